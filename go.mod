@@ -1,0 +1,3 @@
+module github.com/worksteal/worksteal
+
+go 1.26
