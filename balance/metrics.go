@@ -1,0 +1,157 @@
+package balance
+
+import (
+	"math"
+	"slices"
+)
+
+// This file is the one definition of the balance statistics. It imports only
+// the standard library and nothing else from this package, so that the day
+// the runtime (which balance imports) or the simulator (which may import only
+// policy and std) needs the same numbers, the file can move verbatim into a
+// package they may import, and balance can re-export it.
+
+// Targets: the usual thresholds for a well-balanced run. A Report says which
+// of them a measured run misses.
+const (
+	// TargetImbalance: Imbalance (max/mean load) should stay below 1.2, i.e.
+	// the busiest worker does at most 20% more than the average.
+	TargetImbalance = 1.2
+	// TargetStragglerRatio: StragglerRatio (max/median duration) should stay
+	// below 2.0: no task or worker takes twice the typical time.
+	TargetStragglerRatio = 2.0
+	// TargetUtilization: Utilization (busy/total) should stay above 0.9.
+	TargetUtilization = 0.9
+)
+
+// Number is any integer or floating-point type, including time.Duration, so
+// that the metrics take per-worker loads as []float64, []int64 or
+// []time.Duration alike.
+type Number interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64
+}
+
+// Imbalance returns the load imbalance max/mean of the per-worker loads
+// (busy time, work done or items run). 1 means perfectly even; the makespan
+// is Imbalance × the ideal makespan, so 1.5 means the run took 50% longer
+// than a perfect split. It returns 1 for no loads or a zero total, so an
+// empty run misses no target.
+func Imbalance[T Number](loads []T) float64 {
+	if len(loads) == 0 {
+		return 1
+	}
+	var sum, hi float64
+	for i, l := range loads {
+		x := float64(l)
+		sum += x
+		if i == 0 || x > hi {
+			hi = x
+		}
+	}
+	if sum == 0 {
+		return 1
+	}
+	return hi / (sum / float64(len(loads)))
+}
+
+// StragglerRatio returns max/median of the durations (of tasks, or of
+// workers' finishing times): how much longer the slowest one took than a
+// typical one. The median of an even count is the mean of the two middle
+// values. It returns 1 for no durations or all zero, and +Inf when the median
+// is zero but the maximum is not.
+func StragglerRatio[T Number](durations []T) float64 {
+	if len(durations) == 0 {
+		return 1
+	}
+	med := Median(durations)
+	hi := float64(slices.Max(durations))
+	switch {
+	case hi == 0:
+		return 1
+	case med == 0:
+		return math.Inf(1)
+	}
+	return hi / med
+}
+
+// Utilization returns the fraction of worker time spent on tasks,
+// Σbusy / (Σbusy + Σidle), over per-worker busy and idle times. For a run
+// that took wall time W on P workers, idle is W − busy per worker and the
+// result is Σbusy / (P·W). It returns 1 when no time was measured.
+func Utilization[T Number](busy, idle []T) float64 {
+	var b, i float64
+	for _, x := range busy {
+		b += float64(x)
+	}
+	for _, x := range idle {
+		i += float64(x)
+	}
+	if b+i == 0 {
+		return 1
+	}
+	return b / (b + i)
+}
+
+// QueueDepthStdDev returns the population standard deviation (dividing by
+// n, not n − 1: the samples are the whole pool at one instant, not a sample
+// of it) of queue-depth samples, e.g. every worker's deque length at one
+// moment, or one worker's over time. 0 means all queues are equally full. It
+// returns 0 for no samples.
+func QueueDepthStdDev[T Number](depths []T) float64 {
+	_, sd := meanStdDev(depths)
+	return sd
+}
+
+// Median returns the middle value of xs (the mean of the two middle values
+// for an even count), the same as Quantile(xs, 0.5). xs is not modified. It
+// returns 0 for no values.
+func Median[T Number](xs []T) float64 { return Quantile(xs, 0.5) }
+
+// Quantile returns the q-quantile of xs, 0 ≤ q ≤ 1, by linear interpolation
+// between the closest ranks (the default of numpy and R, "type 7"): with the
+// values sorted, it is the value at fractional index q·(n−1). Quantile(xs, 0)
+// is the minimum and Quantile(xs, 1) the maximum. xs is not modified. It
+// returns 0 for no values.
+//
+// Panics: if q is outside [0, 1] or NaN.
+func Quantile[T Number](xs []T, q float64) float64 {
+	if !(q >= 0 && q <= 1) {
+		panic("balance: Quantile with q outside [0, 1]")
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return quantileSorted(s, q)
+}
+
+// quantileSorted is Quantile over values already sorted ascending.
+func quantileSorted[T Number](s []T, q float64) float64 {
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i >= len(s)-1 {
+		return float64(s[len(s)-1])
+	}
+	frac := pos - float64(i)
+	lo, hi := float64(s[i]), float64(s[i+1])
+	return lo + frac*(hi-lo)
+}
+
+// meanStdDev returns the mean and population standard deviation of xs, by
+// Welford's update (stable for large, close values such as nanoseconds).
+func meanStdDev[T Number](xs []T) (mean, sd float64) {
+	var m2 float64
+	for i, x := range xs {
+		v := float64(x)
+		d := v - mean
+		mean += d / float64(i+1)
+		m2 += d * (v - mean)
+	}
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	return mean, math.Sqrt(m2 / float64(len(xs)))
+}
