@@ -1,0 +1,156 @@
+package worksteal
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Blocking runs f, which may block (I/O, a lock, a channel), while the pool
+// compensates: it starts a spare worker (up to Config.MaxBlocking at once)
+// so that the pool keeps Workers() goroutines running tasks. The blocked
+// worker's queued jobs stay visible to thieves meanwhile.
+//
+// Without Blocking, a task that waits on something only another task can
+// provide may deadlock a pool whose every worker waits the same way.
+//
+// Blocking costs about a goroutine wake-up; use it around waits that are
+// long compared with that (microseconds or more), not around every lock.
+func (w *Worker) Blocking(f func()) {
+	p := w.pool
+	p.blocking.Add(1)
+	p.spares.start(p)
+	defer p.blocking.Add(-1)
+	f()
+}
+
+// spareSet holds the spare workers. Spares are made on demand and kept; an
+// idle spare waits on its wake channel in the free list. A spare is active
+// while it runs the normal worker loop; it retires (back to the free list)
+// when more spares are active than workers are inside Blocking.
+type spareSet struct {
+	mu      sync.Mutex
+	max     int
+	all     []*Worker    // every spare ever made (append-only, under mu)
+	n       atomic.Int64 // len(all), for lock-free readers
+	list    atomic.Pointer[[]*Worker]
+	free    []*Worker // retired spares waiting for work (under mu)
+	nactive atomic.Int64
+	pool    *Pool
+}
+
+func (s *spareSet) init(max int) { s.max = max }
+
+// start activates one spare: a retired one, or a new one while under max.
+func (s *spareSet) start(p *Pool) {
+	if p.closed.Load() {
+		return
+	}
+	s.mu.Lock()
+	s.pool = p
+	if n := len(s.free); n > 0 {
+		sp := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.nactive.Add(1)
+		s.mu.Unlock()
+		sp.wake <- struct{}{}
+		return
+	}
+	if len(s.all) >= s.max {
+		s.mu.Unlock()
+		return
+	}
+	sp := newWorker(p, len(p.workers)+len(s.all), len(p.workers), true)
+	s.all = append(s.all, sp)
+	list := append([]*Worker(nil), s.all...)
+	s.list.Store(&list)
+	s.n.Store(int64(len(s.all)))
+	s.nactive.Add(1)
+	p.running.Add(1)
+	s.mu.Unlock()
+	go sp.main()
+}
+
+// shouldRetire reports whether more spares run than workers block.
+func (s *spareSet) shouldRetire() bool {
+	return s.nactive.Load() > s.pool.blocking.Load()
+}
+
+// active reports whether any spare exists whose deque may hold work.
+func (s *spareSet) active() bool { return s.n.Load() > 0 }
+
+// get returns spare i, or nil.
+func (s *spareSet) get(i int) *Worker {
+	l := s.list.Load()
+	if l == nil || i < 0 || i >= len(*l) {
+		return nil
+	}
+	return (*l)[i]
+}
+
+func (s *spareSet) each(f func(*Worker)) {
+	if l := s.list.Load(); l != nil {
+		for _, w := range *l {
+			f(w)
+		}
+	}
+}
+
+// stealFrom makes one steal attempt on each spare whose deque holds work.
+func (s *spareSet) stealFrom(w *Worker) *job {
+	l := s.list.Load()
+	if l == nil {
+		return nil
+	}
+	n := len(w.pool.workers)
+	for i, sp := range *l {
+		if sp != w && sp.dq.Stealer().Len() > 0 {
+			if j := w.trySteal(n + i); j != nil {
+				return j
+			}
+		}
+	}
+	return nil
+}
+
+func (s *spareSet) workVisible() bool {
+	l := s.list.Load()
+	if l == nil {
+		return false
+	}
+	for _, sp := range *l {
+		if sp.dq.Stealer().Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeAll releases retired spares so they see the pool closed and exit.
+func (s *spareSet) wakeAll() {
+	s.mu.Lock()
+	free := s.free
+	s.free = nil
+	s.mu.Unlock()
+	for _, sp := range free {
+		sp.wake <- struct{}{}
+	}
+}
+
+// spareRetire parks a spare in the free list until Blocking needs it again
+// or the pool closes. Its deque is empty: it retires only from findWork,
+// after its own deque was found empty.
+func (w *Worker) spareRetire() {
+	p := w.pool
+	s := &p.spares
+	s.mu.Lock()
+	if p.closed.Load() {
+		s.nactive.Add(-1)
+		s.mu.Unlock()
+		return
+	}
+	s.free = append(s.free, w)
+	s.nactive.Add(-1)
+	s.mu.Unlock()
+	w.publish()
+	<-w.wake
+}

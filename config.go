@@ -1,0 +1,98 @@
+package worksteal
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+// Config chooses a pool's size and policies. The zero value is useful:
+// GOMAXPROCS workers, random victims, steal one, the default idle schedule.
+type Config struct {
+	// Workers is the number of workers; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+
+	// Victim picks which worker a thief tries next (default policy.Random).
+	Victim policy.Victim
+	// Steal says how much one steal takes (default policy.StealOne).
+	Steal policy.Amount
+	// Idle is the schedule of a worker that finds no work: rounds of steal
+	// attempts, exponential backoff with jitter between rounds, then park
+	// (default policy.DefaultIdle: about 0.25 ms, then park).
+	Idle policy.Idle
+
+	// Groups assigns workers to locality groups for policy.Locality. Nil
+	// puts all workers in one group, unless CacheGroups is set.
+	Groups *policy.Groups
+	// CacheGroups derives Groups from the machine's cache topology (workers
+	// whose CPUs share the last-level cache form a group; Linux only,
+	// elsewhere one group). Worker i is associated with the i-th CPU the
+	// process may run on, modulo their number.
+	CacheGroups bool
+	// Pin locks each worker goroutine to an OS thread bound to its CPU
+	// (Linux only; elsewhere New returns an error).
+	Pin bool
+
+	// MaxBlocking bounds the spare workers started to compensate for workers
+	// inside Blocking regions. 0 means 4 × Workers; negative disables
+	// compensation.
+	MaxBlocking int
+
+	// NoStats turns off the per-worker counters (they cost about 1% of the
+	// finest-grained fork-join work; see BenchmarkStatsOverhead).
+	NoStats bool
+
+	// Seed seeds victim selection and backoff jitter. 0 picks a fixed
+	// default, so runs are repeatable in their choices (not in timing).
+	Seed uint64
+
+	// OnPanic, if set, receives the panics of tasks started with Submit,
+	// which have no caller to carry them to. If nil, the first such panic is
+	// kept and returned by Close.
+	OnPanic func(*PanicError)
+}
+
+// normalize fills defaults and validates.
+func (c Config) normalize() (Config, error) {
+	if c.Workers < 0 {
+		return c, fmt.Errorf("worksteal: Config.Workers = %d; want 0 (GOMAXPROCS) or more", c.Workers)
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Workers > 1<<16 {
+		return c, fmt.Errorf("worksteal: Config.Workers = %d; at most 65536", c.Workers)
+	}
+	if c.Victim > policy.Locality {
+		return c, fmt.Errorf("worksteal: Config.Victim = %v is not a known policy", c.Victim)
+	}
+	if c.Steal > policy.StealHalf {
+		return c, fmt.Errorf("worksteal: Config.Steal = %v is not a known amount", c.Steal)
+	}
+	idle, err := c.Idle.Normalize()
+	if err != nil {
+		return c, fmt.Errorf("worksteal: Config.Idle: %w", err)
+	}
+	c.Idle = idle
+	if c.MaxBlocking == 0 {
+		c.MaxBlocking = 4 * c.Workers
+	}
+	if c.MaxBlocking < 0 {
+		c.MaxBlocking = 0
+	}
+	if c.Seed == 0 {
+		c.Seed = 0x5eed_0f_3a11_5eed
+	}
+	if c.CacheGroups && c.Groups == nil {
+		g, err := cacheGroups(c.Workers)
+		if err != nil {
+			return c, fmt.Errorf("worksteal: Config.CacheGroups: %w", err)
+		}
+		c.Groups = g
+	}
+	if c.Pin && !pinSupported {
+		return c, fmt.Errorf("worksteal: Config.Pin is not supported on %s", runtime.GOOS)
+	}
+	return c, nil
+}

@@ -1,0 +1,43 @@
+package worksteal
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// ErrClosed is returned by every entry point of a Pool after Close.
+var ErrClosed = errors.New("worksteal: pool closed")
+
+// PanicError carries a panic out of a task to the goroutine that waits for
+// it (the caller of Join, Scope or Run), with the stack of the goroutine
+// where the panic happened, captured when it was recovered.
+//
+// A panic that crosses several joins is wrapped once: an inner PanicError is
+// passed up unchanged, so Stack always shows the original panic site.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
+}
+
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("worksteal: task panicked: %v\n\n%s", p.Value, p.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so errors.Is and
+// errors.As see through a PanicError.
+func (p *PanicError) Unwrap() error {
+	if err, ok := p.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// asPanicError wraps a recovered value; call it from the deferred function
+// that recovered, so the stack still holds the panicking frames.
+func asPanicError(r any) *PanicError {
+	if pe, ok := r.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}

@@ -1,0 +1,213 @@
+package worksteal
+
+// Join runs fa and fb, possibly in parallel, and returns both results.
+//
+// fa runs at once on the calling worker; fb is first offered to thieves
+// (pushed on w's deque). When fa returns, w takes fb back and runs it too,
+// unless a thief took it; then w does not block: it runs other work — its
+// own deque, then steals, preferring the worker that took fb — until fb has
+// finished. This is work-first fork-join: a Join nobody steals costs a push,
+// a pop and two calls.
+//
+// Join allocates fb's closure (it escapes to the deque, where a thief can
+// see it), about 60–100 ns more than [JoinFunc], which passes a plain
+// function and its argument and allocates nothing.
+//
+// w must be the handle passed to the running task. Each closure receives the
+// handle of the worker that runs it; fork inside them through that handle.
+//
+// Panics: both fa and fb always run to completion. If either panics, Join
+// re-panics, after both have finished, with a *PanicError that keeps the
+// stack of the original panic; if both panic, fa's panic wins.
+func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A, rb B) {
+	f, d := joinPush(w, callFunc[B], fb)
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone {
+			joinUnwind(w, f, d, phase, recover())
+		}
+	}()
+	ra = fa(w)
+	phase = joinTakingB
+	rb = joinPop(w, f, d)
+	phase = joinDone
+	return ra, rb
+}
+
+// JoinFunc is Join for plain functions with one argument each: it runs
+// fa(w, xa) and fb(w, xb), possibly in parallel, and returns both results,
+// allocating nothing in the steady state. The second half lives in a
+// per-worker frame reused at each nesting depth (PROTOCOL.md "Join").
+// Pass functions declared at top level (or method values bound once); an
+// argument that is a closure or a pointer to a local escapes like in Join.
+//
+// A JoinFunc that nobody steals costs about 10–20 ns on a current x86 core
+// (BenchmarkJoin in bench_test.go measures it); the semantics, panics
+// included, are those of [Join].
+func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
+	f, d := joinPush(w, fb, xb)
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone {
+			joinUnwind(w, f, d, phase, recover())
+		}
+	}()
+	ra = fa(w, xa)
+	phase = joinTakingB
+	rb = joinPop(w, f, d)
+	phase = joinDone
+	return ra, rb
+}
+
+func callFunc[R any](w *Worker, f func(w *Worker) R) R { return f(w) }
+
+// Phases of a Join, for the panic path.
+const (
+	joinRunningA = iota // fb is queued or stolen, fa runs
+	joinTakingB         // fa returned; fb is being taken back, run, or waited for
+	joinDone
+)
+
+// frame is the typed Join frame of one nesting depth of one worker. The
+// owner writes fb and xb before pushing (the push is the happens-before edge
+// [J1] to the thief that steals it); a thief writes rb or pe before setting
+// the latch ([L1] in job.go).
+type frame[XB, RB any] struct {
+	job
+	fb func(*Worker, XB) RB
+	xb XB
+	rb RB
+	pe *PanicError
+}
+
+// runJob runs a stolen frame's second half (on the thief, or on the owner
+// when it steals its own frame back during a wait).
+func (f *frame[XB, RB]) runJob(w *Worker) {
+	f.thief.Store(int32(w.id))
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				f.pe = asPanicError(r)
+			}
+		}()
+		f.rb = f.fb(w, f.xb)
+	}()
+	f.done.set() // last access: the owner may reuse f at once
+}
+
+// joinPush takes the frame for the current depth and offers it to thieves.
+func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
+	d := w.depth
+	var f *frame[XB, RB]
+	if d < len(w.frames) {
+		f, _ = w.frames[d].(*frame[XB, RB])
+	}
+	if f == nil {
+		f = newFrame[XB, RB](w, d)
+	}
+	f.fb, f.xb = fb, xb
+	w.depth = d + 1
+	w.dq.Push(&f.job) // [J1]
+	w.st.spawned++
+	// PROTOCOL.md "Posting work": PushWork, then ReadState.
+	if st := w.pool.sleep.state.Load(); st>>32 != 0 && uint32(st) == 0 {
+		w.pool.sleep.wakeOne()
+	}
+	if w.st.spawned%publishEvery == 0 {
+		w.publish()
+	}
+	return f, d
+}
+
+func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
+	f := &frame[XB, RB]{}
+	f.run = f
+	f.done.waiter = w
+	f.thief.Store(-1)
+	if d < len(w.frames) {
+		w.frames[d] = f // a frame of another type used this depth before
+	} else {
+		w.frames = append(w.frames, f)
+	}
+	return f
+}
+
+// joinPop finishes a Join after fa returned: pop fb back and run it, or,
+// if it was stolen, help until the thief has finished it.
+func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
+	j, ok := w.dq.Pop()
+	for ok && j != &f.job {
+		// Work pushed after our frame and still here (tasks fa spawned into
+		// an enclosing scope). Our frame is older, so it is still below.
+		w.execute(j)
+		j, ok = w.dq.Pop()
+	}
+	if ok {
+		w.st.executed++
+		rb = f.fb(w, f.xb)
+	} else {
+		// Stolen. Thieves take the oldest items first, so everything older
+		// than our frame was stolen too: the deque is empty, and helping
+		// cannot pop a frame of an enclosing Join.
+		w.helpUntil(&f.done, &f.job)
+		f.done.reset()
+		f.thief.Store(-1)
+		if pe := f.pe; pe != nil {
+			f.pe = nil
+			panic(pe) // Join's deferred joinUnwind frees the frame
+		}
+		rb = f.rb
+		var zr RB
+		f.rb = zr
+	}
+	f.fb = nil // drop references the frame would otherwise keep alive
+	var zx XB
+	f.xb = zx
+	w.depth = d
+	return rb
+}
+
+// joinUnwind runs when fa or fb panicked (r != nil) or the goroutine is
+// exiting through runtime.Goexit (r == nil). It makes sure fb has run and
+// the frame is free before the panic continues, so the frame and the deque
+// stay consistent. It is called from the deferred function that recovered,
+// so the stack of the panic is still there to capture.
+func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any) {
+	var pe *PanicError
+	if r != nil {
+		pe = asPanicError(r)
+	}
+	if phase == joinRunningA {
+		// fa panicked; fb is still queued (maybe under newer jobs) or stolen.
+		for {
+			j, ok := w.dq.Pop()
+			if !ok {
+				w.helpUntil(&f.done, &f.job)
+				f.done.reset()
+				f.thief.Store(-1)
+				f.pe = nil // fa's panic wins
+				break
+			}
+			if j == &f.job {
+				func() {
+					defer func() { _ = recover() }() // fa's panic wins
+					w.st.executed++
+					f.fb(w, f.xb)
+				}()
+				break
+			}
+			w.execute(j)
+		}
+	}
+	// phase == joinTakingB: fb panicked inline, or the thief's panic is being
+	// re-raised by joinPop; either way fb is done and not queued.
+	f.fb = nil
+	var zx XB
+	f.xb = zx
+	var zr RB
+	f.rb = zr
+	w.depth = d
+	if pe != nil {
+		panic(pe)
+	}
+}

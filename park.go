@@ -1,0 +1,182 @@
+package worksteal
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/pad"
+)
+
+// The sleep state packs two counters into one word so that a pusher reads
+// both with one load (see PROTOCOL.md "Posting work"):
+//
+//	bits 32..63: sleepers  — workers in the idle list (parked or about to)
+//	bits  0..31: searching — workers looking for work (stealing, backing off)
+const (
+	searcher1 = 1
+	sleeper1  = 1 << 32
+	// toSearching moves one worker from sleeping to searching:
+	// sleepers−1, searching+1, as a wrapping add.
+	toSearching = ^uint64(sleeper1-searcher1) + 1
+	// minusSearcher is searching−1 as a wrapping add.
+	minusSearcher = ^uint64(0)
+)
+
+// sleepState is the pool's idle protocol state. Invariants (under mu):
+// a worker is in idle iff its idleIdx >= 0, and sleepers == len(idle).
+// Whoever removes a worker from idle does its accounting (sleepers−1,
+// searching+1) and sends it exactly one token on its wake channel — unless
+// the worker removes itself, which sends nothing. So a wake channel (capacity
+// 1) never holds more than one token and no token is ever left over.
+type sleepState struct {
+	_     pad.Line
+	state atomic.Uint64
+	_     pad.Line
+	mu    sync.Mutex
+	idle  []*Worker
+}
+
+func sleepers(st uint64) uint32  { return uint32(st >> 32) }
+func searching(st uint64) uint32 { return uint32(st) }
+
+// notify is called after new work was published (event PushWork), n jobs of
+// it. It wakes one sleeper if nobody is searching: a searcher is certain to
+// see the work or, when it stops, to wake a sleeper ("chain wake-up").
+func (s *sleepState) notify(p *Pool, n int) {
+	st := s.state.Load() // event ReadState
+	if sleepers(st) == 0 || searching(st) != 0 {
+		return
+	}
+	s.wakeOne()
+}
+
+// startSearching counts the calling worker as searching.
+func (s *sleepState) startSearching() { s.state.Add(searcher1) }
+
+// stopSearching is called by a searcher that found work (chain == true) or
+// that leaves the pool. If it was the last searcher and workers sleep, it
+// wakes one, so queued work never waits behind a sleeping pool while the
+// pool has idle workers.
+func (s *sleepState) stopSearching(chain bool) {
+	st := s.state.Add(minusSearcher)
+	if chain && searching(st) == 0 && sleepers(st) != 0 {
+		s.wakeOne()
+	}
+}
+
+// wakeOne wakes the most recently parked worker, if any.
+func (s *sleepState) wakeOne() bool {
+	s.mu.Lock()
+	n := len(s.idle)
+	if n == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	w := s.idle[n-1]
+	s.removeLocked(w)
+	s.mu.Unlock()
+	w.wake <- struct{}{} // never blocks: one token per removal
+	return true
+}
+
+// wakeWorker wakes w if it is in the idle list and reports whether it did.
+func (p *Pool) wakeWorker(w *Worker) bool {
+	s := &p.sleep
+	s.mu.Lock()
+	if w.idleIdx < 0 {
+		s.mu.Unlock()
+		return false
+	}
+	s.removeLocked(w)
+	s.mu.Unlock()
+	w.wake <- struct{}{}
+	return true
+}
+
+// wakeAll wakes every parked worker (Close).
+func (s *sleepState) wakeAll() {
+	s.mu.Lock()
+	woken := append([]*Worker(nil), s.idle...)
+	for _, w := range woken {
+		s.removeLocked(w)
+	}
+	s.mu.Unlock()
+	for _, w := range woken {
+		w.wake <- struct{}{}
+	}
+}
+
+// removeLocked takes w out of the idle list and moves it from sleeping to
+// searching. Caller holds mu.
+func (s *sleepState) removeLocked(w *Worker) {
+	i := w.idleIdx
+	last := len(s.idle) - 1
+	s.idle[i] = s.idle[last]
+	s.idle[i].idleIdx = i
+	s.idle[last] = nil
+	s.idle = s.idle[:last]
+	w.idleIdx = -1
+	s.state.Add(toSearching)
+}
+
+// park blocks the calling worker until it is woken, or until timeout
+// passes when timeout > 0. The worker must be counted as searching, and it
+// is counted as searching again when park returns. recheck runs after the
+// worker announced itself as a sleeper (events IncSleepers, then ReadWork in
+// PROTOCOL.md "Parking"); if it reports work, the worker cancels the park
+// instead of blocking.
+func (w *Worker) park(recheck func() bool, timeout time.Duration) {
+	s := &w.pool.sleep
+	s.mu.Lock()
+	w.idleIdx = len(s.idle)
+	s.idle = append(s.idle, w)
+	s.state.Add(sleeper1 - searcher1) // IncSleepers: sleepers+1, searching−1
+	s.mu.Unlock()
+
+	if recheck() { // ReadWork
+		w.unpark()
+		return
+	}
+	if timeout <= 0 {
+		w.st.parks++
+		w.publish()
+		<-w.wake
+		return
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(timeout)
+	} else {
+		w.timer.Reset(timeout)
+	}
+	select {
+	case <-w.wake:
+		w.timer.Stop()
+	case <-w.timer.C:
+		w.unpark()
+	}
+}
+
+// parkTimeout is a backoff that posted work can cut short: park for at most
+// d. done, if not nil, is checked after announcing the park, like recheck.
+func (w *Worker) parkTimeout(d time.Duration, done func() bool) {
+	p := w.pool
+	w.park(func() bool {
+		return (done != nil && done()) || p.workVisible() || p.closed.Load()
+	}, d)
+}
+
+// unpark cancels the calling worker's own announcement as a sleeper, or, if
+// a waker removed it from the idle list first, takes the token that waker
+// owes it (PROTOCOL.md "Parking", subtle point 2).
+func (w *Worker) unpark() {
+	s := &w.pool.sleep
+	s.mu.Lock()
+	if w.idleIdx >= 0 {
+		s.removeLocked(w)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	<-w.wake
+}

@@ -1,0 +1,213 @@
+package worksteal
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// Scope is a group of tasks that may spawn more tasks; [Worker.Scope]
+// returns when all of them have finished. Tasks are spawned through the
+// worker that runs the spawning code, so they start on that worker's deque
+// (where thieves find them) — pass the handle your task received.
+//
+// A Scope is safe for concurrent use by the scope's tasks. It must not be
+// used after the Scope call that created it returned.
+type Scope struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// pending counts the body plus every spawned task not yet finished; the
+	// one that brings it to zero sets done ([S1]: its decrement is the last
+	// thing it does with the scope, and done's Swap publishes all results).
+	pending atomic.Int64
+	done    latch
+
+	errOnce sync.Once
+	err     error                      // first error, guarded by errOnce
+	panic   atomic.Pointer[PanicError] // first panic (CAS)
+	skipped atomic.Int64               // tasks skipped because ctx was done
+}
+
+// Scope runs body on w with a new Scope whose Context is derived from ctx,
+// then helps run the scope's tasks until every task spawned in it (and
+// transitively by them) has finished. It never blocks the worker while
+// work exists.
+//
+// Errors: the first non-nil error returned by body or by a task started with
+// [Scope.Go] cancels the scope's Context and is returned; tasks that have not
+// started by then are skipped. If ctx is cancelled, unstarted tasks are
+// skipped too and ctx's error is returned (unless a task error came first).
+//
+// Panics: a panic in body or in any task cancels the scope's Context like an
+// error; once every started task has finished, Scope re-panics with the
+// first panic as a *PanicError carrying the original stack.
+func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s := &Scope{}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	defer s.cancel()
+	s.done.waiter = w
+	s.pending.Store(1)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.setPanic(asPanicError(r))
+			}
+		}()
+		if err := body(w, s); err != nil {
+			s.setErr(err)
+		}
+	}()
+	s.finish()
+	w.helpUntil(&s.done, nil)
+	if pe := s.panic.Load(); pe != nil {
+		panic(pe)
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if s.skipped.Load() > 0 {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Context returns the scope's context: cancelled when the scope's first
+// error or panic happens, when the parent context is done, or when Scope
+// returns.
+func (s *Scope) Context() context.Context { return s.ctx }
+
+// Spawn queues f as a task of the scope on w's deque and returns at once.
+// w must be the handle of the calling task. A panic in f is carried to the
+// caller of Scope.
+func (s *Scope) Spawn(w *Worker, f func(w *Worker)) {
+	s.spawn(w, &scopeTask{s: s, f: f})
+}
+
+// Go queues f as a task of the scope, like Spawn; a non-nil error from f
+// cancels the scope's Context and is returned by Scope if it is the first.
+func (s *Scope) Go(w *Worker, f func(w *Worker) error) {
+	s.spawn(w, &scopeTask{s: s, fe: f})
+}
+
+func (s *Scope) spawn(w *Worker, t *scopeTask) {
+	t.run = t
+	s.pending.Add(1)
+	w.dq.Push(&t.job)
+	w.st.spawned++
+	w.pool.sleep.notify(w.pool, 1)
+}
+
+func (s *Scope) setErr(err error) {
+	s.errOnce.Do(func() { s.err = err })
+	s.cancel()
+}
+
+func (s *Scope) setPanic(pe *PanicError) {
+	s.panic.CompareAndSwap(nil, pe)
+	s.cancel()
+}
+
+// finish retires one pending unit (the body or a task).
+func (s *Scope) finish() {
+	if s.pending.Add(-1) == 0 { // [S1]
+		s.done.set()
+	}
+}
+
+// scopeTask is one spawned task.
+type scopeTask struct {
+	job
+	s  *Scope
+	f  func(w *Worker)
+	fe func(w *Worker) error
+}
+
+func (t *scopeTask) runJob(w *Worker) {
+	s := t.s
+	defer s.finish()
+	if s.ctx.Err() != nil {
+		s.skipped.Add(1)
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.setPanic(asPanicError(r))
+		}
+	}()
+	if t.fe != nil {
+		if err := t.fe(w); err != nil {
+			s.setErr(err)
+		}
+		return
+	}
+	t.f(w)
+}
+
+// Future is the result of a task started with [SpawnValue].
+type Future[T any] struct {
+	job
+	f    func(w *Worker) T
+	s    *Scope
+	v    T
+	pe   *PanicError
+	done latch
+}
+
+// SpawnValue queues f as a task of scope s, like [Scope.Spawn], and returns
+// a Future for its result. A panic in f is carried both to Wait (if called)
+// and to the caller of Scope.
+func SpawnValue[T any](s *Scope, w *Worker, f func(w *Worker) T) *Future[T] {
+	fu := &Future[T]{f: f, s: s}
+	fu.run = fu
+	s.pending.Add(1)
+	w.dq.Push(&fu.job)
+	w.st.spawned++
+	w.pool.sleep.notify(w.pool, 1)
+	return fu
+}
+
+func (fu *Future[T]) runJob(w *Worker) {
+	s := fu.s
+	defer s.finish()
+	defer fu.done.set()
+	if s.ctx.Err() != nil {
+		s.skipped.Add(1)
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fu.pe = asPanicError(r)
+			s.setPanic(fu.pe)
+		}
+	}()
+	fu.v = fu.f(w)
+}
+
+// Wait helps run other work on w until the task has finished, then returns
+// its result. If the task panicked, Wait re-panics with its *PanicError; if
+// it was skipped because the scope was cancelled, Wait returns the zero value.
+// Only one worker may Wait on a Future.
+func (fu *Future[T]) Wait(w *Worker) T {
+	if !fu.done.isSet() {
+		fu.done.waiter = w // [L2] written before the CAS to latchSleeping in helpUntil
+		w.helpUntil(&fu.done, nil)
+	}
+	if fu.pe != nil {
+		panic(fu.pe)
+	}
+	return fu.v
+}
+
+// Get returns the result and true if the task has finished (for example
+// after its Scope returned), or the zero value and false.
+func (fu *Future[T]) Get() (T, bool) {
+	if !fu.done.isSet() {
+		var zero T
+		return zero, false
+	}
+	return fu.v, true
+}

@@ -1,0 +1,191 @@
+package worksteal
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// counters are a worker's statistics, written only by the worker itself
+// with plain increments (an atomic add per join would cost more than the
+// join). They are copied into published at quiet moments — after each
+// top-level job, before parking, and every publishEvery spawns — so a
+// snapshot is at most that stale.
+type counters struct {
+	executed, spawned, stolen, attempts, failed, parks uint64
+	busy, idle                                         time.Duration
+}
+
+// publishEvery bounds how many spawns a busy worker makes between publishes.
+const publishEvery = 1 << 12
+
+// published is the snapshot-safe copy of counters, plus stolenFrom, which
+// thieves add to directly.
+type published struct {
+	executed, spawned, stolen, attempts, failed, parks atomic.Uint64
+	busy, idle                                         atomic.Int64
+	stolenFrom                                         atomic.Uint64
+}
+
+// publish copies the owner's counters to the snapshot-safe copy.
+func (w *Worker) publish() {
+	if w.noStats {
+		return
+	}
+	w.pub.executed.Store(w.st.executed)
+	w.pub.spawned.Store(w.st.spawned)
+	w.pub.stolen.Store(w.st.stolen)
+	w.pub.attempts.Store(w.st.attempts)
+	w.pub.failed.Store(w.st.failed)
+	w.pub.parks.Store(w.st.parks)
+	w.pub.busy.Store(int64(w.st.busy))
+	w.pub.idle.Store(int64(w.st.idle))
+}
+
+// beginIdle ends a busy interval; endIdle ends an idle one.
+func (w *Worker) beginIdle() {
+	if w.noStats {
+		return
+	}
+	t := now()
+	w.st.busy += t - w.mark
+	w.mark = t
+}
+
+func (w *Worker) endIdle() {
+	if w.noStats {
+		return
+	}
+	t := now()
+	w.st.idle += t - w.mark
+	w.mark = t
+}
+
+// WorkerStats are one worker's counters since the pool started.
+type WorkerStats struct {
+	Executed      uint64        // jobs run: stolen or popped Join halves, scope and submitted tasks
+	Spawned       uint64        // jobs pushed onto its deque (Join second halves, Spawns)
+	Stolen        uint64        // jobs it took from other workers' deques
+	StolenFrom    uint64        // jobs other workers took from its deque
+	StealAttempts uint64        // steal attempts, successful or not
+	FailedSteals  uint64        // attempts that found the victim empty or lost a race
+	Parks         uint64        // times it parked for lack of work
+	Busy          time.Duration // time spent running work
+	Idle          time.Duration // time spent looking for work or parked
+}
+
+// Stats is a snapshot of a pool's statistics.
+type Stats struct {
+	Workers []WorkerStats // regular workers, then spares that ever ran
+}
+
+// Stats returns a snapshot of the pool's statistics. It is cheap (no locks,
+// a few loads per worker) and safe to call at any time, from any goroutine.
+// A busy worker's counters may lag by up to a few thousand spawns.
+// With Config.NoStats every counter reads zero.
+func (p *Pool) Stats() Stats {
+	var s Stats
+	add := func(w *Worker) {
+		s.Workers = append(s.Workers, WorkerStats{
+			Executed:      w.pub.executed.Load(),
+			Spawned:       w.pub.spawned.Load(),
+			Stolen:        w.pub.stolen.Load(),
+			StolenFrom:    w.pub.stolenFrom.Load(),
+			StealAttempts: w.pub.attempts.Load(),
+			FailedSteals:  w.pub.failed.Load(),
+			Parks:         w.pub.parks.Load(),
+			Busy:          time.Duration(w.pub.busy.Load()),
+			Idle:          time.Duration(w.pub.idle.Load()),
+		})
+	}
+	for _, w := range p.workers {
+		add(w)
+	}
+	p.spares.each(add)
+	return s
+}
+
+// Total sums the per-worker counters.
+func (s Stats) Total() WorkerStats {
+	var t WorkerStats
+	for _, w := range s.Workers {
+		t.Executed += w.Executed
+		t.Spawned += w.Spawned
+		t.Stolen += w.Stolen
+		t.StolenFrom += w.StolenFrom
+		t.StealAttempts += w.StealAttempts
+		t.FailedSteals += w.FailedSteals
+		t.Parks += w.Parks
+		t.Busy += w.Busy
+		t.Idle += w.Idle
+	}
+	return t
+}
+
+// Sub returns the counters accumulated between an earlier snapshot and s,
+// worker by worker (for measuring one phase of a long-lived pool).
+func (s Stats) Sub(earlier Stats) Stats {
+	out := Stats{Workers: slices.Clone(s.Workers)}
+	for i := range out.Workers {
+		if i >= len(earlier.Workers) {
+			break
+		}
+		e, w := earlier.Workers[i], &out.Workers[i]
+		w.Executed -= e.Executed
+		w.Spawned -= e.Spawned
+		w.Stolen -= e.Stolen
+		w.StolenFrom -= e.StolenFrom
+		w.StealAttempts -= e.StealAttempts
+		w.FailedSteals -= e.FailedSteals
+		w.Parks -= e.Parks
+		w.Busy -= e.Busy
+		w.Idle -= e.Idle
+	}
+	return out
+}
+
+// StealRate is stolen jobs per executed job (glossary: steal rate).
+func (s Stats) StealRate() float64 {
+	t := s.Total()
+	if t.Executed == 0 {
+		return 0
+	}
+	return float64(t.Stolen) / float64(t.Executed)
+}
+
+// Utilization is busy / (busy + idle) over all workers.
+func (s Stats) Utilization() float64 {
+	t := s.Total()
+	if t.Busy+t.Idle <= 0 {
+		return 0
+	}
+	return float64(t.Busy) / float64(t.Busy+t.Idle)
+}
+
+// Imbalance is the load imbalance max/avg of the workers' busy time
+// (1 is perfect balance; the same definition as balance.Imbalance).
+func (s Stats) Imbalance() float64 {
+	loads := make([]float64, len(s.Workers))
+	for i, w := range s.Workers {
+		loads[i] = float64(w.Busy)
+	}
+	return imbalance(loads)
+}
+
+// imbalance is max/mean of loads, 1 for no load or an empty slice.
+func imbalance(loads []float64) float64 {
+	if len(loads) == 0 {
+		return 1
+	}
+	var sum, max float64
+	for _, l := range loads {
+		sum += l
+		if l > max {
+			max = l
+		}
+	}
+	if sum <= 0 {
+		return 1
+	}
+	return max / (sum / float64(len(loads)))
+}
