@@ -1,0 +1,40 @@
+// Package bench holds the benchmark workloads of the worksteal runtime,
+// each written once in several implementations so that they can be compared
+// in one run:
+//
+//   - [Seq] ("go-seq"): plain sequential Go, the baseline of every ratio;
+//   - [WG] ("go-wg"): a goroutine and a [sync.WaitGroup] for every fork, no
+//     cutoff (what a Go programmer writes first);
+//   - [WGCutoff] ("go-wg-cutoff"): the same with a hand-tuned cutoff below
+//     which the work runs sequentially (fib n < 20, nqueens rows >= 3, UTS
+//     depth >= 2, as in the anchor suite);
+//   - [WS] ("ws"): the worksteal runtime, forking through the zero-allocation
+//     worksteal.JoinFunc at every fork point, no cutoff;
+//   - [WSClosure] ("ws-closure"): the same through the closure form
+//     worksteal.Join, to measure what the closure costs.
+//
+// The workloads are those of the project's WORKLOADS.md, with results that
+// match the published references exactly:
+//
+//   - "fib": naive Fibonacci with a fork-join at every call n >= 2
+//     (sizes 30 and 35: 832040 and 9227465);
+//   - "nqueens": n-queens counted over a 4-bit-per-row board with an O(row)
+//     safety scan, every valid child a task (12 and 13: 14200 and 73712);
+//   - "uts": the anchor suite's binomial UTS-like tree over splitmix64,
+//     size = root children (6000: 4317473 nodes);
+//   - "uts-sha1": the Unbalanced Tree Search benchmark proper, with the
+//     SHA-1 splittable generator of the reference implementation; sizes are
+//     the named standard trees (see [StandardTrees]) or explicit parameters
+//     (see [ParseUTSTree]).
+//
+// A fork point with k children is written as a balanced binary split of the
+// children into k−1 joins, so every implementation performs the same number
+// of joins ([Joins]) as the anchors' rayon and oneTBB versions.
+//
+// [Prepare] builds one (workload, size, impl, workers) instance to run by
+// hand; a [Suite] runs a whole plan with warm-up and repetitions and builds
+// the comparison tables (time at 1 and 2 workers, ns per join, overhead
+// against sequential Go, speedup, steals). The worksteal command's "bench"
+// subcommand drives both, and "worksteal bench cell" speaks the anchors'
+// one-line-per-iteration protocol (see anchors.md in this folder).
+package bench
