@@ -25,8 +25,13 @@ type Pool struct {
 	injector queue
 	sleep    sleepState
 
-	rr      atomic.Uint32 // round-robin cursor of SubmitSpread
-	closed  atomic.Bool
+	rr atomic.Uint32 // round-robin cursor of SubmitSpread
+	// submitMu orders submissions with Close: a submission holds it shared
+	// from its check of refusing until its job is pushed, so once Close has
+	// set refusing under the exclusive lock, every accepted job is queued.
+	submitMu sync.RWMutex
+	refusing bool        // guarded by submitMu
+	closed   atomic.Bool // set after refusing: workers may exit once drained
 	running sync.WaitGroup // worker goroutines, spares included
 	closeMu sync.Mutex     // serialises Close
 
@@ -80,9 +85,13 @@ func (p *Pool) Config() Config { return p.cfg }
 func (p *Pool) Close() error {
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
-	if p.closed.Swap(true) {
+	if p.closed.Load() {
 		return nil
 	}
+	p.submitMu.Lock()
+	p.refusing = true
+	p.submitMu.Unlock()
+	p.closed.Store(true)
 	p.sleep.wakeAll() // see PROTOCOL.md "Closing"
 	p.spares.wakeAll()
 	p.running.Wait()
@@ -101,10 +110,18 @@ func (p *Pool) Submit(f func(w *Worker)) error {
 	if f == nil {
 		return fmt.Errorf("worksteal: Submit of a nil func")
 	}
-	if p.closed.Load() {
+	return p.inject(&p.injector, &newSubmitted(f).job)
+}
+
+// inject pushes j onto q unless the pool refuses work, then posts it.
+func (p *Pool) inject(q *queue, j *job) error {
+	p.submitMu.RLock()
+	if p.refusing {
+		p.submitMu.RUnlock()
 		return ErrClosed
 	}
-	p.injector.push(&newSubmitted(f).job)
+	q.push(j) // PushWork
+	p.submitMu.RUnlock()
 	p.sleep.notify(p, 1)
 	return nil
 }
@@ -120,11 +137,14 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 	if f == nil {
 		return fmt.Errorf("worksteal: SubmitTo of a nil func")
 	}
-	if p.closed.Load() {
+	w := p.workers[i]
+	p.submitMu.RLock()
+	if p.refusing {
+		p.submitMu.RUnlock()
 		return ErrClosed
 	}
-	w := p.workers[i]
-	w.inbox.push(&newSubmitted(f).job)
+	w.inbox.push(&newSubmitted(f).job) // PushWork
+	p.submitMu.RUnlock()
 	// Wake the target itself if it sleeps; otherwise anyone.
 	if !p.wakeWorker(w) {
 		p.sleep.notify(p, 1)
@@ -179,13 +199,11 @@ func (p *Pool) reportPanic(pe *PanicError) {
 // a *PanicError. Run returns ErrClosed after Close.
 func Run[T any](p *Pool, f func(w *Worker) T) (T, error) {
 	var zero T
-	if p.closed.Load() {
-		return zero, ErrClosed
-	}
 	t := &rootTask[T]{f: f, finished: make(chan struct{})}
 	t.run = t
-	p.injector.push(&t.job)
-	p.sleep.notify(p, 1)
+	if err := p.inject(&p.injector, &t.job); err != nil {
+		return zero, err
+	}
 	<-t.finished
 	if t.pe != nil {
 		panic(t.pe)

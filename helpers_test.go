@@ -1,0 +1,57 @@
+package worksteal
+
+import (
+	"bytes"
+	"runtime/pprof"
+	"testing"
+	"time"
+)
+
+// newTestPool makes a pool and closes it when the test ends.
+func newTestPool(t testing.TB, cfg Config) *Pool {
+	t.Helper()
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New(%+v): %v", cfg, err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return p
+}
+
+// watchdog fails the test with a goroutine dump if stop is not called
+// within d: a deadlock or lost wake-up shows up as a failure, not a hang.
+func watchdog(t testing.TB, d time.Duration) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(d):
+			var buf bytes.Buffer
+			pprof.Lookup("goroutine").WriteTo(&buf, 2)
+			panic("watchdog: test still running after " + d.String() + "\n" + buf.String())
+		}
+	}()
+	return func() { close(done) }
+}
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+// fibJoin forks fib(n-1) (the bigger half, offered to thieves) and runs
+// fib(n-2) inline, with a join at every call.
+func fibJoin(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := JoinFunc(w, fibJoin, n-2, fibJoin, n-1)
+	return a + b
+}

@@ -1,0 +1,216 @@
+package worksteal
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+func TestJoin(t *testing.T) {
+	defer watchdog(t, 2*time.Minute)()
+	n := 25
+	if testing.Short() || raceEnabled {
+		n = 20
+	}
+	want := fibSeq(n)
+	for _, workers := range []int{1, 2, 3, 8} {
+		for _, amount := range []policy.Amount{policy.StealOne, policy.StealHalf} {
+			for _, victim := range []policy.Victim{policy.Random, policy.RoundRobin, policy.Largest, policy.TwoChoices, policy.Locality} {
+				name := fmt.Sprintf("workers=%d/%v/%v", workers, amount, victim)
+				t.Run(name, func(t *testing.T) {
+					p := newTestPool(t, Config{Workers: workers, Steal: amount, Victim: victim, Groups: policy.EvenGroups(workers, 2)})
+					got, err := Run(p, func(w *Worker) int { return fibJoin(w, n) })
+					if err != nil || got != want {
+						t.Fatalf("fib(%d) = %d, %v; want %d", n, got, err, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestJoinClosures(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 4})
+	var sum func(w *Worker, lo, hi int) int
+	sum = func(w *Worker, lo, hi int) int {
+		if hi-lo <= 4 {
+			s := 0
+			for i := lo; i < hi; i++ {
+				s += i
+			}
+			return s
+		}
+		mid := (lo + hi) / 2
+		a, b := Join(w,
+			func(w *Worker) int { return sum(w, lo, mid) },
+			func(w *Worker) int { return sum(w, mid, hi) })
+		return a + b
+	}
+	got, _ := Run(p, func(w *Worker) int { return sum(w, 0, 100000) })
+	if want := 100000 * 99999 / 2; got != want {
+		t.Fatalf("sum = %d; want %d", got, want)
+	}
+}
+
+// Different result types at the same depth must not share a frame.
+func TestJoinMixedTypesAtOneDepth(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 2})
+	got, _ := Run(p, func(w *Worker) string {
+		out := ""
+		for i := 0; i < 100; i++ {
+			a, b := Join(w, func(*Worker) int { return i }, func(*Worker) string { return "x" })
+			c, d := Join(w, func(*Worker) string { return "y" }, func(*Worker) float64 { return 0.5 })
+			if i == 99 {
+				out = fmt.Sprintln(a, b, c, d)
+			}
+		}
+		return out
+	})
+	if got != "99 x y 0.5\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// fib(35) with a join at every call: 14,930,351 nested joins complete.
+func TestJoinDeepFib35(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("fib(35) takes seconds; run without -short and without -race")
+	}
+	defer watchdog(t, 2*time.Minute)()
+	p := newTestPool(t, Config{})
+	got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 35) })
+	if got != 9227465 {
+		t.Fatalf("fib(35) = %d", got)
+	}
+}
+
+// A deep left spine: nesting depth 10,000 on one worker.
+func TestJoinDepth(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 2})
+	var down func(w *Worker, d int) int
+	down = func(w *Worker, d int) int {
+		if d == 0 {
+			return 0
+		}
+		a, b := JoinFunc(w, down, d-1, func(*Worker, int) int { return 1 }, 0)
+		return a + b
+	}
+	got, _ := Run(p, func(w *Worker) int { return down(w, 10000) })
+	if got != 10000 {
+		t.Fatalf("got %d", got)
+	}
+}
+
+type errPanic struct{ s string }
+
+func (e errPanic) Error() string { return e.s }
+
+func panicky(msg string) func(*Worker) int {
+	return func(*Worker) int { panic(errPanic{msg}) }
+}
+
+func TestJoinPanics(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	slow := func(ran *atomic.Bool) func(*Worker) int {
+		return func(*Worker) int {
+			time.Sleep(time.Millisecond) // give a thief time to steal the other half
+			ran.Store(true)
+			return 1
+		}
+	}
+	cases := []struct {
+		name      string
+		a, b      func(ranA, ranB *atomic.Bool) func(*Worker) int
+		wantPanic string
+	}{
+		{"panic in a still runs b", func(ra, _ *atomic.Bool) func(*Worker) int { ra.Store(true); return panicky("A") },
+			func(_, rb *atomic.Bool) func(*Worker) int { return slow(rb) }, "A"},
+		{"panic in b still runs a", func(ra, _ *atomic.Bool) func(*Worker) int { return slow(ra) },
+			func(_, rb *atomic.Bool) func(*Worker) int { rb.Store(true); return panicky("B") }, "B"},
+		{"panic in both: a wins", func(ra, _ *atomic.Bool) func(*Worker) int { ra.Store(true); return panicky("A") },
+			func(_, rb *atomic.Bool) func(*Worker) int { rb.Store(true); return panicky("B") }, "A"},
+	}
+	for _, workers := range []int{1, 2, 4} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
+				p := newTestPool(t, Config{Workers: workers})
+				for rep := 0; rep < 20; rep++ {
+					var ranA, ranB atomic.Bool
+					pe := runExpectPanic(t, p, func(w *Worker) int {
+						a, b := Join(w, tc.a(&ranA, &ranB), tc.b(&ranA, &ranB))
+						return a + b
+					})
+					if !ranA.Load() || !ranB.Load() {
+						t.Fatalf("ranA=%v ranB=%v; both halves must run", ranA.Load(), ranB.Load())
+					}
+					var ep errPanic
+					if !errors.As(pe, &ep) || ep.s != tc.wantPanic {
+						t.Fatalf("panic value %v; want errPanic{%q}", pe.Value, tc.wantPanic)
+					}
+					if !strings.Contains(string(pe.Stack), "panicky") {
+						t.Fatalf("stack does not show the panic site:\n%s", pe.Stack)
+					}
+				}
+				// The pool is still healthy.
+				if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+					t.Fatalf("after panics fib(15) = %d", got)
+				}
+			})
+		}
+	}
+}
+
+// A panic deep in a join tree reaches the caller once, with the original
+// stack, and every frame is freed (the pool keeps working).
+func TestJoinPanicDeepTree(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 4})
+	var tree func(w *Worker, d int) int
+	tree = func(w *Worker, d int) int {
+		if d == 0 {
+			return 1
+		}
+		if d == 3 && w.ID()%2 == 1 {
+			panic(errPanic{"deep"})
+		}
+		a, b := JoinFunc(w, tree, d-1, tree, d-1)
+		return a + b
+	}
+	for rep := 0; rep < 20; rep++ {
+		var pe *PanicError
+		func() {
+			defer func() {
+				r := recover()
+				if r == nil {
+					return
+				}
+				pe = r.(*PanicError)
+			}()
+			Run(p, func(w *Worker) int { return tree(w, 12) })
+		}()
+		if pe != nil && !strings.Contains(string(pe.Stack), "TestJoinPanicDeepTree") {
+			t.Fatalf("stack lacks the panic site:\n%s", pe.Stack)
+		}
+		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+			t.Fatalf("after panics fib(15) = %d", got)
+		}
+	}
+}
+
+func runExpectPanic(t *testing.T, p *Pool, f func(w *Worker) int) (pe *PanicError) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		var ok bool
+		if pe, ok = r.(*PanicError); !ok {
+			t.Fatalf("recovered %T %v; want *PanicError", r, r)
+		}
+	}()
+	Run(p, f)
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package worksteal
+
+const raceEnabled = false
