@@ -1,5 +1,3 @@
-//go:build ignore
-
 package bench
 
 import "github.com/worksteal/worksteal"

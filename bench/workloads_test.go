@@ -1,0 +1,284 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// refCase is one (workload, size) whose every implementation must compute
+// want (or Reference's value when want is zero).
+type refCase struct {
+	workload, size string
+	want           Result
+	long           bool // only when not -short
+	noWG           bool // too many goroutines for WG (the race detector allows 8128 alive)
+}
+
+// Counts of small trees computed by this port (whose standard trees all match
+// the published counts); they pin the port against regressions.
+var refCases = []refCase{
+	{workload: "fib", size: "0"},
+	{workload: "fib", size: "1"},
+	{workload: "fib", size: "2"},
+	{workload: "fib", size: "18"},
+	{workload: "fib", size: "25", noWG: true},
+	{workload: "fib", size: "30", long: true},
+	{workload: "fib", size: "35", long: true, noWG: true},
+	{workload: "nqueens", size: "1"},
+	{workload: "nqueens", size: "2"},
+	{workload: "nqueens", size: "4"},
+	{workload: "nqueens", size: "8"},
+	{workload: "nqueens", size: "10", noWG: true},
+	{workload: "nqueens", size: "12", long: true},
+	{workload: "nqueens", size: "13", long: true, noWG: true},
+	{workload: "uts", size: "0"},
+	{workload: "uts", size: "10"},
+	{workload: "uts", size: "100"},
+	{workload: "uts", size: "1000", noWG: true},
+	{workload: "uts", size: "6000", long: true},
+	{workload: "uts-sha1", size: "default"},
+	{workload: "uts-sha1", size: "-t 1 -a 0 -d 6 -b 4 -r 0"}, // the defaults spelled out
+	{workload: "uts-sha1", size: "t=0,b=50,q=0.124875,m=8,r=0", want: Result{2795, 2451, 24}},
+	{workload: "uts-sha1", size: "t=1,a=1,d=10,b=4,r=4", want: Result{2156, 1104, 28}},
+	{workload: "uts-sha1", size: "t=1,a=3,d=7,b=4,r=19", want: Result{63914, 51124, 7}, noWG: true},
+	{workload: "uts-sha1", size: "t=1,a=2,d=10,b=6,r=502", want: Result{45555, 27200, 51}, noWG: true},
+	{workload: "uts-sha1", size: "t=2,a=0,d=10,b=6,r=1", want: Result{45120, 34011, 103}, noWG: true},
+	{workload: "uts-sha1", size: "t=1,a=1,d=10,b=4,r=0", want: Result{30330, 15359, 31}, noWG: true},
+	{workload: "uts-sha1", size: "T1", long: true},
+	{workload: "uts-sha1", size: "T2", long: true, noWG: true},
+	{workload: "uts-sha1", size: "T3", long: true, noWG: true},
+	{workload: "uts-sha1", size: "T4", long: true, noWG: true},
+	{workload: "uts-sha1", size: "T5", long: true, noWG: true},
+}
+
+// TestEveryImplMatchesReference runs every implementation built into this
+// binary, at 1 and 2 workers, against the reference results.
+func TestEveryImplMatchesReference(t *testing.T) {
+	for _, tc := range refCases {
+		if tc.long && testing.Short() {
+			continue
+		}
+		want := tc.want
+		if want == (Result{}) {
+			ref, ok, err := Reference(tc.workload, tc.size)
+			if err != nil || !ok {
+				t.Fatalf("Reference(%s, %s) = %v, %v, %v; want a published value", tc.workload, tc.size, ref, ok, err)
+			}
+			want = ref
+		}
+		for _, im := range Impls() {
+			if im == WG && tc.noWG {
+				continue
+			}
+			for _, workers := range []int{1, 2} {
+				if im == Seq && workers != 1 {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s %s/%s/%dw", tc.workload, tc.size, im, workers), func(t *testing.T) {
+					in, err := Prepare(tc.workload, tc.size, im, workers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer in.Close()
+					it, err := in.Run()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if it.Result != want {
+						t.Errorf("%s %s %s at %d workers = %v; want %v", tc.workload, tc.size, im, workers, it.Result, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestStandardUTSTrees checks the sequential count of every standard tree
+// that is not large against its published nodes, leaves and depth.
+func TestStandardUTSTrees(t *testing.T) {
+	for _, tr := range StandardTrees() {
+		if tr.Large || (testing.Short() && tr.Name != "default") {
+			continue
+		}
+		if got := tr.Count(); got != tr.Want {
+			t.Errorf("UTS %s (%v): Count() = %v; want %v", tr.Name, tr, got, tr.Want)
+		}
+	}
+}
+
+func TestJoins(t *testing.T) {
+	cases := []struct {
+		workload, size string
+		want           int64
+		long           bool
+	}{
+		{"fib", "0", 0, false},
+		{"fib", "2", 1, false},
+		{"fib", "30", 1346268, false},
+		{"fib", "35", 14930351, false},
+		{"nqueens", "8", 735, false},
+		{"nqueens", "11", 61075, false},
+		{"nqueens", "12", 314729, false},
+		{"nqueens", "13", 1716651, false},
+		{"uts", "100", 3599, false},
+		{"uts", "6000", 3778537, false},
+		{"uts-sha1", "default", 1049, false},
+		{"uts-sha1", "T1", 3305117, false},
+		{"uts-sha1", "t=1,a=3,d=7,b=4,r=19", 51123, false},
+	}
+	for _, tc := range cases {
+		got, err := Joins(tc.workload, tc.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want >= 0 && got != tc.want {
+			t.Errorf("Joins(%s, %s) = %d; want %d", tc.workload, tc.size, got, tc.want)
+		}
+	}
+	// The published counts agree with walking the trees.
+	if got := nqCountJoins(12, 0, 0); !testing.Short() && got != 314729 {
+		t.Errorf("nqCountJoins(12) = %d; want 314729", got)
+	}
+	if got := nqCountJoins(8, 0, 0); got != 735 {
+		t.Errorf("nqCountJoins(8) = %d; want 735", got)
+	}
+	if got := utsCountJoins(utsRootID, 0, 100); got != 3599 {
+		t.Errorf("utsCountJoins(100) = %d; want 3599", got)
+	}
+	if got := utsCountJoins(utsRootID, 0, 6000); !testing.Short() && got != 3778537 {
+		t.Errorf("utsCountJoins(6000) = %d; want 3778537", got)
+	}
+}
+
+func TestNQSplit(t *testing.T) {
+	cases := []struct{ m, lo, hi uint16 }{
+		{0b11, 0b01, 0b10},
+		{0b111, 0b001, 0b110},
+		{0b1011_0101, 0b0000_0101, 0b1011_0000},
+		{0xffff, 0x00ff, 0xff00},
+	}
+	for _, tc := range cases {
+		if lo, hi := nqSplit(tc.m); lo != tc.lo || hi != tc.hi {
+			t.Errorf("nqSplit(%b) = %b, %b; want %b, %b", tc.m, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+func TestParseUTSTree(t *testing.T) {
+	cases := []struct {
+		in    string
+		name  string
+		known bool
+		err   bool
+	}{
+		{"T1", "T1", true, false},
+		{"t3", "T3", true, false},
+		{"default", "default", true, false},
+		{"t=1,a=3,d=10,b=4,r=19", "t=1,a=3,d=10,b=4,r=19", true, false}, // T1's parameters
+		{"-t 1 -a 3 -d 10 -b 4 -r 19", "-t 1 -a 3 -d 10 -b 4 -r 19", true, false},
+		{"t=1,a=3,d=9,b=4,r=19", "t=1,a=3,d=9,b=4,r=19", false, false},
+		{"t=7", "", false, true},
+		{"a=9", "", false, true},
+		{"x=1", "", false, true},
+		{"t=1,d=0", "", false, true},
+		{"b=four", "", false, true},
+		{"-t", "", false, true},
+		{"T9", "", false, true},
+	}
+	for _, tc := range cases {
+		tr, err := ParseUTSTree(tc.in)
+		if tc.err {
+			if !errors.Is(err, ErrBadSize) {
+				t.Errorf("ParseUTSTree(%q) error = %v; want ErrBadSize", tc.in, err)
+			}
+			continue
+		}
+		if err != nil || tr.Name != tc.name || tr.Known != tc.known {
+			t.Errorf("ParseUTSTree(%q) = %q known=%v, %v; want %q known=%v", tc.in, tr.Name, tr.Known, err, tc.name, tc.known)
+		}
+	}
+	// String round-trips through the flag syntax.
+	for _, tr := range StandardTrees() {
+		back, err := ParseUTSTree(tr.String())
+		if err != nil || !back.sameParams(tr) {
+			t.Errorf("ParseUTSTree(%q) = %+v, %v; want the parameters of %s", tr.String(), back, err, tr.Name)
+		}
+	}
+}
+
+func TestPrepareErrors(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	cases := []struct {
+		workload, size string
+		impl           Impl
+		workers        int
+		want           error
+	}{
+		{"fob", "1", Seq, 1, ErrUnknownWorkload},
+		{"fib", "x", Seq, 1, ErrBadSize},
+		{"fib", "-1", Seq, 1, ErrBadSize},
+		{"nqueens", "17", Seq, 1, ErrBadSize},
+		{"fib", "10", "go-magic", 1, ErrUnknownImpl},
+		{"fib", "10", Seq, 2, nil}, // an error, not a sentinel
+		{"fib", "10", WG, 0, nil},
+	}
+	for _, tc := range cases {
+		in, err := Prepare(tc.workload, tc.size, tc.impl, tc.workers)
+		if err == nil {
+			in.Close()
+			t.Errorf("Prepare(%s, %s, %s, %d) succeeded; want an error", tc.workload, tc.size, tc.impl, tc.workers)
+			continue
+		}
+		if tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("Prepare(%s, %s, %s, %d) error = %v; want %v", tc.workload, tc.size, tc.impl, tc.workers, err, tc.want)
+		}
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS after failed Prepares = %d; want %d", got, procs)
+	}
+}
+
+func TestInstanceRestoresGOMAXPROCS(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	in, err := Prepare("fib", "10", WG, procs+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs+1 {
+		t.Errorf("GOMAXPROCS while open = %d; want %d", got, procs+1)
+	}
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Close(); err != nil {
+		t.Errorf("second Close = %v; want nil", err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS after Close = %d; want %d", got, procs)
+	}
+}
+
+func TestParseImpl(t *testing.T) {
+	for _, s := range []string{"go-seq", "go-wg", "go-wg-cutoff", "ws", "ws-closure"} {
+		if im, err := ParseImpl(s); err != nil || string(im) != s {
+			t.Errorf("ParseImpl(%q) = %q, %v", s, im, err)
+		}
+	}
+	if im, err := ParseImpl("go-ws"); err != nil || im != WS {
+		t.Errorf(`ParseImpl("go-ws") = %q, %v; want ws`, im, err)
+	}
+	if _, err := ParseImpl("rust-rayon"); !errors.Is(err, ErrUnknownImpl) {
+		t.Errorf(`ParseImpl("rust-rayon") error = %v; want ErrUnknownImpl`, err)
+	}
+}
+
+func TestResultString(t *testing.T) {
+	if got := (Result{Value: 832040}).String(); got != "832040" {
+		t.Errorf("String = %q", got)
+	}
+	if got := (Result{1732, 1050, 6}).String(); got != "1732 leaves=1050 depth=6" {
+		t.Errorf("String = %q", got)
+	}
+}
