@@ -35,10 +35,10 @@ type spareSet struct {
 	list    atomic.Pointer[[]*Worker]
 	free    []*Worker // retired spares waiting for work (under mu)
 	nactive atomic.Int64
-	pool    *Pool
+	pool    *Pool // set once by init
 }
 
-func (s *spareSet) init(max int) { s.max = max }
+func (s *spareSet) init(p *Pool, max int) { s.pool, s.max = p, max }
 
 // start activates one spare: a retired one, or a new one while under max.
 func (s *spareSet) start(p *Pool) {
@@ -46,7 +46,6 @@ func (s *spareSet) start(p *Pool) {
 		return
 	}
 	s.mu.Lock()
-	s.pool = p
 	if n := len(s.free); n > 0 {
 		sp := s.free[n-1]
 		s.free = s.free[:n-1]

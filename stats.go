@@ -50,6 +50,7 @@ func (w *Worker) beginIdle() {
 	t := now()
 	w.st.busy += t - w.mark
 	w.mark = t
+	w.publish()
 }
 
 func (w *Worker) endIdle() {
@@ -59,6 +60,7 @@ func (w *Worker) endIdle() {
 	t := now()
 	w.st.idle += t - w.mark
 	w.mark = t
+	w.publish()
 }
 
 // WorkerStats are one worker's counters since the pool started.

@@ -1,0 +1,118 @@
+package worksteal
+
+import (
+	"fmt"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const fib30Joins = 1346268 // fib(31) − 1
+
+// BenchmarkJoin measures fork-join overhead on fib(30), a join at every call.
+// ns/join = time per op / joins; compare with seq to get the cost of one
+// join nobody steals: (ns/join at workers=1) − (ns/join of seq).
+func BenchmarkJoin(b *testing.B) {
+	b.Run("seq", func(b *testing.B) {
+		for b.Loop() {
+			fibSeq(30)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+	})
+	for _, workers := range []int{1, 2} {
+		p := newTestPool(b, Config{Workers: workers})
+		b.Run(fmt.Sprintf("JoinFunc/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			before := p.Stats()
+			for b.Loop() {
+				Run(p, func(w *Worker) int { return fibJoin(w, 30) })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+			b.ReportMetric(float64(p.Stats().Sub(before).Total().Stolen)/float64(b.N), "steals/op")
+		})
+		b.Run(fmt.Sprintf("Join/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Run(p, func(w *Worker) int { return fibClosure(w, 30) })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+		})
+	}
+}
+
+func fibClosure(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := Join(w,
+		func(w *Worker) int { return fibClosure(w, n-2) },
+		func(w *Worker) int { return fibClosure(w, n-1) })
+	return a + b
+}
+
+// BenchmarkStatsOverhead compares fib(30) on one worker with the counters
+// on and off (Config.NoStats). The target is under 3%.
+func BenchmarkStatsOverhead(b *testing.B) {
+	for _, noStats := range []bool{false, true} {
+		p := newTestPool(b, Config{Workers: 1, NoStats: noStats})
+		b.Run(fmt.Sprintf("stats=%v", !noStats), func(b *testing.B) {
+			for b.Loop() {
+				Run(p, func(w *Worker) int { return fibJoin(w, 30) })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+		})
+	}
+}
+
+// BenchmarkWakeLatency measures the time from Submit to the task starting
+// on a pool whose workers are all parked (each op first waits until every
+// worker has parked). Reports p50 and p99 in µs.
+func BenchmarkWakeLatency(b *testing.B) {
+	p := newTestPool(b, Config{})
+	lat := make([]time.Duration, 0, 1024)
+	started := make(chan time.Duration, 1)
+	for b.Loop() {
+		waitAllParked(p)
+		t0 := time.Now()
+		p.Submit(func(*Worker) { started <- time.Since(t0) })
+		lat = append(lat, <-started)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+// waitAllParked spins until every worker of p is in the idle list.
+func waitAllParked(p *Pool) {
+	for {
+		st := p.sleep.state.Load()
+		if int(sleepers(st)) == p.Workers() && searching(st) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// BenchmarkIdleCPU measures the CPU the process burns while a pool sits idle
+// for 100 ms after a burst of work (including the search before parking).
+// Reports the share of one core; the target is under 1%.
+func BenchmarkIdleCPU(b *testing.B) {
+	p := newTestPool(b, Config{})
+	var share float64
+	for b.Loop() {
+		Run(p, func(w *Worker) int { return fibJoin(w, 20) })
+		time.Sleep(5 * time.Millisecond) // let the workers park
+		c0 := cpuTime()
+		t0 := time.Now()
+		time.Sleep(100 * time.Millisecond)
+		share += float64(cpuTime()-c0) / float64(time.Since(t0))
+	}
+	b.ReportMetric(100*share/float64(b.N), "%core")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
