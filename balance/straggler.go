@@ -3,6 +3,7 @@ package balance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -316,8 +317,10 @@ func Hedged[T any](ctx context.Context, h *Hedge, task Task[T]) (T, error) {
 			if len(failed) == r.launched {
 				// Every started copy failed; a hedge not yet started is not
 				// started for a failed first copy (that is Retry's job).
-				r.win(failed[0].idx, failed[1:])
-				return failed[0].v, failed[0].err
+				// Return the first copy's error, wherever it is in failed.
+				first := slices.IndexFunc(failed, func(a attempt[T]) bool { return a.idx == 0 })
+				r.win(0, failed)
+				return failed[first].v, failed[first].err
 			}
 		case <-timerC:
 			timerC = nil
