@@ -1,0 +1,775 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/xrand"
+	"github.com/worksteal/worksteal/policy"
+)
+
+// Options says what a run records besides its [Report].
+type Options struct {
+	// Log, when set, receives the verbose event log, one event a line:
+	// "[12.4] worker 2: stole T17 from worker 0". Times are virtual seconds.
+	Log io.Writer
+	// Record keeps the schedule (task spans and steals) in [Result.Schedule]
+	// for [Result.WriteGantt] and [Result.WriteTrace].
+	Record bool
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Report   Report
+	Schedule *Schedule // nil unless Options.Record
+}
+
+// Run simulates the scenario and returns its report. The simulation is a
+// pure function of the scenario (seed included): the same scenario gives
+// byte-identical reports, logs and pictures, on any machine of the same
+// architecture. Virtual time never depends on the wall clock.
+//
+// Run normalizes s first and returns a [*FieldError] for an invalid field.
+// It checks ctx every few thousand events and returns ctx.Err() when it is
+// done. A run stops when every task has finished, at the scenario's Limit,
+// or when no worker is left to make progress (then the report's completion
+// rate is below 1).
+func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
+	if err := s.normalize(); err != nil {
+		return nil, err
+	}
+	e, err := newEngine(&s, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.run(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Report: e.report()}
+	if o.Record {
+		res.Schedule = e.rec
+	}
+	return res, nil
+}
+
+// Event kinds.
+const (
+	evWorker uint8 = iota // a worker's timer (valid while gen matches)
+	evArrive              // root tasks arrive (arg: batch index, -1 for Poisson)
+	evStart               // every worker looks for work at time 0
+	evFault               // a fault begins, ends or is detected (arg: index*4 + phase)
+)
+
+// event is one entry of the event heap. Events at the same time are
+// processed in the order they were scheduled (seq), so a run never depends
+// on heap layout.
+type event struct {
+	at   time.Duration
+	seq  uint64
+	w    int32
+	arg  int32
+	gen  uint32
+	kind uint8
+}
+
+// evHeap is a binary min-heap of events ordered by (at, seq).
+type evHeap []event
+
+func (h evHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].seq < h[j].seq)
+}
+
+func (h *evHeap) push(ev event) {
+	*h = append(*h, ev)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *evHeap) pop() event {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && a.less(r, l) {
+			m = r
+		}
+		if !a.less(m, i) {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+// queue is a double-ended queue of task ids: the owner's end is the back,
+// thieves and FIFO schedulers take from the front.
+type queue struct {
+	buf  []int32
+	head int
+}
+
+func (q *queue) len() int         { return len(q.buf) - q.head }
+func (q *queue) pushBack(t int32) { q.buf = append(q.buf, t) }
+
+func (q *queue) popBack() int32 {
+	t := q.buf[len(q.buf)-1]
+	q.buf = q.buf[:len(q.buf)-1]
+	if q.head == len(q.buf) {
+		q.buf, q.head = q.buf[:0], 0
+	}
+	return t
+}
+
+func (q *queue) popFront() int32 {
+	t := q.buf[q.head]
+	q.head++
+	if q.head == len(q.buf) {
+		q.buf, q.head = q.buf[:0], 0
+	} else if q.head >= 1024 && q.head*2 >= len(q.buf) {
+		n := copy(q.buf, q.buf[q.head:])
+		q.buf, q.head = q.buf[:n], 0
+	}
+	return t
+}
+
+// Worker states. The time a worker spends in each is charged to busy
+// (stRun), overhead (stOverhead, stAccess) or idle (the rest but stLost).
+const (
+	stFree     uint8 = iota // between actions (never across an event)
+	stSearch                // a steal attempt is in flight
+	stRun                   // running a piece of a task
+	stOverhead              // paying the per-task overhead before a piece
+	stBackoff               // backing off between rounds of attempts
+	stParked                // asleep until work is pushed
+	stWaking                // woken, not yet looking
+	stAccess                // waiting for or holding the central queue
+	stLost                  // gone (fault)
+)
+
+// Central-queue operations.
+const (
+	opPop uint8 = iota
+	opPush
+)
+
+type worker struct {
+	id, group   int32
+	cur         int32 // task being run or dispatched, -1 when none
+	victim      int32
+	gen         uint32
+	parkSeq     uint32
+	state, op   uint8
+	lost        bool // stopped (fault)
+	detected    bool // its loss is known: no placement, tasks re-queued
+	round       int
+	attempt     int
+	speed, base float64
+	slows       []int32 // active slowdown faults
+	since       time.Duration
+	segStart    time.Duration
+	pieceStart  time.Duration
+	searchStart time.Duration
+	segRem      float64 // work (ns at speed 1) left at segStart
+	load        time.Duration
+	dq          queue
+	sel         *policy.Selector
+	st          WorkerStats
+	busy, over  time.Duration
+	idle        time.Duration
+}
+
+type parkEntry struct {
+	w   int32
+	seq uint32
+}
+
+// engine is one simulation in progress. It is single-threaded and owns all
+// its state; see Run.
+type engine struct {
+	s     *Scenario
+	now   time.Duration
+	h     evHeap
+	seq   uint64
+	ws    []worker
+	tasks []task
+	uts   [][20]byte
+	dist  sampler
+	sched string
+
+	// policy
+	victim                      policy.Victim
+	amount                      policy.Amount
+	idle                        policy.Idle
+	mode                        string
+	perRound, rounds            int
+	interval                    time.Duration
+	groups                      *policy.Groups
+	taskCost, stealCost, failed time.Duration
+	crossCost, wakeCost         time.Duration
+	queueCost, contention       time.Duration
+	qlen                        func(int) int
+
+	// central queue and its lock
+	central  queue
+	holder   int32
+	waiters  queue
+	parked   []parkEntry
+	parkHead int
+	nparked  int
+	rr       int
+	placeRng xrand.Rand
+	liveList []int32
+
+	// arrivals
+	batches  []batch
+	poisson  int // Poisson arrivals left
+	arrRng   xrand.Rand
+	roots    int
+	pendArr  int // arrival events still to come
+	lastDone time.Duration
+
+	// accounting
+	created, completed, outstanding int64
+	events                          int64
+	work, tinf                      time.Duration
+	steals                          int64
+	latencies                       []time.Duration
+	joinWaits                       []joinRec
+	reexec                          int64
+	requeued                        int64
+	lostWork                        time.Duration
+	qArea, qArea2, spreadArea       float64
+	qLast                           time.Duration
+	sumQ, sumQ2                     int64
+	maxTasks                        int64
+	errAbort                        error
+
+	kids []int32
+	log  *bufio.Writer
+	rec  *Schedule
+}
+
+type batch struct {
+	at     time.Duration
+	n      int
+	target string
+	worker int
+}
+
+type joinRec struct {
+	task       int32
+	wait       time.Duration
+	own, total time.Duration
+}
+
+func newEngine(s *Scenario, o Options) (*engine, error) {
+	p := s.Workers.Count
+	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}}
+	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
+	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
+	e.idle = s.Policy.Idle.policyIdle()
+	e.mode = s.Policy.Idle.Mode
+	e.rounds = e.idle.Rounds
+	if e.mode == IdlePark {
+		e.rounds = 1
+	}
+	e.interval = s.Policy.Idle.Interval.Duration()
+	c := &s.Costs
+	e.taskCost, e.stealCost, e.failed = c.Task.Duration(), c.Steal.Duration(), c.Failed.Duration()
+	e.crossCost, e.wakeCost = c.CrossGroup.Duration(), c.Wake.Duration()
+	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
+	g, err := policy.NewGroups(s.Workers.Groups)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %v", err)
+	}
+	e.groups = g
+	e.perRound = p - 1
+	if s.Policy.Idle.Attempts > 0 && s.Policy.Idle.Attempts < e.perRound {
+		e.perRound = s.Policy.Idle.Attempts
+	}
+	e.ws = make([]worker, p)
+	e.liveList = make([]int32, p)
+	for i := range e.ws {
+		w := &e.ws[i]
+		w.id, w.group, w.cur, w.victim = int32(i), int32(s.Workers.Groups[i]), -1, -1
+		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
+		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
+		if e.sched == SchedSteal && p > 1 {
+			w.sel = policy.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
+		}
+		e.liveList[i] = int32(i)
+	}
+	e.qlen = func(i int) int { return e.ws[i].dq.len() }
+	e.placeRng.Seed(xrand.SplitMix64(s.Seed ^ 0x91ace))
+	e.arrRng.Seed(xrand.SplitMix64(s.Seed ^ 0xa771e))
+	e.maxTasks = 1 << 28
+	if s.Workload.Kind == KindUTS {
+		e.maxTasks = int64(s.Workload.UTS.MaxNodes)
+	}
+	if o.Log != nil {
+		e.log = bufio.NewWriterSize(o.Log, 64<<10)
+	}
+	if o.Record {
+		e.rec = &Schedule{Workers: p}
+	}
+	e.tasks = make([]task, 0, min(s.Workload.Tasks, 1<<22))
+	e.schedule(s)
+	return e, nil
+}
+
+// schedule queues the arrivals, the start of every worker and the faults.
+func (e *engine) schedule(s *Scenario) {
+	a := &s.Workload.Arrival
+	switch a.Pattern {
+	case ArriveBursts:
+		for _, b := range a.Bursts {
+			t := b.Target
+			if t == "" {
+				t = TargetOne
+			}
+			e.batches = append(e.batches, batch{b.At.Duration(), b.Tasks, t, b.Worker})
+		}
+		// stable by time, so equal times keep their listed order
+		for i := 1; i < len(e.batches); i++ {
+			for j := i; j > 0 && e.batches[j].at < e.batches[j-1].at; j-- {
+				e.batches[j], e.batches[j-1] = e.batches[j-1], e.batches[j]
+			}
+		}
+	case ArrivePoisson:
+		e.poisson = s.Workload.Tasks
+	default:
+		e.batches = []batch{{0, s.Workload.Tasks, a.Target, a.Worker}}
+	}
+	for i, b := range e.batches {
+		e.push(event{at: b.at, kind: evArrive, arg: int32(i)})
+		e.pendArr++
+	}
+	if e.poisson > 0 {
+		e.push(event{at: e.nextPoisson(0), kind: evArrive, arg: -1})
+		e.pendArr++
+	}
+	e.push(event{kind: evStart})
+	for i, f := range s.Faults {
+		e.push(event{at: f.At.Duration(), kind: evFault, arg: int32(i * 4)})
+		if f.Kind == FaultSlow && f.Until > 0 {
+			e.push(event{at: f.Until.Duration(), kind: evFault, arg: int32(i*4 + 1)})
+		}
+		if f.Kind == FaultLose {
+			e.push(event{at: f.At.Duration() + f.Detect.Duration(), kind: evFault, arg: int32(i*4 + 2)})
+		}
+	}
+}
+
+func (e *engine) nextPoisson(from time.Duration) time.Duration {
+	gap := -(1 / e.s.Workload.Arrival.Rate) * logOneMinus(e.arrRng.Float64())
+	return from + secs(gap)
+}
+
+func (e *engine) push(ev event) {
+	ev.seq = e.seq
+	e.seq++
+	e.h.push(ev)
+}
+
+// at sets worker w's timer, replacing any earlier one.
+func (e *engine) at(w *worker, t time.Duration) {
+	w.gen++
+	e.push(event{at: t, kind: evWorker, w: w.id, gen: w.gen})
+}
+
+func (e *engine) finished() bool { return e.outstanding == 0 && e.pendArr == 0 }
+
+func (e *engine) run(ctx context.Context) error {
+	limit := e.s.Limit.Duration()
+	for len(e.h) > 0 && !e.finished() {
+		ev := e.h.pop()
+		if limit > 0 && ev.at > limit {
+			e.now = limit
+			break
+		}
+		if ev.kind == evWorker && ev.gen != e.ws[ev.w].gen {
+			continue // superseded timer
+		}
+		e.now = ev.at
+		e.events++
+		if e.events&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		switch ev.kind {
+		case evWorker:
+			e.onTimer(&e.ws[ev.w])
+		case evArrive:
+			e.arrive(int(ev.arg))
+		case evStart:
+			for i := range e.ws {
+				if w := &e.ws[i]; w.state == stFree && w.cur < 0 {
+					e.findWork(w)
+				}
+			}
+		case evFault:
+			e.fault(int(ev.arg))
+		}
+		if e.errAbort != nil {
+			return e.errAbort
+		}
+	}
+	if e.finished() {
+		e.now = e.lastDone
+	}
+	e.qTick()
+	for i := range e.ws {
+		e.setState(&e.ws[i], e.ws[i].state) // close the books at the end
+	}
+	if e.log != nil {
+		e.logf("end: %d of %d tasks done", e.completed, e.created)
+		if err := e.log.Flush(); err != nil {
+			return fmt.Errorf("sim: writing log: %w", err)
+		}
+	}
+	return nil
+}
+
+func (e *engine) onTimer(w *worker) {
+	switch w.state {
+	case stOverhead:
+		e.beginPiece(w)
+	case stRun:
+		e.pieceDone(w)
+	case stSearch:
+		e.attemptDone(w)
+	case stBackoff:
+		e.setState(w, stFree)
+		e.roundStart(w)
+	case stWaking:
+		e.setState(w, stFree)
+		w.searchStart = e.now
+		e.findWork(w)
+	case stAccess:
+		e.accessDone(w)
+	}
+}
+
+// setState charges the time since the last change to the old state's
+// account and enters st.
+func (e *engine) setState(w *worker, st uint8) {
+	if d := e.now - w.since; d > 0 {
+		switch w.state {
+		case stRun:
+			w.busy += d
+		case stOverhead, stAccess:
+			w.over += d
+		case stLost:
+		default:
+			w.idle += d
+		}
+	}
+	w.since = e.now
+	w.state = st
+}
+
+// qTick integrates the queue-depth statistics up to now.
+func (e *engine) qTick() {
+	if dt := float64(e.now - e.qLast); dt > 0 {
+		q := float64(e.sumQ + int64(e.central.len()))
+		e.qArea += q * dt
+		e.qArea2 += q * q * dt
+		p := float64(len(e.ws))
+		m := float64(e.sumQ) / p
+		e.spreadArea += (float64(e.sumQ2)/p - m*m) * dt
+	}
+	e.qLast = e.now
+}
+
+// qAdd records that worker w's queue is about to change by d.
+func (e *engine) qAdd(w *worker, d int) {
+	e.qTick()
+	l := int64(w.dq.len())
+	e.sumQ += int64(d)
+	e.sumQ2 += (l+int64(d))*(l+int64(d)) - l*l
+}
+
+// dispatch starts task id's next piece on w (after the per-task overhead).
+func (e *engine) dispatch(w *worker, id int32) {
+	w.cur = id
+	if e.taskCost > 0 {
+		e.setState(w, stOverhead)
+		e.at(w, e.now+e.taskCost)
+		return
+	}
+	e.beginPiece(w)
+}
+
+func (e *engine) beginPiece(w *worker) {
+	t := &e.tasks[w.cur]
+	if t.flags&fStarted == 0 {
+		t.flags |= fStarted
+		t.start = e.now
+	}
+	t.starts++
+	w.pieceStart = e.now
+	if e.log != nil {
+		if t.phase == 2 {
+			e.logf("worker %d: resumes T%d after its join", w.id, w.cur)
+		} else {
+			e.logf("worker %d: starts T%d", w.id, w.cur)
+		}
+	}
+	seg := 0
+	if t.phase > 0 {
+		seg = 1
+	}
+	e.runSegment(w, t.work[seg])
+}
+
+func (e *engine) runSegment(w *worker, work time.Duration) {
+	e.setState(w, stRun)
+	w.segStart, w.segRem = e.now, float64(work)
+	e.at(w, e.now+e.segDur(w))
+}
+
+// segDur is how long the rest of w's segment takes at its current speed.
+func (e *engine) segDur(w *worker) time.Duration {
+	if w.speed == 1 {
+		return time.Duration(w.segRem)
+	}
+	return time.Duration(ceil(w.segRem / w.speed))
+}
+
+// record appends a span to the schedule being recorded.
+func (e *engine) record(w *worker, id int32, kind string) {
+	if e.rec != nil {
+		e.rec.Spans = append(e.rec.Spans, Span{Worker: int(w.id), Task: int(id), Start: w.pieceStart, End: e.now, Kind: kind})
+	}
+}
+
+func (e *engine) pieceDone(w *worker) {
+	id := w.cur
+	t := &e.tasks[id]
+	if t.phase == 0 && t.nkids > 0 {
+		kind := SpanRun
+		e.record(w, id, kind)
+		w.pieceStart = e.now
+		w.load -= t.work[0]
+		if t.flags&fJoin != 0 {
+			t.phase, t.joinAt = 2, e.now
+			w.st.Executed++
+			w.cur = -1
+		} else {
+			t.phase = 1
+		}
+		if t.flags&fSpawned != 0 { // re-executed after a loss: children exist
+			e.afterSpawn(w)
+			return
+		}
+		if e.created+int64(t.nkids) > e.maxTasks {
+			e.errAbort = errTooMany(e.maxTasks)
+			return
+		}
+		e.kids = e.spawnChildren(id, e.kids)
+		if e.log != nil {
+			verb := "spawns"
+			if t.flags&fJoin != 0 {
+				verb = "forks"
+			}
+			e.logf("worker %d: T%d %s %s", w.id, id, verb, taskList(e.kids))
+		}
+		e.placeSpawned(w, e.kids)
+		return
+	}
+	e.finish(w, id)
+}
+
+// afterSpawn continues w once its spawned children are placed: the rest of
+// a plain task, or, for a fork-join parent that suspended, other work.
+func (e *engine) afterSpawn(w *worker) {
+	if w.cur < 0 {
+		e.setState(w, stFree)
+		e.findWork(w)
+		return
+	}
+	e.runSegment(w, e.tasks[w.cur].work[1])
+}
+
+func (e *engine) finish(w *worker, id int32) {
+	t := &e.tasks[id]
+	kind := SpanRun
+	if t.phase == 2 {
+		kind = SpanContinuation
+	}
+	e.record(w, id, kind)
+	seg := 0
+	if t.phase > 0 {
+		seg = 1
+	}
+	w.load -= t.work[seg]
+	var fin time.Duration
+	if t.phase == 2 {
+		fin = t.joinSpan + t.work[1]
+		// joinAt holds the wait at the join since the continuation resumed
+		e.joinWaits = append(e.joinWaits, joinRec{task: id, wait: t.joinAt, own: t.work[0] + t.work[1], total: e.now - t.start})
+	} else {
+		fin = t.span + t.work[0] + t.work[1]
+	}
+	t.flags |= fDone
+	t.phase = 3
+	e.tinf = max(e.tinf, fin)
+	e.work += t.work[0] + t.work[1]
+	e.completed++
+	e.outstanding--
+	e.lastDone = e.now
+	w.st.Executed++
+	w.cur = -1
+	if e.log != nil {
+		e.logf("worker %d: finishes T%d", w.id, id)
+	}
+	if pid := t.parent; pid >= 0 {
+		p := &e.tasks[pid]
+		p.joinSpan = max(p.joinSpan, fin)
+		p.pending--
+		if p.pending == 0 {
+			p.joinAt = e.now - p.joinAt // from now on: the wait at the join
+			e.setState(w, stFree)
+			e.dispatch(w, pid)
+			return
+		}
+	}
+	e.setState(w, stFree)
+	e.findWork(w)
+}
+
+// findWork looks for the next piece for an idle worker, by scheduler.
+func (e *engine) findWork(w *worker) {
+	switch e.sched {
+	case SchedSteal:
+		if w.dq.len() > 0 {
+			e.qAdd(w, -1)
+			e.dispatch(w, w.dq.popBack())
+			return
+		}
+		e.startSearch(w)
+	case SchedCentral:
+		e.requestLock(w, opPop)
+	default:
+		if w.dq.len() > 0 {
+			e.qAdd(w, -1)
+			e.dispatch(w, w.dq.popFront())
+			return
+		}
+		e.park(w)
+	}
+}
+
+func (e *engine) park(w *worker) {
+	e.setState(w, stParked)
+	w.gen++ // no timer while parked
+	w.parkSeq++
+	w.st.Parks++
+	e.parked = append(e.parked, parkEntry{w.id, w.parkSeq})
+	e.nparked++
+	if e.log != nil {
+		e.logf("worker %d: parks", w.id)
+	}
+}
+
+// wake wakes a parked worker (wake-on-push).
+func (e *engine) wake(w *worker) {
+	if w.state != stParked {
+		return
+	}
+	e.nparked--
+	if e.log != nil {
+		e.logf("worker %d: wakes", w.id)
+	}
+	if e.wakeCost > 0 {
+		e.setState(w, stWaking)
+		e.at(w, e.now+e.wakeCost)
+		return
+	}
+	e.setState(w, stFree)
+	w.searchStart = e.now
+	e.findWork(w)
+}
+
+// wakeOne wakes the worker that parked first, if any.
+func (e *engine) wakeOne() {
+	for e.nparked > 0 && e.parkHead < len(e.parked) {
+		p := e.parked[e.parkHead]
+		e.parkHead++
+		if e.parkHead > 1024 && e.parkHead*2 > len(e.parked) {
+			n := copy(e.parked, e.parked[e.parkHead:])
+			e.parked, e.parkHead = e.parked[:n], 0
+		}
+		if w := &e.ws[p.w]; w.state == stParked && w.parkSeq == p.seq {
+			e.wake(w)
+			return
+		}
+	}
+}
+
+func (e *engine) logf(format string, args ...any) {
+	e.log.WriteByte('[')
+	e.log.WriteString(fmtTime(e.now))
+	e.log.WriteString("] ")
+	fmt.Fprintf(e.log, format, args...)
+	e.log.WriteByte('\n')
+}
+
+// fmtTime prints a virtual time as seconds, shortest exact form.
+func fmtTime(t time.Duration) string {
+	b := make([]byte, 0, 24)
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = strconv.AppendInt(b, int64(t/time.Second), 10)
+	if ns := int64(t % time.Second); ns != 0 {
+		var f [9]byte
+		for i := 8; i >= 0; i-- {
+			f[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 9
+		for n > 0 && f[n-1] == '0' {
+			n--
+		}
+		b = append(b, '.')
+		b = append(b, f[:n]...)
+	}
+	return string(b)
+}
+
+func taskList(ids []int32) string {
+	b := make([]byte, 0, 8*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, 'T')
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return string(b)
+}

@@ -1,0 +1,373 @@
+package sim
+
+import (
+	"time"
+)
+
+// This file is the schedulers: how an idle worker finds work and where new
+// tasks are put. Work stealing uses the runtime's own policy package (victim
+// selection, steal amount, idle schedule), so a simulated policy is the real
+// one; the baselines are central (one locked FIFO), static, round-robin and
+// lpt (placement only, no balancing afterwards).
+
+// startSearch begins the idle protocol of a thief: rounds of steal attempts
+// in the victim policy's order, backing off between rounds, then parking.
+func (e *engine) startSearch(w *worker) {
+	if len(e.ws) == 1 {
+		e.park(w) // nobody to steal from: wait for a push
+		return
+	}
+	w.round = 0
+	w.searchStart = e.now
+	e.roundStart(w)
+}
+
+func (e *engine) roundStart(w *worker) {
+	w.sel.Begin()
+	w.attempt = 0
+	e.nextAttempt(w, 0)
+}
+
+// nextAttempt issues w's next steal attempt after delay (the cost of the
+// previous failure), or ends the round: backoff, poll, spin or park. An
+// attempt with no latency is resolved at once.
+func (e *engine) nextAttempt(w *worker, delay time.Duration) {
+	for {
+		if w.attempt >= e.perRound {
+			w.round++
+			var d time.Duration
+			switch e.mode {
+			case IdleBackoff, IdlePark:
+				if w.round >= e.rounds {
+					e.park(w)
+					return
+				}
+				d = e.idle.Delay(w.round-1, w.sel.Rand())
+			case IdlePoll:
+				d = e.interval
+			}
+			d += delay
+			if d > 0 {
+				if e.log != nil && e.mode != IdleSpin {
+					e.logf("worker %d: backs off %s", w.id, fmtTime(d))
+				}
+				e.setState(w, stBackoff)
+				e.at(w, e.now+d)
+				return
+			}
+			w.sel.Begin()
+			w.attempt = 0
+		}
+		v := int32(w.sel.Next(e.qlen))
+		w.attempt++
+		w.st.Attempts++
+		w.victim = v
+		cost := e.stealCost + delay
+		if e.crossCost > 0 && e.ws[v].group != w.group {
+			cost += e.crossCost
+		}
+		e.setState(w, stSearch)
+		if cost > 0 {
+			e.at(w, e.now+cost)
+			return
+		}
+		if e.tryTake(w) {
+			return
+		}
+		delay = e.failed
+	}
+}
+
+// attemptDone completes a steal attempt whose latency has passed.
+func (e *engine) attemptDone(w *worker) {
+	if w.dq.len() > 0 { // work arrived in our own deque meanwhile
+		e.qAdd(w, -1)
+		e.setState(w, stFree)
+		e.dispatch(w, w.dq.popBack())
+		return
+	}
+	if e.tryTake(w) {
+		return
+	}
+	e.nextAttempt(w, e.failed)
+}
+
+// tryTake takes from the top of w's chosen victim (the oldest tasks): one,
+// or half under StealHalf. On success w runs the first and keeps the rest.
+func (e *engine) tryTake(w *worker) bool {
+	v := &e.ws[w.victim]
+	n := v.dq.len()
+	if v.lost || n == 0 {
+		w.st.Failed++
+		if e.log != nil {
+			e.logf("worker %d: failed to steal from worker %d", w.id, v.id)
+		}
+		return false
+	}
+	k := e.amount.Take(n)
+	e.qAdd(v, -1)
+	first := v.dq.popFront()
+	for i := 1; i < k; i++ {
+		e.qAdd(v, -1)
+		t := v.dq.popFront()
+		e.qAdd(w, 1)
+		w.dq.pushBack(t)
+	}
+	w.st.Stolen += int64(k)
+	v.st.StolenFrom += int64(k)
+	e.steals++
+	e.latencies = append(e.latencies, e.now-w.searchStart)
+	if e.rec != nil {
+		e.rec.Steals = append(e.rec.Steals, Steal{At: e.now, Thief: int(w.id), Victim: int(v.id), Task: int(first), Count: k})
+	}
+	if e.log != nil {
+		if k > 1 {
+			e.logf("worker %d: stole T%d and %d more from worker %d", w.id, first, k-1, v.id)
+		} else {
+			e.logf("worker %d: stole T%d from worker %d", w.id, first, v.id)
+		}
+	}
+	e.setState(w, stFree)
+	e.dispatch(w, first)
+	return true
+}
+
+// requestLock queues w for the central queue's lock.
+func (e *engine) requestLock(w *worker, op uint8) {
+	w.op = op
+	e.setState(w, stAccess)
+	if e.holder < 0 {
+		e.grant(w)
+		return
+	}
+	e.waiters.pushBack(w.id)
+}
+
+// grant gives w the lock. One access holds it for the queue cost plus the
+// contention cost per other worker waiting: the more workers contend, the
+// slower every access, as cache-line transfers slow a real shared queue.
+func (e *engine) grant(w *worker) {
+	e.holder = w.id
+	hold := e.queueCost + e.contention*time.Duration(e.waiters.len())
+	if hold == 0 {
+		e.accessDone(w)
+		return
+	}
+	e.at(w, e.now+hold)
+}
+
+// accessDone performs w's queue operation at the end of its hold, then
+// passes the lock on.
+func (e *engine) accessDone(w *worker) {
+	switch w.op {
+	case opPop:
+		if e.central.len() > 0 {
+			e.qTick()
+			id := e.central.popFront()
+			e.setState(w, stFree)
+			e.dispatch(w, id)
+		} else {
+			e.park(w) // before the release, so a push behind us wakes us
+		}
+		e.release()
+	case opPush:
+		for w.dq.len() > 0 {
+			e.qAdd(w, -1)
+			e.pushCentral(w.dq.popFront())
+		}
+		e.release()
+		e.afterSpawn(w)
+	}
+}
+
+func (e *engine) release() {
+	e.holder = -1
+	for e.waiters.len() > 0 {
+		x := &e.ws[e.waiters.popFront()]
+		if x.state == stAccess && !x.lost {
+			e.grant(x)
+			return
+		}
+	}
+}
+
+func (e *engine) pushCentral(id int32) {
+	e.qTick()
+	e.central.pushBack(id)
+	if e.nparked > 0 {
+		e.wakeOne()
+	}
+}
+
+// pushTo puts a task on worker x's deque (the owner's end). Under work
+// stealing one parked worker is woken per push: x itself if it sleeps,
+// else the first sleeper, who will come to steal it.
+func (e *engine) pushTo(x *worker, id int32) {
+	e.qAdd(x, 1)
+	x.dq.pushBack(id)
+	if x.state == stParked {
+		e.wake(x)
+	} else if e.sched == SchedSteal && e.nparked > 0 {
+		e.wakeOne()
+	}
+}
+
+// placeSpawned puts the children that w's task just created.
+func (e *engine) placeSpawned(w *worker, kids []int32) {
+	switch e.sched {
+	case SchedSteal:
+		for _, k := range kids {
+			e.pushTo(w, k)
+		}
+	case SchedCentral:
+		for _, k := range kids { // staged in w's queue until the push completes
+			e.qAdd(w, 1)
+			w.dq.pushBack(k)
+		}
+		e.requestLock(w, opPush)
+		return
+	case SchedStatic:
+		for _, k := range kids {
+			e.assign(w, k)
+		}
+	case SchedRoundRobin:
+		for _, k := range kids {
+			e.assign(e.nextRR(), k)
+		}
+	case SchedLPT:
+		e.sortLPT(kids)
+		for _, k := range kids {
+			e.assign(e.leastLoaded(k), k)
+		}
+	}
+	e.afterSpawn(w)
+}
+
+// assign gives task id to worker x under a placement scheduler.
+func (e *engine) assign(x *worker, id int32) {
+	t := &e.tasks[id]
+	x.load += t.work[0] + t.work[1]
+	e.pushTo(x, id)
+}
+
+func (e *engine) nextRR() *worker {
+	l := e.liveList
+	if len(l) == 0 {
+		return &e.ws[0]
+	}
+	x := &e.ws[l[e.rr%len(l)]]
+	e.rr++
+	return x
+}
+
+// leastLoaded returns the live worker that would finish task id first given
+// the work already assigned to it (LPT's rule with known costs).
+func (e *engine) leastLoaded(id int32) *worker {
+	t := &e.tasks[id]
+	wk := float64(t.work[0] + t.work[1])
+	var best *worker
+	bestT := 0.0
+	for _, i := range e.liveList {
+		x := &e.ws[i]
+		f := (float64(x.load) + wk) / x.base
+		if best == nil || f < bestT {
+			best, bestT = x, f
+		}
+	}
+	if best == nil {
+		return &e.ws[0]
+	}
+	return best
+}
+
+// live returns worker i, or the next worker after it whose loss is not
+// known, so that nothing is placed on a worker known to be gone.
+func (e *engine) live(i int) *worker {
+	n := len(e.ws)
+	for k := 0; k < n; k++ {
+		if x := &e.ws[(i+k)%n]; !x.detected {
+			return x
+		}
+	}
+	return &e.ws[i]
+}
+
+// placeBatch places root tasks that arrive together (or re-queued tasks).
+func (e *engine) placeBatch(ids []int32, target string, wk int) {
+	switch e.sched {
+	case SchedCentral:
+		for _, id := range ids {
+			e.pushCentral(id)
+		}
+	case SchedStatic:
+		l := e.liveList
+		if len(l) == 0 {
+			l = []int32{0}
+		}
+		for j, id := range ids {
+			e.assign(&e.ws[l[j*len(l)/len(ids)]], id)
+		}
+	case SchedRoundRobin:
+		for _, id := range ids {
+			e.assign(e.nextRR(), id)
+		}
+	case SchedLPT:
+		e.sortLPT(ids)
+		for _, id := range ids {
+			e.assign(e.leastLoaded(id), id)
+		}
+	default:
+		for _, id := range ids {
+			var x *worker
+			switch target {
+			case TargetRandom:
+				x = e.live(e.placeRng.Intn(len(e.ws)))
+			case TargetRoundRobin:
+				x = e.nextRR()
+			default:
+				x = e.live(wk)
+			}
+			e.pushTo(x, id)
+		}
+	}
+}
+
+// arrive creates the root tasks of arrival batch i (-1: the next Poisson
+// arrival) and places them.
+func (e *engine) arrive(i int) {
+	e.pendArr--
+	n, target, worker := 1, e.s.Workload.Arrival.Target, e.s.Workload.Arrival.Worker
+	if i >= 0 {
+		b := &e.batches[i]
+		n, target, worker = b.n, b.target, b.worker
+	} else if e.poisson--; e.poisson > 0 {
+		e.push(event{at: e.nextPoisson(e.now), kind: evArrive, arg: -1})
+		e.pendArr++
+	}
+	if n == 0 {
+		return
+	}
+	if e.created+int64(n) > e.maxTasks {
+		e.errAbort = errTooMany(e.maxTasks)
+		return
+	}
+	ids := make([]int32, 0, n)
+	wl := &e.s.Workload
+	for j := 0; j < n; j++ {
+		r := e.roots
+		e.roots++
+		var st [20]byte
+		if wl.Kind == KindUTS {
+			st = utsRoot(wl.UTS.Root + r)
+		}
+		ids = append(ids, e.newTask(-1, rootSeed(e.s.Seed, r), 0, int32(wl.Fib.N), e.now, &st))
+	}
+	if e.log != nil {
+		if len(ids) == 1 {
+			e.logf("T%d arrives", ids[0])
+		} else {
+			e.logf("%d tasks arrive (T%d..T%d)", len(ids), ids[0], ids[len(ids)-1])
+		}
+	}
+	e.placeBatch(ids, target, worker)
+}

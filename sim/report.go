@@ -1,0 +1,441 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what a run measured. Times are virtual seconds. It is written
+// as text tables by [Report.WriteText] and as JSON by [Report.WriteJSON]; the
+// JSON field names are the stable interface.
+type Report struct {
+	Scenario string        `json:"scenario"`
+	Seed     uint64        `json:"seed"`
+	Workers  int           `json:"workers"`
+	Policy   string        `json:"policy"`
+	Workload string        `json:"workload"`
+	PerWork  []WorkerStats `json:"per_worker"`
+	Totals   Totals        `json:"totals"`
+	DAG      DAG           `json:"dag"`
+	Joins    *JoinStats    `json:"joins,omitempty"`
+	Faults   *FaultStats   `json:"faults,omitempty"`
+}
+
+// WorkerStats is one worker's account. Busy + Overhead + Idle is the time
+// the worker was up (the makespan, unless it was lost).
+type WorkerStats struct {
+	Worker     int     `json:"worker"`
+	Speed      float64 `json:"speed"`
+	Group      int     `json:"group"`
+	Executed   int64   `json:"executed"`    // pieces run to completion (a fork-join task is two: up to its fork, and its continuation)
+	Stolen     int64   `json:"stolen"`      // tasks it took from others
+	StolenFrom int64   `json:"stolen_from"` // tasks others took from it
+	Attempts   int64   `json:"attempts"`    // steal attempts
+	Failed     int64   `json:"failed"`      // steal attempts that found nothing
+	Parks      int64   `json:"parks"`       // times it went to sleep
+	QueueEnd   int     `json:"queue_end"`   // tasks left in its queue at the end
+	Busy       float64 `json:"busy"`        // running tasks
+	Overhead   float64 `json:"overhead"`    // per-task overhead and central-queue access
+	Idle       float64 `json:"idle"`        // searching, backing off, parked
+	Lost       bool    `json:"lost,omitempty"`
+}
+
+// Totals are the run's summary statistics.
+type Totals struct {
+	Tasks       int64   `json:"tasks"`     // tasks created (roots and children)
+	Completed   int64   `json:"completed"` // tasks finished
+	Completion  float64 `json:"completion_rate"`
+	Work        float64 `json:"total_work"` // work of the finished tasks at speed 1
+	Makespan    float64 `json:"makespan"`
+	Speedup     float64 `json:"speedup"`    // total work / makespan
+	Efficiency  float64 `json:"efficiency"` // speedup / workers
+	Executed    int64   `json:"executed"`
+	Stolen      int64   `json:"stolen"`
+	Steals      int64   `json:"steals"` // successful steal operations (one may take several tasks)
+	Attempts    int64   `json:"attempts"`
+	Failed      int64   `json:"failed"`
+	StealRate   float64 `json:"steal_rate"`  // stolen / executed
+	Imbalance   float64 `json:"imbalance"`   // max / mean busy time
+	Straggler   float64 `json:"straggler"`   // max / median busy time
+	Utilization float64 `json:"utilization"` // busy / (busy + overhead + idle)
+	Busy        float64 `json:"busy"`
+	Overhead    float64 `json:"overhead"`
+	Idle        float64 `json:"idle"`
+	// Queue depth over time: the time-weighted mean and variance of the
+	// number of queued tasks (all queues), and the time-weighted mean of the
+	// variance of queue length across workers.
+	QueueMean   float64 `json:"queue_depth_mean"`
+	QueueVar    float64 `json:"queue_depth_variance"`
+	QueueSpread float64 `json:"queue_spread_variance"`
+	// Steal latency: from the moment a worker starts looking (goes idle or is
+	// woken) to its successful steal.
+	StealLatencyMean float64 `json:"steal_latency_mean"`
+	StealLatencyP99  float64 `json:"steal_latency_p99"`
+	Events           int64   `json:"events"` // events the engine processed
+}
+
+// DAG compares the makespan with the work-span bounds. T1 is the total work
+// and TInf the critical path (release times included). LowerBound is
+// max(T1/ΣS, T∞/maxS) for worker speeds S, which is max(T1/P, T∞) when
+// every speed is 1; no schedule beats it. GreedyBound is T1/P + T∞, which
+// every greedy schedule meets on speed-1 workers with zero costs.
+type DAG struct {
+	T1          float64 `json:"t1"`
+	TInf        float64 `json:"tinf"`
+	Parallelism float64 `json:"parallelism"` // T1 / T∞
+	LowerBound  float64 `json:"lower_bound"`
+	GreedyBound float64 `json:"greedy_bound"`
+	Makespan    float64 `json:"makespan"`
+}
+
+// JoinStats says how much the joins stretched fork-join parents: the wait
+// is from reaching the join to resuming, the stretch is a parent's whole
+// time (first start to finish) over its own work.
+type JoinStats struct {
+	Parents     int         `json:"parents"`
+	WaitMean    float64     `json:"wait_mean"`
+	WaitP50     float64     `json:"wait_p50"`
+	WaitP99     float64     `json:"wait_p99"`
+	WaitMax     float64     `json:"wait_max"`
+	StretchMean float64     `json:"stretch_mean"`
+	StretchMax  float64     `json:"stretch_max"`
+	Most        []JoinEntry `json:"most_stretched"` // up to 10, most stretched first
+}
+
+// JoinEntry is one fork-join parent.
+type JoinEntry struct {
+	Task    int     `json:"task"`
+	Work    float64 `json:"work"`
+	Wait    float64 `json:"wait"`
+	Stretch float64 `json:"stretch"`
+}
+
+// FaultStats counts what faults cost.
+type FaultStats struct {
+	Lost       int     `json:"workers_lost"`
+	Requeued   int64   `json:"requeued"`    // tasks re-queued from lost workers
+	ReExecuted int64   `json:"re_executed"` // pieces that were running on a lost worker and ran again
+	LostWork   float64 `json:"lost_work"`   // work done by those pieces before the loss (done twice)
+}
+
+func sec(d time.Duration) float64 { return d.Seconds() }
+
+func ceil(x float64) float64 { return math.Ceil(x) }
+
+func logOneMinus(u float64) float64 { return math.Log(1 - u) }
+
+func (e *engine) report() Report {
+	s := e.s
+	p := len(e.ws)
+	r := Report{Scenario: s.Name, Seed: s.Seed, Workers: p, Policy: describePolicy(s), Workload: describeWorkload(s)}
+	tot := &r.Totals
+	busy := make([]float64, 0, p)
+	sumSpeed, maxSpeed := 0.0, 0.0
+	for i := range e.ws {
+		w := &e.ws[i]
+		st := w.st
+		st.QueueEnd = w.dq.len()
+		st.Busy, st.Overhead, st.Idle = sec(w.busy), sec(w.over), sec(w.idle)
+		r.PerWork = append(r.PerWork, st)
+		tot.Executed += st.Executed
+		tot.Stolen += st.Stolen
+		tot.Attempts += st.Attempts
+		tot.Failed += st.Failed
+		tot.Busy += st.Busy
+		tot.Overhead += st.Overhead
+		tot.Idle += st.Idle
+		busy = append(busy, st.Busy)
+		sumSpeed += w.base
+		maxSpeed = max(maxSpeed, w.base)
+	}
+	tot.Tasks, tot.Completed, tot.Steals, tot.Events = e.created, e.completed, e.steals, e.events
+	tot.Completion = ratio(float64(e.completed), float64(e.created))
+	if e.created == 0 {
+		tot.Completion = 1
+	}
+	tot.Work, tot.Makespan = sec(e.work), sec(e.now)
+	tot.Speedup = ratio(tot.Work, tot.Makespan)
+	tot.Efficiency = tot.Speedup / float64(p)
+	tot.StealRate = ratio(float64(tot.Stolen), float64(tot.Executed))
+	mean := tot.Busy / float64(p)
+	slices.Sort(busy)
+	tot.Imbalance = ratio(busy[p-1], mean)
+	tot.Straggler = ratio(busy[p-1], median(busy))
+	tot.Utilization = ratio(tot.Busy, tot.Busy+tot.Overhead+tot.Idle)
+	if T := float64(e.now); T > 0 {
+		tot.QueueMean = e.qArea / T
+		tot.QueueVar = math.Max(0, e.qArea2/T-tot.QueueMean*tot.QueueMean)
+		tot.QueueSpread = math.Max(0, e.spreadArea/T)
+	}
+	if n := len(e.latencies); n > 0 {
+		var sum time.Duration
+		for _, l := range e.latencies {
+			sum += l
+		}
+		tot.StealLatencyMean = sec(sum) / float64(n)
+		tot.StealLatencyP99 = sec(quantile(e.latencies, 0.99))
+	}
+	d := &r.DAG
+	d.T1, d.TInf, d.Makespan = sec(e.work), sec(e.tinf), tot.Makespan
+	d.Parallelism = ratio(d.T1, d.TInf)
+	d.LowerBound = math.Max(d.T1/sumSpeed, d.TInf/maxSpeed)
+	d.GreedyBound = d.T1/float64(p) + d.TInf
+	if len(e.joinWaits) > 0 {
+		r.Joins = e.joinStats()
+	}
+	lost := 0
+	for i := range e.ws {
+		if e.ws[i].lost {
+			lost++
+		}
+	}
+	if len(s.Faults) > 0 {
+		r.Faults = &FaultStats{Lost: lost, Requeued: e.requeued, ReExecuted: e.reexec, LostWork: sec(e.lostWork)}
+	}
+	return r
+}
+
+func (e *engine) joinStats() *JoinStats {
+	j := &JoinStats{Parents: len(e.joinWaits)}
+	waits := make([]time.Duration, len(e.joinWaits))
+	var sum time.Duration
+	for i, r := range e.joinWaits {
+		waits[i] = r.wait
+		sum += r.wait
+		st := ratio(float64(r.total), float64(r.own))
+		j.StretchMean += st
+		j.StretchMax = math.Max(j.StretchMax, st)
+	}
+	j.StretchMean /= float64(len(e.joinWaits))
+	j.WaitMean = sec(sum) / float64(len(waits))
+	j.WaitP50 = sec(quantile(waits, 0.5))
+	j.WaitP99 = sec(quantile(waits, 0.99))
+	j.WaitMax = sec(quantile(waits, 1))
+	recs := slices.Clone(e.joinWaits)
+	slices.SortStableFunc(recs, func(a, b joinRec) int {
+		sa, sb := ratio(float64(a.total), float64(a.own)), ratio(float64(b.total), float64(b.own))
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return int(a.task - b.task)
+	})
+	for _, r := range recs[:min(10, len(recs))] {
+		j.Most = append(j.Most, JoinEntry{Task: int(r.task), Work: sec(r.own), Wait: sec(r.wait), Stretch: ratio(float64(r.total), float64(r.own))})
+	}
+	return j
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// quantile returns the q-quantile (nearest rank) of xs, sorting a copy.
+func quantile(xs []time.Duration, q float64) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	c := slices.Clone(xs)
+	slices.Sort(c)
+	i := int(math.Ceil(q*float64(len(c)))) - 1
+	return c[max(0, min(i, len(c)-1))]
+}
+
+func describePolicy(s *Scenario) string {
+	p := &s.Policy
+	if p.Scheduler != SchedSteal {
+		if p.Scheduler == SchedCentral {
+			return fmt.Sprintf("central queue (access %s, contention %s per waiter)", fmtSec(float64(s.Costs.Queue)), fmtSec(float64(s.Costs.Contention)))
+		}
+		return p.Scheduler
+	}
+	id := &p.Idle
+	idle := id.Mode
+	switch id.Mode {
+	case IdleBackoff:
+		idle = fmt.Sprintf("backoff %d rounds, %s..%s, jitter %g", id.Rounds, fmtSec(float64(id.Base)), fmtSec(float64(id.Cap)), id.Jitter)
+	case IdlePoll:
+		idle = "poll every " + fmtSec(float64(id.Interval))
+	}
+	if id.Attempts > 0 {
+		idle += fmt.Sprintf(", %d attempts a round", id.Attempts)
+	}
+	return fmt.Sprintf("steal (victim %s, amount %s, idle %s)", p.Victim, p.Amount, idle)
+}
+
+func describeDist(d *Dist) string {
+	switch d.Dist {
+	case DistUniform:
+		return fmt.Sprintf("uniform %s..%s", fmtSec(float64(d.Min)), fmtSec(float64(d.Max)))
+	case DistExponential:
+		return "exponential mean " + fmtSec(float64(d.Mean))
+	case DistLognormal:
+		return fmt.Sprintf("lognormal mean %s sigma %g", fmtSec(float64(d.Mean)), d.Sigma)
+	case DistPareto:
+		return fmt.Sprintf("pareto min %s alpha %g", fmtSec(float64(d.Min)), d.Alpha)
+	case DistBimodal:
+		return fmt.Sprintf("bimodal %s / %s (%g long)", fmtSec(float64(d.Short)), fmtSec(float64(d.Long)), d.LongFrac)
+	}
+	return "constant " + fmtSec(float64(d.Value))
+}
+
+func describeWorkload(s *Scenario) string {
+	wl := &s.Workload
+	var b strings.Builder
+	switch wl.Kind {
+	case KindFib:
+		fmt.Fprintf(&b, "fib(%d) cutoff %d, leaf %s per call", wl.Fib.N, wl.Fib.Cutoff, fmtSec(float64(wl.Fib.Leaf)))
+	case KindUTS:
+		u := &wl.UTS
+		fmt.Fprintf(&b, "uts %s", u.Type)
+		if u.Type != UTSBinomial {
+			fmt.Fprintf(&b, " %s", u.Shape)
+		}
+		fmt.Fprintf(&b, " b0=%g depth=%d root=%d, %s per node", u.B0, u.Depth, u.Root, fmtSec(float64(u.Node)))
+	default:
+		fmt.Fprintf(&b, "%d tasks, %s", wl.Tasks, describeDist(&wl.Duration))
+		if sp := &wl.Spawn; sp.Prob > 0 {
+			verb := "spawn"
+			if sp.Join {
+				verb = "fork-join"
+			}
+			fmt.Fprintf(&b, ", %s %d-%d children with p=%g (depth %d)", verb, sp.Min, sp.Max, sp.Prob, sp.Depth)
+		}
+	}
+	if wl.Kind != KindTasks && wl.Tasks > 1 {
+		fmt.Fprintf(&b, ", %d trees", wl.Tasks)
+	}
+	a := &wl.Arrival
+	switch a.Pattern {
+	case ArriveBursts:
+		fmt.Fprintf(&b, ", %d bursts", len(a.Bursts))
+	case ArrivePoisson:
+		fmt.Fprintf(&b, ", poisson %g/s", a.Rate)
+	}
+	if s.Policy.Scheduler == SchedSteal && a.Pattern != ArriveBursts {
+		if a.Target == TargetOne {
+			fmt.Fprintf(&b, " to worker %d", a.Worker)
+		} else {
+			fmt.Fprintf(&b, " to %s workers", a.Target)
+		}
+	}
+	return b.String()
+}
+
+// fmtSec prints seconds with a unit that keeps about four digits.
+func fmtSec(x float64) string {
+	a := math.Abs(x)
+	switch {
+	case x == 0:
+		return "0s"
+	case a >= 1:
+		return trimFloat(x, "s")
+	case a >= 1e-3:
+		return trimFloat(x*1e3, "ms")
+	case a >= 1e-6:
+		return trimFloat(x*1e6, "µs")
+	}
+	return trimFloat(x*1e9, "ns")
+}
+
+func trimFloat(x float64, unit string) string {
+	s := fmt.Sprintf("%.4g", x)
+	if strings.ContainsAny(s, "e") {
+		s = fmt.Sprintf("%.0f", x)
+	}
+	return s + unit
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// WriteText writes the report as text tables: one row per worker, then the
+// totals, the work-span bounds, joins and faults.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	name := r.Scenario
+	if name == "" {
+		name = "scenario"
+	}
+	fmt.Fprintf(&b, "%s: %d workers, seed %d\n", name, r.Workers, r.Seed)
+	fmt.Fprintf(&b, "policy:   %s\nworkload: %s\n\n", r.Policy, r.Workload)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "worker\tspeed\tgroup\texecuted\tstolen\tstolen-from\tattempts\tfailed\tqueue\tbusy\toverhead\tidle\tutil\t\t")
+	const maxRows = 64
+	for i, s := range r.PerWork {
+		if i == maxRows && len(r.PerWork) > maxRows+1 {
+			fmt.Fprintf(tw, "...\t%d more\t\t\t\t\t\t\t\t\t\t\t\t\n", len(r.PerWork)-maxRows)
+			break
+		}
+		lost := ""
+		if s.Lost {
+			lost = "lost"
+		}
+		fmt.Fprintf(tw, "%d\t%g\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Worker, s.Speed, s.Group, s.Executed,
+			s.Stolen, s.StolenFrom, s.Attempts, s.Failed, s.QueueEnd, fmtSec(s.Busy), fmtSec(s.Overhead), fmtSec(s.Idle),
+			pct(ratio(s.Busy, s.Busy+s.Overhead+s.Idle)), lost)
+	}
+	t := &r.Totals
+	fmt.Fprintf(tw, "all\t\t\t%d\t%d\t%d\t%d\t%d\t\t%s\t%s\t%s\t%s\t\n", t.Executed, t.Stolen, t.Stolen, t.Attempts, t.Failed,
+		fmtSec(t.Busy), fmtSec(t.Overhead), fmtSec(t.Idle), pct(t.Utilization))
+	tw.Flush()
+	b.WriteByte('\n')
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "tasks\t%d of %d completed (%s)\n", t.Completed, t.Tasks, pct(t.Completion))
+	fmt.Fprintf(tw, "makespan\t%s\n", fmtSec(t.Makespan))
+	fmt.Fprintf(tw, "total work\t%s\n", fmtSec(t.Work))
+	fmt.Fprintf(tw, "speedup\t%.3f\tefficiency %s\n", t.Speedup, pct(t.Efficiency))
+	fmt.Fprintf(tw, "steal rate\t%.3f\t%d steals, %d of %d attempts failed\n", t.StealRate, t.Steals, t.Failed, t.Attempts)
+	fmt.Fprintf(tw, "steal latency\tmean %s\tp99 %s\n", fmtSec(t.StealLatencyMean), fmtSec(t.StealLatencyP99))
+	fmt.Fprintf(tw, "load imbalance\t%.3f\t(max/mean busy)\n", t.Imbalance)
+	fmt.Fprintf(tw, "straggler ratio\t%.3f\t(max/median busy)\n", t.Straggler)
+	fmt.Fprintf(tw, "utilization\t%s\n", pct(t.Utilization))
+	fmt.Fprintf(tw, "queue depth\tmean %.3g\tvariance %.3g over time, %.3g across workers\n", t.QueueMean, t.QueueVar, t.QueueSpread)
+	tw.Flush()
+	d := &r.DAG
+	fmt.Fprintf(&b, "\nwork-span: T1 %s, T∞ %s, parallelism %.3g\n", fmtSec(d.T1), fmtSec(d.TInf), d.Parallelism)
+	fmt.Fprintf(&b, "  lower bound max(T1/P, T∞) %s  <=  makespan %s  vs greedy bound T1/P + T∞ %s\n",
+		fmtSec(d.LowerBound), fmtSec(d.Makespan), fmtSec(d.GreedyBound))
+	if j := r.Joins; j != nil {
+		fmt.Fprintf(&b, "\njoins: %d parents; wait mean %s, p50 %s, p99 %s, max %s; stretch mean %.3gx, max %.3gx\n",
+			j.Parents, fmtSec(j.WaitMean), fmtSec(j.WaitP50), fmtSec(j.WaitP99), fmtSec(j.WaitMax), j.StretchMean, j.StretchMax)
+		for _, m := range j.Most[:min(5, len(j.Most))] {
+			fmt.Fprintf(&b, "  T%d: work %s, waited %s, stretched %.3gx\n", m.Task, fmtSec(m.Work), fmtSec(m.Wait), m.Stretch)
+		}
+	}
+	if f := r.Faults; f != nil {
+		fmt.Fprintf(&b, "\nfaults: %d workers lost, %d tasks re-queued, %d pieces re-executed (%s of work done twice)\n",
+			f.Lost, f.Requeued, f.ReExecuted, fmtSec(f.LostWork))
+	}
+	fmt.Fprintf(&b, "events: %d\n", t.Events)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

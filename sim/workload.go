@@ -1,0 +1,311 @@
+package sim
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/xrand"
+)
+
+// A task is one node of the workload's DAG. Its work is split at its spawn
+// point: work[0] runs before the children are created, work[1] after (on
+// the same worker for a plain spawn; as the continuation after the join for
+// fork-join). Everything about a task's shape (durations, children) is drawn
+// from its own seed, never from a shared generator, so the DAG is the same
+// whatever the schedule, and T1 and T∞ are properties of the workload.
+//
+// Tasks hold no pointers, so a million of them cost the garbage collector
+// nothing to scan.
+type task struct {
+	seed     uint64
+	work     [2]time.Duration
+	arrive   time.Duration // when the task became ready the first time
+	start    time.Duration // first start of its first piece
+	joinAt   time.Duration // fork-join: when it reached the join
+	span     time.Duration // earliest start with unlimited workers (critical path so far)
+	joinSpan time.Duration // fork-join: max(span at fork, children's finish spans)
+	parent   int32         // fork-join parent waiting for this task, or -1
+	pending  int32         // fork-join: children not yet finished
+	nkids    int32         // children created at the spawn point
+	depth    int32         // generation (0 for roots)
+	arg      int32         // fib: n
+	phase    uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation
+	flags    uint8
+	starts   uint16 // times a piece of this task was started (re-executions included)
+	aborts   uint16 // pieces lost with a worker and run again
+}
+
+const (
+	fJoin    = 1 << iota // fork-join: suspend at the spawn point
+	fSpawned             // children already created (not again on re-execution)
+	fDone                // finished
+	fStarted             // began executing at least once
+)
+
+// sampler draws durations from a [Dist].
+type sampler struct {
+	d Dist
+}
+
+// sample returns one duration in seconds.
+func (s *sampler) sample(r *xrand.Rand) float64 {
+	d := &s.d
+	switch d.Dist {
+	case DistUniform:
+		return float64(d.Min) + float64(d.Max-d.Min)*r.Float64()
+	case DistExponential:
+		return -float64(d.Mean) * math.Log(1-r.Float64())
+	case DistLognormal:
+		mu := math.Log(float64(d.Mean)) - d.Sigma*d.Sigma/2
+		return math.Exp(mu + d.Sigma*normal(r))
+	case DistPareto:
+		x := float64(d.Min) / math.Pow(1-r.Float64(), 1/d.Alpha)
+		if d.Max > 0 && x > float64(d.Max) {
+			x = float64(d.Max)
+		}
+		return x
+	case DistBimodal:
+		if r.Float64() < d.LongFrac {
+			return float64(d.Long)
+		}
+		return float64(d.Short)
+	}
+	return float64(d.Value)
+}
+
+// normal returns a standard normal deviate (Box–Muller, one of the pair).
+func normal(r *xrand.Rand) float64 {
+	u1 := 1 - r.Float64() // (0, 1]
+	u2 := r.Float64()
+	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+}
+
+func secs(x float64) time.Duration {
+	if !(x > 0) {
+		return 0
+	}
+	if x > 1e9 {
+		x = 1e9 // about 31 years: far beyond any sensible task
+	}
+	return time.Duration(math.Round(x * 1e9))
+}
+
+// rootSeed derives the seed of root task i from the scenario seed.
+func rootSeed(seed uint64, i int) uint64 {
+	return xrand.SplitMix64(seed ^ 0x5eed5eed ^ uint64(i)*0x9e3779b97f4a7c15)
+}
+
+// childSeed derives the seed of a task's child i.
+func childSeed(parent uint64, i int) uint64 {
+	return xrand.SplitMix64(parent + uint64(i+1)*0xbf58476d1ce4e5b9)
+}
+
+// shape fills a new task's work, children and join flag from its seed,
+// depth and argument, according to the workload.
+func (e *engine) shape(t *task, uts *[20]byte) {
+	wl := &e.s.Workload
+	switch wl.Kind {
+	case KindFib:
+		f := &wl.Fib
+		n := int(t.arg)
+		if n < f.Cutoff {
+			t.work[0] = time.Duration(fibCalls(n)) * f.Leaf.Duration()
+			return
+		}
+		t.work[0], t.work[1] = f.Split.Duration(), f.Join.Duration()
+		t.nkids, t.flags = 2, t.flags|fJoin
+	case KindUTS:
+		t.work[0] = wl.UTS.Node.Duration()
+		t.nkids = int32(utsChildren(&wl.UTS, uts, int(t.depth)))
+	default:
+		r := xrand.New(t.seed)
+		d := secs(e.dist.sample(r))
+		sp := &wl.Spawn
+		if sp.Prob > 0 && int(t.depth) < sp.Depth && r.Float64() < sp.Prob {
+			t.nkids = int32(sp.Min + r.Intn(sp.Max-sp.Min+1))
+			at := sp.At
+			if at == 0 {
+				at = 0.25 + 0.5*r.Float64()
+			}
+			t.work[0] = time.Duration(math.Round(float64(d) * at))
+			t.work[1] = d - t.work[0]
+			if sp.Join {
+				t.flags |= fJoin
+			}
+			return
+		}
+		t.work[0] = d
+	}
+}
+
+// fibCalls is the number of calls naive fib(n) makes: 2·fib(n+1) − 1.
+func fibCalls(n int) int64 {
+	a, b := int64(0), int64(1) // fib(0), fib(1)
+	for i := 0; i < n+1; i++ {
+		a, b = b, a+b
+	}
+	return 2*a - 1
+}
+
+// newTask appends a task and returns its id.
+func (e *engine) newTask(parent int32, seed uint64, depth, arg int32, span time.Duration, uts *[20]byte) int32 {
+	id := int32(len(e.tasks))
+	e.tasks = append(e.tasks, task{seed: seed, parent: parent, depth: depth, arg: arg, span: span, arrive: e.now})
+	t := &e.tasks[id]
+	if e.s.Workload.Kind == KindUTS {
+		e.uts = append(e.uts, *uts)
+	}
+	e.shape(t, uts)
+	e.created++
+	e.outstanding++
+	return id
+}
+
+// spawnChildren creates the children of task id at its spawn point and
+// returns their ids in ids (reused).
+func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
+	ids = ids[:0]
+	t := &e.tasks[id]
+	n := int(t.nkids)
+	span := t.span + t.work[0]
+	parent := int32(-1)
+	if t.flags&fJoin != 0 {
+		parent = id
+		t.pending = int32(n)
+		t.joinSpan = span
+	}
+	depth, seed, arg := t.depth+1, t.seed, t.arg
+	var ps [20]byte
+	if e.s.Workload.Kind == KindUTS {
+		ps = e.uts[id]
+	}
+	for i := 0; i < n; i++ {
+		a := arg
+		if e.s.Workload.Kind == KindFib {
+			a = arg - 1 - int32(i)
+		}
+		var cs [20]byte
+		if e.s.Workload.Kind == KindUTS {
+			cs = utsChild(&ps, i)
+		}
+		ids = append(ids, e.newTask(parent, childSeed(seed, i), depth, a, span, &cs))
+	}
+	e.tasks[id].flags |= fSpawned
+	return ids
+}
+
+// sortLPT orders task ids by decreasing total work (ties by id), the order
+// in which LPT places them.
+func (e *engine) sortLPT(ids []int32) {
+	sort.SliceStable(ids, func(i, j int) bool {
+		a, b := &e.tasks[ids[i]], &e.tasks[ids[j]]
+		return a.work[0]+a.work[1] > b.work[0]+b.work[1]
+	})
+}
+
+// UTS: the reference generator (Olivier et al., LCPC 2006) with SHA-1
+// splittable states, as defined in WORKLOADS.md.
+
+// utsRoot returns the state of the root with seed r.
+func utsRoot(r int) [20]byte {
+	var b [20]byte
+	binary.BigEndian.PutUint32(b[16:], uint32(r))
+	return sha1.Sum(b[:])
+}
+
+// utsChild returns the state of child i of a node.
+func utsChild(parent *[20]byte, i int) [20]byte {
+	var b [24]byte
+	copy(b[:], parent[:])
+	binary.BigEndian.PutUint32(b[20:], uint32(i))
+	return sha1.Sum(b[:])
+}
+
+// utsRand is a node's random number in [0, 2^31).
+func utsRand(s *[20]byte) uint32 { return binary.BigEndian.Uint32(s[16:]) & 0x7fffffff }
+
+// utsChildren returns how many children the node with state s at depth d has.
+func utsChildren(u *UTS, s *[20]byte, d int) int {
+	kind := u.Type
+	if kind == UTSHybrid {
+		kind = UTSBinomial
+		if float64(d) < 0.5*float64(u.Depth) {
+			kind = UTSGeometric
+		}
+	}
+	var n int
+	if kind == UTSGeometric {
+		b := u.B0
+		if d > 0 {
+			D := float64(u.Depth)
+			switch u.Shape {
+			case ShapeExpDec:
+				b = u.B0 * math.Pow(float64(d), -math.Log(u.B0)/math.Log(D))
+			case ShapeCyclic:
+				if float64(d) > 5*D {
+					b = 0
+				} else {
+					b = math.Pow(u.B0, math.Sin(2*math.Pi*float64(d)/D))
+				}
+			case ShapeFixed:
+				if d >= u.Depth {
+					b = 0
+				}
+			default: // linear
+				b = u.B0 * (1 - float64(d)/D)
+			}
+		}
+		p := 1 / (1 + b)
+		uu := float64(utsRand(s)) / 2147483648.0
+		f := math.Floor(math.Log(1-uu) / math.Log(1-p))
+		switch {
+		case math.IsNaN(f) || f < 0:
+			n = 0
+		case f > 1e6:
+			n = 1e6
+		default:
+			n = int(f)
+		}
+	} else {
+		if d == 0 {
+			n = int(math.Floor(u.B0))
+		} else if float64(utsRand(s))/2147483648.0 < u.Q {
+			n = u.M
+		}
+	}
+	if d == 0 && u.Type == UTSBinomial {
+		if c := int(math.Ceil(u.B0)); n > c {
+			n = c
+		}
+	} else if n > 100 {
+		n = 100
+	}
+	return n
+}
+
+// utsCount walks the whole tree serially: nodes, leaves and maximum depth.
+// It is the reference the simulated run is checked against.
+func utsCount(u UTS) (nodes, leaves, depth int) {
+	type item struct {
+		s [20]byte
+		d int
+	}
+	stack := []item{{utsRoot(u.Root), 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		nodes++
+		depth = max(depth, it.d)
+		k := utsChildren(&u, &it.s, it.d)
+		if k == 0 {
+			leaves++
+		}
+		for i := 0; i < k; i++ {
+			stack = append(stack, item{utsChild(&it.s, i), it.d + 1})
+		}
+	}
+	return
+}
