@@ -13,7 +13,7 @@ func init() {
 		name:       "fib",
 		doc:        "naive Fibonacci, a fork-join at every call with n >= 2 (no cutoff); size = n",
 		sizes:      []string{"30", "35"},
-		quickSizes: []string{"25"},
+		quickSizes: []string{"27"},
 		parse:      parseFib,
 	})
 }

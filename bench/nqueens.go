@@ -27,7 +27,7 @@ func init() {
 		name:       "nqueens",
 		doc:        "n-queens solutions, O(row) safety scan, every valid child a task (no cutoff); size = n",
 		sizes:      []string{"12", "13"},
-		quickSizes: []string{"10"},
+		quickSizes: []string{"11"},
 		parse:      parseNQueens,
 	})
 }

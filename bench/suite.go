@@ -230,6 +230,10 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 		return cr, err
 	}
 	defer in.Close()
+	// Start from a collected heap, as a fresh process would: the garbage of
+	// the previous cell (a goroutine per fork allocates a lot) must not be
+	// swept or marked on this cell's time.
+	runtime.GC()
 	var steals []uint64
 	for i := range warm + reps {
 		if err := ctx.Err(); err != nil {

@@ -43,7 +43,7 @@ func init() {
 		name:       "uts",
 		doc:        "anchor-suite binomial UTS-like tree (splitmix64, M=8, q≈0.124875, 64 mix64 rounds per node), every child a task; size = root children b0",
 		sizes:      []string{"6000"},
-		quickSizes: []string{"1000"},
+		quickSizes: []string{"2000"},
 		parse:      parseUTS,
 	})
 }

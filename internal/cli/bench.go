@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/bench"
+)
+
+func init() { addCommand(newBenchCommand) }
+
+// benchConfig is what the flags of "worksteal bench" fill in.
+type benchConfig struct {
+	quick     bool
+	reps      int
+	warmup    int
+	workloads []string // filter on the plan
+	impls     []string // filter on the plan, or the impls of --entry
+	workers   []int
+	entries   []string // WORKLOAD=SIZE, replaces the plan
+	json      bool
+	progress  string // auto, bar, lines, none
+}
+
+func newBenchCommand(env *Env) *cobra.Command {
+	var cfg benchConfig
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run the benchmark suite (fib, nqueens, UTS) and print the comparison table",
+		Long: `bench runs the benchmark workloads of package bench with sequential Go,
+a goroutine per fork (go-wg), goroutines with a hand-tuned cutoff
+(go-wg-cutoff) and the worksteal runtime (ws, and ws-closure for the closure
+form of Join), at 1 and 2 workers, and prints for each workload and size the
+median times, the cost of one join ((T(1 worker) − T(sequential)) / joins),
+the overhead T(1 worker)/T(sequential), the speedup from 1 to 2 workers, the
+ratio T(2 workers)/T(sequential) and the number of steals, followed by the
+project's performance targets.
+
+Every result is checked against the published reference (or else sequential
+Go's); a wrong result makes the command fail after printing the table.
+
+The default plan (fib 30 and 35, nqueens 12 and 13, UTS b0=6000, UTS-SHA1 T1)
+takes about 2-3 minutes on 2 cores; --quick runs small sizes in seconds.
+The machine should be otherwise idle: compare within one run, as ratios.`,
+		Example: `  worksteal bench --quick
+  worksteal bench --workloads fib,uts --reps 5
+  worksteal bench --entry uts-sha1=T3 --entry nqueens=11 --impls go-seq,ws
+  worksteal bench --json > bench.json
+  worksteal bench cell ws fib 35 1 5      # the anchors' protocol`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(env, cfg) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&cfg.quick, "quick", false, "small sizes (fib 25, nqueens 10, UTS b0=1000, a 257k-node UTS-SHA1 tree), every implementation")
+	f.IntVar(&cfg.reps, "reps", 3, "timed iterations per cell (the table shows medians)")
+	f.IntVar(&cfg.warmup, "warmup", 1, "untimed iterations before the timed ones")
+	f.StringSliceVar(&cfg.workloads, "workloads", nil, "only these workloads of the plan (comma-separated: "+strings.Join(bench.Workloads(), ", ")+")")
+	f.StringSliceVar(&cfg.impls, "impls", nil, "only these implementations (comma-separated: "+strings.Join(implNames(), ", ")+")")
+	f.IntSliceVar(&cfg.workers, "workers", []int{1, 2}, "worker counts for the parallel implementations")
+	f.StringArrayVar(&cfg.entries, "entry", nil, "run WORKLOAD=SIZE instead of the plan (repeatable; e.g. uts-sha1=T3, nqueens=11); see 'bench list'")
+	f.BoolVar(&cfg.json, "json", false, "print the full report as JSON instead of the table")
+	f.StringVar(&cfg.progress, "progress", "auto", "progress display: auto (a bar when stdout is a terminal, else lines on stderr), bar, lines or none")
+	cmd.AddCommand(newBenchCellCommand(env), newBenchListCommand(env))
+	return cmd
+}
+
+func implNames() []string {
+	var out []string
+	for _, im := range bench.Impls() {
+		out = append(out, string(im))
+	}
+	return out
+}
+
+// plan turns the flags into the suite's entries.
+func (cfg benchConfig) plan() ([]bench.Entry, error) {
+	var impls []bench.Impl
+	for _, s := range cfg.impls {
+		im, err := bench.ParseImpl(s)
+		if err != nil {
+			return nil, err
+		}
+		impls = append(impls, im)
+	}
+	var plan []bench.Entry
+	switch {
+	case len(cfg.entries) > 0:
+		for _, e := range cfg.entries {
+			w, size, ok := strings.Cut(e, "=")
+			if !ok {
+				return nil, fmt.Errorf("--entry %q: want WORKLOAD=SIZE", e)
+			}
+			plan = append(plan, bench.Entry{Workload: w, Size: size, Impls: bench.Impls()})
+		}
+	case cfg.quick:
+		plan = bench.QuickPlan()
+	default:
+		plan = bench.DefaultPlan()
+	}
+	if len(cfg.workloads) > 0 {
+		for _, w := range cfg.workloads {
+			if !slices.Contains(bench.Workloads(), w) {
+				return nil, fmt.Errorf("%w %q (want one of %v)", bench.ErrUnknownWorkload, w, bench.Workloads())
+			}
+		}
+		plan = slices.DeleteFunc(plan, func(e bench.Entry) bool { return !slices.Contains(cfg.workloads, e.Workload) })
+	}
+	if len(impls) > 0 {
+		for i := range plan {
+			plan[i].Impls = slices.DeleteFunc(slices.Clone(plan[i].Impls), func(im bench.Impl) bool { return !slices.Contains(impls, im) })
+		}
+	}
+	plan = slices.DeleteFunc(plan, func(e bench.Entry) bool { return len(e.Impls) == 0 })
+	if len(plan) == 0 {
+		return nil, errors.New("bench: nothing to run (the filters leave no cell)")
+	}
+	return plan, nil
+}
+
+func runBench(env *Env, cfg benchConfig) error {
+	plan, err := cfg.plan()
+	if err != nil {
+		return err
+	}
+	if cfg.reps < 1 {
+		return fmt.Errorf("--reps must be >= 1, got %d", cfg.reps)
+	}
+	warm := cfg.warmup
+	if warm == 0 {
+		warm = -1 // Suite: negative means none
+	}
+	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	prog, err := newProgress(env, cfg.progress)
+	if err != nil {
+		return err
+	}
+	s.Progress = prog.update
+	rep, runErr := s.Run(env.Ctx)
+	prog.finish()
+	if rep == nil {
+		return runErr
+	}
+	if cfg.json {
+		err = rep.WriteJSON(env.Stdout)
+	} else {
+		err = rep.WriteText(env.Stdout)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return err
+}
+
+// progress shows how far the suite has come: a bar on a terminal, or one
+// line per cell on stderr.
+type progress struct {
+	bar   *progressbar.ProgressBar
+	lines io.Writer
+	start time.Time
+}
+
+func newProgress(env *Env, mode string) (*progress, error) {
+	p := &progress{start: time.Now()}
+	switch mode {
+	case "auto":
+		if isTerminal(env.Stdout) {
+			mode = "bar"
+		} else {
+			mode = "lines"
+		}
+	case "bar", "lines", "none":
+	default:
+		return nil, fmt.Errorf("--progress %q: want auto, bar, lines or none", mode)
+	}
+	switch mode {
+	case "lines":
+		p.lines = env.Stderr
+	case "bar":
+		p.bar = progressbar.NewOptions(1,
+			progressbar.OptionSetWriter(env.Stdout),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("it"),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+		)
+	}
+	return p, nil
+}
+
+// update is the suite's Progress callback.
+func (p *progress) update(pr bench.Progress) {
+	switch {
+	case p.bar != nil:
+		if p.bar.GetMax() != pr.Total {
+			p.bar.ChangeMax(pr.Total)
+		}
+		p.bar.Describe(fmt.Sprintf("[%d/%d] %v", pr.CellIndex+1, pr.Cells, pr.Cell))
+		_ = p.bar.Set(pr.Done)
+	case p.lines != nil && isCellStart(pr):
+		fmt.Fprintf(p.lines, "bench: [%d/%d] %v (%.0f s)\n", pr.CellIndex+1, pr.Cells, pr.Cell, time.Since(p.start).Seconds())
+	}
+}
+
+// isCellStart: the suite reports each cell's start before its first
+// iteration, with Done a multiple of the iterations per cell.
+func isCellStart(pr bench.Progress) bool {
+	return pr.Cells > 0 && pr.Done*pr.Cells == pr.CellIndex*pr.Total
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Clear()
+	}
+	if p.lines != nil {
+		fmt.Fprintf(p.lines, "bench: done in %.0f s\n", time.Since(p.start).Seconds())
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func newBenchCellCommand(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cell IMPL WORKLOAD SIZE THREADS [REPS [WARM]]",
+		Short: "Run one cell with the anchor suite's protocol",
+		Long: `cell runs one (implementation, workload, size, threads) cell the way the
+anchor suite's programs do: it builds the input (untimed), runs WARM untimed
+iterations (default 1), then REPS timed ones (default 1), and prints one line
+per timed iteration:
+
+    impl workload size threads ms result
+
+IMPL is one of ` + strings.Join(implNames(), ", ") + ` (go-ws and go-ws-closure
+are accepted for ws and ws-closure and printed as given, so that the anchors'
+report pairs them with go-seq). THREADS sets GOMAXPROCS and, for the
+worksteal implementations, the number of workers. A result that changes
+between iterations or differs from the published reference is an error.
+See bench/anchors.md for adding worksteal to the anchors' run.sh.`,
+		Example: `  worksteal bench cell ws fib 35 1 5
+  worksteal bench cell go-ws uts 6000 2 5 1`,
+		Args: cobra.RangeArgs(4, 6),
+		RunE: func(cmd *cobra.Command, args []string) error { return runBenchCell(env, args) },
+	}
+}
+
+func runBenchCell(env *Env, args []string) error {
+	implName, workload, size := args[0], args[1], args[2]
+	im, err := bench.ParseImpl(implName)
+	if err != nil {
+		return err
+	}
+	ints := make([]int, 0, 3)
+	for i, def := range []int{-1, 1, 1} { // THREADS, REPS, WARM
+		if 3+i >= len(args) {
+			ints = append(ints, def)
+			continue
+		}
+		n, err := strconv.Atoi(args[3+i])
+		if err != nil || n < 0 || (i < 2 && n < 1) {
+			return fmt.Errorf("bad %s %q", []string{"THREADS", "REPS", "WARM"}[i], args[3+i])
+		}
+		ints = append(ints, n)
+	}
+	threads, reps, warm := ints[0], ints[1], ints[2]
+	in, err := bench.Prepare(workload, size, im, threads)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	want, hasWant, _ := bench.Reference(workload, size)
+	var first bench.Result
+	for i := range warm + reps {
+		if err := env.Ctx.Err(); err != nil {
+			return err
+		}
+		it, err := in.Run()
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			first = it.Result
+			if hasWant && it.Result != want {
+				return fmt.Errorf("%s %s %s: result %v, want %v", implName, workload, size, it.Result, want)
+			}
+		} else if it.Result != first {
+			return fmt.Errorf("result changed between iterations: %v vs %v", first, it.Result)
+		}
+		if i >= warm {
+			fmt.Fprintf(env.Stdout, "%s %s %s %d %.3f %d\n", implName, workload, size, threads,
+				float64(it.Elapsed.Nanoseconds())/1e6, it.Result.Value)
+		}
+	}
+	return in.Close()
+}
+
+func newBenchListCommand(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the workloads, their sizes and the standard UTS trees",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := env.Stdout
+			fmt.Fprintln(w, "Implementations:", strings.Join(implNames(), ", "))
+			fmt.Fprintln(w, "\nWorkloads (default plan sizes):")
+			for _, name := range bench.Workloads() {
+				doc, _ := bench.Describe(name)
+				var sizes []string
+				for _, e := range bench.DefaultPlan() {
+					if e.Workload == name {
+						sizes = append(sizes, e.Size)
+					}
+				}
+				fmt.Fprintf(w, "  %-9s %s [%s]\n", name, doc, strings.Join(sizes, ", "))
+			}
+			fmt.Fprintln(w, "\nStandard UTS trees (uts-sha1 sizes; nodes, leaves, depth as published):")
+			for _, t := range bench.StandardTrees() {
+				note := ""
+				if t.Large {
+					note = " (large)"
+				}
+				fmt.Fprintf(w, "  %-7s %-48s %v%s\n", t.Name, t.String(), t.Want, note)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the worksteal command line and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestBenchCell(t *testing.T) {
+	cases := []struct {
+		args  []string
+		lines int
+		want  string // every line starts with it and ends with the result
+		res   string
+	}{
+		{[]string{"bench", "cell", "ws", "fib", "20", "2", "3", "0"}, 3, "ws fib 20 2 ", " 6765"},
+		{[]string{"bench", "cell", "go-ws", "nqueens", "8", "1"}, 1, "go-ws nqueens 8 1 ", " 92"},
+		{[]string{"bench", "cell", "go-wg-cutoff", "uts", "100", "2", "2"}, 2, "go-wg-cutoff uts 100 2 ", " 4101"},
+		{[]string{"bench", "cell", "go-seq", "uts-sha1", "default", "1", "1", "0"}, 1, "go-seq uts-sha1 default 1 ", " 1732"},
+	}
+	for _, tc := range cases {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errs)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != tc.lines {
+			t.Errorf("%v: %d lines; want %d:\n%s", tc.args, len(lines), tc.lines, out)
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, tc.want) || !strings.HasSuffix(l, tc.res) || len(strings.Fields(l)) != 6 {
+				t.Errorf("%v: line %q; want %q ... ms%s", tc.args, l, tc.want, tc.res)
+			}
+		}
+	}
+}
+
+func TestBenchCellErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "cell", "rust-rayon", "fib", "20", "1"},
+		{"bench", "cell", "ws", "sort", "20", "1"},
+		{"bench", "cell", "ws", "fib", "x", "1"},
+		{"bench", "cell", "ws", "fib", "20", "0"},
+		{"bench", "cell", "go-seq", "fib", "20", "2"},
+		{"bench", "cell", "ws", "fib", "20"},
+	} {
+		if code, _, _ := runCLI(t, args...); code == 0 {
+			t.Errorf("%v: exit 0; want an error", args)
+		}
+	}
+}
+
+func TestBenchTable(t *testing.T) {
+	code, out, errs := runCLI(t, "bench", "--entry", "fib=15", "--entry", "uts-sha1=t=1,a=3,d=4,b=4,r=19", "--reps", "1", "--progress", "lines")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"fib 15:", "joins 986, result 610", "go-seq", "go-wg-cutoff", "ws-closure", "uts-sha1 t=1,a=3,d=4,b=4,r=19", "T2w/seq"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "bench: [1/") || !strings.Contains(errs, "bench: done") {
+		t.Errorf("no progress lines on stderr: %q", errs)
+	}
+}
+
+func TestBenchProgressBar(t *testing.T) {
+	code, out, errs := runCLI(t, "bench", "--entry", "nqueens=6", "--impls", "go-seq,ws", "--workers", "1", "--reps", "1", "--warmup", "0", "--progress", "bar")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "nqueens 6:") || errs != "" {
+		t.Errorf("stdout %q, stderr %q", out, errs)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "bench", "--entry", "fib=12", "--impls", "go-seq,ws", "--reps", "2", "--json", "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Reps   int `json:"reps"`
+		Tables []struct {
+			Workload string `json:"workload"`
+			Joins    int64  `json:"joins"`
+			Rows     []struct {
+				Impl string             `json:"impl"`
+				Ms   map[string]float64 `json:"ms"`
+			} `json:"rows"`
+		} `json:"tables"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Reps != 2 || len(rep.Tables) != 1 || rep.Tables[0].Joins != 232 || len(rep.Tables[0].Rows) != 2 || len(rep.Tables[0].Rows[1].Ms) != 2 {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestBenchFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "--workloads", "sort"},
+		{"bench", "--impls", "go-errgroup"},
+		{"bench", "--entry", "fib"},
+		{"bench", "--entry", "fib=x"},
+		{"bench", "--reps", "0"},
+		{"bench", "--progress", "fancy", "--entry", "fib=5"},
+		{"bench", "--workers", "0", "--entry", "fib=5"},
+		{"bench", "--quick", "--workloads", "fib", "--impls", "rust-rayon"},
+	} {
+		if code, _, _ := runCLI(t, args...); code == 0 {
+			t.Errorf("%v: exit 0; want an error", args)
+		}
+	}
+}
+
+func TestBenchList(t *testing.T) {
+	code, out, _ := runCLI(t, "bench", "list")
+	if code != 0 {
+		t.Fatal("exit", code)
+	}
+	for _, want := range []string{"uts-sha1", "T3", "4112897 leaves=3599034 depth=1572", "ws-closure"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
