@@ -25,9 +25,13 @@ import (
 // The limit is a golang.org/x/sync/semaphore.Weighted: Acquire blocks the
 // launching loop, not the tasks, and a cancelled ctx unblocks it.
 //
-// Panics: if limit < 1, or with the first panic of a task, re-raised in the
-// caller after every started task has returned.
+// Panics: if n < 0 or limit < 1, or with the first panic of a task (its
+// value, without the task's stack), re-raised in the caller after every
+// started task has returned.
 func Bounded(ctx context.Context, n, limit int, task func(ctx context.Context, i int) error) error {
+	if n < 0 {
+		panic(fmt.Sprintf("balance: Bounded with n = %d < 0", n))
+	}
 	if limit < 1 {
 		panic(fmt.Sprintf("balance: Bounded with limit = %d < 1", limit))
 	}

@@ -295,17 +295,17 @@ func ExampleTimeoutOr() {
 }
 
 func ExampleTimeout() {
-	// 200% of the median of the tasks finished so far, after 5 of them.
-	to := &balance.Timeout{Factor: 2, MinSamples: 5}
-	task := func(context.Context) (int, error) { return 1, nil }
-	fmt.Println("limit before:", to.Limit())
-	for range 5 {
-		balance.TimeoutOr(context.Background(), to, 0, task)
+	// 200% of the median of the tasks finished so far, once there are 5.
+	hist := balance.NewHistory(0)
+	to := &balance.Timeout{After: time.Second, Factor: 2, MinSamples: 5, History: hist}
+	fmt.Println("warming up:", to.Limit())
+	for _, d := range []time.Duration{40, 50, 60, 50, 45} {
+		hist.Observe(d * time.Millisecond) // TimeoutOr does this for each task it runs
 	}
-	fmt.Println("limit after 5 tasks:", to.Limit() < time.Second)
+	fmt.Println("after 5 tasks:", to.Limit())
 	// Output:
-	// limit before: 0s
-	// limit after 5 tasks: true
+	// warming up: 1s
+	// after 5 tasks: 100ms
 }
 
 func ExampleHedged() {

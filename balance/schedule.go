@@ -228,18 +228,19 @@ func (c *guidedChunks) Next(worker int) (Range, bool) {
 
 // Loop runs body over [0, n) on workers goroutines under schedule s: each
 // goroutine asks s's Chunker for chunks until it runs dry and calls body(lo,
-// hi) for each. It returns when every chunk has run (nil), or early with
-// ctx.Err() if ctx is cancelled: ctx is checked only between chunks, never
-// inside body, so the chunks in progress finish first. workers ≤ 0 means
+// hi) for each. It returns nil when every chunk has run, or ctx.Err() when
+// ctx was done before every chunk was claimed: ctx is checked only between
+// chunks, never inside body, so the chunks in progress finish first and the
+// rest are skipped. workers ≤ 0 means
 // runtime.GOMAXPROCS(0). The calling goroutine is worker 0. Loops nest: body
 // may call Loop again (each call has its own goroutines).
 //
 // Loop runs on plain goroutines; it is the reference driver for Schedule and
 // the baseline the work-stealing pool's loops are compared with.
 //
-// Panics: if n < 0, or with the first panic of body, re-raised in the caller
-// after all workers have stopped (the other workers take no new chunks once
-// one has panicked).
+// Panics: if n < 0, or with the first panic of body (its value, without the
+// panicking goroutine's stack), re-raised in the caller after all workers
+// have stopped; the other workers take no new chunks once one has panicked.
 func Loop(ctx context.Context, n, workers int, s Schedule, body func(lo, hi int)) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

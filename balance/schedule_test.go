@@ -129,6 +129,7 @@ func TestSchedulePanics(t *testing.T) {
 		{"Dynamic Next worker too big", func() { Dynamic{}.Start(5, 1).Next(1) }, "balance: Next for worker 1 outside [0,1)"},
 		{"Loop n < 0", func() { Loop(context.Background(), -1, 2, Static{}, func(int, int) {}) }, "balance: Static.Start with n = -1 < 0"},
 		{"Bounded limit < 1", func() { Bounded(context.Background(), 1, 0, nil) }, "balance: Bounded with limit = 0 < 1"},
+		{"Bounded n < 0", func() { Bounded(context.Background(), -1, 1, nil) }, "balance: Bounded with n = -1 < 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,7 +36,8 @@ type Task[T any] func(ctx context.Context) (T, error)
 // The limit for the next task is:
 //
 //   - Factor × the median of the finished tasks (e.g. Factor 2 is 200% of
-//     the median), once History holds at least MinSamples durations;
+//     the median), once History holds at least MinSamples durations (a
+//     median of zero gives no limit);
 //   - otherwise After; 0 means no limit.
 //
 // The zero value has no limit (it only records durations).
@@ -209,8 +210,8 @@ func (h *Hedge) history() *History {
 }
 
 // Threshold returns how long the next call lets its first copy run before it
-// starts a hedge, and false when it would start none (relative rule, too few
-// samples yet).
+// starts a hedge, and false when it would start none (relative rule with too
+// few samples yet, or a quantile of zero).
 func (h *Hedge) Threshold() (time.Duration, bool) {
 	if h.Delay > 0 {
 		return h.Delay, true
@@ -230,7 +231,8 @@ func (h *Hedge) Threshold() (time.Duration, bool) {
 	if q <= 0 || q > 1 {
 		q = 0.75
 	}
-	return time.Duration(mult * float64(hist.Quantile(q))), true
+	d := time.Duration(mult * float64(hist.Quantile(q)))
+	return d, d > 0 // instantaneous tasks: nothing to gain from a copy
 }
 
 // HedgeStats are the counters of a Hedge, summed over all its calls.

@@ -364,3 +364,40 @@ func TestHistory(t *testing.T) {
 		t.Errorf("Quantile(2) panic = %q", msg)
 	}
 }
+
+func TestThresholdEdges(t *testing.T) {
+	instant := NewHistory(0)
+	for range 20 {
+		instant.Observe(0)
+	}
+	cases := []struct {
+		name   string
+		h      *Hedge
+		want   time.Duration
+		wantOK bool
+	}{
+		{"fixed delay", &Hedge{Delay: time.Second}, time.Second, true},
+		{"fixed delay ignores history", &Hedge{Delay: time.Second, History: instant}, time.Second, true},
+		{"too few samples", &Hedge{}, 0, false},
+		{"instant tasks: no hedging", &Hedge{History: instant}, 0, false},
+		{"custom rule", &Hedge{Multiplier: 2, Quantile: 0.5, MinSamples: 1, History: historyOf(10 * ms)}, 20 * ms, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, ok := tc.h.Threshold(); got != tc.want || ok != tc.wantOK {
+				t.Errorf("Threshold() = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+	if got := (&Timeout{After: time.Second, Factor: 2, MinSamples: 1, History: instant}).Limit(); got != 0 {
+		t.Errorf("Timeout.Limit() with a zero median = %v; want 0 (no limit)", got)
+	}
+}
+
+func historyOf(ds ...time.Duration) *History {
+	h := NewHistory(0)
+	for _, d := range ds {
+		h.Observe(d)
+	}
+	return h
+}
