@@ -90,8 +90,8 @@ type Result struct {
 	Value uint64 `json:"value"`
 	// Leaves and Depth are the leaf count and maximum node depth (the root
 	// has depth 0); only "uts-sha1" fills them in.
-	Leaves uint64 `json:"leaves,omitempty"`
-	Depth  uint64 `json:"depth,omitempty"`
+	Leaves uint64 `json:"leaves,omitempty"` // leaf nodes
+	Depth  uint64 `json:"depth,omitempty"`  // maximum node depth
 }
 
 // String formats the result as the anchors do (the value alone), followed by
@@ -106,8 +106,8 @@ func (r Result) String() string {
 // Iteration is the outcome of one timed run of an Instance.
 type Iteration struct {
 	Elapsed time.Duration // the computation only
-	Result  Result
-	Steals  uint64 // tasks stolen during the run (worksteal impls; 0 otherwise)
+	Result  Result        // what the iteration computed
+	Steals  uint64        // tasks stolen during the run (worksteal impls; 0 otherwise)
 }
 
 // Instance is one prepared (workload, size, impl, workers) combination.
@@ -117,10 +117,10 @@ type Iteration struct {
 // Instances are not safe for concurrent use, and two open instances fight
 // over GOMAXPROCS: run one at a time and Close each.
 type Instance struct {
-	Workload string
-	Size     string
-	Impl     Impl
-	Workers  int
+	Workload string // as given to Prepare
+	Size     string // as given to Prepare
+	Impl     Impl   // as given to Prepare
+	Workers  int    // GOMAXPROCS and, for WS and WSClosure, pool workers
 
 	run       runner
 	prevProcs int

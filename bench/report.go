@@ -14,45 +14,45 @@ import (
 // Report is the outcome of Suite.Run: every cell's measurements and the
 // comparison tables built from them. It marshals to JSON as is.
 type Report struct {
-	Env     Env          `json:"env"`
-	Reps    int          `json:"reps"`
-	Warmup  int          `json:"warmup"`
-	Workers []int        `json:"workers"`
-	Entries []Entry      `json:"entries"`
-	Cells   []CellResult `json:"cells"`
-	Tables  []Table      `json:"tables"`
+	Env     Env          `json:"env"`     // the machine and run
+	Reps    int          `json:"reps"`    // timed iterations per cell
+	Warmup  int          `json:"warmup"`  // untimed iterations before them
+	Workers []int        `json:"workers"` // worker counts of the parallel implementations
+	Entries []Entry      `json:"entries"` // the plan
+	Cells   []CellResult `json:"cells"`   // in the order they ran
+	Tables  []Table      `json:"tables"`  // one per entry
 }
 
 // CellResult is one cell's measurements.
 type CellResult struct {
 	Cell
-	Ms       []float64 `json:"ms"` // every timed iteration, in milliseconds
-	MedianMs float64   `json:"median_ms"`
-	MinMs    float64   `json:"min_ms"`
-	MaxMs    float64   `json:"max_ms"`
-	Steals   uint64    `json:"steals"` // median tasks stolen per iteration (worksteal impls)
-	Result   Result    `json:"result"`
+	Ms       []float64 `json:"ms"`              // every timed iteration, in milliseconds
+	MedianMs float64   `json:"median_ms"`       // median of Ms
+	MinMs    float64   `json:"min_ms"`          // minimum of Ms
+	MaxMs    float64   `json:"max_ms"`          // maximum of Ms
+	Steals   uint64    `json:"steals"`          // median tasks stolen per iteration (worksteal impls)
+	Result   Result    `json:"result"`          // of the first iteration
 	Err      string    `json:"error,omitempty"` // wrong or unstable result
 }
 
 // Table compares the implementations of one entry (workload and size).
 type Table struct {
-	Workload string `json:"workload"`
-	Size     string `json:"size"`
+	Workload string `json:"workload"` // the entry's workload
+	Size     string `json:"size"`     // the entry's size
 	// Joins is the number of binary fork-join points of the task tree.
 	Joins int64 `json:"joins"`
 	// Result is the reference result (published, or else sequential Go's).
 	Result Result `json:"result"`
 	// Workers are the worker counts of the table's columns.
 	Workers []int `json:"workers"`
-	Rows    []Row `json:"rows"`
+	Rows    []Row `json:"rows"` // one per implementation, in the entry's order
 }
 
 // Row is one implementation in a Table. Derived values are 0 where they do
 // not apply (no sequential baseline, no 1-worker run, Seq's own row, or, for
 // NsPerJoin, an implementation that does not fork at every node).
 type Row struct {
-	Impl Impl `json:"impl"`
+	Impl Impl `json:"impl"` // the implementation
 	// Ms is the median time in milliseconds per worker count.
 	Ms map[int]float64 `json:"ms"`
 	// NsPerJoin is (T(1 worker) − T(Seq)) / Joins: what one fork-join costs
@@ -265,10 +265,10 @@ func group(n int64) string {
 // TargetCheck is one of the project's performance targets evaluated on a
 // report.
 type TargetCheck struct {
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-	Target string `json:"target"`
-	OK     bool   `json:"ok"`
+	Name   string `json:"name"`   // what is measured, on which workload
+	Value  string `json:"value"`  // the measured value
+	Target string `json:"target"` // the target, e.g. "<= 25"
+	OK     bool   `json:"ok"`     // whether the value meets the target
 }
 
 // Targets evaluates the targets of issue 2 that a report can check by

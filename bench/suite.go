@@ -16,18 +16,18 @@ var ErrMismatch = errors.New("bench: wrong result")
 // Entry is one table of a suite: a workload at one size, run by several
 // implementations.
 type Entry struct {
-	Workload string `json:"workload"`
-	Size     string `json:"size"`
-	Impls    []Impl `json:"impls"`
+	Workload string `json:"workload"` // one of Workloads()
+	Size     string `json:"size"`     // in the workload's syntax, e.g. "35" or "T1"
+	Impls    []Impl `json:"impls"`    // in table order; Seq first, as the baseline
 }
 
 // Cell is one measured combination: an entry's implementation at one worker
 // count.
 type Cell struct {
-	Workload string `json:"workload"`
-	Size     string `json:"size"`
-	Impl     Impl   `json:"impl"`
-	Workers  int    `json:"workers"`
+	Workload string `json:"workload"` // the entry's workload
+	Size     string `json:"size"`     // the entry's size
+	Impl     Impl   `json:"impl"`     // one of the entry's implementations
+	Workers  int    `json:"workers"`  // GOMAXPROCS and pool workers
 }
 
 // String formats the cell as "workload size impl workers".
@@ -81,9 +81,9 @@ func DefaultPlan() []Entry {
 	})
 }
 
-// QuickPlan is a small version of DefaultPlan (fib 25, nqueens 10, UTS
-// b0 = 1000, a 257,042-node UTS-SHA1 tree) with every implementation; it
-// takes a few seconds.
+// QuickPlan is a small version of DefaultPlan (fib 27, nqueens 11, UTS
+// b0 = 2000, a 257,042-node UTS-SHA1 tree) with every implementation; it
+// takes about 20 seconds on 2 cores with 3 repetitions.
 func QuickPlan() []Entry {
 	var plan []Entry
 	for _, w := range workloads {
@@ -326,13 +326,13 @@ func u64s(xs []uint64) []float64 {
 
 // Env describes the machine and run a report comes from.
 type Env struct {
-	GoVersion  string    `json:"go_version"`
-	GOOS       string    `json:"goos"`
-	GOARCH     string    `json:"goarch"`
-	NumCPU     int       `json:"num_cpu"`
-	GOMAXPROCS int       `json:"gomaxprocs"`
-	Start      time.Time `json:"start"`
-	ElapsedS   float64   `json:"elapsed_s"`
+	GoVersion  string    `json:"go_version"` // runtime.Version()
+	GOOS       string    `json:"goos"`       // runtime.GOOS
+	GOARCH     string    `json:"goarch"`     // runtime.GOARCH
+	NumCPU     int       `json:"num_cpu"`    // runtime.NumCPU()
+	GOMAXPROCS int       `json:"gomaxprocs"` // outside the cells, which set their own
+	Start      time.Time `json:"start"`      // when the run started (UTC)
+	ElapsedS   float64   `json:"elapsed_s"`  // how long it took, in seconds
 }
 
 func currentEnv() Env {

@@ -59,7 +59,7 @@ const utsMaxChildren = 100
 // UTSTree is the parameter set of one UTS tree; the field comments give the
 // reference implementation's command-line flag.
 type UTSTree struct {
-	Name  string   `json:"name"`
+	Name  string   `json:"name"`  // a standard tree's name, or the parameters as given
 	Type  UTSType  `json:"type"`  // -t
 	Shape UTSShape `json:"shape"` // -a, geometric and hybrid trees
 	B0    float64  `json:"b0"`    // -b, root branching factor
@@ -69,8 +69,8 @@ type UTSTree struct {
 	Q     float64  `json:"q"`     // -q, probability that a binomial node is interior
 	F     float64  `json:"f"`     // -f, hybrid: geometric while depth < F·D
 	// Want holds the published counts (Value = nodes) when Known is set.
-	Want  Result `json:"want"`
-	Known bool   `json:"known"`
+	Want  Result `json:"want"`  // published nodes (Value), leaves and depth
+	Known bool   `json:"known"` // whether Want holds published counts
 	// Large marks trees of about 10^8 nodes or more, left out of the tests.
 	Large bool `json:"large,omitempty"`
 }

@@ -60,7 +60,7 @@ The machine should be otherwise idle: compare within one run, as ratios.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(env, cfg) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&cfg.quick, "quick", false, "small sizes (fib 25, nqueens 10, UTS b0=1000, a 257k-node UTS-SHA1 tree), every implementation")
+	f.BoolVar(&cfg.quick, "quick", false, "small sizes (fib 27, nqueens 11, UTS b0=2000, a 257k-node UTS-SHA1 tree), every implementation; about 20 s")
 	f.IntVar(&cfg.reps, "reps", 3, "timed iterations per cell (the table shows medians)")
 	f.IntVar(&cfg.warmup, "warmup", 1, "untimed iterations before the timed ones")
 	f.StringSliceVar(&cfg.workloads, "workloads", nil, "only these workloads of the plan (comma-separated: "+strings.Join(bench.Workloads(), ", ")+")")
