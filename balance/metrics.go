@@ -79,7 +79,8 @@ func StragglerRatio[T Number](durations []T) float64 {
 // Utilization returns the fraction of worker time spent on tasks,
 // Σbusy / (Σbusy + Σidle), over per-worker busy and idle times. For a run
 // that took wall time W on P workers, idle is W − busy per worker and the
-// result is Σbusy / (P·W). It returns 1 when no time was measured.
+// result is Σbusy / (P·W). It returns 0 when no time was measured, as the
+// runtime's Stats.Utilization does.
 func Utilization[T Number](busy, idle []T) float64 {
 	var b, i float64
 	for _, x := range busy {
@@ -88,8 +89,8 @@ func Utilization[T Number](busy, idle []T) float64 {
 	for _, x := range idle {
 		i += float64(x)
 	}
-	if b+i == 0 {
-		return 1
+	if b+i <= 0 {
+		return 0
 	}
 	return b / (b + i)
 }

@@ -73,7 +73,7 @@ func TestUtilization(t *testing.T) {
 		busy, idle []time.Duration
 		want       float64
 	}{
-		{"nothing measured", nil, nil, 1},
+		{"nothing measured", nil, nil, 0},
 		{"always busy", []time.Duration{s, s}, []time.Duration{0, 0}, 1},
 		{"never busy", []time.Duration{0}, []time.Duration{s}, 0},
 		{"sums over workers", []time.Duration{9 * s, 7 * s}, []time.Duration{1 * s, 3 * s}, 0.8},
