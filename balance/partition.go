@@ -11,7 +11,7 @@ import (
 // is empty. Every partitioner and loop schedule in this package hands out
 // Ranges, so the same loop body func(lo, hi int) runs under any of them.
 type Range struct {
-	Lo, Hi int
+	Lo, Hi int // first index, and one past the last
 }
 
 // Len returns the number of indices in r, Hi − Lo.

@@ -128,10 +128,11 @@ type Report struct {
 	// Checks holds one Check per measured metric that has a target, in the
 	// order imbalance, straggler ratio, utilization.
 	Checks []Check
-	// Suggest is the strategy that fits the measured profile, and Why says
-	// which measurement led to it.
+	// Suggest is the strategy that fits the measured profile.
 	Suggest Strategy
-	Why     string
+	// Why says which measurement led to Suggest, e.g. "long tail (p99 =
+	// 7.8× median)".
+	Why string
 }
 
 // Analyze computes the balance metrics of a measured run, checks them
