@@ -144,8 +144,13 @@ func (w *Worker[T]) Pop() (*T, bool) {
 		w.d.bottom.Store(b + 1)
 		return nil, false
 	}
-	v := w.buf.slots[b&w.buf.mask].Load()
+	slot := &w.buf.slots[b&w.buf.mask]
+	v := slot.Load()
 	if t < b { // more than one item: thieves cannot reach slot b ([HB4])
+		// Clear the slot so the deque does not keep the popped item alive.
+		// A thief that still reads this slot (one holding a top that is
+		// already stale) loses its CAS, so it never returns what it read.
+		slot.Store(nil)
 		w.bottom = b
 		return v, true
 	}
@@ -156,6 +161,7 @@ func (w *Worker[T]) Pop() (*T, bool) {
 	if !won {
 		return nil, false
 	}
+	slot.Store(nil) // top is past t now: no thief can win this slot any more
 	return v, true
 }
 
