@@ -214,8 +214,7 @@ func (t UTSTree) String() string {
 // Count walks the tree sequentially and returns its nodes (Value), leaves
 // and maximum depth.
 func (t UTSTree) Count() Result {
-	root := utsRoot(t.R)
-	return shaSeq(&t, &root, 0).result()
+	return shaSeq(&t, utsRoot(t.R), 0).result()
 }
 
 func init() {
@@ -236,10 +235,7 @@ func parseUTSSHA1(size string) (*problem, error) {
 	tp := &t
 	count := func(c shaCount) Result { return c.result() }
 	return &problem{
-		seq: func() Result {
-			root := utsRoot(tp.R)
-			return count(shaSeq(tp, &root, 0))
-		},
+		seq:      func() Result { return count(shaSeq(tp, utsRoot(tp.R), 0)) },
 		wg:       func() Result { return count(shaWG(tp, utsRoot(tp.R), 0, 1<<30)) },
 		wgCutoff: func() Result { return count(shaWG(tp, utsRoot(tp.R), 0, utsCutoffDepth)) },
 		ref:      t.Want,
@@ -367,15 +363,17 @@ func (c shaCount) result() Result { return Result{Value: c.nodes, Leaves: c.leav
 // shaLeaf is the count of a leaf at depth.
 func shaLeaf(depth int) shaCount { return shaCount{1, 1, uint64(depth)} }
 
-func shaSeq(t *UTSTree, s *utsState, depth int) shaCount {
-	k := t.numChildren(s, depth)
+// shaSeq counts the subtree of the node with state s. The state goes by
+// value: a pointer to a local passed to the recursive call would make the
+// compiler move every child state to the heap.
+func shaSeq(t *UTSTree, s utsState, depth int) shaCount {
+	k := t.numChildren(&s, depth)
 	if k <= 0 {
 		return shaLeaf(depth)
 	}
 	c := shaCount{nodes: 1, depth: uint64(depth)}
 	for i := range k {
-		cs := s.child(i)
-		c.add(shaSeq(t, &cs, depth+1))
+		c.add(shaSeq(t, s.child(i), depth+1))
 	}
 	return c
 }
@@ -384,7 +382,7 @@ func shaSeq(t *UTSTree, s *utsState, depth int) shaCount {
 // inline, while depth < cutoff; below that it runs sequentially.
 func shaWG(t *UTSTree, s utsState, depth, cutoff int) shaCount {
 	if depth >= cutoff {
-		return shaSeq(t, &s, depth)
+		return shaSeq(t, s, depth)
 	}
 	k := t.numChildren(&s, depth)
 	if k <= 0 {

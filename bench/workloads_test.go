@@ -282,3 +282,42 @@ func TestResultString(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+// TestForksDoNotAllocate: sequential Go allocates nothing, and the WS
+// implementations pass their spans by value, so a join allocates nothing
+// either (a run allocates a handful of objects, whatever its size).
+func TestForksDoNotAllocate(t *testing.T) {
+	cases := [][2]string{{"fib", "18"}, {"nqueens", "8"}, {"uts", "100"}, {"uts-sha1", "default"}}
+	for _, c := range cases {
+		for _, im := range []Impl{Seq, WS} {
+			if !Available(im) {
+				continue
+			}
+			for _, workers := range []int{1, 2} {
+				if im == Seq && workers != 1 {
+					continue
+				}
+				in, err := Prepare(c[0], c[1], im, workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allocs := testing.AllocsPerRun(5, func() {
+					if _, err := in.Run(); err != nil {
+						t.Fatal(err)
+					}
+				})
+				in.Close()
+				joins, _ := Joins(c[0], c[1])
+				limit := 0.0
+				if im == WS {
+					// A few objects per run and per steal; the closure
+					// form allocates one per join.
+					limit = max(64, float64(joins)/10)
+				}
+				if allocs > limit {
+					t.Errorf("%s %s %s at %d workers: %.0f allocs per run (%d joins); want <= %.0f", c[0], c[1], im, workers, allocs, joins, limit)
+				}
+			}
+		}
+	}
+}
