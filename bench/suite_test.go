@@ -163,15 +163,16 @@ func TestTables(t *testing.T) {
 
 func TestTargets(t *testing.T) {
 	r := &Report{Tables: []Table{
-		{Workload: "fib", Size: "35", Rows: []Row{{Impl: WS, NsPerJoin: 20}}},
+		{Workload: "fib", Size: "35", Rows: []Row{{Impl: WS, NsPerJoin: 20, Ratio: 4}}},
 		{Workload: "nqueens", Size: "13", Rows: []Row{{Impl: WS, Speedup: 1.8}}},
 		{Workload: "uts", Size: "6000", Rows: []Row{
-			{Impl: WS, Speedup: 1.95, Ms: map[int]float64{2: 500}},
+			{Impl: WS, Speedup: 1.95, Ratio: 0.5, Ms: map[int]float64{2: 500}},
 			{Impl: WGCutoff, Ms: map[int]float64{2: 700}},
 		}},
 	}}
 	got := r.Targets()
-	want := []bool{true, false, true, true}
+	// ns/join fib 35; speedups nqueens 13, uts; ratios fib 35, uts; ws vs cutoff uts.
+	want := []bool{true, false, true, false, true, true}
 	if len(got) != len(want) {
 		t.Fatalf("Targets() = %+v; want %d checks", got, len(want))
 	}
