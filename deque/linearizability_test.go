@@ -326,9 +326,12 @@ func describeHistory(ops []porcupine.Operation) string {
 // thieves, a New(2) deque so it grows and wraps) and checks each with
 // porcupine against the sequential double-ended queue.
 func TestLinearizable(t *testing.T) {
-	histories := 8000 // ~1 s plain, ~4 s with -race on 2 cores
-	if testing.Short() {
+	histories := 8000 // ~1 s plain
+	switch {
+	case testing.Short():
 		histories = 300
+	case raceEnabled:
+		histories = 5000 // ~3 s on 2 idle cores
 	}
 	seed := *linSeed
 	if seed == 0 {

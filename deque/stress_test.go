@@ -226,7 +226,7 @@ func stressSeed(t *testing.T) uint64 {
 	return seed
 }
 
-// TestStressExactlyOnce: 10^7 items (10^5 with -short, 4*10^6 with -race), one owner
+// TestStressExactlyOnce: 10^7 items (10^5 with -short, 3*10^6 with -race), one owner
 // and 8 thieves, half of them using StealHalf.
 func TestStressExactlyOnce(t *testing.T) {
 	n := 10_000_000
@@ -234,7 +234,7 @@ func TestStressExactlyOnce(t *testing.T) {
 	case testing.Short():
 		n = 100_000
 	case raceEnabled:
-		n = 4_000_000 // 10^7 takes ~15 s under -race on 2 cores; CI runs -race
+		n = 3_000_000 // 10^7 takes ~15 s under -race on 2 cores; CI runs -race
 	}
 	stressExactlyOnce(t, n, 8, stressSeed(t))
 }
@@ -251,7 +251,7 @@ func TestStressWrapAndGrow(t *testing.T) {
 	case testing.Short():
 		rounds = 2_000
 	case raceEnabled:
-		rounds = 40_000
+		rounds = 25_000
 	}
 	seed := stressSeed(t)
 	const nThieves = 4
