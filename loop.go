@@ -1,0 +1,241 @@
+package worksteal
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Parallel loops with adaptive granularity.
+//
+// Every loop in this package runs on one driver (loop.run) that needs no
+// grain argument. The algorithm is lazy binary splitting (Tzannes, Caragea,
+// Barua and Vishkin, "Lazy Binary Splitting: A Run-Time Adaptive
+// Work-Stealing Scheduler", PPoPP 2010): a worker runs its piece of the
+// index range sequentially, in chunks, and only between chunks asks whether
+// to split; it splits the rest of its piece in two — keeping the left half,
+// offering the right half to thieves through a Join — only when another
+// worker is idle (searching or parked: the pool's sleep-state word is
+// nonzero) and its own deque is empty (it has nothing else thieves could
+// take). So a loop splits as far as the idle workers need and no further:
+// with every worker busy it runs sequentially at full speed, and a stolen
+// piece keeps splitting for as long as workers keep running dry, down to
+// single iterations for a skewed loop (rayon's "split when stolen" adaptive
+// splitter reaches the same effect with a split budget).
+//
+// Chunks grow geometrically, doubling while a chunk takes less than
+// chunkTarget (like oneTBB's auto_partitioner, which grows ranges while they
+// are cheap), so the cost of the split test is amortised over cheap
+// iterations but a worker with expensive iterations checks for idle peers
+// after every one.
+//
+// MinGrain sets the smallest piece a loop splits into and the first chunk
+// size; MaxGrain caps the chunk size (and so the time between checks).
+
+// chunkTarget is the chunk duration below which the chunk size doubles.
+const chunkTarget = 5 * time.Microsecond
+
+// LoopOption configures one parallel loop.
+type LoopOption func(*loopConfig)
+
+type loopConfig struct {
+	minGrain, maxGrain uint
+	ctx                context.Context
+}
+
+// MinGrain makes the loop never split a piece smaller than n iterations and
+// start its chunks at n iterations (default 1).
+func MinGrain(n int) LoopOption {
+	return func(c *loopConfig) {
+		if n > 1 {
+			c.minGrain = uint(n)
+		}
+	}
+}
+
+// MaxGrain caps the number of iterations a worker runs between two checks
+// for idle workers (default: no cap beyond the geometric growth).
+func MaxGrain(n int) LoopOption {
+	return func(c *loopConfig) {
+		if n > 0 {
+			c.maxGrain = uint(n)
+		}
+	}
+}
+
+// WithContext makes the loop stop handing out new chunks once ctx is done.
+// Chunks already started finish; the loop then returns early, and the
+// caller learns about it from ctx.Err().
+func WithContext(ctx context.Context) LoopOption {
+	return func(c *loopConfig) { c.ctx = ctx }
+}
+
+func loopOptions(opts []LoopOption) loopConfig {
+	c := loopConfig{minGrain: 1, maxGrain: ^uint(0) >> 1}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.maxGrain < c.minGrain {
+		c.maxGrain = c.minGrain
+	}
+	return c
+}
+
+// span is a piece of a loop's index range, [lo, lo+n). Lengths are unsigned
+// so that a range across the whole int domain cannot overflow.
+type span struct {
+	lo int
+	n  uint
+}
+
+// loop is the state of one parallel loop over an index range, with a result
+// of type R per piece (struct{} for plain loops) combined in index order.
+type loop[R any] struct {
+	cfg     loopConfig
+	leaf    func(w *Worker, lo, hi int, acc R) R
+	combine func(a, b R) R
+	zero    R
+	fn      func(w *Worker, s span) R // l.run, bound once: no allocation per split
+	stop    atomic.Bool               // set by a panic, an early exit or the context
+	done    <-chan struct{}
+	// cut, if not nil, is an index from which no chunk needs to run (the
+	// first match found so far by Index): pieces at or beyond it stop.
+	cut *atomic.Int64
+}
+
+func newLoop[R any](cfg loopConfig, zero R, leaf func(w *Worker, lo, hi int, acc R) R, combine func(a, b R) R) *loop[R] {
+	l := &loop[R]{cfg: cfg, leaf: leaf, combine: combine, zero: zero}
+	if cfg.ctx != nil {
+		l.done = cfg.ctx.Done()
+	}
+	l.fn = l.run
+	return l
+}
+
+// stopped reports whether the loop should hand out no more chunks.
+func (l *loop[R]) stopped() bool {
+	if l.stop.Load() {
+		return true
+	}
+	if l.done != nil {
+		select {
+		case <-l.done:
+			l.stop.Store(true)
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+// idlePeers reports whether some worker of w's pool looks for work.
+func idlePeers(w *Worker) bool { return w.pool.sleep.state.Load() != 0 }
+
+// run executes piece s: chunks of growing size, splitting the rest in two
+// when a peer is idle and w's deque is empty. It returns the piece's result.
+func (l *loop[R]) run(w *Worker, s span) R {
+	acc := l.zero
+	chunk := l.cfg.minGrain
+	finished := false
+	defer func() {
+		if !finished { // a panic in the body: stop handing out chunks
+			l.stop.Store(true)
+		}
+	}()
+	for s.n > 0 {
+		if l.stopped() || l.cut != nil && int64(s.lo) >= l.cut.Load() {
+			break
+		}
+		if s.n >= 2*l.cfg.minGrain && w.dq.Len() == 0 && idlePeers(w) {
+			half := s.n / 2
+			left, right := JoinFunc(w, l.fn, span{s.lo, half}, l.fn, span{s.lo + int(half), s.n - half})
+			acc = l.combine(acc, l.combine(left, right))
+			break
+		}
+		c := chunk
+		if c > s.n {
+			c = s.n
+		}
+		t0 := now()
+		acc = l.leaf(w, s.lo, s.lo+int(c), acc)
+		s.lo += int(c)
+		s.n -= c
+		if now()-t0 < chunkTarget && chunk < l.cfg.maxGrain {
+			chunk *= 2
+			if chunk > l.cfg.maxGrain {
+				chunk = l.cfg.maxGrain
+			}
+		}
+	}
+	finished = true
+	return acc
+}
+
+// drive runs l over [lo, hi) on w and returns the combined result.
+func (l *loop[R]) drive(w *Worker, lo, hi int) R {
+	if hi <= lo {
+		return l.zero
+	}
+	return l.run(w, span{lo, uint(hi) - uint(lo)})
+}
+
+func noCombine(struct{}, struct{}) struct{} { return struct{}{} }
+
+// For runs body(w, i) for every i in [lo, hi), in parallel on w's pool, and
+// returns when all have run. Iterations are split adaptively (see the
+// package's loop documentation in loop.go): no grain argument is needed;
+// MinGrain, MaxGrain and WithContext tune it. An empty range (hi <= lo)
+// runs nothing.
+//
+// The body receives the handle of the worker that runs it; nested loops and
+// joins inside the body fork through that handle.
+//
+// Panics: a panic in body stops the loop from handing out new chunks; once
+// the chunks already running have finished, For re-panics with a
+// *PanicError carrying the original stack.
+func For(w *Worker, lo, hi int, body func(w *Worker, i int), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+		for i := lo; i < hi; i++ {
+			body(w, i)
+		}
+		return struct{}{}
+	}, noCombine)
+	l.drive(w, lo, hi)
+}
+
+// ForRange is For with a body that receives a whole chunk [lo, hi) at a
+// time: the fastest loop when the per-iteration work is tiny, because the
+// inner loop is the caller's own code (no call per iteration).
+func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+		body(w, lo, hi)
+		return struct{}{}
+	}, noCombine)
+	l.drive(w, lo, hi)
+}
+
+// ForEach runs body(w, i, &s[i]) for every element of s, in parallel; the
+// body may modify the element through the pointer.
+func ForEach[T any](w *Worker, s []T, body func(w *Worker, i int, v *T), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+		for i := lo; i < hi; i++ {
+			body(w, i, &s[i])
+		}
+		return struct{}{}
+	}, noCombine)
+	l.drive(w, 0, len(s))
+}
+
+// Map returns a new slice with f applied to every element of s, computed in
+// parallel; out[i] = f(w, s[i]).
+func Map[T, U any](w *Worker, s []T, f func(w *Worker, v T) U, opts ...LoopOption) []U {
+	out := make([]U, len(s))
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+		for i := lo; i < hi; i++ {
+			out[i] = f(w, s[i])
+		}
+		return struct{}{}
+	}, noCombine)
+	l.drive(w, 0, len(s))
+	return out
+}

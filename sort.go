@@ -1,0 +1,207 @@
+package worksteal
+
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+)
+
+// Sort sorts s in ascending order, in parallel on w's pool. Slices of the
+// built-in integer types are sorted by the parallel radix sort of
+// [RadixSort]; other types by a parallel merge sort whose leaves are sorted
+// with slices.Sort. Sort is not guaranteed to be stable (for ordered types
+// only NaNs and signed zeros can tell). NaNs sort first, as in slices.Sort.
+// Sort needs a scratch buffer as large as s.
+func Sort[T cmp.Ordered](w *Worker, s []T) {
+	switch x := any(s).(type) {
+	case []int:
+		RadixSort(w, x)
+	case []int64:
+		RadixSort(w, x)
+	case []int32:
+		RadixSort(w, x)
+	case []int16:
+		RadixSort(w, x)
+	case []int8:
+		RadixSort(w, x)
+	case []uint:
+		RadixSort(w, x)
+	case []uint64:
+		RadixSort(w, x)
+	case []uint32:
+		RadixSort(w, x)
+	case []uint16:
+		RadixSort(w, x)
+	case []uint8:
+		RadixSort(w, x)
+	case []uintptr:
+		RadixSort(w, x)
+	default:
+		mergeSort(w, s, cmp.Less[T], slices.Sort[[]T])
+	}
+}
+
+// SortFunc sorts s in ascending order as determined by cmp (negative when a
+// sorts before b), in parallel, with a merge sort whose leaves use
+// slices.SortFunc. It is not stable; see SortStableFunc.
+func SortFunc[T any](w *Worker, s []T, cmp func(a, b T) int) {
+	mergeSort(w, s, func(a, b T) bool { return cmp(a, b) < 0 },
+		func(x []T) { slices.SortFunc(x, cmp) })
+}
+
+// SortStableFunc sorts s like SortFunc, keeping equal elements in their
+// original order.
+func SortStableFunc[T any](w *Worker, s []T, cmp func(a, b T) int) {
+	mergeSort(w, s, func(a, b T) bool { return cmp(a, b) < 0 },
+		func(x []T) { slices.SortStableFunc(x, cmp) })
+}
+
+// Below these sizes sorting and merging run sequentially.
+const (
+	sortLeafMin  = 1 << 11
+	mergeLeafMax = 1 << 13
+)
+
+// merger sorts one slice: a parallel merge sort with a ping-pong buffer.
+// The merge is stable (ties take the left run first), so the whole sort is
+// stable exactly when its leaf sort is.
+type merger[T any] struct {
+	less     func(a, b T) bool
+	leafSort func([]T)
+	leaf     int
+	sortFn   func(w *Worker, t sortTask[T]) struct{}
+	mergeFn  func(w *Worker, t mergeTask[T]) struct{}
+}
+
+type sortTask[T any] struct {
+	src, buf []T
+	toBuf    bool // leave the sorted result in buf instead of src
+}
+
+type mergeTask[T any] struct {
+	a, b, out []T
+}
+
+func mergeSort[T any](w *Worker, s []T, less func(a, b T) bool, leafSort func([]T)) {
+	if len(s) <= sortLeafMin {
+		leafSort(s)
+		return
+	}
+	m := &merger[T]{less: less, leafSort: leafSort}
+	// Leaves small enough that every worker gets several, large enough that
+	// each is worth a join: about 8 per worker.
+	m.leaf = max(sortLeafMin, len(s)/(8*w.pool.Workers()))
+	m.sortFn, m.mergeFn = m.sort, m.merge
+	m.sort(w, sortTask[T]{src: s, buf: make([]T, len(s))})
+}
+
+func (m *merger[T]) sort(w *Worker, t sortTask[T]) struct{} {
+	n := len(t.src)
+	if n <= m.leaf {
+		m.leafSort(t.src)
+		if t.toBuf {
+			copy(t.buf, t.src)
+		}
+		return struct{}{}
+	}
+	mid := n / 2
+	// Sort each half into the other array, then merge back.
+	JoinFunc(w, m.sortFn, sortTask[T]{t.src[:mid], t.buf[:mid], !t.toBuf},
+		m.sortFn, sortTask[T]{t.src[mid:], t.buf[mid:], !t.toBuf})
+	if t.toBuf {
+		m.merge(w, mergeTask[T]{t.src[:mid], t.src[mid:], t.buf})
+	} else {
+		m.merge(w, mergeTask[T]{t.buf[:mid], t.buf[mid:], t.src})
+	}
+	return struct{}{}
+}
+
+// merge merges the sorted runs a and b into out (len(a)+len(b)), in
+// parallel: it splits the longer run at its middle element and the other run
+// at the matching position, so that equal elements of a stay before those
+// of b (stability).
+func (m *merger[T]) merge(w *Worker, t mergeTask[T]) struct{} {
+	a, b, out := t.a, t.b, t.out
+	if len(a)+len(b) <= mergeLeafMax {
+		mergeSeq(a, b, out, m.less)
+		return struct{}{}
+	}
+	var i, j int
+	if len(a) >= len(b) {
+		i = len(a) / 2
+		x := a[i]
+		// first j with b[j] >= x: b[:j] < x, so equal b's go right, after a[i]
+		j = searchFirst(len(b), func(k int) bool { return !m.less(b[k], x) })
+	} else {
+		j = len(b) / 2
+		y := b[j]
+		// first i with a[i] > y: equal a's stay left, before b[j]
+		i = searchFirst(len(a), func(k int) bool { return m.less(y, a[k]) })
+	}
+	JoinFunc(w, m.mergeFn, mergeTask[T]{a[:i], b[:j], out[:i+j]},
+		m.mergeFn, mergeTask[T]{a[i:], b[j:], out[i+j:]})
+	return struct{}{}
+}
+
+// searchFirst returns the smallest k in [0, n) with f(k) true (f is
+// monotone), or n.
+func searchFirst(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if !f(h) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
+}
+
+// mergeSeq merges sorted a and b into out, taking from a on ties.
+func mergeSeq[T any](a, b, out []T, less func(a, b T) bool) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if less(b[j], a[i]) {
+			out[k] = b[j]
+			j++
+		} else {
+			out[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+}
+
+// Integer is the set of integer types RadixSort sorts.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// RadixSort sorts integers in ascending order, in parallel: one parallel
+// most-significant-digit pass (8-bit digits; counts and scatters by blocks
+// of the input) splits s into up to 256 buckets, which are then sorted in
+// parallel, each by least-significant-digit passes that skip the bytes all of
+// its keys share. Buckets larger than radixSplitMin are split again by the
+// next digit in parallel. It needs a scratch buffer as large as s and is
+// stable.
+func RadixSort[T Integer](w *Worker, s []T) {
+	if len(s) <= radixSeqMax {
+		slices.Sort(s)
+		return
+	}
+	var zero T
+	signed := zero-1 < zero
+	bits := uint(unsafe.Sizeof(zero)) * 8
+	var flip uint64
+	if signed {
+		flip = 1 << (bits - 1)
+	}
+	r := &radix[T]{flip: flip, bits: bits, workers: w.pool.Workers()}
+	r.fn = r.msd
+	buf := make([]T, len(s))
+	r.msd(w, radixTask[T]{src: s, dst: buf, shift: bits - 8, srcHome: true})
+}
