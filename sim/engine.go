@@ -20,6 +20,10 @@ type Options struct {
 	// Record keeps the schedule (task spans and steals) in [Result.Schedule]
 	// for [Result.WriteGantt] and [Result.WriteTrace].
 	Record bool
+	// MaxEvents, when positive, stops a run that processes more events
+	// with an error (a guard against scenarios that poll every nanosecond
+	// for hours of virtual time).
+	MaxEvents int64
 }
 
 // Result is the outcome of one run.
@@ -266,9 +270,10 @@ type engine struct {
 	maxTasks                        int64
 	errAbort                        error
 
-	kids []int32
-	log  *bufio.Writer
-	rec  *Schedule
+	maxEvents int64
+	kids      []int32
+	log       *bufio.Writer
+	rec       *Schedule
 }
 
 type batch struct {
@@ -286,7 +291,7 @@ type joinRec struct {
 
 func newEngine(s *Scenario, o Options) (*engine, error) {
 	p := s.Workers.Count
-	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}}
+	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
 	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
 	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
 	e.idle = s.Policy.Idle.policyIdle()
@@ -417,6 +422,9 @@ func (e *engine) run(ctx context.Context) error {
 		if e.events&4095 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if e.maxEvents > 0 && e.events > e.maxEvents {
+				return fmt.Errorf("sim: more than %d events at virtual time %ss (raise the event budget, or check the idle policy and costs)", e.maxEvents, fmtTime(e.now))
 			}
 		}
 		switch ev.kind {

@@ -82,7 +82,9 @@ func TestExactlyOnce(t *testing.T) {
 		{"static", func(s *Scenario) { s.Policy.Scheduler = SchedStatic }},
 		{"round-robin", func(s *Scenario) { s.Policy.Scheduler = SchedRoundRobin }},
 		{"lpt", func(s *Scenario) { s.Policy.Scheduler = SchedLPT }},
-		{"poisson", func(s *Scenario) { s.Workload.Arrival = Arrival{Pattern: ArrivePoisson, Rate: 500, Target: TargetRoundRobin} }},
+		{"poisson", func(s *Scenario) {
+			s.Workload.Arrival = Arrival{Pattern: ArrivePoisson, Rate: 500, Target: TargetRoundRobin}
+		}},
 		{"fib", func(s *Scenario) { s.Workload = Workload{Kind: KindFib, Fib: Fib{N: 18, Cutoff: 8}} }},
 		{"uts", func(s *Scenario) { s.Workload = Workload{Kind: KindUTS} }},
 	}

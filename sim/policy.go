@@ -47,6 +47,9 @@ func (e *engine) nextAttempt(w *worker, delay time.Duration) {
 				d = e.interval
 			}
 			d += delay
+			if d <= 0 && e.stealCost == 0 && e.failed == 0 {
+				d = 1 // a round that took no time must not repeat at the same instant
+			}
 			if d > 0 {
 				if e.log != nil && e.mode != IdleSpin {
 					e.logf("worker %d: backs off %s", w.id, fmtTime(d))
@@ -360,7 +363,7 @@ func (e *engine) arrive(i int) {
 		if wl.Kind == KindUTS {
 			st = utsRoot(wl.UTS.Root + r)
 		}
-		ids = append(ids, e.newTask(-1, rootSeed(e.s.Seed, r), 0, int32(wl.Fib.N), e.now, &st))
+		ids = append(ids, e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st))
 	}
 	if e.log != nil {
 		if len(ids) == 1 {

@@ -660,8 +660,8 @@ func (u *UTS) normalize() *FieldError {
 	if u.Depth == 0 {
 		u.Depth = 6
 	}
-	if u.Depth < 1 || u.Depth > 100000 {
-		return ferr("workload.uts.depth", "must be in [1, 100000], got %d", u.Depth)
+	if u.Depth < 1 || u.Depth > 6000 {
+		return ferr("workload.uts.depth", "must be in [1, 6000], got %d", u.Depth)
 	}
 	if u.Q == 0 {
 		u.Q = 0.124875
@@ -747,7 +747,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if id.Interval == 0 {
 		id.Interval = id.Base
 	}
-	if id.Mode == IdleSpin && c.Steal == 0 && c.Failed == 0 && p.Scheduler == SchedSteal {
+	if id.Mode == IdleSpin && c.Steal.Duration() == 0 && c.Failed.Duration() == 0 && p.Scheduler == SchedSteal {
 		return ferr("policy.idle.mode", "spin needs costs.steal or costs.failed_steal above zero (or it never lets time pass)")
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 
 const (
 	svgFont  = `font-family="sans-serif" font-size="11"`
+	svgTitle = `font-family="sans-serif" font-size="14"`
+	svgSmall = `font-family="sans-serif" font-size="9"`
 	ganttW   = 1100.0 // plot area width
 	ganttL   = 80.0   // left margin (lane labels)
 	ganttTop = 40.0
@@ -48,8 +50,8 @@ func (r *Result) WriteGantt(w io.Writer) error {
 	if title == "" {
 		title = "schedule"
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="20" %s font-size="14">%s: %d workers, makespan %s, %d steals</text>`+"\n",
-		ganttL, svgFont, xmlEscape(title), s.Workers, fmtSec(r.Report.Totals.Makespan), len(s.Steals))
+	fmt.Fprintf(bw, `<text x="%g" y="20" %s>%s: %d workers, makespan %s, %d steals</text>`+"\n",
+		ganttL, svgTitle, xmlEscape(title), s.Workers, fmtSec(r.Report.Totals.Makespan), len(s.Steals))
 	x := func(t time.Duration) float64 { return ganttL + ganttW*float64(t)/float64(end) }
 	y := func(wk int) float64 { return ganttTop + lane*float64(wk) }
 	// lanes
@@ -100,7 +102,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 			fmt.Fprintf(bw, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s" stroke="white" stroke-width="0.5"><title>T%d %s on worker %d: %s..%s</title></rect>`+"\n",
 				x0, y(wk)+pad, math.Max(x1-x0, 0.3), lane-2*pad, fill, sp.Task, sp.Kind, wk, fmtTime(sp.Start), fmtTime(sp.End))
 			if lane >= 12 && x1-x0 > 28 {
-				fmt.Fprintf(bw, `<text x="%.2f" y="%.2f" %s font-size="9">T%d</text>`+"\n", x0+3, y(wk)+lane*0.68, svgFont, sp.Task)
+				fmt.Fprintf(bw, `<text x="%.2f" y="%.2f" %s>T%d</text>`+"\n", x0+3, y(wk)+lane*0.68, svgSmall, sp.Task)
 			}
 		}
 		flush()
@@ -220,7 +222,7 @@ func (sr *SweepResult) WriteSVG(w io.Writer) error {
 	if sr.Name != "" {
 		title = sr.Name + ": " + title
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="24" %s font-size="14">%s</text>`+"\n", L, svgFont, xmlEscape(title))
+	fmt.Fprintf(bw, `<text x="%g" y="24" %s>%s</text>`+"\n", L, svgTitle, xmlEscape(title))
 	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="black"/>`+"\n", L, T, pw, ph)
 	for _, t := range lt {
 		fmt.Fprintf(bw, `<line x1="%g" y1="%.2f" x2="%g" y2="%.2f" stroke="#ddd"/>`+"\n", L, pyL(t), L+pw, pyL(t))

@@ -22,17 +22,16 @@ import (
 type task struct {
 	seed     uint64
 	work     [2]time.Duration
-	arrive   time.Duration // when the task became ready the first time
 	start    time.Duration // first start of its first piece
-	joinAt   time.Duration // fork-join: when it reached the join
+	joinAt   time.Duration // fork-join: when it reached the join; once resumed, the wait there
 	span     time.Duration // earliest start with unlimited workers (critical path so far)
 	joinSpan time.Duration // fork-join: max(span at fork, children's finish spans)
 	parent   int32         // fork-join parent waiting for this task, or -1
 	pending  int32         // fork-join: children not yet finished
-	nkids    int32         // children created at the spawn point
-	depth    int32         // generation (0 for roots)
-	arg      int32         // fib: n
-	phase    uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation
+	nkids    int16         // children created at the spawn point (at most 1000)
+	depth    int16         // generation (0 for roots)
+	arg      int16         // fib: n
+	phase    uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation, 3 done
 	flags    uint8
 	starts   uint16 // times a piece of this task was started (re-executions included)
 	aborts   uint16 // pieces lost with a worker and run again
@@ -119,13 +118,13 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		t.nkids, t.flags = 2, t.flags|fJoin
 	case KindUTS:
 		t.work[0] = wl.UTS.Node.Duration()
-		t.nkids = int32(utsChildren(&wl.UTS, uts, int(t.depth)))
+		t.nkids = int16(utsChildren(&wl.UTS, uts, int(t.depth)))
 	default:
 		r := xrand.New(t.seed)
 		d := secs(e.dist.sample(r))
 		sp := &wl.Spawn
 		if sp.Prob > 0 && int(t.depth) < sp.Depth && r.Float64() < sp.Prob {
-			t.nkids = int32(sp.Min + r.Intn(sp.Max-sp.Min+1))
+			t.nkids = int16(sp.Min + r.Intn(sp.Max-sp.Min+1))
 			at := sp.At
 			if at == 0 {
 				at = 0.25 + 0.5*r.Float64()
@@ -151,9 +150,9 @@ func fibCalls(n int) int64 {
 }
 
 // newTask appends a task and returns its id.
-func (e *engine) newTask(parent int32, seed uint64, depth, arg int32, span time.Duration, uts *[20]byte) int32 {
+func (e *engine) newTask(parent int32, seed uint64, depth, arg int16, span time.Duration, uts *[20]byte) int32 {
 	id := int32(len(e.tasks))
-	e.tasks = append(e.tasks, task{seed: seed, parent: parent, depth: depth, arg: arg, span: span, arrive: e.now})
+	e.tasks = append(e.tasks, task{seed: seed, parent: parent, depth: depth, arg: arg, span: span})
 	t := &e.tasks[id]
 	if e.s.Workload.Kind == KindUTS {
 		e.uts = append(e.uts, *uts)
@@ -185,7 +184,7 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 	for i := 0; i < n; i++ {
 		a := arg
 		if e.s.Workload.Kind == KindFib {
-			a = arg - 1 - int32(i)
+			a = arg - 1 - int16(i)
 		}
 		var cs [20]byte
 		if e.s.Workload.Kind == KindUTS {

@@ -1,0 +1,65 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestScale is the scale target: a million tasks on 1,024 workers in under
+// ten seconds (skipped under -short and the race detector).
+func TestScale(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("scale run: not under -short or -race")
+	}
+	start := time.Now()
+	r, err := Run(context.Background(), scaleScenario(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	tot := r.Report.Totals
+	t.Logf("1,000,000 tasks on 1,024 workers: %v wall, %d events (%.2f M events/s), makespan %s, efficiency %s",
+		wall, tot.Events, float64(tot.Events)/wall.Seconds()/1e6, fmtSec(tot.Makespan), pct(tot.Efficiency))
+	if tot.Completed != 1_000_000 {
+		t.Fatalf("completed %d tasks", tot.Completed)
+	}
+	if wall > 10*time.Second {
+		t.Fatalf("took %v; the target is under 10 s", wall)
+	}
+}
+
+// BenchmarkScale runs the scale scenario (1M tasks, 1,024 workers) and
+// reports simulated events per second of wall time.
+func BenchmarkScale(b *testing.B) {
+	s := scaleScenario()
+	var events int64
+	for b.Loop() {
+		r, err := Run(context.Background(), s, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Report.Totals.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// BenchmarkEngine measures the engine on medium scenarios of each kind.
+func BenchmarkEngine(b *testing.B) {
+	for _, name := range []string{"fib", "uts", "faults", "central"} {
+		s, _ := LookupPreset(name)
+		s.Sweep = nil
+		b.Run(name, func(b *testing.B) {
+			var events int64
+			for b.Loop() {
+				r, err := Run(context.Background(), s, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += r.Report.Totals.Events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseScenario(t *testing.T) {
+	doc := `{
+  "name": "mine",
+  "seed": 42,
+  "workers": {"count": 3, "speeds": [1, 0.5]},
+  "workload": {
+    "tasks": 12,
+    "duration": {"dist": "uniform", "min": "500ms", "max": 2}
+  },
+  "policy": {"victim": "adaptive", "amount": "half"},
+  "costs": {"steal": "20us"}
+}`
+	s, err := ParseScenario([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "mine" || s.Seed != 42 || s.Workers.Count != 3 || s.Workers.Speeds[1] != 0.5 || s.Workers.Speeds[2] != 1 {
+		t.Fatalf("workers decoded wrong: %+v", s.Workers)
+	}
+	if d := s.Workload.Duration; d.Min != 0.5 || d.Max != 2 || s.Workload.Tasks != 12 {
+		t.Fatalf("workload decoded wrong: %+v", s.Workload)
+	}
+	if s.Policy.Victim != "largest" || s.Policy.Amount != "half" || s.Costs.Steal != 20e-6 {
+		t.Fatalf("policy/costs decoded wrong: %+v %+v", s.Policy, s.Costs)
+	}
+}
+
+func TestParseScenarioErrors(t *testing.T) {
+	cases := []struct {
+		name, doc string
+		path      string // the field the error must name
+		line      int
+	}{
+		{"unknown field", "{\n \"workers\": {\n  \"cuont\": 3\n }\n}", "workers.cuont", 3},
+		{"wrong type", "{\n \"workers\": {\"count\": \"three\"}\n}", "workers.count", 2},
+		{"not an object", `{"workload": 5}`, "workload", 1},
+		{"bad dist", "{\"workload\": {\n\"duration\": {\n\"dist\": \"gaussian\"}}}", "workload.duration.dist", 3},
+		{"negative count", "{\"workers\":\n{\"count\": -2}}", "workers.count", 2},
+		{"bad victim", "{\"policy\": {\"victim\": \"nearest\"}}", "policy.victim", 1},
+		{"bad amount", "{\"policy\": {\"amount\": \"all\"}}", "policy.amount", 1},
+		{"bad time", "{\"costs\": {\"steal\": \"soon\"}}", "costs.steal", 1},
+		{"negative time", "{\"costs\": {\n\"steal\": -1}}", "costs.steal", 2},
+		{"fault worker", "{\"workers\": {\"count\": 2},\n\"faults\": [\n{\"kind\": \"lose\", \"worker\": 2}]}", "faults[0].worker", 3},
+		{"fault kind", "{\"faults\": [{\"kind\": \"explode\"}]}", "faults[0].kind", 1},
+		{"slow factor", "{\"faults\": [{\"kind\": \"slow\", \"factor\": 0}]}", "faults[0].factor", 1},
+		{"spin without cost", "{\"policy\": {\"idle\": {\"mode\": \"spin\"}}}", "policy.idle.mode", 1},
+		{"poisson rate", "{\"workload\": {\"arrival\": {\"pattern\": \"poisson\"}}}", "workload.arrival.rate", 1},
+		{"burst worker", "{\"workload\": {\"arrival\": {\"pattern\": \"bursts\", \"bursts\": [{\"tasks\": 1, \"worker\": 9}]}}}", "workload.arrival.bursts[0].worker", 1},
+		{"uniform max", "{\"workload\": {\"duration\": {\"dist\": \"uniform\", \"min\": 2, \"max\": 1}}}", "workload.duration.max", 1},
+		{"duplicate", "{\"seed\": 1,\n\"seed\": 2}", "seed", 2},
+		{"fractional int", `{"workload": {"tasks": 1.5}}`, "workload.tasks", 1},
+		{"sweep param", `{"sweep": {"param": "colour", "values": ["1"]}}`, "sweep.param", 1},
+		{"uts type", `{"workload": {"kind": "uts", "uts": {"type": "ternary"}}}`, "workload.uts.type", 1},
+		{"kind", `{"workload": {"kind": "mapreduce"}}`, "workload.kind", 1},
+		{"group", `{"workers": {"count": 2, "groups": [0, 5]}}`, "workers.groups[1]", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseScenario([]byte(tc.doc))
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("ParseScenario(%q) error = %v; want a *FieldError", tc.doc, err)
+			}
+			if fe.Path != tc.path || fe.Line != tc.line {
+				t.Fatalf("ParseScenario error names %s line %d; want %s line %d (%v)", fe.Path, fe.Line, tc.path, tc.line, err)
+			}
+			if !strings.HasPrefix(err.Error(), "sim: ") || !strings.Contains(err.Error(), tc.path) {
+				t.Fatalf("error %q lacks the sim: prefix or the field", err)
+			}
+		})
+	}
+}
+
+func TestParseScenarioSyntax(t *testing.T) {
+	for _, doc := range []string{"", "{", `{"a":}`, "[1, 2]", `{"seed": 1} extra`, "{\n\n\"seed\": 1,,}"} {
+		_, err := ParseScenario([]byte(doc))
+		if err == nil || !strings.HasPrefix(err.Error(), "sim: ") {
+			t.Errorf("ParseScenario(%q) error = %v; want a sim: error", doc, err)
+		}
+	}
+}
+
+func TestParseSweep(t *testing.T) {
+	cases := []struct {
+		spec  string
+		param string
+		vals  string
+		bad   bool
+	}{
+		{"workers=2..5", "workers", "2,3,4,5", false},
+		{"victim=random,largest", "victim", "random,largest", false},
+		{"grain = 0.1, 0.5", "grain", "0.1,0.5", false},
+		{"colour=red", "", "", true},
+		{"workers", "", "", true},
+		{"workers=5..2", "", "", true},
+	}
+	for _, tc := range cases {
+		sw, err := ParseSweep(tc.spec)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseSweep(%q) = %v; want an error", tc.spec, sw)
+			}
+			continue
+		}
+		if err != nil || sw.Param != tc.param || strings.Join(sw.Values, ",") != tc.vals {
+			t.Errorf("ParseSweep(%q) = %+v, %v; want %s=%s", tc.spec, sw, err, tc.param, tc.vals)
+		}
+	}
+}
+
+// FuzzParseScenario checks that no input makes the parser (or a short run
+// of what it accepts) panic.
+func FuzzParseScenario(f *testing.F) {
+	f.Add([]byte(`{"workers": {"count": 3}, "workload": {"tasks": 10, "duration": {"dist": "uniform", "min": 0.5, "max": 2}}}`))
+	f.Add([]byte(`{"workload": {"kind": "fib", "fib": {"n": 12, "cutoff": 4}}, "policy": {"scheduler": "central"}}`))
+	f.Add([]byte(`{"faults": [{"kind": "lose", "worker": 1, "at": "1ms", "detect": 0.1}], "workers": {"groups": [0, 1, 1]}}`))
+	f.Add([]byte(`{"workload": {"arrival": {"pattern": "bursts", "bursts": [{"at": 1, "tasks": 3, "target": "random"}]}}}`))
+	f.Add([]byte(`{"sweep": {"param": "workers", "values": [1, 2]}, "limit": 5}`))
+	f.Add([]byte(`[{"a": [[[[]]]]}, null, true, 1e999]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseScenario(data)
+		if err != nil {
+			return
+		}
+		if _, err := s.Normalize(); err != nil {
+			t.Fatalf("an accepted scenario fails to normalize again: %v", err)
+		}
+		// run what is small enough to run quickly
+		if s.Workers.Count <= 64 && s.Workload.Tasks <= 200 && s.Workload.Kind == KindTasks && s.Workload.Spawn.Prob == 0 {
+			s.Limit = 100
+			s.Sweep = nil
+			runEngineNoFail(s)
+		}
+	})
+}
+
+func runEngineNoFail(s *Scenario) {
+	e, err := newEngine(s, Options{MaxEvents: 100000})
+	if err != nil {
+		return
+	}
+	e.run(context.Background())
+}
