@@ -30,10 +30,10 @@ type Pool struct {
 	// from its check of refusing until its job is pushed, so once Close has
 	// set refusing under the exclusive lock, every accepted job is queued.
 	submitMu sync.RWMutex
-	refusing bool        // guarded by submitMu
-	closed   atomic.Bool // set after refusing: workers may exit once drained
-	running sync.WaitGroup // worker goroutines, spares included
-	closeMu sync.Mutex     // serialises Close
+	refusing bool           // guarded by submitMu
+	closed   atomic.Bool    // set after refusing: workers may exit once drained
+	running  sync.WaitGroup // worker goroutines, spares included
+	closeMu  sync.Mutex     // serialises Close
 
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
