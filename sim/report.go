@@ -429,8 +429,17 @@ func (r *Report) WriteText(w io.Writer) error {
 			f.Lost, f.Requeued, f.ReExecuted, fmtSec(f.LostWork))
 	}
 	fmt.Fprintf(&b, "events: %d\n", t.Events)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
+}
+
+// trimLines removes the trailing blanks that tabwriter leaves.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WriteJSON writes the report as indented JSON.

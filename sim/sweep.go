@@ -274,7 +274,7 @@ func (sr *SweepResult) WriteTable(w io.Writer) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
 }
 

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runSimCLI runs the worksteal command line and returns its exit code and output.
+func runSimCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestSimList(t *testing.T) {
+	code, out, _ := runSimCLI(t, "sim", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, name := range []string{"basic", "nested", "adaptive", "granularity", "fork-join", "backoff", "bursty", "workers", "scale"} {
+		if !strings.Contains(out, name+" ") {
+			t.Errorf("--list lacks preset %s:\n%s", name, out)
+		}
+	}
+}
+
+func TestSimPresetIsDeterministic(t *testing.T) {
+	_, a, _ := runSimCLI(t, "sim", "basic", "-v")
+	code, b, errs := runSimCLI(t, "sim", "basic", "-v")
+	if code != 0 || a != b {
+		t.Fatalf("exit %d (%s); two runs differ", code, errs)
+	}
+	if !strings.Contains(a, "worker 1: stole T0 from worker 0") || !strings.Contains(a, "makespan") {
+		t.Fatalf("unexpected output:\n%s", a)
+	}
+	_, c, _ := runSimCLI(t, "sim", "basic", "--seed", "2")
+	if c == a {
+		t.Fatal("--seed did not change the run")
+	}
+}
+
+func TestSimFlagsAndOutputs(t *testing.T) {
+	dir := t.TempDir()
+	svg, trace := filepath.Join(dir, "g.svg"), filepath.Join(dir, "t.json")
+	code, out, errs := runSimCLI(t, "sim", "nested", "--workers", "3", "--victim", "adaptive", "--amount", "half",
+		"--json", "--svg", svg, "--trace", trace)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Workers int    `json:"workers"`
+		Policy  string `json:"policy"`
+		Totals  struct {
+			Completion float64 `json:"completion_rate"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output: %v", err)
+	}
+	if rep.Workers != 3 || !strings.Contains(rep.Policy, "largest") || !strings.Contains(rep.Policy, "half") || rep.Totals.Completion != 1 {
+		t.Fatalf("flags not applied: %+v", rep)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.HasPrefix(b, []byte("<svg")) {
+		t.Fatalf("gantt: %v %.40q", err, b)
+	}
+	b, err = os.ReadFile(trace)
+	var tr struct {
+		TraceEvents []struct {
+			Name string  `json:"name"`
+			Ph   string  `json:"ph"`
+			Ts   float64 `json:"ts"`
+			Dur  float64 `json:"dur"`
+			Pid  int     `json:"pid"`
+			Tid  int     `json:"tid"`
+		} `json:"traceEvents"`
+	}
+	if err != nil || json.Unmarshal(b, &tr) != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	var x, i int
+	for _, ev := range tr.TraceEvents {
+		switch ev.Ph {
+		case "X":
+			x++
+		case "i":
+			i++
+		}
+	}
+	if x == 0 || i == 0 {
+		t.Fatalf("trace has %d complete and %d instant events", x, i)
+	}
+}
+
+func TestSimSweep(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "s.svg")
+	code, out, errs := runSimCLI(t, "sim", "basic", "--sweep", "workers=2..4", "--csv", "--svg", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "workers,makespan,speedup,efficiency,steal_rate") || !strings.HasPrefix(lines[3], "4,") {
+		t.Fatalf("csv:\n%s", out)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<polyline")) {
+		t.Fatalf("sweep svg: %v", err)
+	}
+	code, out, _ = runSimCLI(t, "sim", "granularity")
+	if code != 0 || !strings.Contains(out, "grain") || strings.Count(out, "\n") < 5 {
+		t.Fatalf("granularity table:\n%s", out)
+	}
+}
+
+func TestSimScenarioFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("ok.yaml", `name: mine
+seed: 5
+workers: {count: 3, speeds: [1, 1, 0.5]}
+workload:
+  tasks: 12
+  duration: {dist: uniform, min: 100ms, max: 0.3}
+  spawn: {prob: 0.5, join: true}
+policy: {victim: two-choices}
+faults:
+  - {kind: slow, worker: 2, at: 0.1, until: 0.5, factor: 0.5}
+`)
+	code, out, errs := runSimCLI(t, "sim", "-f", good)
+	if code != 0 || !strings.HasPrefix(out, "mine: 3 workers, seed 5") || !strings.Contains(out, "joins:") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	jsonFile := write("ok.json", `{"workers": {"count": 2}, "workload": {"tasks": 4}}`)
+	if code, _, errs := runSimCLI(t, "sim", "-f", jsonFile); code != 0 {
+		t.Fatalf("json scenario: exit %d %s", code, errs)
+	}
+	cases := []struct {
+		name, body, want string
+	}{
+		{"typo.yaml", "workers:\n  count: 3\nworkload:\n  taks: 5\n", "typo.yaml:4: workload.taks: unknown field"},
+		{"type.yaml", "workers:\n  count: many\n", "type.yaml:2: workers.count: want an integer"},
+		{"value.yaml", "policy:\n  victim: nearest\n", "value.yaml:2: policy.victim: unknown value \"nearest\""},
+		{"nested.yaml", "workload:\n  duration:\n    dist: uniform\n    min: 2\n    max: 1\n", "nested.yaml:5: workload.duration.max"},
+		{"fault.yaml", "faults:\n  - kind: lose\n    worker: 1\n  - kind: slow\n    worker: 0\n    factor: -1\n", "fault.yaml:6: faults[1].factor"},
+		{"syntax.yaml", "workers: [1, 2\n", "syntax.yaml: sim: yaml: line"},
+		{"bad.json", "{\n\"workers\": {\"count\": 0.5}}", "bad.json:2: workers.count"},
+	}
+	for _, tc := range cases {
+		p := write(tc.name, tc.body)
+		code, _, errs := runSimCLI(t, "sim", "-f", p)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", tc.name, code, errs, tc.want)
+		}
+	}
+}
+
+func TestSimUsageErrors(t *testing.T) {
+	cases := [][]string{
+		{"sim"},
+		{"sim", "nosuchpreset"},
+		{"sim", "basic", "--victim", "nearest"},
+		{"sim", "basic", "--sweep", "colour=red"},
+		{"sim", "basic", "--csv"},
+		{"sim", "granularity", "--trace", "x.json"},
+		{"sim", "basic", "-f", "x.yaml"},
+	}
+	for _, args := range cases {
+		code, _, errs := runSimCLI(t, args...)
+		if code != 2 || !strings.Contains(errs, "sim") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, errs)
+		}
+	}
+}
+
+// FuzzYAMLScenario checks that no YAML input makes the CLI's scenario
+// parser panic.
+func FuzzYAMLScenario(f *testing.F) {
+	f.Add([]byte("workers: {count: 3}\nworkload: {tasks: 10, duration: {dist: uniform, min: 0.5, max: 2}}\n"))
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("faults:\n  - {kind: lose, worker: 1, at: 1ms}\nsweep: {param: workers, values: [1, 2]}\n"))
+	f.Add([]byte("<<: {x: 1}\n"))
+	f.Add([]byte("seed: 99999999999999999999\nlimit: .inf\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseYAMLScenario(data)
+		if err == nil && s == nil {
+			t.Fatal("nil scenario without an error")
+		}
+	})
+}

@@ -1,0 +1,262 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/worksteal/worksteal/sim"
+)
+
+// The classic teaching experiment: three workers, ten tasks of 0.5-2 s, all
+// submitted to worker 0; the other two steal.
+func ExampleRun() {
+	s := sim.Scenario{
+		Seed:    1,
+		Workers: sim.Workers{Count: 3},
+		Workload: sim.Workload{Tasks: 10,
+			Duration: sim.Dist{Dist: sim.DistUniform, Min: 0.5, Max: 2}},
+		Policy: sim.Policy{Victim: "random", Amount: "one"},
+		Costs:  sim.Costs{Steal: 0.05, Failed: 0.02},
+	}
+	res, err := sim.Run(context.Background(), s, sim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	t := res.Report.Totals
+	fmt.Printf("makespan %.3fs, speedup %.2f, %d steals\n", t.Makespan, t.Speedup, t.Steals)
+	d := res.Report.DAG
+	fmt.Printf("lower bound %.3fs <= makespan <= ... (T1 %.3fs, T∞ %.3fs)\n", d.LowerBound, d.T1, d.TInf)
+	// Output:
+	// makespan 4.345s, speedup 2.41, 6 steals
+	// lower bound 3.497s <= makespan <= ... (T1 10.490s, T∞ 1.402s)
+}
+
+// The verbose event log, one line per event, in virtual seconds.
+func ExampleOptions_log() {
+	s, _ := sim.LookupPreset("basic")
+	var log bytes.Buffer
+	if _, err := sim.Run(context.Background(), s, sim.Options{Log: &log}); err != nil {
+		panic(err)
+	}
+	lines := strings.Split(log.String(), "\n")
+	fmt.Println(strings.Join(lines[:5], "\n"))
+	// Output:
+	// [0] 10 tasks arrive (T0..T9)
+	// [0] worker 0: starts T9
+	// [0.05] worker 1: stole T0 from worker 0
+	// [0.05] worker 1: starts T0
+	// [0.05] worker 2: failed to steal from worker 1
+}
+
+func ExampleRunSweep() {
+	s, _ := sim.LookupPreset("workers")
+	s.Sweep = &sim.Sweep{Param: "workers", Values: []string{"2", "4", "8"}}
+	res, err := sim.RunSweep(context.Background(), s, sim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for i, r := range res.Reports {
+		fmt.Printf("%s workers: speedup %.2f, efficiency %.0f%%\n", res.Values[i], r.Totals.Speedup, 100*r.Totals.Efficiency)
+	}
+	// Output:
+	// 2 workers: speedup 1.83, efficiency 92%
+	// 4 workers: speedup 3.27, efficiency 82%
+	// 8 workers: speedup 5.47, efficiency 68%
+}
+
+func ExampleSweepResult_WriteCSV() {
+	s, _ := sim.LookupPreset("granularity")
+	res, err := sim.RunSweep(context.Background(), s, sim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res.WriteCSV(os.Stdout)
+	// Output:
+	// grain,makespan,speedup,efficiency,steal_rate,attempts,idle,overhead,utilization,imbalance,completion
+	// 0.1,22.68,2.2045855,0.55114638,0.588,596,35.72,5,0.55114638,1.648,1
+	// 0.5,14.79,3.3806626,0.84516565,0.71,139,8.16,1,0.84516565,1.16,1
+	// 2.0,14.07,3.5536603,0.88841507,0.72,59,6.03,0.25,0.88841507,1.12,1
+}
+
+func ExampleSweepResult_WriteTable() {
+	s, _ := sim.LookupPreset("adaptive")
+	s.Sweep.Values = []string{"random", "largest"}
+	res, err := sim.RunSweep(context.Background(), s, sim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res.WriteTable(os.Stdout)
+	// Output:
+	// adaptive: sweep of victim (steal (victim random, amount one, idle backoff 3 rounds, 100ms..1s, jitter 0.5); 80 tasks, exponential mean 500ms, 2 bursts)
+	//
+	//    victim  makespan  speedup  efficiency  steal_rate  attempts    idle  overhead  utilization  imbalance  completion
+	//    random    8.296s    5.338       66.7%       0.762       267  22.08s        0s        66.7%      1.375      100.0%
+	//   largest    7.787s    5.687       71.1%       0.762       197  18.02s        0s        71.1%      1.302      100.0%
+}
+
+func ExampleSweepResult_WriteSVG() {
+	s, _ := sim.LookupPreset("workers")
+	res, _ := sim.RunSweep(context.Background(), s, sim.Options{})
+	var svg bytes.Buffer
+	res.WriteSVG(&svg) // write it to a file and open it in a browser
+	fmt.Println(strings.HasPrefix(svg.String(), "<svg"), strings.Count(svg.String(), "<polyline"))
+	// Output:
+	// true 3
+}
+
+func ExampleParseScenario() {
+	s, err := sim.ParseScenario([]byte(`{
+  "workers": {"count": 4},
+  "workload": {"tasks": 100, "duration": {"dist": "exponential", "mean": "2ms"}},
+  "policy": {"victim": "adaptive", "amount": "half"}
+}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Workers.Count, s.Workload.Duration.Mean, s.Policy.Victim, s.Policy.Idle.Mode)
+
+	// A bad field is named, with its line.
+	_, err = sim.ParseScenario([]byte("{\n  \"workers\": {\"count\": 4},\n  \"policy\": {\"victim\": \"nearest\"}\n}"))
+	fmt.Println(err)
+	// Output:
+	// 4 0.002 largest backoff
+	// sim: line 3: policy.victim: unknown value "nearest" (want one of random, round-robin, largest, adaptive, two-choices, locality)
+}
+
+// DecodeScenario takes a document tree from any syntax; the command line
+// builds one from YAML.
+func ExampleDecodeScenario() {
+	root := &sim.Node{Kind: sim.ObjectNode, Line: 1, Keys: []string{"workers"}, Items: []*sim.Node{
+		{Kind: sim.ObjectNode, Line: 2, Keys: []string{"count"}, Items: []*sim.Node{
+			{Kind: sim.StringNode, Line: 3, Value: "eight"},
+		}},
+	}}
+	_, err := sim.DecodeScenario(root)
+	fmt.Println(err)
+	// Output:
+	// sim: line 3: workers.count: want an integer, got a string
+}
+
+func ExampleParseJSON() {
+	n, err := sim.ParseJSON([]byte("{\n  \"seed\": 7\n}"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n.Keys[0], n.Items[0].Value, "on line", n.Items[0].Line)
+	// Output:
+	// seed 7 on line 2
+}
+
+func ExampleParseSweep() {
+	sw, err := sim.ParseSweep("workers=2..5")
+	fmt.Println(sw.Param, sw.Values, err)
+	// Output:
+	// workers [2 3 4 5] <nil>
+}
+
+func ExamplePresets() {
+	for _, p := range sim.Presets()[:3] {
+		fmt.Printf("%-8s %s\n", p.Name, p.Description)
+	}
+	// Output:
+	// basic    3 workers, 10 tasks of 0.5-2.0 s submitted to worker 0; the others steal
+	// nested   tasks spawn 1-3 children with probability 30% in the middle of their run
+	// adaptive adaptive (largest-queue) vs random victims and the others, on uneven initial load
+}
+
+func ExampleLookupPreset() {
+	s, err := sim.LookupPreset("granularity")
+	fmt.Println(s.Workers.Count, s.Sweep.Param, s.Sweep.Values, err)
+	_, err = sim.LookupPreset("nope")
+	fmt.Println(err != nil)
+	// Output:
+	// 4 grain [0.1 0.5 2.0] <nil>
+	// true
+}
+
+func ExampleScenario_Normalize() {
+	s, err := sim.Scenario{}.Normalize()
+	fmt.Println(s.Workers.Count, s.Workload.Kind, s.Workload.Tasks, s.Policy.Scheduler, s.Policy.Victim, s.Policy.Idle.Mode, err)
+	// Output:
+	// 4 tasks 1 steal random backoff <nil>
+}
+
+func ExampleSeconds_Duration() {
+	fmt.Println(sim.Seconds(0.0025).Duration())
+	// Output:
+	// 2.5ms
+}
+
+func ExampleReport_WriteText() {
+	s := sim.Scenario{Name: "tiny", Workers: sim.Workers{Count: 2}, Workload: sim.Workload{Tasks: 3}}
+	res, _ := sim.Run(context.Background(), s, sim.Options{})
+	res.Report.WriteText(os.Stdout)
+	// Output:
+	// tiny: 2 workers, seed 0
+	// policy:   steal (victim random, amount one, idle backoff 8 rounds, 1µs..100µs, jitter 0.5)
+	// workload: 3 tasks, constant 1s to worker 0
+	//
+	//   worker  speed  group  executed  stolen  stolen-from  attempts  failed  queue  busy  overhead  idle    util
+	//        0      1      0         2       0            1         1       1      0    2s        0s    0s  100.0%
+	//        1      1      0         1       1            0         9       8      0    1s        0s    1s   50.0%
+	//      all                       3       1            1        10       9           3s        0s    1s   75.0%
+	//
+	// tasks            3 of 3 completed (100.0%)
+	// makespan         2s
+	// total work       3s
+	// speedup          1.500    efficiency 75.0%
+	// steal rate       0.333    1 steals, 9 of 10 attempts failed
+	// steal latency    mean 0s  p99 0s
+	// load imbalance   1.333    (max/mean busy)
+	// straggler ratio  1.333    (max/median busy)
+	// utilization      75.0%
+	// queue depth      mean 0.5  variance 0.25 over time, 0.125 across workers
+	//
+	// work-span: T1 3s, T∞ 1s, parallelism 3
+	//   lower bound max(T1/P, T∞) 1.5s  <=  makespan 2s  vs greedy bound T1/P + T∞ 2.5s
+	// events: 12
+}
+
+func ExampleReport_WriteJSON() {
+	s := sim.Scenario{Workers: sim.Workers{Count: 2}, Workload: sim.Workload{Tasks: 4}}
+	res, _ := sim.Run(context.Background(), s, sim.Options{})
+	var b bytes.Buffer
+	res.Report.WriteJSON(&b)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, `"makespan"`) || strings.Contains(l, `"speedup"`) {
+			fmt.Println(strings.TrimSpace(l))
+		}
+	}
+	// Output:
+	// "makespan": 2,
+	// "speedup": 2,
+	// "makespan": 2
+}
+
+func ExampleResult_WriteTrace() {
+	s := sim.Scenario{Workers: sim.Workers{Count: 2}, Workload: sim.Workload{Tasks: 2, Duration: sim.Dist{Value: 0.001}}}
+	res, _ := sim.Run(context.Background(), s, sim.Options{Record: true})
+	res.WriteTrace(os.Stdout)
+	// Output:
+	// {"displayTimeUnit":"ms","traceEvents":[
+	// {"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"sim"}},
+	// {"name":"thread_name","ph":"M","pid":0,"tid":0,"args":{"name":"worker 0"}},
+	// {"name":"thread_name","ph":"M","pid":0,"tid":1,"args":{"name":"worker 1"}},
+	// {"name":"T1","cat":"run","ph":"X","ts":0,"dur":1000,"pid":0,"tid":0},
+	// {"name":"T0","cat":"run","ph":"X","ts":0,"dur":1000,"pid":0,"tid":1},
+	// {"name":"steal T0 from 0","cat":"steal","ph":"i","s":"t","ts":0,"pid":0,"tid":1,"args":{"count":1}}
+	// ]}
+}
+
+func ExampleResult_WriteGantt() {
+	s, _ := sim.LookupPreset("basic")
+	res, _ := sim.Run(context.Background(), s, sim.Options{Record: true})
+	var svg bytes.Buffer
+	res.WriteGantt(&svg) // one lane per worker, a bar per task, ▼ per steal
+	fmt.Println(strings.Count(svg.String(), "<rect"), strings.Count(svg.String(), "stole"))
+	// Output:
+	// 12 6
+}
