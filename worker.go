@@ -46,7 +46,9 @@ type Worker struct {
 }
 
 func newWorker(p *Pool, id, n int, spare bool) *Worker {
-	dq, _ := deque.New[job](256)
+	// Retaining: Join frames are recycled, so clearing popped slots would
+	// only cost an atomic store per Join (measured: 3–6 ns of ~20).
+	dq, _ := deque.NewRetaining[job](256)
 	self, size := id, n
 	if spare { // spares are an extra "worker n" whose victims are the n regular workers
 		self, size = n, n+1

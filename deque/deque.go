@@ -78,6 +78,7 @@ type Worker[T any] struct {
 	// so the owner can read its own copies without synchronisation.
 	buf    *buffer[T]
 	bottom int64
+	retain bool // see NewRetaining
 }
 
 // Stealer is the thieves' handle: Steal and StealHalf from the top. It may be
@@ -98,6 +99,17 @@ func New[T any](capacity int) (*Worker[T], Stealer[T]) {
 	buf := newBuffer[T](c)
 	d.buf.Store(buf)
 	return &Worker[T]{d: d, buf: buf}, Stealer[T]{d: d}
+}
+
+// NewRetaining is New for owners that recycle their items (the worksteal
+// runtime reuses its Join frames): Pop does not clear the popped item's
+// slot, which saves an atomic store per Pop, and a popped item stays
+// referenced by the deque until its slot is reused (at most the buffer's
+// capacity of items).
+func NewRetaining[T any](capacity int) (*Worker[T], Stealer[T]) {
+	w, s := New[T](capacity)
+	w.retain = true
+	return w, s
 }
 
 // Stealer returns a thief handle for this deque.
@@ -150,7 +162,9 @@ func (w *Worker[T]) Pop() (*T, bool) {
 		// Clear the slot so the deque does not keep the popped item alive.
 		// A thief that still reads this slot (one holding a top that is
 		// already stale) loses its CAS, so it never returns what it read.
-		slot.Store(nil)
+		if !w.retain {
+			slot.Store(nil)
+		}
 		w.bottom = b
 		return v, true
 	}
@@ -161,7 +175,9 @@ func (w *Worker[T]) Pop() (*T, bool) {
 	if !won {
 		return nil, false
 	}
-	slot.Store(nil) // top is past t now: no thief can win this slot any more
+	if !w.retain {
+		slot.Store(nil) // top is past t now: no thief can win this slot any more
+	}
 	return v, true
 }
 
