@@ -218,6 +218,7 @@ type engine struct {
 	seq   uint64
 	ws    []worker
 	tasks []task
+	joins []joinState
 	uts   [][20]byte
 	dist  sampler
 	sched string
@@ -535,7 +536,9 @@ func (e *engine) beginPiece(w *worker) {
 	t := &e.tasks[w.cur]
 	if t.flags&fStarted == 0 {
 		t.flags |= fStarted
-		t.start = e.now
+		if t.join >= 0 {
+			e.joins[t.join].start = e.now
+		}
 	}
 	t.starts++
 	w.pieceStart = e.now
@@ -583,7 +586,8 @@ func (e *engine) pieceDone(w *worker) {
 		w.pieceStart = e.now
 		w.load -= t.work[0]
 		if t.flags&fJoin != 0 {
-			t.phase, t.joinAt = 2, e.now
+			t.phase = 2
+			e.joins[t.join].joinAt = e.now
 			w.st.Executed++
 			w.cur = -1
 		} else {
@@ -636,9 +640,10 @@ func (e *engine) finish(w *worker, id int32) {
 	w.load -= t.work[seg]
 	var fin time.Duration
 	if t.phase == 2 {
-		fin = t.joinSpan + t.work[1]
+		j := &e.joins[t.join]
+		fin = j.joinSpan + t.work[1]
 		// joinAt holds the wait at the join since the continuation resumed
-		e.joinWaits = append(e.joinWaits, joinRec{task: id, wait: t.joinAt, own: t.work[0] + t.work[1], total: e.now - t.start})
+		e.joinWaits = append(e.joinWaits, joinRec{task: id, wait: j.joinAt, own: t.work[0] + t.work[1], total: e.now - j.start})
 	} else {
 		fin = t.span + t.work[0] + t.work[1]
 	}
@@ -655,7 +660,7 @@ func (e *engine) finish(w *worker, id int32) {
 		e.logf("worker %d: finishes T%d", w.id, id)
 	}
 	if pid := t.parent; pid >= 0 {
-		p := &e.tasks[pid]
+		p := &e.joins[e.tasks[pid].join]
 		p.joinSpan = max(p.joinSpan, fin)
 		p.pending--
 		if p.pending == 0 {

@@ -257,6 +257,7 @@ type FieldError struct {
 	Msg  string
 }
 
+// Error formats the error as "sim: line N: path: message".
 func (e *FieldError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("sim: line %d: %s: %s", e.Line, e.Path, e.Msg)

@@ -20,21 +20,27 @@ import (
 // Tasks hold no pointers, so a million of them cost the garbage collector
 // nothing to scan.
 type task struct {
-	seed     uint64
-	work     [2]time.Duration
-	start    time.Duration // first start of its first piece
-	joinAt   time.Duration // fork-join: when it reached the join; once resumed, the wait there
-	span     time.Duration // earliest start with unlimited workers (critical path so far)
-	joinSpan time.Duration // fork-join: max(span at fork, children's finish spans)
-	parent   int32         // fork-join parent waiting for this task, or -1
-	pending  int32         // fork-join: children not yet finished
-	nkids    int16         // children created at the spawn point (at most 1000)
-	depth    int16         // generation (0 for roots)
-	arg      int16         // fib: n
-	phase    uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation, 3 done
-	flags    uint8
-	starts   uint16 // times a piece of this task was started (re-executions included)
-	aborts   uint16 // pieces lost with a worker and run again
+	seed   uint64
+	work   [2]time.Duration
+	span   time.Duration // earliest start with unlimited workers (critical path so far)
+	parent int32         // fork-join parent waiting for this task, or -1
+	join   int32         // fork-join parents: index of its joinState, else -1
+	nkids  int16         // children created at the spawn point (at most 1000)
+	depth  int16         // generation (0 for roots)
+	arg    int16         // fib: n
+	phase  uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation, 3 done
+	flags  uint8
+	starts uint16 // times a piece of this task was started (re-executions included)
+	aborts uint16 // pieces lost with a worker and run again
+}
+
+// joinState is the extra state of a fork-join parent, kept aside so that
+// the common task stays small (a million tasks are walked in random order).
+type joinState struct {
+	start    time.Duration // first start
+	joinAt   time.Duration // when it reached the join; once resumed, the wait there
+	joinSpan time.Duration // max(span at fork, children's finish spans)
+	pending  int32         // children not yet finished
 }
 
 const (
@@ -120,7 +126,9 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		t.work[0] = wl.UTS.Node.Duration()
 		t.nkids = int16(utsChildren(&wl.UTS, uts, int(t.depth)))
 	default:
-		r := xrand.New(t.seed)
+		var rs xrand.Rand
+		rs.Seed(t.seed)
+		r := &rs
 		d := secs(e.dist.sample(r))
 		sp := &wl.Spawn
 		if sp.Prob > 0 && int(t.depth) < sp.Depth && r.Float64() < sp.Prob {
@@ -152,12 +160,16 @@ func fibCalls(n int) int64 {
 // newTask appends a task and returns its id.
 func (e *engine) newTask(parent int32, seed uint64, depth, arg int16, span time.Duration, uts *[20]byte) int32 {
 	id := int32(len(e.tasks))
-	e.tasks = append(e.tasks, task{seed: seed, parent: parent, depth: depth, arg: arg, span: span})
+	e.tasks = append(e.tasks, task{seed: seed, parent: parent, join: -1, depth: depth, arg: arg, span: span})
 	t := &e.tasks[id]
 	if e.s.Workload.Kind == KindUTS {
 		e.uts = append(e.uts, *uts)
 	}
 	e.shape(t, uts)
+	if t.flags&fJoin != 0 {
+		t.join = int32(len(e.joins))
+		e.joins = append(e.joins, joinState{})
+	}
 	e.created++
 	e.outstanding++
 	return id
@@ -173,8 +185,8 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 	parent := int32(-1)
 	if t.flags&fJoin != 0 {
 		parent = id
-		t.pending = int32(n)
-		t.joinSpan = span
+		j := &e.joins[t.join]
+		j.pending, j.joinSpan = int32(n), span
 	}
 	depth, seed, arg := t.depth+1, t.seed, t.arg
 	var ps [20]byte
