@@ -41,10 +41,10 @@ type spareSet struct {
 func (s *spareSet) init(p *Pool, max int) { s.pool, s.max = p, max }
 
 // start activates one spare: a retired one, or a new one while under max.
+//
+// Spares start during Close too: a task that blocks while the pool drains
+// may be waiting for queued work that only a spare can run.
 func (s *spareSet) start(p *Pool) {
-	if p.closed.Load() {
-		return
-	}
 	s.mu.Lock()
 	if n := len(s.free); n > 0 {
 		sp := s.free[n-1]
@@ -143,6 +143,7 @@ func (w *Worker) spareRetire() {
 	s := &p.spares
 	s.mu.Lock()
 	if p.closed.Load() {
+		// Close has woken the free list already: never park after it.
 		s.nactive.Add(-1)
 		s.mu.Unlock()
 		return

@@ -79,7 +79,7 @@ func (c Config) normalize() (Config, error) {
 		c.MaxBlocking = 4 * c.Workers
 	}
 	if c.MaxBlocking < 0 {
-		c.MaxBlocking = 0
+		c.MaxBlocking = -1 // stays negative, so New(p.Config()) means the same
 	}
 	if c.Seed == 0 {
 		c.Seed = 0x5eed_0f_3a11_5eed

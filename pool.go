@@ -59,7 +59,7 @@ func New(cfg Config) (*Pool, error) {
 		p.workers[i] = w
 		p.stealers[i] = w.dq.Stealer()
 	}
-	p.spares.init(p, cfg.MaxBlocking)
+	p.spares.init(p, max(0, cfg.MaxBlocking))
 	for _, w := range p.workers {
 		p.running.Add(1)
 		go w.main()

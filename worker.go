@@ -133,13 +133,13 @@ func (w *Worker) findWork() *job {
 				return nil
 			}
 			if w.spare && p.spares.shouldRetire() {
+				// Retire; the time in the free list counts as idle.
 				p.sleep.stopSearching(true)
-				w.endIdle()
 				w.spareRetire()
-				if p.closed.Load() {
+				if p.closed.Load() && !p.workVisible() {
+					w.endIdle()
 					return nil
 				}
-				w.beginIdle()
 				p.sleep.startSearching()
 				continue
 			}
