@@ -15,7 +15,7 @@ import (
 // SweepParams are the parameters a [Sweep] can vary, and what a value means:
 //
 //	workers    worker count
-//	grain      mean task duration in seconds (kind tasks; with workload.total
+//	grain      (or granularity) mean task duration in seconds (kind tasks; with workload.total
 //	           the number of tasks follows), or the cutoff (kind fib)
 //	victim     victim policy (random, round-robin, largest, two-choices, locality)
 //	amount     steal amount (one, half)
@@ -29,6 +29,9 @@ import (
 var SweepParams = []string{"workers", "grain", "victim", "amount", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
 
 func (sw *Sweep) check() *FieldError {
+	if sw.Param == "granularity" { // the word for it
+		sw.Param = "grain"
+	}
 	if !slices.Contains(SweepParams, sw.Param) {
 		return oneOf("sweep.param", sw.Param, SweepParams...)
 	}
