@@ -6,7 +6,7 @@
 //
 //   - uniform tasks: static equal chunks, [Split] or the [Static] schedule;
 //   - unpredictable durations: run-time scheduling, the [Dynamic] or
-//     [Guided] schedule, or the work-stealing pool;
+//     [Guided] schedule, or work stealing, the [Stealing] schedule;
 //   - a long tail: work stealing plus straggler tools, [Hedged] copies or
 //     [TimeoutOr] with a fallback, and [Retry] for transient failures;
 //   - known costs: weighted assignment, [LPT] (or [LPTSpeeds] for workers
@@ -23,10 +23,13 @@
 //
 //   - partitioners (partition.go, hash.go, weighted.go): pure functions
 //     from a problem size or a list of costs to an assignment;
-//   - loop schedules (schedule.go): [Schedule] values that hand out the
-//     chunks of a loop at run time through a lock-free [Chunker], driven by
-//     [Loop] on plain goroutines or by the work-stealing pool; and
-//     [Bounded] for I/O-bound work (bounded.go);
+//   - loop schedules (schedule.go, stealing.go, pool.go): [Schedule]
+//     values that hand out the chunks of a loop at run time through a
+//     [Chunker], driven by [Loop] on plain goroutines or by [For],
+//     [ForContext] and [ForPool] on the work-stealing pool, where
+//     [Stealing] is the runtime's own adaptive loop; each pool run returns
+//     [LoopStats] (makespan, per-worker busy time and chunks) for the
+//     metrics; and [Bounded] for I/O-bound work (bounded.go);
 //   - straggler tools (straggler.go, retry.go, history.go): per-task
 //     timeouts with a fallback, fixed or relative to the median of finished
 //     tasks; hedged copies; retries with backoff and jitter;

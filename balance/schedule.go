@@ -10,8 +10,9 @@ import (
 
 // Loop schedules. A Schedule decides how a parallel loop over [0, n) is cut
 // into chunks at run time; it knows nothing about goroutines or pools. One
-// loop is driven like this, by Loop below or by any other runner (the
-// work-stealing pool runs the same Chunker from its own tasks):
+// loop is driven like this, by Loop below or by any other runner (For, in
+// pool.go, runs the same Chunker from one task per worker of the
+// work-stealing pool):
 //
 //	c := s.Start(n, workers)
 //	for w := range workers { // in parallel, one driver per worker
@@ -24,7 +25,8 @@ import (
 // chunks that do not overlap, provided each worker keeps asking until Next
 // says false.
 
-// Schedule cuts a loop into chunks; Static, Dynamic and Guided implement it.
+// Schedule cuts a loop into chunks; Static, Dynamic, Guided and Stealing
+// implement it.
 // A Schedule is a small value that can be reused for any number of loops.
 type Schedule interface {
 	// Start begins one loop over [0, n) run by workers workers, numbered 0
@@ -39,8 +41,9 @@ type Chunker interface {
 	// Next returns the next chunk for worker, or ok == false when there is
 	// no more work for it (then every later call for that worker returns
 	// false too). Chunks are never empty. Next is safe for concurrent use by
-	// any number of goroutines; a chunk is claimed with one atomic operation
-	// (an add, or a CAS loop for Guided), so it never blocks.
+	// any number of goroutines. Static, Dynamic and Guided claim a chunk
+	// with one atomic operation (an add, or a CAS loop for Guided), so they
+	// never block; Stealing locks a worker's block for a moment.
 	//
 	// Panics: if worker is outside [0, workers).
 	Next(worker int) (r Range, ok bool)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ func TestScheduleChunks(t *testing.T) {
 		{"guided: shrinking", Guided{}, 20, 2, [][]Range{{{0, 10}, {15, 18}, {19, 20}}, {{10, 15}, {18, 19}}}},
 		{"guided: min chunk", Guided{MinChunk: 4}, 20, 2, [][]Range{{{0, 10}, {15, 19}}, {{10, 15}, {19, 20}}}},
 		{"empty loop", Guided{}, 0, 2, [][]Range{nil, nil}},
+		{"stealing: own blocks first", Stealing{}, 4, 2, [][]Range{{{0, 1}, {1, 2}}, {{2, 3}, {3, 4}}}},
+		{"stealing: grain", Stealing{MinGrain: 2}, 7, 2, [][]Range{{{0, 2}, {2, 4}}, {{4, 6}, {6, 7}}}},
+		{"stealing: uneven blocks", Stealing{}, 5, 2, [][]Range{{{0, 1}, {1, 2}, {2, 3}}, {{3, 4}, {4, 5}}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +61,32 @@ func TestScheduleChunks(t *testing.T) {
 				t.Errorf("%v.Start(%d, %d) chunks = %v; want %v", tc.s, tc.n, tc.workers, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStealingAlone: one worker drains the whole loop, stealing the back
+// half of the other's block each time its own runs dry.
+func TestStealingAlone(t *testing.T) {
+	cases := []struct {
+		s    Stealing
+		n    int
+		want []Range
+	}{
+		{Stealing{}, 8, []Range{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {6, 7}, {7, 8}, {5, 6}, {4, 5}}},
+		{Stealing{MinGrain: 2}, 10, []Range{{0, 2}, {2, 4}, {4, 5}, {7, 9}, {9, 10}, {5, 7}}},
+	}
+	for _, tc := range cases {
+		c := tc.s.Start(tc.n, 2)
+		var got []Range
+		for r, ok := c.Next(0); ok; r, ok = c.Next(0) {
+			got = append(got, r)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v.Start(%d, 2): worker 0 alone got %v; want %v", tc.s, tc.n, got, tc.want)
+		}
+		if r, ok := c.Next(1); ok {
+			t.Errorf("worker 1 got %v after worker 0 took everything", r)
+		}
 	}
 }
 
@@ -77,7 +107,7 @@ func TestGuidedSizes(t *testing.T) {
 // and checks that every index is handed out exactly once, in non-empty
 // chunks.
 func TestScheduleCoversOnce(t *testing.T) {
-	schedules := []Schedule{Static{}, Static{Chunk: 7}, Dynamic{}, Dynamic{Chunk: 16}, Guided{}, Guided{MinChunk: 5}}
+	schedules := []Schedule{Static{}, Static{Chunk: 7}, Dynamic{}, Dynamic{Chunk: 16}, Guided{}, Guided{MinChunk: 5}, Stealing{}, Stealing{MinGrain: 3}}
 	sizes := []struct{ n, workers int }{{0, 4}, {1, 4}, {1000, 1}, {1000, 3}, {4099, 8}}
 	for _, s := range schedules {
 		for _, sz := range sizes {
@@ -127,6 +157,8 @@ func TestSchedulePanics(t *testing.T) {
 		{"Next worker too big", func() { Static{}.Start(5, 2).Next(2) }, "balance: Next for worker 2 outside [0,2)"},
 		{"Next worker negative", func() { Guided{}.Start(5, 2).Next(-1) }, "balance: Next for worker -1 outside [0,2)"},
 		{"Dynamic Next worker too big", func() { Dynamic{}.Start(5, 1).Next(1) }, "balance: Next for worker 1 outside [0,1)"},
+		{"Stealing n < 0", func() { Stealing{}.Start(-1, 2) }, "balance: Stealing.Start with n = -1 < 0"},
+		{"Stealing Next worker too big", func() { Stealing{}.Start(5, 2).Next(2) }, "balance: Next for worker 2 outside [0,2)"},
 		{"Loop n < 0", func() { Loop(context.Background(), -1, 2, Static{}, func(int, int) {}) }, "balance: Static.Start with n = -1 < 0"},
 		{"Bounded limit < 1", func() { Bounded(context.Background(), 1, 0, nil) }, "balance: Bounded with limit = 0 < 1"},
 		{"Bounded n < 0", func() { Bounded(context.Background(), -1, 1, nil) }, "balance: Bounded with n = -1 < 0"},
@@ -148,6 +180,8 @@ func TestScheduleString(t *testing.T) {
 		{Static{}, "static"}, {Static{Chunk: 8}, "static(8)"},
 		{Dynamic{}, "dynamic(1)"}, {Dynamic{Chunk: 64}, "dynamic(64)"},
 		{Guided{}, "guided(1)"}, {Guided{MinChunk: 4}, "guided(4)"},
+		{Stealing{}, "stealing"}, {Stealing{MinGrain: 1}, "stealing"}, {Stealing{MinGrain: 4}, "stealing(min 4)"},
+		{Stealing{MaxGrain: 64}, "stealing(max 64)"}, {Stealing{MinGrain: 4, MaxGrain: 64}, "stealing(min 4, max 64)"},
 	}
 	for _, tc := range cases {
 		if got := fmt.Sprint(tc.s); got != tc.want {
@@ -157,7 +191,7 @@ func TestScheduleString(t *testing.T) {
 }
 
 func TestLoop(t *testing.T) {
-	for _, s := range []Schedule{Static{}, Static{Chunk: 3}, Dynamic{Chunk: 5}, Guided{}} {
+	for _, s := range []Schedule{Static{}, Static{Chunk: 3}, Dynamic{Chunk: 5}, Guided{}, Stealing{}} {
 		for _, workers := range []int{0, 1, 3, 8} {
 			t.Run(fmt.Sprintf("%v/workers=%d", s, workers), func(t *testing.T) {
 				const n = 1000
@@ -233,4 +267,37 @@ func catchAny(f func()) (v any) {
 	defer func() { v = recover() }()
 	f()
 	return nil
+}
+
+// TestStealingRaces: workers of very different speeds drain a range-stealing
+// loop together, so that steals race with claims and with each other; every
+// index must still be handed out exactly once.
+func TestStealingRaces(t *testing.T) {
+	for _, grain := range []int{1, 3} {
+		const n, workers = 20000, 4
+		c := Stealing{MinGrain: grain}.Start(n, workers)
+		seen := make([]atomic.Int32, n)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for r, ok := c.Next(w); ok; r, ok = c.Next(w) {
+					for i := r.Lo; i < r.Hi; i++ {
+						seen[i].Add(1)
+					}
+					for range w * w { // worker w is about w² times slower
+						runtime.Gosched()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i := range seen {
+			if k := seen[i].Load(); k != 1 {
+				t.Fatalf("grain %d: index %d handed out %d times; want 1", grain, i, k)
+			}
+		}
+		if s := c.(*stealChunks).finished.Load(); s == 0 {
+			t.Errorf("grain %d: no steals; the test did not test them", grain)
+		}
+	}
 }
