@@ -1,0 +1,28 @@
+// Package runner runs a batch of shell commands on the slots of one machine,
+// as GNU parallel and xargs -P do, and reports how well the batch was
+// balanced.
+//
+// A batch is read with Input (one command per line, or a template with {}
+// placeholders filled from input lines or ":::" arguments) and run with Run:
+//
+//	jobs, err := runner.Input{Template: []string{"gzip", "-9", "{}"}, Lines: os.Stdin}.Jobs()
+//	sum, err := runner.Run(ctx, runner.Config{Slots: 8, Stdout: os.Stdout}, jobs)
+//	fmt.Print(sum)
+//
+// Balancing: jobs start as slots free up (dynamic), longest first when their
+// costs are known (a weight column, or run times remembered by an earlier
+// joblog: LPT, Graham's longest processing time rule), which shortens the
+// makespan of skewed batches. Stragglers are cut by a timeout, absolute or
+// relative to the median (balance.Timeout), retried with backoff
+// (balance.Backoff), and, near the end of the batch, copied: the first copy
+// to succeed wins and the other is killed (balance.Hedge's threshold).
+//
+// Bookkeeping: every finished job is appended to a joblog with GNU parallel's
+// columns as it finishes, so Resume can run what an interrupted or failed
+// batch left, and never twice what succeeded. Each job runs in a process
+// group of its own, and stopping a job stops the whole group.
+//
+// The Summary gives the makespan and the balance package's metrics of the
+// run: utilization, load imbalance (per slot busy time) and straggler ratio
+// (per job run time), and how much longest-first ordering saved.
+package runner

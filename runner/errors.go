@@ -1,0 +1,27 @@
+package runner
+
+import "errors"
+
+// Errors returned by this package. Errors about one input line wrap
+// ErrBadInput and name the line; errors about the configuration wrap
+// ErrInvalidConfig and name the setting.
+var (
+	// ErrBadInput: a job line, an argument or a template could not be turned
+	// into a command (a malformed weight, a placeholder with no value, ...).
+	ErrBadInput = errors.New("runner: bad input")
+	// ErrInvalidConfig: a Config field or a flag value is out of range.
+	ErrInvalidConfig = errors.New("runner: invalid config")
+	// ErrBadJoblog: a joblog could not be read (a malformed row before the
+	// last one; a torn last row, left by a crash, is ignored).
+	ErrBadJoblog = errors.New("runner: bad joblog")
+	// ErrInterrupted: Run stopped early because its ctx was done; the
+	// Summary says which jobs finished.
+	ErrInterrupted = errors.New("runner: interrupted")
+)
+
+// Causes of an attempt's cancellation, as context.Cause of its ctx.
+var (
+	errTimedOut    = errors.New("runner: job timed out")
+	errLostRace    = errors.New("runner: a speculative copy finished first")
+	errInterrupted = ErrInterrupted
+)

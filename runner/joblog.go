@@ -1,0 +1,253 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// JoblogHeader is the first line of a joblog: GNU parallel's columns.
+const JoblogHeader = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand"
+
+// Record is one row of a joblog: the final outcome of one job (its last
+// attempt, or the winning copy).
+type Record struct {
+	Seq     int           // the job's position in its input
+	Host    string        // ":" for this machine, a worker's name in a cluster
+	Start   time.Time     // start of the recorded attempt
+	Runtime time.Duration // its run time
+	Send    int64         // bytes sent (always 0 here; GNU parallel's --transfer)
+	Receive int64         // bytes received (always 0 here)
+	Exit    int           // exit status; -1 when killed by a signal or not started
+	Signal  int           // the signal that ended it, 0 if none
+	Command string        // the command, as Job.Command
+}
+
+// OK says the row records a success: exit status 0 and no signal.
+func (r Record) OK() bool { return r.Exit == 0 && r.Signal == 0 }
+
+// String formats r as one joblog row, without the newline.
+func (r Record) String() string {
+	start := 0.0
+	if !r.Start.IsZero() {
+		start = float64(r.Start.UnixMilli()) / 1000
+	}
+	return fmt.Sprintf("%d\t%s\t%.3f\t%10.3f\t%d\t%d\t%d\t%d\t%s",
+		r.Seq, r.Host, start, r.Runtime.Seconds(), r.Send, r.Receive, r.Exit, r.Signal, logCommand(r.Command))
+}
+
+// logCommand keeps a command on one joblog line.
+func logCommand(c string) string { return strings.ReplaceAll(c, "\n", `\n`) }
+
+// ReadJoblog parses a joblog. A torn last row (no newline, too few columns),
+// as a crash mid-write leaves it, is ignored; any other malformed row is an
+// error wrapping ErrBadJoblog that names the line.
+func ReadJoblog(r io.Reader) ([]Record, error) {
+	var recs []Record
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%w: %v", ErrBadJoblog, err)
+		}
+		torn := err == io.EOF
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if line == "" || (n == 1 && strings.HasPrefix(line, "Seq\t")) {
+			if torn {
+				return recs, nil
+			}
+			continue
+		}
+		rec, perr := parseRecord(line)
+		if perr != nil {
+			if torn {
+				return recs, nil
+			}
+			return nil, fmt.Errorf("%w: line %d: %v", ErrBadJoblog, n, perr)
+		}
+		recs = append(recs, rec)
+		if torn {
+			return recs, nil
+		}
+	}
+}
+
+func parseRecord(line string) (Record, error) {
+	f := strings.SplitN(line, "\t", 9)
+	if len(f) != 9 {
+		return Record{}, fmt.Errorf("%d columns; want 9", len(f))
+	}
+	var rec Record
+	var err error
+	num := func(i int, name string) int64 {
+		if err != nil {
+			return 0
+		}
+		v, e := strconv.ParseInt(strings.TrimSpace(f[i]), 10, 64)
+		if e != nil {
+			err = fmt.Errorf("%s %q is not an integer", name, f[i])
+		}
+		return v
+	}
+	secs := func(i int, name string) float64 {
+		if err != nil {
+			return 0
+		}
+		v, e := strconv.ParseFloat(strings.TrimSpace(f[i]), 64)
+		if e != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			err = fmt.Errorf("%s %q is not a number of seconds", name, f[i])
+		}
+		return v
+	}
+	rec.Seq = int(num(0, "Seq"))
+	rec.Host = f[1]
+	rec.Start = time.UnixMilli(int64(math.Round(secs(2, "Starttime") * 1000)))
+	rec.Runtime = time.Duration(secs(3, "JobRuntime") * float64(time.Second))
+	rec.Send = num(4, "Send")
+	rec.Receive = num(5, "Receive")
+	rec.Exit = int(num(6, "Exitval"))
+	rec.Signal = int(num(7, "Signal"))
+	rec.Command = f[8]
+	return rec, err
+}
+
+// ReadJoblogFile reads the joblog at path; a missing file is no records.
+func ReadJoblogFile(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := ReadJoblog(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// Joblog appends rows to a joblog file as jobs finish. Each row is written
+// with one write call, so a crash of the runner loses at most the row being
+// written, and ReadJoblog ignores that torn row. It is safe for concurrent
+// use.
+type Joblog struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenJoblog opens the joblog at path for appending (truncating it first
+// unless appending is set), writing the header when the file is new or
+// empty.
+func OpenJoblog(path string, appending bool) (*Joblog, error) {
+	flag := os.O_CREATE | os.O_RDWR | os.O_APPEND
+	if !appending {
+		flag |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := initJoblog(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Joblog{f: f}, nil
+}
+
+// initJoblog drops a torn last row and writes the header into an empty file.
+func initJoblog(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := dropTornRow(f, st.Size()); err != nil {
+		return err
+	}
+	if st, err = f.Stat(); err != nil || st.Size() > 0 {
+		return err
+	}
+	_, err = f.WriteString(JoblogHeader + "\n")
+	return err
+}
+
+// dropTornRow truncates f after its last newline: a crash mid-write may have
+// left a partial row, which ReadJoblog ignores but which an appended row
+// would turn into a malformed one.
+func dropTornRow(f *os.File, size int64) error {
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if start+int64(i)+1 == size {
+				return nil
+			}
+			return f.Truncate(start + int64(i) + 1)
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+// Write appends one row.
+func (l *Joblog) Write(r Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.f.WriteString(r.String() + "\n")
+	return err
+}
+
+// Close closes the file.
+func (l *Joblog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
+
+// Resume returns the jobs that records do not show as succeeded, and the
+// number skipped. A job is matched by its command, not its number, so an
+// edited or reordered input resumes correctly; a command listed n times is
+// skipped as many times as it succeeded. Failed and interrupted jobs run
+// again (GNU parallel's --resume-failed); nothing that succeeded runs twice.
+func Resume(jobs []Job, records []Record) (todo []Job, skipped int) {
+	done := map[string]int{}
+	for _, r := range records {
+		if r.OK() {
+			done[r.Command]++
+		}
+	}
+	for _, j := range jobs {
+		c := logCommand(j.Command)
+		if done[c] > 0 {
+			done[c]--
+			skipped++
+			continue
+		}
+		todo = append(todo, j)
+	}
+	return todo, skipped
+}
+
+// Runtimes returns, per command, the run time of its latest success in
+// records: the cost memory that orders a rerun longest first.
+func Runtimes(records []Record) map[string]time.Duration {
+	m := map[string]time.Duration{}
+	for _, r := range records {
+		if r.OK() {
+			m[r.Command] = r.Runtime
+		}
+	}
+	return m
+}

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJoblogRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.tsv")
+	l, err := OpenJoblog(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []Record{
+		{Seq: 1, Host: ":", Start: time.UnixMilli(1700000000123), Runtime: 1500 * time.Millisecond, Exit: 0, Command: "echo a\tb"},
+		{Seq: 2, Host: ":", Start: time.UnixMilli(1700000001000), Runtime: 0, Exit: -1, Signal: 15, Command: "sleep 9"},
+	}
+	for _, r := range recs {
+		if err := l.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	data, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(data), JoblogHeader+"\n1\t:\t1700000000.123\t     1.500\t0\t0\t0\t0\techo a\tb\n") {
+		t.Errorf("joblog:\n%s", data)
+	}
+	got, err := ReadJoblogFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, recs) {
+		t.Errorf("ReadJoblogFile = %+v; want %+v", got, recs)
+	}
+}
+
+func TestJoblogTornLastRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.tsv")
+	os.WriteFile(path, []byte(JoblogHeader+"\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"), 0o644)
+	recs, err := ReadJoblogFile(path)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("ReadJoblogFile = %v, %v; want the one whole row", recs, err)
+	}
+	l, err := OpenJoblog(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Write(Record{Seq: 3, Host: ":", Command: "echo c"})
+	l.Close()
+	recs, err = ReadJoblogFile(path)
+	if err != nil || len(recs) != 2 || recs[1].Seq != 3 {
+		t.Fatalf("after append: %v, %v; want rows 1 and 3", recs, err)
+	}
+}
+
+func TestJoblogMalformedRow(t *testing.T) {
+	_, err := ReadJoblog(strings.NewReader(JoblogHeader + "\n1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
+	if !errors.Is(err, ErrBadJoblog) || !strings.Contains(err.Error(), `line 2: Starttime "x"`) {
+		t.Errorf("error %v; want ErrBadJoblog naming line 2 and Starttime", err)
+	}
+}
+
+func TestResume(t *testing.T) {
+	jobs := []Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}, {Seq: 3, Command: "a"}, {Seq: 4, Command: "c"}, {Seq: 5, Command: "x\ny"}}
+	recs := []Record{
+		{Seq: 1, Command: "a"},          // success
+		{Seq: 2, Command: "b", Exit: 1}, // failure: runs again
+		{Seq: 4, Command: "c", Exit: -1, Signal: 9},
+		{Seq: 5, Command: `x\ny`},
+	}
+	todo, skipped := Resume(jobs, recs)
+	if skipped != 2 || !reflect.DeepEqual(commands(todo), []string{"b", "a", "c"}) {
+		t.Errorf("Resume = %q, %d skipped; want [b a c], 2", commands(todo), skipped)
+	}
+}
+
+func TestPlanOrder(t *testing.T) {
+	jobs := []Job{{Seq: 1, Command: "a", Weight: 1}, {Seq: 2, Command: "b", Weight: 5}, {Seq: 3, Command: "c"}, {Seq: 4, Command: "d", Weight: 3}}
+	p := makePlan(jobs, OrderAuto, nil)
+	if !p.lpt || !reflect.DeepEqual(p.order, []int{1, 2, 3, 0}) { // c counts at the median, 3, tied with d
+		t.Errorf("plan %+v; want LPT order [1 2 3 0]", p)
+	}
+	if p = makePlan(jobs, OrderInput, nil); p.lpt || !reflect.DeepEqual(p.order, []int{0, 1, 2, 3}) {
+		t.Errorf("input plan %+v", p)
+	}
+	hist := map[string]time.Duration{"a": time.Second, "c": 9 * time.Second}
+	noWeights := []Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}, {Seq: 3, Command: "c"}}
+	if p = makePlan(noWeights, OrderAuto, hist); !p.lpt || p.known != 2 || !reflect.DeepEqual(p.order, []int{2, 1, 0}) { // b counts at the median, 5s
+		t.Errorf("history plan %+v; want [2 1 0] with 2 known", p)
+	}
+	if p = makePlan(noWeights, OrderAuto, nil); p.lpt {
+		t.Errorf("no costs: plan %+v; want input order", p)
+	}
+}

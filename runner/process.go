@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Exit is how one run of a command ended.
+type Exit struct {
+	Start   time.Time
+	Runtime time.Duration
+	// Code is the exit status; -1 when the process was killed by a signal
+	// or did not start.
+	Code int
+	// Signal is the signal that killed the process, 0 if none.
+	Signal int
+	// Stdout and Stderr are the process's output, kept whole.
+	Stdout, Stderr []byte
+	// Err is why the command did not succeed when Code alone does not say:
+	// a failure to start it, or the cause of its cancellation (a timeout, a
+	// speculative copy that won, an interruption). Nil after a normal exit,
+	// whatever the status.
+	Err error
+}
+
+// OK says the command ran and exited with status 0.
+func (e Exit) OK() bool { return e.Err == nil && e.Code == 0 && e.Signal == 0 }
+
+// Command says how Exec runs a command.
+type Command struct {
+	Shell string   // the shell, run as Shell -c Line; "" means /bin/sh
+	Line  string   // the command line
+	Env   []string // extra environment, "KEY=value", added to the runner's
+	// Grace is how long the process group has to exit after SIGTERM before
+	// it gets SIGKILL; ≤ 0 means 2s.
+	Grace time.Duration
+}
+
+// Exec runs c.Line with the shell in a new process group, with no stdin,
+// and waits for it. When ctx is done the whole group (the shell and every
+// process it started) gets SIGTERM, then SIGKILL after c.Grace; Exec then
+// returns with Err set to context.Cause(ctx). A process's exit status is in
+// Code and Signal, never in Err.
+//
+// Exec returns after the shell has exited and its output pipes are closed:
+// a background process that keeps them open holds Exec until it exits or
+// ctx is done.
+func Exec(ctx context.Context, c Command) Exit {
+	shell := c.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
+	cmd := exec.Command(shell, "-c", c.Line)
+	if len(c.Env) > 0 {
+		cmd.Env = append(cmd.Environ(), c.Env...)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A group of its own: the job's children die with it, and a terminal's
+	// Ctrl-C reaches only us (we then stop the jobs in order).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	e := Exit{Start: time.Now(), Code: -1}
+	if err := ctx.Err(); err != nil {
+		e.Err = context.Cause(ctx)
+		return e
+	}
+	if err := cmd.Start(); err != nil {
+		e.Err = err
+		return e
+	}
+	pgid := cmd.Process.Pid
+	waited := make(chan struct{})
+	killed := make(chan struct{})
+	cancelled := false // written by the killer before close(killed)
+	go func() {
+		defer close(killed)
+		select {
+		case <-waited:
+			return
+		case <-ctx.Done():
+		}
+		cancelled = true
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-waited:
+		case <-t.C:
+		}
+		// The group is being torn down: whatever is left of it (the shell
+		// exited, a child ignored SIGTERM) goes now. The group's id cannot
+		// have been reused while any member lives, and kill fails with
+		// ESRCH once none does.
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}()
+	err := cmd.Wait()
+	close(waited)
+	<-killed
+	e.Runtime = time.Since(e.Start)
+	e.Stdout, e.Stderr = stdout.Bytes(), stderr.Bytes()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		switch {
+		case ws.Signaled():
+			e.Signal = int(ws.Signal())
+		case ws.Exited():
+			e.Code = ws.ExitStatus()
+		}
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		e.Err = err
+	}
+	if cancelled {
+		e.Err = context.Cause(ctx)
+	}
+	return e
+}

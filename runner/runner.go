@@ -1,0 +1,594 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/worksteal/worksteal/balance"
+)
+
+// Config says how Run runs a batch. The zero value is useful: one slot per
+// CPU, /bin/sh, longest first when costs are known, no timeout, no retries,
+// no speculation, output discarded.
+type Config struct {
+	// Slots is the number of jobs run at once; ≤ 0 means runtime.NumCPU().
+	Slots int
+	// Shell runs each command as Shell -c Command; "" means /bin/sh.
+	Shell string
+	// Env is extra environment for every job ("KEY=value"). Each job also
+	// gets WORKSTEAL_SEQ and WORKSTEAL_SLOT (and GNU parallel's PARALLEL_SEQ
+	// and PARALLEL_JOBSLOT) with its sequence and slot numbers.
+	Env []string
+
+	// Order is the start order; see Order. History holds remembered run
+	// times by command (Runtimes of an earlier joblog) for OrderAuto and
+	// OrderLPT.
+	Order   Order
+	History map[string]time.Duration
+
+	// Timeout is a fixed limit on each attempt; 0 means none. With
+	// TimeoutFactor > 0 the limit is TimeoutFactor × the median run time of
+	// the jobs finished so far (2 is GNU parallel's --timeout 200%), once
+	// three have finished; Timeout is the limit until then. A job over its
+	// limit is killed (its process group: SIGTERM, then SIGKILL after
+	// Grace) and counts as failed.
+	Timeout       time.Duration
+	TimeoutFactor float64
+
+	// Retries is how many more times a failed job is tried; 0 means none.
+	// The wait before retry k is drawn from [d/2, d] with d = RetryDelay ×
+	// 2^(k−1), at most one minute (balance.Backoff); RetryDelay ≤ 0 means
+	// 1s. A job waiting for its retry does not hold a slot.
+	Retries    int
+	RetryDelay time.Duration
+
+	// Speculate starts, near the end of the batch (no job waiting and a
+	// slot free), a second copy of a job that has run longer than
+	// SpeculateAfter, or, when that is 0, 1.5 × the 75th percentile of the
+	// finished jobs (once three have finished). The first copy to succeed
+	// wins, the other is killed. Only for idempotent jobs: both copies may
+	// run to completion.
+	Speculate      bool
+	SpeculateAfter time.Duration
+
+	// KeepOrder writes the jobs' output in input order instead of as they
+	// finish. Either way the output of one job is written whole (stdout,
+	// then stderr), never interleaved with another's.
+	KeepOrder bool
+	// Stdout and Stderr receive the jobs' output; nil discards it.
+	Stdout, Stderr io.Writer
+
+	// Joblog, if set, receives one row per finished job as it finishes.
+	// Host names this machine in it; "" means ":" (GNU parallel's).
+	Joblog *Joblog
+	Host   string
+
+	// Grace is the time a job's process group has between SIGTERM and
+	// SIGKILL when it is stopped; ≤ 0 means 2s.
+	Grace time.Duration
+
+	// Progress, if set, is called after every start and finish, from one
+	// goroutine at a time (the one that also writes the output).
+	Progress func(Progress)
+}
+
+// Progress is the state of a running batch.
+type Progress struct {
+	Total     int           // jobs in the batch
+	Succeeded int           // finished with status 0
+	Failed    int           // finished otherwise, retries spent
+	Running   int           // jobs with a process running now
+	Elapsed   time.Duration // since Run started
+}
+
+// Done is Succeeded + Failed.
+func (p Progress) Done() int { return p.Succeeded + p.Failed }
+
+// Result is the outcome of one job: its last attempt, or the copy that won.
+type Result struct {
+	Job
+	Exit
+	Slot     int  // slot of the recorded attempt, from 1
+	Attempts int  // attempts started, speculative copies included
+	TimedOut bool // the recorded attempt was cut by the timeout
+	CopyWon  bool // a speculative copy finished first
+}
+
+// OK says the job succeeded.
+func (r Result) OK() bool { return r.Exit.OK() }
+
+// Record returns r as a joblog row for host.
+func (r Result) Record(host string) Record {
+	code := r.Code
+	if r.Signal != 0 {
+		code = -1
+	}
+	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Exit: code, Signal: r.Signal, Command: r.Command}
+}
+
+// Summary is what happened to a batch, with the balance metrics of the run.
+type Summary struct {
+	Jobs      int // jobs given to Run
+	Succeeded int
+	Failed    int
+	NotRun    int // not finished because Run was interrupted
+	Retries   int // extra attempts after failures
+	TimedOut  int // attempts cut by the timeout
+	Copies    int // speculative copies started
+	CopiesWon int // jobs whose speculative copy finished first
+
+	Slots    int
+	Makespan time.Duration   // from Run's start to the end of its last job
+	Busy     []time.Duration // per slot: time spent running attempts
+	// Durations holds the run time of each finished job's recorded attempt.
+	Durations []time.Duration
+	// Utilization, Imbalance and StragglerRatio are balance.Utilization
+	// (busy over Slots × Makespan), balance.Imbalance of Busy and
+	// balance.StragglerRatio of Durations.
+	Utilization, Imbalance, StragglerRatio float64
+
+	// LPT says the jobs started longest first; CostsKnown is how many had a
+	// known cost.
+	LPT        bool
+	CostsKnown int
+	// InputEstimate and LPTEstimate are the makespans of list scheduling
+	// the jobs on Slots in input order and in the order used: from the
+	// measured run times when every job finished, else from the estimated
+	// costs (then in cost units, Estimated set). Zero when not LPT.
+	InputEstimate, LPTEstimate float64
+	Estimated                  bool
+
+	// Results holds the finished jobs' results in input order.
+	Results []Result
+}
+
+// Saving returns the fraction of the input-order makespan that LPT ordering
+// saved (estimated; see InputEstimate), and false when it cannot tell.
+func (s *Summary) Saving() (float64, bool) {
+	if !s.LPT || s.InputEstimate <= 0 {
+		return 0, false
+	}
+	return 1 - s.LPTEstimate/s.InputEstimate, true
+}
+
+// String formats the summary in three or four lines.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "jobs %d: %d succeeded, %d failed", s.Jobs, s.Succeeded, s.Failed)
+	if s.NotRun > 0 {
+		fmt.Fprintf(&b, ", %d not run", s.NotRun)
+	}
+	var extra []string
+	if s.Retries > 0 {
+		extra = append(extra, fmt.Sprintf("%d retries", s.Retries))
+	}
+	if s.TimedOut > 0 {
+		extra = append(extra, fmt.Sprintf("%d timed out", s.TimedOut))
+	}
+	if s.Copies > 0 {
+		extra = append(extra, fmt.Sprintf("%d speculative copies, %d won", s.Copies, s.CopiesWon))
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(extra, ", "))
+	}
+	fmt.Fprintf(&b, "\nmakespan %s on %d slots: utilization %.2f, load imbalance %.2f, straggler ratio %.2f\n",
+		roundDuration(s.Makespan), s.Slots, s.Utilization, s.Imbalance, s.StragglerRatio)
+	if saving, ok := s.Saving(); ok {
+		unit := func(v float64) string { return roundDuration(time.Duration(v * float64(time.Second))).String() }
+		from := "measured run times"
+		if s.Estimated {
+			unit = func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " cost units" }
+			from = "estimated costs"
+		}
+		fmt.Fprintf(&b, "order: longest first (%d of %d costs known); by %s, input order %s, longest first %s: saved %.0f%%\n",
+			s.CostsKnown, s.Jobs, from, unit(s.InputEstimate), unit(s.LPTEstimate), 100*saving)
+	}
+	return b.String()
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// validate checks c and fills its defaults.
+func (c *Config) validate() error {
+	switch {
+	case c.Retries < 0:
+		return fmt.Errorf("%w: retries %d: must be 0 or more", ErrInvalidConfig, c.Retries)
+	case c.Timeout < 0:
+		return fmt.Errorf("%w: timeout %v: must be 0 (none) or more", ErrInvalidConfig, c.Timeout)
+	case c.TimeoutFactor < 0 || c.TimeoutFactor != c.TimeoutFactor:
+		return fmt.Errorf("%w: timeout factor %v: must be 0 (none) or more", ErrInvalidConfig, c.TimeoutFactor)
+	case c.SpeculateAfter < 0:
+		return fmt.Errorf("%w: speculate after %v: must be 0 (relative) or more", ErrInvalidConfig, c.SpeculateAfter)
+	}
+	if c.Slots <= 0 {
+		c.Slots = runtime.NumCPU()
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = time.Second
+	}
+	if c.Host == "" {
+		c.Host = ":"
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	return nil
+}
+
+// jobState is the runner's record of one job. Owned by the loop goroutine.
+type jobState struct {
+	idx        int // position in the jobs given to Run
+	job        Job
+	tries      int // attempts started, copies included
+	running    []*attempt
+	last       *Result // latest failed attempt, while another may follow
+	speculated bool
+	res        *Result // the final result, once finished
+}
+
+// attempt is one process run of a job.
+type attempt struct {
+	js      *jobState
+	slot    int
+	copy    bool
+	start   time.Time
+	cancel  context.CancelCauseFunc
+	limited bool // a timeout applies
+}
+
+type attemptDone struct {
+	a *attempt
+	e Exit
+}
+
+// Run runs jobs on cfg.Slots slots and returns what happened. Jobs start in
+// the planned order (see Order) as slots free up, so a slot never waits while
+// a job is ready: dynamic balancing, whatever the jobs' durations.
+//
+// A failed job is retried (Retries), a job over its limit killed (Timeout),
+// a straggler copied (Speculate). Each finished job is written to the joblog
+// at once, and its output to Stdout and Stderr.
+//
+// When ctx is done, Run starts nothing more, stops the running jobs (their
+// process groups get SIGTERM, then SIGKILL after Grace), and returns the
+// Summary with an error wrapping ErrInterrupted and context.Cause(ctx). The
+// stopped jobs are neither written to the joblog nor counted as failed, so
+// a rerun with Resume runs exactly them and the jobs never started.
+//
+// A job that fails is not an error of Run: see Summary.Failed. Run returns
+// an error wrapping ErrInvalidConfig, without running anything, for a bad
+// Config.
+func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs))}
+	for i, j := range jobs {
+		r.jobs[i] = &jobState{idx: i, job: j}
+	}
+	r.plan = makePlan(jobs, cfg.Order, cfg.History)
+	r.hist = balance.NewHistory(0)
+	r.timeout = &balance.Timeout{After: cfg.Timeout, Factor: cfg.TimeoutFactor, MinSamples: 3, History: r.hist}
+	r.hedge = &balance.Hedge{Delay: cfg.SpeculateAfter, MinSamples: 3, History: r.hist}
+	r.backoff = balance.Backoff{Initial: cfg.RetryDelay, Max: time.Minute, Multiplier: 2, Jitter: 0.5}
+	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), LPT: r.plan.lpt, CostsKnown: r.plan.known}
+	for s := cfg.Slots; s >= 1; s-- {
+		r.free = append(r.free, s)
+	}
+	r.events = make(chan attemptDone)
+	r.retryCh = make(chan *jobState, len(jobs))
+	err := r.loop(ctx)
+	r.finishSummary()
+	return &r.sum, err
+}
+
+// run is one call of Run. Every field is owned by the loop goroutine; the
+// attempt goroutines only send on events, and retry timers on retryCh.
+type run struct {
+	cfg     Config
+	start   time.Time
+	jobs    []*jobState
+	plan    plan
+	next    int         // next index into plan.order to start
+	retries []*jobState // failed jobs whose backoff has passed, first to start
+	delayed int         // failed jobs waiting for their backoff
+	free    []int       // free slots, a stack
+	running int         // attempts running
+	events  chan attemptDone
+	retryCh chan *jobState
+	nextOut int // KeepOrder: first job whose output is not written yet
+
+	hist    *balance.History
+	timeout *balance.Timeout
+	hedge   *balance.Hedge
+	backoff balance.Backoff
+	sum     Summary
+	end     time.Time
+}
+
+func (r *run) loop(ctx context.Context) error {
+	var tick <-chan time.Time
+	if r.cfg.Speculate {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	done := ctx.Done()
+	stopping := false
+	for {
+		if !stopping {
+			r.startReady(ctx)
+			if r.cfg.Speculate && r.drained() {
+				r.speculate(ctx)
+			}
+		}
+		if r.running == 0 && (stopping || r.drained()) {
+			break
+		}
+		select {
+		case d := <-r.events:
+			r.finished(d, stopping)
+		case js := <-r.retryCh:
+			r.delayed--
+			if !stopping {
+				r.retries = append(r.retries, js)
+			}
+		case <-tick:
+		case <-done:
+			done, stopping = nil, true
+			for _, js := range r.jobs {
+				for _, a := range js.running {
+					a.cancel(errInterrupted)
+				}
+			}
+		}
+	}
+	r.end = time.Now()
+	r.flushOutput()
+	if stopping {
+		return fmt.Errorf("%w (%w)", ErrInterrupted, context.Cause(ctx))
+	}
+	return nil
+}
+
+// drained says no job is waiting to start, now or after a backoff.
+func (r *run) drained() bool {
+	return r.next == len(r.plan.order) && len(r.retries) == 0 && r.delayed == 0
+}
+
+// startReady fills the free slots: retries first, then the plan's order.
+func (r *run) startReady(ctx context.Context) {
+	for len(r.free) > 0 {
+		var js *jobState
+		switch {
+		case len(r.retries) > 0:
+			js, r.retries = r.retries[0], r.retries[1:]
+		case r.next < len(r.plan.order):
+			js = r.jobs[r.plan.order[r.next]]
+			r.next++
+		default:
+			return
+		}
+		r.launch(ctx, js, false)
+	}
+}
+
+// speculate gives free slots to copies of the jobs that have run longest,
+// once they run past the hedge threshold.
+func (r *run) speculate(ctx context.Context) {
+	if len(r.free) == 0 {
+		return
+	}
+	thr, ok := r.hedge.Threshold()
+	if !ok {
+		return
+	}
+	now := time.Now()
+	var cands []*attempt
+	for _, js := range r.jobs {
+		if js.res == nil && !js.speculated && len(js.running) == 1 && now.Sub(js.running[0].start) > thr {
+			cands = append(cands, js.running[0])
+		}
+	}
+	slices.SortFunc(cands, func(a, b *attempt) int { return a.start.Compare(b.start) })
+	for _, a := range cands {
+		if len(r.free) == 0 {
+			return
+		}
+		a.js.speculated = true
+		r.sum.Copies++
+		r.launch(ctx, a.js, true)
+	}
+}
+
+// launch starts one attempt of js on a free slot.
+func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
+	slot := r.free[len(r.free)-1]
+	r.free = r.free[:len(r.free)-1]
+	// Not a child of ctx's cancellation: the loop stops attempts itself, so
+	// that each one's cause says why (interrupted, timed out, lost a race).
+	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel}
+	limit := r.timeout.Limit()
+	var timer *time.Timer
+	if limit > 0 {
+		a.limited = true
+		timer = time.AfterFunc(limit, func() { cancel(errTimedOut) })
+	}
+	js.tries++
+	js.running = append(js.running, a)
+	r.running++
+	line := js.job.Command
+	if js.job.slotVar {
+		line = strings.ReplaceAll(line, "{%}", strconv.Itoa(slot))
+	}
+	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
+	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
+	c := Command{Shell: r.cfg.Shell, Line: line, Env: env, Grace: r.cfg.Grace}
+	go func() {
+		e := Exec(actx, c)
+		if timer != nil {
+			timer.Stop()
+		}
+		r.events <- attemptDone{a, e}
+	}()
+	r.progress()
+}
+
+// finished handles the end of one attempt.
+func (r *run) finished(d attemptDone, stopping bool) {
+	a, e, js := d.a, d.e, d.a.js
+	d.a.cancel(nil) // release the attempt's ctx
+	js.running = slices.DeleteFunc(js.running, func(x *attempt) bool { return x == a })
+	r.running--
+	r.free = append(r.free, a.slot)
+	r.sum.Busy[a.slot-1] += e.Runtime
+	timedOut := errors.Is(e.Err, errTimedOut)
+	if timedOut {
+		r.sum.TimedOut++
+		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
+	}
+	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy}
+	switch {
+	case js.res != nil:
+		// The loser of a speculative race, killed or finishing late.
+		return
+	case errors.Is(e.Err, errInterrupted):
+		return // not finished: neither logged nor counted
+	case e.OK():
+		r.hist.Observe(e.Runtime)
+		for _, o := range js.running {
+			o.cancel(errLostRace)
+		}
+		if a.copy {
+			r.sum.CopiesWon++
+		}
+		r.complete(js, res)
+	case len(js.running) > 0:
+		js.last = res // the other copy may still succeed
+	case js.tries <= r.cfg.Retries && !stopping:
+		js.last = res
+		r.sum.Retries++
+		r.delayed++
+		lo, hi := r.backoff.Wait(js.tries)
+		wait := lo + rand.N(hi-lo+1)
+		time.AfterFunc(wait, func() { r.retryCh <- js })
+	default:
+		r.complete(js, res)
+	}
+	r.progress()
+}
+
+// complete records js's final result: counts, joblog, output.
+func (r *run) complete(js *jobState, res *Result) {
+	js.res = res
+	if res.OK() {
+		r.sum.Succeeded++
+	} else {
+		r.sum.Failed++
+	}
+	if r.cfg.Joblog != nil {
+		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil {
+			fmt.Fprintf(r.cfg.Stderr, "runner: joblog: %v\n", err)
+		}
+	}
+	if !r.cfg.KeepOrder {
+		r.output(res)
+		return
+	}
+	for r.nextOut < len(r.jobs) && r.jobs[r.nextOut].res != nil {
+		r.output(r.jobs[r.nextOut].res)
+		r.nextOut++
+	}
+}
+
+// flushOutput writes, in input order, what KeepOrder held back behind jobs
+// that never finished.
+func (r *run) flushOutput() {
+	if !r.cfg.KeepOrder {
+		return
+	}
+	for ; r.nextOut < len(r.jobs); r.nextOut++ {
+		if res := r.jobs[r.nextOut].res; res != nil {
+			r.output(res)
+		}
+	}
+}
+
+func (r *run) output(res *Result) {
+	if len(res.Stdout) > 0 {
+		r.cfg.Stdout.Write(res.Stdout)
+	}
+	if len(res.Stderr) > 0 {
+		r.cfg.Stderr.Write(res.Stderr)
+	}
+	if res.Exit.Err != nil && !errors.Is(res.Exit.Err, errTimedOut) {
+		fmt.Fprintf(r.cfg.Stderr, "runner: job %d: %v\n", res.Seq, res.Exit.Err)
+	}
+}
+
+func (r *run) progress() {
+	if r.cfg.Progress == nil {
+		return
+	}
+	r.cfg.Progress(Progress{Total: len(r.jobs), Succeeded: r.sum.Succeeded, Failed: r.sum.Failed, Running: r.running, Elapsed: time.Since(r.start)})
+}
+
+// finishSummary derives the metrics once the loop has ended.
+func (r *run) finishSummary() {
+	s := &r.sum
+	if r.end.IsZero() {
+		r.end = time.Now()
+	}
+	s.Makespan = r.end.Sub(r.start)
+	idle := make([]time.Duration, len(s.Busy))
+	for i, b := range s.Busy {
+		idle[i] = max(0, s.Makespan-b)
+	}
+	measured := make([]float64, len(r.jobs))
+	all := true
+	for i, js := range r.jobs {
+		if js.res == nil {
+			s.NotRun++
+			all = false
+			continue
+		}
+		s.Results = append(s.Results, *js.res)
+		s.Durations = append(s.Durations, js.res.Runtime)
+		measured[i] = js.res.Runtime.Seconds()
+	}
+	s.Utilization = balance.Utilization(s.Busy, idle)
+	s.Imbalance = balance.Imbalance(s.Busy)
+	s.StragglerRatio = balance.StragglerRatio(s.Durations)
+	if s.LPT {
+		identity := make([]int, len(r.jobs))
+		for i := range identity {
+			identity[i] = i
+		}
+		costs := measured
+		if !all {
+			costs, s.Estimated = r.plan.costs, true
+		}
+		s.InputEstimate = listMakespan(costs, identity, s.Slots)
+		s.LPTEstimate = listMakespan(costs, r.plan.order, s.Slots)
+	}
+}
