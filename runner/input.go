@@ -254,7 +254,7 @@ func noExt(v string) string {
 var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
 // ShellQuote quotes s for a POSIX shell when it needs it: "a.txt" stays as
-// it is, "my file" becomes 'my file', and "it's" becomes 'it'\''s'.
+// it is, "my file" becomes 'my file', and "it's" becomes 'it'\”s'.
 func ShellQuote(s string) string {
 	if safeWord.MatchString(s) {
 		return s
