@@ -253,8 +253,9 @@ func noExt(v string) string {
 // safeWord matches strings the shell takes literally.
 var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
-// ShellQuote quotes s for a POSIX shell when it needs it: "a.txt" stays as
-// it is, "my file" becomes 'my file', and "it's" becomes 'it'\”s'.
+// ShellQuote quotes s for a POSIX shell when it needs it, in single
+// quotes (a quote inside becomes quote, backslash, quote, quote): a.txt
+// stays as it is, and my file becomes 'my file'.
 func ShellQuote(s string) string {
 	if safeWord.MatchString(s) {
 		return s
