@@ -39,6 +39,10 @@ type Config struct {
 	// compensation.
 	MaxBlocking int
 
+	// Trace, if positive, records scheduling events in a ring buffer of
+	// this many events per worker (see Pool.Trace); 0 turns tracing off.
+	Trace int
+
 	// NoStats turns off the per-worker counters (they cost about 1% of the
 	// finest-grained fork-join work; see BenchmarkStatsOverhead).
 	NoStats bool
@@ -75,6 +79,9 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("worksteal: Config.Idle: %w", err)
 	}
 	c.Idle = idle
+	if c.Trace < 0 {
+		return c, fmt.Errorf("worksteal: Config.Trace = %d; want 0 (off) or a ring size", c.Trace)
+	}
 	if c.MaxBlocking == 0 {
 		c.MaxBlocking = 4 * c.Workers
 	}

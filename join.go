@@ -1,5 +1,7 @@
 package worksteal
 
+import "time"
+
 // Join runs fa and fb, possibly in parallel, and returns both results.
 //
 // fa runs at once on the calling worker; fb is first offered to thieves
@@ -80,6 +82,7 @@ type frame[XB, RB any] struct {
 	xb XB
 	rb RB
 	pe *PanicError
+	pf profFrame // work/span profiling (workspan.go); pf.prof is nil when off
 }
 
 // call runs the second half: fb(w, xb), or, for Join's closure form (fb
@@ -95,14 +98,19 @@ func (f *frame[XB, RB]) call(w *Worker) RB {
 // when it steals its own frame back during a wait).
 func (f *frame[XB, RB]) runJob(w *Worker) {
 	f.thief.Store(int32(w.id))
-	func() {
+	run := func() {
 		defer func() {
 			if r := recover(); r != nil {
 				f.pe = asPanicError(r)
 			}
 		}()
 		f.rb = f.call(w)
-	}()
+	}
+	if f.pf.prof != nil {
+		f.pf.runStolen(w, run)
+	} else {
+		run()
+	}
 	f.done.set() // last access: the owner may reuse f at once
 }
 
@@ -117,6 +125,10 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 		f = newFrame[XB, RB](w, d)
 	}
 	f.fb, f.xb = fb, xb
+	if w.prof != nil {
+		f.pf.prof = w.prof.shared
+		f.pf.s0, f.pf.b0 = w.prof.fork()
+	}
 	w.depth = d + 1
 	w.dq.Push(&f.job) // [J1]
 	w.st.spawned++
@@ -146,6 +158,11 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 // joinPop finishes a Join after fa returned: pop fb back and run it, or,
 // if it was stolen, help until the thief has finished it.
 func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
+	ps := w.prof
+	var spanA, bspanA time.Duration
+	if ps != nil {
+		spanA, bspanA = ps.cut()
+	}
 	j, ok := w.dq.Pop()
 	for ok && j != &f.job {
 		// Work pushed after our frame and still here (tasks fa spawned into
@@ -155,14 +172,27 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
 	}
 	if ok {
 		w.st.executed++
-		rb = f.call(w)
+		if ps == nil {
+			rb = f.call(w)
+		} else {
+			ps.resume(f.pf.s0, f.pf.b0)
+			rb = f.call(w)
+			spanB, bspanB := ps.cut()
+			ps.resume(max(spanA, spanB), max(bspanA, bspanB))
+			f.pf.prof = nil
+		}
 	} else {
 		// Stolen. Thieves take the oldest items first, so everything older
 		// than our frame was stolen too: the deque is empty, and helping
 		// cannot pop a frame of an enclosing Join.
+		waitFrom := now()
 		w.helpUntil(&f.done, &f.job)
 		f.done.reset()
 		f.thief.Store(-1)
+		if ps != nil {
+			ps.joinStolen(&f.pf, spanA, bspanA, waitFrom)
+			f.pf.prof = nil
+		}
 		if pe := f.pe; pe != nil {
 			f.pe = nil
 			panic(pe) // Join's deferred joinUnwind frees the frame
@@ -210,6 +240,7 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 	}
 	// phase == joinTakingB: fb panicked inline, or the thief's panic is being
 	// re-raised by joinPop; either way fb is done and not queued.
+	f.pf.prof = nil
 	f.fb = nil
 	var zx XB
 	f.xb = zx

@@ -138,6 +138,10 @@ func (w *Worker) park(recheck func() bool, timeout time.Duration) {
 		w.unpark()
 		return
 	}
+	if w.rec != nil {
+		w.rec.record(EvPark, -1, 0)
+		defer w.rec.record(EvWake, -1, 0)
+	}
 	if timeout <= 0 {
 		w.st.parks++
 		w.publish()

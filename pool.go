@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/worksteal/worksteal/deque"
 	"github.com/worksteal/worksteal/internal/pad"
@@ -38,6 +39,9 @@ type Pool struct {
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
 
+	start     time.Time     // when New made the pool: event time 0
+	startMono time.Duration // now() at start
+
 	panicMu    sync.Mutex
 	firstPanic *PanicError // first unhandled panic of a submitted task
 	_          pad.Line
@@ -50,7 +54,7 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg}
+	p := &Pool{cfg: cfg, start: time.Now(), startMono: now()}
 	n := cfg.Workers
 	p.workers = make([]*Worker, n)
 	p.stealers = make([]deque.Stealer[job], n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Scope is a group of tasks that may spawn more tasks; [Worker.Scope]
@@ -22,6 +23,10 @@ type Scope struct {
 	// thing it does with the scope, and done's Swap publishes all results).
 	pending atomic.Int64
 	done    latch
+
+	// maxSpan and maxBSpan are the longest span and burdened span (ns) of
+	// the scope's tasks when they run inside a profiled computation.
+	maxSpan, maxBSpan atomic.Int64
 
 	errOnce sync.Once
 	err     error                      // first error, guarded by errOnce
@@ -61,8 +66,16 @@ func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error
 			s.setErr(err)
 		}
 	}()
+	ps := w.prof
+	var spanBody, bspanBody time.Duration
+	if ps != nil {
+		spanBody, bspanBody = ps.cut()
+	}
 	s.finish()
 	w.helpUntil(&s.done, nil)
+	if ps != nil { // the scope joins its tasks: continue from the longest path
+		ps.resume(max(spanBody, time.Duration(s.maxSpan.Load())), max(bspanBody, time.Duration(s.maxBSpan.Load())))
+	}
 	if pe := s.panic.Load(); pe != nil {
 		panic(pe)
 	}
@@ -95,9 +108,13 @@ func (s *Scope) Go(w *Worker, f func(w *Worker) error) {
 
 func (s *Scope) spawn(w *Worker, t *scopeTask) {
 	t.run = t
+	t.pf.fork(w)
 	s.pending.Add(1)
 	w.dq.Push(&t.job)
 	w.st.spawned++
+	if w.rec != nil {
+		w.rec.record(EvSpawn, -1, 0)
+	}
 	w.pool.sleep.notify(w.pool, 1)
 }
 
@@ -124,11 +141,37 @@ type scopeTask struct {
 	s  *Scope
 	f  func(w *Worker)
 	fe func(w *Worker) error
+	pf profFrame
 }
 
 func (t *scopeTask) runJob(w *Worker) {
 	s := t.s
 	defer s.finish()
+	if t.pf.prof != nil {
+		t.pf.runStolen(w, func() { t.body(w) })
+		s.joinSpan(&t.pf)
+		return
+	}
+	t.body(w)
+}
+
+// joinSpan folds a finished profiled task's path lengths into the scope's.
+func (s *Scope) joinSpan(pf *profFrame) {
+	atomicMax(&s.maxSpan, int64(pf.sB))
+	atomicMax(&s.maxBSpan, int64(pf.bB))
+}
+
+func atomicMax(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+func (t *scopeTask) body(w *Worker) {
+	s := t.s
 	if s.ctx.Err() != nil {
 		s.skipped.Add(1)
 		return
@@ -155,6 +198,7 @@ type Future[T any] struct {
 	v    T
 	pe   *PanicError
 	done latch
+	pf   profFrame
 }
 
 // SpawnValue queues f as a task of scope s, like [Scope.Spawn], and returns
@@ -163,9 +207,13 @@ type Future[T any] struct {
 func SpawnValue[T any](s *Scope, w *Worker, f func(w *Worker) T) *Future[T] {
 	fu := &Future[T]{f: f, s: s}
 	fu.run = fu
+	fu.pf.fork(w)
 	s.pending.Add(1)
 	w.dq.Push(&fu.job)
 	w.st.spawned++
+	if w.rec != nil {
+		w.rec.record(EvSpawn, -1, 0)
+	}
 	w.pool.sleep.notify(w.pool, 1)
 	return fu
 }
@@ -174,6 +222,16 @@ func (fu *Future[T]) runJob(w *Worker) {
 	s := fu.s
 	defer s.finish()
 	defer fu.done.set()
+	if fu.pf.prof != nil {
+		fu.pf.runStolen(w, func() { fu.body(w) })
+		s.joinSpan(&fu.pf)
+		return
+	}
+	fu.body(w)
+}
+
+func (fu *Future[T]) body(w *Worker) {
+	s := fu.s
 	if s.ctx.Err() != nil {
 		s.skipped.Add(1)
 		return

@@ -33,6 +33,8 @@ type Worker struct {
 	sel     *policy.Selector
 	id      int
 	spare   bool
+	rec     *recorder  // event trace; nil when tracing is off
+	prof    *profState // work/span profiling of the running strand; nil when off
 	_       pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
@@ -53,7 +55,12 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 	if spare { // spares are an extra "worker n" whose victims are the n regular workers
 		self, size = n, n+1
 	}
+	var rec *recorder
+	if p.cfg.Trace > 0 {
+		rec = newRecorder(p.cfg.Trace, id)
+	}
 	return &Worker{
+		rec:     rec,
 		id:      id,
 		pool:    p,
 		dq:      dq,
@@ -101,9 +108,27 @@ func (w *Worker) takeLocal() *job {
 }
 
 // execute runs a job that this worker popped, stole or dequeued.
+//
+// A job runs outside any profiled computation the worker may be helping in
+// (it measures itself if it belongs to one: workspan.go), so w.prof is
+// cleared around it.
 func (w *Worker) execute(j *job) {
 	w.st.executed++
+	if ps := w.prof; ps != nil {
+		w.prof = nil
+		defer func() {
+			w.prof = ps
+			ps.start = now() // time spent helping is not this strand's work
+		}()
+	}
+	if w.rec == nil {
+		j.run.runJob(w)
+		return
+	}
+	id := w.rec.task()
+	w.rec.record(EvTaskStart, -1, id)
 	j.run.runJob(w)
+	w.rec.record(EvTaskEnd, -1, id)
 }
 
 // findWork returns the next job for the main loop, or nil when the pool is
@@ -224,7 +249,13 @@ func (w *Worker) trySteal(v int) *job {
 	}
 	if r != deque.Success {
 		w.st.failed++
+		if w.rec != nil {
+			w.rec.record(EvStealFail, v, 0)
+		}
 		return nil
+	}
+	if w.rec != nil {
+		w.rec.record(EvSteal, v, 0)
 	}
 	w.st.stolen += uint64(moved)
 	if !w.noStats {

@@ -1,0 +1,110 @@
+package worksteal
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/worksteal/worksteal/internal/tracefmt"
+)
+
+func TestTrace(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 3, Trace: 1 << 14})
+	Run(p, func(w *Worker) int { return fibJoin(w, 22) })
+	Run(p, func(w *Worker) int {
+		w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+			for i := 0; i < 50; i++ {
+				s.Spawn(w, func(w *Worker) { fibJoin(w, 12) })
+			}
+			return nil
+		})
+		return 0
+	})
+	tr := p.Trace()
+	if tr == nil || len(tr.Workers) != 3 {
+		t.Fatalf("Trace() = %+v", tr)
+	}
+	var starts, ends, spawns, steals int
+	for wi, evs := range tr.Workers {
+		open := map[uint64]bool{}
+		for i, ev := range evs {
+			if i > 0 && ev.Time < evs[i-1].Time {
+				t.Fatalf("worker %d: event %d at %v before event %d at %v", wi, i, ev.Time, i-1, evs[i-1].Time)
+			}
+			switch ev.Kind {
+			case EvTaskStart:
+				starts++
+				open[ev.Task] = true
+				if int(ev.Task>>32) != wi {
+					t.Errorf("task id %x not of worker %d", ev.Task, wi)
+				}
+			case EvTaskEnd:
+				ends++
+				if !open[ev.Task] {
+					t.Errorf("worker %d: end of task %x that did not start", wi, ev.Task)
+				}
+				delete(open, ev.Task)
+			case EvSpawn:
+				spawns++
+			case EvSteal:
+				steals++
+				if ev.Peer < 0 || ev.Peer >= 3 || ev.Peer == wi {
+					t.Errorf("worker %d stole from %d", wi, ev.Peer)
+				}
+			}
+		}
+	}
+	if starts == 0 || starts != ends || spawns != 50 {
+		t.Errorf("starts %d ends %d spawns %d; want equal starts and ends, 50 spawns", starts, ends, spawns)
+	}
+	st := p.Stats().Total()
+	if uint64(steals) != st.Stolen {
+		t.Errorf("trace has %d steals, Stats %d", steals, st.Stolen)
+	}
+	var buf bytes.Buffer
+	if err := tr.WriteChrome(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefmt.Read(&buf)
+	if err != nil {
+		t.Fatalf("reading our own trace back: %v", err)
+	}
+	if f.Workers != 3 || len(f.Spans) != starts {
+		t.Errorf("Chrome trace: %d workers, %d spans; want 3, %d", f.Workers, len(f.Spans), starts)
+	}
+}
+
+// A small ring wraps: the oldest events go, counted as dropped, and the
+// snapshot keeps the newest ones in order.
+func TestTraceRingDrops(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 1, Trace: 16})
+	for i := 0; i < 100; i++ {
+		p.Submit(func(*Worker) {})
+	}
+	Run(p, func(*Worker) int { return 0 })
+	tr := p.Trace()
+	if n := len(tr.Workers[0]); n > 16 || n == 0 {
+		t.Fatalf("%d events retained in a ring of 16", n)
+	}
+	if tr.Dropped[0] == 0 {
+		t.Fatal("no drops counted after 200+ events in a ring of 16")
+	}
+	if p2 := newTestPool(t, Config{Workers: 1}); p2.Trace() != nil {
+		t.Fatal("Trace() of an untraced pool is not nil")
+	}
+	if _, err := New(Config{Trace: -1}); err == nil {
+		t.Fatal("New accepted Config.Trace = -1")
+	}
+}
+
+// BenchmarkTraceOverhead: fib(30) and UTS-like trees with tracing off and on.
+func BenchmarkTraceOverhead(b *testing.B) {
+	for _, ring := range []int{0, 1 << 16} {
+		p := newTestPool(b, Config{Workers: 2, Trace: ring})
+		b.Run(map[bool]string{false: "trace=off", true: "trace=on"}[ring > 0], func(b *testing.B) {
+			for b.Loop() {
+				Run(p, func(w *Worker) int { return fibJoin(w, 30) })
+			}
+		})
+	}
+}
