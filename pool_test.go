@@ -1,0 +1,707 @@
+package worksteal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+func TestConfig(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	// Every invalid Config is refused with an error that names the field.
+	invalid := []struct {
+		name  string
+		cfg   Config
+		field string // must appear in the error
+	}{
+		{"negative Workers", Config{Workers: -1}, "Config.Workers"},
+		{"too many Workers", Config{Workers: 1<<16 + 1}, "Config.Workers"},
+		{"unknown Victim", Config{Victim: policy.Locality + 1}, "Config.Victim"},
+		{"unknown Steal", Config{Steal: policy.StealHalf + 1}, "Config.Steal"},
+		{"Idle jitter above 1", Config{Idle: policy.Idle{Jitter: 1.5}}, "Config.Idle"},
+		{"negative Idle jitter", Config{Idle: policy.Idle{Jitter: -0.1}}, "Config.Idle"},
+		{"negative Idle base", Config{Idle: policy.Idle{Base: -time.Microsecond}}, "Config.Idle"},
+		{"Idle cap below base", Config{Idle: policy.Idle{Base: time.Millisecond, Cap: time.Microsecond}}, "Config.Idle"},
+	}
+	if !pinSupported {
+		invalid = append(invalid, struct {
+			name  string
+			cfg   Config
+			field string
+		}{"Pin where unsupported", Config{Pin: true}, "Config.Pin"})
+	}
+	for _, tc := range invalid {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(tc.cfg)
+			if err == nil {
+				p.Close()
+				t.Fatalf("New(%+v) = nil error; want one naming %s", tc.cfg, tc.field)
+			}
+			if p != nil {
+				t.Errorf("New(%+v) returned a pool with error %v", tc.cfg, err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.field) || !strings.HasPrefix(msg, "worksteal: ") {
+				t.Errorf("New(%+v) error %q; want the prefix \"worksteal: \" and the field %s", tc.cfg, msg, tc.field)
+			}
+		})
+	}
+
+	t.Run("Workers 0 means GOMAXPROCS", func(t *testing.T) {
+		p := newTestPool(t, Config{})
+		if got, want := p.Workers(), runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("Workers() = %d; want GOMAXPROCS = %d", got, want)
+		}
+		if got := p.Config().Workers; got != p.Workers() {
+			t.Errorf("Config().Workers = %d; want %d", got, p.Workers())
+		}
+	})
+
+	t.Run("defaults are filled in", func(t *testing.T) {
+		p := newTestPool(t, Config{Workers: 3})
+		c := p.Config()
+		if c.Idle != policy.DefaultIdle {
+			t.Errorf("Config().Idle = %+v; want policy.DefaultIdle %+v", c.Idle, policy.DefaultIdle)
+		}
+		if c.MaxBlocking != 12 {
+			t.Errorf("Config().MaxBlocking = %d; want 4 × Workers = 12", c.MaxBlocking)
+		}
+		if c.Seed == 0 {
+			t.Errorf("Config().Seed = 0; want the default seed filled in")
+		}
+	})
+}
+
+// Bug: Config() does not round-trip for MaxBlocking < 0.
+//
+// normalize (config.go) turns a negative MaxBlocking ("compensation off")
+// into 0, and Config() returns that; but 0 in a Config means "4 × Workers".
+// So New(p.Config()) — the natural way to clone a pool's settings, or to
+// replay them from a sim scenario — silently turns compensation back on.
+// (Found at 07caf54; fixed in 1b5abd9.)
+func TestBugConfigRoundTripEnablesBlocking(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"defaults", Config{Workers: 2}},
+		{"policies", Config{Workers: 2, MaxBlocking: 5, Steal: policy.StealHalf, Victim: policy.Locality, Groups: policy.EvenGroups(2, 1)}},
+		{"negative Idle rounds", Config{Workers: 2, Idle: policy.Idle{Rounds: -1}}},
+		{"compensation off", Config{Workers: 2, MaxBlocking: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			p1 := newTestPool(t, cfg)
+			p2 := newTestPool(t, p1.Config())
+			if c1, c2 := p1.Config(), p2.Config(); !reflect.DeepEqual(c1, c2) {
+				t.Errorf("New(p.Config()).Config() = %+v; want p.Config() = %+v (New(%+v))", c2, c1, cfg)
+			}
+		})
+	}
+}
+
+func TestPool(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+
+	t.Run("every entry point returns ErrClosed after Close", func(t *testing.T) {
+		p, err := New(Config{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+		noop := func(*Worker) {}
+		if _, err := Run(p, func(*Worker) int { t.Error("Run after Close ran f"); return 0 }); !errors.Is(err, ErrClosed) {
+			t.Errorf("Run after Close = %v; want ErrClosed", err)
+		}
+		err = p.Scope(context.Background(), func(*Worker, *Scope) error { t.Error("Scope after Close ran body"); return nil })
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Scope after Close = %v; want ErrClosed", err)
+		}
+		if err := p.Submit(noop); !errors.Is(err, ErrClosed) {
+			t.Errorf("Submit after Close = %v; want ErrClosed", err)
+		}
+		if err := p.SubmitTo(1, noop); !errors.Is(err, ErrClosed) {
+			t.Errorf("SubmitTo after Close = %v; want ErrClosed", err)
+		}
+		if err := p.SubmitSpread(noop); !errors.Is(err, ErrClosed) {
+			t.Errorf("SubmitSpread after Close = %v; want ErrClosed", err)
+		}
+	})
+
+	t.Run("Run returns the result", func(t *testing.T) {
+		p := newTestPool(t, Config{Workers: 2})
+		got, err := Run(p, func(w *Worker) string { return fmt.Sprint(fibJoin(w, 12)) })
+		if err != nil || got != "144" {
+			t.Fatalf("Run = %q, %v; want \"144\", nil", got, err)
+		}
+	})
+
+	// Each task counts its own runs: every task must run exactly once.
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	entries := []struct {
+		name   string
+		submit func(p *Pool, i int, f func(*Worker)) error
+	}{
+		{"Submit", func(p *Pool, _ int, f func(*Worker)) error { return p.Submit(f) }},
+		{"SubmitTo", func(p *Pool, i int, f func(*Worker)) error { return p.SubmitTo(i%p.Workers(), f) }},
+		{"SubmitSpread", func(p *Pool, _ int, f func(*Worker)) error { return p.SubmitSpread(f) }},
+	}
+	for _, e := range entries {
+		for _, submitters := range []int{1, 4} {
+			t.Run(fmt.Sprintf("%s runs every task exactly once/submitters=%d", e.name, submitters), func(t *testing.T) {
+				p := newTestPool(t, Config{Workers: 3})
+				runs := make([]atomic.Int32, n)
+				var wg sync.WaitGroup
+				wg.Add(n)
+				var submit sync.WaitGroup
+				for g := range submitters {
+					submit.Add(1)
+					go func() {
+						defer submit.Done()
+						for i := g; i < n; i += submitters {
+							if err := e.submit(p, i, func(*Worker) { runs[i].Add(1); wg.Done() }); err != nil {
+								t.Errorf("%s(task %d) = %v", e.name, i, err)
+								wg.Done()
+							}
+						}
+					}()
+				}
+				submit.Wait()
+				wg.Wait()
+				for i := range runs {
+					if got := runs[i].Load(); got != 1 {
+						t.Fatalf("task %d ran %d times; want 1", i, got)
+					}
+				}
+			})
+		}
+	}
+
+	t.Run("SubmitSpread spreads over the inboxes", func(t *testing.T) {
+		p := newTestPool(t, Config{Workers: 4})
+		// Hold every worker so that the tasks stay in the inboxes.
+		release := make(chan struct{})
+		var held sync.WaitGroup
+		held.Add(4)
+		for range 4 {
+			mustSubmit(t, p, func(*Worker) { held.Done(); <-release })
+		}
+		held.Wait()
+		var done sync.WaitGroup
+		done.Add(8)
+		for range 8 {
+			if err := p.SubmitSpread(func(*Worker) { done.Done() }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, w := range p.workers {
+			if got := w.inbox.len(); got != 2 {
+				t.Errorf("worker %d inbox holds %d tasks after 8 SubmitSpread on 4 workers; want 2", i, got)
+			}
+		}
+		close(release)
+		done.Wait()
+	})
+
+	t.Run("SubmitTo refuses a worker out of range", func(t *testing.T) {
+		p := newTestPool(t, Config{Workers: 2})
+		for _, i := range []int{-1, 2, 100} {
+			err := p.SubmitTo(i, func(*Worker) { t.Errorf("SubmitTo(%d) ran the task", i) })
+			if err == nil || errors.Is(err, ErrClosed) {
+				t.Errorf("SubmitTo(%d) = %v; want an out-of-range error", i, err)
+			}
+		}
+		if err := p.SubmitTo(0, nil); err == nil {
+			t.Errorf("SubmitTo(0, nil) = nil; want an error")
+		}
+		if err := p.Submit(nil); err == nil {
+			t.Errorf("Submit(nil) = nil; want an error")
+		}
+	})
+
+	t.Run("OnPanic receives submitted panics", func(t *testing.T) {
+		var mu sync.Mutex
+		got := map[any]*PanicError{}
+		var handled sync.WaitGroup
+		const k = 10
+		handled.Add(k)
+		p, err := New(Config{Workers: 2, OnPanic: func(pe *PanicError) {
+			mu.Lock()
+			got[pe.Value] = pe
+			mu.Unlock()
+			handled.Done()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range k {
+			mustSubmit(t, p, func(*Worker) { submittedTaskPanics(i) })
+		}
+		handled.Wait()
+		if err := p.Close(); err != nil {
+			t.Errorf("Close = %v; want nil: OnPanic took every panic", err)
+		}
+		for i := range k {
+			pe := got[i]
+			if pe == nil {
+				t.Errorf("OnPanic never received panic %d", i)
+				continue
+			}
+			if !strings.Contains(string(pe.Stack), "submittedTaskPanics") {
+				t.Errorf("panic %d: stack lacks the panicking function:\n%s", i, pe.Stack)
+			}
+		}
+	})
+
+	t.Run("without OnPanic Close returns the first panic", func(t *testing.T) {
+		// One worker takes the injector in FIFO order: "first" panics first.
+		p, err := New(Config{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustSubmit(t, p, func(*Worker) { panic("first") })
+		mustSubmit(t, p, func(*Worker) { panic("second") })
+		err = p.Close()
+		var pe *PanicError
+		if !errors.As(err, &pe) || pe.Value != "first" {
+			t.Fatalf("Close = %v; want *PanicError with Value \"first\"", err)
+		}
+		if err := p.Close(); err != nil {
+			t.Errorf("second Close = %v; want nil", err)
+		}
+	})
+
+	t.Run("Close waits for queued work and what it spawns", func(t *testing.T) {
+		n := 10000
+		if testing.Short() {
+			n = 2000
+		}
+		p, err := New(Config{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ran, spawned atomic.Int64
+		for i := range n {
+			mustSubmit(t, p, func(w *Worker) {
+				ran.Add(1)
+				if i%100 == 0 { // some tasks fork more work
+					_ = w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+						for range 10 {
+							s.Spawn(w, func(w *Worker) { fibJoin(w, 8); spawned.Add(1) })
+						}
+						return nil
+					})
+				}
+			})
+		}
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+		if got := ran.Load(); got != int64(n) {
+			t.Errorf("after Close %d of %d submitted tasks ran", got, n)
+		}
+		if got, want := spawned.Load(), int64(n/100*10); got != want {
+			t.Errorf("after Close %d of %d spawned tasks ran", got, want)
+		}
+		if err := p.Close(); err != nil {
+			t.Errorf("second Close = %v; want nil", err)
+		}
+	})
+
+	t.Run("Close from many goroutines", func(t *testing.T) {
+		p, err := New(Config{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 1000
+		var ran atomic.Int64
+		for range n {
+			mustSubmit(t, p, func(*Worker) { ran.Add(1) })
+		}
+		var closers sync.WaitGroup
+		for g := range 16 {
+			closers.Add(1)
+			go func() {
+				defer closers.Done()
+				if err := p.Close(); err != nil {
+					t.Errorf("Close (goroutine %d) = %v", g, err)
+				}
+				// Whichever Close returns, the pool has drained.
+				if got := ran.Load(); got != n {
+					t.Errorf("Close (goroutine %d) returned after %d of %d tasks ran", g, got, n)
+				}
+			}()
+		}
+		closers.Wait()
+	})
+
+	t.Run("a panic never kills a worker", func(t *testing.T) {
+		const workers = 4
+		var handled atomic.Int64
+		p := newTestPool(t, Config{Workers: workers, OnPanic: func(*PanicError) { handled.Add(1) }})
+		// Panics by every route: submitted tasks, Run, Join halves, scope tasks.
+		const k = 50
+		for i := range k {
+			mustSubmit(t, p, func(*Worker) { panic(i) })
+		}
+		for range k {
+			catchPanic(func() {
+				Run(p, func(w *Worker) int {
+					a, b := Join(w,
+						func(w *Worker) int { return fibJoin(w, 8) },
+						func(*Worker) int { panic("b") })
+					return a + b
+				})
+			})
+			catchPanic(func() {
+				p.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					s.Spawn(w, func(*Worker) { panic("task") })
+					return nil
+				})
+			})
+		}
+		waitUntil(t, "OnPanic took every submitted panic", func() bool { return handled.Load() == k })
+		// Now all workers must be alive: a barrier that needs one task on
+		// each of them at once (no Blocking, so no spare can stand in).
+		ids := onEveryWorker(t, p)
+		for id := range workers {
+			if !ids[id] {
+				t.Errorf("worker %d ran none of the barrier tasks (ids %v)", id, ids)
+			}
+		}
+		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+			t.Errorf("after panics fib(15) = %d; want 610", got)
+		}
+	})
+
+	t.Run("Run re-raises panics as *PanicError", func(t *testing.T) {
+		p := newTestPool(t, Config{Workers: 2})
+		sentinel := fs.ErrNotExist
+		cases := []struct {
+			name string
+			f    func(w *Worker) int
+			site string // function name the stack must show
+			is   error  // errors.Is target, if any
+		}{
+			{"panic in f", func(w *Worker) int { runPanics("boom"); return 0 }, "runPanics", nil},
+			{"panic with an error value", func(w *Worker) int { runPanics(sentinel); return 0 }, "runPanics", sentinel},
+			{"panic with a wrapped error", func(w *Worker) int { runPanics(fmt.Errorf("open: %w", sentinel)); return 0 }, "runPanics", sentinel},
+			{"panic in a joined half", func(w *Worker) int {
+				a, b := Join(w,
+					func(w *Worker) int { return fibJoin(w, 10) },
+					func(w *Worker) int { runPanics("half"); return 0 })
+				return a + b
+			}, "runPanics", nil},
+			{"panic in a nested scope task", func(w *Worker) int {
+				w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					s.Spawn(w, func(w *Worker) { runPanics(&customErr{code: 7}) })
+					return nil
+				})
+				return 0
+			}, "runPanics", nil},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				r := catchPanic(func() { Run(p, tc.f) })
+				pe, ok := r.(*PanicError)
+				if !ok {
+					t.Fatalf("Run panicked with %T %v; want *PanicError", r, r)
+				}
+				if !strings.Contains(string(pe.Stack), tc.site) {
+					t.Errorf("stack lacks %s:\n%s", tc.site, pe.Stack)
+				}
+				if !strings.Contains(pe.Error(), fmt.Sprint(pe.Value)) {
+					t.Errorf("Error() = %q; want it to show the value %v", pe.Error(), pe.Value)
+				}
+				if tc.is != nil && !errors.Is(pe, tc.is) {
+					t.Errorf("errors.Is(%v, %v) = false; want true through Unwrap", pe.Value, tc.is)
+				}
+				if _, isErr := pe.Value.(error); !isErr && pe.Unwrap() != nil {
+					t.Errorf("Unwrap() = %v for a non-error value; want nil", pe.Unwrap())
+				}
+			})
+		}
+		t.Run("errors.As finds a custom error type", func(t *testing.T) {
+			r := catchPanic(func() { Run(p, cases[4].f) })
+			var ce *customErr
+			if err, _ := r.(error); !errors.As(err, &ce) || ce.code != 7 {
+				t.Fatalf("errors.As(%v, *customErr) failed; want code 7", r)
+			}
+		})
+		// The pool survives all of it.
+		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 12) }); got != 144 {
+			t.Errorf("after panics fib(12) = %d; want 144", got)
+		}
+	})
+}
+
+// Bug: Submit, SubmitTo and Run can queue a task after the workers exited.
+//
+// Each checks p.closed and then pushes (pool.go: Submit, SubmitTo, Run),
+// with nothing that orders the push before the workers' exit check in
+// findWork (worker.go: `p.closed.Load() && !p.workVisible()`). If the caller
+// is descheduled between its check and its push:
+//
+//	caller:   closed.Load() == false
+//	Close:    closed.Swap(true); wakeAll; running.Wait()
+//	workers:  search() finds nothing; closed && !workVisible() → exit
+//	Close:    returns nil
+//	caller:   injector.push(task); Submit returns nil
+//
+// Submit has accepted a task that will never run, and Run blocks forever.
+// (Found at 07caf54; fixed by Pool.inject, which pushes under submitMu.)
+// The test holds the queue's lock to stand in for the caller being
+// descheduled after its check (pushing waits for the lock; the workers'
+// lock-free emptiness checks do not). Either Close waits for the pending
+// push, or the call returns ErrClosed; an accepted task must run.
+func TestBugSubmitRacingCloseStrandsTask(t *testing.T) {
+	cases := []struct {
+		name  string
+		queue func(p *Pool) *queue
+		call  func(p *Pool, ran *atomic.Bool) error
+	}{
+		{"Submit", func(p *Pool) *queue { return &p.injector },
+			func(p *Pool, ran *atomic.Bool) error { return p.Submit(func(*Worker) { ran.Store(true) }) }},
+		{"SubmitTo", func(p *Pool) *queue { return &p.workers[1].inbox },
+			func(p *Pool, ran *atomic.Bool) error { return p.SubmitTo(1, func(*Worker) { ran.Store(true) }) }},
+		{"Run", func(p *Pool) *queue { return &p.injector },
+			func(p *Pool, ran *atomic.Bool) error {
+				_, err := Run(p, func(*Worker) int { ran.Store(true); return 0 })
+				return err
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(Config{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := tc.queue(p)
+			q.mu.Lock()
+			var ran atomic.Bool
+			called := make(chan error, 1)
+			go func() { called <- tc.call(p, &ran) }()
+			time.Sleep(20 * time.Millisecond) // the call passes its closed check and waits to push
+			closed := make(chan error, 1)
+			go func() { closed <- p.Close() }()
+			var closeErr error
+			closedEarly := false
+			select {
+			case closeErr = <-closed: // Close finished while the push was pending
+				closedEarly = true
+			case <-time.After(100 * time.Millisecond): // Close waits for the pending push
+			}
+			q.mu.Unlock()
+			if !closedEarly {
+				select {
+				case closeErr = <-closed:
+				case <-time.After(5 * time.Second):
+					t.Fatalf("Close did not return within 5 s after the push completed")
+				}
+			}
+			if closeErr != nil {
+				t.Fatalf("Close = %v", closeErr)
+			}
+			select {
+			case err := <-called:
+				if err == nil && !ran.Load() {
+					t.Errorf("%s returned nil but its task never ran: it was queued after Close's workers had exited", tc.name)
+				}
+				if err != nil && !errors.Is(err, ErrClosed) {
+					t.Errorf("%s = %v; want nil or ErrClosed", tc.name, err)
+				}
+			case <-time.After(2 * time.Second):
+				// The goroutine stays blocked for the rest of the test binary.
+				t.Errorf("%s blocks forever: its task was queued after Close's workers had exited", tc.name)
+			}
+		})
+	}
+}
+
+// Bug: runtime.Goexit in a task kills the worker goroutine, and a stolen
+// Join half that calls it never finishes its frame.
+//
+// Goexit (what t.FailNow, t.Fatal and t.SkipNow call) cannot be recovered:
+// the deferred recovers in the job runners see nil and the goroutine keeps
+// unwinding, through Worker.main's deferred running.Done, and exits. So:
+//
+//   - rootTask.runJob (pool.go) closes finished in a defer: Run returns the
+//     zero value and a nil error, as if f had succeeded, and the pool has
+//     lost the worker (with Workers: 1, every later Run blocks forever).
+//   - submitted.runJob: the same loss, silently.
+//   - frame.runJob (join.go) calls f.done.set() after, not in, the deferred
+//     section: when the thief's fb calls Goexit the latch is never set, and
+//     the joiner waits in helpUntil forever (and Close with it).
+//
+// Expected: no hang, Run does not report success, and the pool keeps all
+// its workers (for example by starting a replacement goroutine for a worker
+// whose main loop is unwinding).
+func TestBugGoexitInTaskKillsWorker(t *testing.T) {
+	cases := []struct {
+		name    string
+		workers int
+		run     func(p *Pool) (panicked any, err error)
+	}{
+		{"Run's f calls Goexit", 1, func(p *Pool) (any, error) {
+			var err error
+			r := catchPanic(func() { _, err = Run(p, func(*Worker) int { runtime.Goexit(); return 1 }) })
+			return r, err
+		}},
+		{"a submitted task calls Goexit", 1, func(p *Pool) (any, error) {
+			ran := make(chan struct{})
+			if err := p.Submit(func(*Worker) { close(ran); runtime.Goexit() }); err != nil {
+				return nil, err
+			}
+			<-ran
+			return "submitted", nil // nothing to report to; the pool must survive
+		}},
+		{"a stolen Join half calls Goexit", 2, func(p *Pool) (any, error) {
+			var err error
+			r := catchPanic(func() {
+				_, err = Run(p, func(w *Worker) int {
+					var stolen atomic.Bool
+					a, b := Join(w,
+						func(*Worker) int {
+							for deadline := time.Now().Add(time.Second); !stolen.Load() && time.Now().Before(deadline); {
+								runtime.Gosched() // leave fb to the other worker
+							}
+							return 1
+						},
+						func(*Worker) int { stolen.Store(true); runtime.Goexit(); return 2 })
+					return a + b
+				})
+			})
+			return r, err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(Config{Workers: tc.workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r any
+			if !within(3*time.Second, func() { r, err = tc.run(p) }) {
+				t.Fatalf("the call did not return within 3 s (its goroutine and the pool stay blocked)")
+			}
+			if r == nil && err == nil {
+				t.Errorf("Run returned a nil error without panicking: Goexit in f looks like success")
+			}
+			// The pool must still have all its workers.
+			var ids map[int]bool
+			if !within(3*time.Second, func() { ids = onEveryWorkerNoFatal(p) }) || len(ids) != tc.workers {
+				t.Fatalf("after Goexit the pool no longer runs a task on each of its %d workers (got %v): a worker goroutine died", tc.workers, ids)
+			}
+			if !within(3*time.Second, func() { err = p.Close() }) {
+				t.Fatalf("Close did not return within 3 s")
+			}
+		})
+	}
+}
+
+// within runs f on a new goroutine and reports whether it returned within d;
+// if not, the goroutine is left running.
+func within(d time.Duration, f func()) bool {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// onEveryWorkerNoFatal is onEveryWorker for use off the test goroutine: it
+// blocks until one task has run on each worker at once (a barrier), and
+// returns their ids.
+func onEveryWorkerNoFatal(p *Pool) map[int]bool {
+	n := p.Workers()
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	ids := make(chan int, n)
+	for range n {
+		if p.Submit(func(w *Worker) {
+			if arrived.Add(1) == int32(n) {
+				close(all)
+			}
+			<-all
+			ids <- w.ID()
+		}) != nil {
+			return nil
+		}
+	}
+	got := map[int]bool{}
+	for range n {
+		got[<-ids] = true
+	}
+	return got
+}
+
+type customErr struct{ code int }
+
+func (e *customErr) Error() string { return fmt.Sprintf("custom error %d", e.code) }
+
+// runPanics and submittedTaskPanics are named so that a test can find the
+// panic site in a PanicError's stack.
+func runPanics(v any) { panic(v) }
+
+func submittedTaskPanics(v any) { panic(v) }
+
+// catchPanic runs f and returns what it panicked with, or nil.
+func catchPanic(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// onEveryWorker submits one task per worker that waits until all of them
+// run at once (a barrier), and returns the ids of the workers that ran them.
+// It fails the test if the barrier is not reached within 10 s, as happens
+// when a worker has died.
+func onEveryWorker(t testing.TB, p *Pool) map[int]bool {
+	t.Helper()
+	n := p.Workers()
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	timeout := make(chan struct{})
+	timer := time.AfterFunc(10*time.Second, func() { close(timeout) })
+	defer timer.Stop()
+	ids := make(chan int, n)
+	for range n {
+		mustSubmit(t, p, func(w *Worker) {
+			if arrived.Add(1) == int32(n) {
+				close(all)
+			}
+			select {
+			case <-all:
+				ids <- w.ID()
+			case <-timeout:
+				ids <- -1
+			}
+		})
+	}
+	got := map[int]bool{}
+	for range n {
+		id := <-ids
+		if id < 0 {
+			t.Fatalf("only %d of %d workers took a barrier task within 10 s", arrived.Load(), n)
+		}
+		got[id] = true
+	}
+	return got
+}
