@@ -341,7 +341,9 @@ func TestSorts(t *testing.T) {
 	}
 }
 
-func checkSorted[T interface{ ~int8 | ~int64 | ~uint32 | ~uint64 | ~float64 | ~string }](t *testing.T, name string, w *Worker, s []T) {
+func checkSorted[T interface {
+	~int8 | ~int64 | ~uint32 | ~uint64 | ~float64 | ~string
+}](t *testing.T, name string, w *Worker, s []T) {
 	t.Helper()
 	x := slices.Clone(s)
 	want := slices.Clone(s)
