@@ -463,7 +463,8 @@ func TestPool(t *testing.T) {
 //	caller:   injector.push(task); Submit returns nil
 //
 // Submit has accepted a task that will never run, and Run blocks forever.
-// (Found at 07caf54; fixed by Pool.inject, which pushes under submitMu.)
+// (Present at 07caf54; fixed in 071900b by Pool.inject, which pushes under
+// submitMu.)
 // The test holds the queue's lock to stand in for the caller being
 // descheduled after its check (pushing waits for the lock; the workers'
 // lock-free emptiness checks do not). Either Close waits for the pending
