@@ -107,3 +107,14 @@ func listMakespan(costs []float64, order []int, slots int) float64 {
 	}
 	return balance.ListSchedule(c, slots).Makespan()
 }
+
+// Plan returns jobs in the order Run would start them (without retries and
+// copies, which depend on the run).
+func Plan(jobs []Job, o Order, history map[string]time.Duration) []Job {
+	p := makePlan(jobs, o, history)
+	out := make([]Job, len(jobs))
+	for k, i := range p.order {
+		out[k] = jobs[i]
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// runWithInput runs the command line with stdin and returns its exit code
+// and output.
+func runWithInput(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunCommandLinesFromStdin(t *testing.T) {
+	code, out, errs := runWithInput(t, "echo one\necho two\n", "run", "-j", "2", "-k")
+	if code != 0 || out != "one\ntwo\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, w := range []string{"jobs 2: 2 succeeded, 0 failed", "makespan", "utilization", "load imbalance", "straggler ratio"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("summary lacks %q:\n%s", w, errs)
+		}
+	}
+}
+
+func TestRunTemplates(t *testing.T) {
+	cases := []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"run", "-k", "-q", "echo", "{1}-{2}", ":::", "a", "b", ":::", "1", "2"}, "a-1\na-2\nb-1\nb-2\n"},
+		{"x.txt\ny z.txt\n", []string{"run", "-k", "-q", "echo", "{.}"}, "x\ny z\n"},
+		{"p/q.gz\n", []string{"run", "-q", "printf", "'%s|%s\\n'", "{/}", "{//}"}, "q.gz|p\n"},
+		{"", []string{"run", "-q", "--dry-run", "gzip", "-9", ":::", "my file"}, "gzip -9 'my file'\n"},
+		// Costs in a weight column start the longest first.
+		{"1\techo small\n9\techo big\n5\techo mid\n", []string{"run", "--dry-run", "--weight-col", "1"}, "echo big\necho mid\necho small\n"},
+		{"1\techo small\n9\techo big\n", []string{"run", "--dry-run", "--weight-col", "1", "--order", "input"}, "echo small\necho big\n"},
+	}
+	for _, tc := range cases {
+		code, out, errs := runWithInput(t, tc.stdin, tc.args...)
+		if code != 0 || out != tc.want {
+			t.Errorf("%q: exit %d, stdout %q; want %q (stderr %q)", tc.args, code, out, tc.want, errs)
+		}
+	}
+}
+
+func TestRunExitStatusCountsFailures(t *testing.T) {
+	code, _, errs := runWithInput(t, "true\nexit 4\nfalse\n", "run", "-q")
+	if code != 2 || !strings.Contains(errs, "2 job(s) failed") {
+		t.Errorf("exit %d, stderr %q; want 2 for two failed jobs", code, errs)
+	}
+}
+
+func TestRunBadInputNamesTheProblem(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"1\ttrue\nlots\ttrue\n", []string{"run", "--weight-col", "1"}, `line 2: weight column 1: "lots"`},
+		{"", []string{"run", "--timeout", "soon", "true", ":::", "1"}, `--timeout "soon"`},
+		{"", []string{"run", "--timeout", "-50%", "true", ":::", "1"}, `--timeout "-50%"`},
+		{"", []string{"run", "-j", "-3", "true", ":::", "1"}, "-j -3"},
+		{"", []string{"run", "--resume", "true", ":::", "1"}, "--resume needs --joblog"},
+		{"", []string{"run", "--order", "fastest", "true", ":::", "1"}, `order "fastest"`},
+		{"", []string{"run", "--progress", "loud", "true", ":::", "1"}, `--progress "loud"`},
+		{"", []string{"run", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"", []string{"run", "echo", ":::"}, "::: with no arguments"},
+		{"", []string{"run"}, "no jobs"},
+		{"", []string{"run", "echo", "::::", filepath.Join(dir, "missing")}, "missing"},
+		{"", []string{"run", "-a", filepath.Join(dir, "absent")}, "absent"},
+	}
+	for _, tc := range cases {
+		code, _, errs := runWithInput(t, tc.stdin, tc.args...)
+		if code != exitRunError || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 255 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "jobs.tsv")
+	flag := filepath.Join(dir, "fixed")
+	marks := filepath.Join(dir, "marks")
+	// Job 2 fails until the flag file exists.
+	input := fmt.Sprintf("echo 1 >> %[1]s; sleep 0.2\n[ -e %[2]s ] && echo 2 >> %[1]s\necho 3 >> %[1]s\n", marks, flag)
+	code, _, errs := runWithInput(t, input, "run", "-j", "1", "--joblog", log)
+	if code != 1 {
+		t.Fatalf("first run: exit %d; want 1 (stderr %q)", code, errs)
+	}
+	recs, err := runner.ReadJoblogFile(log)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("joblog: %v, %v", recs, err)
+	}
+	os.WriteFile(flag, nil, 0o644)
+	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log, "--resume")
+	if code != 0 || !strings.Contains(errs, "2 jobs skipped") {
+		t.Fatalf("resume: exit %d; stderr %q", code, errs)
+	}
+	data, _ := os.ReadFile(marks)
+	if got := strings.Fields(string(data)); !slices.Equal(got, []string{"1", "3", "2"}) {
+		t.Errorf("jobs run: %v; want 1 3 then only the failed 2", got)
+	}
+	// The joblog remembers run times: a fresh run starts the longest first.
+	code, out, errs := runWithInput(t, input, "run", "--dry-run", "--costs-from", log)
+	if code != 0 || !strings.HasPrefix(out, "echo 1 >>") {
+		t.Errorf("dry run with remembered costs: exit %d, stdout %q, stderr %q; want the 0.2s job first", code, out, errs)
+	}
+	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log)
+	if code != 0 || !strings.Contains(errs, "order: longest first (3 of 3 costs known)") {
+		t.Errorf("rerun with --joblog: exit %d, stderr %q; want the LPT line", code, errs)
+	}
+}
+
+// TestRunSignalHelper is not a test: it is the worksteal process that
+// TestRunSignal starts and signals (the test binary re-exec pattern).
+func TestRunSignalHelper(t *testing.T) {
+	raw := os.Getenv("WORKSTEAL_RUN_HELPER_ARGS")
+	if raw == "" {
+		t.Skip("helper process for TestRunSignal")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		panic(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func TestRunSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) { testRunSignal(t, sig) })
+	}
+}
+
+func testRunSignal(t *testing.T, sig syscall.Signal) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "jobs.tsv")
+	pids := filepath.Join(dir, "pids")
+	marks := filepath.Join(dir, "marks")
+	fast := filepath.Join(dir, "fast")
+	var input strings.Builder
+	for i := 1; i <= 10; i++ {
+		// Jobs 1-3 are quick; the others hang until the fast file exists.
+		wait := fmt.Sprintf("[ -e %s ] || sleep 60", fast)
+		if i <= 3 {
+			wait = "true"
+		}
+		fmt.Fprintf(&input, "echo $$ >> %s; %s; echo %d >> %s\n", pids, wait, i, marks)
+	}
+	args, _ := json.Marshal([]string{"run", "-j", "3", "--order", "input", "--joblog", log, "--grace", "500ms", "--progress", "none"})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunSignalHelper$")
+	cmd.Env = append(os.Environ(), "WORKSTEAL_RUN_HELPER_ARGS="+string(args))
+	cmd.Stdin = strings.NewReader(input.String())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the quick jobs are logged and three hanging ones run.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		recs, _ := runner.ReadJoblogFile(log)
+		started, _ := os.ReadFile(pids)
+		if len(recs) == 3 && len(strings.Fields(string(started))) == 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the batch did not get going: %d rows, pids %q, stderr %q", len(recs), started, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(sig)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	want := 128 + int(sig)
+	if !errors.As(err, &ee) || ee.ExitCode() != want {
+		t.Fatalf("after %v: %v; want exit %d (stderr %q)", sig, err, want, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted: 3 jobs finished, 7 not run; rerun with --resume") {
+		t.Errorf("stderr %q; want the interruption note", stderr.String())
+	}
+	// Every process of the stopped jobs is gone.
+	started, _ := os.ReadFile(pids)
+	for _, f := range strings.Fields(string(started)) {
+		pid, _ := strconv.Atoi(f)
+		deadline := time.Now().Add(30 * time.Second)
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			t.Errorf("job process %d survived the %v", pid, sig)
+		}
+	}
+	recs, err := runner.ReadJoblogFile(log)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("joblog after %v: %v, %v; want the 3 finished jobs", sig, recs, err)
+	}
+	// The rerun completes the rest, and runs nothing twice.
+	os.WriteFile(fast, nil, 0o644)
+	code, _, errs := runWithInput(t, input.String(), "run", "-j", "3", "--joblog", log, "--resume", "--progress", "none")
+	if code != 0 || !strings.Contains(errs, "3 jobs skipped") {
+		t.Fatalf("resume: exit %d, stderr %q", code, errs)
+	}
+	data, _ := os.ReadFile(marks)
+	got := strings.Fields(string(data))
+	slices.SortFunc(got, func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return x - y })
+	if !slices.Equal(got, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}) {
+		t.Errorf("jobs that ran to the end: %v; want each of 1..10 once", got)
+	}
+	if recs, _ = runner.ReadJoblogFile(log); len(recs) != 10 {
+		t.Errorf("joblog has %d rows; want 10", len(recs))
+	}
+}
+
+// processAlive says pid is a live process (not gone, not a zombie).
+func processAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// jobProgress shows how far a batch has got: a bar with ETA on a terminal,
+// plain lines (at most one a second) otherwise. Its methods are called from
+// the runner's loop goroutine; the mutex covers the bar's writes against the
+// jobs' output written through wrap.
+type jobProgress struct {
+	mu    sync.Mutex
+	bar   *progressbar.ProgressBar
+	lines io.Writer
+	last  time.Time
+	lined bool // a line was printed
+	total int
+	p     runner.Progress
+}
+
+// newJobProgress makes the display for mode auto, bar, lines or none.
+func newJobProgress(mode string, w io.Writer, total int) *jobProgress {
+	// The first line comes after a second: short batches print none.
+	pr := &jobProgress{total: total, last: time.Now()}
+	if mode == "auto" {
+		mode = "lines"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			mode = "bar"
+		}
+	}
+	switch mode {
+	case "bar":
+		pr.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("jobs"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	case "lines":
+		pr.lines = w
+	}
+	return pr
+}
+
+// update takes the runner's progress.
+func (pr *jobProgress) update(p runner.Progress) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.p = p
+	switch {
+	case pr.bar != nil:
+		pr.bar.Describe(fmt.Sprintf("jobs (%d running, %d failed)", p.Running, p.Failed))
+		pr.bar.Set(p.Done())
+	case pr.lines != nil && time.Since(pr.last) >= time.Second:
+		pr.last, pr.lined = time.Now(), true
+		pr.line(p)
+	}
+}
+
+func (pr *jobProgress) line(p runner.Progress) {
+	eta := "?"
+	if d := p.Done(); d > 0 {
+		eta = (time.Duration(float64(p.Elapsed) / float64(d) * float64(pr.total-d))).Round(time.Second).String()
+	}
+	fmt.Fprintf(pr.lines, "progress: %d/%d done, %d failed, %d running, %s elapsed, eta %s\n",
+		p.Done(), pr.total, p.Failed, p.Running, p.Elapsed.Round(100*time.Millisecond), eta)
+}
+
+// finish clears the bar, or writes the last line.
+func (pr *jobProgress) finish() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	switch {
+	case pr.bar != nil:
+		pr.bar.Exit()
+	case pr.lines != nil && pr.lined:
+		pr.line(pr.p)
+	}
+}
+
+// wrap returns w, clearing the bar before each write so that a job's output
+// does not land in the middle of it; the next update redraws the bar.
+func (pr *jobProgress) wrap(w io.Writer) io.Writer {
+	if pr.bar == nil {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		pr.mu.Lock()
+		defer pr.mu.Unlock()
+		pr.bar.Clear()
+		return w.Write(b)
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
