@@ -9,6 +9,27 @@ import (
 // ErrClosed is returned by every entry point of a Pool after Close.
 var ErrClosed = errors.New("worksteal: pool closed")
 
+// ErrGoexit is the Value of the *PanicError reported for a task that called
+// runtime.Goexit (as t.FailNow does): Goexit cannot be stopped, so the
+// worker's goroutine exits; the pool starts a replacement for it and reports
+// the task as failed instead of letting its waiter hang or see success.
+var ErrGoexit = errors.New("worksteal: task called runtime.Goexit")
+
+// goexitError is the failure reported for a task that called Goexit.
+func goexitError() *PanicError {
+	return &PanicError{Value: ErrGoexit, Stack: debug.Stack()}
+}
+
+// failure turns what a deferred function saw into the task's failure: the
+// recovered panic, or ErrGoexit when the function was leaving neither
+// normally nor by panic.
+func failure(r any) *PanicError {
+	if r != nil {
+		return asPanicError(r)
+	}
+	return goexitError()
+}
+
 // PanicError carries a panic out of a task to the goroutine that waits for
 // it (the caller of Join, Scope or Run), with the stack of the goroutine
 // where the panic happened, captured when it was recovered.

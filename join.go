@@ -99,12 +99,19 @@ func (f *frame[XB, RB]) call(w *Worker) RB {
 func (f *frame[XB, RB]) runJob(w *Worker) {
 	f.thief.Store(int32(w.id))
 	run := func() {
+		normal := false
 		defer func() {
-			if r := recover(); r != nil {
-				f.pe = asPanicError(r)
+			if normal {
+				return
+			}
+			f.pe = failure(recover())
+			if f.pe.Value == ErrGoexit {
+				// The goroutine is exiting past runJob: set the latch here.
+				f.done.set()
 			}
 		}()
 		f.rb = f.call(w)
+		normal = true
 	}
 	if f.pf.prof != nil {
 		f.pf.runStolen(w, run)

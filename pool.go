@@ -177,12 +177,14 @@ func newSubmitted(f func(w *Worker)) *submitted {
 }
 
 func (t *submitted) runJob(w *Worker) {
+	normal := false
 	defer func() {
-		if r := recover(); r != nil {
-			w.pool.reportPanic(asPanicError(r))
+		if !normal {
+			w.pool.reportPanic(failure(recover()))
 		}
 	}()
 	t.f(w)
+	normal = true
 }
 
 func (p *Pool) reportPanic(pe *PanicError) {
@@ -225,13 +227,15 @@ type rootTask[T any] struct {
 }
 
 func (t *rootTask[T]) runJob(w *Worker) {
-	defer close(t.finished)
+	normal := false
 	defer func() {
-		if r := recover(); r != nil {
-			t.pe = asPanicError(r)
+		if !normal {
+			t.pe = failure(recover())
 		}
+		close(t.finished)
 	}()
 	t.v = t.f(w)
+	normal = true
 }
 
 // Scope runs body on a worker of p with a new [Scope], and returns when the

@@ -57,14 +57,16 @@ func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error
 	s.done.waiter = w
 	s.pending.Store(1)
 	func() {
+		normal := false
 		defer func() {
-			if r := recover(); r != nil {
-				s.setPanic(asPanicError(r))
+			if !normal {
+				s.setPanic(failure(recover()))
 			}
 		}()
 		if err := body(w, s); err != nil {
 			s.setErr(err)
 		}
+		normal = true
 	}()
 	ps := w.prof
 	var spanBody, bspanBody time.Duration
@@ -176,18 +178,20 @@ func (t *scopeTask) body(w *Worker) {
 		s.skipped.Add(1)
 		return
 	}
+	normal := false
 	defer func() {
-		if r := recover(); r != nil {
-			s.setPanic(asPanicError(r))
+		if !normal {
+			s.setPanic(failure(recover()))
 		}
 	}()
 	if t.fe != nil {
 		if err := t.fe(w); err != nil {
 			s.setErr(err)
 		}
-		return
+	} else {
+		t.f(w)
 	}
-	t.f(w)
+	normal = true
 }
 
 // Future is the result of a task started with [SpawnValue].
@@ -236,13 +240,15 @@ func (fu *Future[T]) body(w *Worker) {
 		s.skipped.Add(1)
 		return
 	}
+	normal := false
 	defer func() {
-		if r := recover(); r != nil {
-			fu.pe = asPanicError(r)
+		if !normal {
+			fu.pe = failure(recover())
 			s.setPanic(fu.pe)
 		}
 	}()
 	fu.v = fu.f(w)
+	normal = true
 }
 
 // Wait helps run other work on w until the task has finished, then returns

@@ -80,9 +80,24 @@ func (w *Worker) ID() int { return w.id }
 func (w *Worker) Pool() *Pool { return w.pool }
 
 // main is the worker goroutine: find work, run it, until the pool drains.
+//
+// If a task calls runtime.Goexit, this goroutine unwinds past every recover
+// (the task is reported failed with ErrGoexit on the way); the deferred
+// function then starts a replacement goroutine that takes over the worker —
+// its deque, frames and counters — so the pool never loses a worker.
 func (w *Worker) main() {
 	p := w.pool
-	defer p.running.Done()
+	exited := false
+	defer func() {
+		if !exited {
+			if r := recover(); r != nil {
+				panic(r) // jobs recover their own panics: this is a runtime bug
+			}
+			p.running.Add(1)
+			go w.main()
+		}
+		p.running.Done()
+	}()
 	if p.cfg.Pin {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
@@ -97,6 +112,7 @@ func (w *Worker) main() {
 		w.publish()
 	}
 	w.publish()
+	exited = true
 }
 
 // takeLocal returns work of this worker's own: its deque (LIFO), then its inbox.
