@@ -167,7 +167,7 @@ func TestBlocking(t *testing.T) {
 	})
 }
 
-// Bug: Close does not compensate Blocking while it drains.
+// Regression: Close does not compensate Blocking while it drains.
 //
 // Close promises to let every queued task finish, but spareSet.start
 // (blocking.go) returns at once when p.closed is set, and Close's
@@ -186,7 +186,7 @@ func TestBlocking(t *testing.T) {
 //
 // (Found at 07caf54; fixed in 1b5abd9, where spares start during Close.)
 // The test unblocks the tasks after 5 s so that it fails instead of hanging.
-func TestBugBlockingNotCompensatedDuringClose(t *testing.T) {
+func TestBlockingCompensatedDuringClose(t *testing.T) {
 	p, err := New(Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestBugBlockingNotCompensatedDuringClose(t *testing.T) {
 	}
 }
 
-// Bug: a retired spare's time in the free list is counted as Busy.
+// Regression: a retired spare's time in the free list is counted as Busy.
 //
 // spareRetire (blocking.go) is called by findWork right after endIdle, so
 // w.mark is the moment of retirement; the spare then waits in the free list.
@@ -230,7 +230,7 @@ func TestBugBlockingNotCompensatedDuringClose(t *testing.T) {
 // now − mark — the whole retirement — to st.busy. A spare that never ran a
 // task then reports Busy ≈ the time it spent retired, which inflates
 // Utilization and Imbalance. (Found at 07caf54; fixed in 1b5abd9.)
-func TestBugRetiredSpareCountedBusy(t *testing.T) {
+func TestRetiredSpareCountsIdle(t *testing.T) {
 	defer watchdog(t, time.Minute)()
 	gap := 300 * time.Millisecond
 	if testing.Short() {

@@ -153,7 +153,7 @@ func (l *loop[R]) run(w *Worker, s span) R {
 			break
 		}
 		c := chunk
-		if c > s.n {
+		if c > s.n || s.n-c < l.cfg.minGrain && s.n <= l.cfg.maxGrain { // no tail below the grain
 			c = s.n
 		}
 		t0 := now()

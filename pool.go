@@ -82,7 +82,8 @@ func (p *Pool) Config() Config { return p.cfg }
 // running finish — including tasks they spawn — and waits for the worker
 // goroutines to exit. It returns the first panic of a task started with
 // Submit that no Config.OnPanic handler took, as a *PanicError, or nil.
-// Calling Close again returns nil at once.
+// Concurrent calls all wait until the pool has drained; a call after that
+// returns nil at once.
 //
 // Close must not be called from a task running on the pool (it would wait
 // for itself).

@@ -81,14 +81,14 @@ func TestConfig(t *testing.T) {
 	})
 }
 
-// Bug: Config() does not round-trip for MaxBlocking < 0.
+// Regression: Config() does not round-trip for MaxBlocking < 0.
 //
 // normalize (config.go) turns a negative MaxBlocking ("compensation off")
 // into 0, and Config() returns that; but 0 in a Config means "4 × Workers".
 // So New(p.Config()) — the natural way to clone a pool's settings, or to
 // replay them from a sim scenario — silently turns compensation back on.
 // (Found at 07caf54; fixed in 1b5abd9.)
-func TestBugConfigRoundTripEnablesBlocking(t *testing.T) {
+func TestConfigRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -449,7 +449,7 @@ func TestPool(t *testing.T) {
 	})
 }
 
-// Bug: Submit, SubmitTo and Run can queue a task after the workers exited.
+// Regression: Submit, SubmitTo and Run can queue a task after the workers exited.
 //
 // Each checks p.closed and then pushes (pool.go: Submit, SubmitTo, Run),
 // with nothing that orders the push before the workers' exit check in
@@ -469,7 +469,7 @@ func TestPool(t *testing.T) {
 // descheduled after its check (pushing waits for the lock; the workers'
 // lock-free emptiness checks do not). Either Close waits for the pending
 // push, or the call returns ErrClosed; an accepted task must run.
-func TestBugSubmitRacingCloseStrandsTask(t *testing.T) {
+func TestSubmitRacingCloseNeverStrandsTask(t *testing.T) {
 	cases := []struct {
 		name  string
 		queue func(p *Pool) *queue
@@ -533,7 +533,7 @@ func TestBugSubmitRacingCloseStrandsTask(t *testing.T) {
 	}
 }
 
-// Bug: runtime.Goexit in a task kills the worker goroutine, and a stolen
+// Regression: runtime.Goexit in a task kills the worker goroutine, and a stolen
 // Join half that calls it never finishes its frame.
 //
 // Goexit (what t.FailNow, t.Fatal and t.SkipNow call) cannot be recovered:
@@ -551,7 +551,7 @@ func TestBugSubmitRacingCloseStrandsTask(t *testing.T) {
 // Expected: no hang, Run does not report success, and the pool keeps all
 // its workers (for example by starting a replacement goroutine for a worker
 // whose main loop is unwinding).
-func TestBugGoexitInTaskKillsWorker(t *testing.T) {
+func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 	cases := []struct {
 		name    string
 		workers int
