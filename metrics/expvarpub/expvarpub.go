@@ -1,0 +1,102 @@
+// Package expvarpub publishes the statistics of a [worksteal.Pool] through
+// the standard library's [expvar] package, so they appear as JSON on
+// /debug/vars next to memstats and cmdline. It uses the standard library
+// only.
+//
+// Each read of the variable takes one [worksteal.Pool.Stats] snapshot (a few
+// atomic loads per worker, no locks). The value is a JSON object:
+//
+//	{
+//	  "workers": 2,
+//	  "utilization": 0.93, "imbalance": 1.02, "steal_rate": 0.004,
+//	  "total": {"tasks_executed": …, "tasks_spawned": …, "steals": …, "stolen_from": …,
+//	            "steal_attempts": …, "failed_steals": …, "parks": …,
+//	            "busy_seconds": …, "idle_seconds": …},
+//	  "per_worker": [{…the same fields…}, …]
+//	}
+//
+// The field names are those of the Prometheus collector in metrics/prom,
+// without the namespace and the _total suffix.
+package expvarpub
+
+import (
+	"expvar"
+
+	"github.com/worksteal/worksteal"
+)
+
+// Counters are one worker's counters (or their sum), as published.
+type Counters struct {
+	TasksExecuted uint64  `json:"tasks_executed"`
+	TasksSpawned  uint64  `json:"tasks_spawned"`
+	Steals        uint64  `json:"steals"`
+	StolenFrom    uint64  `json:"stolen_from"`
+	StealAttempts uint64  `json:"steal_attempts"`
+	FailedSteals  uint64  `json:"failed_steals"`
+	Parks         uint64  `json:"parks"`
+	BusySeconds   float64 `json:"busy_seconds"`
+	IdleSeconds   float64 `json:"idle_seconds"`
+}
+
+// Snapshot is the published value of one pool.
+type Snapshot struct {
+	Workers     int        `json:"workers"`     // regular workers, then spares that ever ran
+	Utilization float64    `json:"utilization"` // busy / (busy + idle) since the pool started
+	Imbalance   float64    `json:"imbalance"`   // max / mean busy time (1 is balanced)
+	StealRate   float64    `json:"steal_rate"`  // stolen / executed jobs
+	Total       Counters   `json:"total"`
+	PerWorker   []Counters `json:"per_worker"`
+}
+
+// Take converts a statistics snapshot to the published form.
+func Take(s worksteal.Stats) Snapshot {
+	out := Snapshot{
+		Workers:     len(s.Workers),
+		Utilization: s.Utilization(),
+		Imbalance:   s.Imbalance(),
+		StealRate:   s.StealRate(),
+		Total:       counters(s.Total()),
+		PerWorker:   make([]Counters, len(s.Workers)),
+	}
+	for i, w := range s.Workers {
+		out.PerWorker[i] = counters(w)
+	}
+	return out
+}
+
+func counters(w worksteal.WorkerStats) Counters {
+	return Counters{
+		TasksExecuted: w.Executed,
+		TasksSpawned:  w.Spawned,
+		Steals:        w.Stolen,
+		StolenFrom:    w.StolenFrom,
+		StealAttempts: w.StealAttempts,
+		FailedSteals:  w.FailedSteals,
+		Parks:         w.Parks,
+		BusySeconds:   w.Busy.Seconds(),
+		IdleSeconds:   w.Idle.Seconds(),
+	}
+}
+
+// Func returns an [expvar.Func] whose value is a fresh [Snapshot] of p's
+// statistics, for publishing under a name of the caller's choice (or
+// inside an [expvar.Map]).
+//
+// Panics: if p is nil.
+func Func(p *worksteal.Pool) expvar.Func {
+	if p == nil {
+		panic("expvarpub: nil pool")
+	}
+	return func() any { return Take(p.Stats()) }
+}
+
+// Publish publishes p's statistics as the expvar variable name. Like
+// [expvar.Publish], it is meant to be called once per name, at start-up;
+// the variable lives as long as the process (expvar cannot unpublish), so
+// publish long-lived pools only.
+//
+// Panics: if p is nil, or if name is already published (expvar's own
+// "Reuse of exported var name" panic).
+func Publish(name string, p *worksteal.Pool) {
+	expvar.Publish(name, Func(p))
+}
