@@ -189,7 +189,7 @@ func gaugeOnly(c *Collector, d *prometheus.Desc) prometheus.Collector {
 type collectorFunc func(ch chan<- prometheus.Metric)
 
 func (f collectorFunc) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(f, ch) }
-func (f collectorFunc) Collect(ch chan<- prometheus.Metric)  { f(ch) }
+func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
 
 func fib(w *worksteal.Worker, n int) int {
 	if n < 2 {
