@@ -1,0 +1,269 @@
+package bench
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/worksteal/worksteal"
+)
+
+// The parallel-loop workloads of the anchor suite (anchors/WORKLOADS.md
+// sections 4–6), each with the plain-Go baselines the loop issue compares
+// against: one goroutine per GOMAXPROCS chunk ("static"), a goroutine per
+// item ("per-item"), and a shared atomic counter handing out indices
+// ("counter").
+
+// MapReduceMod is the modulus of the map-reduce workload's f.
+const MapReduceMod = 1000000007
+
+// MapReduceN is the anchor size of the map-reduce workload, and
+// MapReduceResult its result.
+const (
+	MapReduceN      = 50_000_000
+	MapReduceResult = 24993074194076518
+)
+
+func mrF(x uint64) uint64 { return x * x % MapReduceMod }
+
+// MapReduceSeq is the sequential map-reduce: Σ f(x) for x in [lo, hi).
+func MapReduceSeq(lo, hi uint64) uint64 {
+	var s uint64
+	for x := lo; x < hi; x++ {
+		s += mrF(x)
+	}
+	return s
+}
+
+// MapReduceWS is the map-reduce on worksteal with the adaptive loop and no
+// grain argument: the leaf is the sequential loop over its chunk.
+func MapReduceWS(w *worksteal.Worker, n int, opts ...worksteal.LoopOption) uint64 {
+	return worksteal.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
+		return acc + MapReduceSeq(uint64(lo), uint64(hi))
+	}, addU64, opts...)
+}
+
+func addU64(a, b uint64) uint64 { return a + b }
+
+// MapReduceStatic splits [0, n) into GOMAXPROCS equal chunks, a goroutine each.
+func MapReduceStatic(n int) uint64 {
+	p := runtime.GOMAXPROCS(0)
+	part := make([]uint64, p)
+	var wg sync.WaitGroup
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part[i] = MapReduceSeq(uint64(i*n/p), uint64((i+1)*n/p))
+		}()
+	}
+	wg.Wait()
+	var s uint64
+	for _, v := range part {
+		s += v
+	}
+	return s
+}
+
+// MapReduceCounter has GOMAXPROCS goroutines take indices one at a time
+// from a shared atomic counter.
+func MapReduceCounter(n int) uint64 {
+	p := runtime.GOMAXPROCS(0)
+	var next atomic.Int64
+	part := make([]uint64, p)
+	var wg sync.WaitGroup
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s uint64
+			for {
+				x := next.Add(1) - 1
+				if x >= int64(n) {
+					break
+				}
+				s += mrF(uint64(x))
+			}
+			part[i] = s
+		}()
+	}
+	wg.Wait()
+	var s uint64
+	for _, v := range part {
+		s += v
+	}
+	return s
+}
+
+// Mandelbrot parameters of the anchor suite.
+const (
+	MandelSize    = 1000
+	MandelResult  = 247626198
+	mandelMaxIter = 1000
+)
+
+// MandelRow returns the sum of escape counts of row py of a size×size image,
+// every operation in the order anchors/WORKLOADS.md fixes.
+func MandelRow(py, size int) int64 {
+	ci := -1.0 + (2.5*float64(py))/float64(size)
+	var sum int64
+	for px := 0; px < size; px++ {
+		cr := -2.0 + (2.5*float64(px))/float64(size)
+		x, y := 0.0, 0.0
+		i := 0
+		for i < mandelMaxIter {
+			x2 := x * x
+			y2 := y * y
+			if x2+y2 > 4.0 {
+				break
+			}
+			y = 2.0*x*y + ci
+			x = x2 - y2 + cr
+			i++
+		}
+		sum += int64(i)
+	}
+	return sum
+}
+
+// MandelSeq sums every row sequentially.
+func MandelSeq(size int) int64 {
+	var s int64
+	for py := 0; py < size; py++ {
+		s += MandelRow(py, size)
+	}
+	return s
+}
+
+// MandelWS sums the rows with the adaptive loop, no grain argument.
+func MandelWS(w *worksteal.Worker, size int, opts ...worksteal.LoopOption) int64 {
+	return worksteal.ReduceRange(w, 0, size, 0, func(_ *worksteal.Worker, lo, hi int, acc int64) int64 {
+		for py := lo; py < hi; py++ {
+			acc += MandelRow(py, size)
+		}
+		return acc
+	}, addI64, opts...)
+}
+
+func addI64(a, b int64) int64 { return a + b }
+
+// MandelStatic gives GOMAXPROCS goroutines a contiguous block of rows each.
+func MandelStatic(size int) int64 {
+	p := runtime.GOMAXPROCS(0)
+	part := make([]int64, p)
+	var wg sync.WaitGroup
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for py := i * size / p; py < (i+1)*size/p; py++ {
+				part[i] += MandelRow(py, size)
+			}
+		}()
+	}
+	wg.Wait()
+	var s int64
+	for _, v := range part {
+		s += v
+	}
+	return s
+}
+
+// MandelPerItem runs a goroutine per row.
+func MandelPerItem(size int) int64 {
+	rows := make([]int64, size)
+	var wg sync.WaitGroup
+	for py := 0; py < size; py++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows[py] = MandelRow(py, size)
+		}()
+	}
+	wg.Wait()
+	var s int64
+	for _, v := range rows {
+		s += v
+	}
+	return s
+}
+
+// MandelCounter has GOMAXPROCS goroutines take rows from an atomic counter.
+func MandelCounter(size int) int64 {
+	p := runtime.GOMAXPROCS(0)
+	var next atomic.Int64
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < p; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s int64
+			for {
+				py := next.Add(1) - 1
+				if py >= int64(size) {
+					break
+				}
+				s += MandelRow(int(py), size)
+			}
+			total.Add(s)
+		}()
+	}
+	wg.Wait()
+	return total.Load()
+}
+
+// FixedGrain runs body over [lo, hi) split recursively (with
+// worksteal.JoinFunc) into pieces of at most grain iterations, like oneTBB's
+// simple_partitioner: the fixed-grain baseline of the adaptive loop.
+func FixedGrain(w *worksteal.Worker, lo, hi, grain int, body func(lo, hi int) int64) int64 {
+	f := &fixedGrain{grain: grain, body: body}
+	f.fn = f.run
+	return f.run(w, [2]int{lo, hi})
+}
+
+type fixedGrain struct {
+	grain int
+	body  func(lo, hi int) int64
+	fn    func(w *worksteal.Worker, r [2]int) int64
+}
+
+func (f *fixedGrain) run(w *worksteal.Worker, r [2]int) int64 {
+	if r[1]-r[0] <= f.grain {
+		return f.body(r[0], r[1])
+	}
+	mid := r[0] + (r[1]-r[0])/2
+	a, b := worksteal.JoinFunc(w, f.fn, [2]int{r[0], mid}, f.fn, [2]int{mid, r[1]})
+	return a + b
+}
+
+// SortInput returns the sort workload's input: a[i] = stream(42, i) >> 1.
+func SortInput(n int) []uint64 {
+	a := make([]uint64, n)
+	for i := range a {
+		z := 42 + uint64(i+1)*0x9e3779b97f4a7c15
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		a[i] = (z ^ (z >> 31)) >> 1
+	}
+	return a
+}
+
+// SortCheck returns Σ a[i]·(i+1) mod 2^64, the sort workload's result
+// (14298323959306991955 for the anchor size), or 0 if a is not sorted.
+func SortCheck(a []uint64) uint64 {
+	var s uint64
+	for i, v := range a {
+		if i > 0 && a[i-1] > v {
+			return 0
+		}
+		s += v * uint64(i+1)
+	}
+	return s
+}
+
+// SortResult is SortCheck of the sorted anchor input of SortN elements.
+const (
+	SortN      = 10_000_000
+	SortResult = 14298323959306991955
+)
