@@ -26,13 +26,18 @@ type Report struct {
 // CellResult is one cell's measurements.
 type CellResult struct {
 	Cell
-	Ms       []float64 `json:"ms"`              // every timed iteration, in milliseconds
-	MedianMs float64   `json:"median_ms"`       // median of Ms
-	MinMs    float64   `json:"min_ms"`          // minimum of Ms
-	MaxMs    float64   `json:"max_ms"`          // maximum of Ms
-	Steals   uint64    `json:"steals"`          // median tasks stolen per iteration (worksteal impls)
-	Result   Result    `json:"result"`          // of the first iteration
-	Err      string    `json:"error,omitempty"` // wrong or unstable result
+	Ms       []float64 `json:"ms"`        // every timed iteration, in milliseconds
+	MedianMs float64   `json:"median_ms"` // median of Ms
+	MinMs    float64   `json:"min_ms"`    // minimum of Ms
+	MaxMs    float64   `json:"max_ms"`    // maximum of Ms
+	Steals   uint64    `json:"steals"`    // median tasks stolen per iteration (worksteal impls)
+	Result   Result    `json:"result"`    // of the first iteration
+	// OtherLoad is the average number of cores other processes kept busy
+	// while the cell ran (warm-up included), when LoadKnown.
+	OtherLoad float64 `json:"other_load"`
+	LoadKnown bool    `json:"load_known"`      // Linux, and the cell ran for at least 0.5 s
+	Attempts  int     `json:"attempts"`        // runs of the cell (see Suite.MaxLoad)
+	Err       string  `json:"error,omitempty"` // wrong or unstable result
 }
 
 // Table compares the implementations of one entry (workload and size).
@@ -67,6 +72,10 @@ type Row struct {
 	// Steals is the median number of tasks stolen per iteration at the most
 	// workers (worksteal implementations only).
 	Steals uint64 `json:"steals"`
+	// OtherLoad is the highest CellResult.OtherLoad among the row's cells
+	// whose load is known (LoadKnown).
+	OtherLoad float64 `json:"other_load"`
+	LoadKnown bool    `json:"load_known"` // whether some cell's load is known
 	// Err is the first error among the row's cells.
 	Err string `json:"error,omitempty"`
 }
@@ -98,6 +107,10 @@ func buildTables(r *Report) []Table {
 			}
 			row.Ms[c.Workers] = c.MedianMs
 			workers[c.Workers] = true
+			if c.LoadKnown {
+				row.OtherLoad = max(row.OtherLoad, c.OtherLoad)
+				row.LoadKnown = true
+			}
 			if row.Err == "" {
 				row.Err = c.Err
 			}
@@ -154,6 +167,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "worksteal bench: %s %s/%s, %d CPUs; %d timed iterations per cell after %d warm-up, medians; %.0f s\n",
 		r.Env.GoVersion, r.Env.GOOS, r.Env.GOARCH, r.Env.NumCPU, r.Reps, r.Warmup, r.Env.ElapsedS)
+	b.WriteString("(load: the most cores other processes kept busy while one of the row's cells ran; – if under 0.5 s or not Linux.\n" +
+		" Above ~0.3 the times are not to be trusted: compare within one quiet run, as ratios.)\n")
 	for _, t := range r.Tables {
 		b.WriteString("\n")
 		t.writeText(&b)
@@ -192,7 +207,7 @@ func (t *Table) writeText(b *strings.Builder) {
 	for _, w := range t.Workers {
 		fmt.Fprintf(tw, "T%dw ms\t", w)
 	}
-	fmt.Fprintf(tw, "ns/join\tT1w/seq\tspeedup\tT%dw/seq\tsteals\t\n", most)
+	fmt.Fprintf(tw, "ns/join\tT1w/seq\tspeedup\tT%dw/seq\tsteals\tload\t\n", most)
 	dash := func(v float64, f func(float64) string) string {
 		if v == 0 {
 			return "–"
@@ -217,7 +232,11 @@ func (t *Table) writeText(b *strings.Builder) {
 		if row.Impl == WS || row.Impl == WSClosure {
 			steals = group(int64(row.Steals))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", nsj, dash(row.Overhead, ratio), dash(row.Speedup, ratio), dash(row.Ratio, ratio), steals)
+		load := "–"
+		if row.LoadKnown {
+			load = strconv.FormatFloat(row.OtherLoad, 'f', 2, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", nsj, dash(row.Overhead, ratio), dash(row.Speedup, ratio), dash(row.Ratio, ratio), steals, load)
 		if row.Err != "" {
 			fmt.Fprintf(tw, " ERROR: %s", row.Err)
 		}

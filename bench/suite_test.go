@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSuiteCells(t *testing.T) {
@@ -188,5 +190,31 @@ func TestGroup(t *testing.T) {
 		if got := group(n); got != want {
 			t.Errorf("group(%d) = %q; want %q", n, got, want)
 		}
+	}
+}
+
+func TestOtherLoad(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	a := cpuSample{machine: 10 * time.Second, self: 3 * time.Second, at: t0, ok: true}
+	cases := []struct {
+		name string
+		b    cpuSample
+		want float64
+		ok   bool
+	}{
+		{"quiet", cpuSample{machine: 12 * time.Second, self: 5 * time.Second, at: t0.Add(2 * time.Second), ok: true}, 0, true},
+		{"one core busy", cpuSample{machine: 14 * time.Second, self: 5 * time.Second, at: t0.Add(2 * time.Second), ok: true}, 1, true},
+		{"tick rounding", cpuSample{machine: 11 * time.Second, self: 5 * time.Second, at: t0.Add(2 * time.Second), ok: true}, 0, true},
+		{"too short", cpuSample{machine: 14 * time.Second, self: 5 * time.Second, at: t0.Add(time.Millisecond), ok: true}, 0, false},
+		{"unknown", cpuSample{at: t0.Add(2 * time.Second)}, 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := otherLoad(a, tc.b)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: otherLoad = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+	if s := sampleCPU(); runtime.GOOS == "linux" && (!s.ok || s.machine <= 0 || s.self <= 0) {
+		t.Errorf("sampleCPU() = %+v; want machine and self CPU times on Linux", s)
 	}
 }
