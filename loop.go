@@ -16,8 +16,9 @@ import (
 // to split; it splits the rest of its piece in two — keeping the left half,
 // offering the right half to thieves through a Join — only when another
 // worker is idle (searching or parked: the pool's sleep-state word is
-// nonzero) and its own deque is empty (it has nothing else thieves could
-// take). So a loop splits as far as the idle workers need and no further:
+// nonzero), its own deque is empty (it has nothing else thieves could
+// take), and the rest is worth it (its measured cost per iteration times
+// the iterations left is at least splitWorth). So a loop splits as far as the idle workers need and no further:
 // with every worker busy it runs sequentially at full speed, and a stolen
 // piece keeps splitting for as long as workers keep running dry, down to
 // single iterations for a skewed loop (rayon's "split when stolen" adaptive
@@ -34,6 +35,14 @@ import (
 
 // chunkTarget is the chunk duration below which the chunk size doubles.
 const chunkTarget = 5 * time.Microsecond
+
+// splitWorth is the least estimated remaining work for which a piece is
+// split: below it, waking or feeding another worker costs about as much as
+// the work it would take over, so small loops stay as cheap as sequential
+// code. The estimate is the time per iteration measured so far in the piece
+// (inherited from the piece it was split from), times the iterations left;
+// a piece with no estimate yet runs one chunk first.
+const splitWorth = 16 * time.Microsecond
 
 // LoopOption configures one parallel loop.
 type LoopOption func(*loopConfig)
@@ -82,10 +91,12 @@ func loopOptions(opts []LoopOption) loopConfig {
 }
 
 // span is a piece of a loop's index range, [lo, lo+n). Lengths are unsigned
-// so that a range across the whole int domain cannot overflow.
+// so that a range across the whole int domain cannot overflow. psPerIter is
+// the measured cost of one iteration in picoseconds (0: not measured yet).
 type span struct {
-	lo int
-	n  uint
+	lo        int
+	n         uint
+	psPerIter uint64
 }
 
 // loop is the state of one parallel loop over an index range, with a result
@@ -146,9 +157,10 @@ func (l *loop[R]) run(w *Worker, s span) R {
 		if l.stopped() || l.cut != nil && int64(s.lo) >= l.cut.Load() {
 			break
 		}
-		if s.n >= 2*l.cfg.minGrain && w.dq.Len() == 0 && idlePeers(w) {
+		if s.n >= 2*l.cfg.minGrain && s.psPerIter > 0 && w.dq.Len() == 0 && idlePeers(w) &&
+			uint64(s.n) >= uint64(splitWorth)*1000/s.psPerIter {
 			half := s.n / 2
-			left, right := JoinFunc(w, l.fn, span{s.lo, half}, l.fn, span{s.lo + int(half), s.n - half})
+			left, right := JoinFunc(w, l.fn, span{s.lo, half, s.psPerIter}, l.fn, span{s.lo + int(half), s.n - half, s.psPerIter})
 			acc = l.combine(acc, l.combine(left, right))
 			break
 		}
@@ -160,7 +172,9 @@ func (l *loop[R]) run(w *Worker, s span) R {
 		acc = l.leaf(w, s.lo, s.lo+int(c), acc)
 		s.lo += int(c)
 		s.n -= c
-		if now()-t0 < chunkTarget && chunk < l.cfg.maxGrain {
+		took := now() - t0
+		s.psPerIter = max(1, uint64(took)*1000/uint64(c))
+		if took < chunkTarget && chunk < l.cfg.maxGrain {
 			chunk *= 2
 			if chunk > l.cfg.maxGrain {
 				chunk = l.cfg.maxGrain
@@ -176,7 +190,7 @@ func (l *loop[R]) drive(w *Worker, lo, hi int) R {
 	if hi <= lo {
 		return l.zero
 	}
-	return l.run(w, span{lo, uint(hi) - uint(lo)})
+	return l.run(w, span{lo, uint(hi) - uint(lo), 0})
 }
 
 func noCombine(struct{}, struct{}) struct{} { return struct{}{} }
