@@ -41,6 +41,7 @@ type PanicError struct {
 	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
 }
 
+// Error formats the panic value and the stack of the panic site.
 func (p *PanicError) Error() string {
 	return fmt.Sprintf("worksteal: task panicked: %v\n\n%s", p.Value, p.Stack)
 }

@@ -38,6 +38,7 @@ const (
 
 var eventNames = [...]string{"", "task-start", "task-end", "spawn", "steal", "steal-fail", "park", "wake"}
 
+// String names the kind as the Chrome trace export does ("steal", "park"...).
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) && k != 0 {
 		return eventNames[k]

@@ -19,6 +19,7 @@ const (
 	Retry
 )
 
+// String returns "Empty", "Success" or "Retry".
 func (r Result) String() string {
 	switch r {
 	case Empty:

@@ -29,6 +29,7 @@ const (
 
 var victimNames = [...]string{"random", "round-robin", "largest", "two-choices", "locality"}
 
+// String returns the policy's name, as ParseVictim accepts it.
 func (v Victim) String() string {
 	if int(v) < len(victimNames) {
 		return victimNames[v]
@@ -62,6 +63,7 @@ const (
 	StealHalf
 )
 
+// String returns "one" or "half", as ParseAmount accepts it.
 func (a Amount) String() string {
 	switch a {
 	case StealOne:
