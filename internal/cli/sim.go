@@ -38,6 +38,7 @@ type simConfig struct {
 	verbose   bool
 	maxEvents int64
 	print     bool
+	profile   string // a work/span profile to simulate (trace.go)
 }
 
 func newSimCommand(env *Env) *cobra.Command {
@@ -59,13 +60,19 @@ trace-event JSON, which opens in https://ui.perfetto.dev.
 
 Policies are the runtime's own: victim random, round-robin, largest
 (adaptive), two-choices, locality; amount one or half; idle backoff, poll,
-spin or park. Baseline schedulers: central, static, round-robin, lpt.`,
+spin or park. Baseline schedulers: central, static, round-robin, lpt.
+
+--profile FILE reads a work/span profile (worksteal trace profile --out)
+and simulates a fork-join tree with the same work T1 and span T∞ at
+P = 1, 2, 4 … 1,024 (or at --workers), printing the predicted makespan
+beside the speedup range the profile itself predicts.`,
 		Example: `  worksteal sim --list
   worksteal sim basic
   worksteal sim granularity --svg granularity.svg
   worksteal sim basic -v --svg basic.svg --trace basic.json
   worksteal sim workers --sweep victim=random,largest --workers 8
-  worksteal sim -f scenario.yaml --seed 7 --json`,
+  worksteal sim -f scenario.yaml --seed 7 --json
+  worksteal sim --profile fib.profile.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSim(env, cmd, cfg, args) },
 	}
@@ -87,6 +94,7 @@ spin or park. Baseline schedulers: central, static, round-robin, lpt.`,
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "print the event log before the report")
 	f.Int64Var(&cfg.maxEvents, "max-events", 500_000_000, "stop a run after this many events (0: no limit)")
 	f.BoolVar(&cfg.print, "print-scenario", false, "print the resolved scenario as JSON and exit")
+	f.StringVar(&cfg.profile, "profile", "", "simulate a work/span profile (worksteal trace profile --out) at 1 … 1024 workers")
 	return cmd
 }
 
@@ -97,6 +105,9 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	out := cmd.OutOrStdout()
 	if cfg.list {
 		return listPresets(out)
+	}
+	if cfg.profile != "" {
+		return runSimProfile(env, cmd, cfg, args)
 	}
 	var s sim.Scenario
 	switch {

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/worksteal/worksteal/sim"
+)
+
+func TestTraceRecordSummarizeAndDraw(t *testing.T) {
+	dir := t.TempDir()
+	trace, svg := filepath.Join(dir, "fib.json"), filepath.Join(dir, "fib.svg")
+	code, out, errs := runSimCLI(t, "trace", "record", "--workload", "fib", "--size", "22", "--workers", "2", "-o", trace)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "fib 22 = 17711 on 2 workers") || !strings.Contains(errs, "wrote "+trace) {
+		t.Errorf("record output:\n%s\n%s", out, errs)
+	}
+	code, out, errs = runSimCLI(t, "trace", trace, "--svg", svg, "--top", "3")
+	if code != 0 {
+		t.Fatalf("trace: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"worksteal: 2 workers", "utilization", "longest tasks", "critical path as the trace shows it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "worker 1") {
+		t.Errorf("SVG: %v\n%.200s", err, b)
+	}
+	code, out, _ = runSimCLI(t, "trace", trace, "--json")
+	var s struct {
+		Workers []struct {
+			Tasks int `json:"tasks"`
+		} `json:"workers"`
+		Path struct {
+			Links []json.RawMessage `json:"links"`
+		} `json:"critical_path"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || len(s.Workers) != 2 || len(s.Path.Links) == 0 {
+		t.Errorf("--json: exit %d, %v: %.300s", code, err, out)
+	}
+}
+
+// The simulator's traces read back the same way.
+func TestTraceOfSimulatedSchedule(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "sim.json")
+	if code, _, errs := runSimCLI(t, "sim", "fork-join", "--trace", trace); code != 0 {
+		t.Fatalf("sim: exit %d: %s", code, errs)
+	}
+	code, out, errs := runSimCLI(t, "trace", trace, "--svg", filepath.Join(dir, "sim.svg"))
+	if code != 0 || !strings.Contains(out, "steal from") || !strings.Contains(out, "critical path") {
+		t.Fatalf("trace of a sim trace: exit %d: %s\n%s", code, errs, out)
+	}
+}
+
+func TestTraceErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("not json"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"trace"}, 1}, // cobra: wrong number of args
+		{[]string{"trace", filepath.Join(dir, "missing.json")}, 1},
+		{[]string{"trace", bad}, 1},
+		{[]string{"trace", "record", "--workload", "nqueens", "-o", filepath.Join(dir, "x.json")}, 2},
+		{[]string{"trace", "record", "--ring", "0", "-o", filepath.Join(dir, "x.json")}, 2},
+		{[]string{"trace", "profile", "--workload", "fib", "--size", "99"}, 2},
+		{[]string{"trace", "profile", "--runs", "0"}, 2},
+		{[]string{"sim", "--profile", bad}, 2},
+		{[]string{"sim", "basic", "--profile", bad}, 2},
+	} {
+		if code, _, errs := runSimCLI(t, tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d (%s); want %d", tc.args, code, strings.TrimSpace(errs), tc.code)
+		}
+	}
+}
+
+// Work/span on a workload whose T1 and T∞ are known: a balanced tree of
+// 32 leaves of 300µs has T1 ≈ 32 × 300µs and T∞ ≈ 300µs (plus the joins).
+// Strands are timed on the wall clock, so a busy machine inflates the
+// span: the run is repeated a few times and the best one is checked.
+func TestTraceProfileKnownTree(t *testing.T) {
+	const leaves, leaf = 32, 300e-6
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "tree.json")
+	var p *sim.Profile
+	for try := 0; try < 3; try++ {
+		code, out, errs := runSimCLI(t, "trace", "profile", "--workload", "tree", "--size", "5", "--leaf", "300us",
+			"--workers", "2", "--runs", "2", "--out", prof)
+		if code != 0 {
+			t.Fatalf("profile: exit %d: %s", code, errs)
+		}
+		if !strings.Contains(out, "tree 5 leaf 300µs = 32") || !strings.Contains(out, "   1024  ") {
+			t.Fatalf("profile output:\n%s", out)
+		}
+		data, err := os.ReadFile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = sim.ParseProfile(data); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("try %d: work %v span %v parallelism %.1f forks %d", try, p.Work, p.Span, p.Parallelism(), p.Forks)
+		if p.Parallelism() > 8 {
+			break
+		}
+	}
+	if p.Forks != leaves-1 {
+		t.Errorf("forks %d; want %d", p.Forks, leaves-1)
+	}
+	if float64(p.Work) < leaves*leaf || float64(p.Span) < leaf {
+		t.Errorf("work %v span %v; want at least %v and %v", p.Work, p.Span, leaves*leaf, leaf)
+	}
+	if par := p.Parallelism(); par > leaves*1.1 || par < 8 {
+		t.Errorf("parallelism %.1f; want near %d (at least 8 on a busy machine)", par, leaves)
+	}
+
+	// The simulator predicts the makespan of a tree with the same T1, T∞.
+	code, out, errs := runSimCLI(t, "sim", "--profile", prof, "--json")
+	if code != 0 {
+		t.Fatalf("sim --profile: exit %d: %s", code, errs)
+	}
+	var res struct {
+		Fit  sim.ProfileFit `json:"fit"`
+		Rows []profileRow   `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(res.Rows) != 11 || res.Rows[10].Workers != 1024 || res.Fit.RelError > 0.01 {
+		t.Fatalf("rows %+v fit %+v", res.Rows, res.Fit)
+	}
+	work, span := float64(p.Work), float64(p.Span)
+	for _, r := range res.Rows {
+		if r.Makespan < r.Bound*(1-1e-9) || r.Bound < span*(1-0.01) || r.Bound < work/float64(r.Workers)*(1-0.01) {
+			t.Errorf("P=%d: makespan %v, bound %v: below max(T1/P, T∞) = max(%v, %v)", r.Workers, r.Makespan, r.Bound, work/float64(r.Workers), span)
+		}
+		if r.Speedup > r.SpeedupHi*1.01 {
+			t.Errorf("P=%d: simulated speedup %.2f above the span law's %.2f", r.Workers, r.Speedup, r.SpeedupHi)
+		}
+	}
+	if one := res.Rows[0]; one.Makespan < work*0.99 || one.Makespan > work*1.01 {
+		t.Errorf("P=1: makespan %v; want T1 %v", one.Makespan, work)
+	}
+	if last := res.Rows[10]; last.Makespan > span*1.5+1e-4 {
+		t.Errorf("P=1024: makespan %v; want near T∞ %v", last.Makespan, span)
+	}
+	code, out, _ = runSimCLI(t, "sim", "--profile", prof, "--workers", "4")
+	if code != 0 || !strings.Contains(out, "simulated as a fib-like tree") || strings.Count(out, "\n") > 12 {
+		t.Errorf("--workers 4: exit %d:\n%s", code, out)
+	}
+}

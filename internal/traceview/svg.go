@@ -1,0 +1,271 @@
+package traceview
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/tracefmt"
+)
+
+// SVGOptions tune [WriteSVG].
+type SVGOptions struct {
+	Width int    // picture width in pixels (0: 1200)
+	Title string // heading (default: the process name, workers and extent)
+	// NoPath leaves out the critical path.
+	NoPath bool
+}
+
+// Colours of the timeline.
+const (
+	colIdle   = "#f4d3d0" // lane background: no task running
+	colSteal  = "#d62728"
+	colFailed = "#9a9a9a"
+	colPark   = "#1f3b73"
+	colPath   = "#111111"
+)
+
+// depthColours colour task bars by nesting depth.
+var depthColours = []string{"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2"}
+
+// WriteSVG draws the trace as a timeline: one lane per worker, task bars
+// (nested tasks inset beneath their parent and coloured by depth), idle
+// time shaded, steals as red marks above the lane, failed steals as grey
+// ticks beneath it, parked stretches as a dark line along its foot, and the
+// critical path of s (see [Path]) as a black line through the lanes. Bars
+// closer than half a pixel are merged, so a trace of any size gives a
+// picture of bounded size.
+func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
+	if o.Width <= 0 {
+		o.Width = 1200
+	}
+	lanes := buildLanes(f)
+	const (
+		left, right = 74.0, 16.0
+		top         = 34.0
+		laneH       = 28.0
+		laneGap     = 10.0
+	)
+	width := float64(o.Width)
+	plotW := width - left - right
+	height := top + float64(len(lanes))*(laneH+laneGap) + 58
+	t0, t1 := s.Start, s.End
+	if t1 <= t0 {
+		t1 = t0 + 1
+	}
+	x := func(t time.Duration) float64 { return left + plotW*float64(t-t0)/float64(t1-t0) }
+	laneTop := func(i int) float64 { return top + float64(i)*(laneH+laneGap) }
+
+	bw := &errWriter{w: w}
+	bw.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" viewBox="0 0 %d %.0f" font-family="sans-serif" font-size="11">`+"\n",
+		o.Width, height, o.Width, height)
+	bw.printf(`<rect width="100%%" height="100%%" fill="#ffffff"/>` + "\n")
+	title := o.Title
+	if title == "" {
+		name := s.Process
+		if name == "" {
+			name = "trace"
+		}
+		title = fmt.Sprintf("%s: %d workers, %s, utilization %.1f%%", name, len(lanes), fmtDur(s.Extent()), 100*s.Utilization())
+	}
+	bw.printf(`<text x="%.1f" y="18" font-size="13" font-weight="bold">%s</text>`+"\n", left, xmlEscape(title))
+
+	for li := range lanes {
+		l := &lanes[li]
+		y := laneTop(li)
+		bw.printf(`<text x="%.1f" y="%.1f" text-anchor="end">worker %d</text>`+"\n", left-8, y+laneH/2+4, li)
+		bw.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>idle</title></rect>`+"\n",
+			left, y, plotW, laneH, colIdle)
+		writeBars(bw, l, x, y, laneH)
+		writeMarks(bw, l, x, y, laneH, t1)
+	}
+	if !o.NoPath && len(s.Path.Links) > 0 {
+		var pl polyline
+		mid := func(w int) float64 { return laneTop(w) + laneH/2 }
+		for _, lk := range s.Path.Links {
+			y := mid(lk.Task.Worker)
+			pl.add(x(lk.Task.Start), y)
+			pl.add(x(lk.To), y)
+		}
+		bw.printf(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.6" stroke-linejoin="round" opacity="0.85"><title>critical path as the trace shows it: %d tasks, %d steals</title></polyline>`+"\n",
+			pl.String(), colPath, len(s.Path.Links), s.Path.Steals)
+	}
+
+	// Time axis, relative to the trace's start.
+	axisY := laneTop(len(lanes)) - laneGap + 6
+	bw.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`+"\n", left, axisY, left+plotW, axisY)
+	for _, tk := range niceTicks(0, float64(t1-t0), 8) {
+		xt := left + plotW*tk/float64(t1-t0)
+		bw.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/><text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n",
+			xt, axisY, xt, axisY+4, xt, axisY+16, fmtDur(time.Duration(tk)))
+	}
+
+	// Legend.
+	ly := axisY + 36
+	lx := left
+	item := func(draw, label string) {
+		bw.printf(draw+"\n", lx, ly-9)
+		bw.printf(`<text x="%.1f" y="%.1f">%s</text>`+"\n", lx+18, ly, label)
+		lx += 18 + 7*float64(len(label)) + 18
+	}
+	item(`<rect x="%.1f" y="%.1f" width="14" height="10" fill="`+depthColours[0]+`"/>`, "task")
+	item(`<rect x="%.1f" y="%.1f" width="14" height="10" fill="`+depthColours[1]+`"/>`, "nested task")
+	item(`<rect x="%.1f" y="%.1f" width="14" height="10" fill="`+colIdle+`"/>`, "idle")
+	item(`<path transform="translate(%.1f,%.1f)" d="M7,10 l-4,-7 h8 z" fill="`+colSteal+`"/>`, "steal")
+	item(`<rect x="%.1f" y="%.1f" width="2" height="10" fill="`+colFailed+`"/>`, "failed steal")
+	item(`<rect x="%.1f" y="%.1f" width="14" height="3" fill="`+colPark+`"/>`, "parked")
+	if !o.NoPath {
+		item(`<path transform="translate(%.1f,%.1f)" d="M0,5 h14" stroke="`+colPath+`" stroke-width="1.6"/>`, "critical path")
+	}
+	bw.printf("</svg>\n")
+	return bw.err
+}
+
+// polyline collects points rounded to a tenth of a pixel, dropping
+// repeats and extending a horizontal run instead of adding to it, so a
+// path of many links on few lanes stays small.
+type polyline struct{ pts [][2]float64 }
+
+func (p *polyline) add(x, y float64) {
+	x, y = math.Round(x*10)/10, math.Round(y*10)/10
+	n := len(p.pts)
+	switch {
+	case n > 0 && p.pts[n-1] == [2]float64{x, y}:
+	case n > 1 && p.pts[n-1][1] == y && p.pts[n-2][1] == y:
+		p.pts[n-1][0] = x
+	default:
+		p.pts = append(p.pts, [2]float64{x, y})
+	}
+}
+
+func (p *polyline) String() string {
+	parts := make([]string, len(p.pts))
+	for i, pt := range p.pts {
+		parts[i] = strconv.FormatFloat(pt[0], 'f', -1, 64) + "," + strconv.FormatFloat(pt[1], 'f', -1, 64)
+	}
+	return strings.Join(parts, " ")
+}
+
+// writeBars draws a lane's task bars, merging those closer than half a
+// pixel at each depth.
+func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float64) {
+	const maxDepth = 4
+	type run struct {
+		x0, x1 float64
+		n      int
+		first  Task
+	}
+	open := make([]*run, maxDepth+1)
+	flush := func(d int) {
+		r := open[d]
+		if r == nil {
+			return
+		}
+		inset := 3.0 * float64(d)
+		bh := math.Max(h-2*inset, 4)
+		wd := math.Max(r.x1-r.x0, 0.6)
+		col := depthColours[d%len(depthColours)]
+		if r.n == 1 {
+			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%s on worker %d: %s from %s (self %s)</title></rect>`+"\n",
+				r.x0, y+inset, wd, bh, col, xmlEscape(r.first.Name), r.first.Worker, fmtDur(r.first.Dur), fmtDur(r.first.Start), fmtDur(r.first.Self))
+		} else {
+			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%d tasks</title></rect>`+"\n",
+				r.x0, y+inset, wd, bh, col, r.n)
+		}
+		open[d] = nil
+	}
+	for _, sp := range l.spans {
+		d := min(sp.Depth, maxDepth)
+		x0, x1 := x(sp.Start), x(sp.End())
+		if r := open[d]; r != nil && x0 <= r.x1+0.5 {
+			r.x1 = math.Max(r.x1, x1)
+			r.n++
+			continue
+		}
+		flush(d)
+		open[d] = &run{x0: x0, x1: x1, n: 1, first: sp.Task}
+	}
+	for d := range open {
+		flush(d)
+	}
+}
+
+// writeMarks draws a lane's steals, failed steals and parked stretches, at
+// most one mark of each kind per pixel column.
+func writeMarks(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float64, end time.Duration) {
+	lastSteal, lastFail := -1, -1
+	parkedAt := time.Duration(-1)
+	parked := func(from, to time.Duration) {
+		bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="3" fill="%s"><title>parked %s</title></rect>`+"\n",
+			x(from), y+h-3, math.Max(x(to)-x(from), 0.6), colPark, fmtDur(to-from))
+	}
+	for _, in := range l.instants {
+		col := int(x(in.At))
+		switch kindOf(in) {
+		case instSteal:
+			if col != lastSteal {
+				bw.printf(`<path transform="translate(%.2f,%.1f)" d="M0,0 l-3.5,-6 h7 z" fill="%s"><title>%s</title></path>`+"\n",
+					x(in.At), y, colSteal, xmlEscape(in.Name))
+				lastSteal = col
+			}
+		case instFailed:
+			if col != lastFail {
+				bw.printf(`<rect x="%.2f" y="%.1f" width="1" height="4" fill="%s"/>`+"\n", x(in.At), y+h+1, colFailed)
+				lastFail = col
+			}
+		case instPark:
+			parkedAt = in.At
+		case instWake:
+			if parkedAt >= 0 {
+				parked(parkedAt, in.At)
+				parkedAt = -1
+			}
+		}
+	}
+	if parkedAt >= 0 {
+		parked(parkedAt, end)
+	}
+}
+
+// niceTicks returns about n round tick values in [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || n < 1 {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, v)
+	}
+	return ticks
+}
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&quot;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Profile is a measured work/span profile of a fork-join computation (the
+// runtime's worksteal.WorkSpan, as "worksteal trace profile --out" writes
+// it), the input of "worksteal sim --profile". Times are in seconds.
+//
+// The simulator never imports the runtime; this is the profile as data.
+type Profile struct {
+	Workload     string  `json:"workload"`      // what was profiled, e.g. "fib 30"
+	Work         Seconds `json:"work"`          // T1: the sum of every strand's time
+	Span         Seconds `json:"span"`          // T∞: the longest path through forks and joins
+	BurdenedSpan Seconds `json:"burdened_span"` // T∞ with the measured cost of each steal on the path
+	Forks        int64   `json:"forks"`         // forks in the computation
+	Steals       int64   `json:"steals"`        // forks whose second half a thief ran
+	StealCost    Seconds `json:"steal_cost"`    // mean measured cost of one steal
+	Workers      int     `json:"workers"`       // workers of the profiled run
+	Elapsed      Seconds `json:"elapsed"`       // wall time of the profiled run
+}
+
+// ParseProfile decodes a profile from JSON and checks it: work and span
+// positive, span at most the work.
+func ParseProfile(data []byte) (*Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("sim: profile: %w", err)
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (p *Profile) check() *FieldError {
+	for _, f := range []struct {
+		n string
+		v Seconds
+	}{{"work", p.Work}, {"span", p.Span}, {"burdened_span", p.BurdenedSpan}, {"steal_cost", p.StealCost}, {"elapsed", p.Elapsed}} {
+		if err := checkSec("profile."+f.n, f.v); err != nil {
+			return err
+		}
+	}
+	if p.Work.Duration() <= 0 || p.Span.Duration() <= 0 {
+		return ferr("profile.work", "work and span must be positive (got %v and %v s)", float64(p.Work), float64(p.Span))
+	}
+	if p.Span > p.Work {
+		return ferr("profile.span", "exceeds the work (%v > %v s)", float64(p.Span), float64(p.Work))
+	}
+	return nil
+}
+
+// Parallelism is T1/T∞.
+func (p *Profile) Parallelism() float64 { return float64(p.Work) / float64(p.Span) }
+
+// ProfileFit is the fork-join tree [FitProfile] chose: the fib workload's
+// parameters and the DAG's exact work and span (which differ from the
+// profile's only by the rounding of the durations to nanoseconds).
+type ProfileFit struct {
+	Fib      Fib
+	Work     time.Duration // T1 of the tree
+	Span     time.Duration // T∞ of the tree
+	Forks    int64         // fork-join parents
+	Tasks    int64         // tasks the simulation creates
+	RelError float64       // max relative error of Work and Span against the profile
+}
+
+// DefaultProfileForks bounds the forks of the tree FitProfile builds when
+// the caller gives no bound: enough for the schedule at 1,024 workers to
+// be fine-grained, few enough that simulating P = 1 … 1,024 takes seconds.
+const DefaultProfileForks = 1 << 14
+
+// FitProfile returns a fork-join scenario on the given number of workers
+// whose DAG has the profile's work T1 and span T∞: a fib-like tree
+// (workload kind fib) in which fib(n) for n >= cutoff forks fib(n−1) and
+// fib(n−2) after split and joins them before join, and smaller calls run
+// serially for leaf per call. For a tree of given n and cutoff, work and
+// span are linear in leaf and split+join:
+//
+//	T1 = A·leaf + I·(split+join)    A: calls run serially, I: forks
+//	T∞ = L·leaf + D·(split+join)    L: calls of fib(cutoff−1), D: n−cutoff+1
+//
+// so every parallelism T1/T∞ between I/D and A/L is met exactly. Among the
+// trees that meet it, FitProfile takes the one whose fork count is nearest
+// to the profile's (at most maxForks; 0 means DefaultProfileForks), so the
+// simulated grain resembles the real one. The steal latency of the
+// scenario is the profile's measured steal cost, so the simulated
+// schedule pays for steals as the real one did; every other cost is zero.
+func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) {
+	if err := p.check(); err != nil {
+		return Scenario{}, ProfileFit{}, err
+	}
+	if maxForks <= 0 {
+		maxForks = DefaultProfileForks
+	}
+	t1, tinf := float64(p.Work.Duration()), float64(p.Span.Duration())
+	target := math.Min(float64(max(p.Forks, 1)), float64(maxForks))
+	var best ProfileFit
+	bestScore := math.Inf(1)
+	for c := 2; c <= 40; c++ {
+		for n := c; n <= min(c+30, 60); n++ {
+			A, I := fibTreeCounts(n, c)
+			L, D := float64(fibCalls(c-1)), float64(n-c+1)
+			det := A*D - I*L
+			if det <= 0 {
+				continue
+			}
+			x := (t1*D - I*tinf) / det // leaf
+			y := (A*tinf - L*t1) / det // split + join
+			if x < -1e-9*t1 || y < -1e-9*t1 {
+				continue // this tree cannot reach the parallelism
+			}
+			leaf := max(time.Duration(math.Round(x)), 1)
+			split := max(time.Duration(math.Round(y/2)), 1)
+			join := max(time.Duration(math.Round(y))-split, 1)
+			w := time.Duration(A)*leaf + time.Duration(I)*(split+join)
+			s := time.Duration(L)*leaf + time.Duration(D)*(split+join)
+			rel := math.Max(math.Abs(float64(w)/t1-1), math.Abs(float64(s)/tinf-1))
+			score := math.Abs(math.Log(I / target))
+			if I > float64(maxForks) {
+				score += 100 // over the bound: only if nothing else fits
+			}
+			if rel > 0.01 {
+				score += 1000 + rel // rounding spoils the fit: last resort
+			}
+			if score < bestScore {
+				bestScore = score
+				best = ProfileFit{
+					Fib:  Fib{N: n, Cutoff: c, Leaf: Seconds(leaf.Seconds()), Split: Seconds(split.Seconds()), Join: Seconds(join.Seconds())},
+					Work: w, Span: s, Forks: int64(I), Tasks: 2*int64(I) + 1, RelError: rel,
+				}
+			}
+		}
+	}
+	if math.IsInf(bestScore, 1) {
+		return Scenario{}, ProfileFit{}, ferr("profile", "no fib-like tree has parallelism %.3g", p.Parallelism())
+	}
+	name := "profile"
+	if p.Workload != "" {
+		name = "profile of " + p.Workload
+	}
+	s := Scenario{
+		Name:     name,
+		Workers:  Workers{Count: workers},
+		Workload: Workload{Kind: KindFib, Fib: best.Fib},
+		Costs:    Costs{Steal: p.StealCost},
+	}
+	return s, best, nil
+}
+
+// fibTreeCounts returns, for the fib tree of n with the given cutoff, the
+// calls run serially below the cutoff (A) and the forks (I).
+func fibTreeCounts(n, cutoff int) (A, I float64) {
+	a := make([]float64, n+1)
+	f := make([]float64, n+1)
+	for k := 0; k <= n; k++ {
+		if k < cutoff {
+			a[k] = float64(fibCalls(k))
+			continue
+		}
+		a[k] = a[k-1] + a[k-2]
+		f[k] = 1 + f[k-1] + f[k-2]
+	}
+	return a[n], f[n]
+}

@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+// The fitted tree has the profile's T1 and T∞ (to rounding), as the
+// simulator itself measures them, for parallelism from 1 to a million.
+func TestFitProfileMatchesWorkAndSpan(t *testing.T) {
+	cases := []struct {
+		name        string
+		work, span  time.Duration
+		forks       int64
+		wantForksLE int64
+	}{
+		{"sequential chain", 10 * time.Millisecond, 10 * time.Millisecond, 20, 2},
+		{"parallelism 1.3", 13 * time.Millisecond, 10 * time.Millisecond, 100, 2},
+		{"balanced tree of 64 leaves", 64 * 200 * time.Microsecond, 200 * time.Microsecond, 63, 256},
+		{"fib 30-like", 150 * time.Millisecond, 120 * time.Microsecond, 1_346_268, DefaultProfileForks},
+		{"parallelism 5000", 500 * time.Millisecond, 100 * time.Microsecond, 1 << 20, DefaultProfileForks},
+		{"parallelism 1e6", 10 * time.Second, 10 * time.Microsecond, 1 << 30, 1 << 22},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Profile{Work: Seconds(tc.work.Seconds()), Span: Seconds(tc.span.Seconds()), Forks: tc.forks, StealCost: 1e-6}
+			s, fit, err := FitProfile(p, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("fit %+v", fit)
+			if fit.RelError > 0.01 {
+				t.Errorf("relative error %.4f > 1%%", fit.RelError)
+			}
+			if fit.Forks > tc.wantForksLE {
+				t.Errorf("%d forks; want at most %d", fit.Forks, tc.wantForksLE)
+			}
+			if tc.wantForksLE >= 1000 || tc.work/tc.span > 1000 {
+				return // the big trees are simulated by the sweep test below
+			}
+			res, err := Run(context.Background(), s, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Report.DAG
+			if got := time.Duration(math.Round(d.T1 * 1e9)); got != fit.Work {
+				t.Errorf("simulated T1 %v; the fit says %v", got, fit.Work)
+			}
+			if got := time.Duration(math.Round(d.TInf * 1e9)); got != fit.Span {
+				t.Errorf("simulated T∞ %v; the fit says %v", got, fit.Span)
+			}
+			if math.Abs(res.Report.Totals.Makespan-d.T1) > 1e-9 {
+				t.Errorf("one worker: makespan %v; want T1 %v", res.Report.Totals.Makespan, d.T1)
+			}
+		})
+	}
+}
+
+// The predicted makespan respects the work and span laws at every P and
+// approaches T∞ once P exceeds the parallelism.
+func TestFitProfileSweep(t *testing.T) {
+	p := Profile{Workload: "tree 6", Work: 64 * 200e-6, Span: 200e-6, Forks: 63, StealCost: 2e-6}
+	for _, w := range []int{1, 2, 8, 64, 1024} {
+		s, fit, err := FitProfile(p, w, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Report.DAG
+		ms := res.Report.Totals.Makespan
+		t.Logf("P=%d: makespan %.6f, lower bound %.6f, greedy %.6f, fit %+v", w, ms, d.LowerBound, d.GreedyBound, fit.Fib)
+		if ms < d.LowerBound*(1-1e-9) {
+			t.Errorf("P=%d: makespan %v beats the lower bound %v", w, ms, d.LowerBound)
+		}
+		// Steals cost 2µs each; allow the greedy bound plus a few steals per level.
+		if slack := d.GreedyBound + 64*2e-6; ms > slack {
+			t.Errorf("P=%d: makespan %v above the greedy bound with steal costs %v", w, ms, slack)
+		}
+	}
+}
+
+func TestParseProfile(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"workload":"fib 30","work":0.15,"span":0.0001,"forks":1346268,"steal_cost":1e-6,"extra":1}`))
+	if err != nil || p.Workload != "fib 30" || math.Abs(p.Parallelism()-1500) > 1e-9 {
+		t.Fatalf("ParseProfile = %+v, %v", p, err)
+	}
+	for _, bad := range []string{`{"work":0.1,"span":0.2}`, `{"work":0,"span":0}`, `{"work":-1,"span":0.1}`, `[`} {
+		if _, err := ParseProfile([]byte(bad)); err == nil {
+			t.Errorf("ParseProfile(%s) accepted", bad)
+		}
+	}
+}
