@@ -19,6 +19,7 @@ import (
 // elsewhere (the second closure of a Join, a spawned task) — use the handle
 // that closure receives.
 type Worker struct {
+	_ pad.Line // keep the owner-hot fields off other objects' cache lines
 	// Owner-hot fields: written on every Join by the owner only.
 	dq *deque.Worker[job] // owner end; thieves use pool.stealers[id]
 	// frames[d] is the Join frame used at nesting depth d. Joins are

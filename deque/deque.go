@@ -45,11 +45,17 @@ type buffer[T any] struct {
 	slots []atomic.Pointer[T]
 }
 
+// slotPad is how many unused slots (a cache line's worth and more) surround
+// the slots in their allocation, so the owner's writes to its slots never
+// share a cache line with another goroutine's data (false sharing).
+const slotPad = pad.CacheLine / 8
+
 func newBuffer[T any](capacity int64) *buffer[T] {
 	if capacity&(capacity-1) != 0 {
 		panic("deque: capacity not a power of two")
 	}
-	return &buffer[T]{mask: capacity - 1, slots: make([]atomic.Pointer[T], capacity)}
+	all := make([]atomic.Pointer[T], capacity+2*slotPad)
+	return &buffer[T]{mask: capacity - 1, slots: all[slotPad : slotPad+capacity : slotPad+capacity]}
 }
 
 // deque is the state shared by the owner and the thieves. top and bottom sit on
@@ -74,12 +80,15 @@ func (*noCopy) Unlock() {}
 // never hand it out.
 type Worker[T any] struct {
 	_ noCopy
+	_ pad.Line // the owner writes bottom on every Push and Pop: keep the
+	// handle off cache lines that other goroutines write
 	d *deque[T]
 	// buf and bottom mirror d.buf and d.bottom. Only the owner writes those,
 	// so the owner can read its own copies without synchronisation.
 	buf    *buffer[T]
 	bottom int64
 	retain bool // see NewRetaining
+	_      pad.Line
 }
 
 // Stealer is the thieves' handle: Steal and StealHalf from the top. It may be
