@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -157,5 +159,18 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	code, out, _ = runSimCLI(t, "sim", "--profile", prof, "--workers", "4")
 	if code != 0 || !strings.Contains(out, "simulated as a fib-like tree") || strings.Count(out, "\n") > 12 {
 		t.Errorf("--workers 4: exit %d:\n%s", code, out)
+	}
+}
+
+func TestTraceFromStdin(t *testing.T) {
+	const trace = `{"traceEvents":[
+{"name":"T0","cat":"run","ph":"X","ts":0,"dur":10,"pid":0,"tid":0},
+{"name":"steal T1 from 0","cat":"steal","ph":"i","s":"t","ts":2,"pid":0,"tid":1},
+{"name":"T1","cat":"run","ph":"X","ts":3,"dur":9,"pid":0,"tid":1}]}`
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"trace", "-"}, strings.NewReader(trace), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "2 workers, 2 spans, 1 instants over 12.0µs") ||
+		!strings.Contains(out.String(), "steal from 0") {
+		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
 }
