@@ -1,0 +1,62 @@
+package cluster
+
+import "errors"
+
+// Errors returned by this package. Errors about a job or an option wrap one
+// of these and name the field or value at fault.
+var (
+	// ErrInvalidOption: an option of New has a bad value.
+	ErrInvalidOption = errors.New("cluster: invalid option")
+	// ErrInvalidJob: a job or one of its tasks is malformed (an empty or
+	// repeated task id, a name with characters NATS does not allow, a
+	// payload over the server's limit).
+	ErrInvalidJob = errors.New("cluster: invalid job")
+	// ErrUnknownHandler: a task names a handler that no live worker has
+	// registered (checked at Submit when workers are known), or that the
+	// worker it reached does not have.
+	ErrUnknownHandler = errors.New("cluster: unknown handler")
+	// ErrJobNotFound: no job with that id is recorded.
+	ErrJobNotFound = errors.New("cluster: job not found")
+	// ErrJobMismatch: a job with that id is recorded with different tasks,
+	// so resuming it would mix two batches.
+	ErrJobMismatch = errors.New("cluster: job exists with different tasks")
+	// ErrNoHandlers: Serve was called before any Handle.
+	ErrNoHandlers = errors.New("cluster: no handlers registered")
+	// ErrNoMoreResults: Submission.Next has returned every result.
+	ErrNoMoreResults = errors.New("cluster: no more results")
+	// ErrMaxDeliveries: the recorded error of a task that was delivered the
+	// maximum number of times without a result (its workers died or hung).
+	ErrMaxDeliveries = errors.New("cluster: task delivered the maximum number of times without a result")
+	// ErrJetStream: the server does not offer JetStream, or its streams and
+	// buckets could not be set up.
+	ErrJetStream = errors.New("cluster: JetStream unavailable")
+)
+
+// Causes of a running task's cancellation, as context.Cause of its ctx.
+var (
+	// errStopping: the worker is stopping; the task goes back to the queue.
+	errStopping = errors.New("cluster: worker stopping")
+	// errSuperseded: another copy of the task recorded its result first.
+	errSuperseded = errors.New("cluster: result already recorded by another copy")
+)
+
+// permanentError marks a handler error that no retry can fix.
+type permanentError struct{ err error }
+
+func (p *permanentError) Error() string { return p.err.Error() }
+func (p *permanentError) Unwrap() error { return p.err }
+
+// Permanent wraps a handler's error so that the task is recorded as failed
+// at once, without the redeliveries an ordinary error gets. Permanent(nil)
+// is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+func isPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}

@@ -1,0 +1,214 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/balance"
+)
+
+// Option configures a Node; see New for the list.
+type Option func(*options) error
+
+// options are a Node's resolved settings.
+type options struct {
+	stream         string
+	ackWait        time.Duration
+	heartbeat      time.Duration
+	maxDeliver     int
+	replicas       int
+	memory         bool
+	slots          int
+	name           string
+	pool           *worksteal.Pool
+	backoff        balance.Backoff
+	defaultTimeout time.Duration
+	fetchWait      time.Duration
+	onError        func(error)
+}
+
+func defaultOptions() options {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "worker"
+	}
+	return options{
+		stream:         "ws",
+		ackWait:        30 * time.Second,
+		maxDeliver:     5,
+		replicas:       1,
+		slots:          runtime.GOMAXPROCS(0),
+		name:           host + "-" + strconv.Itoa(os.Getpid()),
+		backoff:        balance.Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Multiplier: 2, Jitter: 0.5},
+		defaultTimeout: 5 * time.Second,
+		fetchWait:      5 * time.Second,
+		onError:        func(error) {},
+	}
+}
+
+// name matches the names used in stream, bucket and subject names.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// WithStream sets the name that prefixes everything the tier keeps in
+// JetStream: the task stream "<name>_tasks", the buckets "<name>_results",
+// "<name>_jobs", "<name>_checkpoints" and "<name>_workers", and the subjects
+// "<name>.>". Nodes that work together use the same name; default "ws".
+func WithStream(name string) Option {
+	return func(o *options) error {
+		if !namePattern.MatchString(name) {
+			return fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
+		}
+		o.stream = name
+		return nil
+	}
+}
+
+// WithAckWait sets the ack deadline: a task whose worker sends neither a
+// result nor a heartbeat for this long is delivered again, to any worker
+// (default 30s). Later redeliveries of the same task wait 2, 4, 8 times as
+// long (at most 8), so a task that kills its workers cannot flood the
+// cluster.
+func WithAckWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 100*time.Millisecond {
+			return fmt.Errorf("%w: ack wait %v: must be at least 100ms", ErrInvalidOption, d)
+		}
+		o.ackWait = d
+		return nil
+	}
+}
+
+// WithHeartbeat sets how often a worker tells the server that a task is
+// still running (an in-progress ack); default a third of the ack wait.
+func WithHeartbeat(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: heartbeat %v: must be positive", ErrInvalidOption, d)
+		}
+		o.heartbeat = d
+		return nil
+	}
+}
+
+// WithMaxDeliver sets how many times a task is delivered at most (default
+// 5); a job's MaxAttempts may lower it. After the last delivery fails, the
+// task is recorded as failed.
+func WithMaxDeliver(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("%w: max deliver %d: must be 1 or more", ErrInvalidOption, n)
+		}
+		o.maxDeliver = n
+		return nil
+	}
+}
+
+// WithReplicas sets the number of servers that keep a copy of the stream
+// and buckets (default 1; 3 survives the loss of one server of a JetStream
+// cluster).
+func WithReplicas(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 5 {
+			return fmt.Errorf("%w: replicas %d: must be 1 to 5", ErrInvalidOption, n)
+		}
+		o.replicas = n
+		return nil
+	}
+}
+
+// WithMemoryStorage keeps the stream and buckets in the servers' memory
+// instead of on disk: faster, but lost when the servers restart.
+func WithMemoryStorage() Option {
+	return func(o *options) error {
+		o.memory = true
+		return nil
+	}
+}
+
+// WithSlots sets how many tasks a worker runs at once, and so how many it
+// fetches at most (default GOMAXPROCS). A faster machine is given more
+// slots and pulls more work.
+func WithSlots(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("%w: slots %d: must be 1 or more", ErrInvalidOption, n)
+		}
+		o.slots = n
+		return nil
+	}
+}
+
+// WithName names the worker in results and in the worker registry
+// (default host-pid).
+func WithName(name string) Option {
+	return func(o *options) error {
+		if !namePattern.MatchString(name) {
+			return fmt.Errorf("%w: worker name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
+		}
+		o.name = name
+		return nil
+	}
+}
+
+// WithPool gives the handlers this work-stealing pool (see PoolFrom). By
+// default Serve makes one with GOMAXPROCS workers and closes it on return.
+func WithPool(p *worksteal.Pool) Option {
+	return func(o *options) error {
+		if p == nil {
+			return fmt.Errorf("%w: nil pool", ErrInvalidOption)
+		}
+		o.pool = p
+		return nil
+	}
+}
+
+// WithBackoff sets the wait before a task whose handler failed is
+// delivered again: Backoff.Wait(k) after the k-th delivery (default 0.5s
+// doubling to at most 30s, with jitter).
+func WithBackoff(b balance.Backoff) Option {
+	return func(o *options) error {
+		o.backoff = b
+		return nil
+	}
+}
+
+// WithDefaultTimeout sets the timeout of calls whose ctx has no deadline
+// (default 5s).
+func WithDefaultTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: default timeout %v: must be positive", ErrInvalidOption, d)
+		}
+		o.defaultTimeout = d
+		return nil
+	}
+}
+
+// WithFetchWait sets how long a worker's request for tasks waits on an
+// empty queue before it is renewed (default 5s).
+func WithFetchWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 10*time.Millisecond {
+			return fmt.Errorf("%w: fetch wait %v: must be at least 10ms", ErrInvalidOption, d)
+		}
+		o.fetchWait = d
+		return nil
+	}
+}
+
+// WithErrorHandler receives the errors of background work that has no
+// caller to return them to (a failed ack, a lost heartbeat). Default: none.
+func WithErrorHandler(f func(error)) Option {
+	return func(o *options) error {
+		if f == nil {
+			return fmt.Errorf("%w: nil error handler", ErrInvalidOption)
+		}
+		o.onError = f
+		return nil
+	}
+}

@@ -1,0 +1,642 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/worksteal/worksteal/balance"
+)
+
+// jobRecord is a job's state in the jobs bucket: enough for a restarted
+// submitter to resume it and for anyone to follow it.
+type jobRecord struct {
+	ID          string    `json:"id"`
+	Nonce       string    `json:"nonce"` // distinguishes reuses of one ID in message ids
+	Total       int       `json:"total"`
+	Published   int       `json:"published"` // tasks [0, Published) are in the stream or done
+	Fingerprint string    `json:"fingerprint"`
+	MaxAttempts int       `json:"max_attempts,omitempty"`
+	Created     time.Time `json:"created"`
+	Done        bool      `json:"done,omitempty"`
+}
+
+var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_=-]+$`)
+
+// publishBatch is how many tasks are published between two updates of the
+// job record's Published count.
+const publishBatch = 512
+
+// validate checks job and returns its task ids (defaults filled in).
+func (n *Node) validate(job *Job) ([]string, error) {
+	if job.ID == "" {
+		job.ID = nuid.Next()
+	}
+	if !namePattern.MatchString(job.ID) {
+		return nil, fmt.Errorf("%w: job id %q: use letters, digits, '-' and '_'", ErrInvalidJob, job.ID)
+	}
+	if len(job.Tasks) == 0 {
+		return nil, fmt.Errorf("%w: job %s has no tasks", ErrInvalidJob, job.ID)
+	}
+	if job.MaxAttempts < 0 {
+		return nil, fmt.Errorf("%w: job %s: max attempts %d: must be 0 (default) or more", ErrInvalidJob, job.ID, job.MaxAttempts)
+	}
+	limit := int(n.nc.MaxPayload()) - 1024
+	ids := make([]string, len(job.Tasks))
+	seen := make(map[string]int, len(job.Tasks))
+	for i, t := range job.Tasks {
+		id := t.ID
+		if id == "" {
+			id = strconv.Itoa(i)
+		}
+		switch {
+		case !taskIDPattern.MatchString(id):
+			return nil, fmt.Errorf("%w: task %d: id %q: use letters, digits, '-', '_' and '='", ErrInvalidJob, i, id)
+		case !namePattern.MatchString(t.Handler):
+			return nil, fmt.Errorf("%w: task %s: handler name %q: use letters, digits, '-' and '_'", ErrInvalidJob, id, t.Handler)
+		case len(t.Payload) > limit:
+			return nil, fmt.Errorf("%w: task %s: payload of %d bytes is over the server's limit of %d", ErrInvalidJob, id, len(t.Payload), limit)
+		}
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("%w: tasks %d and %d have the same id %q", ErrInvalidJob, j, i, id)
+		}
+		seen[id] = i
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// fingerprint identifies a job's tasks, so that a resumed job is the same.
+func fingerprint(job Job, ids []string) string {
+	h := sha256.New()
+	for i, t := range job.Tasks {
+		p := sha256.Sum256(t.Payload)
+		fmt.Fprintf(h, "%s\x00%s\x00%x\n", ids[i], t.Handler, p)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// checkHandlers fails with ErrUnknownHandler for a handler that no live
+// worker has; with no live worker it cannot tell, and accepts.
+func (n *Node) checkHandlers(ctx context.Context, job Job) error {
+	ws, err := n.Workers(ctx)
+	if err != nil || len(ws) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, w := range ws {
+		for _, h := range w.Handlers {
+			have[h] = true
+		}
+	}
+	for _, t := range job.Tasks {
+		if !have[t.Handler] {
+			known := make([]string, 0, len(have))
+			for h := range have {
+				known = append(known, h)
+			}
+			slices.Sort(known)
+			return fmt.Errorf("%w %q: the %d live worker(s) have %s", ErrUnknownHandler, t.Handler, len(ws), strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// Submit publishes job's tasks to the workers and returns the Submission
+// that follows it. If a job with the same ID is recorded, Submit resumes
+// it: the results recorded so far are kept and only the tasks that were
+// never published are published now, so a submitter that was killed and
+// restarted with the same job finishes it, and nothing is run again that
+// has a result. A recorded job with other tasks is an error
+// (ErrJobMismatch).
+//
+// Submit returns once every task is published; the tasks run meanwhile.
+// Errors: ErrInvalidJob (naming the task and field), ErrUnknownHandler
+// (when live workers are registered and none has a handler),
+// ErrJetStream, or the ctx's error.
+func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
+	ids, err := n.validate(&job)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.ensure(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.checkHandlers(ctx, job); err != nil {
+		return nil, err
+	}
+	rec, resumed, err := n.jobRecord(ctx, job, ids)
+	if err != nil {
+		return nil, err
+	}
+	s, err := n.follow(ctx, rec, job, ids)
+	if err != nil {
+		return nil, err
+	}
+	s.Resumed = resumed
+	if err := s.publish(ctx, rec); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// jobRecord reads job's record, or creates it.
+func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRecord, resumed bool, err error) {
+	fp := fingerprint(job, ids)
+	tctx, cancel := n.timeout(ctx)
+	defer cancel()
+	for {
+		e, err := n.jobs.Get(tctx, job.ID)
+		if err == nil {
+			if err := json.Unmarshal(e.Value(), &rec); err != nil {
+				return rec, false, fmt.Errorf("%w: job %s: unreadable record: %v", ErrJetStream, job.ID, err)
+			}
+			if rec.Fingerprint != fp || rec.Total != len(job.Tasks) {
+				return rec, false, fmt.Errorf("%w: job %s has %d recorded tasks that differ from the %d given (delete it, or choose another id)", ErrJobMismatch, job.ID, rec.Total, len(job.Tasks))
+			}
+			return rec, true, nil
+		}
+		if !isNotFound(err) {
+			return rec, false, err
+		}
+		rec = jobRecord{ID: job.ID, Nonce: nuid.Next(), Total: len(job.Tasks), Fingerprint: fp, MaxAttempts: job.MaxAttempts, Created: time.Now()}
+		data, _ := json.Marshal(rec)
+		if _, err := n.jobs.Create(tctx, job.ID, data); err == nil {
+			return rec, false, nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) {
+			return rec, false, err
+		}
+		// Another submitter created it just now: read theirs.
+	}
+}
+
+// Open follows a recorded job without submitting anything: its progress,
+// its results so far and as they come. It cannot speculate (it has no
+// payloads). ErrJobNotFound if no job has that id.
+func (n *Node) Open(ctx context.Context, id string) (*Submission, error) {
+	if err := n.ensure(ctx); err != nil {
+		return nil, err
+	}
+	tctx, cancel := n.timeout(ctx)
+	defer cancel()
+	e, err := n.jobs.Get(tctx, id)
+	if isNotFound(err) || errors.Is(err, jetstream.ErrInvalidKey) {
+		return nil, fmt.Errorf("%w: %q", ErrJobNotFound, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec jobRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return nil, fmt.Errorf("%w: job %s: unreadable record: %v", ErrJetStream, id, err)
+	}
+	s, err := n.follow(ctx, rec, Job{ID: id}, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.Resumed = true
+	return s, nil
+}
+
+// Delete removes a job: its queued tasks, results, checkpoints and record.
+// Running copies of its tasks may still finish; their results are dropped
+// with the job's when it is deleted again, and cannot mix into a new job of
+// the same id only if that job is submitted after they end.
+func (n *Node) Delete(ctx context.Context, id string) error {
+	if !namePattern.MatchString(id) {
+		return fmt.Errorf("%w: job id %q", ErrInvalidJob, id)
+	}
+	if err := n.ensure(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
+		return err
+	}
+	for _, b := range []string{"results", "checkpoints"} {
+		bucket := n.opts.stream + "_" + b
+		st, err := n.js.Stream(ctx, "KV_"+bucket)
+		if err != nil {
+			return err
+		}
+		if err := st.Purge(ctx, jetstream.WithPurgeSubject("$KV."+bucket+"."+id+".>")); err != nil {
+			return err
+		}
+	}
+	return n.jobs.Purge(ctx, id)
+}
+
+// Progress is a job's state as its Submission sees it.
+type Progress struct {
+	Total     int
+	Succeeded int
+	Failed    int
+	// Running is the number of unfinished tasks a worker has reported
+	// starting (approximate: a lost worker's tasks count until redelivered).
+	Running int
+	// Copies is the number of speculative copies published.
+	Copies int
+}
+
+// Done is Succeeded + Failed.
+func (p Progress) Done() int { return p.Succeeded + p.Failed }
+
+// Submission follows one job: its results as workers record them, its
+// progress, and (for a job submitted here with Speculate) speculative
+// copies of its stragglers. Its methods are safe for concurrent use. Stop
+// it when done with it.
+type Submission struct {
+	// ID is the job's id; Resumed says the job was recorded before.
+	ID      string
+	Resumed bool
+
+	n      *Node
+	job    Job
+	ids    []string
+	index  map[string]int
+	nonce  string
+	total  int
+	hedge  *balance.Hedge
+	cancel context.CancelFunc
+	done   chan struct{}
+	subs   []*nats.Subscription
+	stopW  func()
+
+	mu       sync.Mutex
+	results  map[string]Result
+	arrivals []Result // in the order they were seen
+	read     int      // Next's cursor into arrivals
+	started  map[string]time.Time
+	copied   map[string]bool
+	notify   chan struct{} // closed and replaced on every change
+	err      error         // the watch failed
+	finished bool
+}
+
+// follow starts watching the job's results and workers' start notices,
+// and returns once the results recorded so far are loaded.
+func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string) (*Submission, error) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s := &Submission{
+		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
+		done: make(chan struct{}), results: map[string]Result{}, started: map[string]time.Time{},
+		copied: map[string]bool{}, notify: make(chan struct{}),
+		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
+	}
+	if ids != nil {
+		s.index = make(map[string]int, len(ids))
+		for i, id := range ids {
+			s.index[id] = i
+		}
+	}
+	sub, err := n.nc.Subscribe(n.startedSubject(rec.ID), s.onStarted)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.subs = append(s.subs, sub)
+	if adv, err := n.watchMaxDeliveries(); err == nil {
+		s.subs = append(s.subs, adv)
+	}
+	w, err := n.results.Watch(bg, rec.ID+".*")
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	s.stopW = func() { w.Stop() }
+	loaded := make(chan struct{})
+	go s.watch(w, loaded)
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		s.Stop()
+		return nil, ctx.Err()
+	}
+	if job.Speculate && job.Tasks != nil {
+		go s.speculate(bg)
+	}
+	return s, nil
+}
+
+// watch feeds the results bucket's updates into s until stopped.
+func (s *Submission) watch(w jetstream.KeyWatcher, loaded chan struct{}) {
+	for e := range w.Updates() {
+		if e == nil {
+			if loaded != nil {
+				close(loaded)
+				loaded = nil
+			}
+			continue
+		}
+		if e.Operation() != jetstream.KeyValuePut {
+			continue
+		}
+		var r Result
+		if json.Unmarshal(e.Value(), &r) != nil {
+			continue
+		}
+		s.add(r)
+	}
+	s.mu.Lock()
+	if !s.finished && s.err == nil {
+		s.err = fmt.Errorf("%w: the watch of job %s's results ended", ErrJetStream, s.ID)
+	}
+	s.changed()
+	s.mu.Unlock()
+	if loaded != nil {
+		close(loaded)
+	}
+}
+
+// add takes one recorded result.
+func (s *Submission) add(r Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.results[r.Task]; dup {
+		return
+	}
+	s.results[r.Task] = r
+	s.arrivals = append(s.arrivals, r)
+	delete(s.started, r.Task)
+	if r.OK() {
+		s.hedge.History.Observe(r.Runtime)
+	}
+	if s.copied[r.Task] {
+		// The race is decided: stop the other copy.
+		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
+	}
+	if len(s.results) == s.total && !s.finished {
+		s.finished = true
+		close(s.done)
+		go s.markDone()
+	}
+	s.changed()
+}
+
+// changed wakes the waiters of Next. Called with s.mu held.
+func (s *Submission) changed() {
+	close(s.notify)
+	s.notify = make(chan struct{})
+}
+
+// markDone notes in the job record that every task has a result.
+func (s *Submission) markDone() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.n.opts.defaultTimeout)
+	defer cancel()
+	e, err := s.n.jobs.Get(ctx, s.ID)
+	if err != nil {
+		return
+	}
+	var rec jobRecord
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Done {
+		return
+	}
+	rec.Done = true
+	data, _ := json.Marshal(rec)
+	s.n.jobs.Update(ctx, s.ID, data, e.Revision())
+}
+
+// onStarted takes a worker's notice that it started (or still runs) a task:
+// "task \t attempt \t start-unix-ns \t worker".
+func (s *Submission) onStarted(m *nats.Msg) {
+	f := strings.Split(string(m.Data), "\t")
+	if len(f) < 3 {
+		return
+	}
+	ns, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, done := s.results[f[0]]; !done {
+		s.started[f[0]] = time.Unix(0, ns)
+	}
+}
+
+// publish sends the tasks that the record does not show as published and
+// that have no result, updating the record as it goes.
+func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
+	n := s.n
+	var futures []jetstream.PubAckFuture
+	flush := func(upTo int) error {
+		select {
+		case <-n.js.PublishAsyncComplete():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("%w: publishing tasks of job %s: %w", ErrJetStream, s.ID, err)
+			}
+		}
+		futures = futures[:0]
+		if upTo > rec.Published {
+			rec.Published = upTo
+			data, _ := json.Marshal(rec)
+			tctx, cancel := n.timeout(ctx)
+			defer cancel()
+			if _, err := n.jobs.Put(tctx, s.ID, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := rec.Published; i < len(s.job.Tasks); i++ {
+		if s.hasResult(s.ids[i]) {
+			continue
+		}
+		f, err := n.js.PublishMsgAsync(s.taskMsg(i, false), jetstream.WithMsgID(s.nonce+"."+s.ids[i]))
+		if err != nil {
+			return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, s.ids[i], s.ID, err)
+		}
+		futures = append(futures, f)
+		if len(futures) == publishBatch {
+			if err := flush(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return flush(len(s.job.Tasks))
+}
+
+func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
+	t := s.job.Tasks[i]
+	m := nats.NewMsg(s.n.opts.stream + ".task." + s.ID + "." + t.Handler)
+	m.Header.Set(hdrJob, s.ID)
+	m.Header.Set(hdrTask, s.ids[i])
+	m.Header.Set(hdrIndex, strconv.Itoa(i))
+	if s.job.MaxAttempts > 0 {
+		m.Header.Set(hdrAttempts, strconv.Itoa(s.job.MaxAttempts))
+	}
+	if copy {
+		m.Header.Set(hdrSpec, "1")
+	}
+	m.Data = t.Payload
+	return m
+}
+
+func (s *Submission) hasResult(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.results[id]
+	return ok
+}
+
+// speculate publishes copies of stragglers once every unfinished task is
+// running, until the job is done.
+func (s *Submission) speculate(ctx context.Context) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		for _, i := range s.stragglers() {
+			msg := s.taskMsg(i, true)
+			if _, err := s.n.js.PublishMsg(ctx, msg, jetstream.WithMsgID(s.nonce+"."+s.ids[i]+".copy")); err != nil {
+				s.n.opts.onError(fmt.Errorf("cluster: publishing a copy of task %s: %w", s.ids[i], err))
+			}
+		}
+	}
+}
+
+// stragglers picks the tasks to copy now, and marks them copied.
+func (s *Submission) stragglers() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pending := s.total - len(s.results)
+	if pending == 0 || len(s.started) < pending {
+		return nil // some tasks still wait in the queue: no spare capacity
+	}
+	thr, ok := s.hedge.Threshold()
+	if !ok {
+		return nil
+	}
+	now := time.Now()
+	var picked []int
+	for id, at := range s.started {
+		if !s.copied[id] && now.Sub(at) > thr {
+			s.copied[id] = true
+			picked = append(picked, s.index[id])
+		}
+	}
+	slices.Sort(picked)
+	return picked
+}
+
+// Progress returns the job's progress.
+func (s *Submission) Progress() Progress {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := Progress{Total: s.total, Running: len(s.started), Copies: len(s.copied)}
+	for _, r := range s.results {
+		if r.OK() {
+			p.Succeeded++
+		} else {
+			p.Failed++
+		}
+	}
+	return p
+}
+
+// Next returns the next result not yet returned, in the order they were
+// recorded (the results recorded before a resume come first), waiting for
+// one if need be. After the last, it returns ErrNoMoreResults.
+func (s *Submission) Next(ctx context.Context) (Result, error) {
+	for {
+		s.mu.Lock()
+		if s.read < len(s.arrivals) {
+			r := s.arrivals[s.read]
+			s.read++
+			s.mu.Unlock()
+			return r, nil
+		}
+		if s.read == s.total {
+			s.mu.Unlock()
+			return Result{}, ErrNoMoreResults
+		}
+		if s.err != nil {
+			err := s.err
+			s.mu.Unlock()
+			return Result{}, err
+		}
+		ch := s.notify
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Done is closed when every task has a result.
+func (s *Submission) Done() <-chan struct{} { return s.done }
+
+// Wait waits until every task has a result and returns them all, in task
+// order.
+func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
+	for {
+		s.mu.Lock()
+		finished, err, ch := s.finished, s.err, s.notify
+		s.mu.Unlock()
+		if finished {
+			return s.Results(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Results returns the results recorded so far, in task order.
+func (s *Submission) Results() []Result {
+	s.mu.Lock()
+	rs := make([]Result, 0, len(s.results))
+	for _, r := range s.results {
+		rs = append(rs, r)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(rs, func(a, b Result) int { return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Task, b.Task)) })
+	return rs
+}
+
+// Stop stops following the job; the job itself goes on in the cluster, and
+// Open or a new Submit of it picks it up.
+func (s *Submission) Stop() {
+	s.cancel()
+	for _, sub := range s.subs {
+		sub.Unsubscribe()
+	}
+	if s.stopW != nil {
+		s.stopW()
+	}
+}

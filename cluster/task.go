@@ -1,0 +1,164 @@
+package cluster
+
+import (
+	"context"
+	"time"
+
+	"github.com/worksteal/worksteal"
+)
+
+// Handler does the work of one task: it gets the task's payload and
+// returns its result. It must honour ctx: ctx is cancelled when the worker
+// stops (the task then goes to another worker) or when another copy of the
+// task has recorded its result. A handler may run more than once for one
+// task (at-least-once execution), so its effects should be idempotent; only
+// one result per task is recorded.
+//
+// A returned error makes the task run again, after a backoff, until its
+// attempts are spent; wrap it with Permanent to record the failure at once.
+// The result bytes are recorded with the error too (a failed command's
+// output, say). A panic is recovered and counts as an error.
+//
+// Inside a handler: TaskOf(ctx) says which task runs, SaveCheckpoint and
+// LoadCheckpoint keep progress across redeliveries, and PoolFrom(ctx) is the
+// worker's work-stealing pool for the task's fine-grained parallel work.
+type Handler func(ctx context.Context, payload []byte) ([]byte, error)
+
+// Task is one unit of work of a job.
+type Task struct {
+	// ID names the task within its job: letters, digits, '-', '_' and '=';
+	// "" means its index in Job.Tasks.
+	ID string
+	// Handler names the registered handler that runs it.
+	Handler string
+	// Payload is the handler's input.
+	Payload []byte
+}
+
+// Job is a batch of tasks submitted together.
+type Job struct {
+	// ID names the job: letters, digits, '-' and '_'. Submitting an ID that
+	// is already recorded resumes that job. "" means a fresh unique id.
+	ID string
+	// Tasks are the job's tasks.
+	Tasks []Task
+	// MaxAttempts limits the runs of each task (first included); 0 means
+	// the node's WithMaxDeliver. It cannot raise that limit.
+	MaxAttempts int
+	// Speculate enables speculative copies: once every unfinished task of
+	// the job is running, a task that has run longer than SpeculateAfter
+	// (0: 1.5 × the 75th percentile of the finished tasks, after three) is
+	// published again, once; the first copy to record its result wins, and
+	// the other copy's handler is cancelled. For idempotent handlers only.
+	Speculate      bool
+	SpeculateAfter time.Duration
+}
+
+// Result is the recorded outcome of one task. Exactly one Result is
+// recorded per task, by the first copy to finish.
+type Result struct {
+	Job     string `json:"job"`
+	Task    string `json:"task"`
+	Index   int    `json:"index"` // position of the task in Job.Tasks
+	Handler string `json:"handler"`
+	Output  []byte `json:"output,omitempty"`
+	// Error is the handler's error, "" on success.
+	Error string `json:"error,omitempty"`
+	// Worker is the name of the worker that recorded the result.
+	Worker string `json:"worker"`
+	// Attempt is the delivery that produced it, from 1.
+	Attempt int `json:"attempt"`
+	// Speculative says a speculative copy produced it.
+	Speculative bool          `json:"speculative,omitempty"`
+	Start       time.Time     `json:"start"`
+	Runtime     time.Duration `json:"runtime"`
+}
+
+// OK says the task succeeded.
+func (r Result) OK() bool { return r.Error == "" }
+
+// TaskInfo describes the task a handler is running.
+type TaskInfo struct {
+	Job, Task   string
+	Index       int
+	Attempt     int  // delivery count, from 1
+	Speculative bool // a speculative copy
+	Worker      string
+}
+
+// taskCtxKey carries the running task's state in a handler's ctx.
+type taskCtxKey struct{}
+
+// running is the state of one task running on this worker.
+type running struct {
+	node         *Node
+	info         TaskInfo
+	key          string
+	pool         *worksteal.Pool
+	cancel       context.CancelCauseFunc
+	checkpointed bool // written by the handler's goroutine only
+}
+
+func runningFrom(ctx context.Context) *running {
+	r, _ := ctx.Value(taskCtxKey{}).(*running)
+	return r
+}
+
+// TaskOf returns the task that a handler's ctx belongs to, and false outside
+// a handler.
+func TaskOf(ctx context.Context) (TaskInfo, bool) {
+	if r := runningFrom(ctx); r != nil {
+		return r.info, true
+	}
+	return TaskInfo{}, false
+}
+
+// PoolFrom returns the worker's work-stealing pool, for a handler's
+// fine-grained parallel work (worksteal.Run, then Join, For, Scope inside):
+// coarse balance across machines comes from pulling tasks, fine balance
+// inside one from stealing. Nil outside a handler.
+func PoolFrom(ctx context.Context) *worksteal.Pool {
+	if r := runningFrom(ctx); r != nil {
+		return r.pool
+	}
+	return nil
+}
+
+// SaveCheckpoint records data as the progress of the handler's task, in a
+// JetStream key-value bucket. If the task is delivered again (its worker
+// died, or it failed and is retried), LoadCheckpoint returns the latest
+// data saved, so the handler can resume instead of starting over. The
+// checkpoint is deleted once the task's result is recorded. Outside a
+// handler it does nothing.
+func SaveCheckpoint(ctx context.Context, data []byte) error {
+	r := runningFrom(ctx)
+	if r == nil {
+		return nil
+	}
+	cctx, cancel := r.node.timeout(ctx)
+	defer cancel()
+	if _, err := r.node.checkpoints.Put(cctx, r.key, data); err != nil {
+		return err
+	}
+	r.checkpointed = true
+	return nil
+}
+
+// LoadCheckpoint returns the latest checkpoint saved for the handler's task
+// by any of its earlier runs, or nil if there is none.
+func LoadCheckpoint(ctx context.Context) ([]byte, error) {
+	r := runningFrom(ctx)
+	if r == nil || (r.info.Attempt == 1 && !r.info.Speculative && !r.checkpointed) {
+		return nil, nil // a first run has no past
+	}
+	cctx, cancel := r.node.timeout(ctx)
+	defer cancel()
+	e, err := r.node.checkpoints.Get(cctx, r.key)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return e.Value(), nil
+}

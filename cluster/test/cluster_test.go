@@ -1,0 +1,465 @@
+package test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/cluster"
+)
+
+var backoffFast = balance.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}
+
+// serve starts an in-process worker on nc; it stops with the test.
+func serve(t *testing.T, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+	t.Helper()
+	n, err := cluster.New(nc, testOptions(opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(n)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	// Registered once the worker is listed (Submit checks handlers).
+	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
+		ws, _ := n.Workers(context.Background())
+		for _, w := range ws {
+			if w.Name == n.Name() {
+				return true
+			}
+		}
+		return false
+	})
+	return n
+}
+
+func submitter(t *testing.T, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+	t.Helper()
+	n, err := cluster.New(nc, testOptions(opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitJob waits generously for a job's results.
+func waitJob(t *testing.T, s *cluster.Submission) []cluster.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rs, err := s.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v (progress %+v)", err, s.Progress())
+	}
+	return rs
+}
+
+// checkRecordedOnce checks that the results bucket was written exactly
+// once per task: every write to a key-value bucket is a message in its
+// stream, and a rejected duplicate writes nothing.
+func checkRecordedOnce(t *testing.T, nc *nats.Conn, tasks int) {
+	t.Helper()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, "KV_ws_results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.LastSeq != uint64(tasks) || info.State.Msgs != uint64(tasks) {
+		t.Errorf("results stream: %d writes, %d kept; want exactly %d (one per task)", info.State.LastSeq, info.State.Msgs, tasks)
+	}
+}
+
+func TestSingleServer(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(3), cluster.WithName("w1"))
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("w2"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+
+	job := cluster.Job{ID: "words"}
+	words := strings.Fields("the quick brown fox jumps over the lazy dog again and again")
+	for i, w := range words {
+		job.Tasks = append(job.Tasks, cluster.Task{ID: "w" + strconv.Itoa(i), Handler: "upper", Payload: []byte(w)})
+	}
+	job.Tasks = append(job.Tasks, cluster.Task{ID: "sum", Handler: "sum", Payload: []byte("100000")})
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if s.Resumed {
+		t.Error("a new job says Resumed")
+	}
+	// Results stream in as they are recorded, each once.
+	seen := map[string]bool{}
+	for {
+		r, err := s.Next(context.Background())
+		if errors.Is(err, cluster.ErrNoMoreResults) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[r.Task] {
+			t.Errorf("Next returned %s twice", r.Task)
+		}
+		seen[r.Task] = true
+	}
+	rs := waitJob(t, s)
+	if len(rs) != len(job.Tasks) || len(seen) != len(job.Tasks) {
+		t.Fatalf("%d results, %d streamed; want %d", len(rs), len(seen), len(job.Tasks))
+	}
+	for i, r := range rs[:len(words)] {
+		if !r.OK() || string(r.Output) != strings.ToUpper(words[i]) || r.Index != i || r.Attempt != 1 {
+			t.Errorf("result %d = %+v; want %q", i, r, strings.ToUpper(words[i]))
+		}
+	}
+	if last := rs[len(rs)-1]; string(last.Output) != "4999950000" {
+		t.Errorf("sum on the pool = %s (%s); want 4999950000", last.Output, last.Error)
+	}
+	if p := s.Progress(); p.Succeeded != len(job.Tasks) || p.Failed != 0 || p.Done() != p.Total {
+		t.Errorf("progress %+v", p)
+	}
+	checkRecordedOnce(t, n2(t, srv), len(job.Tasks))
+
+	// Open follows a recorded job from its state in JetStream.
+	o, err := n.Open(context.Background(), "words")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Stop()
+	if got := waitJob(t, o); len(got) != len(rs) {
+		t.Errorf("Open: %d results; want %d", len(got), len(rs))
+	}
+}
+
+func n2(t *testing.T, srv *server.Server) *nats.Conn { return connect(t, srv.ClientURL()) }
+
+func TestFailuresRetriesAndPermanentErrors(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(4), cluster.WithMaxDeliver(4))
+	n := submitter(t, connect(t, srv.ClientURL()), cluster.WithMaxDeliver(4))
+	job := cluster.Job{ID: "failures", MaxAttempts: 3, Tasks: []cluster.Task{
+		{ID: "flaky", Handler: "flaky", Payload: []byte("3")}, // succeeds on its third run
+		{ID: "poison", Handler: "poison"},                     // fails its 3 runs
+		{ID: "permanent", Handler: "permanent"},               // fails once, for good
+		{ID: "panics", Handler: "panics"},                     // a panic is an error
+	}}
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	want := []struct {
+		ok      bool
+		attempt int
+		text    string
+	}{{true, 3, "ok@3"}, {false, 3, "always fails"}, {false, 1, "bad payload"}, {false, 3, "handler panicked: handler bug"}}
+	for i, w := range want {
+		r := rs[i]
+		if r.OK() != w.ok || r.Attempt != w.attempt || !strings.Contains(string(r.Output)+r.Error, w.text) {
+			t.Errorf("task %s: ok %v attempt %d output %q error %q; want ok %v attempt %d and %q",
+				r.Task, r.OK(), r.Attempt, r.Output, r.Error, w.ok, w.attempt, w.text)
+		}
+	}
+	if string(rs[1].Output) != "partial output" {
+		t.Errorf("a failed task's output %q; want it recorded with the error", rs[1].Output)
+	}
+	checkRecordedOnce(t, n2(t, srv), len(job.Tasks))
+}
+
+func TestSpeculativeCopyWins(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("a"))
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("b"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	before := cancelled.Load()
+	job := cluster.Job{ID: "spec", Speculate: true, SpeculateAfter: 300 * time.Millisecond, Tasks: []cluster.Task{
+		{ID: "quick1", Handler: "upper", Payload: []byte("a")},
+		{ID: "straggler", Handler: "hangs"},
+		{ID: "quick2", Handler: "upper", Payload: []byte("b")},
+	}}
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	if r := rs[1]; !r.OK() || !r.Speculative || string(r.Output) != "copy" {
+		t.Errorf("straggler's result %+v; want the speculative copy's", r)
+	}
+	if p := s.Progress(); p.Copies != 1 {
+		t.Errorf("progress %+v; want 1 copy", p)
+	}
+	// The first copy is told to stop once the race is decided.
+	waitFor(t, 60*time.Second, "the losing copy's cancellation", func() bool { return cancelled.Load() > before })
+	checkRecordedOnce(t, n2(t, srv), len(job.Tasks))
+}
+
+// startWorkerProcess runs a worker in a child process (this test binary,
+// re-executed) and returns once it serves. Its "start TASK ATTEMPT" lines
+// go to starts.
+func startWorkerProcess(t *testing.T, url, name string, starts chan<- string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envRole+"=worker", envURL+"="+url, envName+"="+name)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	serving := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "serving" {
+				close(serving)
+			} else if starts != nil && strings.HasPrefix(line, "start ") {
+				select {
+				case starts <- line:
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case <-serving:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("worker %s did not start", name)
+	}
+	return cmd
+}
+
+func TestWorkerKilledMidJob(t *testing.T) {
+	srv := startServer(t)
+	starts := make(chan string, 100)
+	victim := startWorkerProcess(t, srv.ClientURL(), "victim", starts)
+	startWorkerProcess(t, srv.ClientURL(), "survivor", nil)
+	n := submitter(t, connect(t, srv.ClientURL()))
+	job := slowJob("killed", 24, 400)
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	// Kill the victim while it runs tasks that have saved a checkpoint.
+	select {
+	case <-starts:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the victim started no task")
+	}
+	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	victim.Wait()
+	rs := waitJob(t, s)
+	resumed := 0
+	for _, r := range rs {
+		if !r.OK() || r.Worker == "victim" && r.Attempt > 1 {
+			t.Errorf("task %s: %+v", r.Task, r)
+		}
+		if strings.HasPrefix(string(r.Output), "resumed from victim@") {
+			resumed++
+			if r.Attempt < 2 || r.Worker != "survivor" {
+				t.Errorf("task %s resumed on attempt %d by %s; want a redelivery to the survivor", r.Task, r.Attempt, r.Worker)
+			}
+		}
+	}
+	if resumed == 0 {
+		t.Error("no task resumed from the killed worker's checkpoint")
+	}
+	checkRecordedOnce(t, n2(t, srv), len(job.Tasks))
+}
+
+func TestSubmitterRestartResumes(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(4))
+	// The first submitter is a process, killed after some results.
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envRole+"=submitter", envURL+"="+srv.ClientURL(), envJob+"=restart")
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	results := 0
+	for results < 5 && sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "result ") {
+			results++
+		}
+	}
+	if results < 5 {
+		t.Fatalf("the first submitter saw %d results", results)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	// A new submitter with the same job resumes it.
+	n := submitter(t, connect(t, srv.ClientURL()))
+	s, err := n.Submit(context.Background(), slowJob("restart", 40, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if !s.Resumed || s.Progress().Done() < 5 {
+		t.Errorf("resumed %v, progress %+v; want the job resumed with its results", s.Resumed, s.Progress())
+	}
+	rs := waitJob(t, s)
+	for _, r := range rs {
+		if !r.OK() {
+			t.Errorf("task %s: %s", r.Task, r.Error)
+		}
+	}
+	checkRecordedOnce(t, n2(t, srv), 40)
+
+	// The same id with other tasks is refused, naming the job.
+	if _, err := n.Submit(context.Background(), slowJob("restart", 41, 100)); !errors.Is(err, cluster.ErrJobMismatch) || !strings.Contains(err.Error(), "restart") {
+		t.Errorf("Submit of other tasks under the same id: %v; want ErrJobMismatch", err)
+	}
+}
+
+func TestThreeServerClusterLosesOne(t *testing.T) {
+	servers := startCluster(t)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	all := strings.Join(urls, ",")
+	opts := []cluster.Option{cluster.WithReplicas(3)}
+	// One worker on each of two servers' URLs first (connections move
+	// when their server dies), the submitter on all.
+	serve(t, connect(t, strings.Join(append(urls[1:], urls[0]), ",")), append(opts, cluster.WithSlots(3), cluster.WithName("wa"))...)
+	serve(t, connect(t, strings.Join(append(urls[2:], urls[:2]...), ",")), append(opts, cluster.WithSlots(3), cluster.WithName("wb"))...)
+	n := submitter(t, connect(t, all), opts...)
+	job := slowJob("r3", 30, 150)
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	waitFor(t, 120*time.Second, "a third of the results", func() bool { return s.Progress().Done() >= 10 })
+	// Kill the server that leads the task stream.
+	var victim *server.Server
+	for _, srv := range servers {
+		if srv.JetStreamIsStreamLeader("$G", "ws_tasks") {
+			victim = srv
+		}
+	}
+	if victim == nil {
+		victim = servers[0]
+	}
+	t.Logf("shutting down %s, the task stream's leader", victim.Name())
+	victim.Shutdown()
+	rs := waitJob(t, s)
+	for _, r := range rs {
+		if !r.OK() {
+			t.Errorf("task %s: %s", r.Task, r.Error)
+		}
+	}
+	var alive *server.Server
+	for _, srv := range servers {
+		if srv != victim {
+			alive = srv
+		}
+	}
+	checkRecordedOnce(t, connect(t, alive.ClientURL()), len(job.Tasks))
+}
+
+func TestBadInputErrorsNameTheProblem(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(1))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	ctx := context.Background()
+	big := make([]byte, 2<<20)
+	cases := []struct {
+		name string
+		job  cluster.Job
+		is   error
+		want string
+	}{
+		{"no tasks", cluster.Job{ID: "j"}, cluster.ErrInvalidJob, "job j has no tasks"},
+		{"bad job id", cluster.Job{ID: "a.b", Tasks: []cluster.Task{{Handler: "upper"}}}, cluster.ErrInvalidJob, `job id "a.b"`},
+		{"bad task id", cluster.Job{ID: "j", Tasks: []cluster.Task{{ID: "x y", Handler: "upper"}}}, cluster.ErrInvalidJob, `id "x y"`},
+		{"duplicate task ids", cluster.Job{ID: "j", Tasks: []cluster.Task{{ID: "a", Handler: "upper"}, {ID: "a", Handler: "upper"}}}, cluster.ErrInvalidJob, `tasks 0 and 1 have the same id "a"`},
+		{"payload too large", cluster.Job{ID: "j", Tasks: []cluster.Task{{ID: "a", Handler: "upper", Payload: big}}}, cluster.ErrInvalidJob, "task a: payload of 2097152 bytes"},
+		{"unknown handler", cluster.Job{ID: "j", Tasks: []cluster.Task{{ID: "a", Handler: "uper"}}}, cluster.ErrUnknownHandler, `"uper": the 1 live worker(s) have`},
+		{"negative attempts", cluster.Job{ID: "j", MaxAttempts: -1, Tasks: []cluster.Task{{Handler: "upper"}}}, cluster.ErrInvalidJob, "max attempts -1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := n.Submit(ctx, tc.job)
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Submit: %v; want %v mentioning %q", err, tc.is, tc.want)
+			}
+		})
+	}
+	if _, err := n.Open(ctx, "never-submitted"); !errors.Is(err, cluster.ErrJobNotFound) || !strings.Contains(err.Error(), "never-submitted") {
+		t.Errorf("Open: %v; want ErrJobNotFound naming the job", err)
+	}
+	for _, opt := range []cluster.Option{cluster.WithStream("a.b"), cluster.WithAckWait(0), cluster.WithSlots(0), cluster.WithReplicas(7), cluster.WithMaxDeliver(0)} {
+		if _, err := cluster.New(connect(t, srv.ClientURL()), opt); !errors.Is(err, cluster.ErrInvalidOption) {
+			t.Errorf("New with a bad option: %v; want ErrInvalidOption", err)
+		}
+	}
+	// Nothing done is lost: a job submitted after the errors runs.
+	s, err := n.Submit(ctx, cluster.Job{ID: "after", Tasks: []cluster.Task{{Handler: "upper", Payload: []byte("ok")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if rs := waitJob(t, s); string(rs[0].Output) != "OK" {
+		t.Errorf("result %+v", rs[0])
+	}
+}
+
+func TestServerWithoutJetStream(t *testing.T) {
+	s := runServer(t, &server.Options{ServerName: "plain", Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	n := submitter(t, connect(t, s.ClientURL()))
+	_, err := n.Submit(context.Background(), cluster.Job{Tasks: []cluster.Task{{Handler: "upper"}}})
+	if !errors.Is(err, cluster.ErrJetStream) || !strings.Contains(err.Error(), "no JetStream") {
+		t.Errorf("Submit: %v; want ErrJetStream saying the server has no JetStream", err)
+	}
+}
+
+// keep imports used when tests are trimmed.
+var _ = fmt.Sprint
+var _ sync.Mutex

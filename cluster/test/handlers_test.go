@@ -1,0 +1,203 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// Environment of a child process started by these tests (the test binary
+// re-exec pattern): its role and its settings.
+const (
+	envRole = "WS_CLUSTER_TEST_ROLE" // "worker" or "submitter"
+	envURL  = "WS_CLUSTER_TEST_URL"
+	envName = "WS_CLUSTER_TEST_NAME"
+	envJob  = "WS_CLUSTER_TEST_JOB"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envRole) {
+	case "worker":
+		os.Exit(workerMain())
+	case "submitter":
+		os.Exit(submitterMain())
+	}
+	os.Exit(m.Run())
+}
+
+// Options every node of one test shares: a short ack deadline so that lost
+// workers are noticed quickly, short waits so that stops are quick.
+func testOptions(extra ...cluster.Option) []cluster.Option {
+	return append([]cluster.Option{
+		cluster.WithAckWait(2 * time.Second),
+		cluster.WithFetchWait(500 * time.Millisecond),
+		cluster.WithDefaultTimeout(20 * time.Second),
+		cluster.WithBackoff(backoffFast),
+	}, extra...)
+}
+
+// cancelled counts handler runs stopped by their ctx (in this process).
+var cancelled atomic.Int64
+
+// register installs the test handlers on a node.
+func register(n *cluster.Node) {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(n.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) {
+		return []byte(strings.ToUpper(string(p))), nil
+	}))
+	// sum adds 0..n-1 on the worker's work-stealing pool.
+	must(n.Handle("sum", func(ctx context.Context, p []byte) ([]byte, error) {
+		k, err := strconv.Atoi(string(p))
+		if err != nil {
+			return nil, cluster.Permanent(err)
+		}
+		pool := cluster.PoolFrom(ctx)
+		if pool == nil {
+			return nil, errors.New("no pool in the handler's ctx")
+		}
+		total, err := worksteal.Run(pool, func(w *worksteal.Worker) int {
+			return worksteal.ReduceRange(w, 0, k, 0, func(_ *worksteal.Worker, lo, hi, acc int) int {
+				for i := lo; i < hi; i++ {
+					acc += i
+				}
+				return acc
+			}, func(a, b int) int { return a + b })
+		})
+		return []byte(strconv.Itoa(total)), err
+	}))
+	// slow checkpoints, then sleeps payload milliseconds; a redelivered run
+	// reports the checkpoint it resumed from.
+	must(n.Handle("slow", func(ctx context.Context, p []byte) ([]byte, error) {
+		ms, _ := strconv.Atoi(string(p))
+		info, _ := cluster.TaskOf(ctx)
+		prev, err := cluster.LoadCheckpoint(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := cluster.SaveCheckpoint(ctx, []byte(fmt.Sprintf("%s@%d", info.Worker, info.Attempt))); err != nil {
+			return nil, err
+		}
+		if os.Getenv(envRole) == "worker" {
+			fmt.Printf("start %s %d\n", info.Task, info.Attempt) // the test waits for this line
+		}
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-ctx.Done():
+			cancelled.Add(1)
+			return nil, ctx.Err()
+		}
+		if prev != nil {
+			return []byte("resumed from " + string(prev)), nil
+		}
+		return []byte("done"), nil
+	}))
+	// flaky fails until its attempt reaches the payload.
+	must(n.Handle("flaky", func(ctx context.Context, p []byte) ([]byte, error) {
+		want, _ := strconv.Atoi(string(p))
+		info, _ := cluster.TaskOf(ctx)
+		if info.Attempt < want {
+			return nil, fmt.Errorf("attempt %d fails", info.Attempt)
+		}
+		return []byte("ok@" + strconv.Itoa(info.Attempt)), nil
+	}))
+	must(n.Handle("poison", func(context.Context, []byte) ([]byte, error) {
+		return []byte("partial output"), errors.New("always fails")
+	}))
+	must(n.Handle("permanent", func(context.Context, []byte) ([]byte, error) {
+		return nil, cluster.Permanent(errors.New("bad payload"))
+	}))
+	must(n.Handle("panics", func(context.Context, []byte) ([]byte, error) {
+		panic("handler bug")
+	}))
+	// hangs hangs on its first copy until cancelled; a speculative copy
+	// answers at once.
+	must(n.Handle("hangs", func(ctx context.Context, p []byte) ([]byte, error) {
+		info, _ := cluster.TaskOf(ctx)
+		if info.Speculative {
+			return []byte("copy"), nil
+		}
+		<-ctx.Done()
+		cancelled.Add(1)
+		return nil, ctx.Err()
+	}))
+}
+
+// workerMain is a worker process: it serves the test handlers until
+// killed or signalled.
+func workerMain() int {
+	nc, err := nats.Connect(os.Getenv(envURL), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	n, err := cluster.New(nc, testOptions(cluster.WithSlots(4), cluster.WithName(os.Getenv(envName)))...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	register(n)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	fmt.Println("serving")
+	if err := n.Serve(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// slowJob is a job of count "slow" tasks of ms milliseconds each.
+func slowJob(id string, count, ms int) cluster.Job {
+	job := cluster.Job{ID: id}
+	for i := range count {
+		job.Tasks = append(job.Tasks, cluster.Task{ID: fmt.Sprintf("t%03d", i), Handler: "slow", Payload: []byte(strconv.Itoa(ms))})
+	}
+	return job
+}
+
+// submitterMain is a submitter process: it submits slowJob and prints each
+// result as it is recorded, until killed.
+func submitterMain() int {
+	nc, err := nats.Connect(os.Getenv(envURL))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	n, err := cluster.New(nc, testOptions()...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	s, err := n.Submit(ctx, slowJob(os.Getenv(envJob), 40, 100))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("submitted")
+	for {
+		r, err := s.Next(ctx)
+		if err != nil {
+			break
+		}
+		fmt.Println("result", r.Task)
+	}
+	return 0
+}

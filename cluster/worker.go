@@ -1,0 +1,510 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal"
+)
+
+// Headers of a task message.
+const (
+	hdrJob      = "Ws-Job"
+	hdrTask     = "Ws-Task"
+	hdrIndex    = "Ws-Index"
+	hdrAttempts = "Ws-Max-Attempts"
+	hdrSpec     = "Ws-Speculative"
+)
+
+// workerTTL is how long a worker stays in the registry after its last
+// refresh; it refreshes every workerTTL/3.
+const workerTTL = 15 * time.Second
+
+// WorkerInfo is a live worker, as it registers itself.
+type WorkerInfo struct {
+	Name     string    `json:"name"`
+	Slots    int       `json:"slots"`
+	Handlers []string  `json:"handlers"`
+	Running  int       `json:"running"`
+	Started  time.Time `json:"started"`
+}
+
+// Stats are a worker's counters since New.
+type Stats struct {
+	Executed   int64 // handler runs that ended (any outcome)
+	Recorded   int64 // results this worker recorded
+	Duplicates int64 // results discarded because the task had one already
+	Redelivered int64 // tasks received again after an earlier delivery
+}
+
+// Handle registers h under name for Serve. Names use letters, digits, '-'
+// and '_'. Registering a name again replaces its handler; handlers added
+// after Serve started are used from the next Serve.
+func (n *Node) Handle(name string, h Handler) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("%w: handler name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
+	}
+	if h == nil {
+		return fmt.Errorf("%w: handler %q is nil", ErrInvalidOption, name)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.handlers[name] = h
+	return nil
+}
+
+// Stats returns the node's worker counters.
+func (n *Node) Stats() Stats {
+	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load()}
+}
+
+// Workers lists the live workers (those that refreshed their registration
+// in the last 15 seconds).
+func (n *Node) Workers(ctx context.Context) ([]WorkerInfo, error) {
+	if err := n.ensure(ctx); err != nil {
+		return nil, err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	keys, err := n.workers.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ws []WorkerInfo
+	for k := range keys.Keys() {
+		e, err := n.workers.Get(ctx, k)
+		if err != nil {
+			continue // expired since listed
+		}
+		var w WorkerInfo
+		if json.Unmarshal(e.Value(), &w) == nil {
+			ws = append(ws, w)
+		}
+	}
+	return ws, nil
+}
+
+// serving is one call of Serve.
+type serving struct {
+	n        *Node
+	handlers map[string]Handler
+	pool     *worksteal.Pool
+	started  time.Time
+
+	mu      sync.Mutex
+	running map[string][]*running // by result key
+	tasks   sync.WaitGroup        // running tasks
+	fetches sync.WaitGroup        // outstanding fetches
+	stop    atomic.Bool
+	busy    atomic.Int64
+}
+
+// Serve runs tasks for the registered handlers until ctx is done: it pulls
+// tasks as slots free up (never more than it can start at once, so a slow
+// worker does not hoard the queue), runs each handler on its own goroutine
+// with heartbeats to the server, records each result once, and acks. On
+// return the tasks still running have been cancelled and handed back to
+// the queue.
+//
+// Serve returns nil when ctx is done, or an error if the stream could not
+// be set up (ErrJetStream) or no handler is registered (ErrNoHandlers).
+func (n *Node) Serve(ctx context.Context) error {
+	n.mu.Lock()
+	handlers := maps(n.handlers)
+	n.mu.Unlock()
+	if len(handlers) == 0 {
+		return ErrNoHandlers
+	}
+	if err := n.ensure(ctx); err != nil {
+		return err
+	}
+	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now()}
+	if s.pool == nil {
+		p, err := worksteal.New(worksteal.Config{})
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		s.pool = p
+	}
+	cancelSub, err := n.nc.Subscribe(n.opts.stream+".cancel.>", s.onCancel)
+	if err != nil {
+		return err
+	}
+	defer cancelSub.Unsubscribe()
+	advSub, err := n.watchMaxDeliveries()
+	if err != nil {
+		return err
+	}
+	defer advSub.Unsubscribe()
+
+	regDone := make(chan struct{})
+	go func() { defer close(regDone); s.register(ctx) }()
+
+	s.fetchLoop(ctx)
+
+	// Stopping: no new fetches; outstanding ones hand their tasks back.
+	s.stop.Store(true)
+	s.mu.Lock()
+	for _, rs := range s.running {
+		for _, r := range rs {
+			r.cancel(errStopping)
+		}
+	}
+	s.mu.Unlock()
+	s.fetches.Wait()
+	s.tasks.Wait()
+	<-regDone
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
+	defer cancel()
+	n.workers.Delete(dctx, n.opts.name)
+	return nil
+}
+
+func maps(m map[string]Handler) map[string]Handler {
+	c := make(map[string]Handler, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// register keeps this worker in the registry until ctx is done.
+func (s *serving) register(ctx context.Context) {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	t := time.NewTicker(workerTTL / 3)
+	defer t.Stop()
+	for {
+		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started}
+		data, _ := json.Marshal(info)
+		pctx, cancel := s.n.timeout(ctx)
+		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
+			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// fetchLoop pulls tasks while slots are free, until ctx is done. Each free
+// slot is a token; a fetch asks for exactly the tokens it holds, and gives
+// back those its batch did not fill. Several fetches may be outstanding,
+// but together they never ask for more than the free slots.
+func (s *serving) fetchLoop(ctx context.Context) {
+	slots := s.n.opts.slots
+	tokens := make(chan struct{}, slots)
+	for range slots {
+		tokens <- struct{}{}
+	}
+	release := func(k int) {
+		for range k {
+			tokens <- struct{}{}
+		}
+	}
+	failures := 0
+	for {
+		select {
+		case <-tokens:
+		case <-ctx.Done():
+			return
+		}
+		k := 1
+	more:
+		for k < slots {
+			select {
+			case <-tokens:
+				k++
+			default:
+				break more
+			}
+		}
+		batch, err := s.n.consumer.Fetch(k, jetstream.FetchMaxWait(s.n.opts.fetchWait))
+		if err != nil {
+			release(k)
+			failures++
+			s.n.opts.onError(fmt.Errorf("cluster: fetching tasks: %w", err))
+			if !sleepCtx(ctx, backoffDelay(failures)) {
+				return
+			}
+			continue
+		}
+		s.fetches.Add(1)
+		go func() {
+			defer s.fetches.Done()
+			got := 0
+			for msg := range batch.Messages() {
+				got++
+				if s.stop.Load() {
+					msg.Nak() // handed back: this worker is stopping
+					release(1)
+					continue
+				}
+				s.tasks.Add(1)
+				go func() {
+					defer s.tasks.Done()
+					defer release(1)
+					s.execute(ctx, msg)
+				}()
+			}
+			release(k - got)
+			if err := batch.Error(); err != nil && got == 0 && !s.stop.Load() {
+				s.n.opts.onError(fmt.Errorf("cluster: fetching tasks: %w", err))
+				sleepCtx(ctx, 200*time.Millisecond) // holds the tokens: no hot loop on a broken server
+			}
+		}()
+		failures = 0
+	}
+}
+
+func backoffDelay(failures int) time.Duration {
+	return min(time.Duration(1<<min(failures, 5))*50*time.Millisecond, 2*time.Second)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// onCancel stops the local copies of a task whose result another copy
+// recorded (a speculative race was decided).
+func (s *serving) onCancel(m *nats.Msg) {
+	prefix := s.n.opts.stream + ".cancel."
+	key := strings.TrimPrefix(m.Subject, prefix)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.running[key] {
+		r.cancel(errSuperseded)
+	}
+}
+
+// execute runs one delivered task and settles its message: ack once a
+// result is recorded (or was already), nak with backoff to retry, nak at
+// once to hand it back when the worker stops.
+func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
+	n := s.n
+	h := msg.Headers()
+	job, task := h.Get(hdrJob), h.Get(hdrTask)
+	index, _ := strconv.Atoi(h.Get(hdrIndex))
+	spec := h.Get(hdrSpec) != ""
+	handlerName := handlerOf(msg.Subject())
+	attempt := 1
+	if md, err := msg.Metadata(); err == nil {
+		attempt = int(md.NumDelivered)
+	}
+	maxAttempts := n.opts.maxDeliver
+	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 0 && a < maxAttempts {
+		maxAttempts = a
+	}
+	key := resultKey(job, task)
+	if job == "" || task == "" {
+		msg.Term() // not ours: no job to record it under
+		return
+	}
+	res := Result{Job: job, Task: task, Index: index, Handler: handlerName, Worker: n.opts.name, Attempt: attempt, Speculative: spec}
+
+	// A redelivery or a copy may find its result recorded already.
+	if attempt > 1 || spec {
+		if attempt > 1 {
+			n.redelivered.Add(1)
+		}
+		if n.hasResult(key) {
+			n.duplicates.Add(1)
+			msg.Ack()
+			return
+		}
+	}
+	if attempt > maxAttempts {
+		res.Error = fmt.Sprintf("%v (%d deliveries)", ErrMaxDeliveries, attempt-1)
+		s.settle(msg, key, res, false)
+		return
+	}
+	hf, ok := s.handlers[handlerName]
+	if !ok {
+		if attempt >= maxAttempts {
+			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, handlerName)
+			s.settle(msg, key, res, false)
+			return
+		}
+		msg.NakWithDelay(n.retryDelay(attempt)) // another worker may have it
+		return
+	}
+
+	r := &running{node: n, key: key, pool: s.pool, info: TaskInfo{Job: job, Task: task, Index: index, Attempt: attempt, Speculative: spec, Worker: n.opts.name}}
+	tctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCtxKey{}, r))
+	r.cancel = cancel
+	defer cancel(nil)
+	s.mu.Lock()
+	if s.stop.Load() {
+		s.mu.Unlock()
+		msg.Nak()
+		return
+	}
+	s.running[key] = append(s.running[key], r)
+	s.mu.Unlock()
+	s.busy.Add(1)
+	defer func() {
+		s.busy.Add(-1)
+		s.mu.Lock()
+		rs := slices.DeleteFunc(s.running[key], func(x *running) bool { return x == r })
+		if len(rs) == 0 {
+			delete(s.running, key)
+		} else {
+			s.running[key] = rs
+		}
+		s.mu.Unlock()
+	}()
+
+	res.Start = time.Now()
+	startNote := []byte(task + "\t" + strconv.Itoa(attempt) + "\t" + strconv.FormatInt(res.Start.UnixNano(), 10) + "\t" + n.opts.name)
+	n.nc.Publish(n.startedSubject(job), startNote)
+	hbDone := make(chan struct{})
+	go func() {
+		t := time.NewTicker(n.opts.heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbDone:
+				return
+			case <-t.C:
+				if err := msg.InProgress(); err != nil {
+					n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", key, err))
+				}
+				n.nc.Publish(n.startedSubject(job), startNote)
+			}
+		}
+	}()
+	out, err := call(tctx, hf, msg.Data())
+	close(hbDone)
+	res.Runtime = time.Since(res.Start)
+	n.executed.Add(1)
+
+	switch cause := context.Cause(tctx); {
+	case errors.Is(cause, errStopping):
+		msg.Nak() // back to the queue for another worker, at once
+		return
+	case errors.Is(cause, errSuperseded):
+		n.duplicates.Add(1)
+		msg.Ack()
+		return
+	}
+	res.Output = out
+	if err != nil {
+		res.Error = err.Error()
+		if !isPermanent(err) && attempt < maxAttempts {
+			msg.NakWithDelay(n.retryDelay(attempt))
+			return
+		}
+	}
+	s.settle(msg, key, res, r.checkpointed || attempt > 1)
+}
+
+// settle records res (unless a result exists) and acks the message. If the
+// result cannot be written, the message is left to be redelivered.
+func (s *serving) settle(msg jetstream.Msg, key string, res Result, dropCheckpoint bool) {
+	n := s.n
+	ctx, cancel := context.WithTimeout(context.Background(), max(n.opts.defaultTimeout, 10*time.Second))
+	defer cancel()
+	recorded, err := n.record(ctx, key, res)
+	if err != nil {
+		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", key, err))
+		msg.Nak()
+		return
+	}
+	if recorded {
+		n.recorded.Add(1)
+	} else {
+		n.duplicates.Add(1)
+	}
+	if err := msg.Ack(); err != nil {
+		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", key, err))
+	}
+	if dropCheckpoint {
+		n.checkpoints.Purge(ctx, key)
+	}
+}
+
+// handlerOf returns the handler named by a task subject,
+// "<stream>.task.<job>.<handler>".
+func handlerOf(subject string) string { return subject[strings.LastIndexByte(subject, '.')+1:] }
+
+// retryDelay is the wait before the next delivery of a task whose handler
+// failed on delivery attempt.
+func (n *Node) retryDelay(attempt int) time.Duration {
+	lo, hi := n.opts.backoff.Wait(attempt)
+	return lo + rand.N(hi-lo+1)
+}
+
+// call runs a handler, turning a panic into an error.
+func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("cluster: handler panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return h(ctx, payload)
+}
+
+// hasResult says a result is recorded for key. On doubt (the server does
+// not answer), it says no: running the task again is safe.
+func (n *Node) hasResult(key string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), n.opts.defaultTimeout)
+	defer cancel()
+	_, err := n.results.Get(ctx, key)
+	return err == nil
+}
+
+// record writes res under key unless a result is there: the one write
+// that makes result recording exactly-once. It returns false, nil for a
+// duplicate. Transient errors (a leader election in a JetStream cluster)
+// are retried until ctx is done; a create that timed out but was applied
+// shows up as a duplicate on retry, which is still one record.
+func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
+	data, err := json.Marshal(res)
+	if err != nil {
+		return false, err
+	}
+	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
+		res.Output = nil
+		res.Error = fmt.Sprintf("cluster: result of %d bytes is over the server's limit of %d", len(data), limit)
+		data, _ = json.Marshal(res)
+	}
+	for tries := 1; ; tries++ {
+		_, err = n.results.Create(ctx, key, data)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, jetstream.ErrKeyExists):
+			return false, nil
+		}
+		if !sleepCtx(ctx, backoffDelay(tries)) {
+			return false, err
+		}
+	}
+}
