@@ -44,9 +44,9 @@ type WorkerInfo struct {
 
 // Stats are a worker's counters since New.
 type Stats struct {
-	Executed   int64 // handler runs that ended (any outcome)
-	Recorded   int64 // results this worker recorded
-	Duplicates int64 // results discarded because the task had one already
+	Executed    int64 // handler runs that ended (any outcome)
+	Recorded    int64 // results this worker recorded
+	Duplicates  int64 // results discarded because the task had one already
 	Redelivered int64 // tasks received again after an earlier delivery
 }
 
