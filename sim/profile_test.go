@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -94,4 +95,22 @@ func TestParseProfile(t *testing.T) {
 			t.Errorf("ParseProfile(%s) accepted", bad)
 		}
 	}
+}
+
+// Fit a fork-join tree to a measured profile and simulate it on 8 workers.
+func ExampleFitProfile() {
+	p := Profile{Workload: "tree 6", Work: 64 * 200e-6, Span: 200e-6, Forks: 63, StealCost: 2e-6}
+	s, fit, err := FitProfile(p, 8, 0)
+	if err != nil {
+		panic(err)
+	}
+	res, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("fib-like tree n=%d cutoff=%d: %d forks, T1 %v, T∞ %v\n", fit.Fib.N, fit.Fib.Cutoff, fit.Forks, fit.Work, fit.Span)
+	fmt.Printf("8 workers: makespan %.2f ms, at least max(T1/P, T∞) = %.2f ms\n", 1e3*res.Report.Totals.Makespan, 1e3*res.Report.DAG.LowerBound)
+	// Output:
+	// fib-like tree n=10 cutoff=2: 88 forks, T1 12.799998ms, T∞ 200.003µs
+	// 8 workers: makespan 1.75 ms, at least max(T1/P, T∞) = 1.60 ms
 }

