@@ -10,13 +10,15 @@ import (
 // Path is the critical path as far as a trace shows it.
 //
 // A trace records which worker ran which task when, and who stole from
-// whom, but not which task joins which; so the path is the chain of tasks
-// that led to the last task to finish, walked back from it. A task that a
-// worker began right after a steal was made possible by the task its
-// victim was running at the steal (or had just finished, having pushed the
-// stolen work); a task nested in another (a worker helping while it waits
-// at a join) by the task it is nested in; any other task by the task its
-// worker finished just before it. Time along the chain is running (inside a
+// whom, but not which task spawned or joins which; so the path is the
+// chain of hand-offs that led to the last task to finish, walked back from
+// it. Before a task that a worker began right after a steal comes the task
+// its victim was running at the steal (or had last finished: the stolen
+// work was pushed by it or by a task it is nested in); before a task
+// nested in another (a worker helping while it waits at a join), the task
+// it is nested in; before any other task, the task its worker finished
+// just before it. It is a chain in time across workers, not a chain of
+// data dependences. Time along the chain is running (inside a
 // task on the path), steal latency (from a steal to the stolen task's
 // start), queued (stolen work waiting in its victim's deque after the
 // victim's task ended) or idle (a worker between two of its own tasks).

@@ -35,9 +35,9 @@ var depthColours = []string{"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2
 // (nested tasks inset beneath their parent and coloured by depth), idle
 // time shaded, steals as red marks above the lane, failed steals as grey
 // ticks beneath it, parked stretches as a dark line along its foot, and the
-// critical path of s (see [Path]) as a black line through the lanes. Bars
-// closer than half a pixel are merged, so a trace of any size gives a
-// picture of bounded size.
+// critical path of s (see [Path]) as a black line through the lanes.
+// Narrow bars closer than half a pixel are merged, so a trace of any size
+// gives a picture of bounded size.
 func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
 	if o.Width <= 0 {
 		o.Width = 1200
@@ -149,8 +149,8 @@ func (p *polyline) String() string {
 	return strings.Join(parts, " ")
 }
 
-// writeBars draws a lane's task bars, merging those closer than half a
-// pixel at each depth.
+// writeBars draws a lane's task bars, merging narrow ones closer than half
+// a pixel at each depth (so at most about one bar per two pixels).
 func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float64) {
 	const maxDepth = 4
 	type run struct {
@@ -168,8 +168,12 @@ func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float
 		bh := math.Max(h-2*inset, 4)
 		wd := math.Max(r.x1-r.x0, 0.6)
 		col := depthColours[d%len(depthColours)]
+		edge := "" // a hairline between adjacent tasks wide enough to tell apart
+		if wd >= 3 {
+			edge = ` stroke="#ffffff" stroke-width="0.6"`
+		}
 		if r.n == 1 {
-			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%s on worker %d: %s from %s (self %s)</title></rect>`+"\n",
+			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"`+edge+`><title>%s on worker %d: %s from %s (self %s)</title></rect>`+"\n",
 				r.x0, y+inset, wd, bh, col, xmlEscape(r.first.Name), r.first.Worker, fmtDur(r.first.Dur), fmtDur(r.first.Start), fmtDur(r.first.Self))
 		} else {
 			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%d tasks</title></rect>`+"\n",
@@ -180,7 +184,9 @@ func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float
 	for _, sp := range l.spans {
 		d := min(sp.Depth, maxDepth)
 		x0, x1 := x(sp.Start), x(sp.End())
-		if r := open[d]; r != nil && x0 <= r.x1+0.5 {
+		// Merge into the open bar when they (nearly) touch and either is
+		// narrower than a couple of pixels: wide tasks stay apart.
+		if r := open[d]; r != nil && x0 <= r.x1+0.5 && (r.x1-r.x0 < 2 || x1-x0 < 0.5) {
 			r.x1 = math.Max(r.x1, x1)
 			r.n++
 			continue
