@@ -43,7 +43,7 @@ type Node struct {
 // [30s], WithHeartbeat [ack wait / 3], WithMaxDeliver [5], WithReplicas [1],
 // WithMemoryStorage [file], WithSlots [GOMAXPROCS], WithName [host-pid],
 // WithPool [a pool of GOMAXPROCS workers], WithBackoff [0.5s doubling to
-// 30s], WithDefaultTimeout [5s], WithFetchWait [5s], WithErrorHandler
+// 30s], WithDefaultTimeout [5s], WithFetchWait [2s], WithErrorHandler
 // [none]. An invalid option returns an error wrapping ErrInvalidOption.
 //
 // Nodes that share a stream name should share the options that shape the

@@ -46,7 +46,7 @@ func defaultOptions() options {
 		name:           host + "-" + strconv.Itoa(os.Getpid()),
 		backoff:        balance.Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Multiplier: 2, Jitter: 0.5},
 		defaultTimeout: 5 * time.Second,
-		fetchWait:      5 * time.Second,
+		fetchWait:      2 * time.Second,
 		onError:        func(error) {},
 	}
 }
@@ -190,7 +190,9 @@ func WithDefaultTimeout(d time.Duration) Option {
 }
 
 // WithFetchWait sets how long a worker's request for tasks waits on an
-// empty queue before it is renewed (default 5s).
+// empty queue before it is renewed (default 2s). A stopping worker waits
+// for its outstanding requests to end (handing back what they deliver), so
+// this also bounds how long Serve takes to return.
 func WithFetchWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 10*time.Millisecond {

@@ -40,13 +40,11 @@ type runConfig struct {
 	quiet          bool
 
 	// Cluster mode (run_cluster.go).
-	nats        string
-	jobName     string
-	ackWait     time.Duration
-	maxDeliver  int
-	wait        time.Duration
-	stream      string
-	natsTimeout time.Duration
+	nats       string
+	jobName    string
+	ackWait    time.Duration
+	maxDeliver int
+	stream     string
 }
 
 // Exit statuses of "worksteal run", GNU parallel's: the number of failed

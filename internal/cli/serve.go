@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newServeCommand) }
+
+// serveConfig is what the flags of "worksteal serve" fill in.
+type serveConfig struct {
+	listen        string
+	store         string
+	name          string
+	clusterListen string
+	clusterName   string
+	routes        []string
+	verbose       bool
+}
+
+func newServeCommand(env *Env) *cobra.Command {
+	var cfg serveConfig
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a NATS server with JetStream for the cluster tier (embedded nats-server)",
+		Long: `serve runs a NATS server with JetStream in this process: the engine of the
+cluster tier. Workers (worksteal worker --nats URL) and submitters
+(worksteal run --nats URL) connect to it. It runs until SIGINT or SIGTERM.
+
+The defaults work on one machine: clients on 127.0.0.1:4222, JetStream data
+in the user's cache directory. For several machines, listen on a reachable
+address (--listen 0.0.0.0:4222); for a JetStream cluster that survives the
+loss of a server, run three with --cluster-listen and --routes to each
+other (and submit with replicas 3), or point --nats at an existing NATS
+cluster instead.`,
+		Example: `  worksteal serve
+  worksteal serve --listen 0.0.0.0:4222 --store /var/lib/worksteal
+  worksteal serve --name n1 --cluster-listen 10.0.0.1:6222 --routes nats://10.0.0.2:6222,nats://10.0.0.3:6222`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.listen, "listen", "127.0.0.1:4222", "HOST:PORT for clients (port 0: any free port)")
+	f.StringVar(&cfg.store, "store", "", "JetStream data directory (default: worksteal/nats in the user's cache directory)")
+	f.StringVar(&cfg.name, "name", "", "server name, unique in a cluster (default: the host name)")
+	f.StringVar(&cfg.clusterListen, "cluster-listen", "", "HOST:PORT for routes to other servers of a JetStream cluster")
+	f.StringVar(&cfg.clusterName, "cluster-name", "worksteal", "name of the JetStream cluster")
+	f.StringSliceVar(&cfg.routes, "routes", nil, "route URLs of the other servers (nats://HOST:PORT,...)")
+	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
+	return cmd
+}
+
+// splitHostPort parses HOST:PORT for a flag.
+func splitHostPort(flag, hp string) (string, int, error) {
+	host, p, err := net.SplitHostPort(hp)
+	if err != nil {
+		return "", 0, fmt.Errorf("--%s %q: want HOST:PORT: %v", flag, hp, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("--%s %q: port %q is not a port number", flag, hp, p)
+	}
+	return host, port, nil
+}
+
+func serverOptions(cfg serveConfig) (*server.Options, error) {
+	host, port, err := splitHostPort("listen", cfg.listen)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	store := cfg.store
+	if store == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		store = filepath.Join(dir, "worksteal", "nats")
+	}
+	name := cfg.name
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	o := &server.Options{
+		ServerName: name, Host: host, Port: port,
+		JetStream: true, StoreDir: store,
+		NoSigs: true, NoLog: !cfg.verbose,
+	}
+	if cfg.clusterListen != "" {
+		ch, cp, err := splitHostPort("cluster-listen", cfg.clusterListen)
+		if err != nil {
+			return nil, err
+		}
+		o.Cluster = server.ClusterOpts{Name: cfg.clusterName, Host: ch, Port: cp}
+		for _, r := range cfg.routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Host == "" {
+				return nil, fmt.Errorf("--routes %q: want nats://HOST:PORT", r)
+			}
+			o.Routes = append(o.Routes, u)
+		}
+	} else if len(cfg.routes) > 0 {
+		return nil, errors.New("--routes needs --cluster-listen")
+	}
+	return o, nil
+}
+
+func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
+	o, err := serverOptions(cfg)
+	if err != nil {
+		return usageError(err)
+	}
+	s, err := server.NewServer(o)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if cfg.verbose {
+		s.ConfigureLogger()
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return fmt.Errorf("serve: the server did not start listening on %s (is the port in use?)", cfg.listen)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "worksteal serve: NATS with JetStream on %s (store %s)\n", s.ClientURL(), o.StoreDir)
+	if len(o.Routes) > 0 {
+		var rs []string
+		for _, r := range o.Routes {
+			rs = append(rs, r.String())
+		}
+		fmt.Fprintf(out, "worksteal serve: cluster %s on %s, routes %s\n", o.Cluster.Name, cfg.clusterListen, strings.Join(rs, ","))
+	}
+	select {
+	case <-env.Ctx.Done():
+	case <-cmd.Context().Done():
+	}
+	s.Shutdown()
+	s.WaitForShutdown()
+	fmt.Fprintln(out, "worksteal serve: stopped")
+	return nil
+}

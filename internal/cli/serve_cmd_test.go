@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command's goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// background runs a long-lived command (serve, worker) until the test
+// ends, and returns its stdout.
+func background(t *testing.T, args ...string) *syncBuffer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errs syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, strings.NewReader(""), &out, &errs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("%q: exit %d, stderr %q", args, code, errs.String())
+			}
+		case <-time.After(60 * time.Second):
+			t.Errorf("%q did not stop", args)
+		}
+	})
+	return &out
+}
+
+// waitOutput waits for a line matching re in out and returns the match.
+func waitOutput(t *testing.T, out *syncBuffer, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := rx.FindStringSubmatch(out.String()); m != nil {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %q in output %q", re, out.String())
+	return nil
+}
+
+func TestServeWorkerRun(t *testing.T) {
+	dir := t.TempDir()
+	serveOut := background(t, "serve", "--listen", "127.0.0.1:0", "--store", filepath.Join(dir, "js"), "--name", "test")
+	url := waitOutput(t, serveOut, `JetStream on (nats://\S+)`)[1]
+	// Two workers: the one stopped first must hand its tasks back.
+	for _, name := range []string{"wa", "wb"} {
+		out := background(t, "worker", "--nats", url, "-j", "2", "--name", name, "--ack-wait", "5s")
+		waitOutput(t, out, "serving sh")
+	}
+
+	log := filepath.Join(dir, "jobs.tsv")
+	input := "echo one\nsleep 0.2; echo two\nexit 3\necho worker=$WORKSTEAL_WORKER seq=$WORKSTEAL_SEQ >&2\n"
+	code, out, errs := runWithInput(t, input, "run", "--nats", url, "-k", "--joblog", log, "--progress", "none")
+	if code != 1 || out != "one\ntwo\n" {
+		t.Fatalf("run --nats: exit %d, stdout %q, stderr %q; want 1 (one job failed) and the output in order", code, out, errs)
+	}
+	if !regexp.MustCompile(`worker=w[ab] seq=4`).MatchString(errs) {
+		t.Errorf("stderr %q lacks the job's environment", errs)
+	}
+	for _, w := range []string{"tasks submitted", "jobs 4: 3 succeeded, 1 failed", "load imbalance", "straggler ratio"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	recs, err := runner.ReadJoblogFile(log)
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("joblog: %v, %v", recs, err)
+	}
+	for _, r := range recs {
+		if r.Host != "wa" && r.Host != "wb" || (r.Seq == 3) != (r.Exit == 3) {
+			t.Errorf("joblog row %+v", r)
+		}
+	}
+
+	// The same batch again is a fresh run of a finished job; with --resume
+	// only the failed job runs again.
+	code, out, errs = runWithInput(t, input, "run", "--nats", url, "--joblog", log, "--resume", "--progress", "none")
+	if code != 1 || out != "" || !strings.Contains(errs, "jobs 1: 0 succeeded, 1 failed") {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q; want only job 3 rerun", code, out, errs)
+	}
+	code, out, _ = runWithInput(t, "echo again\n", "run", "--nats", url, "-q", "--retries", "1", "--timeout", "30s")
+	if code != 0 || out != "again\n" {
+		t.Errorf("second batch: exit %d, stdout %q", code, out)
+	}
+}
+
+func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "true", ":::", "1"}, exitRunError, "cannot connect to NATS at nats://127.0.0.1:1"},
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "--timeout", "200%", "true", ":::", "1"}, exitRunError, "not supported with --nats"},
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "-j", "4", "true", ":::", "1"}, exitRunError, "-j is not used with --nats"},
+		{[]string{"worker", "--nats", "nats://127.0.0.1:1"}, 1, "cannot connect to NATS at nats://127.0.0.1:1"},
+		{[]string{"worker", "-j", "-1"}, 2, "-j -1"},
+		{[]string{"serve", "--listen", "nowhere"}, 2, `--listen "nowhere"`},
+		{[]string{"serve", "--listen", "127.0.0.1:99999"}, 2, `port "99999"`},
+		{[]string{"serve", "--routes", "nats://x:1"}, 2, "--routes needs --cluster-listen"},
+	}
+	for _, tc := range cases {
+		code, _, errs := runWithInput(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestJobIDFollowsTheCommands(t *testing.T) {
+	a := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}}
+	b := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "c"}}
+	if jobID(a) != jobID(a) || jobID(a) == jobID(b) {
+		t.Errorf("jobID: %s %s %s", jobID(a), jobID(a), jobID(b))
+	}
+	_ = os.Getpid
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/runner"
+)
+
+func init() { addCommand(newWorkerCommand) }
+
+// workerConfig is what the flags of "worksteal worker" fill in.
+type workerConfig struct {
+	nats       string
+	slots      int
+	name       string
+	stream     string
+	ackWait    time.Duration
+	maxDeliver int
+	shell      string
+	grace      time.Duration
+}
+
+// shellHandler is the name of the handler that runs shell commands, the
+// tasks of "worksteal run --nats".
+const shellHandler = "sh"
+
+// shellTask is the payload of a shell task.
+type shellTask struct {
+	Cmd       string `json:"cmd"`
+	Seq       int    `json:"seq"`
+	TimeoutMs int64  `json:"timeout_ms,omitempty"`
+}
+
+// shellResult is the output of a shell task.
+type shellResult struct {
+	Exit   int    `json:"exit"`
+	Signal int    `json:"signal,omitempty"`
+	Stdout []byte `json:"stdout,omitempty"`
+	Stderr []byte `json:"stderr,omitempty"`
+}
+
+func newWorkerCommand(env *Env) *cobra.Command {
+	var cfg workerConfig
+	cmd := &cobra.Command{
+		Use:   "worker --nats URL [-j N]",
+		Short: "Run the cluster tier's tasks: pull them from NATS JetStream as slots free up",
+		Long: `worker connects to a NATS server with JetStream (worksteal serve, or a NATS
+cluster) and runs the tasks submitted with worksteal run --nats: shell
+commands, N at once. It pulls a task only when a slot is free, so a machine
+with more slots, or faster ones, takes more of the batch. Long tasks are
+kept alive with heartbeats; if the worker dies, its tasks go to other
+workers after the ack deadline. On SIGINT or SIGTERM the running tasks are
+stopped and handed back at once.
+
+Workers and submitters that work together use the same --stream and the
+same --ack-wait and --max-deliver.`,
+		Example: `  worksteal worker --nats nats://127.0.0.1:4222
+  worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runWorker(env, cmd, cfg) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
+	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
+	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
+	addClusterFlags(cmd, &cfg.stream, &cfg.ackWait, &cfg.maxDeliver)
+	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
+	f.DurationVar(&cfg.grace, "grace", 2*time.Second, "time a stopped task's processes have between SIGTERM and SIGKILL")
+	return cmd
+}
+
+// addClusterFlags adds the flags that must agree between workers and
+// submitters.
+func addClusterFlags(cmd *cobra.Command, stream *string, ackWait *time.Duration, maxDeliver *int) {
+	f := cmd.Flags()
+	f.StringVar(stream, "stream", "ws", "name prefix of the JetStream stream, buckets and subjects")
+	f.DurationVar(ackWait, "ack-wait", 30*time.Second, "a task whose worker is silent this long goes to another worker")
+	f.IntVar(maxDeliver, "max-deliver", 5, "deliveries of a task at most, then it is recorded as failed")
+}
+
+// connectNATS connects to url with an error that names it.
+func connectNATS(ctx context.Context, url, name string) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, nats.Name(name), nats.Timeout(5*time.Second),
+		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to NATS at %s: %w (is worksteal serve running?)", url, err)
+	}
+	return nc, nil
+}
+
+func clusterOptions(stream string, ackWait time.Duration, maxDeliver int) []cluster.Option {
+	return []cluster.Option{cluster.WithStream(stream), cluster.WithAckWait(ackWait), cluster.WithMaxDeliver(maxDeliver)}
+}
+
+func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
+	if cfg.slots < 0 {
+		return usageError(fmt.Errorf("-j %d: want 1 or more slots (0: one per CPU)", cfg.slots))
+	}
+	opts := clusterOptions(cfg.stream, cfg.ackWait, cfg.maxDeliver)
+	if cfg.slots > 0 {
+		opts = append(opts, cluster.WithSlots(cfg.slots))
+	}
+	if cfg.name != "" {
+		opts = append(opts, cluster.WithName(cfg.name))
+	}
+	errs := cmd.ErrOrStderr()
+	opts = append(opts, cluster.WithErrorHandler(func(err error) { fmt.Fprintln(errs, "worksteal worker:", err) }))
+	nc, err := connectNATS(env.Ctx, cfg.nats, "worksteal worker")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	node, err := cluster.New(nc, opts...)
+	if err != nil {
+		return usageError(err)
+	}
+	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace)); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
+	return node.Serve(env.Ctx)
+}
+
+// shellTaskHandler runs one shell command per task, its process group
+// killed when the task is cancelled. A non-zero exit is an error (the task
+// is retried as the job allows); the output is the result either way.
+func shellTaskHandler(shell string, grace time.Duration) cluster.Handler {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		var t shellTask
+		if err := json.Unmarshal(payload, &t); err != nil || t.Cmd == "" {
+			return nil, cluster.Permanent(fmt.Errorf("malformed shell task %q", payload))
+		}
+		if t.TimeoutMs > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(t.TimeoutMs)*time.Millisecond)
+			defer cancel()
+		}
+		seq := fmt.Sprint(t.Seq)
+		info, _ := cluster.TaskOf(ctx)
+		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace,
+			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}})
+		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
+		switch {
+		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
+			return out, fmt.Errorf("timed out after %v", time.Duration(t.TimeoutMs)*time.Millisecond)
+		case e.Err != nil:
+			return out, e.Err
+		case e.Signal != 0:
+			return out, fmt.Errorf("killed by signal %d", e.Signal)
+		case e.Code != 0:
+			return out, fmt.Errorf("exit status %d", e.Code)
+		}
+		return out, nil
+	}
+}
