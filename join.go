@@ -2,7 +2,6 @@ package worksteal
 
 import (
 	"time"
-
 )
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
