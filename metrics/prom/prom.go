@@ -1,7 +1,6 @@
 // Package prom exports the statistics of a [worksteal.Pool] as Prometheus
-// metrics. It lives in its own module path so that the runtime itself keeps
-// no dependencies: only programs that import this package pull in
-// client_golang.
+// metrics. It is a package of its own so that the runtime keeps no
+// dependencies: only programs that import it link client_golang.
 //
 // Register one [Collector] per pool:
 //
