@@ -64,7 +64,7 @@ func ForContext(ctx context.Context, w *worksteal.Worker, n int, s Schedule, bod
 	rec := newRecorder(w.Pool().Workers())
 	start := time.Now()
 	if n > 0 {
-		if st, ok := s.(Stealing); ok {
+		if st, ok := asStealing(s); ok {
 			opts := st.options()
 			if ctx.Done() != nil {
 				opts = append(opts, worksteal.WithContext(ctx))
@@ -81,6 +81,19 @@ func ForContext(ctx context.Context, w *worksteal.Worker, n int, s Schedule, bod
 		return stats, ctx.Err() // only ctx stops a loop early without a panic
 	}
 	return stats, nil
+}
+
+// asStealing reports whether s is a Stealing schedule (or a pointer to one).
+func asStealing(s Schedule) (Stealing, bool) {
+	switch st := s.(type) {
+	case Stealing:
+		return st, true
+	case *Stealing:
+		if st != nil {
+			return *st, true
+		}
+	}
+	return Stealing{}, false
 }
 
 // driveChunks runs the OpenMP-style drivers of a Chunker schedule in a

@@ -133,6 +133,7 @@ func TestForChunkCounts(t *testing.T) {
 		{Static{}, 1, 1, 1}, // one driver only: n < workers
 		{Stealing{}, 100, 1, 100},
 		{Stealing{MinGrain: 50}, 100, 1, 2},
+		{&Stealing{MinGrain: 50}, 100, 1, 2},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%v/n=%d", tc.s, tc.n), func(t *testing.T) {
@@ -147,6 +148,24 @@ func TestForChunkCounts(t *testing.T) {
 				t.Errorf("Schedule = %q; want %q", st.Schedule, fmt.Sprint(tc.s))
 			}
 		})
+	}
+}
+
+// TestAsStealing: a *Stealing runs the runtime loop too, not the
+// range-stealing Chunker.
+func TestAsStealing(t *testing.T) {
+	cases := []struct {
+		s    Schedule
+		want bool
+	}{
+		{Stealing{MinGrain: 3}, true}, {&Stealing{MinGrain: 3}, true}, {(*Stealing)(nil), false},
+		{Dynamic{}, false}, {&Guided{}, false},
+	}
+	for _, tc := range cases {
+		st, ok := asStealing(tc.s)
+		if ok != tc.want || ok && st.MinGrain != 3 {
+			t.Errorf("asStealing(%#v) = %v, %v; want ok = %v", tc.s, st, ok, tc.want)
+		}
 	}
 }
 
