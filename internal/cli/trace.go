@@ -254,8 +254,10 @@ path through forks and joins), the burdened span (T∞ plus the measured cost
 of each steal on the path), the parallelism T1/T∞ and the speedup range they
 predict for P = 1, 2, 4 … 1,024 workers, like OpenCilk's Cilkscale.
 
-With --runs N it profiles N times and keeps the fastest run (the least
-disturbed by other processes: strands are timed on the wall clock). --out
+Strands are timed on the wall clock, so a strand whose thread another
+process preempts grows, and the span with it: profile on an idle machine,
+or use --runs N to profile N times and keep the run with the shortest span
+(the DAG is the same each time; disturbances only lengthen it). --out
 writes the profile as JSON, which "worksteal sim --profile FILE" simulates at
 P = 1 … 1,024 to predict the makespan.`,
 		Example: `  worksteal trace profile --workload fib --size 30 --cutoff 12
@@ -282,7 +284,7 @@ P = 1 … 1,024 to predict the makespan.`,
 				if err != nil {
 					return err
 				}
-				if i == 0 || ws.Elapsed < best.Elapsed {
+				if i == 0 || ws.Span < best.Span {
 					best, v = ws, r
 				}
 			}
@@ -312,7 +314,7 @@ P = 1 … 1,024 to predict the makespan.`,
 	}
 	wf.add(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the profile as JSON to this file (input of worksteal sim --profile)")
-	cmd.Flags().IntVar(&runs, "runs", 1, "profile this many times and keep the fastest run")
+	cmd.Flags().IntVar(&runs, "runs", 1, "profile this many times and keep the run with the shortest span")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the profile as JSON")
 	return cmd
 }
