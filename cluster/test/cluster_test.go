@@ -26,7 +26,7 @@ import (
 var backoffFast = balance.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}
 
 // serve starts an in-process worker on nc; it stops with the test.
-func serve(t *testing.T, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 	t.Helper()
 	n, err := cluster.New(nc, testOptions(opts...)...)
 	if err != nil {
@@ -55,7 +55,7 @@ func serve(t *testing.T, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 	return n
 }
 
-func submitter(t *testing.T, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+func submitter(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 	t.Helper()
 	n, err := cluster.New(nc, testOptions(opts...)...)
 	if err != nil {
@@ -227,7 +227,7 @@ func TestSpeculativeCopyWins(t *testing.T) {
 // startWorkerProcess runs a worker in a child process (this test binary,
 // re-executed) and returns once it serves. Its "start TASK ATTEMPT" lines
 // go to starts.
-func startWorkerProcess(t *testing.T, url, name string, starts chan<- string) *exec.Cmd {
+func startWorkerProcess(t testing.TB, url, name string, starts chan<- string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envRole+"=worker", envURL+"="+url, envName+"="+name)

@@ -17,7 +17,7 @@ import (
 )
 
 // startServer runs one embedded JetStream server.
-func startServer(t *testing.T) *server.Server {
+func startServer(t testing.TB) *server.Server {
 	t.Helper()
 	o := &server.Options{
 		ServerName: "solo", Host: "127.0.0.1", Port: -1,
@@ -26,7 +26,7 @@ func startServer(t *testing.T) *server.Server {
 	return runServer(t, o)
 }
 
-func runServer(t *testing.T, o *server.Options) *server.Server {
+func runServer(t testing.TB, o *server.Options) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(o)
 	if err != nil {
@@ -45,7 +45,7 @@ func runServer(t *testing.T, o *server.Options) *server.Server {
 
 // freePort returns a loopback port that was free a moment ago (the routes
 // of a cluster must be known before its servers start).
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,7 +57,7 @@ func freePort(t *testing.T) int {
 
 // startCluster runs a 3-server JetStream cluster and waits until it has
 // a meta leader.
-func startCluster(t *testing.T) []*server.Server {
+func startCluster(t testing.TB) []*server.Server {
 	t.Helper()
 	ports := []int{freePort(t), freePort(t), freePort(t)}
 	var routes []*url.URL
@@ -102,7 +102,7 @@ func startCluster(t *testing.T) []*server.Server {
 
 // connect opens a client connection that keeps reconnecting (servers are
 // killed in these tests).
-func connect(t *testing.T, urls string) *nats.Conn {
+func connect(t testing.TB, urls string) *nats.Conn {
 	t.Helper()
 	nc, err := nats.Connect(urls, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
@@ -114,7 +114,7 @@ func connect(t *testing.T, urls string) *nats.Conn {
 
 // waitFor polls cond until it holds, failing the test after limit. Limits
 // are generous: CI machines are small and shared.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {

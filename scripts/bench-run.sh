@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Benchmarks of the batch job runner (worksteal run) and its cluster tier.
+#
+#   scripts/bench-run.sh            # everything
+#   scripts/bench-run.sh overhead   # or: skew, cluster
+#
+# 1. overhead: per-job overhead on 1,000 trivial jobs, against GNU parallel
+#    and xargs -P (which runs no shell).
+# 2. skew: makespan of compressing files whose sizes follow a long-tailed
+#    (Pareto) distribution, the largest last in input order, against GNU
+#    parallel; worksteal in input order and longest first (sizes as the
+#    weight column).
+# 3. cluster: trivial tasks per second end to end through the embedded
+#    server with 2 workers (Go handlers: go test -bench Throughput), the
+#    time from a worker's death (SIGKILL) to its task running elsewhere
+#    (-bench Redelivery, ack deadline 2s), and shell tasks per second with
+#    worksteal serve + 2 x worksteal worker + worksteal run --nats.
+#
+# Settings (environment): J slots (default: nproc), REPS repetitions, the
+# median is reported (default 5), FILES and MAXMB for the skewed batch
+# (default 40 files, the largest 64 MB), TASKS for the cluster throughput
+# (default 10000). Installs GNU parallel from Debian's packages if missing.
+# Prefix with nice on a shared machine; the numbers are wall-clock times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
+
+J=${J:-$(nproc)}
+REPS=${REPS:-5}
+FILES=${FILES:-40}
+MAXMB=${MAXMB:-64}
+TASKS=${TASKS:-10000}
+WHAT=${1:-all}
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]:-}"; do [[ -n $p ]] && kill "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== building worksteal"
+go build -o "$WORK/worksteal" ./cmd/worksteal
+WS=$WORK/worksteal
+
+if ! command -v parallel >/dev/null; then
+	echo "== installing GNU parallel (Debian package)"
+	if [[ $(id -u) -eq 0 ]]; then apt-get update -qq && apt-get install -y -qq parallel >/dev/null; else sudo apt-get update -qq && sudo apt-get install -y -qq parallel >/dev/null; fi
+fi
+mkdir -p ~/.parallel && touch ~/.parallel/will-cite # no citation notice
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); J=$J, REPS=$REPS; $(parallel --version | head -1)"
+
+# seconds CMD...: wall time of one run, output discarded.
+seconds() {
+	local s e
+	s=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	e=$(date +%s%N)
+	echo $(((e - s) / 1000000))
+}
+
+# median_ms NAME CMD...: runs CMD REPS times and prints the median in ms.
+median_ms() {
+	local name=$1
+	shift
+	local ts=()
+	for _ in $(seq "$REPS"); do ts+=("$(seconds "$@")"); done
+	local med
+	med=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+	printf '| %-44s | %8s ms | %s\n' "$name" "$med" "runs: ${ts[*]}" >&2
+	echo "$med"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+if [[ $WHAT == all || $WHAT == overhead ]]; then
+	echo
+	echo "== 1. per-job overhead: 1,000 trivial jobs on $J slots (median of $REPS)"
+	seq 1000 >"$WORK/args"
+	ws=$(median_ms "worksteal run -j $J true {}" sh -c "$WS run -j $J -q --progress none true < $WORK/args")
+	gp=$(median_ms "parallel -j $J true {}" sh -c "parallel -j $J true < $WORK/args")
+	xa=$(median_ms "xargs -P $J -n 1 true" sh -c "xargs -P $J -n 1 true < $WORK/args")
+	echo "worksteal ${ws} ms ($(ratio "$ws" 1000) ms/job), GNU parallel ${gp} ms, xargs -P ${xa} ms"
+	echo "worksteal / parallel = $(ratio "$ws" "$gp") (target < 1), worksteal / xargs = $(ratio "$ws" "$xa") (target <= 1.5)"
+fi
+
+if [[ $WHAT == all || $WHAT == skew ]]; then
+	echo
+	echo "== 2. skewed batch: gzip -6 of $FILES files with Pareto sizes (largest ${MAXMB} MB, last in input order) on $J slots"
+	mkdir -p "$WORK/files"
+	# Compressible but not trivial data: base64 of random bytes.
+	head -c $((MAXMB * 1024 * 1024 * 3 / 4)) /dev/urandom | base64 -w 0 >"$WORK/source"
+	# Sizes: Pareto(alpha 1.1) from 256 KB, capped at MAXMB, in a seeded
+	# random order with the largest moved last.
+	awk -v n="$FILES" -v max="$MAXMB" 'BEGIN {
+		srand(7)
+		for (i = 1; i <= n; i++) {
+			s = int(256 * 1024 / (1 - rand()) ^ (1 / 1.1))
+			if (s > max * 1024 * 1024) s = max * 1024 * 1024
+			size[i] = s
+		}
+		size[int(n / 2)] = max * 1024 * 1024 # one file as large as allowed
+		big = 1
+		for (i = 2; i <= n; i++) if (size[i] > size[big]) big = i
+		t = size[big]; size[big] = size[n]; size[n] = t
+		for (i = 1; i <= n; i++) printf "%d\tf%03d\n", size[i], i
+	}' >"$WORK/sizes"
+	while IFS=$'\t' read -r size name; do head -c "$size" "$WORK/source" >"$WORK/files/$name"; done <"$WORK/sizes"
+	awk -F'\t' -v d="$WORK/files" '{ printf "%s\t%s/%s\n", $1, d, $2 }' "$WORK/sizes" >"$WORK/weighted"
+	cut -f2 "$WORK/weighted" >"$WORK/list"
+	total=$(awk -F'\t' '{ s += $1 } END { printf "%.0f", s / 1048576 }' "$WORK/sizes")
+	echo "$FILES files, $total MB in all; largest $(sort -n "$WORK/sizes" | tail -1 | awk '{ printf "%.1f MB", $1 / 1048576 }')"
+	gz='gzip -6 -c {} > {}.gz'
+	wsi=$(median_ms "worksteal run, input order" sh -c "$WS run -j $J -q --progress none --order input '$gz' < $WORK/list")
+	wsl=$(median_ms "worksteal run --weight-col 1 (longest first)" sh -c "$WS run -j $J -q --progress none --weight-col 1 '$gz' < $WORK/weighted")
+	gpi=$(median_ms "parallel, input order" sh -c "parallel -j $J '$gz' < $WORK/list")
+	echo "worksteal input order ${wsi} ms, longest first ${wsl} ms (saves $(awk -v a="$wsi" -v b="$wsl" 'BEGIN { printf "%.0f%%", 100 * (1 - b / a) }')); GNU parallel ${gpi} ms"
+	echo "longest first / input order = $(ratio "$wsl" "$wsi") (target < 1); worksteal input order / parallel = $(ratio "$wsi" "$gpi") (target <= 1)"
+	echo "the runner's own estimate (summary line of one run):"
+	"$WS" run -j "$J" --progress none --weight-col 1 "$gz" <"$WORK/weighted" 2>&1 | grep -E '^(makespan|order)' || true
+fi
+
+if [[ $WHAT == all || $WHAT == cluster ]]; then
+	echo
+	echo "== 3a. cluster: $TASKS trivial tasks end to end through the embedded server, 2 workers (Go handlers)"
+	WS_BENCH_TASKS=$TASKS go test -run '^$' -bench 'Throughput' -benchtime 1x -count 3 ./cluster/test | grep -E '^Benchmark' || true
+	echo
+	echo "== 3b. cluster: a worker killed with SIGKILL, its task running elsewhere (ack deadline 2s)"
+	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster/test | grep -E '^Benchmark' || true
+	echo
+	echo "== 3c. cluster CLI: 1,000 shell tasks (true) via serve + 2 workers + run --nats"
+	port=$((20000 + RANDOM % 20000))
+	"$WS" serve --listen 127.0.0.1:$port --store "$WORK/js" >"$WORK/serve.log" 2>&1 &
+	PIDS+=($!)
+	sleep 1
+	for w in a b; do
+		"$WS" worker --nats nats://127.0.0.1:$port -j "$J" --name "w$w" >"$WORK/worker-$w.log" 2>&1 &
+		PIDS+=($!)
+	done
+	sleep 1
+	for i in $(seq 3); do
+		seq 1000 | sed "s/^/true $i-/" >"$WORK/cargs"
+		ms=$(seconds sh -c "$WS run --nats nats://127.0.0.1:$port -q --progress none < $WORK/cargs")
+		echo "run $i: 1000 shell tasks in $ms ms ($(awk -v ms="$ms" 'BEGIN { printf "%.0f", 1000 * 1000 / ms }') tasks/s)"
+	done
+fi
