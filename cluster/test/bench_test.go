@@ -101,4 +101,3 @@ func BenchmarkRedelivery(b *testing.B) {
 	b.ReportMetric(float64(worst.Milliseconds()), "ms-worst")
 	b.ReportMetric(2000, "ms-ack-wait")
 }
-
