@@ -73,6 +73,9 @@ type Suite struct {
 	MaxLoad float64
 	// Retries bounds the re-runs of one cell for MaxLoad.
 	Retries int
+	// RetryBudget, if positive, bounds the total time spent re-running cells:
+	// once re-runs have taken that long, no cell is re-run any more.
+	RetryBudget time.Duration
 }
 
 // DefaultPlan is the standard comparison: fib 30 and 35, nqueens 12 and 13,
@@ -210,6 +213,7 @@ func (s *Suite) Run(ctx context.Context) (*Report, error) {
 		}
 	}
 	var runErr error
+	var retrySpent time.Duration
 	for i, c := range cells {
 		if err := ctx.Err(); err != nil {
 			runErr = err
@@ -223,13 +227,18 @@ func (s *Suite) Run(ctx context.Context) (*Report, error) {
 			report()
 			prog.Starting = false
 			var cr CellResult
+			t0 := time.Now()
 			cr, err = runCell(ctx, c, reps, warm, func() { prog.Done++; report() })
+			if attempt > 1 {
+				retrySpent += time.Since(t0)
+			}
 			cr.Attempts = attempt
 			if attempt == 1 || !best.LoadKnown || (cr.LoadKnown && cr.OtherLoad < best.OtherLoad) {
 				best = cr
 			}
 			best.Attempts = attempt
-			if err != nil || s.MaxLoad <= 0 || !cr.LoadKnown || cr.OtherLoad <= s.MaxLoad+spareCPUs(c.Workers) || attempt > s.Retries {
+			if err != nil || s.MaxLoad <= 0 || !cr.LoadKnown || cr.OtherLoad <= s.MaxLoad+spareCPUs(c.Workers) ||
+				attempt > s.Retries || (s.RetryBudget > 0 && retrySpent >= s.RetryBudget) {
 				break
 			}
 			prog.Total += reps + warm // one more attempt

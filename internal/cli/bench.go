@@ -20,17 +20,18 @@ func init() { addCommand(newBenchCommand) }
 
 // benchConfig is what the flags of "worksteal bench" fill in.
 type benchConfig struct {
-	quick     bool
-	reps      int
-	warmup    int
-	workloads []string // filter on the plan
-	impls     []string // filter on the plan, or the impls of --entry
-	workers   []int
-	entries   []string // WORKLOAD=SIZE, replaces the plan
-	json      bool
-	progress  string  // auto, bar, lines, none
-	maxLoad   float64 // re-run a cell when other processes used more cores
-	retries   int
+	quick       bool
+	reps        int
+	warmup      int
+	workloads   []string // filter on the plan
+	impls       []string // filter on the plan, or the impls of --entry
+	workers     []int
+	entries     []string // WORKLOAD=SIZE, replaces the plan
+	json        bool
+	progress    string  // auto, bar, lines, none
+	maxLoad     float64 // re-run a cell when other processes used more cores
+	retries     int
+	retryBudget time.Duration
 }
 
 func newBenchCommand(env *Env) *cobra.Command {
@@ -52,8 +53,8 @@ Go's); a wrong result makes the command fail after printing the table.
 
 The machine should be otherwise idle. The "load" column gives the most cores
 other processes kept busy while one of the row's cells ran; a cell run while
-the machine was busy (--max-load) is re-run (--retries) and the quietest
-attempt kept.
+the machine was busy (--max-load) is re-run (--retries, within
+--retry-budget) and the quietest attempt kept.
 
 The default plan (fib 30 and 35, nqueens 12 and 13, UTS b0=6000, UTS-SHA1 T1)
 takes about 2-3 minutes on 2 cores (more when cells are re-run); --quick runs
@@ -78,6 +79,7 @@ small sizes in about 20 seconds. Compare within one run, as ratios.`,
 	f.StringVar(&cfg.progress, "progress", "auto", "progress display: auto (a bar when stdout is a terminal, else lines on stderr), bar, lines or none")
 	f.Float64Var(&cfg.maxLoad, "max-load", 0.3, "re-run a cell when other processes kept more than this many cores busy while it ran, beyond those the cell leaves free (Linux; 0: never)")
 	f.IntVar(&cfg.retries, "retries", 1, "re-runs per cell for --max-load (the quietest attempt is kept)")
+	f.DurationVar(&cfg.retryBudget, "retry-budget", time.Minute, "no more re-runs once they have taken this long in all (0: no limit)")
 	cmd.AddCommand(newBenchCellCommand(env), newBenchListCommand(env))
 	return cmd
 }
@@ -147,7 +149,7 @@ func runBench(env *Env, cfg benchConfig) error {
 	if warm == 0 {
 		warm = -1 // Suite: negative means none
 	}
-	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries}
+	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries, RetryBudget: cfg.retryBudget}
 	if err := s.Validate(); err != nil {
 		return err
 	}

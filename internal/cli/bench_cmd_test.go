@@ -62,7 +62,7 @@ func TestBenchCellErrors(t *testing.T) {
 }
 
 func TestBenchTable(t *testing.T) {
-	code, out, errs := runCLI(t, "bench", "--entry", "fib=15", "--entry", "uts-sha1=t=1,a=3,d=4,b=4,r=19", "--reps", "1", "--progress", "lines", "--max-load", "0.5", "--retries", "2")
+	code, out, errs := runCLI(t, "bench", "--entry", "fib=15", "--entry", "uts-sha1=t=1,a=3,d=4,b=4,r=19", "--reps", "1", "--progress", "lines", "--max-load", "0.5", "--retries", "2", "--retry-budget", "10s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
