@@ -1,0 +1,60 @@
+package policy_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+// One steal round of worker 1 among 6 workers in groups of 3 under the
+// locality policy: its own group first, then the others.
+func ExampleSelector() {
+	groups := policy.EvenGroups(6, 3)
+	s := policy.NewSelector(policy.Locality, 1, 6, groups, 7)
+	s.Begin()
+	own, other := 0, 0
+	for a := 0; a < s.Attempts(); a++ {
+		v := s.Next(nil)
+		if groups.Of(v) == groups.Of(1) {
+			if other > 0 {
+				fmt.Println("own group after another group")
+			}
+			own++
+		} else {
+			other++
+		}
+	}
+	fmt.Println(own, "in its group first, then", other, "others")
+	// Output: 2 in its group first, then 3 others
+}
+
+func ExampleParseVictim() {
+	v, err := policy.ParseVictim("adaptive")
+	fmt.Println(v, err)
+	_, err = policy.ParseVictim("nearest")
+	fmt.Println(err != nil)
+	// Output:
+	// largest <nil>
+	// true
+}
+
+func ExampleAmount_Take() {
+	fmt.Println(policy.StealOne.Take(10), policy.StealHalf.Take(10), policy.StealHalf.Take(1000))
+	// Output: 1 5 32
+}
+
+func ExampleIdle_Delay() {
+	idle := policy.Idle{Rounds: 5, Base: time.Microsecond, Cap: 5 * time.Microsecond}
+	for k := 0; k < 5; k++ {
+		fmt.Print(idle.Delay(k, nil), " ")
+	}
+	fmt.Println("budget", idle.Budget())
+	// Output: 1µs 2µs 4µs 5µs 5µs budget 17µs
+}
+
+func ExampleNewGroups() {
+	g, _ := policy.NewGroups([]int{0, 0, 1, 1, 1})
+	fmt.Println(g.Len(), g.Members(1), g.Of(4))
+	// Output: 2 [2 3 4] 1
+}
