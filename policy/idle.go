@@ -13,8 +13,9 @@ import (
 // exponential from Base, capped at Cap, with a random jitter — and after the
 // last round it parks until work is posted.
 //
-// The zero value means the defaults (see [Idle.Normalize]); a negative Rounds
-// means park after the first failed round.
+// The zero value means DefaultIdle. Otherwise zero Rounds, Base or Cap take
+// the default, while Jitter is taken as given (0: no jitter). A negative
+// Rounds means park after the first failed round.
 type Idle struct {
 	Rounds int           // rounds of steal attempts before parking (default 8)
 	Base   time.Duration // backoff after the first failed round (default 1µs)
