@@ -101,3 +101,15 @@ func ExampleResult() {
 	// Output:
 	// nothing to steal: Empty
 }
+
+// An owner that recycles its items can skip clearing popped slots.
+func ExampleNewRetaining() {
+	w, s := deque.NewRetaining[int](4)
+	items := []int{1, 2}
+	w.Push(&items[0])
+	w.Push(&items[1])
+	v, _ := w.Pop()
+	x, r := s.Steal()
+	fmt.Println(*v, *x, r)
+	// Output: 2 1 Success
+}
