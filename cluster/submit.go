@@ -247,8 +247,10 @@ type Progress struct {
 	Total     int
 	Succeeded int
 	Failed    int
-	// Running is the number of unfinished tasks a worker has reported
-	// starting (approximate: a lost worker's tasks count until redelivered).
+	// Running is the number of unfinished tasks that workers report
+	// running: those running for a heartbeat or more, and, when the job
+	// speculates, all (approximate: a lost worker's tasks count until they
+	// run again).
 	Running int
 	// Copies is the number of speculative copies published.
 	Copies int
@@ -489,6 +491,9 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 	}
 	if copy {
 		m.Header.Set(hdrSpec, "1")
+	}
+	if s.job.Speculate {
+		m.Header.Set(hdrNotify, "1")
 	}
 	m.Data = t.Payload
 	return m

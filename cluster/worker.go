@@ -27,6 +27,7 @@ const (
 	hdrIndex    = "Ws-Index"
 	hdrAttempts = "Ws-Max-Attempts"
 	hdrSpec     = "Ws-Speculative"
+	hdrNotify   = "Ws-Notify" // announce the start at once
 )
 
 // workerTTL is how long a worker stays in the registry after its last
@@ -107,8 +108,7 @@ type serving struct {
 	mu      sync.Mutex
 	running map[string][]*running // by result key
 	tasks   sync.WaitGroup        // running tasks
-	fetches sync.WaitGroup        // outstanding fetches
-	stop    atomic.Bool
+	stop    atomic.Bool           // set under mu once ctx is done
 	busy    atomic.Int64
 }
 
@@ -154,24 +154,29 @@ func (n *Node) Serve(ctx context.Context) error {
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
 
-	s.fetchLoop(ctx)
-
-	// Stopping: no new fetches; outstanding ones hand their tasks back.
-	s.stop.Store(true)
-	s.mu.Lock()
-	for _, rs := range s.running {
-		for _, r := range rs {
-			r.cancel(errStopping)
+	// Stopping: no new requests; the running tasks are cancelled and
+	// handed back, and so is whatever the open requests still deliver.
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		s.mu.Lock()
+		s.stop.Store(true)
+		for _, rs := range s.running {
+			for _, r := range rs {
+				r.cancel(errStopping)
+			}
 		}
-	}
-	s.mu.Unlock()
-	s.fetches.Wait()
+		s.mu.Unlock()
+	}()
+	err = s.pull(ctx)
+	<-stopped
 	s.tasks.Wait()
 	<-regDone
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
 	defer cancel()
 	n.workers.Delete(dctx, n.opts.name)
-	return nil
+	return err
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -207,74 +212,27 @@ func (s *serving) register(ctx context.Context) {
 	}
 }
 
-// fetchLoop pulls tasks while slots are free, until ctx is done. Each free
-// slot is a token; a fetch asks for exactly the tokens it holds, and gives
-// back those its batch did not fill. Several fetches may be outstanding,
-// but together they never ask for more than the free slots.
-func (s *serving) fetchLoop(ctx context.Context) {
-	slots := s.n.opts.slots
-	tokens := make(chan struct{}, slots)
-	for range slots {
-		tokens <- struct{}{}
-	}
-	release := func(k int) {
-		for range k {
-			tokens <- struct{}{}
-		}
-	}
-	failures := 0
-	for {
-		select {
-		case <-tokens:
-		case <-ctx.Done():
+// pull runs the puller until ctx is done: each task it delivers runs on
+// its own goroutine, holding its slot's token until settled.
+func (s *serving) pull(ctx context.Context) error {
+	n := s.n
+	p := newPuller(n.nc, n.streamName(), n.consumerName(), n.opts.slots, n.opts.fetchWait)
+	p.onErr = n.opts.onError
+	p.nak = func(m *nats.Msg) { n.settleMsg(m, ackNak) }
+	p.run = func(m *nats.Msg) {
+		if s.stop.Load() {
+			n.settleMsg(m, ackNak) // handed back: this worker is stopping
+			p.release()
 			return
 		}
-		k := 1
-	more:
-		for k < slots {
-			select {
-			case <-tokens:
-				k++
-			default:
-				break more
-			}
-		}
-		batch, err := s.n.consumer.Fetch(k, jetstream.FetchMaxWait(s.n.opts.fetchWait))
-		if err != nil {
-			release(k)
-			failures++
-			s.n.opts.onError(fmt.Errorf("cluster: fetching tasks: %w", err))
-			if !sleepCtx(ctx, backoffDelay(failures)) {
-				return
-			}
-			continue
-		}
-		s.fetches.Add(1)
+		s.tasks.Add(1)
 		go func() {
-			defer s.fetches.Done()
-			got := 0
-			for msg := range batch.Messages() {
-				got++
-				if s.stop.Load() {
-					msg.Nak() // handed back: this worker is stopping
-					release(1)
-					continue
-				}
-				s.tasks.Add(1)
-				go func() {
-					defer s.tasks.Done()
-					defer release(1)
-					s.execute(ctx, msg)
-				}()
-			}
-			release(k - got)
-			if err := batch.Error(); err != nil && got == 0 && !s.stop.Load() {
-				s.n.opts.onError(fmt.Errorf("cluster: fetching tasks: %w", err))
-				sleepCtx(ctx, 200*time.Millisecond) // holds the tokens: no hot loop on a broken server
-			}
+			defer s.tasks.Done()
+			defer p.release()
+			s.execute(ctx, m)
 		}()
-		failures = 0
 	}
+	return p.loop(ctx)
 }
 
 func backoffDelay(failures int) time.Duration {
@@ -304,16 +262,32 @@ func (s *serving) onCancel(m *nats.Msg) {
 	}
 }
 
+// Acks of a task message (JetStream's ack protocol on its reply subject).
+var (
+	ackAck      = []byte("+ACK")
+	ackNak      = []byte("-NAK")
+	ackProgress = []byte("+WPI")
+	ackTerm     = []byte("+TERM")
+)
+
+// settleMsg sends an ack of kind to the server for m.
+func (n *Node) settleMsg(m *nats.Msg, kind []byte) error { return n.nc.Publish(m.Reply, kind) }
+
+// nakDelay hands m back to be delivered again after d.
+func (n *Node) nakDelay(m *nats.Msg, d time.Duration) error {
+	return n.nc.Publish(m.Reply, fmt.Appendf(nil, `-NAK {"delay":%d}`, d.Nanoseconds()))
+}
+
 // execute runs one delivered task and settles its message: ack once a
 // result is recorded (or was already), nak with backoff to retry, nak at
 // once to hand it back when the worker stops.
-func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
+func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	n := s.n
-	h := msg.Headers()
+	h := msg.Header
 	job, task := h.Get(hdrJob), h.Get(hdrTask)
 	index, _ := strconv.Atoi(h.Get(hdrIndex))
 	spec := h.Get(hdrSpec) != ""
-	handlerName := handlerOf(msg.Subject())
+	handlerName := handlerOf(msg.Subject)
 	attempt := 1
 	if md, err := msg.Metadata(); err == nil {
 		attempt = int(md.NumDelivered)
@@ -324,7 +298,7 @@ func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
 	}
 	key := resultKey(job, task)
 	if job == "" || task == "" {
-		msg.Term() // not ours: no job to record it under
+		n.settleMsg(msg, ackTerm) // not ours: no job to record it under
 		return
 	}
 	res := Result{Job: job, Task: task, Index: index, Handler: handlerName, Worker: n.opts.name, Attempt: attempt, Speculative: spec}
@@ -336,7 +310,7 @@ func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
 		}
 		if n.hasResult(key) {
 			n.duplicates.Add(1)
-			msg.Ack()
+			n.settleMsg(msg, ackAck)
 			return
 		}
 	}
@@ -352,7 +326,7 @@ func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
 			s.settle(msg, key, res, false)
 			return
 		}
-		msg.NakWithDelay(n.retryDelay(attempt)) // another worker may have it
+		n.nakDelay(msg, n.retryDelay(attempt)) // another worker may have it
 		return
 	}
 
@@ -363,7 +337,7 @@ func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
 	s.mu.Lock()
 	if s.stop.Load() {
 		s.mu.Unlock()
-		msg.Nak()
+		n.settleMsg(msg, ackNak)
 		return
 	}
 	s.running[key] = append(s.running[key], r)
@@ -381,60 +355,86 @@ func (s *serving) execute(ctx context.Context, msg jetstream.Msg) {
 		s.mu.Unlock()
 	}()
 
+	// The submitter hears of the start at once when it wants to (to
+	// speculate), else at the first heartbeat: short tasks cost no notice.
 	res.Start = time.Now()
-	startNote := []byte(task + "\t" + strconv.Itoa(attempt) + "\t" + strconv.FormatInt(res.Start.UnixNano(), 10) + "\t" + n.opts.name)
-	n.nc.Publish(n.startedSubject(job), startNote)
-	hbDone := make(chan struct{})
-	go func() {
-		t := time.NewTicker(n.opts.heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-hbDone:
-				return
-			case <-t.C:
-				if err := msg.InProgress(); err != nil {
-					n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", key, err))
-				}
-				n.nc.Publish(n.startedSubject(job), startNote)
-			}
+	note := []byte(task + "\t" + strconv.Itoa(attempt) + "\t" + strconv.FormatInt(res.Start.UnixNano(), 10) + "\t" + n.opts.name)
+	if h.Get(hdrNotify) != "" {
+		n.nc.Publish(n.startedSubject(job), note)
+	}
+	hb := newHeartbeat(n.opts.heartbeat, func() {
+		if err := n.settleMsg(msg, ackProgress); err != nil {
+			n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", key, err))
 		}
-	}()
-	out, err := call(tctx, hf, msg.Data())
-	close(hbDone)
+		n.nc.Publish(n.startedSubject(job), note)
+	})
+	out, err := call(tctx, hf, msg.Data)
+	hb.stop()
 	res.Runtime = time.Since(res.Start)
 	n.executed.Add(1)
 
 	switch cause := context.Cause(tctx); {
 	case errors.Is(cause, errStopping):
-		msg.Nak() // back to the queue for another worker, at once
+		n.settleMsg(msg, ackNak) // back to the queue for another worker, at once
 		return
 	case errors.Is(cause, errSuperseded):
 		n.duplicates.Add(1)
-		msg.Ack()
+		n.settleMsg(msg, ackAck)
 		return
 	}
 	res.Output = out
 	if err != nil {
 		res.Error = err.Error()
 		if !isPermanent(err) && attempt < maxAttempts {
-			msg.NakWithDelay(n.retryDelay(attempt))
+			n.nakDelay(msg, n.retryDelay(attempt))
 			return
 		}
 	}
 	s.settle(msg, key, res, r.checkpointed || attempt > 1)
 }
 
+// heartbeat calls beat every interval until stopped, from a timer: no
+// goroutine for tasks shorter than one interval.
+type heartbeat struct {
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+func newHeartbeat(every time.Duration, beat func()) *heartbeat {
+	h := &heartbeat{}
+	var tick func()
+	tick = func() {
+		beat()
+		h.mu.Lock()
+		if !h.stopped {
+			h.t.Reset(every)
+		}
+		h.mu.Unlock()
+	}
+	h.mu.Lock()
+	h.t = time.AfterFunc(every, tick)
+	h.mu.Unlock()
+	return h
+}
+
+func (h *heartbeat) stop() {
+	h.mu.Lock()
+	h.stopped = true
+	h.t.Stop()
+	h.mu.Unlock()
+}
+
 // settle records res (unless a result exists) and acks the message. If the
 // result cannot be written, the message is left to be redelivered.
-func (s *serving) settle(msg jetstream.Msg, key string, res Result, dropCheckpoint bool) {
+func (s *serving) settle(msg *nats.Msg, key string, res Result, dropCheckpoint bool) {
 	n := s.n
 	ctx, cancel := context.WithTimeout(context.Background(), max(n.opts.defaultTimeout, 10*time.Second))
 	defer cancel()
 	recorded, err := n.record(ctx, key, res)
 	if err != nil {
 		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", key, err))
-		msg.Nak()
+		n.settleMsg(msg, ackNak)
 		return
 	}
 	if recorded {
@@ -442,7 +442,7 @@ func (s *serving) settle(msg jetstream.Msg, key string, res Result, dropCheckpoi
 	} else {
 		n.duplicates.Add(1)
 	}
-	if err := msg.Ack(); err != nil {
+	if err := n.settleMsg(msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", key, err))
 	}
 	if dropCheckpoint {
