@@ -88,7 +88,7 @@ type frame[XB, RB any] struct {
 	xb XB
 	rb RB
 	pe *PanicError
-	pf profFrame // work/span profiling (workspan.go); pf.prof is nil when off
+	pf *profFrame // work/span profiling (workspan.go): nil, or pf.prof nil, when off
 }
 
 // call runs the second half: fb(w, xb), or, for Join's closure form (fb
@@ -119,7 +119,7 @@ func (f *frame[XB, RB]) runJob(w *Worker) {
 		f.rb = f.call(w)
 		normal = true
 	}
-	if f.pf.prof != nil {
+	if f.pf != nil && f.pf.prof != nil {
 		f.pf.runStolen(w, run)
 	} else {
 		run()
@@ -139,6 +139,9 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 	}
 	f.fb, f.xb = fb, xb
 	if w.prof != nil {
+		if f.pf == nil { // allocated once per frame, kept for later profiles
+			f.pf = &profFrame{}
+		}
 		f.pf.prof = w.prof.shared
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
@@ -203,7 +206,7 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
 		f.done.reset()
 		f.thief.Store(-1)
 		if ps != nil {
-			ps.joinStolen(&f.pf, spanA, bspanA, waitFrom)
+			ps.joinStolen(f.pf, spanA, bspanA, waitFrom)
 			f.pf.prof = nil
 		}
 		if pe := f.pe; pe != nil {
@@ -253,7 +256,9 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 	}
 	// phase == joinTakingB: fb panicked inline, or the thief's panic is being
 	// re-raised by joinPop; either way fb is done and not queued.
-	f.pf.prof = nil
+	if f.pf != nil {
+		f.pf.prof = nil
+	}
 	f.fb = nil
 	var zx XB
 	f.xb = zx
