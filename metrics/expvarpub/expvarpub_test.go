@@ -3,8 +3,10 @@ package expvarpub
 import (
 	"encoding/json"
 	"expvar"
+	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,7 +44,8 @@ func TestPublishServesDebugVars(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	Publish("worksteal_test_pool", p)
+	name := fmt.Sprintf("worksteal_test_pool_%d", runs.Add(1)) // unique under -count
+	Publish(name, p)
 	read := func() Snapshot {
 		rec := httptest.NewRecorder()
 		expvar.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/debug/vars", nil))
@@ -51,8 +54,8 @@ func TestPublishServesDebugVars(t *testing.T) {
 			t.Fatalf("/debug/vars is not JSON: %v", err)
 		}
 		var s Snapshot
-		if err := json.Unmarshal(vars["worksteal_test_pool"], &s); err != nil {
-			t.Fatalf("worksteal_test_pool: %v in %s", err, vars["worksteal_test_pool"])
+		if err := json.Unmarshal(vars[name], &s); err != nil {
+			t.Fatalf("%s: %v in %s", name, err, vars[name])
 		}
 		return s
 	}
@@ -73,8 +76,10 @@ func TestPublishServesDebugVars(t *testing.T) {
 			t.Error("publishing the same name twice did not panic")
 		}
 	}()
-	Publish("worksteal_test_pool", p)
+	Publish(name, p)
 }
+
+var runs atomic.Int64
 
 func TestFuncNilPoolPanics(t *testing.T) {
 	defer func() {
