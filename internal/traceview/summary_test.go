@@ -3,6 +3,7 @@ package traceview
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,49 @@ func TestFmtDur(t *testing.T) {
 		if got := fmtDur(tc.d); got != tc.want {
 			t.Errorf("fmtDur(%d) = %q; want %q", int64(tc.d), got, tc.want)
 		}
+	}
+}
+
+// Random traces, overlapping every which way (rounded timestamps, hand-made
+// files): Analyze never panics, each worker's busy and idle time add up to
+// the extent, and the critical path adds up.
+func TestAnalyzeRandomTraces(t *testing.T) {
+	const seed = 20251125
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	for it := 0; it < 300; it++ {
+		f := &tracefmt.File{Workers: 1 + r.IntN(4)}
+		for range r.IntN(40) {
+			f.Spans = append(f.Spans, tracefmt.Span{Worker: r.IntN(f.Workers), Name: "T",
+				Start: time.Duration(r.IntN(1000)), Dur: time.Duration(r.IntN(300))})
+		}
+		cats := []string{"steal", "steal-fail", "park", "wake", "spawn", "other"}
+		for range r.IntN(20) {
+			victim := float64(r.IntN(f.Workers+1)) // sometimes out of range
+			f.Instants = append(f.Instants, tracefmt.Instant{Worker: r.IntN(f.Workers), Cat: cats[r.IntN(len(cats))],
+				Name: "steal from x", At: time.Duration(r.IntN(1200)), Args: map[string]any{"victim": victim}})
+		}
+		s := Analyze(f, Options{Top: 5})
+		for _, w := range s.Workers {
+			if w.Busy+w.Idle != s.Extent() || w.Busy < 0 || w.LongestGap > w.Idle {
+				t.Fatalf("trace %d, worker %d: busy %v idle %v longest gap %v; extent %v", it, w.Worker, w.Busy, w.Idle, w.LongestGap, s.Extent())
+			}
+		}
+		for _, task := range s.Longest {
+			if task.Self < 0 || task.Self > task.Dur {
+				t.Fatalf("trace %d: task %+v self time outside [0, dur]", it, task)
+			}
+		}
+		if len(f.Spans) > 0 {
+			p := s.Path
+			if sum := p.Running + p.StealLatency + p.Queued + p.Idle; len(p.Links) == 0 || sum < p.Length() {
+				t.Fatalf("trace %d: path parts %v < length %v: %+v", it, sum, p.Length(), p)
+			}
+		}
+		var buf bytes.Buffer
+		if err := WriteSVG(&buf, f, s, SVGOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		wellFormed(t, buf.Bytes())
 	}
 }
