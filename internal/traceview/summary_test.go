@@ -259,7 +259,7 @@ func TestAnalyzeRandomTraces(t *testing.T) {
 		}
 		cats := []string{"steal", "steal-fail", "park", "wake", "spawn", "other"}
 		for range r.IntN(20) {
-			victim := float64(r.IntN(f.Workers+1)) // sometimes out of range
+			victim := float64(r.IntN(f.Workers + 1)) // sometimes out of range
 			f.Instants = append(f.Instants, tracefmt.Instant{Worker: r.IntN(f.Workers), Cat: cats[r.IntN(len(cats))],
 				Name: "steal from x", At: time.Duration(r.IntN(1200)), Args: map[string]any{"victim": victim}})
 		}
