@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,13 +90,16 @@ func TestTraceErrors(t *testing.T) {
 
 // Work/span on a workload whose T1 and T∞ are known: a balanced tree of
 // 32 leaves of 300µs has T1 ≈ 32 × 300µs and T∞ ≈ 300µs (plus the joins).
-// Strands are timed on the wall clock, so a busy machine inflates the
-// span: the run is repeated a few times and the best one is checked.
+// Strands are timed on the wall clock, so a busy machine inflates the span
+// (a preempted strand on the path): the run is repeated a few times and
+// only a gross error fails the test; the simulator's tests check the
+// prediction exactly.
 func TestTraceProfileKnownTree(t *testing.T) {
 	const leaves, leaf = 32, 300e-6
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "tree.json")
 	var p *sim.Profile
+	best := 0.0 // the best parallelism of the tries
 	for try := 0; try < 3; try++ {
 		code, out, errs := runSimCLI(t, "trace", "profile", "--workload", "tree", "--size", "5", "--leaf", "300us",
 			"--workers", "2", "--runs", "2", "--out", prof)
@@ -112,7 +117,8 @@ func TestTraceProfileKnownTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("try %d: work %v span %v parallelism %.1f forks %d", try, p.Work, p.Span, p.Parallelism(), p.Forks)
-		if p.Parallelism() > 8 {
+		best = max(best, p.Parallelism())
+		if best > 8 {
 			break
 		}
 	}
@@ -122,19 +128,28 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	if float64(p.Work) < leaves*leaf || float64(p.Span) < leaf {
 		t.Errorf("work %v span %v; want at least %v and %v", p.Work, p.Span, leaves*leaf, leaf)
 	}
-	switch par := p.Parallelism(); {
+	switch par := best; {
 	case par > leaves*1.1:
 		t.Errorf("parallelism %.1f; want at most about %d", par, leaves)
-	case float64(p.Work) > 1.5*leaves*leaf:
-		// Leaves busy-wait on the wall clock: a leaf preempted by other
-		// processes lasts longer, and lands on the span as well.
-		t.Logf("machine too busy to check the parallelism (work %v, ideal %v)", p.Work, leaves*leaf)
+	case par < 2:
+		t.Errorf("parallelism %.1f; want near %d (a span as long as the work is a bug, not load)", par, leaves)
 	case par < 8:
-		t.Errorf("parallelism %.1f; want near %d (at least 8)", par, leaves)
+		t.Logf("parallelism %.1f: the machine is busy (the ideal is %d)", par, leaves)
 	}
+	// The measured profile simulates, within the work and span laws.
+	for _, workers := range []string{"1", "8"} {
+		rows := simProfile(t, prof, "--workers", workers)
+		if len(rows) != 1 || strconv.Itoa(rows[0].Workers) != workers {
+			t.Fatalf("--workers %s: rows %+v", workers, rows)
+		}
+		checkLaws(t, rows[0], float64(p.Work), float64(p.Span))
+	}
+}
 
-	// The simulator predicts the makespan of a tree with the same T1, T∞.
-	code, out, errs := runSimCLI(t, "sim", "--profile", prof, "--json")
+// simProfile runs "worksteal sim --profile FILE --json" and returns its rows.
+func simProfile(t *testing.T, file string, args ...string) []profileRow {
+	t.Helper()
+	code, out, errs := runSimCLI(t, append([]string{"sim", "--profile", file, "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("sim --profile: exit %d: %s", code, errs)
 	}
@@ -145,26 +160,44 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if len(res.Rows) != 11 || res.Rows[10].Workers != 1024 || res.Fit.RelError > 0.01 {
-		t.Fatalf("rows %+v fit %+v", res.Rows, res.Fit)
+	if res.Fit.RelError > 0.01 {
+		t.Errorf("fit off by %.2g", res.Fit.RelError)
 	}
-	work, span := float64(p.Work), float64(p.Span)
-	for _, r := range res.Rows {
-		if r.Makespan < r.Bound*(1-1e-9) || r.Bound < span*(1-0.01) || r.Bound < work/float64(r.Workers)*(1-0.01) {
-			t.Errorf("P=%d: makespan %v, bound %v: below max(T1/P, T∞) = max(%v, %v)", r.Workers, r.Makespan, r.Bound, work/float64(r.Workers), span)
-		}
-		if r.Speedup > r.SpeedupHi*1.01 {
-			t.Errorf("P=%d: simulated speedup %.2f above the span law's %.2f", r.Workers, r.Speedup, r.SpeedupHi)
-		}
+	return res.Rows
+}
+
+// checkLaws checks a predicted row against the work and span laws.
+func checkLaws(t *testing.T, r profileRow, work, span float64) {
+	t.Helper()
+	if r.Makespan < r.Bound*(1-1e-9) || r.Bound < span*(1-0.01) || r.Bound < work/float64(r.Workers)*(1-0.01) {
+		t.Errorf("P=%d: makespan %v, bound %v: below max(T1/P, T∞) = max(%v, %v)", r.Workers, r.Makespan, r.Bound, work/float64(r.Workers), span)
 	}
-	if one := res.Rows[0]; one.Makespan < work*0.99 || one.Makespan > work*1.01 {
-		t.Errorf("P=1: makespan %v; want T1 %v", one.Makespan, work)
+	if r.Speedup > r.SpeedupHi*1.01 {
+		t.Errorf("P=%d: simulated speedup %.2f above the span law's %.2f", r.Workers, r.Speedup, r.SpeedupHi)
 	}
-	if last := res.Rows[10]; last.Makespan > span*1.5+1e-4 {
-		t.Errorf("P=1024: makespan %v; want near T∞ %v", last.Makespan, span)
+}
+
+// The prediction over P = 1 … 1,024 for a profile of known T1 = 2ms and
+// T∞ = 100µs: exactly T1 on one worker, within the laws everywhere, and
+// near T∞ on 1,024 workers.
+func TestSimProfileSweep(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "p.json")
+	os.WriteFile(prof, []byte(`{"workload":"known","work":0.002,"span":0.0001,"burdened_span":0.00011,"forks":1000,"steal_cost":1e-6,"workers":2}`), 0o644)
+	rows := simProfile(t, prof)
+	if len(rows) != 11 || rows[0].Workers != 1 || rows[10].Workers != 1024 {
+		t.Fatalf("rows %+v; want P = 1, 2, 4 … 1024", rows)
 	}
-	code, out, _ = runSimCLI(t, "sim", "--profile", prof, "--workers", "4")
-	if code != 0 || !strings.Contains(out, "simulated as a fib-like tree") || strings.Count(out, "\n") > 12 {
+	for _, r := range rows {
+		checkLaws(t, r, 0.002, 0.0001)
+	}
+	if one := rows[0]; math.Abs(one.Makespan-0.002) > 1e-6 || one.SpeedupHi != 1 {
+		t.Errorf("P=1: makespan %v; want T1 = 2ms", one.Makespan)
+	}
+	if last := rows[10]; last.Makespan > 0.00015 {
+		t.Errorf("P=1024: makespan %v; want near T∞ = 100µs", last.Makespan)
+	}
+	code, out, _ := runSimCLI(t, "sim", "--profile", prof, "--workers", "4")
+	if code != 0 || !strings.Contains(out, "simulated as a fib-like tree") || !strings.Contains(out, "profile of known") || strings.Count(out, "\n") > 12 {
 		t.Errorf("--workers 4: exit %d:\n%s", code, out)
 	}
 }
