@@ -131,8 +131,8 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	switch par := best; {
 	case par > leaves*1.1:
 		t.Errorf("parallelism %.1f; want at most about %d", par, leaves)
-	case par < 2:
-		t.Errorf("parallelism %.1f; want near %d (a span as long as the work is a bug, not load)", par, leaves)
+	case par < 1:
+		t.Errorf("parallelism %.1f below 1: a span longer than the work is a bug, not load", par)
 	case par < 8:
 		t.Logf("parallelism %.1f: the machine is busy (the ideal is %d)", par, leaves)
 	}
