@@ -22,7 +22,9 @@ type maxDeliveriesAdvisory struct {
 // only an advisory says so: without this, a task whose every worker died
 // would never get a result. Every node subscribes in one queue group, so
 // one of them handles each advisory; the result write is exactly-once
-// anyway.
+// anyway. (The server notices spent deliveries while pull requests wait,
+// which live workers always have; with no worker at all the advisory comes
+// when one returns.)
 func (n *Node) watchMaxDeliveries() (*nats.Subscription, error) {
 	subj := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + n.streamName() + "." + n.consumerName()
 	return n.nc.QueueSubscribe(subj, n.opts.stream+"_advisories", func(m *nats.Msg) {

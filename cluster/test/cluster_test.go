@@ -463,3 +463,49 @@ func TestServerWithoutJetStream(t *testing.T) {
 // keep imports used when tests are trimmed.
 var _ = fmt.Sprint
 var _ sync.Mutex
+
+func TestMaxDeliveriesRecordedAsFailure(t *testing.T) {
+	srv := startServer(t)
+	// No worker runs: a silent client takes every delivery and never
+	// answers, as a worker that dies on each one would. It keeps asking,
+	// as live workers do: the server checks for spent deliveries when a
+	// pull request is waiting.
+	opts := []cluster.Option{cluster.WithStream("adv"), cluster.WithAckWait(500 * time.Millisecond), cluster.WithMaxDeliver(2), cluster.WithErrorHandler(func(err error) { t.Log(err) })}
+	n := submitter(t, connect(t, srv.ClientURL()), opts...)
+	s, err := n.Submit(context.Background(), cluster.Job{ID: "lost", Tasks: []cluster.Task{{ID: "t", Handler: "upper", Payload: []byte("x")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	js, _ := jetstream.New(connect(t, srv.ClientURL()))
+	cons, err := js.Consumer(context.Background(), "adv_tasks", "adv_workers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			select {
+			case <-s.Done():
+				return
+			default:
+			}
+			b, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				continue
+			}
+			for range b.Messages() {
+				// dropped: no ack, no heartbeat
+			}
+		}
+	}()
+	rs := waitJob(t, s)
+	if r := rs[0]; r.OK() || !strings.Contains(r.Error, "delivered the maximum number of times") || r.Attempt != 2 {
+		t.Errorf("result %+v; want a failure after 2 deliveries", r)
+	}
+	// The message is gone from the queue.
+	st, _ := js.Stream(context.Background(), "adv_tasks")
+	waitFor(t, 30*time.Second, "the spent message's removal", func() bool {
+		info, err := st.Info(context.Background())
+		return err == nil && info.State.Msgs == 0
+	})
+}
