@@ -20,6 +20,9 @@ func TestTrace(t *testing.T) {
 		})
 		return 0
 	})
+	// Close first: Run returns when the root task is done, a moment before
+	// its worker records the task's end event.
+	p.Close()
 	tr := p.Trace()
 	if tr == nil || len(tr.Workers) != 3 {
 		t.Fatalf("Trace() = %+v", tr)
