@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/bench"
 )
 
@@ -86,4 +87,17 @@ func ExampleJoins() {
 	ref, _, _ := bench.Reference("fib", "35")
 	fmt.Println(ref, joins)
 	// Output: 9227465 14930351
+}
+
+// Body runs a workload on a pool you configure, here with tracing on.
+func ExampleBody() {
+	body, err := bench.Body("fib", "20")
+	if err != nil {
+		panic(err)
+	}
+	pool, _ := worksteal.New(worksteal.Config{Workers: 2, Trace: 1 << 10})
+	defer pool.Close()
+	res, _ := worksteal.Run(pool, body)
+	fmt.Println(res.Value, pool.Trace() != nil)
+	// Output: 6765 true
 }

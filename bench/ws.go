@@ -44,3 +44,19 @@ func (r *wsRunner) iterate() (Result, time.Duration, uint64, error) {
 }
 
 func (r *wsRunner) close() error { return r.pool.Close() }
+
+// Body returns the worksteal implementation (the JoinFunc form) of a
+// workload at a size, to run on a pool the caller configures — for example
+// with tracing on (worksteal.Config.Trace) or under worksteal.Profile — as
+// worksteal.Run(pool, body). The result is the same Result as Prepare's.
+func Body(workload, size string) (func(w *worksteal.Worker) Result, error) {
+	p, err := parse(workload, size)
+	if err != nil {
+		return nil, err
+	}
+	mk := wsBodies[workload]
+	if mk == nil {
+		return nil, fmt.Errorf("%w: %s for %s", ErrUnavailable, WS, workload)
+	}
+	return mk(p.param, WS), nil
+}

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/bench"
 )
 
-// Workloads to record and profile. They are the fork-join shapes of package
-// bench, written again here on worksteal.JoinFunc because bench builds its
-// own pools (with no way to pass a Config with Trace): fib and uts compute
-// the same results as bench's "fib" and "uts" at the same sizes. tree is a
+// Workloads to record and profile. uts is bench's "uts" (bench.Body, run on
+// the caller's pool, so tracing and profiling apply); fib is written here
+// because it takes a sequential cutoff, which bench's does not; tree is a
+// balanced binary tree of spinning leaves. tree is a
 // balanced binary tree of spinning leaves, whose work and span are known
 // (T1 = 2^depth × leaf, T∞ = leaf, plus the joins), for checking the
 // work/span analyzer and the simulator's prediction against.
@@ -57,8 +58,11 @@ func NewWorkload(spec WorkloadSpec) (*Workload, error) {
 		if spec.Size < 0 || spec.Size > 1<<20 {
 			return nil, fmt.Errorf("%w: uts size (root children) must be in [0, %d], got %d", ErrWorkload, 1<<20, spec.Size)
 		}
-		b0 := spec.Size
-		wl.run = func(w *worksteal.Worker) uint64 { return utsNode(w, 0, 0, b0) }
+		body, err := bench.Body("uts", strconv.Itoa(spec.Size))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrWorkload, err)
+		}
+		wl.run = func(w *worksteal.Worker) uint64 { return body(w).Value }
 	case "tree":
 		if spec.Size < 0 || spec.Size > 24 {
 			return nil, fmt.Errorf("%w: tree depth must be in [0, 24], got %d", ErrWorkload, spec.Size)
@@ -104,7 +108,16 @@ func (wl *Workload) Want() uint64 {
 		}
 		return a
 	case "uts":
-		return utsSeq(0, 0, wl.Spec.Size)
+		in, err := bench.Prepare("uts", strconv.Itoa(wl.Spec.Size), bench.Seq, 1)
+		if err != nil {
+			return 0
+		}
+		defer in.Close()
+		it, err := in.Run()
+		if err != nil {
+			return 0
+		}
+		return it.Result.Value
 	}
 	return 1 << wl.Spec.Size
 }
@@ -126,80 +139,6 @@ func fibSeq(n int) uint64 {
 		return uint64(n)
 	}
 	return fibSeq(n-1) + fibSeq(n-2)
-}
-
-// uts: the anchor suite's binomial UTS-like tree over splitmix64, as in
-// bench/uts.go: a node does 64 rounds of mix64 over its id (about 250 ns);
-// the root has b0 children, any other node 8 children with probability
-// q ≈ 0.124875. Children are split in balanced halves, k−1 joins for k.
-
-const (
-	utsM      = 8
-	utsQ32    = 536334041
-	utsRounds = 64
-	golden    = 0x9e3779b97f4a7c15
-)
-
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func utsWork(id uint64) uint64 {
-	h := id
-	for range utsRounds {
-		h = mix64(h)
-	}
-	return h
-}
-
-func utsKids(h uint64, depth, b0 int) int {
-	switch {
-	case depth == 0:
-		return b0
-	case h>>32 < utsQ32:
-		return utsM
-	}
-	return 0
-}
-
-func utsChild(h uint64, i int) uint64 { return mix64(h + uint64(i+1)*golden) }
-
-type utsSpan struct {
-	h      uint64
-	lo, hi int32
-	depth  int32
-	b0     int32
-}
-
-func utsNode(w *worksteal.Worker, id uint64, depth, b0 int) uint64 {
-	h := utsWork(id)
-	k := utsKids(h, depth, b0)
-	if k == 0 {
-		return 1
-	}
-	return 1 + utsHalves(w, utsSpan{h: h, lo: 0, hi: int32(k), depth: int32(depth + 1), b0: int32(b0)})
-}
-
-func utsHalves(w *worksteal.Worker, s utsSpan) uint64 {
-	if s.hi-s.lo == 1 {
-		return utsNode(w, utsChild(s.h, int(s.lo)), int(s.depth), int(s.b0))
-	}
-	mid := s.lo + (s.hi-s.lo)/2
-	lo, hi := s, s
-	lo.hi, hi.lo = mid, mid
-	a, b := worksteal.JoinFunc(w, utsHalves, lo, utsHalves, hi)
-	return a + b
-}
-
-func utsSeq(id uint64, depth, b0 int) uint64 {
-	h := utsWork(id)
-	n := uint64(1)
-	for i := range utsKids(h, depth, b0) {
-		n += utsSeq(utsChild(h, i), depth+1, b0)
-	}
-	return n
 }
 
 type treeArgs struct {
