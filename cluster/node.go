@@ -98,6 +98,8 @@ func resultKey(job, task string) string { return job + "." + task }
 var backoffSteps = []time.Duration{1, 2, 4, 8}
 
 // ensure creates or updates the stream, its consumer and the buckets, once.
+// A JetStream cluster that is still electing its leaders answers "temporarily
+// unavailable" for a while: that is retried, for up to 30s.
 func (n *Node) ensure(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -106,6 +108,26 @@ func (n *Node) ensure(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
+	for tries := 1; ; tries++ {
+		err := n.setup(ctx)
+		if err == nil || !transient(err) || !sleepCtx(ctx, backoffDelay(tries)) {
+			return err
+		}
+	}
+}
+
+// transient says err may go away by itself: a cluster without a leader yet,
+// a request that timed out.
+func transient(err error) bool {
+	var jsErr jetstream.JetStreamError
+	if errors.As(err, &jsErr) && jsErr.APIError() != nil && jsErr.APIError().Code == 503 {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+}
+
+// setup creates or updates the stream, its consumer and the buckets.
+func (n *Node) setup(ctx context.Context) error {
 	storage := jetstream.FileStorage
 	if n.opts.memory {
 		storage = jetstream.MemoryStorage

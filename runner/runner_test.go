@@ -175,7 +175,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	// The shell starts a child that ignores nothing, and a grandchild in
 	// the background: all must die with the job.
 	cmd := fmt.Sprintf(`sleep 60 & echo $! > %s; sleep 60`, pids)
-	s := mustRun(t, Config{Slots: 1, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond}, lines(cmd, "true"))
+	s := mustRun(t, Config{Slots: 1, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond}, lines(cmd))
 	if s.Failed != 1 || s.TimedOut != 1 || !s.Results[0].TimedOut || s.Results[0].Signal == 0 {
 		t.Errorf("summary %+v result %+v; want one timed-out job killed by a signal", s, s.Results[0])
 	}
@@ -200,8 +200,9 @@ func TestRunSpeculativeCopyWins(t *testing.T) {
 	var out lockedBuffer
 	cfg := Config{Slots: 2, Speculate: true, SpeculateAfter: 200 * time.Millisecond, Grace: 100 * time.Millisecond, Stdout: &out, Order: OrderInput}
 	s := mustRun(t, cfg, lines(straggler, "true", "true"))
-	if s.Succeeded != 3 || s.Copies != 1 || s.CopiesWon != 1 || !s.Results[0].CopyWon {
-		t.Errorf("summary %+v; want one copy that won", s)
+	// (On a loaded machine the quick jobs may be copied too: at least one.)
+	if s.Succeeded != 3 || s.Copies < 1 || s.CopiesWon < 1 || !s.Results[0].CopyWon {
+		t.Errorf("summary %+v; want the straggler's copy to win", s)
 	}
 	if out.String() != "copy\n" {
 		t.Errorf("output %q; want only the winner's", out.String())
@@ -293,7 +294,7 @@ func TestRunInterruptThenResume(t *testing.T) {
 }
 
 func TestRunSummaryMetrics(t *testing.T) {
-	jobs := []Job{{Seq: 1, Command: "sleep 0.05", Weight: 1}, {Seq: 2, Command: "sleep 0.05", Weight: 1}, {Seq: 3, Command: "sleep 0.3", Weight: 6}}
+	jobs := []Job{{Seq: 1, Command: "sleep 0.05", Weight: 1}, {Seq: 2, Command: "sleep 0.05", Weight: 1}, {Seq: 3, Command: "sleep 0.8", Weight: 6}}
 	s := mustRun(t, Config{Slots: 2}, jobs)
 	if !s.LPT || s.CostsKnown != 3 || s.Estimated {
 		t.Fatalf("summary %+v; want LPT from 3 weights, estimated from measured times", s)

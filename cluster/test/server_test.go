@@ -89,13 +89,24 @@ func startCluster(t testing.TB) []*server.Server {
 			t.Fatalf("server %s not ready", s.Name())
 		}
 	}
-	waitFor(t, 60*time.Second, "a JetStream meta leader", func() bool {
+	// Ready when the meta leader sees all three peers (with their stats)
+	// and every server is current: only then can R3 streams be placed.
+	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers", func() bool {
+		leader := false
 		for _, s := range servers {
-			if s.JetStreamIsLeader() {
-				return true
+			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == 3 {
+				leader = true
 			}
 		}
-		return false
+		if !leader {
+			return false
+		}
+		for _, s := range servers {
+			if !s.JetStreamIsCurrent() {
+				return false
+			}
+		}
+		return true
 	})
 	return servers
 }
