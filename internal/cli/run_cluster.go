@@ -123,9 +123,10 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	for _, j := range todo {
 		bySeq[j.Seq] = j
 	}
-	// Keep order: results are held until every earlier job has written.
+	// Keep order: results are held until every earlier job (in input order,
+	// not the start order) has written.
 	held := map[int]cluster.Result{}
-	next := 0
+	next := 0 // index into todo
 	write := func(r cluster.Result) {
 		var sr shellResult
 		json.Unmarshal(r.Output, &sr)
@@ -164,14 +165,14 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		if !cfg.keepOrder {
 			write(r)
 		} else {
-			held[r.Index] = r
-			for ; ; next++ {
-				h, ok := held[next]
+			held[seq] = r
+			for ; next < len(todo); next++ {
+				h, ok := held[todo[next].Seq]
 				if !ok {
 					break
 				}
 				write(h)
-				delete(held, next)
+				delete(held, todo[next].Seq)
 			}
 		}
 		p := sub.Progress()

@@ -109,9 +109,9 @@ func TestServeWorkerRun(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "jobs 1: 0 succeeded, 1 failed") {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q; want only job 3 rerun", code, out, errs)
 	}
-	code, out, _ = runWithInput(t, "echo again\n", "run", "--nats", url, "-q", "--retries", "1", "--timeout", "30s")
-	if code != 0 || out != "again\n" {
-		t.Errorf("second batch: exit %d, stdout %q", code, out)
+	code, out, _ = runWithInput(t, "1\techo a\n9\techo b\n5\techo c\n", "run", "--nats", url, "-q", "-k", "--weight-col", "1", "--retries", "1", "--timeout", "30s")
+	if code != 0 || out != "a\nb\nc\n" {
+		t.Errorf("weighted batch with -k: exit %d, stdout %q; want input order", code, out)
 	}
 }
 
