@@ -173,13 +173,29 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 
 // joinPop finishes a Join after fa returned: pop fb back and run it, or,
 // if it was stolen, help until the thief has finished it.
-func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
-	ps := w.prof
-	var spanA, bspanA time.Duration
-	if ps != nil {
-		spanA, bspanA = ps.cut()
+func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
+	if w.prof == nil {
+		// The fast path: nobody stole fb and nothing was pushed after it.
+		if j, ok := w.dq.Pop(); ok && j == &f.job {
+			w.st.executed++
+			rb := f.call(w)
+			// The frame keeps fb and xb until it is reused: clearing them
+			// costs a typed memory clear with write barriers on every Join,
+			// and what they keep alive is bounded by the join depth.
+			w.depth = d
+			return rb
+		} else {
+			return joinPopSlow(w, f, d, j, ok, nil, 0, 0)
+		}
 	}
+	spanA, bspanA := w.prof.cut()
 	j, ok := w.dq.Pop()
+	return joinPopSlow(w, f, d, j, ok, w.prof, spanA, bspanA)
+}
+
+// joinPopSlow finishes a Join whose first pop did not return its frame (j,
+// ok), or any Join of a profiled computation (ps not nil).
+func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, ok bool, ps *profState, spanA, bspanA time.Duration) (rb RB) {
 	for ok && j != &f.job {
 		// Work pushed after our frame and still here (tasks fa spawned into
 		// an enclosing scope). Our frame is older, so it is still below.
@@ -215,9 +231,6 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) (rb RB) {
 		}
 		rb = f.rb
 	}
-	// The frame keeps fb and xb (and a stolen rb) until it is reused: clearing
-	// them costs a typed memory clear with write barriers on every Join, and
-	// what they keep alive is bounded by the worker's join depth.
 	w.depth = d
 	return rb
 }
