@@ -111,9 +111,16 @@ type Selector struct {
 	self, n int
 	groups  *Groups
 	rng     xrand.Rand
-	next    int // round-robin cursor
-	attempt int // attempts made in this round
-	perm    []int
+	next    int   // round-robin cursor
+	attempt int   // attempts made in this round
+	perm    []int // Locality: this round's visiting order
+
+	// Random: a round visits the other workers in the order
+	// start, start+stride, start+2·stride … (mod n−1), with stride coprime
+	// to n−1, so every other worker exactly once, in a random order chosen
+	// in O(1) per round (the Go scheduler's randomOrder).
+	coprimes      []int
+	start, stride int
 }
 
 // NewSelector returns the selector of worker self among n workers. groups is
@@ -124,7 +131,21 @@ func NewSelector(kind Victim, self, n int, groups *Groups, seed uint64) *Selecto
 	}
 	s := &Selector{kind: kind, self: self, n: n, groups: groups, next: self + 1}
 	s.rng.Seed(xrand.SplitMix64(seed ^ uint64(self)*0x9e3779b97f4a7c15))
+	if kind == Random && n > 1 {
+		for i := 1; i <= n-1; i++ {
+			if gcd(i, n-1) == 1 {
+				s.coprimes = append(s.coprimes, i)
+			}
+		}
+	}
 	return s
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // Attempts is the number of attempts in one round: one per other worker.
@@ -133,13 +154,19 @@ func (s *Selector) Attempts() int { return s.n - 1 }
 // Begin starts a new round of attempts.
 func (s *Selector) Begin() {
 	s.attempt = 0
-	if s.kind == Locality || s.kind == Random {
+	switch s.kind {
+	case Locality:
 		s.shuffle()
+	case Random:
+		if s.n > 1 {
+			s.start = s.rng.Intn(s.n - 1)
+			s.stride = s.coprimes[s.rng.Intn(len(s.coprimes))]
+		}
 	}
 }
 
-// shuffle builds this round's visiting order: the other workers in random
-// order; for Locality, the own group first.
+// shuffle builds a Locality round's visiting order: the own group first,
+// then the other workers, each part in random order.
 func (s *Selector) shuffle() {
 	s.perm = s.perm[:0]
 	if s.kind == Locality && s.groups != nil {
@@ -213,7 +240,16 @@ func (s *Selector) Next(queueLen func(worker int) int) int {
 			return y
 		}
 		return x
-	default: // Random, Locality
+	case Random:
+		if s.coprimes == nil {
+			return s.other()
+		}
+		v := (s.start + a*s.stride) % (s.n - 1)
+		if v >= s.self {
+			v++
+		}
+		return v
+	default: // Locality
 		if len(s.perm) != s.n-1 {
 			s.shuffle()
 		}

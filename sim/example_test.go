@@ -30,7 +30,7 @@ func ExampleRun() {
 	d := res.Report.DAG
 	fmt.Printf("lower bound %.3fs <= makespan <= ... (T1 %.3fs, T∞ %.3fs)\n", d.LowerBound, d.T1, d.TInf)
 	// Output:
-	// makespan 4.345s, speedup 2.41, 6 steals
+	// makespan 4.275s, speedup 2.45, 6 steals
 	// lower bound 3.497s <= makespan <= ... (T1 10.490s, T∞ 1.402s)
 }
 
@@ -46,9 +46,9 @@ func ExampleOptions_log() {
 	// Output:
 	// [0] 10 tasks arrive (T0..T9)
 	// [0] worker 0: starts T9
-	// [0.05] worker 1: stole T0 from worker 0
-	// [0.05] worker 1: starts T0
-	// [0.05] worker 2: failed to steal from worker 1
+	// [0.05] worker 1: failed to steal from worker 2
+	// [0.05] worker 2: stole T0 from worker 0
+	// [0.05] worker 2: starts T0
 }
 
 func ExampleRunSweep() {
@@ -63,8 +63,8 @@ func ExampleRunSweep() {
 	}
 	// Output:
 	// 2 workers: speedup 1.83, efficiency 92%
-	// 4 workers: speedup 3.27, efficiency 82%
-	// 8 workers: speedup 5.47, efficiency 68%
+	// 4 workers: speedup 3.31, efficiency 83%
+	// 8 workers: speedup 5.69, efficiency 71%
 }
 
 func ExampleSweepResult_WriteCSV() {
@@ -76,9 +76,9 @@ func ExampleSweepResult_WriteCSV() {
 	res.WriteCSV(os.Stdout)
 	// Output:
 	// grain,makespan,speedup,efficiency,steal_rate,attempts,idle,overhead,utilization,imbalance,completion
-	// 0.1,22.68,2.2045855,0.55114638,0.588,596,35.72,5,0.55114638,1.648,1
-	// 0.5,14.79,3.3806626,0.84516565,0.71,139,8.16,1,0.84516565,1.16,1
-	// 2.0,14.07,3.5536603,0.88841507,0.72,59,6.03,0.25,0.88841507,1.12,1
+	// 0.1,22.44,2.228164,0.557041,0.592,584,34.76,5,0.557041,1.632,1
+	// 0.5,15.26,3.27654,0.81913499,0.71,164,10.04,1,0.81913499,1.16,1
+	// 2.0,14.07,3.5536603,0.88841507,0.72,65,6.03,0.25,0.88841507,1.12,1
 }
 
 func ExampleSweepResult_WriteTable() {
@@ -93,7 +93,7 @@ func ExampleSweepResult_WriteTable() {
 	// adaptive: sweep of victim (steal (victim random, amount one, idle backoff 3 rounds, 100ms..1s, jitter 0.5); 80 tasks, exponential mean 500ms, 2 bursts)
 	//
 	//    victim  makespan  speedup  efficiency  steal_rate  attempts    idle  overhead  utilization  imbalance  completion
-	//    random    8.296s    5.338       66.7%       0.762       267  22.08s        0s        66.7%      1.375      100.0%
+	//    random     7.91s    5.598       70.0%       0.750       234     19s        0s        70.0%      1.375      100.0%
 	//   largest    7.787s    5.687       71.1%       0.762       197  18.02s        0s        71.1%      1.302      100.0%
 }
 
