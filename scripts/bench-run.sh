@@ -60,16 +60,26 @@ seconds() {
 	echo $(((e - s) / 1000000))
 }
 
-# median_ms NAME CMD...: runs CMD REPS times and prints the median in ms.
-median_ms() {
-	local name=$1
-	shift
-	local ts=()
-	for _ in $(seq "$REPS"); do ts+=("$(seconds "$@")"); done
-	local med
-	med=$(printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	printf '| %-44s | %8s ms | %s\n' "$name" "$med" "runs: ${ts[*]}" >&2
-	echo "$med"
+# compare KEY LABEL COMMAND [KEY LABEL COMMAND ...]: runs the commands in
+# turn, REPS rounds (interleaved, so that a change in the machine's load
+# hits them alike), prints each one's runs and median, and sets MED[KEY].
+declare -A MED
+compare() {
+	local -a keys=() labels=() cmds=()
+	while (($#)); do
+		keys+=("$1") labels+=("$2") cmds+=("$3")
+		shift 3
+	done
+	local -A runs=()
+	for _ in $(seq "$REPS"); do
+		for i in "${!keys[@]}"; do runs[$i]+="$(seconds sh -c "${cmds[$i]}") "; done
+	done
+	for i in "${!keys[@]}"; do
+		local med
+		med=$(printf '%s\n' ${runs[$i]} | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		MED[${keys[$i]}]=$med
+		printf '| %-46s | %7s ms | runs: %s\n' "${labels[$i]}" "$med" "${runs[$i]}"
+	done
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -78,9 +88,10 @@ if [[ $WHAT == all || $WHAT == overhead ]]; then
 	echo
 	echo "== 1. per-job overhead: 1,000 trivial jobs on $J slots (median of $REPS)"
 	seq 1000 >"$WORK/args"
-	ws=$(median_ms "worksteal run -j $J true {}" sh -c "$WS run -j $J -q --progress none true < $WORK/args")
-	gp=$(median_ms "parallel -j $J true {}" sh -c "parallel -j $J true < $WORK/args")
-	xa=$(median_ms "xargs -P $J -n 1 true" sh -c "xargs -P $J -n 1 true < $WORK/args")
+	compare ws "worksteal run -j $J true {}" "$WS run -j $J -q --progress none true < $WORK/args" \
+		gp "parallel -j $J true {}" "parallel -j $J true < $WORK/args" \
+		xa "xargs -P $J -n 1 true" "xargs -P $J -n 1 true < $WORK/args"
+	ws=${MED[ws]} gp=${MED[gp]} xa=${MED[xa]}
 	echo "worksteal ${ws} ms ($(ratio "$ws" 1000) ms/job), GNU parallel ${gp} ms, xargs -P ${xa} ms"
 	echo "worksteal / parallel = $(ratio "$ws" "$gp") (target < 1), worksteal / xargs = $(ratio "$ws" "$xa") (target <= 1.5)"
 fi
@@ -112,9 +123,12 @@ if [[ $WHAT == all || $WHAT == skew ]]; then
 	total=$(awk -F'\t' '{ s += $1 } END { printf "%.0f", s / 1048576 }' "$WORK/sizes")
 	echo "$FILES files, $total MB in all; largest $(sort -n "$WORK/sizes" | tail -1 | awk '{ printf "%.1f MB", $1 / 1048576 }')"
 	gz='gzip -6 -c {} > {}.gz'
-	wsi=$(median_ms "worksteal run, input order" sh -c "$WS run -j $J -q --progress none --order input '$gz' < $WORK/list")
-	wsl=$(median_ms "worksteal run --weight-col 1 (longest first)" sh -c "$WS run -j $J -q --progress none --weight-col 1 '$gz' < $WORK/weighted")
-	gpi=$(median_ms "parallel, input order" sh -c "parallel -j $J '$gz' < $WORK/list")
+	sort -rn "$WORK/weighted" | cut -f2 >"$WORK/sorted"
+	compare wsi "worksteal run, input order" "$WS run -j $J -q --progress none --order input '$gz' < $WORK/list" \
+		wsl "worksteal run --weight-col 1 (longest first)" "$WS run -j $J -q --progress none --weight-col 1 '$gz' < $WORK/weighted" \
+		gpi "parallel, input order" "parallel -j $J '$gz' < $WORK/list" \
+		gps "parallel, input sorted by size (by hand)" "parallel -j $J '$gz' < $WORK/sorted"
+	wsi=${MED[wsi]} wsl=${MED[wsl]} gpi=${MED[gpi]}
 	echo "worksteal input order ${wsi} ms, longest first ${wsl} ms (saves $(awk -v a="$wsi" -v b="$wsl" 'BEGIN { printf "%.0f%%", 100 * (1 - b / a) }')); GNU parallel ${gpi} ms"
 	echo "longest first / input order = $(ratio "$wsl" "$wsi") (target < 1); worksteal input order / parallel = $(ratio "$wsi" "$gpi") (target <= 1)"
 	echo "the runner's own estimate (summary line of one run):"
