@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"strconv"
@@ -51,7 +52,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 		title = "schedule"
 	}
 	fmt.Fprintf(bw, `<text x="%g" y="20" %s>%s: %d workers, makespan %s, %d steals</text>`+"\n",
-		ganttL, svgTitle, xmlEscape(title), s.Workers, fmtSec(r.Report.Totals.Makespan), len(s.Steals))
+		ganttL, svgTitle, html.EscapeString(title), s.Workers, fmtSec(r.Report.Totals.Makespan), len(s.Steals))
 	x := func(t time.Duration) float64 { return ganttL + ganttW*float64(t)/float64(end) }
 	y := func(wk int) float64 { return ganttTop + lane*float64(wk) }
 	// lanes
@@ -150,25 +151,6 @@ func niceTicks(lo, hi float64, n int) []float64 {
 	return ts
 }
 
-func xmlEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '"':
-			b.WriteString("&quot;")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // WriteSVG draws the sweep as a line plot: speedup (left axis) and
 // efficiency and steal rate (right axis, as fractions) against the swept
 // parameter. Numeric parameters are spaced by value, others evenly.
@@ -222,7 +204,7 @@ func (sr *SweepResult) WriteSVG(w io.Writer) error {
 	if sr.Name != "" {
 		title = sr.Name + ": " + title
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="24" %s>%s</text>`+"\n", L, svgTitle, xmlEscape(title))
+	fmt.Fprintf(bw, `<text x="%g" y="24" %s>%s</text>`+"\n", L, svgTitle, html.EscapeString(title))
 	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="black"/>`+"\n", L, T, pw, ph)
 	for _, t := range lt {
 		fmt.Fprintf(bw, `<line x1="%g" y1="%.2f" x2="%g" y2="%.2f" stroke="#ddd"/>`+"\n", L, pyL(t), L+pw, pyL(t))
@@ -232,9 +214,9 @@ func (sr *SweepResult) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(bw, `<text x="%g" y="%.2f" %s>%s</text>`+"\n", L+pw+6, pyR(t)+4, svgFont, strconv.FormatFloat(t, 'g', 4, 64))
 	}
 	for i, v := range sr.Values {
-		fmt.Fprintf(bw, `<text x="%.2f" y="%g" %s text-anchor="middle">%s</text>`+"\n", px(xs[i]), T+ph+16, svgFont, xmlEscape(v))
+		fmt.Fprintf(bw, `<text x="%.2f" y="%g" %s text-anchor="middle">%s</text>`+"\n", px(xs[i]), T+ph+16, svgFont, html.EscapeString(v))
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="%g" %s text-anchor="middle">%s</text>`+"\n", L+pw/2, T+ph+36, svgFont, xmlEscape(sr.Param))
+	fmt.Fprintf(bw, `<text x="%g" y="%g" %s text-anchor="middle">%s</text>`+"\n", L+pw/2, T+ph+36, svgFont, html.EscapeString(sr.Param))
 	fmt.Fprintf(bw, `<text x="18" y="%g" %s text-anchor="middle" transform="rotate(-90 18 %g)">speedup</text>`+"\n", T+ph/2, svgFont, T+ph/2)
 	fmt.Fprintf(bw, `<text x="%g" y="%g" %s text-anchor="middle" transform="rotate(90 %g %g)">efficiency, steal rate</text>`+"\n", W-14, T+ph/2, svgFont, W-14, T+ph/2)
 	series := []struct {

@@ -2,6 +2,7 @@ package traceview
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"strconv"
@@ -71,7 +72,7 @@ func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
 		}
 		title = fmt.Sprintf("%s: %d workers, %s, utilization %.1f%%", name, len(lanes), fmtDur(s.Extent()), 100*s.Utilization())
 	}
-	bw.printf(`<text x="%.1f" y="18" font-size="13" font-weight="bold">%s</text>`+"\n", left, xmlEscape(title))
+	bw.printf(`<text x="%.1f" y="18" font-size="13" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
 
 	for li := range lanes {
 		l := &lanes[li]
@@ -174,7 +175,7 @@ func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float
 		}
 		if r.n == 1 {
 			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"`+edge+`><title>%s on worker %d: %s from %s (self %s)</title></rect>`+"\n",
-				r.x0, y+inset, wd, bh, col, xmlEscape(r.first.Name), r.first.Worker, fmtDur(r.first.Dur), fmtDur(r.first.Start), fmtDur(r.first.Self))
+				r.x0, y+inset, wd, bh, col, html.EscapeString(r.first.Name), r.first.Worker, fmtDur(r.first.Dur), fmtDur(r.first.Start), fmtDur(r.first.Self))
 		} else {
 			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%d tasks</title></rect>`+"\n",
 				r.x0, y+inset, wd, bh, col, r.n)
@@ -214,7 +215,7 @@ func writeMarks(bw *errWriter, l *lane, x func(time.Duration) float64, y, h floa
 		case instSteal:
 			if col != lastSteal {
 				bw.printf(`<path transform="translate(%.2f,%.1f)" d="M0,0 l-3.5,-6 h7 z" fill="%s"><title>%s</title></path>`+"\n",
-					x(in.At), y, colSteal, xmlEscape(in.Name))
+					x(in.At), y, colSteal, html.EscapeString(in.Name))
 				lastSteal = col
 			}
 		case instFailed:
@@ -255,23 +256,4 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		ticks = append(ticks, v)
 	}
 	return ticks
-}
-
-func xmlEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '"':
-			b.WriteString("&quot;")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
