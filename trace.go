@@ -17,7 +17,8 @@ import (
 // of the enclosing task). Recorded: the start and end of every job a worker
 // runs from a queue or a steal (stolen Join halves, scope tasks, submitted
 // tasks), spawns of scope and submitted tasks, successful steals (with the
-// victim), failed steal attempts, parks and wake-ups.
+// victim), failed steal attempts, parks and wake-ups, and the idle stretches
+// of a worker waiting at a join or scope whose work is elsewhere.
 //
 // Each worker writes its own ring buffer of Config.Trace events; when it
 // wraps, the oldest events are overwritten and counted as dropped. A
@@ -34,9 +35,11 @@ const (
 	EvStealFail                      // a steal attempt found nothing or lost a race; Peer is the victim
 	EvPark                           // the worker parked (blocked waiting for work)
 	EvWake                           // the worker woke up from a park
+	EvWaitStart                      // idle while waiting at a join or scope (no work found)
+	EvWaitEnd                        // that idle stretch ends (work found, or the wait is over)
 )
 
-var eventNames = [...]string{"", "task-start", "task-end", "spawn", "steal", "steal-fail", "park", "wake"}
+var eventNames = [...]string{"", "task-start", "task-end", "spawn", "steal", "steal-fail", "park", "wake", "wait-start", "wait-end"}
 
 // String names the kind as the Chrome trace export does ("steal", "park"...).
 func (k EventKind) String() string {
@@ -159,8 +162,10 @@ func (p *Pool) Trace() *Trace {
 // `worksteal sim --trace` writes, so a real and a simulated schedule can be
 // compared side by side: one thread per worker, a complete event per task,
 // instant events for steals (with the victim), failed steals, parks and
-// wake-ups. A task whose start or end fell outside the retained events is
-// drawn from the first or to the last retained event.
+// wake-ups; a worker's idle stretches while it waits at a join or scope are
+// spans of category "wait" inside the waiting task. A task whose start or
+// end fell outside the retained events is drawn from the first or to the
+// last retained event.
 func (t *Trace) WriteChrome(w io.Writer) error {
 	f := &tracefmt.File{Process: "worksteal", Workers: len(t.Workers)}
 	for wi, evs := range t.Workers {
@@ -170,8 +175,17 @@ func (t *Trace) WriteChrome(w io.Writer) error {
 			first, last = evs[0].Time, evs[len(evs)-1].Time
 		}
 		var stack []uint64 // nested tasks (a worker helps while it waits)
+		waitFrom := time.Duration(-1)
 		for _, ev := range evs {
 			switch ev.Kind {
+			case EvWaitStart:
+				waitFrom = ev.Time
+			case EvWaitEnd:
+				if waitFrom < 0 {
+					waitFrom = first
+				}
+				f.Spans = append(f.Spans, tracefmt.Span{Worker: wi, Name: "wait", Cat: "wait", Start: waitFrom, Dur: ev.Time - waitFrom})
+				waitFrom = -1
 			case EvTaskStart:
 				open[ev.Task] = ev.Time
 				stack = append(stack, ev.Task)

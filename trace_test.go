@@ -3,7 +3,10 @@ package worksteal
 import (
 	"bytes"
 	"context"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/worksteal/worksteal/internal/tracefmt"
 )
@@ -30,6 +33,7 @@ func TestTrace(t *testing.T) {
 	var starts, ends, spawns, steals int
 	for wi, evs := range tr.Workers {
 		open := map[uint64]bool{}
+		waiting := false
 		for i, ev := range evs {
 			if i > 0 && ev.Time < evs[i-1].Time {
 				t.Fatalf("worker %d: event %d at %v before event %d at %v", wi, i, ev.Time, i-1, evs[i-1].Time)
@@ -49,6 +53,16 @@ func TestTrace(t *testing.T) {
 				delete(open, ev.Task)
 			case EvSpawn:
 				spawns++
+			case EvWaitStart:
+				if waiting {
+					t.Errorf("worker %d: wait-start inside a wait", wi)
+				}
+				waiting = true
+			case EvWaitEnd:
+				if !waiting {
+					t.Errorf("worker %d: wait-end without a wait-start", wi)
+				}
+				waiting = false
 			case EvSteal:
 				steals++
 				if ev.Peer < 0 || ev.Peer >= 3 || ev.Peer == wi {
@@ -72,8 +86,14 @@ func TestTrace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading our own trace back: %v", err)
 	}
-	if f.Workers != 3 || len(f.Spans) != starts {
-		t.Errorf("Chrome trace: %d workers, %d spans; want 3, %d", f.Workers, len(f.Spans), starts)
+	runs := 0
+	for _, sp := range f.Spans {
+		if sp.Cat == "run" {
+			runs++
+		}
+	}
+	if f.Workers != 3 || runs != starts {
+		t.Errorf("Chrome trace: %d workers, %d task spans; want 3, %d", f.Workers, runs, starts)
 	}
 }
 
@@ -109,5 +129,45 @@ func BenchmarkTraceOverhead(b *testing.B) {
 				Run(p, func(w *Worker) int { return fibJoin(w, 30) })
 			}
 		})
+	}
+}
+
+// A joiner whose second half was stolen, with nothing else to do, records
+// its idle stretch as a wait span inside its task.
+func TestTraceRecordsJoinWaits(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 2, Trace: 1 << 10})
+	Run(p, func(w *Worker) int {
+		var stolen atomic.Bool
+		a, b := Join(w,
+			func(*Worker) int {
+				for !stolen.Load() {
+					runtime.Gosched()
+				}
+				return 1
+			},
+			func(*Worker) int {
+				stolen.Store(true)
+				time.Sleep(5 * time.Millisecond)
+				return 2
+			})
+		return a + b
+	})
+	p.Close()
+	var buf bytes.Buffer
+	if err := p.Trace().WriteChrome(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := tracefmt.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wait time.Duration
+	for _, sp := range f.Spans {
+		if sp.Cat == "wait" {
+			wait += sp.Dur
+		}
+	}
+	if wait < 2*time.Millisecond {
+		t.Fatalf("waits total %v; the joiner idled about 5 ms waiting for its stolen half", wait)
 	}
 }

@@ -315,23 +315,39 @@ const spinLimit = 20 * time.Microsecond
 // frame, whose thief is tried first) and by Scope and Future waits.
 func (w *Worker) helpUntil(l *latch, hint *job) {
 	p := w.pool
+	// searching: the worker is idle inside the wait (counted as searching
+	// by the sleep protocol, as idle by the statistics, and between
+	// EvWaitStart and EvWaitEnd in the trace). It is never idle while it
+	// runs a job it found: the idle stretch ends first.
 	searching := false
+	startIdle := func() {
+		w.beginIdle()
+		p.sleep.startSearching()
+		if w.rec != nil {
+			w.rec.record(EvWaitStart, -1, 0)
+		}
+		searching = true
+	}
+	stopIdle := func() {
+		p.sleep.stopSearching(true)
+		w.endIdle()
+		if w.rec != nil {
+			w.rec.record(EvWaitEnd, -1, 0)
+		}
+		searching = false
+	}
 	k := 0
 	for !l.isSet() {
 		if j := w.takeLocal(); j != nil {
 			if searching {
-				p.sleep.stopSearching(true)
-				w.endIdle()
-				searching = false
+				stopIdle()
 			}
 			w.execute(j)
 			k = 0
 			continue
 		}
 		if !searching {
-			w.beginIdle()
-			p.sleep.startSearching()
-			searching = true
+			startIdle()
 		}
 		var j *job
 		if hint != nil { // leapfrogging: the thief of our frame works on our subtree
@@ -343,9 +359,7 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 			j = w.search()
 		}
 		if j != nil {
-			p.sleep.stopSearching(true)
-			w.endIdle()
-			searching = false
+			stopIdle()
 			w.execute(j)
 			k = 0
 			continue
@@ -372,8 +386,7 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 		k = 0
 	}
 	if searching {
-		p.sleep.stopSearching(true)
-		w.endIdle()
+		stopIdle()
 	}
 }
 

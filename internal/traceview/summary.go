@@ -87,6 +87,7 @@ type span struct {
 // instants (sorted by time).
 type lane struct {
 	spans    []span
+	waits    []span // "wait" spans: idle stretches inside a task (a join or scope waiting)
 	instants []tracefmt.Instant
 }
 
@@ -155,6 +156,10 @@ func buildLanes(f *tracefmt.File) []lane {
 			continue
 		}
 		l := &lanes[sp.Worker]
+		if sp.Cat == "wait" { // the runtime's idle stretch inside a waiting task
+			l.waits = append(l.waits, span{Task: Task{Worker: sp.Worker, Name: sp.Name, Start: sp.Start, Dur: sp.Dur}})
+			continue
+		}
 		l.spans = append(l.spans, span{Task: Task{Worker: sp.Worker, Name: sp.Name, Start: sp.Start, Dur: sp.Dur}})
 	}
 	for _, in := range f.Instants {
@@ -223,6 +228,19 @@ func summarizeLane(wi int, l *lane, start, end time.Duration) WorkerSummary {
 		}
 	}
 	gap(cursor, end)
+	// A worker waiting at a join or scope with nothing to run is inside its
+	// task's span but idle: the runtime records those stretches as wait
+	// spans, which never contain a task (the stretch ends before the worker
+	// runs what it found), so they come straight off the busy time.
+	for _, wt := range l.waits {
+		from, to := max(wt.Start, start), min(wt.End(), end)
+		if to <= from {
+			continue
+		}
+		ws.Busy -= to - from
+		gap(from, to)
+	}
+	ws.Busy = max(ws.Busy, 0)
 	if end > start {
 		ws.Utilization = float64(ws.Busy) / float64(end-start)
 	}

@@ -287,3 +287,18 @@ func TestAnalyzeRandomTraces(t *testing.T) {
 		wellFormed(t, buf.Bytes())
 	}
 }
+
+// A wait span (the runtime's idle stretch inside a task waiting at a join)
+// counts as idle, not busy, and is not a task.
+func TestAnalyzeWaitSpans(t *testing.T) {
+	ms := time.Millisecond
+	f := &tracefmt.File{Workers: 1, Spans: []tracefmt.Span{
+		{Worker: 0, Name: "T0.1", Cat: "run", Start: 0, Dur: 10 * ms},
+		{Worker: 0, Name: "wait", Cat: "wait", Start: 2 * ms, Dur: 5 * ms},
+	}}
+	s := Analyze(f, Options{})
+	w := s.Workers[0]
+	if w.Tasks != 1 || w.Busy != 5*ms || w.Idle != 5*ms || w.Gaps != 1 || w.LongestGapAt != 2*ms {
+		t.Fatalf("worker 0 = %+v; want 1 task, busy 5ms, idle 5ms in one gap at 2ms", w)
+	}
+}
