@@ -136,10 +136,20 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
-	if err := n.checkHandlers(ctx, job); err != nil {
-		return nil, err
-	}
-	rec, resumed, err := n.jobRecord(ctx, job, ids)
+	// Right after the stream and buckets exist, a JetStream cluster may
+	// still be electing their leaders: reads and creates then get "no
+	// responders" or 503 for a moment. Both steps are idempotent (a record
+	// created on an earlier try is found and resumed), so they are retried.
+	var rec jobRecord
+	var resumed bool
+	err = n.retrySettling(ctx, func() error {
+		if err := n.checkHandlers(ctx, job); err != nil {
+			return err
+		}
+		var err error
+		rec, resumed, err = n.jobRecord(ctx, job, ids)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +163,20 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// retrySettling runs f until it succeeds, fails for good, or 30 s pass:
+// errors of a JetStream cluster still settling (transient, or no responders
+// once the stream and buckets are known to exist) are retried with backoff.
+func (n *Node) retrySettling(ctx context.Context, f func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
+	defer cancel()
+	for tries := 1; ; tries++ {
+		err := f()
+		if err == nil || !(transient(err) || errors.Is(err, nats.ErrNoResponders)) || !sleepCtx(ctx, backoffDelay(tries)) {
+			return err
+		}
+	}
 }
 
 // jobRecord reads job's record, or creates it.
