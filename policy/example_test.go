@@ -40,8 +40,11 @@ func ExampleParseVictim() {
 }
 
 func ExampleAmount_Take() {
-	fmt.Println(policy.StealOne.Take(10), policy.StealHalf.Take(10), policy.StealHalf.Take(1000))
-	// Output: 1 5 32
+	fmt.Println(policy.StealOne.Take(10, policy.MaxBatch), policy.StealHalf.Take(10, policy.MaxBatch))
+	fmt.Println(policy.StealHalf.Take(1000, policy.MaxBatch), "with the runtime's cap,", policy.StealHalf.Take(1000, 0), "without")
+	// Output:
+	// 1 5
+	// 32 with the runtime's cap, 500 without
 }
 
 func ExampleIdle_Delay() {

@@ -58,8 +58,9 @@ type Amount uint8
 const (
 	// StealOne takes one item, the oldest.
 	StealOne Amount = iota
-	// StealHalf takes about half of the victim's queue (bounded), so a thief
-	// that found a deep queue need not come back for each item.
+	// StealHalf takes half of the victim's queue, rounded up, and at most a
+	// cap (see [Amount.Take]): a thief that found a deep queue need not come
+	// back for each item. The runtime caps one steal-half at [MaxBatch].
 	StealHalf
 )
 
@@ -85,42 +86,53 @@ func ParseAmount(s string) (Amount, error) {
 	return 0, fmt.Errorf("policy: unknown steal amount %q (want one or half)", s)
 }
 
-// Take returns how many of n queued items one steal takes under a.
-func (a Amount) Take(n int) int {
+// Take returns how many of n queued items one steal takes under a: one, or
+// half rounded up but at most max items. A max below 1 means no cap (the
+// steal-half of the analyses, which take a full half); the runtime's cap is
+// [MaxBatch].
+func (a Amount) Take(n, max int) int {
 	if n <= 0 {
 		return 0
 	}
 	if a == StealHalf {
 		h := (n + 1) / 2
-		if h > MaxBatch {
-			h = MaxBatch
+		if max > 0 && h > max {
+			h = max
 		}
 		return h
 	}
 	return 1
 }
 
-// MaxBatch bounds one steal-half.
+// MaxBatch is the runtime's cap on one steal-half: deque.StealHalf moves at
+// most this many items, so that a thief does not hold up the owner with a
+// long claim. The simulator uses it by default and can lift it.
 const MaxBatch = 32
 
 // Selector chooses victims for one thief. It is not safe for concurrent use:
 // each thief owns one. A steal round is Begin followed by Attempts() calls of
 // Next.
+//
+// A Selector's state is O(1) whatever the number of workers: a random round
+// is an arithmetic progression modulo the number of candidates with a stride
+// coprime to it, drawn at Begin (the Go scheduler's randomOrder), so a pool
+// or a simulation of P workers holds O(P) selector state in all.
 type Selector struct {
 	kind    Victim
 	self, n int
 	groups  *Groups
 	rng     xrand.Rand
-	next    int   // round-robin cursor
-	attempt int   // attempts made in this round
-	perm    []int // Locality: this round's visiting order
-
-	// Random: a round visits the other workers in the order
-	// start, start+stride, start+2·stride … (mod n−1), with stride coprime
-	// to n−1, so every other worker exactly once, in a random order chosen
-	// in O(1) per round (the Go scheduler's randomOrder).
-	coprimes      []int
+	next    int // round-robin cursor
+	attempt int // attempts made in this round
+	// The random order of this round: candidate k of m is
+	// (start + k·stride) mod m, with gcd(stride, m) = 1, so every candidate
+	// comes exactly once per m steps. Random uses it over the n−1 others;
+	// Locality over its own group (phase 0), then over all n workers
+	// skipping its own group (phase 1).
 	start, stride int
+	// Locality only: the second progression, and where the round is.
+	start2, stride2 int
+	phase, k        int
 }
 
 // NewSelector returns the selector of worker self among n workers. groups is
@@ -129,15 +141,8 @@ func NewSelector(kind Victim, self, n int, groups *Groups, seed uint64) *Selecto
 	if n <= 0 || self < 0 || self >= n {
 		panic(fmt.Sprintf("policy: NewSelector(self=%d, n=%d) out of range", self, n))
 	}
-	s := &Selector{kind: kind, self: self, n: n, groups: groups, next: self + 1}
+	s := &Selector{kind: kind, self: self, n: n, groups: groups, next: self + 1, stride: 1, stride2: 1}
 	s.rng.Seed(xrand.SplitMix64(seed ^ uint64(self)*0x9e3779b97f4a7c15))
-	if kind == Random && n > 1 {
-		for i := 1; i <= n-1; i++ {
-			if gcd(i, n-1) == 1 {
-				s.coprimes = append(s.coprimes, i)
-			}
-		}
-	}
 	return s
 }
 
@@ -148,6 +153,22 @@ func gcd(a, b int) int {
 	return a
 }
 
+// progression draws a random start and a random stride coprime to m (m ≥ 1).
+// Coprimes are dense (their share of [1, m] is φ(m)/m, above 1/4 for every
+// m below 2^30), so rejection sampling takes a few draws on average.
+func (s *Selector) progression(m int) (start, stride int) {
+	if m <= 1 {
+		return 0, 1
+	}
+	start = s.rng.Intn(m)
+	for {
+		stride = 1 + s.rng.Intn(m-1)
+		if gcd(stride, m) == 1 {
+			return start, stride
+		}
+	}
+}
+
 // Attempts is the number of attempts in one round: one per other worker.
 func (s *Selector) Attempts() int { return s.n - 1 }
 
@@ -155,52 +176,22 @@ func (s *Selector) Attempts() int { return s.n - 1 }
 func (s *Selector) Begin() {
 	s.attempt = 0
 	switch s.kind {
-	case Locality:
-		s.shuffle()
 	case Random:
-		if s.n > 1 {
-			s.start = s.rng.Intn(s.n - 1)
-			s.stride = s.coprimes[s.rng.Intn(len(s.coprimes))]
-		}
+		s.start, s.stride = s.progression(s.n - 1)
+	case Locality:
+		s.phase, s.k = 0, 0
+		s.start, s.stride = s.progression(len(s.ownGroup()))
+		s.start2, s.stride2 = s.progression(s.n)
 	}
 }
 
-// shuffle builds a Locality round's visiting order: the own group first,
-// then the other workers, each part in random order.
-func (s *Selector) shuffle() {
-	s.perm = s.perm[:0]
-	if s.kind == Locality && s.groups != nil {
-		g := s.groups.Of(s.self)
-		local := s.groups.Members(g)
-		start := len(s.perm)
-		for _, m := range local {
-			if m != s.self && m < s.n {
-				s.perm = append(s.perm, m)
-			}
-		}
-		s.shuffleRange(start, len(s.perm))
-		start = len(s.perm)
-		for i := 0; i < s.n; i++ {
-			if i != s.self && s.groups.Of(i) != g {
-				s.perm = append(s.perm, i)
-			}
-		}
-		s.shuffleRange(start, len(s.perm))
-		return
+// ownGroup returns the members of the thief's locality group (every worker
+// when there are no groups: the group is then implicit, see localityNext).
+func (s *Selector) ownGroup() []int {
+	if s.groups == nil {
+		return nil
 	}
-	for i := 0; i < s.n; i++ {
-		if i != s.self {
-			s.perm = append(s.perm, i)
-		}
-	}
-	s.shuffleRange(0, len(s.perm))
-}
-
-func (s *Selector) shuffleRange(lo, hi int) {
-	for i := hi - 1; i > lo; i-- {
-		j := lo + s.rng.Intn(i-lo+1)
-		s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
-	}
+	return s.groups.Members(s.groups.Of(s.self))
 }
 
 // Next returns the victim of the next attempt in this round, or -1 when there
@@ -241,20 +232,50 @@ func (s *Selector) Next(queueLen func(worker int) int) int {
 		}
 		return x
 	case Random:
-		if s.coprimes == nil {
-			return s.other()
-		}
-		v := (s.start + a*s.stride) % (s.n - 1)
+		v := (s.start + (a%(s.n-1))*s.stride) % (s.n - 1)
 		if v >= s.self {
 			v++
 		}
 		return v
 	default: // Locality
-		if len(s.perm) != s.n-1 {
-			s.shuffle()
-		}
-		return s.perm[a%len(s.perm)]
+		return s.localityNext()
 	}
+}
+
+// localityNext walks the own group's progression, then the progression over
+// all workers skipping the own group, and starts over when both are spent
+// (a caller that makes more than Attempts() calls). Each call is amortized
+// O(1) over a round: a round visits each worker once in each phase.
+func (s *Selector) localityNext() int {
+	own := s.ownGroup()
+	g := 0
+	if s.groups != nil {
+		g = s.groups.Of(s.self)
+	}
+	for tries := 0; tries < 2*(s.n+len(own))+2; tries++ {
+		if s.phase == 0 {
+			if s.groups == nil || s.k >= len(own) {
+				s.phase, s.k = 1, 0
+				continue
+			}
+			v := own[(s.start+s.k*s.stride)%len(own)]
+			s.k++
+			if v != s.self && v < s.n {
+				return v
+			}
+			continue
+		}
+		if s.k >= s.n {
+			s.phase, s.k = 0, 0 // round spent: start over in the same order
+			continue
+		}
+		v := (s.start2 + s.k*s.stride2) % s.n
+		s.k++
+		if v != s.self && (s.groups == nil || s.groups.Of(v) != g) {
+			return v
+		}
+	}
+	return s.other()
 }
 
 // other returns a uniformly random worker other than self.
