@@ -226,6 +226,7 @@ type engine struct {
 	// policy
 	victim                      policy.Victim
 	amount                      policy.Amount
+	maxBatch                    int // cap of one steal-half (<1: none)
 	idle                        policy.Idle
 	mode                        string
 	perRound, rounds            int
@@ -295,6 +296,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
 	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
 	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
+	e.maxBatch = s.Policy.MaxBatch
 	e.idle = s.Policy.Idle.policyIdle()
 	e.mode = s.Policy.Idle.Mode
 	e.rounds = e.idle.Rounds

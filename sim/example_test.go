@@ -197,6 +197,7 @@ func ExampleReport_WriteText() {
 	// Output:
 	// tiny: 2 workers, seed 0
 	// policy:   steal (victim random, amount one, idle backoff 8 rounds, 1µs..100µs, jitter 0.5)
+	// costs:    none (the ideal machine)
 	// workload: 3 tasks, constant 1s to worker 0
 	//
 	//   worker  speed  group  executed  stolen  stolen-from  attempts  failed  queue  busy  overhead  idle    util

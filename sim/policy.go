@@ -2,8 +2,6 @@ package sim
 
 import (
 	"time"
-
-	"github.com/worksteal/worksteal/policy"
 )
 
 // This file is the schedulers: how an idle worker finds work and where new
@@ -109,7 +107,7 @@ func (e *engine) tryTake(w *worker) bool {
 		}
 		return false
 	}
-	k := e.amount.Take(n, policy.MaxBatch)
+	k := e.amount.Take(n, e.maxBatch)
 	e.qAdd(v, -1)
 	first := v.dq.popFront()
 	for i := 1; i < k; i++ {

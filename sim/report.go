@@ -18,7 +18,8 @@ type Report struct {
 	Scenario string        `json:"scenario"`
 	Seed     uint64        `json:"seed"`
 	Workers  int           `json:"workers"`
-	Policy   string        `json:"policy"`
+	Policy   string        `json:"policy"` // the effective policy, every parameter filled in
+	Costs    string        `json:"costs"`  // the effective costs ("none": the ideal machine)
 	Workload string        `json:"workload"`
 	PerWork  []WorkerStats `json:"per_worker"`
 	Totals   Totals        `json:"totals"`
@@ -133,7 +134,7 @@ func logOneMinus(u float64) float64 { return math.Log(1 - u) }
 func (e *engine) report() Report {
 	s := e.s
 	p := len(e.ws)
-	r := Report{Scenario: s.Name, Seed: s.Seed, Workers: p, Policy: describePolicy(s), Workload: describeWorkload(s)}
+	r := Report{Scenario: s.Name, Seed: s.Seed, Workers: p, Policy: describePolicy(s), Costs: describeCosts(&s.Costs), Workload: describeWorkload(s)}
 	tot := &r.Totals
 	busy := make([]float64, 0, p)
 	sumSpeed, maxSpeed := 0.0, 0.0
@@ -282,7 +283,33 @@ func describePolicy(s *Scenario) string {
 	if id.Attempts > 0 {
 		idle += fmt.Sprintf(", %d attempts a round", id.Attempts)
 	}
-	return fmt.Sprintf("steal (victim %s, amount %s, idle %s)", p.Victim, p.Amount, idle)
+	amount := p.Amount
+	if p.Amount == "half" {
+		if p.MaxBatch < 1 {
+			amount += " (no cap)"
+		} else {
+			amount += fmt.Sprintf(" (at most %d)", p.MaxBatch)
+		}
+	}
+	return fmt.Sprintf("steal (victim %s, amount %s, idle %s)", p.Victim, amount, idle)
+}
+
+// describeCosts lists the non-zero costs, or "none" for the ideal machine.
+func describeCosts(c *Costs) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    Seconds
+	}{{"task", c.Task}, {"steal", c.Steal}, {"failed steal", c.Failed}, {"cross-group", c.CrossGroup},
+		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}} {
+		if f.v > 0 {
+			parts = append(parts, f.name+" "+fmtSec(float64(f.v)))
+		}
+	}
+	if len(parts) == 0 {
+		return "none (the ideal machine)"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func describeDist(d *Dist) string {
@@ -379,7 +406,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		name = "scenario"
 	}
 	fmt.Fprintf(&b, "%s: %d workers, seed %d\n", name, r.Workers, r.Seed)
-	fmt.Fprintf(&b, "policy:   %s\nworkload: %s\n\n", r.Policy, r.Workload)
+	fmt.Fprintf(&b, "policy:   %s\ncosts:    %s\nworkload: %s\n\n", r.Policy, r.Costs, r.Workload)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "worker\tspeed\tgroup\texecuted\tstolen\tstolen-from\tattempts\tfailed\tqueue\tbusy\toverhead\tidle\tutil\t\t")
 	const maxRows = 64

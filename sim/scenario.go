@@ -198,7 +198,11 @@ type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
 	Victim    string `json:"victim"`    // steal: random (default), round-robin, largest (adaptive), two-choices, locality
 	Amount    string `json:"amount"`    // steal: one (default) or half
-	Idle      Idle   `json:"idle"`      // steal: what a worker that finds nothing does
+	// MaxBatch caps one steal-half: 0 is the runtime's cap, policy.MaxBatch
+	// (32); -1 lifts it, so a thief takes a full half as in the analyses of
+	// steal-half; a positive value is the cap.
+	MaxBatch int  `json:"max_batch"`
+	Idle     Idle `json:"idle"` // steal: what a worker that finds nothing does
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
@@ -715,6 +719,12 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
 	p.Amount = a.String()
+	switch {
+	case p.MaxBatch == 0:
+		p.MaxBatch = policy.MaxBatch
+	case p.MaxBatch < -1:
+		return ferr("policy.max_batch", "must be -1 (no cap), 0 (the runtime's %d) or positive, got %d", policy.MaxBatch, p.MaxBatch)
+	}
 	id := &p.Idle
 	switch id.Mode {
 	case "":

@@ -28,6 +28,7 @@ type simConfig struct {
 	scheduler string
 	victim    string
 	amount    string
+	maxBatch  int
 	idle      string
 	sweep     string
 	limit     float64
@@ -61,6 +62,10 @@ trace-event JSON, which opens in https://ui.perfetto.dev.
 Policies are the runtime's own: victim random, round-robin, largest
 (adaptive), two-choices, locality; amount one or half; idle backoff, poll,
 spin or park. Baseline schedulers: central, static, round-robin, lpt.
+Steal-half takes half the victim's queue but at most 32 tasks, the
+runtime's cap (policy.MaxBatch); --max-batch -1 lifts the cap (a full half,
+as the analyses of steal-half assume). The report's first lines give the
+effective policy and costs.
 
 --profile FILE reads a work/span profile (worksteal trace profile --out)
 and simulates a fork-join tree with the same work T1 and span T∞ at
@@ -84,6 +89,7 @@ beside the speedup range the profile itself predicts.`,
 	f.StringVar(&cfg.scheduler, "scheduler", "", "steal, central, static, round-robin or lpt")
 	f.StringVar(&cfg.victim, "victim", "", "victim policy: random, round-robin, largest (adaptive), two-choices, locality")
 	f.StringVar(&cfg.amount, "amount", "", "steal amount: one or half")
+	f.IntVar(&cfg.maxBatch, "max-batch", 0, "steal half: most tasks one steal takes (0: the runtime's 32; -1: no cap)")
 	f.StringVar(&cfg.idle, "idle", "", "idle mode: backoff, poll, spin or park")
 	f.StringVar(&cfg.sweep, "sweep", "", "sweep one parameter: PARAM=v1,v2,... or PARAM=lo..hi (params: "+strings.Join(sim.SweepParams, ", ")+")")
 	f.Float64Var(&cfg.limit, "limit", 0, "stop at this virtual time in seconds (default: run to completion)")
@@ -149,6 +155,9 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	}
 	if cfg.amount != "" {
 		s.Policy.Amount = cfg.amount
+	}
+	if fl.Changed("max-batch") {
+		s.Policy.MaxBatch = cfg.maxBatch
 	}
 	if cfg.idle != "" {
 		s.Policy.Idle.Mode = cfg.idle
