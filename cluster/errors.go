@@ -24,9 +24,11 @@ var (
 	ErrNoHandlers = errors.New("cluster: no handlers registered")
 	// ErrNoMoreResults: Submission.Next has returned every result.
 	ErrNoMoreResults = errors.New("cluster: no more results")
-	// ErrMaxDeliveries: the recorded error of a task that was delivered the
-	// maximum number of times without a result (its workers died or hung).
-	ErrMaxDeliveries = errors.New("cluster: task delivered the maximum number of times without a result")
+	// ErrMaxDeliveries: the recorded error of a poison task, one whose
+	// deliveries ended without an outcome from its handler (its workers
+	// died, hung, stopped or lost the server) more often than WithMaxDeliver
+	// allows.
+	ErrMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
 	// ErrJetStream: the server does not offer JetStream, or its streams and
 	// buckets could not be set up.
 	ErrJetStream = errors.New("cluster: JetStream unavailable")

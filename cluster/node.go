@@ -30,6 +30,12 @@ type Node struct {
 	jobs        jetstream.KeyValue
 	checkpoints jetstream.KeyValue
 	workers     jetstream.KeyValue
+	failuresKV  jetstream.KeyValue
+
+	// The deployment's ack wait (the consumer's, adopted if it existed)
+	// and the heartbeat derived from it; written by setup under mu before
+	// ready, read after ensure.
+	ackWait, heartbeat time.Duration
 
 	// Worker counters (Stats).
 	executed, recorded, duplicates, redelivered atomic.Int64
@@ -40,15 +46,15 @@ type Node struct {
 // updated) by the first call that needs them.
 //
 // Available options (defaults in brackets): WithStream ["ws"], WithAckWait
-// [30s], WithHeartbeat [ack wait / 3], WithMaxDeliver [5], WithReplicas [1],
+// [30s], WithHeartbeat [ack wait / 3], WithMaxDeliver [10], WithReplicas [1],
 // WithMemoryStorage [file], WithSlots [GOMAXPROCS], WithName [host-pid],
 // WithPool [a pool of GOMAXPROCS workers], WithBackoff [0.5s doubling to
 // 30s], WithDefaultTimeout [5s], WithFetchWait [2s], WithErrorHandler
 // [none]. An invalid option returns an error wrapping ErrInvalidOption.
 //
-// Nodes that share a stream name should share the options that shape the
-// stream and consumer (ack wait, max deliver, replicas, storage): the last
-// node to set them up wins.
+// The ack wait is the deployment's: the first node to set up the stream's
+// consumer sets it, and the others adopt it (see WithAckWait). Nodes that
+// share a stream name should share the replicas and storage options.
 func New(nc *nats.Conn, opts ...Option) (*Node, error) {
 	if nc == nil {
 		return nil, fmt.Errorf("%w: nil connection", ErrInvalidOption)
@@ -59,10 +65,7 @@ func New(nc *nats.Conn, opts ...Option) (*Node, error) {
 			return nil, err
 		}
 	}
-	if o.heartbeat == 0 {
-		o.heartbeat = o.ackWait / 3
-	}
-	if o.heartbeat >= o.ackWait {
+	if o.heartbeatSet && o.ackWaitSet && o.heartbeat >= o.ackWait {
 		return nil, fmt.Errorf("%w: heartbeat %v must be shorter than the ack wait %v", ErrInvalidOption, o.heartbeat, o.ackWait)
 	}
 	js, err := jetstream.New(nc)
@@ -93,10 +96,6 @@ func (n *Node) cancelSubject(j, t string) string {
 }
 func resultKey(job, task string) string { return job + "." + task }
 
-// backoffSteps are the ack waits of the successive deliveries of a task
-// whose worker fell silent, in multiples of the ack wait.
-var backoffSteps = []time.Duration{1, 2, 4, 8}
-
 // ensure creates or updates the stream, its consumer and the buckets, once.
 // A JetStream cluster that is still electing its leaders answers "temporarily
 // unavailable" for a while: that is retried, for up to 30s.
@@ -123,7 +122,7 @@ func transient(err error) bool {
 	if errors.As(err, &jsErr) && jsErr.APIError() != nil && jsErr.APIError().Code == 503 {
 		return true
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrConsumerExists)
 }
 
 // setup creates or updates the stream, its consumer and the buckets.
@@ -144,24 +143,9 @@ func (n *Node) setup(ctx context.Context) error {
 	if err != nil {
 		return jsError("stream "+n.streamName(), err)
 	}
-	// Redelivery after silence backs off: 1, 2, 4, 8 × the ack wait.
-	var backoff []time.Duration
-	for i := 0; i < len(backoffSteps) && i < n.opts.maxDeliver; i++ {
-		backoff = append(backoff, backoffSteps[i]*n.opts.ackWait)
-	}
-	cons, err := n.js.CreateOrUpdateConsumer(ctx, n.streamName(), jetstream.ConsumerConfig{
-		Durable:       n.consumerName(),
-		Description:   "worksteal workers pull tasks here",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       n.opts.ackWait,
-		BackOff:       backoff,
-		MaxDeliver:    n.opts.maxDeliver,
-		MaxAckPending: -1,
-		MaxWaiting:    4096,
-		Replicas:      n.opts.replicas,
-	})
+	cons, err := n.consumerSetup(ctx)
 	if err != nil {
-		return jsError("consumer "+n.consumerName(), err)
+		return err
 	}
 	bucket := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
 		kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
@@ -185,8 +169,58 @@ func (n *Node) setup(ctx context.Context) error {
 	if n.workers, err = bucket("workers", "worksteal live workers", workerTTL); err != nil {
 		return err
 	}
+	if n.failuresKV, err = bucket("failures", "worksteal handler failures per task", 0); err != nil {
+		return err
+	}
 	n.stream, n.consumer, n.ready = st, cons, true
 	return nil
+}
+
+// consumerSetup creates the workers' consumer with this node's ack wait,
+// or adopts the ack wait of the one that exists: the ack wait belongs to
+// the deployment, and a client that connects later must not change it
+// under the tasks that are running. Redelivery is the state machine's
+// (see the package doc): no server-side delivery limit and no server-side
+// backoff, which would count and delay a lost worker's tasks.
+func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       n.consumerName(),
+		Description:   "worksteal workers pull tasks here",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       n.opts.ackWait,
+		MaxDeliver:    -1,
+		MaxAckPending: -1,
+		MaxWaiting:    4096,
+		Replicas:      n.opts.replicas,
+	}
+	cons, err := n.js.Consumer(ctx, n.streamName(), n.consumerName())
+	switch {
+	case err == nil:
+		have := cons.CachedInfo().Config
+		if have.AckWait != n.opts.ackWait && n.opts.ackWaitSet {
+			n.opts.onError(fmt.Errorf("cluster: ack wait %v not applied: stream %s's deployment uses %v (set when its consumer was made; delete the consumer %s to change it)",
+				n.opts.ackWait, n.opts.stream, have.AckWait, n.consumerName()))
+		}
+		cfg.AckWait = have.AckWait
+		if have.MaxDeliver != -1 || len(have.BackOff) > 0 || have.Replicas != cfg.Replicas && have.Replicas != 0 {
+			// Made by an older version: same ack wait, today's redelivery.
+			cons, err = n.js.UpdateConsumer(ctx, n.streamName(), cfg)
+		}
+	case errors.Is(err, jetstream.ErrConsumerNotFound):
+		cons, err = n.js.CreateConsumer(ctx, n.streamName(), cfg)
+		if errors.Is(err, jetstream.ErrConsumerExists) {
+			return nil, jetstream.ErrConsumerExists // raced another node: setup again adopts
+		}
+	}
+	if err != nil {
+		return nil, jsError("consumer "+n.consumerName(), err)
+	}
+	n.ackWait = cons.CachedInfo().Config.AckWait
+	n.heartbeat = n.opts.heartbeat
+	if !n.opts.heartbeatSet || n.heartbeat >= n.ackWait {
+		n.heartbeat = n.ackWait / 3
+	}
+	return cons, nil
 }
 
 func jsError(what string, err error) error {

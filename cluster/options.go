@@ -19,8 +19,10 @@ type Option func(*options) error
 type options struct {
 	stream         string
 	ackWait        time.Duration
+	ackWaitSet     bool // WithAckWait was given: create the consumer with it
 	heartbeat      time.Duration
-	maxDeliver     int
+	heartbeatSet   bool
+	maxLost        int
 	replicas       int
 	memory         bool
 	slots          int
@@ -40,7 +42,7 @@ func defaultOptions() options {
 	return options{
 		stream:         "ws",
 		ackWait:        30 * time.Second,
-		maxDeliver:     5,
+		maxLost:        10,
 		replicas:       1,
 		slots:          runtime.GOMAXPROCS(0),
 		name:           host + "-" + strconv.Itoa(os.Getpid()),
@@ -68,42 +70,51 @@ func WithStream(name string) Option {
 	}
 }
 
-// WithAckWait sets the ack deadline: a task whose worker sends neither a
-// result nor a heartbeat for this long is delivered again, to any worker
-// (default 30s). Later redeliveries of the same task wait 2, 4, 8 times as
-// long (at most 8), so a task that kills its workers cannot flood the
-// cluster.
+// WithAckWait sets the ack deadline of the deployment: a task whose
+// worker sends neither a result nor a heartbeat for this long is delivered
+// again, to any worker (default 30s). It is a property of the stream's
+// consumer, set by the node that creates it; a node that finds the
+// consumer already made adopts its ack wait (and derives its heartbeat
+// from it) rather than changing it for everyone, and reports a different
+// WithAckWait through the error handler.
 func WithAckWait(d time.Duration) Option {
 	return func(o *options) error {
 		if d < 100*time.Millisecond {
 			return fmt.Errorf("%w: ack wait %v: must be at least 100ms", ErrInvalidOption, d)
 		}
-		o.ackWait = d
+		o.ackWait, o.ackWaitSet = d, true
 		return nil
 	}
 }
 
 // WithHeartbeat sets how often a worker tells the server that a task is
-// still running (an in-progress ack); default a third of the ack wait.
+// still running (an in-progress ack); default a third of the deployment's
+// ack wait. It must be shorter than the ack wait.
 func WithHeartbeat(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
 			return fmt.Errorf("%w: heartbeat %v: must be positive", ErrInvalidOption, d)
 		}
-		o.heartbeat = d
+		o.heartbeat, o.heartbeatSet = d, true
 		return nil
 	}
 }
 
-// WithMaxDeliver sets how many times a task is delivered at most (default
-// 5); a job's MaxAttempts may lower it. After the last delivery fails, the
-// task is recorded as failed.
+// WithMaxDeliver sets how many deliveries of a task may end without an
+// outcome from its handler before the task is recorded as failed with
+// ErrPoison (default 10). A delivery ends without an outcome when its
+// worker dies, stops, loses the server, or the server restarts: none of
+// these is an attempt of the task (Job.MaxAttempts counts the handler's
+// failures only), but a task that kills every worker it reaches must end
+// some time. Keep it generous: each lost delivery costs an ack wait. The
+// submitter's setting travels with its tasks; a worker's applies to tasks
+// that carry none.
 func WithMaxDeliver(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
 			return fmt.Errorf("%w: max deliver %d: must be 1 or more", ErrInvalidOption, n)
 		}
-		o.maxDeliver = n
+		o.maxLost = n
 		return nil
 	}
 }
@@ -168,8 +179,8 @@ func WithPool(p *worksteal.Pool) Option {
 }
 
 // WithBackoff sets the wait before a task whose handler failed is
-// delivered again: Backoff.Wait(k) after the k-th delivery (default 0.5s
-// doubling to at most 30s, with jitter).
+// delivered again, for jobs that set no RetryDelay: Backoff.Wait(k) after
+// the k-th failure (default 0.5s doubling to at most 30s, with jitter).
 func WithBackoff(b balance.Backoff) Option {
 	return func(o *options) error {
 		o.backoff = b

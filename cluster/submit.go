@@ -55,6 +55,9 @@ func (n *Node) validate(job *Job) ([]string, error) {
 	if job.MaxAttempts < 0 {
 		return nil, fmt.Errorf("%w: job %s: max attempts %d: must be 0 (default) or more", ErrInvalidJob, job.ID, job.MaxAttempts)
 	}
+	if job.RetryDelay < 0 {
+		return nil, fmt.Errorf("%w: job %s: retry delay %v: must be 0 (default) or more", ErrInvalidJob, job.ID, job.RetryDelay)
+	}
 	limit := int(n.nc.MaxPayload()) - 1024
 	ids := make([]string, len(job.Tasks))
 	seen := make(map[string]int, len(job.Tasks))
@@ -253,7 +256,7 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
 		return err
 	}
-	for _, b := range []string{"results", "checkpoints"} {
+	for _, b := range []string{"results", "checkpoints", "failures"} {
 		bucket := n.opts.stream + "_" + b
 		st, err := n.js.Stream(ctx, "KV_"+bucket)
 		if err != nil {
@@ -272,12 +275,27 @@ type Progress struct {
 	Succeeded int
 	Failed    int
 	// Running is the number of unfinished tasks that workers report
-	// running: those running for a heartbeat or more, and, when the job
-	// speculates, all (approximate: a lost worker's tasks count until they
-	// run again).
+	// running: a worker reports a task at every heartbeat (and at its
+	// start when the job speculates), and a task not reported for three
+	// heartbeats is no longer counted (its worker was lost).
 	Running int
+	// Longest is the task that has run longest of those, if any: a hung
+	// task shows here.
+	Longest RunningTask
 	// Copies is the number of speculative copies published.
 	Copies int
+	// Retries is the number of attempts after a failure, summed over the
+	// recorded results; Redeliveries the deliveries beyond those (a
+	// worker died, stopped or lost the server, and the task ran again).
+	Retries, Redeliveries int
+}
+
+// RunningTask is a task a worker reports running.
+type RunningTask struct {
+	Task    string
+	Worker  string
+	Attempt int
+	Start   time.Time
 }
 
 // Done is Succeeded + Failed.
@@ -308,11 +326,13 @@ type Submission struct {
 	results  map[string]Result
 	arrivals []Result // in the order they were seen
 	read     int      // Next's cursor into arrivals
-	started  map[string]time.Time
+	started  map[string]startNote
 	copied   map[string]bool
-	notify   chan struct{} // closed and replaced on every change
-	err      error         // the watch failed
-	finished bool
+	// Counts kept as results arrive, so that Progress is O(1) per result.
+	succeeded, failed, retries, redeliveries int
+	notify                                   chan struct{} // closed and replaced on every change
+	err                                      error         // the watch failed
+	finished                                 bool
 }
 
 // follow starts watching the job's results and workers' start notices,
@@ -321,7 +341,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
-		done: make(chan struct{}), results: map[string]Result{}, started: map[string]time.Time{},
+		done: make(chan struct{}), results: map[string]Result{}, started: map[string]startNote{},
 		copied: map[string]bool{}, notify: make(chan struct{}),
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
@@ -337,9 +357,6 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 		return nil, err
 	}
 	s.subs = append(s.subs, sub)
-	if adv, err := n.watchMaxDeliveries(); err == nil {
-		s.subs = append(s.subs, adv)
-	}
 	w, err := n.results.Watch(bg, rec.ID+".*")
 	if err != nil {
 		s.Stop()
@@ -401,8 +418,13 @@ func (s *Submission) add(r Result) {
 	s.arrivals = append(s.arrivals, r)
 	delete(s.started, r.Task)
 	if r.OK() {
+		s.succeeded++
 		s.hedge.History.Observe(r.Runtime)
+	} else {
+		s.failed++
 	}
+	s.retries += max(0, r.Attempt-1)
+	s.redeliveries += max(0, r.Deliveries-r.Attempt)
 	if s.copied[r.Task] {
 		// The race is decided: stop the other copy.
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
@@ -438,21 +460,42 @@ func (s *Submission) markDone() {
 	s.n.jobs.Update(ctx, s.ID, data, e.Revision())
 }
 
+// startNote is a worker's latest report of a running task.
+type startNote struct {
+	RunningTask
+	seen time.Time // when it was last reported
+}
+
 // onStarted takes a worker's notice that it started (or still runs) a task:
 // "task \t attempt \t start-unix-ns \t worker".
 func (s *Submission) onStarted(m *nats.Msg) {
 	f := strings.Split(string(m.Data), "\t")
-	if len(f) < 3 {
+	if len(f) < 4 {
 		return
 	}
 	ns, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil {
 		return
 	}
+	attempt, _ := strconv.Atoi(f[1])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, done := s.results[f[0]]; !done {
-		s.started[f[0]] = time.Unix(0, ns)
+		s.started[f[0]] = startNote{RunningTask{Task: f[0], Worker: f[3], Attempt: attempt, Start: time.Unix(0, ns)}, time.Now()}
+	}
+}
+
+// expireStarted forgets the tasks whose workers stopped reporting them.
+// Called with s.mu held.
+func (s *Submission) expireStarted(now time.Time) {
+	limit := 3 * s.n.heartbeat
+	if limit <= 0 {
+		return
+	}
+	for id, st := range s.started {
+		if now.Sub(st.seen) > limit {
+			delete(s.started, id)
+		}
 	}
 }
 
@@ -513,6 +556,10 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 	if s.job.MaxAttempts > 0 {
 		m.Header.Set(hdrAttempts, strconv.Itoa(s.job.MaxAttempts))
 	}
+	m.Header.Set(hdrMaxLost, strconv.Itoa(s.n.opts.maxLost))
+	if s.job.RetryDelay > 0 {
+		m.Header.Set(hdrRetryDelay, strconv.FormatInt(s.job.RetryDelay.Nanoseconds(), 10))
+	}
 	if copy {
 		m.Header.Set(hdrSpec, "1")
 	}
@@ -566,8 +613,8 @@ func (s *Submission) stragglers() []int {
 	}
 	now := time.Now()
 	var picked []int
-	for id, at := range s.started {
-		if !s.copied[id] && now.Sub(at) > thr {
+	for id, st := range s.started {
+		if !s.copied[id] && now.Sub(st.Start) > thr {
 			s.copied[id] = true
 			picked = append(picked, s.index[id])
 		}
@@ -576,16 +623,18 @@ func (s *Submission) stragglers() []int {
 	return picked
 }
 
-// Progress returns the job's progress.
+// Progress returns the job's progress. Its cost does not grow with the
+// results (it scans the tasks reported running).
 func (s *Submission) Progress() Progress {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := Progress{Total: s.total, Running: len(s.started), Copies: len(s.copied)}
-	for _, r := range s.results {
-		if r.OK() {
-			p.Succeeded++
-		} else {
-			p.Failed++
+	now := time.Now()
+	s.expireStarted(now)
+	p := Progress{Total: s.total, Succeeded: s.succeeded, Failed: s.failed, Running: len(s.started),
+		Copies: len(s.copied), Retries: s.retries, Redeliveries: s.redeliveries}
+	for _, st := range s.started {
+		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
+			p.Longest = st.RunningTask
 		}
 	}
 	return p

@@ -43,9 +43,16 @@ type Job struct {
 	ID string
 	// Tasks are the job's tasks.
 	Tasks []Task
-	// MaxAttempts limits the runs of each task (first included); 0 means
-	// the node's WithMaxDeliver. It cannot raise that limit.
+	// MaxAttempts limits the attempts of each task, the first included; 0
+	// means 3. An attempt is a run whose handler returned (an error, a
+	// panic): a run cut short by its worker's death or stop, a partition
+	// or a server restart is not one, and the task runs again (see
+	// WithMaxDeliver for the limit on those).
 	MaxAttempts int
+	// RetryDelay is the wait before the first retry of a failed task,
+	// doubling for each next one up to a minute, with jitter (as the local
+	// runner waits); 0 means the worker's WithBackoff.
+	RetryDelay time.Duration
 	// Speculate enables speculative copies: once every unfinished task of
 	// the job is running, a task that has run longer than SpeculateAfter
 	// (0: 1.5 × the 75th percentile of the finished tasks, after three) is
@@ -67,8 +74,13 @@ type Result struct {
 	Error string
 	// Worker is the name of the worker that recorded the result.
 	Worker string
-	// Attempt is the delivery that produced it, from 1.
+	// Attempt is the attempt that produced it, from 1: the handler's
+	// failures before it + 1.
 	Attempt int
+	// Deliveries is how many times the task was delivered, this one
+	// included: more than Attempt when deliveries were lost with their
+	// worker or server (the task then ran again), or handed back.
+	Deliveries int
 	// Speculative says a speculative copy produced it.
 	Speculative bool
 	Start       time.Time
@@ -89,6 +101,7 @@ type wireResult struct {
 	Error       string `json:"error,omitempty"`
 	Worker      string `json:"worker"`
 	Attempt     int    `json:"attempt"`
+	Deliveries  int    `json:"deliveries,omitempty"`
 	Speculative bool   `json:"speculative,omitempty"`
 	StartNs     int64  `json:"start_ns,omitempty"`
 	RuntimeNs   int64  `json:"runtime_ns"`
@@ -96,7 +109,7 @@ type wireResult struct {
 
 // MarshalJSON encodes r with its times as nanoseconds.
 func (r Result) MarshalJSON() ([]byte, error) {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Speculative, 0, int64(r.Runtime)}
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime)}
 	if !r.Start.IsZero() {
 		w.StartNs = r.Start.UnixNano()
 	}
@@ -110,7 +123,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
 	if w.StartNs != 0 {
 		r.Start = time.Unix(0, w.StartNs)
 	}
@@ -121,7 +134,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 type TaskInfo struct {
 	Job, Task   string
 	Index       int
-	Attempt     int  // delivery count, from 1
+	Attempt     int  // the attempt, from 1 (failures so far + 1)
 	Speculative bool // a speculative copy
 	Worker      string
 }
@@ -136,6 +149,7 @@ type running struct {
 	key          string
 	pool         *worksteal.Pool
 	cancel       context.CancelCauseFunc
+	delivered    int  // the delivery count: 1 has no checkpoint to load
 	checkpointed bool // written by the handler's goroutine only
 }
 
@@ -188,7 +202,7 @@ func SaveCheckpoint(ctx context.Context, data []byte) error {
 // by any of its earlier runs, or nil if there is none.
 func LoadCheckpoint(ctx context.Context) ([]byte, error) {
 	r := runningFrom(ctx)
-	if r == nil || (r.info.Attempt == 1 && !r.info.Speculative && !r.checkpointed) {
+	if r == nil || (r.delivered == 1 && !r.info.Speculative && !r.checkpointed) {
 		return nil, nil // a first run has no past
 	}
 	cctx, cancel := r.node.timeout(ctx)

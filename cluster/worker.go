@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -22,12 +21,14 @@ import (
 
 // Headers of a task message.
 const (
-	hdrJob      = "Ws-Job"
-	hdrTask     = "Ws-Task"
-	hdrIndex    = "Ws-Index"
-	hdrAttempts = "Ws-Max-Attempts"
-	hdrSpec     = "Ws-Speculative"
-	hdrNotify   = "Ws-Notify" // announce the start at once
+	hdrJob        = "Ws-Job"
+	hdrTask       = "Ws-Task"
+	hdrIndex      = "Ws-Index"
+	hdrAttempts   = "Ws-Max-Attempts"
+	hdrRetryDelay = "Ws-Retry-Delay" // ns before the first retry
+	hdrMaxLost    = "Ws-Max-Deliver" // lost deliveries before a task is poison
+	hdrSpec       = "Ws-Speculative"
+	hdrNotify     = "Ws-Notify" // announce the start at once
 )
 
 // workerTTL is how long a worker stays in the registry after its last
@@ -105,6 +106,13 @@ type serving struct {
 	pool     *worksteal.Pool
 	started  time.Time
 
+	// settleCtx bounds the recording of results and failures: while the
+	// worker serves, they are retried until the server takes them (a
+	// restart, an election), so that finished work is not run again; once
+	// it stops, for the default timeout more.
+	settleCtx    context.Context
+	settleCancel context.CancelFunc
+
 	mu      sync.Mutex
 	running map[string][]*running // by result key
 	tasks   sync.WaitGroup        // running tasks
@@ -132,6 +140,8 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now()}
+	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer s.settleCancel()
 	if s.pool == nil {
 		p, err := worksteal.New(worksteal.Config{})
 		if err != nil {
@@ -145,11 +155,6 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	defer cancelSub.Unsubscribe()
-	advSub, err := n.watchMaxDeliveries()
-	if err != nil {
-		return err
-	}
-	defer advSub.Unsubscribe()
 
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
@@ -160,6 +165,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
+		time.AfterFunc(n.opts.defaultTimeout, s.settleCancel)
 		s.mu.Lock()
 		s.stop.Store(true)
 		for _, rs := range s.running {
@@ -278,104 +284,158 @@ func (n *Node) nakDelay(m *nats.Msg, d time.Duration) error {
 	return n.nc.Publish(m.Reply, fmt.Appendf(nil, `-NAK {"delay":%d}`, d.Nanoseconds()))
 }
 
-// execute runs one delivered task and settles its message: ack once a
-// result is recorded (or was already), nak with backoff to retry, nak at
-// once to hand it back when the worker stops.
+// delivery is one delivery of a task message to this worker, as the state
+// machine of the package doc sees it.
+type delivery struct {
+	msg         *nats.Msg
+	job, task   string
+	key         string // the result key, <job>.<task>
+	index       int
+	handler     string
+	spec        bool
+	delivered   int // the server's delivery count, from 1
+	maxAttempts int
+	maxLost     int
+	seen        failureRecord // the handler's failures before this delivery
+	// checkpointed: the handler saved a checkpoint, to drop once recorded.
+	checkpointed bool
+}
+
+func (s *serving) parse(msg *nats.Msg) delivery {
+	h := msg.Header
+	d := delivery{msg: msg, job: h.Get(hdrJob), task: h.Get(hdrTask), spec: h.Get(hdrSpec) != "",
+		handler: handlerOf(msg.Subject), delivered: 1, maxAttempts: defaultAttempts}
+	d.index, _ = strconv.Atoi(h.Get(hdrIndex))
+	d.key = resultKey(d.job, d.task)
+	if md, err := msg.Metadata(); err == nil {
+		d.delivered = int(md.NumDelivered)
+	}
+	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 0 {
+		d.maxAttempts = a
+	}
+	d.maxLost = s.n.opts.maxLost
+	if l, err := strconv.Atoi(h.Get(hdrMaxLost)); err == nil && l > 0 {
+		d.maxLost = l
+	}
+	return d
+}
+
+// lost is the number of earlier deliveries that ended without an outcome
+// from the handler: deliveries that were not failures.
+func (d delivery) lost() int { return max(0, d.delivered-1-d.seen.Failures) }
+
+// attempt is the attempt this delivery makes: failures so far + 1.
+func (d delivery) attempt() int { return d.seen.Failures + 1 }
+
+func (d delivery) result(worker string) Result {
+	return Result{Job: d.job, Task: d.task, Index: d.index, Handler: d.handler, Worker: worker,
+		Attempt: d.attempt(), Deliveries: d.delivered, Speculative: d.spec}
+}
+
+// execute runs one delivered task and settles its message, following the
+// state machine of the package doc: a success or a last failure is
+// recorded and acked; a failure with attempts left is counted and nak'ed
+// with the job's retry delay; a stopping worker naks at once, uncounted; a
+// task whose deliveries ended without an outcome too often is recorded as
+// poison.
 func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	n := s.n
-	h := msg.Header
-	job, task := h.Get(hdrJob), h.Get(hdrTask)
-	index, _ := strconv.Atoi(h.Get(hdrIndex))
-	spec := h.Get(hdrSpec) != ""
-	handlerName := handlerOf(msg.Subject)
-	attempt := 1
-	if md, err := msg.Metadata(); err == nil {
-		attempt = int(md.NumDelivered)
-	}
-	maxAttempts := n.opts.maxDeliver
-	if a, err := strconv.Atoi(h.Get(hdrAttempts)); err == nil && a > 0 && a < maxAttempts {
-		maxAttempts = a
-	}
-	key := resultKey(job, task)
-	if job == "" || task == "" {
+	d := s.parse(msg)
+	if d.job == "" || d.task == "" {
 		n.settleMsg(msg, ackTerm) // not ours: no job to record it under
 		return
 	}
-	res := Result{Job: job, Task: task, Index: index, Handler: handlerName, Worker: n.opts.name, Attempt: attempt, Speculative: spec}
+	// While the worker holds the task, the server hears from it every
+	// heartbeat: during the handler and until the outcome is recorded.
+	note := func(start time.Time) []byte {
+		return []byte(d.task + "\t" + strconv.Itoa(d.attempt()) + "\t" + strconv.FormatInt(start.UnixNano(), 10) + "\t" + n.opts.name)
+	}
+	var started []byte // the start notice, once the handler runs
+	var noteMu sync.Mutex
+	hb := newHeartbeat(n.heartbeat, func() {
+		if err := n.settleMsg(msg, ackProgress); err != nil {
+			n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", d.key, err))
+		}
+		noteMu.Lock()
+		sn := started
+		noteMu.Unlock()
+		if sn != nil {
+			n.nc.Publish(n.startedSubject(d.job), sn)
+		}
+	})
+	defer hb.stop()
 
-	// A redelivery or a copy may find its result recorded already.
-	if attempt > 1 || spec {
-		if attempt > 1 {
+	if d.delivered > 1 || d.spec {
+		if d.delivered > 1 {
 			n.redelivered.Add(1)
 		}
-		if n.hasResult(key) {
-			n.duplicates.Add(1)
+		if n.hasResult(d.key) {
+			n.duplicates.Add(1) // the result is in: this copy has nothing to do
 			n.settleMsg(msg, ackAck)
 			return
 		}
 	}
-	if attempt > maxAttempts {
-		res.Error = fmt.Sprintf("%v (%d deliveries)", ErrMaxDeliveries, attempt-1)
-		s.settle(msg, key, res, false)
-		return
-	}
-	hf, ok := s.handlers[handlerName]
-	if !ok {
-		if attempt >= maxAttempts {
-			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, handlerName)
-			s.settle(msg, key, res, false)
+	if d.delivered > 1 {
+		f, err := n.failures(s.settleCtx, d.key)
+		if err != nil {
+			n.opts.onError(fmt.Errorf("cluster: reading the failures of %s: %w", d.key, err))
+			n.nakDelay(msg, time.Second)
 			return
 		}
-		n.nakDelay(msg, n.retryDelay(attempt)) // another worker may have it
+		d.seen = f
+	}
+	res := d.result(n.opts.name)
+	switch {
+	case d.lost() >= d.maxLost:
+		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
+		s.settle(d, res)
+		return
+	case d.attempt() > d.maxAttempts:
+		// Its last failure was counted but not recorded (the worker died
+		// between the two): record it now.
+		res.Attempt = d.maxAttempts
+		res.Error = d.seen.Error
+		s.settle(d, res)
+		return
+	}
+	hf, ok := s.handlers[d.handler]
+	if !ok {
+		if d.lost()+1 >= d.maxLost {
+			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, d.handler)
+			s.settle(d, res)
+			return
+		}
+		n.nakDelay(msg, time.Second) // another worker may have it
 		return
 	}
 
-	r := &running{node: n, key: key, pool: s.pool, info: TaskInfo{Job: job, Task: task, Index: index, Attempt: attempt, Speculative: spec, Worker: n.opts.name}}
+	r := &running{node: n, key: d.key, pool: s.pool, delivered: d.delivered, info: TaskInfo{Job: d.job, Task: d.task, Index: d.index, Attempt: d.attempt(), Speculative: d.spec, Worker: n.opts.name}}
 	tctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCtxKey{}, r))
 	r.cancel = cancel
 	defer cancel(nil)
-	s.mu.Lock()
-	if s.stop.Load() {
-		s.mu.Unlock()
-		n.settleMsg(msg, ackNak)
+	if !s.track(d.key, r) {
+		n.settleMsg(msg, ackNak) // stopping: handed back, not an attempt
 		return
 	}
-	s.running[key] = append(s.running[key], r)
-	s.mu.Unlock()
-	s.busy.Add(1)
-	defer func() {
-		s.busy.Add(-1)
-		s.mu.Lock()
-		rs := slices.DeleteFunc(s.running[key], func(x *running) bool { return x == r })
-		if len(rs) == 0 {
-			delete(s.running, key)
-		} else {
-			s.running[key] = rs
-		}
-		s.mu.Unlock()
-	}()
+	defer s.untrack(d.key, r)
 
 	// The submitter hears of the start at once when it wants to (to
-	// speculate), else at the first heartbeat: short tasks cost no notice.
+	// speculate), else with the heartbeats: short tasks cost no notice.
 	res.Start = time.Now()
-	note := []byte(task + "\t" + strconv.Itoa(attempt) + "\t" + strconv.FormatInt(res.Start.UnixNano(), 10) + "\t" + n.opts.name)
-	if h.Get(hdrNotify) != "" {
-		n.nc.Publish(n.startedSubject(job), note)
+	noteMu.Lock()
+	started = note(res.Start)
+	noteMu.Unlock()
+	if msg.Header.Get(hdrNotify) != "" {
+		n.nc.Publish(n.startedSubject(d.job), started)
 	}
-	hb := newHeartbeat(n.opts.heartbeat, func() {
-		if err := n.settleMsg(msg, ackProgress); err != nil {
-			n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", key, err))
-		}
-		n.nc.Publish(n.startedSubject(job), note)
-	})
 	out, err := call(tctx, hf, msg.Data)
-	hb.stop()
 	res.Runtime = time.Since(res.Start)
+	d.checkpointed = r.checkpointed
 	n.executed.Add(1)
 
 	switch cause := context.Cause(tctx); {
 	case errors.Is(cause, errStopping):
-		n.settleMsg(msg, ackNak) // back to the queue for another worker, at once
+		n.settleMsg(msg, ackNak) // back to the queue for another worker, at once, uncounted
 		return
 	case errors.Is(cause, errSuperseded):
 		n.duplicates.Add(1)
@@ -385,12 +445,51 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	res.Output = out
 	if err != nil {
 		res.Error = err.Error()
-		if !isPermanent(err) && attempt < maxAttempts {
-			n.nakDelay(msg, n.retryDelay(attempt))
+		if !isPermanent(err) && d.attempt() < d.maxAttempts {
+			s.retry(d, res.Error)
 			return
 		}
 	}
-	s.settle(msg, key, res, r.checkpointed || attempt > 1)
+	s.settle(d, res)
+}
+
+// track lists r as running under key, unless the worker is stopping.
+func (s *serving) track(key string, r *running) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop.Load() {
+		return false
+	}
+	s.running[key] = append(s.running[key], r)
+	s.busy.Add(1)
+	return true
+}
+
+func (s *serving) untrack(key string, r *running) {
+	s.busy.Add(-1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := slices.DeleteFunc(s.running[key], func(x *running) bool { return x == r })
+	if len(rs) == 0 {
+		delete(s.running, key)
+	} else {
+		s.running[key] = rs
+	}
+}
+
+// retry counts a failed attempt and hands the task back for the next one
+// after the job's retry delay. If the count cannot be written (the server
+// is gone for longer than the worker serves), the message is left to be
+// redelivered after the ack wait, and the failure is not counted: the
+// attempt is made again.
+func (s *serving) retry(d delivery, errText string) {
+	n := s.n
+	k, err := n.addFailure(s.settleCtx, d.key, d.seen, errText)
+	if err != nil {
+		n.opts.onError(fmt.Errorf("cluster: counting a failure of %s: %w", d.key, err))
+		return
+	}
+	n.nakDelay(d.msg, n.retryDelay(d.msg.Header, k))
 }
 
 // heartbeat calls beat every interval until stopped, from a timer: no
@@ -425,16 +524,15 @@ func (h *heartbeat) stop() {
 	h.mu.Unlock()
 }
 
-// settle records res (unless a result exists) and acks the message. If the
-// result cannot be written, the message is left to be redelivered.
-func (s *serving) settle(msg *nats.Msg, key string, res Result, dropCheckpoint bool) {
+// settle records res (unless a result exists) and acks the message. The
+// write is retried while the worker serves (the heartbeats keep the task
+// ours meanwhile); if it cannot be made, the message is left to be
+// redelivered.
+func (s *serving) settle(d delivery, res Result) {
 	n := s.n
-	ctx, cancel := context.WithTimeout(context.Background(), max(n.opts.defaultTimeout, 10*time.Second))
-	defer cancel()
-	recorded, err := n.record(ctx, key, res)
+	recorded, err := n.record(s.settleCtx, d.key, res)
 	if err != nil {
-		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", key, err))
-		n.settleMsg(msg, ackNak)
+		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", d.key, err))
 		return
 	}
 	if recorded {
@@ -442,24 +540,22 @@ func (s *serving) settle(msg *nats.Msg, key string, res Result, dropCheckpoint b
 	} else {
 		n.duplicates.Add(1)
 	}
-	if err := n.settleMsg(msg, ackAck); err != nil {
-		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", key, err))
+	if err := n.settleMsg(d.msg, ackAck); err != nil {
+		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
-	if dropCheckpoint {
-		n.checkpoints.Purge(ctx, key)
+	if d.delivered > 1 || d.spec || d.checkpointed {
+		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
+		defer cancel()
+		n.checkpoints.Purge(ctx, d.key)
+		if d.seen.Failures > 0 {
+			n.failuresKV.Purge(ctx, d.key)
+		}
 	}
 }
 
 // handlerOf returns the handler named by a task subject,
 // "<stream>.task.<job>.<handler>".
 func handlerOf(subject string) string { return subject[strings.LastIndexByte(subject, '.')+1:] }
-
-// retryDelay is the wait before the next delivery of a task whose handler
-// failed on delivery attempt.
-func (n *Node) retryDelay(attempt int) time.Duration {
-	lo, hi := n.opts.backoff.Wait(attempt)
-	return lo + rand.N(hi-lo+1)
-}
 
 // call runs a handler, turning a panic into an error.
 func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {

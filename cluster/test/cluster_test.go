@@ -297,8 +297,8 @@ func TestWorkerKilledMidJob(t *testing.T) {
 		}
 		if strings.HasPrefix(string(r.Output), "resumed from victim@") {
 			resumed++
-			if r.Attempt < 2 {
-				t.Errorf("task %s resumed on attempt %d; want a redelivery", r.Task, r.Attempt)
+			if r.Deliveries < 2 || r.Attempt != 1 {
+				t.Errorf("task %s resumed on delivery %d, attempt %d; want a redelivery that is still the first attempt", r.Task, r.Deliveries, r.Attempt)
 			}
 		}
 	}
@@ -464,48 +464,30 @@ func TestServerWithoutJetStream(t *testing.T) {
 var _ = fmt.Sprint
 var _ sync.Mutex
 
-func TestMaxDeliveriesRecordedAsFailure(t *testing.T) {
+func TestPoisonTaskRecordedAfterLostDeliveries(t *testing.T) {
 	srv := startServer(t)
-	// No worker runs: a silent client takes every delivery and never
-	// answers, as a worker that dies on each one would. It keeps asking,
-	// as live workers do: the server checks for spent deliveries when a
-	// pull request is waiting.
-	opts := []cluster.Option{cluster.WithStream("adv"), cluster.WithAckWait(500 * time.Millisecond), cluster.WithMaxDeliver(2), cluster.WithErrorHandler(func(err error) { t.Log(err) })}
-	n := submitter(t, connect(t, srv.ClientURL()), opts...)
-	s, err := n.Submit(context.Background(), cluster.Job{ID: "lost", Tasks: []cluster.Task{{ID: "t", Handler: "upper", Payload: []byte("x")}}})
+	// A task that kills each worker it reaches: after 2 deliveries that
+	// ended without an outcome, the third worker records it as poison
+	// (no attempt spent: the handler never returned), and lives on.
+	for _, name := range []string{"p1", "p2", "p3"} {
+		startWorkerProcess(t, srv.ClientURL(), name, nil)
+	}
+	n := submitter(t, connect(t, srv.ClientURL()), cluster.WithMaxDeliver(2))
+	s, err := n.Submit(context.Background(), cluster.Job{ID: "poison", Tasks: []cluster.Task{{ID: "crash", Handler: "crash"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	js, _ := jetstream.New(connect(t, srv.ClientURL()))
-	cons, err := js.Consumer(context.Background(), "adv_tasks", "adv_workers")
+	rs := waitJob(t, s)
+	if r := rs[0]; r.OK() || !strings.Contains(r.Error, "poison") || r.Deliveries != 3 || r.Attempt != 1 {
+		t.Errorf("result %+v; want a poison failure on the 3rd delivery, no attempt spent", r)
+	}
+	after, err := n.Submit(context.Background(), cluster.Job{ID: "after", Tasks: []cluster.Task{{Handler: "upper", Payload: []byte("x")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for {
-			select {
-			case <-s.Done():
-				return
-			default:
-			}
-			b, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second))
-			if err != nil {
-				continue
-			}
-			for range b.Messages() {
-				// dropped: no ack, no heartbeat
-			}
-		}
-	}()
-	rs := waitJob(t, s)
-	if r := rs[0]; r.OK() || !strings.Contains(r.Error, "delivered the maximum number of times") || r.Attempt != 2 {
-		t.Errorf("result %+v; want a failure after 2 deliveries", r)
+	defer after.Stop()
+	if r := waitJob(t, after)[0]; !r.OK() || r.Deliveries != 1 {
+		t.Errorf("a task after the poison one: %+v", r)
 	}
-	// The message is gone from the queue.
-	st, _ := js.Stream(context.Background(), "adv_tasks")
-	waitFor(t, 30*time.Second, "the spent message's removal", func() bool {
-		info, err := st.Info(context.Background())
-		return err == nil && info.State.Msgs == 0
-	})
 }

@@ -120,6 +120,13 @@ func register(n *cluster.Node) {
 	must(n.Handle("poison", func(context.Context, []byte) ([]byte, error) {
 		return []byte("partial output"), errors.New("always fails")
 	}))
+	// crash kills the worker process that runs it (a poison task).
+	must(n.Handle("crash", func(context.Context, []byte) ([]byte, error) {
+		if os.Getenv(envRole) == "worker" {
+			os.Exit(3)
+		}
+		return nil, cluster.Permanent(errors.New("crash runs only in worker processes"))
+	}))
 	must(n.Handle("permanent", func(context.Context, []byte) ([]byte, error) {
 		return nil, cluster.Permanent(errors.New("bad payload"))
 	}))

@@ -40,11 +40,9 @@ type runConfig struct {
 	quiet          bool
 
 	// Cluster mode (run_cluster.go).
-	nats       string
-	jobName    string
-	ackWait    time.Duration
-	maxDeliver int
-	stream     string
+	nats    string
+	jobName string
+	clusterFlags
 }
 
 // Exit statuses of "worksteal run", GNU parallel's: the number of failed

@@ -23,9 +23,7 @@ import (
 func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.nats, "nats", "", "run the batch on the workers of the NATS server at URL (worksteal serve, worksteal worker)")
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
-	f.StringVar(&cfg.stream, "stream", "ws", "with --nats: name prefix of the JetStream stream, buckets and subjects")
-	f.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "with --nats: a task whose worker is silent this long goes to another worker")
-	f.IntVar(&cfg.maxDeliver, "max-deliver", 5, "with --nats: deliveries of a task at most, then it is recorded as failed")
+	cfg.clusterFlags.add(f, "with --nats: ")
 }
 
 // jobID names a batch by its commands: the same batch gets the same id,
@@ -53,12 +51,12 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	absTimeout, _, _ := parseTimeout(cfg.timeout)
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	ctx := env.Ctx
-	nc, err := connectNATS(ctx, cfg.nats, "worksteal run")
+	nc, err := connectNATS(ctx, cfg.nats, "worksteal run", stderr)
 	if err != nil {
 		return runError(err)
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, clusterOptions(cfg.stream, cfg.ackWait, cfg.maxDeliver)...)
+	node, err := cluster.New(nc, cfg.clusterFlags.options()...)
 	if err != nil {
 		return runError(err)
 	}
@@ -74,7 +72,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		history = runner.Runtimes(recs)
 	}
 	ordered := runner.Plan(todo, mustOrder(cfg.order), history)
-	job := cluster.Job{ID: cfg.jobName, MaxAttempts: cfg.retries + 1, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
+	job := cluster.Job{ID: cfg.jobName, MaxAttempts: cfg.retries + 1, RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
 	if job.ID == "" {
 		job.ID = jobID(todo)
 	}

@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	neturl "net/url"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/runner"
@@ -17,14 +22,12 @@ func init() { addCommand(newWorkerCommand) }
 
 // workerConfig is what the flags of "worksteal worker" fill in.
 type workerConfig struct {
-	nats       string
-	slots      int
-	name       string
-	stream     string
-	ackWait    time.Duration
-	maxDeliver int
-	shell      string
-	grace      time.Duration
+	nats  string
+	slots int
+	name  string
+	clusterFlags
+	shell string
+	grace time.Duration
 }
 
 // shellHandler is the name of the handler that runs shell commands, the
@@ -70,40 +73,71 @@ same --ack-wait and --max-deliver.`,
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
 	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
-	addClusterFlags(cmd, &cfg.stream, &cfg.ackWait, &cfg.maxDeliver)
+	cfg.clusterFlags.add(f, "")
 	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
 	f.DurationVar(&cfg.grace, "grace", 2*time.Second, "time a stopped task's processes have between SIGTERM and SIGKILL")
 	return cmd
 }
 
-// addClusterFlags adds the flags that must agree between workers and
-// submitters.
-func addClusterFlags(cmd *cobra.Command, stream *string, ackWait *time.Duration, maxDeliver *int) {
-	f := cmd.Flags()
-	f.StringVar(stream, "stream", "ws", "name prefix of the JetStream stream, buckets and subjects")
-	f.DurationVar(ackWait, "ack-wait", 30*time.Second, "a task whose worker is silent this long goes to another worker")
-	f.IntVar(maxDeliver, "max-deliver", 5, "deliveries of a task at most, then it is recorded as failed")
+// clusterFlags are the flags that workers and submitters share.
+type clusterFlags struct {
+	stream     string
+	ackWait    time.Duration
+	maxDeliver int
+	changed    func(name string) bool
 }
 
-// connectNATS connects to url with an error that names it.
-func connectNATS(ctx context.Context, url, name string) (*nats.Conn, error) {
-	nc, err := nats.Connect(url, nats.Name(name), nats.Timeout(5*time.Second),
-		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+// add adds the flags to f, their help prefixed with prefix.
+func (c *clusterFlags) add(f *pflag.FlagSet, prefix string) {
+	f.StringVar(&c.stream, "stream", "ws", prefix+"name prefix of the JetStream stream, buckets and subjects")
+	f.DurationVar(&c.ackWait, "ack-wait", 30*time.Second, prefix+"a task whose worker is silent this long goes to another worker; set by the first worker or submitter of a stream, adopted by the others")
+	f.IntVar(&c.maxDeliver, "max-deliver", 10, prefix+"deliveries of a task that may end without an outcome (its worker died, stopped or lost the server) before it is recorded as a poison task")
+	c.changed = func(name string) bool { return f.Changed(name) }
+}
+
+// options are the cluster options the flags ask for: the ack wait only if
+// given, so that a client does not override the deployment's.
+func (c *clusterFlags) options() []cluster.Option {
+	opts := []cluster.Option{cluster.WithStream(c.stream), cluster.WithMaxDeliver(c.maxDeliver)}
+	if c.changed != nil && c.changed("ack-wait") {
+		opts = append(opts, cluster.WithAckWait(c.ackWait))
+	}
+	return opts
+}
+
+// connectNATS connects to url with an error that names it. Losing and
+// regaining the server is logged to log, if not nil.
+func connectNATS(ctx context.Context, url, name string, log io.Writer) (*nats.Conn, error) {
+	if u, err := neturl.Parse(url); err == nil && u.Scheme != "" && u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss" {
+		return nil, fmt.Errorf("--nats %q: want a NATS URL such as nats://HOST:4222, not %s://", url, u.Scheme)
+	}
+	opts := []nats.Option{nats.Name(name), nats.Timeout(5 * time.Second),
+		nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	if log != nil {
+		opts = append(opts,
+			nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+				if err != nil {
+					fmt.Fprintf(log, "%s: lost the NATS server: %v; reconnecting\n", name, err)
+				} else if !nc.IsClosed() {
+					fmt.Fprintf(log, "%s: lost the NATS server; reconnecting\n", name)
+				}
+			}),
+			nats.ReconnectHandler(func(nc *nats.Conn) {
+				fmt.Fprintf(log, "%s: reconnected to %s\n", name, nc.ConnectedUrl())
+			}))
+	}
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to NATS at %s: %w (is worksteal serve running?)", url, err)
 	}
 	return nc, nil
 }
 
-func clusterOptions(stream string, ackWait time.Duration, maxDeliver int) []cluster.Option {
-	return []cluster.Option{cluster.WithStream(stream), cluster.WithAckWait(ackWait), cluster.WithMaxDeliver(maxDeliver)}
-}
-
 func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if cfg.slots < 0 {
 		return usageError(fmt.Errorf("-j %d: want 1 or more slots (0: one per CPU)", cfg.slots))
 	}
-	opts := clusterOptions(cfg.stream, cfg.ackWait, cfg.maxDeliver)
+	opts := cfg.clusterFlags.options()
 	if cfg.slots > 0 {
 		opts = append(opts, cluster.WithSlots(cfg.slots))
 	}
@@ -111,8 +145,8 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 		opts = append(opts, cluster.WithName(cfg.name))
 	}
 	errs := cmd.ErrOrStderr()
-	opts = append(opts, cluster.WithErrorHandler(func(err error) { fmt.Fprintln(errs, "worksteal worker:", err) }))
-	nc, err := connectNATS(env.Ctx, cfg.nats, "worksteal worker")
+	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
+	nc, err := connectNATS(env.Ctx, cfg.nats, "worksteal worker", errs)
 	if err != nil {
 		return err
 	}
@@ -159,4 +193,43 @@ func shellTaskHandler(shell string, grace time.Duration) cluster.Handler {
 		}
 		return out, nil
 	}
+}
+
+// errorLog writes background errors, at most one line per kind a second:
+// while a JetStream cluster elects a leader every request fails, and the
+// log says so once a second with a count, not hundreds of times.
+type errorLog struct {
+	w      io.Writer
+	prefix string
+	mu     sync.Mutex
+	last   map[string]time.Time
+	quiet  map[string]int
+}
+
+func newErrorLog(w io.Writer, prefix string) *errorLog {
+	return &errorLog{w: w, prefix: prefix, last: map[string]time.Time{}, quiet: map[string]int{}}
+}
+
+func (l *errorLog) log(err error) {
+	msg := err.Error()
+	kind := msg
+	if i := strings.IndexByte(msg, ':'); i >= 0 {
+		if j := strings.IndexByte(msg[i+1:], ':'); j >= 0 {
+			kind = msg[:i+1+j] // "cluster: what failed"
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if now.Sub(l.last[kind]) < time.Second {
+		l.quiet[kind]++
+		return
+	}
+	l.last[kind] = now
+	if n := l.quiet[kind]; n > 0 {
+		fmt.Fprintf(l.w, "%s: %s (and %d more like it)\n", l.prefix, msg, n)
+		l.quiet[kind] = 0
+		return
+	}
+	fmt.Fprintf(l.w, "%s: %s\n", l.prefix, msg)
 }
