@@ -80,6 +80,22 @@ func (w *Worker) ID() int { return w.id }
 // Pool returns the pool the worker belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
+// HasPendingTasks reports whether w's own deque holds tasks that other
+// workers could steal: second halves of joins, or scope tasks, queued by
+// the running task or by the tasks below it on this worker. Algorithms that
+// split work on demand (package par) split only when this is false, so a
+// thief always finds the oldest, largest piece first.
+//
+// Call it only from the task w was passed to, like every *Worker method.
+func (w *Worker) HasPendingTasks() bool { return w.dq.Len() != 0 }
+
+// PeersIdle reports whether some worker of w's pool is looking for work
+// (stealing or backing off) or parked: work offered now would find a taker.
+// It reads one word that idle workers update, so it is cheap enough to ask
+// between two chunks of a loop; the answer may be stale by the time the
+// caller acts on it, so use it as a hint, never for correctness.
+func (w *Worker) PeersIdle() bool { return w.pool.sleep.state.Load() != 0 }
+
 // main is the worker goroutine: find work, run it, until the pool drains.
 //
 // If a task calls runtime.Goexit, this goroutine unwinds past every recover

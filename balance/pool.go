@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 // Loop schedules on the work-stealing pool. For runs one loop under any
@@ -18,7 +19,7 @@ import (
 //     OpenMP way: the loop spawns one driver task per pool worker in a
 //     worksteal.Scope, and each driver asks the Schedule's Chunker for
 //     chunks until it runs dry;
-//   - Stealing is the runtime's own loop, worksteal.ForRange.
+//   - Stealing is the runtime's own loop, par.ForRange.
 //
 // Nesting is safe: the caller waits in Scope (or in the runtime loop's
 // joins), which runs other tasks while it waits, so a loop inside a loop's
@@ -67,9 +68,9 @@ func ForContext(ctx context.Context, w *worksteal.Worker, n int, s Schedule, bod
 		if st, ok := asStealing(s); ok {
 			opts := st.options()
 			if ctx.Done() != nil {
-				opts = append(opts, worksteal.WithContext(ctx))
+				opts = append(opts, par.WithContext(ctx))
 			}
-			worksteal.ForRange(w, 0, n, func(w *worksteal.Worker, lo, hi int) {
+			par.ForRange(w, 0, n, func(w *worksteal.Worker, lo, hi int) {
 				rec.run(w, lo, hi, body)
 			}, opts...)
 		} else {

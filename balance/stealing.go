@@ -5,11 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 // Stealing is work stealing with adaptive splitting. On the pool (For,
-// ForContext, ForPool) it is the runtime's own loop, worksteal.ForRange: lazy
+// ForContext, ForPool) it is par.ForRange, the adaptive loop: lazy
 // binary splitting, which runs a worker's piece sequentially in chunks that
 // grow while they are cheap and splits the rest of the piece in two only when
 // another worker is idle, down to single iterations for a skewed loop. No
@@ -23,10 +23,10 @@ import (
 // steals); a steal locks the victim's block, then the thief's own.
 type Stealing struct {
 	// MinGrain is the smallest piece a loop is split into and the size of
-	// its first chunks (worksteal.MinGrain); ≤ 0 means 1.
+	// its first chunks (par.MinGrain); ≤ 0 means 1.
 	MinGrain int
 	// MaxGrain caps the chunk size, and so the time between two checks for
-	// idle workers (worksteal.MaxGrain); ≤ 0 means no cap. The Chunker's
+	// idle workers (par.MaxGrain); ≤ 0 means no cap. The Chunker's
 	// chunks are MinGrain long and ignore it.
 	MaxGrain int
 }
@@ -46,19 +46,19 @@ func (s Stealing) String() string {
 }
 
 // options returns the runtime loop options that s stands for.
-func (s Stealing) options() []worksteal.LoopOption {
-	var opts []worksteal.LoopOption
+func (s Stealing) options() []par.LoopOption {
+	var opts []par.LoopOption
 	if s.MinGrain > 1 {
-		opts = append(opts, worksteal.MinGrain(s.MinGrain))
+		opts = append(opts, par.MinGrain(s.MinGrain))
 	}
 	if s.MaxGrain > 0 {
-		opts = append(opts, worksteal.MaxGrain(s.MaxGrain))
+		opts = append(opts, par.MaxGrain(s.MaxGrain))
 	}
 	return opts
 }
 
 // Start begins a range-stealing loop (see Stealing); For does not use it,
-// it runs worksteal.ForRange instead.
+// it runs par.ForRange instead.
 //
 // Panics: if n < 0 or workers < 1.
 func (s Stealing) Start(n, workers int) Chunker {

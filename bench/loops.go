@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 // The parallel-loop workloads of the anchor suite (anchors/WORKLOADS.md
@@ -37,8 +38,8 @@ func MapReduceSeq(lo, hi uint64) uint64 {
 
 // MapReduceWS is the map-reduce on worksteal with the adaptive loop and no
 // grain argument: the leaf is the sequential loop over its chunk.
-func MapReduceWS(w *worksteal.Worker, n int, opts ...worksteal.LoopOption) uint64 {
-	return worksteal.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
+func MapReduceWS(w *worksteal.Worker, n int, opts ...par.LoopOption) uint64 {
+	return par.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
 		return acc + MapReduceSeq(uint64(lo), uint64(hi))
 	}, addU64, opts...)
 }
@@ -136,8 +137,8 @@ func MandelSeq(size int) int64 {
 }
 
 // MandelWS sums the rows with the adaptive loop, no grain argument.
-func MandelWS(w *worksteal.Worker, size int, opts ...worksteal.LoopOption) int64 {
-	return worksteal.ReduceRange(w, 0, size, 0, func(_ *worksteal.Worker, lo, hi int, acc int64) int64 {
+func MandelWS(w *worksteal.Worker, size int, opts ...par.LoopOption) int64 {
+	return par.ReduceRange(w, 0, size, 0, func(_ *worksteal.Worker, lo, hi int, acc int64) int64 {
 		for py := lo; py < hi; py++ {
 			acc += MandelRow(py, size)
 		}

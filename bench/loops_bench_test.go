@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 // The parallel-loop benchmarks of the loop issue, at the anchor sizes:
@@ -123,13 +124,13 @@ func BenchmarkSort(b *testing.B) {
 		p := wsPool(b, workers)
 		b.Run(fmt.Sprintf("impl=ws-radix/workers=%d", workers), func(b *testing.B) {
 			run(b, func(s []uint64) {
-				worksteal.Run(p, func(w *worksteal.Worker) int { worksteal.Sort(w, s); return 0 })
+				worksteal.Run(p, func(w *worksteal.Worker) int { par.Sort(w, s); return 0 })
 			})
 		})
 		b.Run(fmt.Sprintf("impl=ws-merge/workers=%d", workers), func(b *testing.B) {
 			run(b, func(s []uint64) {
 				worksteal.Run(p, func(w *worksteal.Worker) int {
-					worksteal.SortFunc(w, s, func(x, y uint64) int {
+					par.SortFunc(w, s, func(x, y uint64) int {
 						switch {
 						case x < y:
 							return -1
@@ -211,7 +212,7 @@ func BenchmarkSmallLoop(b *testing.B) {
 			// from outside (Run) is not counted.
 			worksteal.Run(p, func(w *worksteal.Worker) int {
 				for b.Loop() {
-					worksteal.For(w, 0, 10, func(*worksteal.Worker, int) { spinFor(time.Microsecond) })
+					par.For(w, 0, 10, func(*worksteal.Worker, int) { spinFor(time.Microsecond) })
 				}
 				return 0
 			})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 func TestLoopWorkloads(t *testing.T) {
@@ -37,9 +38,9 @@ func TestLoopWorkloads(t *testing.T) {
 	a := SortInput(100_000)
 	want2 := slices.Clone(a)
 	slices.Sort(want2)
-	worksteal.Run(p, func(w *worksteal.Worker) int { worksteal.Sort(w, a); return 0 })
+	worksteal.Run(p, func(w *worksteal.Worker) int { par.Sort(w, a); return 0 })
 	if !slices.Equal(a, want2) || SortCheck(a) == 0 {
-		t.Fatal("worksteal.Sort differs from slices.Sort on the sort workload's input")
+		t.Fatal("par.Sort differs from slices.Sort on the sort workload's input")
 	}
 }
 

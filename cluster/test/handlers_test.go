@@ -17,6 +17,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/par"
 )
 
 // Environment of a child process started by these tests (the test binary
@@ -73,7 +74,7 @@ func register(n *cluster.Node) {
 			return nil, errors.New("no pool in the handler's ctx")
 		}
 		total, err := worksteal.Run(pool, func(w *worksteal.Worker) int {
-			return worksteal.ReduceRange(w, 0, k, 0, func(_ *worksteal.Worker, lo, hi, acc int) int {
+			return par.ReduceRange(w, 0, k, 0, func(_ *worksteal.Worker, lo, hi, acc int) int {
 				for i := lo; i < hi; i++ {
 					acc += i
 				}

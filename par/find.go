@@ -1,14 +1,18 @@
-package worksteal
+package par
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/worksteal/worksteal"
+)
 
 // Index returns the smallest index i with pred(w, s[i]) true, or -1. It
 // exits early: once a match is found, no chunk beyond it starts, and chunks
 // before it finish only their part below it.
-func Index[T any](w *Worker, s []T, pred func(w *Worker, v T) bool, opts ...LoopOption) int {
+func Index[T any](w *worksteal.Worker, s []T, pred func(w *worksteal.Worker, v T) bool, opts ...LoopOption) int {
 	var best atomic.Int64
 	best.Store(int64(len(s)))
-	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		for i := lo; i < hi; i++ {
 			if int64(i) >= best.Load() {
 				break
@@ -35,10 +39,10 @@ func Index[T any](w *Worker, s []T, pred func(w *Worker, v T) bool, opts ...Loop
 
 // Any reports whether pred holds for some element of s. It stops handing
 // out chunks as soon as one match is found.
-func Any[T any](w *Worker, s []T, pred func(w *Worker, v T) bool, opts ...LoopOption) bool {
+func Any[T any](w *worksteal.Worker, s []T, pred func(w *worksteal.Worker, v T) bool, opts ...LoopOption) bool {
 	var found atomic.Bool
 	var l *loop[struct{}]
-	l = newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+	l = newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		for i := lo; i < hi; i++ {
 			if pred(w, s[i]) {
 				found.Store(true)
@@ -54,6 +58,6 @@ func Any[T any](w *Worker, s []T, pred func(w *Worker, v T) bool, opts ...LoopOp
 
 // All reports whether pred holds for every element of s (true for an empty
 // slice). It stops handing out chunks at the first counterexample.
-func All[T any](w *Worker, s []T, pred func(w *Worker, v T) bool, opts ...LoopOption) bool {
-	return !Any(w, s, func(w *Worker, v T) bool { return !pred(w, v) }, opts...)
+func All[T any](w *worksteal.Worker, s []T, pred func(w *worksteal.Worker, v T) bool, opts ...LoopOption) bool {
+	return !Any(w, s, func(w *worksteal.Worker, v T) bool { return !pred(w, v) }, opts...)
 }

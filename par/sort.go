@@ -1,9 +1,11 @@
-package worksteal
+package par
 
 import (
 	"cmp"
 	"slices"
 	"unsafe"
+
+	"github.com/worksteal/worksteal"
 )
 
 // Sort sorts s in ascending order, in parallel on w's pool. Slices of the
@@ -12,7 +14,7 @@ import (
 // with slices.Sort. Sort is not guaranteed to be stable (for ordered types
 // only NaNs and signed zeros can tell). NaNs sort first, as in slices.Sort.
 // Sort needs a scratch buffer as large as s.
-func Sort[T cmp.Ordered](w *Worker, s []T) {
+func Sort[T cmp.Ordered](w *worksteal.Worker, s []T) {
 	switch x := any(s).(type) {
 	case []int:
 		RadixSort(w, x)
@@ -44,14 +46,14 @@ func Sort[T cmp.Ordered](w *Worker, s []T) {
 // SortFunc sorts s in ascending order as determined by cmp (negative when a
 // sorts before b), in parallel, with a merge sort whose leaves use
 // slices.SortFunc. It is not stable; see SortStableFunc.
-func SortFunc[T any](w *Worker, s []T, cmp func(a, b T) int) {
+func SortFunc[T any](w *worksteal.Worker, s []T, cmp func(a, b T) int) {
 	mergeSort(w, s, func(a, b T) bool { return cmp(a, b) < 0 },
 		func(x []T) { slices.SortFunc(x, cmp) })
 }
 
 // SortStableFunc sorts s like SortFunc, keeping equal elements in their
 // original order.
-func SortStableFunc[T any](w *Worker, s []T, cmp func(a, b T) int) {
+func SortStableFunc[T any](w *worksteal.Worker, s []T, cmp func(a, b T) int) {
 	mergeSort(w, s, func(a, b T) bool { return cmp(a, b) < 0 },
 		func(x []T) { slices.SortStableFunc(x, cmp) })
 }
@@ -69,8 +71,8 @@ type merger[T any] struct {
 	less     func(a, b T) bool
 	leafSort func([]T)
 	leaf     int
-	sortFn   func(w *Worker, t sortTask[T]) struct{}
-	mergeFn  func(w *Worker, t mergeTask[T]) struct{}
+	sortFn   func(w *worksteal.Worker, t sortTask[T]) struct{}
+	mergeFn  func(w *worksteal.Worker, t mergeTask[T]) struct{}
 }
 
 type sortTask[T any] struct {
@@ -82,7 +84,7 @@ type mergeTask[T any] struct {
 	a, b, out []T
 }
 
-func mergeSort[T any](w *Worker, s []T, less func(a, b T) bool, leafSort func([]T)) {
+func mergeSort[T any](w *worksteal.Worker, s []T, less func(a, b T) bool, leafSort func([]T)) {
 	if len(s) <= sortLeafMin {
 		leafSort(s)
 		return
@@ -90,12 +92,12 @@ func mergeSort[T any](w *Worker, s []T, less func(a, b T) bool, leafSort func([]
 	m := &merger[T]{less: less, leafSort: leafSort}
 	// Leaves small enough that every worker gets several, large enough that
 	// each is worth a join: about 8 per worker.
-	m.leaf = max(sortLeafMin, len(s)/(8*w.pool.Workers()))
+	m.leaf = max(sortLeafMin, len(s)/(8*w.Pool().Workers()))
 	m.sortFn, m.mergeFn = m.sort, m.merge
 	m.sort(w, sortTask[T]{src: s, buf: make([]T, len(s))})
 }
 
-func (m *merger[T]) sort(w *Worker, t sortTask[T]) struct{} {
+func (m *merger[T]) sort(w *worksteal.Worker, t sortTask[T]) struct{} {
 	n := len(t.src)
 	if n <= m.leaf {
 		m.leafSort(t.src)
@@ -106,7 +108,7 @@ func (m *merger[T]) sort(w *Worker, t sortTask[T]) struct{} {
 	}
 	mid := n / 2
 	// Sort each half into the other array, then merge back.
-	JoinFunc(w, m.sortFn, sortTask[T]{t.src[:mid], t.buf[:mid], !t.toBuf},
+	worksteal.JoinFunc(w, m.sortFn, sortTask[T]{t.src[:mid], t.buf[:mid], !t.toBuf},
 		m.sortFn, sortTask[T]{t.src[mid:], t.buf[mid:], !t.toBuf})
 	if t.toBuf {
 		m.merge(w, mergeTask[T]{t.src[:mid], t.src[mid:], t.buf})
@@ -120,7 +122,7 @@ func (m *merger[T]) sort(w *Worker, t sortTask[T]) struct{} {
 // parallel: it splits the longer run at its middle element and the other run
 // at the matching position, so that equal elements of a stay before those
 // of b (stability).
-func (m *merger[T]) merge(w *Worker, t mergeTask[T]) struct{} {
+func (m *merger[T]) merge(w *worksteal.Worker, t mergeTask[T]) struct{} {
 	a, b, out := t.a, t.b, t.out
 	if len(a)+len(b) <= mergeLeafMax {
 		mergeSeq(a, b, out, m.less)
@@ -138,7 +140,7 @@ func (m *merger[T]) merge(w *Worker, t mergeTask[T]) struct{} {
 		// first i with a[i] > y: equal a's stay left, before b[j]
 		i = searchFirst(len(a), func(k int) bool { return m.less(y, a[k]) })
 	}
-	JoinFunc(w, m.mergeFn, mergeTask[T]{a[:i], b[:j], out[:i+j]},
+	worksteal.JoinFunc(w, m.mergeFn, mergeTask[T]{a[:i], b[:j], out[:i+j]},
 		m.mergeFn, mergeTask[T]{a[i:], b[j:], out[i+j:]})
 	return struct{}{}
 }
@@ -188,7 +190,7 @@ type Integer interface {
 // its keys share. Buckets larger than radixSplitMin are split again by the
 // next digit in parallel. It needs a scratch buffer as large as s and is
 // stable.
-func RadixSort[T Integer](w *Worker, s []T) {
+func RadixSort[T Integer](w *worksteal.Worker, s []T) {
 	if len(s) <= radixSeqMax {
 		slices.Sort(s)
 		return
@@ -200,7 +202,7 @@ func RadixSort[T Integer](w *Worker, s []T) {
 	if signed {
 		flip = 1 << (bits - 1)
 	}
-	r := &radix[T]{flip: flip, bits: bits, workers: w.pool.Workers()}
+	r := &radix[T]{flip: flip, bits: bits, workers: w.Pool().Workers()}
 	r.fn = r.msd
 	buf := make([]T, len(s))
 	r.msd(w, radixTask[T]{src: s, dst: buf, shift: bits - 8, srcHome: true})

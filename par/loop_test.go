@@ -1,4 +1,4 @@
-package worksteal
+package par
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal"
 )
 
-func loopPools(t *testing.T) []*Pool {
-	var ps []*Pool
+func loopPools(t *testing.T) []*worksteal.Pool {
+	var ps []*worksteal.Pool
 	for _, n := range []int{1, 2, 4} {
-		ps = append(ps, newTestPool(t, Config{Workers: n}))
+		ps = append(ps, newTestPool(t, worksteal.Config{Workers: n}))
 	}
 	return ps
 }
@@ -26,8 +28,8 @@ func TestFor(t *testing.T) {
 		for _, n := range []int{0, 1, 2, 3, 10, 1000, 50_000} {
 			t.Run(fmt.Sprintf("workers=%d/n=%d", p.Workers(), n), func(t *testing.T) {
 				hits := make([]atomic.Int32, n)
-				Run(p, func(w *Worker) struct{} {
-					For(w, 0, n, func(_ *Worker, i int) { hits[i].Add(1) })
+				worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+					For(w, 0, n, func(_ *worksteal.Worker, i int) { hits[i].Add(1) })
 					return struct{}{}
 				})
 				for i := range hits {
@@ -41,7 +43,7 @@ func TestFor(t *testing.T) {
 }
 
 func TestForRangeIntegerLimits(t *testing.T) {
-	p := newTestPool(t, Config{Workers: 3})
+	p := newTestPool(t, worksteal.Config{Workers: 3})
 	cases := []struct{ lo, hi int }{
 		{math.MaxInt - 1000, math.MaxInt},
 		{math.MinInt, math.MinInt + 1000},
@@ -52,8 +54,8 @@ func TestForRangeIntegerLimits(t *testing.T) {
 	for _, c := range cases {
 		var count atomic.Int64
 		var sum atomic.Int64 // of offsets from lo, to stay in range
-		Run(p, func(w *Worker) struct{} {
-			ForRange(w, c.lo, c.hi, func(_ *Worker, lo, hi int) {
+		worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+			ForRange(w, c.lo, c.hi, func(_ *worksteal.Worker, lo, hi int) {
 				if lo < c.lo || hi > c.hi || lo >= hi {
 					t.Errorf("piece [%d,%d) outside [%d,%d)", lo, hi, c.lo, c.hi)
 				}
@@ -79,7 +81,7 @@ func TestReduceDeterministicOrder(t *testing.T) {
 		}
 		want := strings.Join(words, "")
 		for rep := 0; rep < 5; rep++ {
-			got, _ := Run(p, func(w *Worker) string {
+			got, _ := worksteal.Run(p, func(w *worksteal.Worker) string {
 				return Reduce(w, words, "", func(a, b string) string { return a + b })
 			})
 			if got != want {
@@ -90,10 +92,10 @@ func TestReduceDeterministicOrder(t *testing.T) {
 }
 
 func TestMapReduceSum(t *testing.T) {
-	p := newTestPool(t, Config{Workers: 2})
+	p := newTestPool(t, worksteal.Config{Workers: 2})
 	n := 1_000_000
-	got, _ := Run(p, func(w *Worker) uint64 {
-		return ReduceRange(w, 0, n, 0, func(_ *Worker, lo, hi int, acc uint64) uint64 {
+	got, _ := worksteal.Run(p, func(w *worksteal.Worker) uint64 {
+		return ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
 			for x := uint64(lo); x < uint64(hi); x++ {
 				acc += x * x % 1000000007
 			}
@@ -111,8 +113,8 @@ func TestMapReduceSum(t *testing.T) {
 	for i := range xs {
 		xs[i] = i
 	}
-	sq, _ := Run(p, func(w *Worker) int {
-		return MapReduce(w, xs, 0, func(_ *Worker, v int) int { return v * v }, func(a, b int) int { return a + b })
+	sq, _ := worksteal.Run(p, func(w *worksteal.Worker) int {
+		return MapReduce(w, xs, 0, func(_ *worksteal.Worker, v int) int { return v * v }, func(a, b int) int { return a + b })
 	})
 	if sq != 332833500 {
 		t.Fatalf("sum of squares = %d", sq)
@@ -120,27 +122,27 @@ func TestMapReduceSum(t *testing.T) {
 }
 
 func TestMapFilterForEach(t *testing.T) {
-	p := newTestPool(t, Config{Workers: 3})
+	p := newTestPool(t, worksteal.Config{Workers: 3})
 	xs := make([]int, 10000)
 	for i := range xs {
 		xs[i] = i
 	}
-	Run(p, func(w *Worker) struct{} {
-		ys := Map(w, xs, func(_ *Worker, v int) string { return fmt.Sprint(v) })
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		ys := Map(w, xs, func(_ *worksteal.Worker, v int) string { return fmt.Sprint(v) })
 		for i, y := range ys {
 			if y != fmt.Sprint(i) {
 				t.Fatalf("Map[%d] = %q", i, y)
 			}
 		}
-		ev := Filter(w, xs, func(_ *Worker, v int) bool { return v%3 == 0 })
+		ev := Filter(w, xs, func(_ *worksteal.Worker, v int) bool { return v%3 == 0 })
 		if len(ev) != 3334 || !slices.IsSorted(ev) || ev[1] != 3 {
 			t.Fatalf("Filter: %d elements, sorted %v", len(ev), slices.IsSorted(ev))
 		}
-		if got := Filter(w, []int{}, func(*Worker, int) bool { return true }); len(got) != 0 {
+		if got := Filter(w, []int{}, func(*worksteal.Worker, int) bool { return true }); len(got) != 0 {
 			t.Fatalf("Filter(empty) = %v", got)
 		}
 		zs := slices.Clone(xs)
-		ForEach(w, zs, func(_ *Worker, i int, v *int) { *v *= 2 })
+		ForEach(w, zs, func(_ *worksteal.Worker, i int, v *int) { *v *= 2 })
 		for i, z := range zs {
 			if z != 2*i {
 				t.Fatalf("ForEach[%d] = %d", i, z)
@@ -151,34 +153,34 @@ func TestMapFilterForEach(t *testing.T) {
 }
 
 func TestFindEarlyExit(t *testing.T) {
-	p := newTestPool(t, Config{Workers: 4})
+	p := newTestPool(t, worksteal.Config{Workers: 4})
 	xs := make([]int, 1_000_000)
 	for i := range xs {
 		xs[i] = i
 	}
-	Run(p, func(w *Worker) struct{} {
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
 		var evaluated atomic.Int64
-		i := Index(w, xs, func(_ *Worker, v int) bool { evaluated.Add(1); return v >= 1234 && v%2 == 0 })
+		i := Index(w, xs, func(_ *worksteal.Worker, v int) bool { evaluated.Add(1); return v >= 1234 && v%2 == 0 })
 		if i != 1234 {
 			t.Fatalf("Index = %d", i)
 		}
 		if evaluated.Load() > int64(len(xs))/2 {
 			t.Errorf("Index evaluated %d predicates: no early exit", evaluated.Load())
 		}
-		if Index(w, xs, func(_ *Worker, v int) bool { return v < 0 }) != -1 {
+		if Index(w, xs, func(_ *worksteal.Worker, v int) bool { return v < 0 }) != -1 {
 			t.Fatal("Index of nothing != -1")
 		}
 		evaluated.Store(0)
-		if !Any(w, xs, func(_ *Worker, v int) bool { evaluated.Add(1); return v == 10 }) {
+		if !Any(w, xs, func(_ *worksteal.Worker, v int) bool { evaluated.Add(1); return v == 10 }) {
 			t.Fatal("Any = false")
 		}
 		if evaluated.Load() > int64(len(xs))/2 {
 			t.Errorf("Any evaluated %d predicates: no early exit", evaluated.Load())
 		}
-		if All(w, xs, func(_ *Worker, v int) bool { return v < 999_999 }) {
+		if All(w, xs, func(_ *worksteal.Worker, v int) bool { return v < 999_999 }) {
 			t.Fatal("All = true")
 		}
-		if !All(w, []int{}, func(*Worker, int) bool { return false }) {
+		if !All(w, []int{}, func(*worksteal.Worker, int) bool { return false }) {
 			t.Fatal("All(empty) = false")
 		}
 		mn, ok := Min(w, []float64{3, 1, 2})
@@ -202,17 +204,17 @@ func TestFindEarlyExit(t *testing.T) {
 
 func TestLoopPanicAndCancel(t *testing.T) {
 	defer watchdog(t, time.Minute)()
-	p := newTestPool(t, Config{Workers: 3})
+	p := newTestPool(t, worksteal.Config{Workers: 3})
 	var ran atomic.Int64
 	func() {
 		defer func() {
-			pe, ok := recover().(*PanicError)
+			pe, ok := recover().(*worksteal.PanicError)
 			if !ok || !strings.Contains(string(pe.Stack), "TestLoopPanicAndCancel") {
 				t.Fatalf("recovered %v; want a *PanicError with the panic site", pe)
 			}
 		}()
-		Run(p, func(w *Worker) struct{} {
-			For(w, 0, 1_000_000, func(_ *Worker, i int) {
+		worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+			For(w, 0, 1_000_000, func(_ *worksteal.Worker, i int) {
 				ran.Add(1)
 				if i == 500 {
 					panic("boom")
@@ -227,8 +229,8 @@ func TestLoopPanicAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ran.Store(0)
-	Run(p, func(w *Worker) struct{} {
-		For(w, 0, 1_000_000, func(_ *Worker, i int) {
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		For(w, 0, 1_000_000, func(_ *worksteal.Worker, i int) {
 			if ran.Add(1) == 1000 {
 				cancel()
 			}
@@ -240,13 +242,34 @@ func TestLoopPanicAndCancel(t *testing.T) {
 	}
 }
 
+// A panic in a body reaches the code that called For as a
+// *worksteal.PanicError with the panic site's stack, also when the body ran
+// on the calling worker (one worker: nothing is ever stolen).
+func TestLoopPanicOnCallerIsPanicError(t *testing.T) {
+	p := newTestPool(t, worksteal.Config{Workers: 1})
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		defer func() {
+			pe, ok := recover().(*worksteal.PanicError)
+			if !ok || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "TestLoopPanicOnCallerIsPanicError") {
+				t.Errorf("recovered %v; want a *worksteal.PanicError with value boom and the panic site", pe)
+			}
+		}()
+		For(w, 0, 10, func(_ *worksteal.Worker, i int) {
+			if i == 3 {
+				panic("boom")
+			}
+		})
+		return struct{}{}
+	})
+}
+
 func TestLoopGrainOptions(t *testing.T) {
-	p := newTestPool(t, Config{Workers: 2})
+	p := newTestPool(t, worksteal.Config{Workers: 2})
 	var minSeen atomic.Int64
 	minSeen.Store(math.MaxInt64)
 	var maxSeen atomic.Int64
-	Run(p, func(w *Worker) struct{} {
-		ForRange(w, 0, 100_000, func(_ *Worker, lo, hi int) {
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		ForRange(w, 0, 100_000, func(_ *worksteal.Worker, lo, hi int) {
 			n := int64(hi - lo)
 			for {
 				m := maxSeen.Load()
@@ -305,7 +328,7 @@ func TestSorts(t *testing.T) {
 			if n > 10 {
 				f64[3] = math.NaN()
 			}
-			Run(p, func(w *Worker) struct{} {
+			worksteal.Run(p, func(w *worksteal.Worker) struct{} {
 				checkSorted(t, name+"/uint64", w, u64)
 				checkSorted(t, name+"/int64", w, i64)
 				checkSorted(t, name+"/int8", w, i8)
@@ -343,7 +366,7 @@ func TestSorts(t *testing.T) {
 
 func checkSorted[T interface {
 	~int8 | ~int64 | ~uint32 | ~uint64 | ~float64 | ~string
-}](t *testing.T, name string, w *Worker, s []T) {
+}](t *testing.T, name string, w *worksteal.Worker, s []T) {
 	t.Helper()
 	x := slices.Clone(s)
 	want := slices.Clone(s)

@@ -1,6 +1,10 @@
-package worksteal
+package par
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/worksteal/worksteal"
+)
 
 const (
 	// radixSeqMax: at or below this many keys, slices.Sort is faster.
@@ -17,7 +21,7 @@ type radix[T Integer] struct {
 	flip    uint64
 	bits    uint
 	workers int
-	fn      func(w *Worker, t radixTask[T]) struct{}
+	fn      func(w *worksteal.Worker, t radixTask[T]) struct{}
 }
 
 // radixTask sorts src by the digits at shift and below (the higher digits
@@ -34,8 +38,8 @@ func (r *radix[T]) digit(x T, shift uint) int {
 	return int((uint64(x) ^ r.flip) >> shift & 0xff)
 }
 
-// finish puts sorted data held in src into the home array.
-func finish[T Integer](t radixTask[T]) {
+// moveHome puts sorted data held in src into the home array.
+func (t radixTask[T]) moveHome() {
 	if !t.srcHome {
 		copy(t.dst, t.src)
 	}
@@ -43,11 +47,11 @@ func finish[T Integer](t radixTask[T]) {
 
 // msd sorts t: one parallel pass on the digit at t.shift, then the buckets
 // in parallel.
-func (r *radix[T]) msd(w *Worker, t radixTask[T]) struct{} {
+func (r *radix[T]) msd(w *worksteal.Worker, t radixTask[T]) struct{} {
 	n := len(t.src)
 	if n <= radixSeqMax {
 		slices.Sort(t.src)
-		finish(t)
+		t.moveHome()
 		return struct{}{}
 	}
 	if n <= radixSplitMin {
@@ -58,7 +62,7 @@ func (r *radix[T]) msd(w *Worker, t radixTask[T]) struct{} {
 	blocks := min(4*r.workers, n/radixSeqMax)
 	counts := make([][256]int, blocks)
 	blockOf := func(b int) (int, int) { return b * n / blocks, (b + 1) * n / blocks }
-	For(w, 0, blocks, func(_ *Worker, b int) {
+	For(w, 0, blocks, func(_ *worksteal.Worker, b int) {
 		lo, hi := blockOf(b)
 		c := &counts[b]
 		for _, x := range t.src[lo:hi] {
@@ -90,7 +94,7 @@ func (r *radix[T]) msd(w *Worker, t radixTask[T]) struct{} {
 			run[d] += c
 		}
 	}
-	For(w, 0, blocks, func(_ *Worker, b int) {
+	For(w, 0, blocks, func(_ *worksteal.Worker, b int) {
 		lo, hi := blockOf(b)
 		o := &offs[b]
 		for _, x := range t.src[lo:hi] {
@@ -101,14 +105,14 @@ func (r *radix[T]) msd(w *Worker, t radixTask[T]) struct{} {
 	})
 	// The buckets, in parallel (a bucket's cost grows with its size, and the
 	// adaptive loop balances them).
-	For(w, 0, 256, func(w *Worker, d int) {
+	For(w, 0, 256, func(w *worksteal.Worker, d int) {
 		lo, hi := base[d], base[d]+total[d]
 		if lo == hi {
 			return
 		}
 		sub := radixTask[T]{t.dst[lo:hi], t.src[lo:hi], t.shift - 8, !t.srcHome}
 		if t.shift == 0 {
-			finish(sub) // the last digit: the bucket is sorted
+			sub.moveHome() // the last digit: the bucket is sorted
 			return
 		}
 		r.msd(w, sub)

@@ -1,42 +1,13 @@
-package worksteal
+package par
 
 import (
 	"context"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
-)
 
-// Parallel loops with adaptive granularity.
-//
-// Every loop in this package runs on one driver (loop.run) that needs no
-// grain argument. The algorithm is lazy binary splitting (Tzannes, Caragea,
-// Barua and Vishkin, "Lazy Binary Splitting: A Run-Time Adaptive
-// Work-Stealing Scheduler", PPoPP 2010): a worker runs its piece of the
-// index range sequentially, in chunks, and only between chunks asks whether
-// to split; it splits the rest of its piece in two — keeping the left half,
-// offering the right half to thieves through a Join — only when another
-// worker is idle (searching or parked: the pool's sleep-state word is
-// nonzero), its own deque is empty (it has nothing else thieves could
-// take), and the rest is worth it (its measured cost per iteration times
-// the iterations left is at least splitWorth). So a loop splits as far as the idle workers need and no further:
-// with every worker busy it runs sequentially at full speed, and a stolen
-// piece keeps splitting for as long as workers keep running dry, down to
-// single iterations for a skewed loop (rayon's "split when stolen" adaptive
-// splitter reaches the same effect with a split budget).
-//
-// Pieces whose measured remaining work is large are also split eagerly,
-// down to about eagerPiece of work each, so that the deque always holds
-// stealable work and an idle worker never waits for the owner's next check
-// (oneTBB's auto_partitioner keeps a similar stock of stealable ranges).
-//
-// Chunks grow geometrically, doubling while a chunk takes less than
-// chunkTarget (like oneTBB's auto_partitioner, which grows ranges while they
-// are cheap), so the cost of the split test is amortised over cheap
-// iterations but a worker with expensive iterations checks for idle peers
-// after every one.
-//
-// MinGrain sets the smallest piece a loop splits into and the first chunk
-// size; MaxGrain caps the chunk size (and so the time between checks).
+	"github.com/worksteal/worksteal"
+)
 
 // chunkTarget is the chunk duration below which the chunk size doubles.
 const chunkTarget = 5 * time.Microsecond
@@ -107,10 +78,10 @@ func loopOptions(opts []LoopOption) loopConfig {
 	return c
 }
 
-// span is a piece of a loop's index range, [lo, lo+n). Lengths are unsigned
+// piece is a part of a loop's index range, [lo, lo+n). Lengths are unsigned
 // so that a range across the whole int domain cannot overflow. psPerIter is
 // the measured cost of one iteration in picoseconds (0: not measured yet).
-type span struct {
+type piece struct {
 	lo        int
 	n         uint
 	psPerIter uint64
@@ -122,18 +93,18 @@ type span struct {
 // of type R per piece (struct{} for plain loops) combined in index order.
 type loop[R any] struct {
 	cfg     loopConfig
-	leaf    func(w *Worker, lo, hi int, acc R) R
+	leaf    func(w *worksteal.Worker, lo, hi int, acc R) R
 	combine func(a, b R) R
 	zero    R
-	fn      func(w *Worker, s span) R // l.run, bound once: no allocation per split
-	stop    atomic.Bool               // set by a panic, an early exit or the context
+	fn      func(w *worksteal.Worker, s piece) R // l.run, bound once: no allocation per split
+	stop    atomic.Bool                          // set by a panic, an early exit or the context
 	done    <-chan struct{}
 	// cut, if not nil, is an index from which no chunk needs to run (the
 	// first match found so far by Index): pieces at or beyond it stop.
 	cut *atomic.Int64
 }
 
-func newLoop[R any](cfg loopConfig, zero R, leaf func(w *Worker, lo, hi int, acc R) R, combine func(a, b R) R) *loop[R] {
+func newLoop[R any](cfg loopConfig, zero R, leaf func(w *worksteal.Worker, lo, hi int, acc R) R, combine func(a, b R) R) *loop[R] {
 	l := &loop[R]{cfg: cfg, leaf: leaf, combine: combine, zero: zero}
 	if cfg.ctx != nil {
 		l.done = cfg.ctx.Done()
@@ -158,18 +129,18 @@ func (l *loop[R]) stopped() bool {
 	return false
 }
 
-// idlePeers reports whether some worker of w's pool looks for work.
-func idlePeers(w *Worker) bool { return w.pool.sleep.state.Load() != 0 }
-
 // run executes piece s: chunks of growing size, splitting the rest in two
 // when a peer is idle and w's deque is empty. It returns the piece's result.
-func (l *loop[R]) run(w *Worker, s span) R {
+func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 	acc := l.zero
 	chunk := max(s.chunk, l.cfg.minGrain)
 	finished := false
 	defer func() {
 		if !finished { // a panic in the body: stop handing out chunks
 			l.stop.Store(true)
+			if r := recover(); r != nil { // nil: runtime.Goexit, which goes on
+				panic(asPanicError(r))
+			}
 		}
 	}()
 	for s.n > 0 {
@@ -178,8 +149,8 @@ func (l *loop[R]) run(w *Worker, s span) R {
 		}
 		if s.n >= 2*l.cfg.minGrain && s.psPerIter > 0 && l.shouldSplit(w, s) {
 			half := s.n / 2
-			left, right := JoinFunc(w, l.fn, span{s.lo, half, s.psPerIter, chunk, s.sure},
-				l.fn, span{s.lo + int(half), s.n - half, s.psPerIter, chunk, s.sure})
+			left, right := worksteal.JoinFunc(w, l.fn, piece{s.lo, half, s.psPerIter, chunk, s.sure},
+				l.fn, piece{s.lo + int(half), s.n - half, s.psPerIter, chunk, s.sure})
 			acc = l.combine(acc, l.combine(left, right))
 			break
 		}
@@ -187,11 +158,11 @@ func (l *loop[R]) run(w *Worker, s span) R {
 		if c > s.n || s.n-c < l.cfg.minGrain && s.n <= l.cfg.maxGrain { // no tail below the grain
 			c = s.n
 		}
-		t0 := now()
+		t0 := time.Now()
 		acc = l.leaf(w, s.lo, s.lo+int(c), acc)
 		s.lo += int(c)
 		s.n -= c
-		took := now() - t0
+		took := time.Since(t0)
 		s.psPerIter = max(1, uint64(took)*1000/uint64(c))
 		s.sure = took >= sureChunk
 		if took < chunkTarget && chunk < l.cfg.maxGrain {
@@ -210,26 +181,37 @@ func (l *loop[R]) run(w *Worker, s span) R {
 // a reliable estimate), so thieves always find pieces of about that size in
 // the deque; below that, lazily, when a peer is idle, the deque is empty
 // and the rest is worth a steal.
-func (l *loop[R]) shouldSplit(w *Worker, s span) bool {
+func (l *loop[R]) shouldSplit(w *worksteal.Worker, s piece) bool {
 	if s.sure && uint64(s.n) >= 2*uint64(eagerPiece)*1000/s.psPerIter {
 		return true
 	}
-	return w.dq.Len() == 0 && idlePeers(w) && uint64(s.n) >= uint64(splitWorth)*1000/s.psPerIter
+	return !w.HasPendingTasks() && w.PeersIdle() && uint64(s.n) >= uint64(splitWorth)*1000/s.psPerIter
 }
 
 // drive runs l over [lo, hi) on w and returns the combined result.
-func (l *loop[R]) drive(w *Worker, lo, hi int) R {
+func (l *loop[R]) drive(w *worksteal.Worker, lo, hi int) R {
 	if hi <= lo {
 		return l.zero
 	}
-	return l.run(w, span{lo: lo, n: uint(hi) - uint(lo)})
+	return l.run(w, piece{lo: lo, n: uint(hi) - uint(lo)})
+}
+
+// asPanicError gives a panic in a body the form a panic in a joined task
+// has, so a loop reports its body's panic the same way whichever worker ran
+// it. Call it from the deferred function that recovered: the stack of the
+// panic site is still there.
+func asPanicError(r any) *worksteal.PanicError {
+	if pe, ok := r.(*worksteal.PanicError); ok {
+		return pe // already wrapped where it happened (a stolen piece)
+	}
+	return &worksteal.PanicError{Value: r, Stack: debug.Stack()}
 }
 
 func noCombine(struct{}, struct{}) struct{} { return struct{}{} }
 
 // For runs body(w, i) for every i in [lo, hi), in parallel on w's pool, and
 // returns when all have run. Iterations are split adaptively (see the
-// package's loop documentation in loop.go): no grain argument is needed;
+// package doc): no grain argument is needed;
 // MinGrain, MaxGrain and WithContext tune it. An empty range (hi <= lo)
 // runs nothing.
 //
@@ -238,9 +220,9 @@ func noCombine(struct{}, struct{}) struct{} { return struct{}{} }
 //
 // Panics: a panic in body stops the loop from handing out new chunks; once
 // the chunks already running have finished, For re-panics with a
-// *PanicError carrying the original stack.
-func For(w *Worker, lo, hi int, body func(w *Worker, i int), opts ...LoopOption) {
-	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+// [*worksteal.PanicError] carrying the original stack.
+func For(w *worksteal.Worker, lo, hi int, body func(w *worksteal.Worker, i int), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		for i := lo; i < hi; i++ {
 			body(w, i)
 		}
@@ -252,8 +234,8 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int), opts ...LoopOption)
 // ForRange is For with a body that receives a whole chunk [lo, hi) at a
 // time: the fastest loop when the per-iteration work is tiny, because the
 // inner loop is the caller's own code (no call per iteration).
-func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int), opts ...LoopOption) {
-	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+func ForRange(w *worksteal.Worker, lo, hi int, body func(w *worksteal.Worker, lo, hi int), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		body(w, lo, hi)
 		return struct{}{}
 	}, noCombine)
@@ -262,8 +244,8 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int), opts ...L
 
 // ForEach runs body(w, i, &s[i]) for every element of s, in parallel; the
 // body may modify the element through the pointer.
-func ForEach[T any](w *Worker, s []T, body func(w *Worker, i int, v *T), opts ...LoopOption) {
-	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+func ForEach[T any](w *worksteal.Worker, s []T, body func(w *worksteal.Worker, i int, v *T), opts ...LoopOption) {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		for i := lo; i < hi; i++ {
 			body(w, i, &s[i])
 		}
@@ -274,9 +256,9 @@ func ForEach[T any](w *Worker, s []T, body func(w *Worker, i int, v *T), opts ..
 
 // Map returns a new slice with f applied to every element of s, computed in
 // parallel; out[i] = f(w, s[i]).
-func Map[T, U any](w *Worker, s []T, f func(w *Worker, v T) U, opts ...LoopOption) []U {
+func Map[T, U any](w *worksteal.Worker, s []T, f func(w *worksteal.Worker, v T) U, opts ...LoopOption) []U {
 	out := make([]U, len(s))
-	l := newLoop(loopOptions(opts), struct{}{}, func(w *Worker, lo, hi int, _ struct{}) struct{} {
+	l := newLoop(loopOptions(opts), struct{}{}, func(w *worksteal.Worker, lo, hi int, _ struct{}) struct{} {
 		for i := lo; i < hi; i++ {
 			out[i] = f(w, s[i])
 		}

@@ -1,11 +1,13 @@
-package worksteal_test
+package par_test
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/par"
 )
 
 // run runs f on a fresh 2-worker pool.
@@ -22,7 +24,7 @@ func run[T any](f func(w *worksteal.Worker) T) T {
 func ExampleFor() {
 	squares := make([]int, 8)
 	run(func(w *worksteal.Worker) int {
-		worksteal.For(w, 0, len(squares), func(_ *worksteal.Worker, i int) { squares[i] = i * i })
+		par.For(w, 0, len(squares), func(_ *worksteal.Worker, i int) { squares[i] = i * i })
 		return 0
 	})
 	fmt.Println(squares)
@@ -33,7 +35,7 @@ func ExampleFor() {
 func ExampleForRange() {
 	data := make([]float64, 1000)
 	run(func(w *worksteal.Worker) int {
-		worksteal.ForRange(w, 0, len(data), func(_ *worksteal.Worker, lo, hi int) {
+		par.ForRange(w, 0, len(data), func(_ *worksteal.Worker, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				data[i] = float64(i) / 2
 			}
@@ -47,7 +49,7 @@ func ExampleForRange() {
 func ExampleForEach() {
 	names := []string{"ada", "grace", "barbara"}
 	run(func(w *worksteal.Worker) int {
-		worksteal.ForEach(w, names, func(_ *worksteal.Worker, i int, s *string) { *s = strings.ToUpper(*s) })
+		par.ForEach(w, names, func(_ *worksteal.Worker, i int, s *string) { *s = strings.ToUpper(*s) })
 		return 0
 	})
 	fmt.Println(names)
@@ -56,7 +58,7 @@ func ExampleForEach() {
 
 func ExampleMap() {
 	lengths := run(func(w *worksteal.Worker) []int {
-		return worksteal.Map(w, []string{"a", "bb", "ccc"}, func(_ *worksteal.Worker, s string) int { return len(s) })
+		return par.Map(w, []string{"a", "bb", "ccc"}, func(_ *worksteal.Worker, s string) int { return len(s) })
 	})
 	fmt.Println(lengths)
 	// Output: [1 2 3]
@@ -65,7 +67,7 @@ func ExampleMap() {
 // Pieces are combined in index order: a non-commutative combine is fine.
 func ExampleReduce() {
 	s := run(func(w *worksteal.Worker) string {
-		return worksteal.Reduce(w, []string{"work", "-", "steal"}, "", func(a, b string) string { return a + b })
+		return par.Reduce(w, []string{"work", "-", "steal"}, "", func(a, b string) string { return a + b })
 	})
 	fmt.Println(s)
 	// Output: work-steal
@@ -74,7 +76,7 @@ func ExampleReduce() {
 // The map-reduce of the benchmark suite: Σ x² mod 1e9+7 over [0, n).
 func ExampleReduceRange() {
 	sum := run(func(w *worksteal.Worker) uint64 {
-		return worksteal.ReduceRange(w, 0, 1_000_000, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
+		return par.ReduceRange(w, 0, 1_000_000, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
 			for x := uint64(lo); x < uint64(hi); x++ {
 				acc += x * x % 1000000007
 			}
@@ -87,7 +89,7 @@ func ExampleReduceRange() {
 
 func ExampleMapReduce() {
 	total := run(func(w *worksteal.Worker) int {
-		return worksteal.MapReduce(w, []string{"fork", "join"}, 0,
+		return par.MapReduce(w, []string{"fork", "join"}, 0,
 			func(_ *worksteal.Worker, s string) int { return len(s) },
 			func(a, b int) int { return a + b })
 	})
@@ -97,7 +99,7 @@ func ExampleMapReduce() {
 
 func ExampleFilter() {
 	evens := run(func(w *worksteal.Worker) []int {
-		return worksteal.Filter(w, []int{1, 2, 3, 4, 5, 6}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
+		return par.Filter(w, []int{1, 2, 3, 4, 5, 6}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
 	})
 	fmt.Println(evens)
 	// Output: [2 4 6]
@@ -109,7 +111,7 @@ func ExampleIndex() {
 		xs[i] = i * 3
 	}
 	i := run(func(w *worksteal.Worker) int {
-		return worksteal.Index(w, xs, func(_ *worksteal.Worker, v int) bool { return v > 1000 })
+		return par.Index(w, xs, func(_ *worksteal.Worker, v int) bool { return v > 1000 })
 	})
 	fmt.Println(i, xs[i])
 	// Output: 334 1002
@@ -117,7 +119,7 @@ func ExampleIndex() {
 
 func ExampleAny() {
 	found := run(func(w *worksteal.Worker) bool {
-		return worksteal.Any(w, []int{1, 3, 5, 6, 7}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
+		return par.Any(w, []int{1, 3, 5, 6, 7}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
 	})
 	fmt.Println(found)
 	// Output: true
@@ -125,7 +127,7 @@ func ExampleAny() {
 
 func ExampleAll() {
 	ok := run(func(w *worksteal.Worker) bool {
-		return worksteal.All(w, []int{2, 4, 8}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
+		return par.All(w, []int{2, 4, 8}, func(_ *worksteal.Worker, v int) bool { return v%2 == 0 })
 	})
 	fmt.Println(ok)
 	// Output: true
@@ -133,9 +135,9 @@ func ExampleAll() {
 
 func ExampleMin() {
 	run(func(w *worksteal.Worker) int {
-		v, ok := worksteal.Min(w, []float64{2.5, -1, 7})
+		v, ok := par.Min(w, []float64{2.5, -1, 7})
 		fmt.Println(v, ok)
-		_, ok = worksteal.Min(w, []float64{})
+		_, ok = par.Min(w, []float64{})
 		fmt.Println(ok)
 		return 0
 	})
@@ -145,14 +147,14 @@ func ExampleMin() {
 }
 
 func ExampleMax() {
-	v := run(func(w *worksteal.Worker) int { v, _ := worksteal.Max(w, []int{3, 9, 4}); return v })
+	v := run(func(w *worksteal.Worker) int { v, _ := par.Max(w, []int{3, 9, 4}); return v })
 	fmt.Println(v)
 	// Output: 9
 }
 
 func ExampleMinFunc() {
 	word := run(func(w *worksteal.Worker) string {
-		v, _, _ := worksteal.MinFunc(w, []string{"steal", "go", "pool"}, func(a, b string) int { return len(a) - len(b) })
+		v, _, _ := par.MinFunc(w, []string{"steal", "go", "pool"}, func(a, b string) int { return len(a) - len(b) })
 		return v
 	})
 	fmt.Println(word)
@@ -161,7 +163,7 @@ func ExampleMinFunc() {
 
 func ExampleMaxFunc() {
 	i := run(func(w *worksteal.Worker) int {
-		_, i, _ := worksteal.MaxFunc(w, []string{"steal", "go", "worker"}, strings.Compare)
+		_, i, _ := par.MaxFunc(w, []string{"steal", "go", "worker"}, strings.Compare)
 		return i
 	})
 	fmt.Println(i)
@@ -170,14 +172,14 @@ func ExampleMaxFunc() {
 
 func ExampleSort() {
 	xs := []int{5, -2, 9, 0, 3}
-	run(func(w *worksteal.Worker) int { worksteal.Sort(w, xs); return 0 })
+	run(func(w *worksteal.Worker) int { par.Sort(w, xs); return 0 })
 	fmt.Println(xs)
 	// Output: [-2 0 3 5 9]
 }
 
 func ExampleSortFunc() {
 	words := []string{"banana", "fig", "apple"}
-	run(func(w *worksteal.Worker) int { worksteal.SortFunc(w, words, strings.Compare); return 0 })
+	run(func(w *worksteal.Worker) int { par.SortFunc(w, words, strings.Compare); return 0 })
 	fmt.Println(words)
 	// Output: [apple banana fig]
 }
@@ -189,7 +191,7 @@ func ExampleSortStableFunc() {
 	}
 	jobs := []job{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}}
 	run(func(w *worksteal.Worker) int {
-		worksteal.SortStableFunc(w, jobs, func(x, y job) int { return x.prio - y.prio })
+		par.SortStableFunc(w, jobs, func(x, y job) int { return x.prio - y.prio })
 		return 0
 	})
 	fmt.Println(jobs)
@@ -200,7 +202,7 @@ func ExampleSortStableFunc() {
 func ExampleRadixSort() {
 	type userID uint32
 	ids := []userID{40, 7, 1 << 30, 7, 0}
-	run(func(w *worksteal.Worker) int { worksteal.RadixSort(w, ids); return 0 })
+	run(func(w *worksteal.Worker) int { par.RadixSort(w, ids); return 0 })
 	fmt.Println(ids)
 	// Output: [0 7 7 40 1073741824]
 }
@@ -209,13 +211,13 @@ func ExampleRadixSort() {
 func ExampleMinGrain() {
 	var chunks [2]int
 	run(func(w *worksteal.Worker) int {
-		worksteal.ForRange(w, 0, 100, func(_ *worksteal.Worker, lo, hi int) {
+		par.ForRange(w, 0, 100, func(_ *worksteal.Worker, lo, hi int) {
 			if hi-lo < 10 {
 				chunks[0]++
 			} else {
 				chunks[1]++
 			}
-		}, worksteal.MinGrain(10), worksteal.MaxGrain(20))
+		}, par.MinGrain(10), par.MaxGrain(20))
 		return 0
 	})
 	fmt.Println("chunks under the grain:", chunks[0])
@@ -228,9 +230,28 @@ func ExampleWithContext() {
 	cancel()
 	ran := run(func(w *worksteal.Worker) int {
 		n := 0
-		worksteal.For(w, 0, 1000, func(*worksteal.Worker, int) { n++ }, worksteal.WithContext(ctx))
+		par.For(w, 0, 1000, func(*worksteal.Worker, int) { n++ }, par.WithContext(ctx))
 		return n
 	})
 	fmt.Println(ran, ctx.Err())
 	// Output: 0 context canceled
+}
+
+// MaxGrain bounds how many iterations a worker runs between two looks for
+// idle peers: no chunk is longer.
+func ExampleMaxGrain() {
+	var longest atomic.Int64
+	run(func(w *worksteal.Worker) int {
+		par.ForRange(w, 0, 10_000, func(_ *worksteal.Worker, lo, hi int) {
+			for n := int64(hi - lo); ; {
+				m := longest.Load()
+				if n <= m || longest.CompareAndSwap(m, n) {
+					break
+				}
+			}
+		}, par.MaxGrain(64))
+		return 0
+	})
+	fmt.Println("longest chunk at most 64:", longest.Load() <= 64)
+	// Output: longest chunk at most 64: true
 }

@@ -1,0 +1,55 @@
+package worksteal_test
+
+import (
+	"fmt"
+
+	"github.com/worksteal/worksteal"
+)
+
+// sumSplit splits on demand: only when a peer is idle and this worker has
+// nothing queued that a thief could take instead, the way package par's
+// loops decide.
+func sumSplit(w *worksteal.Worker, xs []int) int {
+	if len(xs) >= 1024 && w.PeersIdle() && !w.HasPendingTasks() {
+		half := len(xs) / 2
+		a, b := worksteal.Join(w,
+			func(w *worksteal.Worker) int { return sumSplit(w, xs[:half]) },
+			func(w *worksteal.Worker) int { return sumSplit(w, xs[half:]) })
+		return a + b
+	}
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func ExampleWorker_PeersIdle() {
+	pool, _ := worksteal.New(worksteal.Config{Workers: 2})
+	defer pool.Close()
+	xs := make([]int, 100_000)
+	for i := range xs {
+		xs[i] = i
+	}
+	sum, _ := worksteal.Run(pool, func(w *worksteal.Worker) int { return sumSplit(w, xs) })
+	fmt.Println(sum)
+	// Output: 4999950000
+}
+
+// On one worker nobody steals: the second half of a Join waits on the
+// worker's own deque while the first half runs.
+func ExampleWorker_HasPendingTasks() {
+	pool, _ := worksteal.New(worksteal.Config{Workers: 1})
+	defer pool.Close()
+	worksteal.Run(pool, func(w *worksteal.Worker) int {
+		fmt.Println("before the join:", w.HasPendingTasks())
+		worksteal.Join(w,
+			func(w *worksteal.Worker) int { fmt.Println("in the first half:", w.HasPendingTasks()); return 0 },
+			func(w *worksteal.Worker) int { fmt.Println("in the second half:", w.HasPendingTasks()); return 0 })
+		return 0
+	})
+	// Output:
+	// before the join: false
+	// in the first half: true
+	// in the second half: false
+}

@@ -1,0 +1,71 @@
+// Package par holds parallel loops, reductions, search and sorts that run on
+// a [worksteal.Pool]: [For], [ForRange], [ForEach], [Map], [Reduce],
+// [ReduceRange], [MapReduce], [Filter], [Index], [Any], [All], [Min], [Max],
+// [MinFunc], [MaxFunc], [Sort], [SortFunc], [SortStableFunc] and [RadixSort].
+//
+// Every function takes the handle of the running task, like
+// [worksteal.Join], and returns when all of its work is done:
+//
+//	n, _ := worksteal.Run(pool, func(w *worksteal.Worker) int {
+//		par.Sort(w, keys)
+//		return par.Index(w, keys, isWanted)
+//	})
+//
+// Bodies receive the handle of the worker that runs them; nested loops and
+// joins inside a body fork through that handle. A panic in a body stops the
+// loop from handing out new chunks and reaches the caller, after the chunks
+// already running have finished, as a [*worksteal.PanicError] with the stack
+// of the panic site. [WithContext] stops a loop when a context is done.
+//
+// The package uses nothing of the runtime but its public API:
+// [worksteal.JoinFunc] to offer work to thieves, [worksteal.Pool.Workers],
+// and two hints for deciding when to split, [worksteal.Worker.PeersIdle] and
+// [worksteal.Worker.HasPendingTasks]. So it is also a worked example of
+// writing parallel algorithms on the runtime.
+//
+// # Adaptive splitting
+//
+// Every loop runs on one driver that needs no grain argument. The algorithm
+// is lazy binary splitting (Tzannes, Caragea, Barua and Vishkin, "Lazy Binary
+// Splitting: A Run-Time Adaptive Work-Stealing Scheduler", PPoPP 2010): a
+// worker runs its piece of the index range sequentially, in chunks, and only
+// between chunks asks whether to split. It splits the rest of its piece in
+// two — keeping the left half, offering the right half to thieves through a
+// join — only when another worker is idle (searching for work or parked:
+// PeersIdle), its own deque is empty (it has nothing else thieves could
+// take: HasPendingTasks is false), and the rest is worth it (its measured
+// cost per iteration times the iterations left is at least 16 µs). So a loop
+// splits as far as the idle workers need and no further: with every worker
+// busy it runs sequentially at full speed, and a stolen piece keeps
+// splitting for as long as workers keep running dry, down to single
+// iterations for a skewed loop (rayon's "split when stolen" adaptive
+// splitter reaches the same effect with a split budget).
+//
+// Pieces whose measured remaining work is large are also split eagerly,
+// down to about 50 µs of work each, so that the deque always holds stealable
+// work and an idle worker never waits for the owner's next check (oneTBB's
+// auto_partitioner keeps a similar stock of stealable ranges).
+//
+// Chunks grow geometrically, doubling while a chunk takes less than 5 µs
+// (like oneTBB's auto_partitioner, which grows ranges while they are cheap),
+// so the cost of the split test is amortised over cheap iterations, but a
+// worker with expensive iterations checks for idle peers after every one.
+//
+// [MinGrain] sets the smallest piece a loop splits into and the first chunk
+// size; [MaxGrain] caps the chunk size (and so the time between checks).
+//
+// # Reductions and search
+//
+// Reductions ([Reduce], [ReduceRange], [MapReduce], [Filter], [Min], [Max])
+// fold each piece sequentially and combine the pieces' results in index
+// order, so an associative combine need not be commutative. Searches
+// ([Index], [Any], [All]) stop handing out chunks once the answer is known.
+//
+// # Sorting
+//
+// [Sort] sorts slices of built-in integer types with [RadixSort] (one
+// parallel most-significant-digit pass, then the buckets in parallel) and
+// other ordered types with a parallel merge sort; [SortFunc] and
+// [SortStableFunc] take a comparison. All need a scratch buffer as large as
+// the input.
+package par
