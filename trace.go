@@ -9,21 +9,6 @@ import (
 	"github.com/worksteal/worksteal/internal/tracefmt"
 )
 
-// The event trace: an optional per-worker recorder of scheduling events.
-//
-// Tracing is off unless Config.Trace > 0, and then costs one nil check at
-// each recording site; every site is off the fork-join fast path (a Join
-// whose second half is taken back inline records nothing: its time is part
-// of the enclosing task). Recorded: the start and end of every job a worker
-// runs from a queue or a steal (stolen Join halves, scope tasks, submitted
-// tasks), spawns of scope and submitted tasks, successful steals (with the
-// victim), failed steal attempts, parks and wake-ups, and the idle stretches
-// of a worker waiting at a join or scope whose work is elsewhere.
-//
-// Each worker writes its own ring buffer of Config.Trace events; when it
-// wraps, the oldest events are overwritten and counted as dropped. A
-// snapshot ([Pool.Trace]) is safe at any time.
-
 // EventKind is the kind of a trace event.
 type EventKind uint8
 

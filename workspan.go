@@ -8,30 +8,6 @@ import (
 	"time"
 )
 
-// Work/span analysis of a real run (Profile).
-//
-// The analysis follows Cilkview and OpenCilk's Cilkscale: the computation is
-// cut into strands — maximal pieces of code without a fork or a join — and
-// each strand is timed on the worker that runs it. T1 (work) is the sum of
-// all strands. T∞ (span) is the longest path through the fork-join graph:
-// at a fork both halves start from the span so far; at a join the span
-// continues from the longer of the two. The burdened span also charges, for
-// each fork on the path whose second half was stolen, the measured cost of
-// that steal (the steal itself plus the time the joiner took to notice the
-// thief's result), so it predicts what scheduling overhead does to the
-// critical path.
-//
-// Strands are timed with the monotonic wall clock, so time a worker's thread
-// spends descheduled (another process on its core) counts as work and may
-// land on the critical path: profile on an otherwise idle machine.
-//
-// Only the computation started by Profile is measured: the profiling state
-// travels with its strands (in Join frames and scope tasks), never through a
-// global switch, and a worker that steals a profiled strand measures it only
-// while it runs it. Timing every strand costs two clock reads per fork, so a
-// profiled run of the finest-grained code is several times slower than an
-// unprofiled one; the work and span it reports are of the profiled run.
-
 // profile is one Profile's shared accumulators.
 type profile struct {
 	work      atomic.Int64 // ns of strands published by workers
@@ -180,9 +156,9 @@ func (ws WorkSpan) String() string {
 }
 
 // Profile runs f on a worker of p, like Run, and measures its work and span
-// (see the comment at the top of workspan.go). Joins, JoinFuncs, scopes and
-// the parallel loops inside f are all measured; work submitted to the pool
-// by other means is not.
+// (see "Work and span" in the package doc). Joins, JoinFuncs, scopes and
+// the loops of package par inside f are all measured; work submitted to the
+// pool by other means is not.
 func Profile[T any](p *Pool, f func(w *Worker) T) (T, WorkSpan, error) {
 	pr := &profile{}
 	t0 := time.Now()
