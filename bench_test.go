@@ -86,8 +86,8 @@ func BenchmarkWakeLatency(b *testing.B) {
 // waitAllParked spins until every worker of p is in the idle list.
 func waitAllParked(p *Pool) {
 	for {
-		st := p.sleep.state.Load()
-		if int(sleepers(st)) == p.Workers() && searching(st) == 0 {
+		sleepers, searching := counts(p.sleep.state.Load())
+		if int(sleepers) == p.Workers() && searching == 0 {
 			return
 		}
 		time.Sleep(50 * time.Microsecond)

@@ -148,9 +148,10 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 	w.depth = d + 1
 	w.dq.Push(&f.job) // [J1]
 	w.st.spawned++
-	// PROTOCOL.md "Posting work": PushWork, then ReadState.
-	if st := w.pool.sleep.state.Load(); st>>32 != 0 && uint32(st) == 0 {
-		w.pool.sleep.wakeOne()
+	// PROTOCOL.md "Posting work": PushWork, then ReadState. notify, spelt
+	// out: wakeNeeded inlines, notify itself is over the inlining budget.
+	if s := &w.pool.sleep; s.wakeNeeded() {
+		s.wakeOne()
 	}
 	if w.st.spawned%publishEvery == 0 {
 		w.publish()

@@ -37,18 +37,24 @@ type sleepState struct {
 	idle  []*Worker
 }
 
-func sleepers(st uint64) uint32  { return uint32(st >> 32) }
-func searching(st uint64) uint32 { return uint32(st) }
+// counts decodes the state word. Every reader of the word goes through it.
+func counts(st uint64) (sleepers, searching uint32) { return uint32(st >> 32), uint32(st) }
 
-// notify is called after new work was published (event PushWork), n jobs of
-// it. It wakes one sleeper if nobody is searching: a searcher is certain to
-// see the work or, when it stops, to wake a sleeper ("chain wake-up").
-func (s *sleepState) notify(p *Pool, n int) {
-	st := s.state.Load() // event ReadState
-	if sleepers(st) == 0 || searching(st) != 0 {
-		return
+// wakeNeeded is ReadState of PROTOCOL.md "Posting work": whether a worker
+// that just published work must wake a sleeper — some sleep and none
+// searches. If one searches, it is certain to see the work or, when it
+// stops, to wake a sleeper (the chain wake-up).
+func (s *sleepState) wakeNeeded() bool {
+	sleepers, searching := counts(s.state.Load())
+	return sleepers != 0 && searching == 0
+}
+
+// notify is called after new work was published (event PushWork): it wakes
+// one sleeper if wakeNeeded.
+func (s *sleepState) notify() {
+	if s.wakeNeeded() {
+		s.wakeOne()
 	}
-	s.wakeOne()
 }
 
 // startSearching counts the calling worker as searching.
@@ -59,25 +65,24 @@ func (s *sleepState) startSearching() { s.state.Add(searcher1) }
 // wakes one, so queued work never waits behind a sleeping pool while the
 // pool has idle workers.
 func (s *sleepState) stopSearching(chain bool) {
-	st := s.state.Add(minusSearcher)
-	if chain && searching(st) == 0 && sleepers(st) != 0 {
+	sleepers, searching := counts(s.state.Add(minusSearcher))
+	if chain && searching == 0 && sleepers != 0 {
 		s.wakeOne()
 	}
 }
 
 // wakeOne wakes the most recently parked worker, if any.
-func (s *sleepState) wakeOne() bool {
+func (s *sleepState) wakeOne() {
 	s.mu.Lock()
 	n := len(s.idle)
 	if n == 0 {
 		s.mu.Unlock()
-		return false
+		return
 	}
 	w := s.idle[n-1]
 	s.removeLocked(w)
 	s.mu.Unlock()
 	w.wake <- struct{}{} // never blocks: one token per removal
-	return true
 }
 
 // wakeWorker wakes w if it is in the idle list and reports whether it did.
@@ -159,15 +164,6 @@ func (w *Worker) park(recheck func() bool, timeout time.Duration) {
 	case <-w.timer.C:
 		w.unpark()
 	}
-}
-
-// parkTimeout is a backoff that posted work can cut short: park for at most
-// d. done, if not nil, is checked after announcing the park, like recheck.
-func (w *Worker) parkTimeout(d time.Duration, done func() bool) {
-	p := w.pool
-	w.park(func() bool {
-		return (done != nil && done()) || p.workVisible() || p.closed.Load()
-	}, d)
 }
 
 // unpark cancels the calling worker's own announcement as a sleeper, or, if

@@ -127,7 +127,7 @@ func (p *Pool) inject(q *queue, j *job) error {
 	}
 	q.push(j) // PushWork
 	p.submitMu.RUnlock()
-	p.sleep.notify(p, 1)
+	p.sleep.notify()
 	return nil
 }
 
@@ -152,7 +152,7 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 	p.submitMu.RUnlock()
 	// Wake the target itself if it sleeps; otherwise anyone.
 	if !p.wakeWorker(w) {
-		p.sleep.notify(p, 1)
+		p.sleep.notify()
 	}
 	return nil
 }

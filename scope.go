@@ -117,7 +117,7 @@ func (s *Scope) spawn(w *Worker, t *scopeTask) {
 	if w.rec != nil {
 		w.rec.record(EvSpawn, -1, 0)
 	}
-	w.pool.sleep.notify(w.pool, 1)
+	w.pool.sleep.notify()
 }
 
 func (s *Scope) setErr(err error) {
@@ -218,7 +218,7 @@ func SpawnValue[T any](s *Scope, w *Worker, f func(w *Worker) T) *Future[T] {
 	if w.rec != nil {
 		w.rec.record(EvSpawn, -1, 0)
 	}
-	w.pool.sleep.notify(w.pool, 1)
+	w.pool.sleep.notify()
 	return fu
 }
 

@@ -166,44 +166,39 @@ func (w *Worker) execute(j *job) {
 
 // findWork returns the next job for the main loop, or nil when the pool is
 // closed and drained. Order: own deque, own inbox, then rounds of
-// (steal per victim policy, injector, other inboxes) with backoff between
-// rounds, then park. See PROTOCOL.md.
+// (steal per victim policy, injector, other inboxes), with the idle
+// schedule (idle.go) between rounds. See PROTOCOL.md.
 func (w *Worker) findWork() *job {
 	if j := w.takeLocal(); j != nil {
 		return j
 	}
 	p := w.pool
-	w.beginIdle()
-	p.sleep.startSearching()
+	iw := idleWait{w: w}
+	iw.begin()
 	for {
-		for k := 0; k < p.cfg.Idle.Rounds; k++ {
-			if j := w.search(); j != nil {
-				p.sleep.stopSearching(true)
-				w.endIdle()
-				return j
-			}
+		if j := w.search(); j != nil {
+			iw.end()
+			return j
+		}
+		if p.closed.Load() && !p.workVisible() {
+			// Drained: no external work can arrive any more and no queue
+			// holds work. Tasks still running elsewhere keep their own
+			// spawns and finish them.
+			iw.leave()
+			return nil
+		}
+		if w.spare && p.spares.shouldRetire() {
+			// Retire; the time in the free list counts as idle.
+			p.sleep.stopSearching(true)
+			w.spareRetire()
 			if p.closed.Load() && !p.workVisible() {
-				// Drained: no external work can arrive any more and no queue
-				// holds work. Tasks still running elsewhere keep their own
-				// spawns and finish them.
-				p.sleep.stopSearching(false)
 				w.endIdle()
 				return nil
 			}
-			if w.spare && p.spares.shouldRetire() {
-				// Retire; the time in the free list counts as idle.
-				p.sleep.stopSearching(true)
-				w.spareRetire()
-				if p.closed.Load() && !p.workVisible() {
-					w.endIdle()
-					return nil
-				}
-				p.sleep.startSearching()
-				continue
-			}
-			w.backoff(k, nil)
+			p.sleep.startSearching()
+			continue
 		}
-		w.park(func() bool { return p.workVisible() || p.closed.Load() }, 0)
+		iw.failed()
 	}
 }
 
@@ -294,116 +289,52 @@ func (w *Worker) trySteal(v int) *job {
 	if !w.noStats {
 		victim.pub.stolenFrom.Add(uint64(moved))
 	}
-	if moved > 1 {
-		p.sleep.notify(p, moved-1) // the rest now sits in our deque, visible to thieves
-	}
+	// The rest of a StealHalf batch now sits in our deque. No wake-up is
+	// needed for it: we are counted as searching until we stop, and
+	// stopping searching wakes a sleeper if we were the last searcher
+	// (the chain wake-up, PROTOCOL.md "Finding work").
 	return j
 }
 
-// backoff waits after failed idle round k: exponential with jitter
-// (policy.Idle.Delay). Short delays spin with runtime.Gosched (a runnable
-// goroutine gets the CPU) and end early when done reports true; longer ones
-// park with a timeout, so that posted work or done's setter wakes the worker
-// at once instead of after the delay.
-func (w *Worker) backoff(k int, done func() bool) {
-	d := w.pool.cfg.Idle.Delay(k, w.sel.Rand())
-	if d <= 0 {
-		return
-	}
-	if d < spinLimit {
-		end := now() + d
-		for now() < end {
-			if done != nil && done() {
-				return
-			}
-			runtime.Gosched()
-		}
-		return
-	}
-	w.parkTimeout(d, done)
-}
-
-// spinLimit is the longest backoff spent spinning rather than parked.
-const spinLimit = 20 * time.Microsecond
-
 // helpUntil runs other work until l is set: it never blocks the worker while
 // work exists. Used by a Join whose second half was stolen (hint is its
-// frame, whose thief is tried first) and by Scope and Future waits.
+// frame, whose thief is tried first) and by Scope and Future waits. Between
+// fruitless rounds it follows the idle schedule as the main loop does
+// (idleWait), and it can block only announced to l's setter.
 func (w *Worker) helpUntil(l *latch, hint *job) {
-	p := w.pool
-	// searching: the worker is idle inside the wait (counted as searching
-	// by the sleep protocol, as idle by the statistics, and between
-	// EvWaitStart and EvWaitEnd in the trace). It is never idle while it
-	// runs a job it found: the idle stretch ends first.
-	searching := false
-	startIdle := func() {
-		w.beginIdle()
-		p.sleep.startSearching()
-		if w.rec != nil {
-			w.rec.record(EvWaitStart, -1, 0)
-		}
-		searching = true
-	}
-	stopIdle := func() {
-		p.sleep.stopSearching(true)
-		w.endIdle()
-		if w.rec != nil {
-			w.rec.record(EvWaitEnd, -1, 0)
-		}
-		searching = false
-	}
-	k := 0
+	iw := idleWait{w: w, latch: l}
 	for !l.isSet() {
 		if j := w.takeLocal(); j != nil {
-			if searching {
-				stopIdle()
-			}
+			iw.end()
 			w.execute(j)
-			k = 0
 			continue
 		}
-		if !searching {
-			startIdle()
-		}
-		var j *job
-		if hint != nil { // leapfrogging: the thief of our frame works on our subtree
-			if t := int(hint.thief.Load()); t >= 0 && t != w.id {
-				j = w.trySteal(t)
-			}
-		}
-		if j == nil {
-			j = w.search()
-		}
-		if j != nil {
-			stopIdle()
+		iw.begin()
+		if j := w.helpSearch(hint); j != nil {
+			iw.end()
 			w.execute(j)
-			k = 0
 			continue
 		}
 		if l.isSet() {
 			break
 		}
-		// Nothing to do anywhere: back off, then park until the latch is set
-		// (its setter wakes us: PROTOCOL.md "Waiting for a latch") or work
-		// is posted.
-		if k < p.cfg.Idle.Rounds {
-			d := p.cfg.Idle.Delay(k, w.sel.Rand())
-			k++
-			if d < spinLimit {
-				w.backoff(k-1, l.isSet)
-				continue
+		iw.failed()
+	}
+	iw.end()
+}
+
+// helpSearch is a waiting joiner's round: the thief of its frame first
+// (leapfrogging: the thief's deque holds pieces of the joiner's own
+// subtree), then every source as an idle worker searches.
+func (w *Worker) helpSearch(hint *job) *job {
+	if hint != nil {
+		if t := int(hint.thief.Load()); t >= 0 && t != w.id {
+			if j := w.trySteal(t); j != nil {
+				return j
 			}
-			l.state.CompareAndSwap(latchUnset, latchSleeping)
-			w.parkTimeout(d, func() bool { return l.isSet() || p.workVisible() })
-			continue
 		}
-		l.state.CompareAndSwap(latchUnset, latchSleeping)
-		w.park(func() bool { return l.isSet() || p.workVisible() }, 0)
-		k = 0
 	}
-	if searching {
-		stopIdle()
-	}
+	return w.search()
 }
 
 var epoch = time.Now()

@@ -53,11 +53,27 @@ func ExampleIdle_Delay() {
 		fmt.Print(idle.Delay(k, nil), " ")
 	}
 	fmt.Println("budget", idle.Budget())
-	// Output: 1µs 2µs 4µs 5µs 5µs budget 17µs
+	// Output: 1µs 2µs 4µs 5µs 5µs budget 12µs
 }
 
 func ExampleNewGroups() {
 	g, _ := policy.NewGroups([]int{0, 0, 1, 1, 1})
 	fmt.Println(g.Len(), g.Members(1), g.Of(4))
 	// Output: 2 [2 3 4] 1
+}
+
+// An idle worker asks its IdleState what to do after each failed round.
+func ExampleIdleState() {
+	idle := policy.Idle{Rounds: 4, Base: 10 * time.Microsecond, Cap: 40 * time.Microsecond}
+	var s policy.IdleState
+	for range 5 {
+		st := s.Next(idle, nil) // nil: no jitter
+		fmt.Println(st.Kind, st.Delay, st.Kind.Blocks())
+	}
+	// Output:
+	// spin 10µs false
+	// sleep 20µs true
+	// sleep 40µs true
+	// park 0s true
+	// spin 10µs false
 }

@@ -9,9 +9,10 @@ import (
 
 // Idle is the schedule of a worker that found no work: it makes Rounds rounds
 // of steal attempts (each round tries every other worker once, in the victim
-// policy's order); after round k fails it backs off for Delay(k) —
-// exponential from Base, capped at Cap, with a random jitter — and after the
-// last round it parks until work is posted.
+// policy's order); after failed round k it backs off for Delay(k) —
+// exponential from Base, capped at Cap, with a random jitter — except after
+// the last round, when it parks until woken. [IdleState] walks a worker
+// through this schedule.
 //
 // The zero value means DefaultIdle. Otherwise zero Rounds, Base or Cap take
 // the default, while Jitter is taken as given (0: no jitter). A negative
@@ -23,9 +24,14 @@ type Idle struct {
 	Jitter float64       // fraction of each delay drawn at random, in [0,1] (default 0.5)
 }
 
-// DefaultIdle is the schedule used when a Config leaves Idle zero: about
-// 0.25 ms of searching and backing off, then park.
+// DefaultIdle is the schedule used when a Config leaves Idle zero: 8 rounds
+// with about 0.13 ms of backing off between them ([Idle.Budget]), then park.
 var DefaultIdle = Idle{Rounds: 8, Base: time.Microsecond, Cap: 100 * time.Microsecond, Jitter: 0.5}
+
+// SpinLimit is the longest backoff a worker spends awake ([IdleSpin]); a
+// longer one is a timed sleep ([IdleSleep]). Waking a sleeping goroutine
+// costs a few microseconds, so shorter waits are cheaper spent yielding.
+const SpinLimit = 20 * time.Microsecond
 
 // Normalize fills zero fields with the defaults and checks the others.
 func (p Idle) Normalize() (Idle, error) {
@@ -58,7 +64,9 @@ func (p Idle) Normalize() (Idle, error) {
 
 // Delay returns the backoff after failed round k (0-based):
 // min(Base·2^k, Cap), of which a fraction Jitter is drawn uniformly at random
-// (so concurrent thieves spread out instead of retrying in lockstep).
+// (so concurrent thieves spread out instead of retrying in lockstep). Each
+// call with a non-nil r draws anew: a caller must draw a round's delay once
+// and act on that one value ([IdleState.Next] does).
 func (p Idle) Delay(k int, r *xrand.Rand) time.Duration {
 	d := p.Base
 	for i := 0; i < k && d < p.Cap; i++ {
@@ -76,12 +84,94 @@ func (p Idle) Delay(k int, r *xrand.Rand) time.Duration {
 	return d
 }
 
-// Budget returns the longest a worker searches and backs off before parking
-// (the sum of the delays without jitter).
+// Budget returns the longest a worker backs off before parking: the sum of
+// the delays without jitter between its Rounds rounds (Rounds−1 of them).
 func (p Idle) Budget() time.Duration {
 	var sum time.Duration
-	for k := 0; k < p.Rounds; k++ {
+	for k := 0; k < p.Rounds-1; k++ {
 		sum += p.Delay(k, nil)
 	}
 	return sum
+}
+
+// IdleKind is what a worker does after a failed round ([IdleState.Next]).
+type IdleKind uint8
+
+const (
+	// IdleSpin: stay awake for Delay (yielding the processor), still
+	// counted as searching, then search again. A worker that waits for a
+	// specific event (a join's latch) may stop early when it happens.
+	IdleSpin IdleKind = iota + 1
+	// IdleSleep: block for at most Delay, then search again. A sleep is a
+	// park with a timeout: the worker must announce it exactly like a park
+	// (below), so that posted work, or the event it waits for, wakes it at
+	// once instead of when the timeout expires.
+	IdleSleep
+	// IdlePark: block until woken. Before blocking, the worker announces
+	// itself — to pushers as a sleeper, and to the event it waits for, if
+	// any (the runtime's latchSleeping) — and then re-checks for work and
+	// for that event; see PROTOCOL.md "Parking". After a park the worker
+	// searches again from round 0.
+	IdlePark
+)
+
+// String returns "spin", "sleep" or "park".
+func (k IdleKind) String() string {
+	switch k {
+	case IdleSpin:
+		return "spin"
+	case IdleSleep:
+		return "sleep"
+	case IdlePark:
+		return "park"
+	}
+	return "IdleKind(?)"
+}
+
+// Blocks reports whether the worker blocks (sleeps or parks) and must
+// therefore announce itself to whoever may wake it before it blocks.
+func (k IdleKind) Blocks() bool { return k == IdleSleep || k == IdlePark }
+
+// IdleStep is one decision of the idle schedule.
+type IdleStep struct {
+	Kind  IdleKind
+	Delay time.Duration // for IdleSpin and IdleSleep; 0 for IdlePark
+}
+
+// IdleState is one worker's position in the idle schedule: the number of
+// failed rounds since it last found work or parked. It is the pure,
+// clock-free part of the idle protocol, shared by every place that waits
+// for work — the runtime's main loop and a joiner waiting at a latch, and
+// the simulator's idle workers — so all of them follow one schedule and
+// draw each delay exactly once.
+//
+// Use: after every round of steal attempts that found nothing, call Next
+// and do what it says; when work is found, call Reset. The zero value is at
+// round 0.
+type IdleState struct {
+	round int
+}
+
+// Round returns the number of failed rounds so far in this idle stretch.
+func (s *IdleState) Round() int { return s.round }
+
+// Reset starts a new idle stretch (the worker found work).
+func (s *IdleState) Reset() { s.round = 0 }
+
+// Next is called after a failed round and says what to do: after failed
+// round k < p.Rounds−1, back off for p.Delay(k) — IdleSpin when the delay
+// (drawn once, from r) is under SpinLimit, IdleSleep otherwise; after the
+// last round, IdlePark, and the state returns to round 0. p must be
+// normalized ([Idle.Normalize]); r may be nil for no jitter.
+func (s *IdleState) Next(p Idle, r *xrand.Rand) IdleStep {
+	if s.round >= p.Rounds-1 {
+		s.round = 0
+		return IdleStep{Kind: IdlePark}
+	}
+	d := p.Delay(s.round, r)
+	s.round++
+	if d < SpinLimit {
+		return IdleStep{Kind: IdleSpin, Delay: d}
+	}
+	return IdleStep{Kind: IdleSleep, Delay: d}
 }

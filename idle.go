@@ -1,0 +1,113 @@
+package worksteal
+
+import (
+	"runtime"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+// idleWait is one idle stretch of a worker: in its main loop (findWork),
+// or inside a wait at a latch (helpUntil: a Join whose second half was
+// stolen, a Scope, a Future). Both follow the same schedule,
+// policy.IdleState, so a joiner backs off, sleeps and parks exactly as an
+// idle worker does, each delay drawn once (PROTOCOL.md "Waiting for a
+// latch").
+//
+// While active, the worker is counted as searching by the sleep protocol
+// (park.go) and as idle by the statistics; it is never active while it runs
+// a job it found: the stretch ends first.
+type idleWait struct {
+	w      *Worker
+	latch  *latch // what a joiner waits for; nil in the main loop
+	sched  policy.IdleState
+	active bool
+}
+
+// begin starts the stretch (no-op if active): the worker is idle and
+// searching from now on.
+func (iw *idleWait) begin() {
+	if iw.active {
+		return
+	}
+	w := iw.w
+	w.beginIdle()
+	w.pool.sleep.startSearching()
+	if iw.latch != nil && w.rec != nil {
+		w.rec.record(EvWaitStart, -1, 0)
+	}
+	iw.active = true
+}
+
+// end finishes the stretch (no-op if not active) because the worker found
+// work or its wait is over. It stops searching with the chain wake-up.
+func (iw *idleWait) end() {
+	if !iw.active {
+		return
+	}
+	w := iw.w
+	w.pool.sleep.stopSearching(true)
+	w.endIdle()
+	if iw.latch != nil && w.rec != nil {
+		w.rec.record(EvWaitEnd, -1, 0)
+	}
+	iw.sched.Reset()
+	iw.active = false
+}
+
+// leave finishes the stretch of a worker that exits its main loop: it stops
+// searching without waking anyone (there is no work left to chain to).
+func (iw *idleWait) leave() {
+	w := iw.w
+	w.pool.sleep.stopSearching(false)
+	w.endIdle()
+	iw.active = false
+}
+
+// failed is called after a round that found nothing: it does what the idle
+// schedule says — spin for the drawn delay, sleep for it, or park.
+//
+// A sleep is a park with a timeout, announced like any park: the worker is
+// in the idle list, so posted work wakes it, and a joiner first moves its
+// latch to latchSleeping, so the latch's setter wakes it ([L2]). Without
+// that announcement the setter would leave it asleep until the timeout
+// (the late wake-up the single schedule rules out).
+func (iw *idleWait) failed() {
+	w := iw.w
+	p := w.pool
+	step := iw.sched.Next(p.cfg.Idle, w.sel.Rand())
+	if step.Kind == policy.IdleSpin {
+		iw.spin(step)
+		return
+	}
+	if l := iw.latch; l != nil {
+		l.state.CompareAndSwap(latchUnset, latchSleeping) // [L2]
+	}
+	w.park(iw.recheck, step.Delay)
+}
+
+// spin stays awake for step.Delay, yielding the processor (a runnable
+// goroutine gets the CPU), and stops early when the awaited latch is set.
+func (iw *idleWait) spin(step policy.IdleStep) {
+	if step.Delay <= 0 {
+		return
+	}
+	end := now() + step.Delay
+	for now() < end {
+		if iw.latch != nil && iw.latch.isSet() {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// recheck is the ReadWork of a park (PROTOCOL.md "Parking"): after the
+// worker announced itself, is there a reason not to block? Work visible in
+// any queue; for a joiner, its latch set; in the main loop, the pool
+// finished (closed and drained).
+func (iw *idleWait) recheck() bool {
+	p := iw.w.pool
+	if iw.latch != nil {
+		return iw.latch.isSet() || p.workVisible()
+	}
+	return p.workVisible() || p.closed.Load()
+}
