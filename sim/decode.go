@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,188 +11,92 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
-
-// NodeKind is the kind of a [Node].
-type NodeKind uint8
-
-// Node kinds.
-const (
-	NullNode NodeKind = iota
-	BoolNode
-	NumberNode
-	StringNode
-	ArrayNode
-	ObjectNode
-)
-
-// Node is one value of a parsed scenario document, with the line it came
-// from. It lets any syntax feed [DecodeScenario] and still get errors that
-// name the field and its line: [ParseScenario] builds Nodes from JSON, and
-// the command line builds them from YAML.
-//
-// Scalars keep their text in Value (numbers as written, booleans as "true"
-// or "false"). An object keeps its keys in Keys and its values, in the same
-// order, in Items; an array keeps its elements in Items.
-type Node struct {
-	Kind  NodeKind
-	Line  int
-	Value string
-	Keys  []string
-	Items []*Node
-}
 
 // maxDocBytes bounds a scenario document (a scenario is small; a larger
 // input is almost surely not one).
 const maxDocBytes = 4 << 20
 
-// ParseScenario decodes a JSON scenario. Unknown fields, values of the wrong
-// type and invalid values are reported as a [*FieldError] naming the field
-// and its line; the returned scenario is normalized (see [Scenario.Normalize]).
-func ParseScenario(data []byte) (*Scenario, error) {
-	root, err := ParseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeScenario(root)
-}
+// Limits on the document tree: nesting depth, and nodes visited (aliases
+// included, so that a small file cannot expand into a huge tree).
+const (
+	maxDepth = 64
+	maxNodes = 1 << 20
+)
 
-// ParseJSON parses a JSON document into a [Node] tree with line numbers.
-func ParseJSON(data []byte) (*Node, error) {
+// ParseScenario decodes a scenario written in YAML or JSON (JSON is YAML
+// 1.2, and one parser reads both: go.yaml.in/yaml/v3's node API). Syntax
+// errors name the line; unknown fields, values of the wrong type and
+// invalid values are reported as a [*FieldError] naming the field and its
+// line. The returned scenario is normalized (see [Scenario.Normalize]) and
+// remembers the lines of its fields, so that errors found later by [Run] or
+// [RunSweep] name them too.
+func ParseScenario(data []byte) (*Scenario, error) {
 	if len(data) > maxDocBytes {
 		return nil, fmt.Errorf("sim: scenario larger than %d bytes", maxDocBytes)
 	}
-	p := &jsonParser{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
-	p.dec.UseNumber()
-	n, err := p.value(0)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if err == io.EOF || err == nil && (doc.Kind == 0 || doc.Kind == yaml.DocumentNode && len(doc.Content) == 0) {
+		return nil, errors.New("sim: the scenario is empty: want a mapping of fields such as workers, workload, policy")
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sim: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("sim: line %d: unexpected data after the scenario", p.line())
-	}
-	return n, nil
-}
-
-type jsonParser struct {
-	dec  *json.Decoder
-	data []byte
-}
-
-// line returns the line of the decoder's current offset (1-based).
-func (p *jsonParser) line() int {
-	off := int(p.dec.InputOffset())
-	if off > len(p.data) {
-		off = len(p.data)
-	}
-	return 1 + bytes.Count(p.data[:off], []byte{'\n'})
-}
-
-func (p *jsonParser) syntax(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off := int(se.Offset)
-		if off > len(p.data) {
-			off = len(p.data)
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		if err == nil {
+			return nil, fmt.Errorf("sim: line %d: a second document: a scenario file holds one", more.Line)
 		}
-		return fmt.Errorf("sim: line %d: invalid JSON: %v", 1+bytes.Count(p.data[:off], []byte{'\n'}), se)
+		return nil, fmt.Errorf("sim: unexpected data after the scenario (%s)", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if err == io.EOF {
-		return fmt.Errorf("sim: line %d: unexpected end of JSON", p.line())
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		root = root.Content[0]
 	}
-	return fmt.Errorf("sim: line %d: invalid JSON: %v", p.line(), err)
-}
-
-const maxDepth = 64
-
-func (p *jsonParser) value(depth int) (*Node, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("sim: line %d: scenario nested too deeply", p.line())
-	}
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, p.syntax(err)
-	}
-	n := &Node{Line: p.line()}
-	switch t := tok.(type) {
-	case nil:
-		n.Kind = NullNode
-	case bool:
-		n.Kind, n.Value = BoolNode, strconv.FormatBool(t)
-	case json.Number:
-		n.Kind, n.Value = NumberNode, t.String()
-	case string:
-		n.Kind, n.Value = StringNode, t
-	case json.Delim:
-		switch t {
-		case '[':
-			n.Kind = ArrayNode
-			for p.dec.More() {
-				c, err := p.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				n.Items = append(n.Items, c)
-			}
-		case '{':
-			n.Kind = ObjectNode
-			for p.dec.More() {
-				kt, err := p.dec.Token()
-				if err != nil {
-					return nil, p.syntax(err)
-				}
-				k, _ := kt.(string)
-				c, err := p.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				if c.Line == 0 {
-					c.Line = p.line()
-				}
-				n.Keys = append(n.Keys, k)
-				n.Items = append(n.Items, c)
-			}
-		default:
-			return nil, fmt.Errorf("sim: line %d: unexpected %q", p.line(), t)
-		}
-		if _, err := p.dec.Token(); err != nil { // closing delimiter
-			return nil, p.syntax(err)
-		}
-	}
-	return n, nil
-}
-
-// DecodeScenario builds a scenario from a document tree, checks it and
-// fills its defaults. Errors are [*FieldError] values naming the field
-// ("workload.duration.dist") and, when the tree has them, its line.
-func DecodeScenario(root *Node) (*Scenario, error) {
-	if root == nil {
-		return nil, &FieldError{Path: "scenario", Msg: "empty document"}
-	}
-	d := &decoder{lines: map[string]int{}}
+	d := &decoder{lines: map[string]int{}, budget: maxNodes}
 	var s Scenario
-	if err := d.decode(root, reflect.ValueOf(&s).Elem(), ""); err != nil {
+	if err := d.decode(root, reflect.ValueOf(&s).Elem(), "", 0); err != nil {
 		return nil, err
+	}
+	s.lines = d.lines
+	if err := s.explicitZeros(); err != nil {
+		return nil, s.locate(err)
 	}
 	if err := s.normalize(); err != nil {
-		err.Line = d.lineOf(err.Path)
-		if err.Line == 0 {
-			err.Line = root.Line
-		}
-		return nil, err
+		return nil, s.locate(err)
 	}
 	return &s, nil
 }
 
-type decoder struct {
-	lines map[string]int // field path -> line, for errors found after decoding
+// explicitZeros rejects a zero written out where zero stands for a
+// default in Go code: "count: 0" means no workers, not the default four;
+// "tasks: 0" means no work, not one task.
+func (s *Scenario) explicitZeros() *FieldError {
+	if _, ok := s.lines["workers.count"]; ok && s.Workers.Count == 0 {
+		return ferr("workers.count", "must be between 1 and %d, got 0 (leave it out for the default 4)", MaxWorkers)
+	}
+	if _, ok := s.lines["workload.tasks"]; ok && s.Workload.Tasks == 0 && s.Workload.Arrival.Pattern != ArriveBursts {
+		return ferr("workload.tasks", "must be at least 1, got 0 (leave it out for one task, or give workload.total)")
+	}
+	return nil
 }
 
-// lineOf returns the line of path or of its nearest decoded ancestor.
-func (d *decoder) lineOf(path string) int {
+// locate fills in the line of a field error from the lines the scenario
+// was decoded with: the field's own line, or that of its nearest decoded
+// ancestor.
+func (s *Scenario) locate(err *FieldError) *FieldError {
+	if err.Line != 0 || s.lines == nil {
+		return err
+	}
+	path := err.Path
 	for path != "" {
-		if l, ok := d.lines[path]; ok {
-			return l
+		if l, ok := s.lines[path]; ok {
+			err.Line = l
+			return err
 		}
 		i := strings.LastIndexAny(path, ".[")
 		if i < 0 {
@@ -201,27 +104,64 @@ func (d *decoder) lineOf(path string) int {
 		}
 		path = path[:i]
 	}
-	return 0
+	err.Line = s.lines[""]
+	return err
+}
+
+type decoder struct {
+	lines  map[string]int // field path -> line ("" is the document)
+	budget int            // nodes left to visit
 }
 
 var secondsType = reflect.TypeOf(Seconds(0))
 
-func (d *decoder) fail(n *Node, path, format string, args ...any) *FieldError {
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) *FieldError {
 	if path == "" {
 		path = "scenario"
 	}
 	return &FieldError{Path: path, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
 }
 
-func kindName(k NodeKind) string {
-	return [...]string{"null", "a boolean", "a number", "a string", "a list", "an object"}[k]
+// kindName says what a node is, for "want X, got Y" messages.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!bool":
+		return "a boolean"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!str":
+		return "a string"
+	}
+	return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
 }
 
-func (d *decoder) decode(n *Node, v reflect.Value, path string) error {
-	if path != "" {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) error {
+	d.budget--
+	if depth > maxDepth || d.budget < 0 {
+		return d.fail(n, path, "scenario nested too deeply or too large")
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return d.fail(n, path, "unknown alias")
+		}
+		// decode the anchored value; the field is reported at the alias
+		if _, ok := d.lines[path]; !ok {
+			d.lines[path] = n.Line
+		}
+		return d.decode(n.Alias, v, path, depth+1)
+	}
+	if _, ok := d.lines[path]; !ok || path == "" {
 		d.lines[path] = n.Line
 	}
-	if n.Kind == NullNode {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return nil // keep the zero value (the default)
 	}
 	t := v.Type()
@@ -238,108 +178,172 @@ func (d *decoder) decode(n *Node, v reflect.Value, path string) error {
 		if v.IsNil() {
 			v.Set(reflect.New(t.Elem()))
 		}
-		return d.decode(n, v.Elem(), path)
+		return d.decode(n, v.Elem(), path, depth)
 	case reflect.Struct:
-		if n.Kind != ObjectNode {
-			return d.fail(n, path, "want an object, got %s", kindName(n.Kind))
-		}
-		seen := make(map[string]bool, len(n.Keys))
-		for i, k := range n.Keys {
-			fp := k
-			if path != "" {
-				fp = path + "." + k
-			}
-			if seen[k] {
-				return d.fail(n.Items[i], fp, "duplicate field")
-			}
-			seen[k] = true
-			f, ok := fieldByTag(t, k)
-			if !ok {
-				return d.fail(n.Items[i], fp, "unknown field (known: %s)", strings.Join(fieldNames(t), ", "))
-			}
-			if err := d.decode(n.Items[i], v.FieldByIndex(f.Index), fp); err != nil {
-				return err
-			}
-		}
-		return nil
+		return d.decodeStruct(n, v, path, depth)
 	case reflect.Slice:
-		if n.Kind != ArrayNode {
-			return d.fail(n, path, "want a list, got %s", kindName(n.Kind))
+		if n.Kind != yaml.SequenceNode {
+			return d.fail(n, path, "want a list, got %s", kindName(n))
 		}
-		if len(n.Items) > 1<<20 {
-			return d.fail(n, path, "list too long (%d items)", len(n.Items))
-		}
-		s := reflect.MakeSlice(t, len(n.Items), len(n.Items))
-		for i, c := range n.Items {
-			if err := d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		for i, c := range n.Content {
+			if err := d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
 				return err
 			}
 		}
 		v.Set(s)
 		return nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return d.fail(n, path, "want %s, got %s", wantName(t), kindName(n))
+	}
+	return d.decodeScalar(n, v, path)
+}
+
+// wantName says what a Go type wants, for messages.
+func wantName(t reflect.Type) string {
+	switch t.Kind() {
 	case reflect.String:
-		if n.Kind == ArrayNode || n.Kind == ObjectNode {
-			return d.fail(n, path, "want a string, got %s", kindName(n.Kind))
-		}
-		v.SetString(n.Value)
-		return nil
+		return "a string"
 	case reflect.Bool:
-		if n.Kind != BoolNode {
-			return d.fail(n, path, "want true or false, got %s", kindName(n.Kind))
-		}
-		v.SetBool(n.Value == "true")
-		return nil
+		return "true or false"
 	case reflect.Int, reflect.Int64:
-		if n.Kind != NumberNode {
-			return d.fail(n, path, "want an integer, got %s", kindName(n.Kind))
+		return "an integer"
+	case reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth int) error {
+	t := v.Type()
+	if n.Kind != yaml.MappingNode {
+		return d.fail(n, path, "want a mapping of fields, got %s", kindName(n))
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, c := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return d.fail(k, path, "a field name must be a plain word, got %s", kindName(k))
 		}
-		i, err := strconv.ParseInt(n.Value, 10, 64)
+		if k.Value == "<<" && k.ShortTag() == "!!merge" {
+			return d.fail(k, path, "merge keys (<<) are not supported")
+		}
+		fp := k.Value
+		if path != "" {
+			fp = path + "." + k.Value
+		}
+		if seen[k.Value] {
+			return d.fail(k, fp, "duplicate field")
+		}
+		seen[k.Value] = true
+		f, ok := fieldByTag(t, k.Value)
+		if !ok {
+			return d.fail(k, fp, "unknown field (known: %s)", strings.Join(fieldNames(t), ", "))
+		}
+		if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
+			d.lines[fp] = k.Line // a block is reported at its key's line
+		}
+		if err := d.decode(c, v.FieldByIndex(f.Index), fp, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) error {
+	tag := n.ShortTag()
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(n.Value)
+	case reflect.Bool:
+		var b bool
+		if tag != "!!bool" || n.Decode(&b) != nil {
+			return d.fail(n, path, "want true or false, got %s", kindName(n))
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		i, err := scalarInt(n)
 		if err != nil {
-			f, ferr := strconv.ParseFloat(n.Value, 64)
-			if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-				return d.fail(n, path, "want an integer, got %s", n.Value)
-			}
-			i = int64(f)
+			return d.fail(n, path, "%v", err)
 		}
 		if i > math.MaxInt32 || i < math.MinInt32 {
 			return d.fail(n, path, "integer %s out of range", n.Value)
 		}
 		v.SetInt(i)
-		return nil
 	case reflect.Uint64:
-		if n.Kind != NumberNode {
-			return d.fail(n, path, "want a non-negative integer, got %s", kindName(n.Kind))
-		}
-		u, err := strconv.ParseUint(n.Value, 10, 64)
-		if err != nil {
-			return d.fail(n, path, "want a non-negative integer, got %s", n.Value)
+		var u uint64
+		if tag != "!!int" || n.Decode(&u) != nil {
+			return d.fail(n, path, "want a non-negative integer, got %s", describeScalar(n))
 		}
 		v.SetUint(u)
-		return nil
 	case reflect.Float64:
-		if n.Kind != NumberNode {
-			return d.fail(n, path, "want a number, got %s", kindName(n.Kind))
-		}
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return d.fail(n, path, "want a finite number, got %s", n.Value)
+		f, err := scalarFloat(n)
+		if err != nil {
+			return d.fail(n, path, "%v", err)
 		}
 		v.SetFloat(f)
-		return nil
+	default:
+		return d.fail(n, path, "cannot decode into %s", v.Type())
 	}
-	return d.fail(n, path, "cannot decode into %s", t)
+	return nil
+}
+
+// describeScalar is a scalar's kind, and its text when it is a number.
+func describeScalar(n *yaml.Node) string {
+	if t := n.ShortTag(); t == "!!int" || t == "!!float" {
+		return n.Value
+	}
+	return kindName(n)
+}
+
+// scalarInt reads an integer; a float with an integral value (1e3) is one.
+func scalarInt(n *yaml.Node) (int64, error) {
+	switch n.ShortTag() {
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err != nil {
+			return 0, fmt.Errorf("integer %s out of range", n.Value)
+		}
+		return i, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			return int64(f), nil
+		}
+		return 0, fmt.Errorf("want an integer, got %s", n.Value)
+	}
+	return 0, fmt.Errorf("want an integer, got %s", kindName(n))
+}
+
+// scalarFloat reads a finite number.
+func scalarFloat(n *yaml.Node) (float64, error) {
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("want a finite number, got %s", n.Value)
+		}
+		return f, nil
+	}
+	return 0, fmt.Errorf("want a number, got %s", kindName(n))
 }
 
 // parseSeconds reads a number of seconds or a Go duration string.
-func parseSeconds(n *Node) (float64, error) {
-	switch n.Kind {
-	case NumberNode:
-		f, err := strconv.ParseFloat(n.Value, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+func parseSeconds(n *yaml.Node) (float64, error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, fmt.Errorf("want a time (seconds, or a duration such as 250ms), got %s", kindName(n))
+	}
+	switch n.ShortTag() {
+	case "!!int", "!!float":
+		f, err := scalarFloat(n)
+		if err != nil {
 			return 0, fmt.Errorf("want a time in seconds, got %s", n.Value)
 		}
 		return f, nil
-	case StringNode:
+	case "!!str":
 		s := strings.TrimSpace(n.Value)
 		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			return f, nil
@@ -350,7 +354,7 @@ func parseSeconds(n *Node) (float64, error) {
 		}
 		return d.Seconds(), nil
 	}
-	return 0, fmt.Errorf("want a time (seconds, or a duration such as 250ms), got %s", kindName(n.Kind))
+	return 0, fmt.Errorf("want a time (seconds, or a duration such as 250ms), got %s", kindName(n))
 }
 
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {

@@ -81,7 +81,8 @@ func TestParseScenarioErrors(t *testing.T) {
 }
 
 func TestParseScenarioSyntax(t *testing.T) {
-	for _, doc := range []string{"", "{", `{"a":}`, "[1, 2]", `{"seed": 1} extra`, "{\n\n\"seed\": 1,,}"} {
+	for _, doc := range []string{"", "{", `{"a":}`, "[1, 2]", `{"seed": 1} extra`, "{\n\n\"seed\": 1,,}",
+		"# a comment only\n", "seed: 1\n---\nseed: 2\n", "workers: [1, 2\n", "\tseed: 1"} {
 		_, err := ParseScenario([]byte(doc))
 		if err == nil || !strings.HasPrefix(err.Error(), "sim: ") {
 			t.Errorf("ParseScenario(%q) error = %v; want a sim: error", doc, err)
@@ -126,6 +127,13 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte(`{"workload": {"arrival": {"pattern": "bursts", "bursts": [{"at": 1, "tasks": 3, "target": "random"}]}}}`))
 	f.Add([]byte(`{"sweep": {"param": "workers", "values": [1, 2]}, "limit": 5}`))
 	f.Add([]byte(`[{"a": [[[[]]]]}, null, true, 1e999]`))
+	f.Add([]byte("workers: {count: 3}\nworkload: {tasks: 10, duration: {dist: uniform, min: 0.5, max: 2}}\n"))
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("workers: &w {count: 2}\nworkload: {tasks: *w}\n"))
+	f.Add([]byte("faults:\n  - {kind: lose, worker: 1, at: 1ms}\nsweep: {param: workers, values: [1, 2]}\n"))
+	f.Add([]byte("<<: {x: 1}\n"))
+	f.Add([]byte("seed: 99999999999999999999\nlimit: .inf\n"))
+	f.Add([]byte("a: 1\n---\nb: 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseScenario(data)
 		if err != nil {
@@ -149,4 +157,71 @@ func runEngineNoFail(s *Scenario) {
 		return
 	}
 	e.run(context.Background())
+}
+
+// YAML scenarios decode like JSON ones, anchors and aliases included, and
+// their errors name the field and its line.
+func TestParseScenarioYAML(t *testing.T) {
+	s, err := ParseScenario([]byte(`# a scenario
+name: yaml
+workers:
+  count: 3
+  speeds: [1, 0.5]
+workload:
+  tasks: 1e3
+  duration: &d {dist: uniform, min: 500ms, max: 2}
+policy: {victim: adaptive, amount: half, max_batch: -1}
+costs:
+  steal: 20us
+  failed_steal: 1.5e-6
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "yaml" || s.Workers.Count != 3 || s.Workers.Speeds[1] != 0.5 || s.Workload.Tasks != 1000 ||
+		s.Workload.Duration.Min != 0.5 || s.Policy.Victim != "largest" || s.Policy.MaxBatch != -1 || s.Costs.Steal != 20e-6 {
+		t.Fatalf("decoded %+v", s)
+	}
+	cases := []struct {
+		doc, path string
+		line      int
+		msg       string
+	}{
+		{"workers:\n  count: 3\n  cuont: 4\n", "workers.cuont", 3, "unknown field"},
+		{"seed: 1\nseed: 2\n", "seed", 2, "duplicate field"},
+		{"workload:\n  tasks: [1]\n", "workload.tasks", 2, "want an integer, got a list"},
+		{"policy:\n  amount: all\n", "policy.amount", 2, "unknown value"},
+		{"workers: &w {count: 2}\nworkload: *w\n", "workload.count", 1, "unknown field"},
+		{"base: &b {seed: 1}\n", "base", 1, "unknown field"},
+		{"<<: {seed: 1}\n", "scenario", 1, "merge keys"},
+		{"limit: .inf\n", "limit", 1, "want a time in seconds"},
+		{"workers:\n  count: 99999999999\n", "workers.count", 2, "out of range"},
+		{"workload:\n  spawn:\n    join: yes\n", "workload.spawn.join", 3, "want true or false"},
+	}
+	for _, tc := range cases {
+		_, err := ParseScenario([]byte(tc.doc))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Path != tc.path || fe.Line != tc.line || !strings.Contains(fe.Msg, tc.msg) {
+			t.Errorf("ParseScenario(%q) = %v; want %s at line %d: %s", tc.doc, err, tc.path, tc.line, tc.msg)
+		}
+	}
+}
+
+// Errors that Run and RunSweep find in a parsed scenario name the line of
+// the field they concern.
+func TestRunErrorsNameTheLine(t *testing.T) {
+	s, err := ParseScenario([]byte("workers:\n  count: 2\nsweep:\n  param: workers\n  values: [2, -3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RunSweep(context.Background(), *s, Options{})
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Path != "sweep.values[1]" || fe.Line != 5 {
+		t.Fatalf("RunSweep error = %v; want sweep.values[1] at line 5", err)
+	}
+	s.Workers.Count = -1 // as a flag would set it
+	_, err = Run(context.Background(), *s, Options{})
+	if !errors.As(err, &fe) || fe.Path != "workers.count" || fe.Line != 2 {
+		t.Fatalf("Run error = %v; want workers.count at line 2", err)
+	}
 }

@@ -44,7 +44,7 @@ type Result struct {
 // rate is below 1).
 func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
 	if err := s.normalize(); err != nil {
-		return nil, err
+		return nil, s.locate(err)
 	}
 	e, err := newEngine(&s, o)
 	if err != nil {
@@ -420,14 +420,14 @@ func (e *engine) run(ctx context.Context) error {
 		if ev.kind == evWorker && ev.gen != e.ws[ev.w].gen {
 			continue // superseded timer
 		}
+		if e.events == e.maxEvents && e.maxEvents > 0 {
+			return fmt.Errorf("sim: more than %d events at virtual time %ss (raise the event budget, or check the idle policy and costs)", e.maxEvents, fmtTime(ev.at))
+		}
 		e.now = ev.at
 		e.events++
 		if e.events&4095 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
-			}
-			if e.maxEvents > 0 && e.events > e.maxEvents {
-				return fmt.Errorf("sim: more than %d events at virtual time %ss (raise the event budget, or check the idle policy and costs)", e.maxEvents, fmtTime(e.now))
 			}
 		}
 		switch ev.kind {

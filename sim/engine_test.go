@@ -3,12 +3,14 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -411,6 +413,54 @@ func TestFmtTime(t *testing.T) {
 	for _, tc := range cases {
 		if got := fmtTime(tc.d); got != tc.want {
 			t.Errorf("fmtTime(%d) = %q; want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// The event budget is exact: a run of N events passes with a budget of N
+// and fails with N−1, however small N is.
+func TestMaxEventsExact(t *testing.T) {
+	s, _ := LookupPreset("basic")
+	full, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := full.Report.Totals.Events
+	if _, err := Run(context.Background(), s, Options{MaxEvents: n}); err != nil {
+		t.Fatalf("budget %d = the run's events: %v", n, err)
+	}
+	for _, budget := range []int64{n - 1, 5, 1} {
+		_, err := Run(context.Background(), s, Options{MaxEvents: budget})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d events", budget)) {
+			t.Fatalf("budget %d of a %d-event run: err = %v", budget, n, err)
+		}
+	}
+}
+
+// A normalized scenario normalizes to itself (what --print-scenario
+// prints can be read back with -f), for every preset.
+func TestNormalizeIdempotent(t *testing.T) {
+	for _, p := range Presets() {
+		n1, err := p.Scenario.Normalize()
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		n2, err := n1.Normalize()
+		if err != nil {
+			t.Fatalf("%s: the normalized scenario is rejected: %v", p.Name, err)
+		}
+		b1, _ := json.Marshal(n1)
+		b2, _ := json.Marshal(n2)
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("%s: normalizing twice changes it:\n%s\n%s", p.Name, b1, b2)
+		}
+		back, err := ParseScenario(b1)
+		if err != nil {
+			t.Fatalf("%s: printed scenario does not parse: %v\n%s", p.Name, err, b1)
+		}
+		b3, _ := json.Marshal(back)
+		if !bytes.Equal(b1, b3) {
+			t.Fatalf("%s: printed and parsed back differs:\n%s\n%s", p.Name, b1, b3)
 		}
 	}
 }

@@ -126,28 +126,28 @@ func ExampleParseScenario() {
 	// sim: line 3: policy.victim: unknown value "nearest" (want one of random, round-robin, largest, adaptive, two-choices, locality)
 }
 
-// DecodeScenario takes a document tree from any syntax; the command line
-// builds one from YAML.
-func ExampleDecodeScenario() {
-	root := &sim.Node{Kind: sim.ObjectNode, Line: 1, Keys: []string{"workers"}, Items: []*sim.Node{
-		{Kind: sim.ObjectNode, Line: 2, Keys: []string{"count"}, Items: []*sim.Node{
-			{Kind: sim.StringNode, Line: 3, Value: "eight"},
-		}},
-	}}
-	_, err := sim.DecodeScenario(root)
-	fmt.Println(err)
-	// Output:
-	// sim: line 3: workers.count: want an integer, got a string
-}
-
-func ExampleParseJSON() {
-	n, err := sim.ParseJSON([]byte("{\n  \"seed\": 7\n}"))
+// The same scenario in YAML; its errors name the line and the field.
+func ExampleParseScenario_yaml() {
+	s, err := sim.ParseScenario([]byte(`
+workers:
+  count: 8
+workload:
+  kind: fib
+  fib: {n: 25, cutoff: 10}
+policy:
+  amount: half
+  max_batch: -1   # no cap on steal-half
+`))
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(n.Keys[0], n.Items[0].Value, "on line", n.Items[0].Line)
+	fmt.Println(s.Workers.Count, s.Workload.Kind, s.Workload.Fib.N, s.Policy.Amount, s.Policy.MaxBatch)
+
+	_, err = sim.ParseScenario([]byte("workers:\n  count: eight\n"))
+	fmt.Println(err)
 	// Output:
-	// seed 7 on line 2
+	// 8 fib 25 half -1
+	// sim: line 2: workers.count: want an integer, got a string
 }
 
 func ExampleParseSweep() {

@@ -32,7 +32,7 @@ func (s Seconds) Duration() time.Duration {
 // [Scenario.Normalize] fills the defaults that each field documents.
 //
 // A Scenario is plain data: it can be written by hand, decoded from JSON by
-// [ParseScenario], or built from any other syntax through [DecodeScenario].
+// [ParseScenario] (YAML or JSON).
 type Scenario struct {
 	Name     string   `json:"name"`     // label printed in reports
 	Seed     uint64   `json:"seed"`     // seeds every random choice; same seed, same output
@@ -43,6 +43,11 @@ type Scenario struct {
 	Faults   []Fault  `json:"faults"`   // slowdowns and lost workers
 	Limit    Seconds  `json:"limit"`    // stop at this virtual time (0: run to completion)
 	Sweep    *Sweep   `json:"sweep"`    // optional: run once per value of one parameter
+
+	// lines maps field paths to the lines they were read from, when the
+	// scenario came from [ParseScenario], so that errors found later name
+	// the line too. Shared by copies; never modified after parsing.
+	lines map[string]int
 }
 
 // Workers describes the simulated machine.
@@ -282,18 +287,54 @@ func oneOf(path, got string, names ...string) *FieldError {
 func (s Scenario) Normalize() (Scenario, error) {
 	n := s
 	if err := n.normalize(); err != nil {
-		return s, err
+		return s, s.locate(err)
 	}
 	return n, nil
 }
 
+// MaxWorkers bounds a scenario's worker count. A simulated worker costs
+// O(1) memory (a few hundred bytes with its queue and victim selector), so
+// the bound keeps a mistyped count from exhausting memory rather than
+// reflecting a limit of the model.
+const MaxWorkers = 1 << 17
+
 func (s *Scenario) normalize() *FieldError {
-	w := &s.Workers
+	if err := s.Workers.normalize(); err != nil {
+		return err
+	}
+	if err := s.Workload.normalize(s.Workers.Count); err != nil {
+		return err
+	}
+	if err := s.Policy.normalize(&s.Costs); err != nil {
+		return err
+	}
+	if err := s.Costs.check(); err != nil {
+		return err
+	}
+	for i := range s.Faults {
+		if err := s.Faults[i].check(fmt.Sprintf("faults[%d]", i), s.Workers.Count); err != nil {
+			return err
+		}
+	}
+	if s.Limit < 0 || math.IsNaN(float64(s.Limit)) {
+		return ferr("limit", "must not be negative, got %v", s.Limit)
+	}
+	if s.Sweep != nil {
+		if err := s.Sweep.check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// normalize fills the worker count (default 4), one speed and one group per
+// worker.
+func (w *Workers) normalize() *FieldError {
 	if w.Count == 0 {
 		w.Count = 4
 	}
-	if w.Count < 1 || w.Count > 1<<20 {
-		return ferr("workers.count", "must be between 1 and %d, got %d", 1<<20, w.Count)
+	if w.Count < 1 || w.Count > MaxWorkers {
+		return ferr("workers.count", "must be between 1 and %d, got %d", MaxWorkers, w.Count)
 	}
 	if len(w.Speeds) > w.Count {
 		return ferr("workers.speeds", "has %d entries for %d workers", len(w.Speeds), w.Count)
@@ -331,29 +372,6 @@ func (s *Scenario) normalize() *FieldError {
 		}
 	}
 	w.Groups, w.GroupSize = gr, 0
-
-	if err := s.Workload.normalize(w.Count); err != nil {
-		return err
-	}
-	if err := s.Policy.normalize(&s.Costs); err != nil {
-		return err
-	}
-	if err := s.Costs.check(); err != nil {
-		return err
-	}
-	for i := range s.Faults {
-		if err := s.Faults[i].check(fmt.Sprintf("faults[%d]", i), w.Count); err != nil {
-			return err
-		}
-	}
-	if s.Limit < 0 || math.IsNaN(float64(s.Limit)) {
-		return ferr("limit", "must not be negative, got %v", s.Limit)
-	}
-	if s.Sweep != nil {
-		if err := s.Sweep.check(); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -381,7 +399,46 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	if err := checkSec("workload.total", wl.Total); err != nil {
 		return err
 	}
-	a := &wl.Arrival
+	if err := wl.Arrival.normalize(workers); err != nil {
+		return err
+	}
+	if wl.Arrival.Pattern == ArriveBursts {
+		sum := 0
+		for _, b := range wl.Arrival.Bursts {
+			sum += b.Tasks
+		}
+		if wl.Kind == KindTasks && wl.Tasks != 0 && wl.Tasks != sum {
+			return ferr("workload.tasks", "is %d but the bursts hold %d tasks", wl.Tasks, sum)
+		}
+		wl.Tasks = sum
+	}
+	switch wl.Kind {
+	case KindTasks:
+		if err := wl.normalizeTasks(); err != nil {
+			return err
+		}
+	case KindFib:
+		if err := wl.Fib.normalize(); err != nil {
+			return err
+		}
+	case KindUTS:
+		if err := wl.UTS.normalize(); err != nil {
+			return err
+		}
+	}
+	if wl.Kind != KindTasks {
+		if wl.Tasks == 0 {
+			wl.Tasks = 1
+		}
+		if wl.Tasks > 1024 {
+			return ferr("workload.tasks", "kind %s runs at most 1024 trees, got %d", wl.Kind, wl.Tasks)
+		}
+	}
+	return nil
+}
+
+// normalize checks the arrival pattern, its targets and its bursts.
+func (a *Arrival) normalize(workers int) *FieldError {
 	switch a.Pattern {
 	case "":
 		a.Pattern = ArriveStart
@@ -402,105 +459,92 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	if a.Pattern == ArrivePoisson && !(a.Rate > 0 && !math.IsInf(a.Rate, 0)) {
 		return ferr("workload.arrival.rate", "pattern poisson needs a positive rate, got %v", a.Rate)
 	}
-	if a.Pattern == ArriveBursts {
-		sum := 0
-		for i := range a.Bursts {
-			b := &a.Bursts[i]
-			p := fmt.Sprintf("workload.arrival.bursts[%d]", i)
-			if err := checkSec(p+".at", b.At); err != nil {
-				return err
-			}
-			if b.Tasks < 0 || b.Tasks > 1<<28 {
-				return ferr(p+".tasks", "must be between 0 and %d, got %d", 1<<28, b.Tasks)
-			}
-			if b.Worker < 0 || b.Worker >= workers {
-				return ferr(p+".worker", "must be in [0, %d), got %d", workers, b.Worker)
-			}
-			if err := checkTarget(p+".target", &b.Target, false); err != nil {
-				return err
-			}
-			sum += b.Tasks
-		}
-		if wl.Kind == KindTasks && wl.Tasks != 0 && wl.Tasks != sum {
-			return ferr("workload.tasks", "is %d but the bursts hold %d tasks", wl.Tasks, sum)
-		}
-		wl.Tasks = sum
+	if a.Pattern != ArriveBursts {
+		return nil
 	}
-	switch wl.Kind {
-	case KindTasks:
-		if wl.Total > 0 {
-			if wl.Tasks != 0 && a.Pattern != ArriveBursts {
-				return ferr("workload.total", "cannot be combined with workload.tasks")
-			}
-			if a.Pattern == ArriveBursts {
-				return ferr("workload.total", "cannot be combined with bursts")
-			}
-			m := wl.Duration.mean()
-			if !(m > 0) {
-				return ferr("workload.total", "needs a duration with a positive mean")
-			}
-			n := math.Round(float64(wl.Total) / m)
-			if n > 1<<28 {
-				return ferr("workload.total", "makes %v tasks, more than %d", n, 1<<28)
-			}
-			wl.Tasks = max(1, int(n))
-		}
-		if wl.Tasks == 0 && a.Pattern != ArriveBursts {
-			wl.Tasks = 1
-		}
-		if wl.Tasks > 1<<28 {
-			return ferr("workload.tasks", "must be at most %d, got %d", 1<<28, wl.Tasks)
-		}
-		if err := wl.Spawn.normalize(); err != nil {
+	for i := range a.Bursts {
+		b := &a.Bursts[i]
+		p := fmt.Sprintf("workload.arrival.bursts[%d]", i)
+		if err := checkSec(p+".at", b.At); err != nil {
 			return err
 		}
-	case KindFib:
-		f := &wl.Fib
-		if f.N == 0 {
-			f.N = 20
+		if b.Tasks < 0 || b.Tasks > 1<<28 {
+			return ferr(p+".tasks", "must be between 0 and %d, got %d", 1<<28, b.Tasks)
 		}
-		if f.N < 0 || f.N > 60 {
-			return ferr("workload.fib.n", "must be in [0, 60], got %d", f.N)
+		if b.Worker < 0 || b.Worker >= workers {
+			return ferr(p+".worker", "must be in [0, %d), got %d", workers, b.Worker)
 		}
-		if f.Cutoff == 0 {
-			f.Cutoff = 10
-		}
-		if f.Cutoff < 2 {
-			return ferr("workload.fib.cutoff", "must be at least 2, got %d", f.Cutoff)
-		}
-		if f.N-f.Cutoff > 30 {
-			return ferr("workload.fib.cutoff", "n - cutoff must be at most 30 (too many tasks), got %d", f.N-f.Cutoff)
-		}
-		for _, c := range []struct {
-			p string
-			v *Seconds
-		}{{"workload.fib.leaf", &f.Leaf}, {"workload.fib.split", &f.Split}, {"workload.fib.join", &f.Join}} {
-			if err := checkSec(c.p, *c.v); err != nil {
-				return err
-			}
-		}
-		if f.Leaf == 0 {
-			f.Leaf = 10e-9
-		}
-		if f.Split == 0 {
-			f.Split = f.Leaf
-		}
-		if f.Join == 0 {
-			f.Join = f.Leaf
-		}
-		if wl.Tasks == 0 {
-			wl.Tasks = 1
-		}
-	case KindUTS:
-		if err := wl.UTS.normalize(); err != nil {
+		if err := checkTarget(p+".target", &b.Target, false); err != nil {
 			return err
 		}
-		if wl.Tasks == 0 {
-			wl.Tasks = 1
+	}
+	return nil
+}
+
+// normalizeTasks sets the number of independent tasks: Tasks, or Total
+// divided by the mean duration. Normalize keeps Total, so a normalized
+// workload has both, consistent, and normalizes again to itself.
+func (wl *Workload) normalizeTasks() *FieldError {
+	if wl.Total > 0 {
+		if wl.Arrival.Pattern == ArriveBursts {
+			return ferr("workload.total", "cannot be combined with bursts")
+		}
+		m := wl.Duration.mean()
+		if !(m > 0) {
+			return ferr("workload.total", "needs a duration with a positive mean")
+		}
+		n := math.Round(float64(wl.Total) / m)
+		if n > 1<<28 {
+			return ferr("workload.total", "makes %v tasks, more than %d", n, 1<<28)
+		}
+		k := max(1, int(n))
+		if wl.Tasks != 0 && wl.Tasks != k {
+			return ferr("workload.total", "makes %d tasks of mean %s, but workload.tasks is %d (give one of them)", k, fmtSec(m), wl.Tasks)
+		}
+		wl.Tasks = k
+	}
+	if wl.Tasks == 0 && wl.Arrival.Pattern != ArriveBursts {
+		wl.Tasks = 1
+	}
+	if wl.Tasks > 1<<28 {
+		return ferr("workload.tasks", "must be at most %d, got %d", 1<<28, wl.Tasks)
+	}
+	return wl.Spawn.normalize()
+}
+
+// normalize fills the fib tree's defaults and checks its size.
+func (f *Fib) normalize() *FieldError {
+	if f.N == 0 {
+		f.N = 20
+	}
+	if f.N < 0 || f.N > 60 {
+		return ferr("workload.fib.n", "must be in [0, 60], got %d", f.N)
+	}
+	if f.Cutoff == 0 {
+		f.Cutoff = 10
+	}
+	if f.Cutoff < 2 {
+		return ferr("workload.fib.cutoff", "must be at least 2, got %d", f.Cutoff)
+	}
+	if f.N-f.Cutoff > 30 {
+		return ferr("workload.fib.cutoff", "n - cutoff must be at most 30 (too many tasks), got %d", f.N-f.Cutoff)
+	}
+	for _, c := range []struct {
+		p string
+		v *Seconds
+	}{{"workload.fib.leaf", &f.Leaf}, {"workload.fib.split", &f.Split}, {"workload.fib.join", &f.Join}} {
+		if err := checkSec(c.p, *c.v); err != nil {
+			return err
 		}
 	}
-	if wl.Kind != KindTasks && wl.Tasks > 1024 {
-		return ferr("workload.tasks", "kind %s runs at most 1024 trees, got %d", wl.Kind, wl.Tasks)
+	if f.Leaf == 0 {
+		f.Leaf = 10e-9
+	}
+	if f.Split == 0 {
+		f.Split = f.Leaf
+	}
+	if f.Join == 0 {
+		f.Join = f.Leaf
 	}
 	return nil
 }

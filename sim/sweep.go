@@ -38,11 +38,14 @@ func (sw *Sweep) check() *FieldError {
 	if len(sw.Values) == 0 {
 		return ferr("sweep.values", "needs at least one value")
 	}
-	if len(sw.Values) > 1000 {
-		return ferr("sweep.values", "at most 1000 values, got %d", len(sw.Values))
+	if len(sw.Values) > maxSweepValues {
+		return ferr("sweep.values", "at most %d values, got %d", maxSweepValues, len(sw.Values))
 	}
 	return nil
 }
+
+// maxSweepValues bounds the values of one sweep.
+const maxSweepValues = 1000
 
 // ParseSweep reads a sweep given as "param=v1,v2,...", with "a..b" for a
 // range of integers (workers=2..8).
@@ -55,10 +58,18 @@ func ParseSweep(spec string) (*Sweep, error) {
 	for _, v := range strings.Split(vals, ",") {
 		v = strings.TrimSpace(v)
 		if a, b, ok := strings.Cut(v, ".."); ok {
-			lo, err1 := strconv.Atoi(a)
-			hi, err2 := strconv.Atoi(b)
-			if err1 != nil || err2 != nil || hi < lo || hi-lo > 1000 {
-				return nil, fmt.Errorf("sim: sweep range %q: want lo..hi integers", v)
+			lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+			hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+			switch {
+			case err1 != nil || err2 != nil:
+				return nil, fmt.Errorf("sim: sweep range %q: want lo..hi with integers lo and hi", v)
+			case hi < lo:
+				return nil, fmt.Errorf("sim: sweep range %q is reversed (%d > %d): write %d..%d", v, lo, hi, hi, lo)
+			case hi-lo >= maxSweepValues:
+				return nil, fmt.Errorf("sim: sweep range %q has %d values; a sweep holds at most %d", v, hi-lo+1, maxSweepValues)
+			}
+			if len(sw.Values)+hi-lo+1 > maxSweepValues {
+				return nil, fmt.Errorf("sim: sweep %q has more than %d values", spec, maxSweepValues)
 			}
 			for i := lo; i <= hi; i++ {
 				sw.Values = append(sw.Values, strconv.Itoa(i))
@@ -94,6 +105,9 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		n, err := integer()
 		if err != nil {
 			return err
+		}
+		if n < 1 || n > MaxWorkers {
+			return ferr(path, "workers must be between 1 and %d, got %d", MaxWorkers, n)
 		}
 		s.Workers.Count = n
 		if len(s.Workers.Speeds) > n && n >= 0 {
@@ -177,6 +191,9 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		if err != nil {
 			return err
 		}
+		if n < 1 {
+			return ferr(path, "tasks must be at least 1, got %d", n)
+		}
 		s.Workload.Tasks, s.Workload.Total = n, 0
 	case "seed":
 		u, err := strconv.ParseUint(v, 10, 64)
@@ -206,7 +223,7 @@ func RunSweep(ctx context.Context, s Scenario, o Options) (*SweepResult, error) 
 	}
 	sw := *s.Sweep
 	if err := sw.check(); err != nil {
-		return nil, err
+		return nil, s.locate(err)
 	}
 	res := &SweepResult{Name: s.Name, Param: sw.Param, Values: slices.Clone(sw.Values)}
 	for i, v := range sw.Values {
@@ -217,12 +234,15 @@ func RunSweep(ctx context.Context, s Scenario, o Options) (*SweepResult, error) 
 		c.Faults = slices.Clone(s.Faults)
 		path := fmt.Sprintf("sweep.values[%d]", i)
 		if err := applySweep(&c, sw.Param, v, path); err != nil {
+			if fe, ok := err.(*FieldError); ok {
+				return nil, s.locate(fe)
+			}
 			return nil, err
 		}
 		r, err := Run(ctx, c, o)
 		if err != nil {
 			if fe, ok := err.(*FieldError); ok {
-				return nil, ferr(path, "%s=%s: %s: %s", sw.Param, v, fe.Path, fe.Msg)
+				return nil, s.locate(ferr(path, "%s=%s: %s: %s", sw.Param, v, fe.Path, fe.Msg))
 			}
 			return nil, err
 		}

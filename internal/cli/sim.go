@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
+	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
 
@@ -115,35 +113,60 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	if cfg.profile != "" {
 		return runSimProfile(env, cmd, cfg, args)
 	}
+	s, err := resolveScenario(cmd, cfg, args)
+	if err != nil {
+		return err
+	}
+	if cfg.print {
+		n, err := s.Normalize()
+		if err != nil {
+			return scenarioError(cfg.file, err)
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(n)
+	}
+	if s.Sweep != nil {
+		return runSimSweep(env, out, cfg, s)
+	}
+	return runSimOnce(env, out, cfg, s)
+}
+
+// resolveScenario builds the scenario to run: the preset or the file, then
+// the flags that override it. Bad flags are usage errors naming the flag.
+func resolveScenario(cmd *cobra.Command, cfg simConfig, args []string) (sim.Scenario, error) {
 	var s sim.Scenario
 	switch {
 	case len(args) == 1 && cfg.file != "":
-		return usageError(errors.New("sim: give a preset or -f FILE, not both"))
+		return s, usageError(errors.New("sim: give a preset or -f FILE, not both"))
 	case len(args) == 1:
 		p, err := sim.LookupPreset(args[0])
 		if err != nil {
-			return usageError(err)
+			return s, usageError(err)
 		}
 		s = p
 	case cfg.file != "":
 		sc, err := loadScenario(cfg.file)
 		if err != nil {
-			return usageError(err)
+			return s, usageError(err)
 		}
 		s = *sc
 	default:
-		return usageError(errors.New("sim: name a preset (worksteal sim --list) or a scenario file (-f FILE)"))
+		return s, usageError(errors.New("sim: name a preset (worksteal sim --list) or a scenario file (-f FILE)"))
 	}
 	fl := cmd.Flags()
 	if fl.Changed("seed") {
 		s.Seed = cfg.seed
 	}
 	if fl.Changed("workers") {
+		if cfg.workers < 1 || cfg.workers > sim.MaxWorkers {
+			return s, usageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", sim.MaxWorkers, cfg.workers))
+		}
 		s.Workers.Count = cfg.workers
-		if len(s.Workers.Speeds) > cfg.workers && cfg.workers > 0 {
+		if len(s.Workers.Speeds) > cfg.workers {
 			s.Workers.Speeds = s.Workers.Speeds[:cfg.workers]
 		}
-		if len(s.Workers.Groups) > cfg.workers && cfg.workers > 0 {
+		if len(s.Workers.Groups) > cfg.workers {
 			s.Workers.Groups = s.Workers.Groups[:cfg.workers]
 		}
 	}
@@ -157,68 +180,74 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 		s.Policy.Amount = cfg.amount
 	}
 	if fl.Changed("max-batch") {
+		if cfg.maxBatch < -1 {
+			return s, usageError(fmt.Errorf("sim: --max-batch must be -1 (no cap), 0 (the runtime's %d) or positive, got %d", policy.MaxBatch, cfg.maxBatch))
+		}
 		s.Policy.MaxBatch = cfg.maxBatch
 	}
 	if cfg.idle != "" {
 		s.Policy.Idle.Mode = cfg.idle
 	}
 	if fl.Changed("limit") {
+		if !(cfg.limit >= 0) {
+			return s, usageError(fmt.Errorf("sim: --limit must be a non-negative number of seconds, got %v", cfg.limit))
+		}
 		s.Limit = sim.Seconds(cfg.limit)
+	}
+	if fl.Changed("max-events") && cfg.maxEvents < 0 {
+		return s, usageError(fmt.Errorf("sim: --max-events must not be negative (0: no limit), got %d", cfg.maxEvents))
 	}
 	if cfg.sweep != "" {
 		sw, err := sim.ParseSweep(cfg.sweep)
 		if err != nil {
-			return usageError(err)
+			return s, usageError(fmt.Errorf("--sweep: %w", err))
 		}
 		s.Sweep = sw
 	}
-	if cfg.print {
-		n, err := s.Normalize()
-		if err != nil {
-			return usageError(err)
+	return s, nil
+}
+
+// runSimSweep runs a sweep and prints its table, CSV or JSON, and its plot.
+func runSimSweep(env *Env, out io.Writer, cfg simConfig, s sim.Scenario) error {
+	if cfg.trace != "" || cfg.verbose {
+		return usageError(errors.New("sim: --trace and --verbose need a single run, not a sweep"))
+	}
+	res, err := sim.RunSweep(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+	if err != nil {
+		return scenarioError(cfg.file, err)
+	}
+	if cfg.svg != "" {
+		if err := writeFile(env, cfg.svg, res.WriteSVG); err != nil {
+			return err
 		}
+	}
+	switch {
+	case cfg.json:
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(n)
+		return enc.Encode(struct {
+			Param   string       `json:"param"`
+			Values  []string     `json:"values"`
+			Reports []sim.Report `json:"reports"`
+		}{res.Param, res.Values, res.Reports})
+	case cfg.csv:
+		return res.WriteCSV(out)
 	}
-	opts := sim.Options{MaxEvents: cfg.maxEvents}
-	if s.Sweep != nil {
-		if cfg.trace != "" || cfg.verbose {
-			return usageError(errors.New("sim: --trace and --verbose need a single run, not a sweep"))
-		}
-		res, err := sim.RunSweep(env.Ctx, s, opts)
-		if err != nil {
-			return scenarioError(err)
-		}
-		if cfg.svg != "" {
-			if err := writeFile(env, cfg.svg, res.WriteSVG); err != nil {
-				return err
-			}
-		}
-		switch {
-		case cfg.json:
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(struct {
-				Param   string       `json:"param"`
-				Values  []string     `json:"values"`
-				Reports []sim.Report `json:"reports"`
-			}{res.Param, res.Values, res.Reports})
-		case cfg.csv:
-			return res.WriteCSV(out)
-		}
-		return res.WriteTable(out)
-	}
+	return res.WriteTable(out)
+}
+
+// runSimOnce runs one scenario and prints its report, log and pictures.
+func runSimOnce(env *Env, out io.Writer, cfg simConfig, s sim.Scenario) error {
 	if cfg.csv {
 		return usageError(errors.New("sim: --csv needs a sweep (--sweep PARAM=...)"))
 	}
+	opts := sim.Options{MaxEvents: cfg.maxEvents, Record: cfg.svg != "" || cfg.trace != ""}
 	if cfg.verbose {
 		opts.Log = out
 	}
-	opts.Record = cfg.svg != "" || cfg.trace != ""
 	res, err := sim.Run(env.Ctx, s, opts)
 	if err != nil {
-		return scenarioError(err)
+		return scenarioError(cfg.file, err)
 	}
 	if cfg.svg != "" {
 		if err := writeFile(env, cfg.svg, res.WriteGantt); err != nil {
@@ -239,14 +268,18 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	return res.Report.WriteText(out)
 }
 
-// scenarioError marks invalid scenarios (a flag or a sweep value) as usage
-// errors and passes other failures through.
-func scenarioError(err error) error {
+// scenarioError marks invalid scenarios (a field, a flag or a sweep value)
+// as usage errors, naming the scenario file when there is one, and passes
+// other failures through.
+func scenarioError(file string, err error) error {
 	var fe *sim.FieldError
-	if errors.As(err, &fe) {
-		return usageError(err)
+	if !errors.As(err, &fe) {
+		return err
 	}
-	return err
+	if file != "" {
+		err = inFile(file, err)
+	}
+	return usageError(err)
 }
 
 func listPresets(w io.Writer) error {
@@ -277,128 +310,45 @@ func writeFile(env *Env, path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// loadScenario reads a scenario file: JSON when it ends in .json, YAML
-// otherwise. Errors name the file, the line and the field.
+// loadScenario reads a scenario file, YAML or JSON (sim.ParseScenario reads
+// both). Errors name the file, the line and the field.
 func loadScenario(path string) (*sim.Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	var s *sim.Scenario
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		s, err = sim.ParseScenario(data)
-	} else {
-		s, err = parseYAMLScenario(data)
-	}
+	defer f.Close()
+	const max = 4 << 20
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		var fe *sim.FieldError
-		if errors.As(err, &fe) && fe.Line > 0 {
-			return nil, fmt.Errorf("%s:%d: %s: %s", path, fe.Line, fe.Path, fe.Msg)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("sim: %s: %w", path, err)
+	}
+	if len(data) > max {
+		return nil, fmt.Errorf("sim: %s: larger than %d bytes: not a scenario", path, max)
+	}
+	s, err := sim.ParseScenario(data)
+	if err != nil {
+		return nil, inFile(path, err)
 	}
 	return s, nil
 }
 
-// parseYAMLScenario decodes a YAML scenario. The YAML library stays in this
-// layer: the document is converted to sim's line-numbered tree, and package
-// sim (standard library only) decodes and checks it.
-func parseYAMLScenario(data []byte) (*sim.Scenario, error) {
-	if len(data) > 4<<20 {
-		return nil, errors.New("sim: scenario larger than 4 MiB")
+// inFile prefixes a scenario error with the file it came from, as
+// FILE:LINE: FIELD: MESSAGE when the error names a line.
+func inFile(path string, err error) error {
+	var fe *sim.FieldError
+	if errors.As(err, &fe) && fe.Line > 0 {
+		return &fileError{msg: fmt.Sprintf("%s:%d: %s: %s", path, fe.Line, fe.Path, fe.Msg), err: err}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("sim: %v", err)
-	}
-	budget := 1 << 20
-	root, err := yamlToNode(&doc, 0, &budget)
-	if err != nil {
-		return nil, err
-	}
-	return sim.DecodeScenario(root)
+	return &fileError{msg: fmt.Sprintf("%s: %v", path, err), err: err}
 }
 
-// yamlToNode converts a YAML node to a sim.Node. Depth and a node budget
-// bound the work, so aliases cannot blow a small file up.
-func yamlToNode(n *yaml.Node, depth int, budget *int) (*sim.Node, error) {
-	*budget--
-	if depth > 64 || *budget < 0 {
-		return nil, fmt.Errorf("sim: line %d: scenario nested too deeply or too large", n.Line)
-	}
-	out := &sim.Node{Line: n.Line}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return &sim.Node{Kind: sim.ObjectNode, Line: 1}, nil
-		}
-		return yamlToNode(n.Content[0], depth+1, budget)
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil, fmt.Errorf("sim: line %d: unknown alias", n.Line)
-		}
-		a, err := yamlToNode(n.Alias, depth+1, budget)
-		if err != nil {
-			return nil, err
-		}
-		a.Line = n.Line
-		return a, nil
-	case yaml.MappingNode:
-		out.Kind = sim.ObjectNode
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("sim: line %d: a field name must be a plain word", k.Line)
-			}
-			if k.Value == "<<" {
-				return nil, fmt.Errorf("sim: line %d: merge keys (<<) are not supported", k.Line)
-			}
-			c, err := yamlToNode(v, depth+1, budget)
-			if err != nil {
-				return nil, err
-			}
-			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
-				c.Line = k.Line // report a block under its key's line
-			}
-			out.Keys = append(out.Keys, k.Value)
-			out.Items = append(out.Items, c)
-		}
-	case yaml.SequenceNode:
-		out.Kind = sim.ArrayNode
-		for _, c := range n.Content {
-			x, err := yamlToNode(c, depth+1, budget)
-			if err != nil {
-				return nil, err
-			}
-			out.Items = append(out.Items, x)
-		}
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			out.Kind = sim.NullNode
-		case "!!bool":
-			var b bool
-			if err := n.Decode(&b); err != nil {
-				return nil, fmt.Errorf("sim: line %d: %v", n.Line, err)
-			}
-			out.Kind, out.Value = sim.BoolNode, strconv.FormatBool(b)
-		case "!!int":
-			var i int64
-			if err := n.Decode(&i); err != nil {
-				return nil, fmt.Errorf("sim: line %d: %v", n.Line, err)
-			}
-			out.Kind, out.Value = sim.NumberNode, strconv.FormatInt(i, 10)
-		case "!!float":
-			var f float64
-			if err := n.Decode(&f); err != nil {
-				return nil, fmt.Errorf("sim: line %d: %v", n.Line, err)
-			}
-			out.Kind, out.Value = sim.NumberNode, strconv.FormatFloat(f, 'g', -1, 64)
-		default:
-			out.Kind, out.Value = sim.StringNode, n.Value
-		}
-	default:
-		return nil, fmt.Errorf("sim: line %d: unexpected YAML node", n.Line)
-	}
-	return out, nil
+// fileError is a scenario error with its file name; it unwraps to the
+// scenario error (a *sim.FieldError is still one).
+type fileError struct {
+	msg string
+	err error
 }
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.err }

@@ -394,7 +394,7 @@ func runSimProfile(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		s.Policy.Scheduler, s.Policy.Victim, s.Policy.Amount, s.Policy.Idle.Mode = cfg.scheduler, cfg.victim, cfg.amount, cfg.idle
 		res, err := sim.Run(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
 		if err != nil {
-			return scenarioError(err)
+			return scenarioError("", err)
 		}
 		lo, hi := ws.SpeedupRange(workers)
 		t := res.Report.Totals
