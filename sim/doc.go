@@ -41,9 +41,8 @@
 // for an SVG Gantt chart ([Result.WriteGantt]) or a Chrome trace
 // ([Result.WriteTrace]). [RunSweep] varies one parameter and writes a
 // table, CSV or an SVG line plot. [Presets] holds the classic experiments;
-// [ParseScenario] reads JSON, and [DecodeScenario] any syntax converted to
-// [Node] trees (the command line does so for YAML), with errors that name
-// the field and its line.
+// [ParseScenario] reads a scenario in YAML or JSON (one parser,
+// go.yaml.in/yaml/v3), with errors that name the field and its line.
 //
 // A million tasks on 1,024 workers simulate in about one second on a
 // 2-core machine (BenchmarkScale; several million events per second).

@@ -158,7 +158,7 @@ faults:
 		{"syntax.yaml", "workers: [1, 2\n", "syntax.yaml: sim: line"},
 		{"empty.yaml", "", "empty.yaml: sim: the scenario is empty"},
 		{"comment.yaml", "# nothing yet\n", "comment.yaml: sim: the scenario is empty"},
-		{"sweep.yaml", "workers:\n  count: 2\nsweep:\n  param: workers\n  values: [2, -3]\n", "sweep.yaml:5: sweep.values[1]: workers=-3: workers.count"},
+		{"sweep.yaml", "workers:\n  count: 2\nsweep:\n  param: workers\n  values: [2, -3]\n", "sweep.yaml:5: sweep.values[1]: workers must be between 1 and 131072, got -3"},
 		{"bad.json", "{\n\"workers\": {\"count\": 0.5}}", "bad.json:2: workers.count"},
 	}
 	for _, tc := range cases {
@@ -185,5 +185,47 @@ func TestSimUsageErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "sim") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2", args, code, errs)
 		}
+	}
+}
+
+// Bad sizes and budgets are refused with the flag, the limit and the
+// cause; nothing is silently replaced by a default.
+func TestSimBadSizes(t *testing.T) {
+	dir := t.TempDir()
+	zeroTasks := filepath.Join(dir, "zero.yaml")
+	os.WriteFile(zeroTasks, []byte("workers:\n  count: 2\nworkload:\n  tasks: 0\n"), 0o644)
+	zeroWorkers := filepath.Join(dir, "nobody.yaml")
+	os.WriteFile(zeroWorkers, []byte("workers:\n  count: 0\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "basic", "-w", "0"}, "--workers must be between 1 and 131072, got 0"},
+		{[]string{"sim", "basic", "-w", "1048576"}, "--workers must be between 1 and 131072, got 1048576"},
+		{[]string{"sim", "--profile", "p.json", "-w", "0"}, "--workers must be between 1 and 131072"},
+		{[]string{"sim", "-f", zeroTasks}, "zero.yaml:4: workload.tasks: must be at least 1, got 0"},
+		{[]string{"sim", "-f", zeroWorkers}, "nobody.yaml:2: workers.count: must be between 1 and 131072, got 0"},
+		{[]string{"sim", "basic", "--sweep", "workers=8..2"}, `sweep range "8..2" is reversed (8 > 2): write 2..8`},
+		{[]string{"sim", "basic", "--sweep", "workers=1..100000"}, `sweep range "1..100000" has 100000 values; a sweep holds at most 1000`},
+		{[]string{"sim", "basic", "--sweep", "workers=a..b"}, "want lo..hi with integers lo and hi"},
+		{[]string{"sim", "basic", "--sweep", "workers=0,2"}, "sweep.values[0]: workers must be between 1 and 131072, got 0"},
+		{[]string{"sim", "basic", "--max-batch", "-2"}, "--max-batch must be -1 (no cap), 0 (the runtime's 32) or positive, got -2"},
+		{[]string{"sim", "basic", "--max-events", "-1"}, "--max-events must not be negative"},
+	}
+	for _, tc := range cases {
+		code, _, errs := runSimCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	// the event budget is exact: 5 events is not enough for the basic preset
+	code, _, errs := runSimCLI(t, "sim", "basic", "--max-events", "5")
+	if code == 0 || !strings.Contains(errs, "more than 5 events") {
+		t.Errorf("--max-events 5: exit %d, stderr %q; want a failure naming the budget", code, errs)
+	}
+	// 10⁵ workers are accepted (a short run: one task each)
+	code, out, errs := runSimCLI(t, "sim", "basic", "-w", "100000", "--json")
+	if code != 0 || !strings.Contains(out, `"workers": 100000`) {
+		t.Errorf("-w 100000: exit %d, stderr %q", code, errs)
 	}
 }

@@ -363,6 +363,14 @@ func runSimProfile(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if cfg.svg != "" || cfg.trace != "" || cfg.csv || cfg.verbose || cfg.print {
 		return usageError(errors.New("sim: --profile prints a table (or --json); --svg, --trace, --csv, -v and --print-scenario need a scenario"))
 	}
+	ps := []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+	fl := cmd.Flags()
+	if fl.Changed("workers") {
+		if cfg.workers < 1 || cfg.workers > sim.MaxWorkers {
+			return usageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", sim.MaxWorkers, cfg.workers))
+		}
+		ps = []int{cfg.workers}
+	}
 	data, err := os.ReadFile(cfg.profile)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
@@ -370,14 +378,6 @@ func runSimProfile(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	p, err := sim.ParseProfile(data)
 	if err != nil {
 		return usageError(fmt.Errorf("%s: %w", cfg.profile, err))
-	}
-	ps := []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
-	fl := cmd.Flags()
-	if fl.Changed("workers") {
-		if cfg.workers < 1 {
-			return usageError(fmt.Errorf("sim: --workers must be at least 1, got %d", cfg.workers))
-		}
-		ps = []int{cfg.workers}
 	}
 	ws := workSpanOf(p)
 	var fit sim.ProfileFit
