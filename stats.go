@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
 // counters are a worker's statistics, written only by the worker itself
@@ -155,39 +157,27 @@ func (s Stats) StealRate() float64 {
 	return float64(t.Stolen) / float64(t.Executed)
 }
 
-// Utilization is busy / (busy + idle) over all workers.
+// Utilization is busy / (busy + idle) over all workers, 0 when no time was
+// measured (the same definition as balance.Utilization).
 func (s Stats) Utilization() float64 {
-	t := s.Total()
-	if t.Busy+t.Idle <= 0 {
-		return 0
-	}
-	return float64(t.Busy) / float64(t.Busy+t.Idle)
+	busy, idle := s.times()
+	return loadstat.Utilization(busy, idle)
 }
 
 // Imbalance is the load imbalance max/avg of the workers' busy time
-// (1 is perfect balance; the same definition as balance.Imbalance).
+// (1 is perfect balance, and the value when nothing ran; the same
+// definition as balance.Imbalance).
 func (s Stats) Imbalance() float64 {
-	loads := make([]float64, len(s.Workers))
-	for i, w := range s.Workers {
-		loads[i] = float64(w.Busy)
-	}
-	return imbalance(loads)
+	busy, _ := s.times()
+	return loadstat.Imbalance(busy)
 }
 
-// imbalance is max/mean of loads, 1 for no load or an empty slice.
-func imbalance(loads []float64) float64 {
-	if len(loads) == 0 {
-		return 1
+// times returns each worker's busy and idle time.
+func (s Stats) times() (busy, idle []time.Duration) {
+	busy = make([]time.Duration, len(s.Workers))
+	idle = make([]time.Duration, len(s.Workers))
+	for i, w := range s.Workers {
+		busy[i], idle[i] = w.Busy, w.Idle
 	}
-	var sum, max float64
-	for _, l := range loads {
-		sum += l
-		if l > max {
-			max = l
-		}
-	}
-	if sum <= 0 {
-		return 1
-	}
-	return max / (sum / float64(len(loads)))
+	return busy, idle
 }

@@ -10,11 +10,11 @@ import (
 	"github.com/worksteal/worksteal/sim"
 )
 
-// The runtime (which balance imports) and the simulator (which may import
-// only policy and the standard library) cannot call balance's metric
-// functions, so they keep their own copies; these tests hold the three to
-// one definition. Where they differ on a degenerate input, the test says
-// so.
+// A pool's Stats and balance's metrics share one definition
+// (internal/loadstat); the first test checks that Stats feeds it the
+// workers' busy and idle times. The simulator (which may import only policy
+// and the standard library) keeps its own copy; the second test holds it to
+// balance's definition.
 
 func agree(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*(1+math.Abs(b))

@@ -3,13 +3,16 @@ package balance
 import (
 	"math"
 	"slices"
+
+	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
-// This file is the one definition of the balance statistics. It imports only
-// the standard library and nothing else from this package, so that the day
-// the runtime (which balance imports) or the simulator (which may import only
-// policy and std) needs the same numbers, the file can move verbatim into a
-// package they may import, and balance can re-export it.
+// The balance statistics. Imbalance and Utilization are defined once, in
+// internal/loadstat, which the runtime's Stats uses too (the runtime cannot
+// import balance, which imports it): a pool's Stats and these functions give
+// the same number by construction. The simulator, which may import only
+// policy and the standard library, computes its own, and agree_test.go holds
+// it to these.
 
 // Targets: the usual thresholds for a well-balanced run. A Report says which
 // of them a measured run misses.
@@ -36,25 +39,9 @@ type Number interface {
 // Imbalance returns the load imbalance max/mean of the per-worker loads
 // (busy time, work done or items run). 1 means perfectly even; the makespan
 // is Imbalance × the ideal makespan, so 1.5 means the run took 50% longer
-// than a perfect split. It returns 1 for no loads or a zero total, so an
-// empty run misses no target.
-func Imbalance[T Number](loads []T) float64 {
-	if len(loads) == 0 {
-		return 1
-	}
-	var sum, hi float64
-	for i, l := range loads {
-		x := float64(l)
-		sum += x
-		if i == 0 || x > hi {
-			hi = x
-		}
-	}
-	if sum == 0 {
-		return 1
-	}
-	return hi / (sum / float64(len(loads)))
-}
+// than a perfect split. Loads are never negative; it returns 1 for no
+// loads or a total that is not positive, so an empty run misses no target.
+func Imbalance[T Number](loads []T) float64 { return loadstat.Imbalance(loads) }
 
 // StragglerRatio returns max/median of the durations (of tasks, or of
 // workers' finishing times): how much longer the slowest one took than a
@@ -82,17 +69,7 @@ func StragglerRatio[T Number](durations []T) float64 {
 // result is Σbusy / (P·W). It returns 0 when no time was measured, as the
 // runtime's Stats.Utilization does.
 func Utilization[T Number](busy, idle []T) float64 {
-	var b, i float64
-	for _, x := range busy {
-		b += float64(x)
-	}
-	for _, x := range idle {
-		i += float64(x)
-	}
-	if b+i <= 0 {
-		return 0
-	}
-	return b / (b + i)
+	return loadstat.Utilization(busy, idle)
 }
 
 // QueueDepthStdDev returns the population standard deviation (dividing by
