@@ -94,7 +94,10 @@ func (w *Worker) HasPendingTasks() bool { return w.dq.Len() != 0 }
 // It reads one word that idle workers update, so it is cheap enough to ask
 // between two chunks of a loop; the answer may be stale by the time the
 // caller acts on it, so use it as a hint, never for correctness.
-func (w *Worker) PeersIdle() bool { return w.pool.sleep.state.Load() != 0 }
+func (w *Worker) PeersIdle() bool {
+	sleepers, searching := counts(w.pool.sleep.state.Load())
+	return sleepers != 0 || searching != 0
+}
 
 // main is the worker goroutine: find work, run it, until the pool drains.
 //
