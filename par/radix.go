@@ -21,7 +21,6 @@ type radix[T Integer] struct {
 	flip    uint64
 	bits    uint
 	workers int
-	fn      func(w *worksteal.Worker, t radixTask[T]) struct{}
 }
 
 // radixTask sorts src by the digits at shift and below (the higher digits
@@ -45,57 +44,85 @@ func (t radixTask[T]) moveHome() {
 	}
 }
 
-// msd sorts t: one parallel pass on the digit at t.shift, then the buckets
-// in parallel.
-func (r *radix[T]) msd(w *worksteal.Worker, t radixTask[T]) struct{} {
+// msd sorts t: small inputs sequentially; larger ones by one parallel pass
+// on the digit at t.shift (census, then scatter into 256 buckets), then the
+// buckets in parallel, each by the next digit.
+func (r *radix[T]) msd(w *worksteal.Worker, t radixTask[T]) {
 	n := len(t.src)
-	if n <= radixSeqMax {
+	switch {
+	case n <= radixSeqMax:
 		slices.Sort(t.src)
 		t.moveHome()
-		return struct{}{}
-	}
-	if n <= radixSplitMin {
+		return
+	case n <= radixSplitMin:
 		r.lsd(t)
-		return struct{}{}
+		return
 	}
-	// Count digits by blocks, in parallel.
-	blocks := min(4*r.workers, n/radixSeqMax)
-	counts := make([][256]int, blocks)
-	blockOf := func(b int) (int, int) { return b * n / blocks, (b + 1) * n / blocks }
-	For(w, 0, blocks, func(_ *worksteal.Worker, b int) {
-		lo, hi := blockOf(b)
-		c := &counts[b]
+	c := r.census(w, t)
+	for t.shift > 0 && slices.Contains(c.total[:], n) {
+		// Every key has the same digit here: go straight to the next one.
+		t.shift -= 8
+		c = r.census(w, t)
+	}
+	r.scatter(w, t, c)
+	r.sortBuckets(w, t, c)
+}
+
+// digitCensus is one MSD pass's count of the digit at its shift: the input
+// is cut into blocks, counts[b][d] is the number of keys with digit d in
+// block b, total[d] the number in all blocks, and bucket d of the output
+// starts at base[d].
+type digitCensus struct {
+	n           int
+	counts      [][256]int
+	total, base [256]int
+}
+
+// block returns the bounds of block b of the input.
+func (c *digitCensus) block(b int) (lo, hi int) {
+	blocks := len(c.counts)
+	return b * c.n / blocks, (b + 1) * c.n / blocks
+}
+
+// census counts the digits at t.shift, block by block in parallel (blocks
+// of at least radixSeqMax keys, about four per worker).
+func (r *radix[T]) census(w *worksteal.Worker, t radixTask[T]) *digitCensus {
+	n := len(t.src)
+	c := &digitCensus{n: n, counts: make([][256]int, min(4*r.workers, n/radixSeqMax))}
+	For(w, 0, len(c.counts), func(_ *worksteal.Worker, b int) {
+		lo, hi := c.block(b)
+		cb := &c.counts[b]
 		for _, x := range t.src[lo:hi] {
-			c[r.digit(x, t.shift)]++
+			cb[r.digit(x, t.shift)]++
 		}
 	})
-	var total, base [256]int
-	for b := range counts {
-		for d, c := range counts[b] {
-			total[d] += c
+	for b := range c.counts {
+		for d, k := range c.counts[b] {
+			c.total[d] += k
 		}
 	}
 	for d, sum := 1, 0; d < 256; d++ {
-		sum += total[d-1]
-		base[d] = sum
+		sum += c.total[d-1]
+		c.base[d] = sum
 	}
-	if t.shift > 0 && slices.Contains(total[:], n) {
-		// Every key has the same digit here: go straight to the next one.
-		return r.msd(w, radixTask[T]{t.src, t.dst, t.shift - 8, t.srcHome})
-	}
-	// Scatter by blocks, in parallel: block b writes its keys with digit d
-	// from base[d] + (keys with digit d in blocks before b) on, so the pass
-	// is stable.
-	offs := make([][256]int, blocks)
-	run := base
-	for b := range counts {
-		offs[b] = run
-		for d, c := range counts[b] {
-			run[d] += c
+	return c
+}
+
+// scatter moves t.src into t.dst grouped by the digit at t.shift, block by
+// block in parallel: block b writes its keys with digit d from base[d] +
+// (keys with digit d in the blocks before b) on, in their order, so the
+// pass is stable and no two blocks write the same slot.
+func (r *radix[T]) scatter(w *worksteal.Worker, t radixTask[T], c *digitCensus) {
+	offs := make([][256]int, len(c.counts))
+	next := c.base
+	for b := range c.counts {
+		offs[b] = next
+		for d, k := range c.counts[b] {
+			next[d] += k
 		}
 	}
-	For(w, 0, blocks, func(_ *worksteal.Worker, b int) {
-		lo, hi := blockOf(b)
+	For(w, 0, len(c.counts), func(_ *worksteal.Worker, b int) {
+		lo, hi := c.block(b)
 		o := &offs[b]
 		for _, x := range t.src[lo:hi] {
 			d := r.digit(x, t.shift)
@@ -103,10 +130,15 @@ func (r *radix[T]) msd(w *worksteal.Worker, t radixTask[T]) struct{} {
 			o[d]++
 		}
 	})
-	// The buckets, in parallel (a bucket's cost grows with its size, and the
-	// adaptive loop balances them).
+}
+
+// sortBuckets sorts the 256 buckets that scatter left in t.dst by the
+// digits below t.shift, in parallel (a bucket's cost grows with its size,
+// and the adaptive loop balances them). The buckets' keys live in t.dst,
+// so their home flips: a bucket sorted into t.src must be copied back.
+func (r *radix[T]) sortBuckets(w *worksteal.Worker, t radixTask[T], c *digitCensus) {
 	For(w, 0, 256, func(w *worksteal.Worker, d int) {
-		lo, hi := base[d], base[d]+total[d]
+		lo, hi := c.base[d], c.base[d]+c.total[d]
 		if lo == hi {
 			return
 		}
@@ -117,7 +149,6 @@ func (r *radix[T]) msd(w *worksteal.Worker, t radixTask[T]) struct{} {
 		}
 		r.msd(w, sub)
 	})
-	return struct{}{}
 }
 
 // lsd sorts t sequentially: least-significant-digit counting passes over the

@@ -203,7 +203,6 @@ func RadixSort[T Integer](w *worksteal.Worker, s []T) {
 		flip = 1 << (bits - 1)
 	}
 	r := &radix[T]{flip: flip, bits: bits, workers: w.Pool().Workers()}
-	r.fn = r.msd
 	buf := make([]T, len(s))
 	r.msd(w, radixTask[T]{src: s, dst: buf, shift: bits - 8, srcHome: true})
 }
