@@ -118,6 +118,7 @@ type serving struct {
 	tasks   sync.WaitGroup        // running tasks
 	stop    atomic.Bool           // set under mu once ctx is done
 	busy    atomic.Int64
+	meter   *meter // what the worker's status reports (status.go)
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -139,7 +140,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	if err := n.ensure(ctx); err != nil {
 		return err
 	}
-	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now()}
+	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter()}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -158,6 +159,8 @@ func (n *Node) Serve(ctx context.Context) error {
 
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
+	statusDone := make(chan struct{})
+	go func() { defer close(statusDone); s.publishStatus(ctx) }()
 
 	// Stopping: no new requests; the running tasks are cancelled and
 	// handed back, and so is whatever the open requests still deliver.
@@ -179,6 +182,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	<-stopped
 	s.tasks.Wait()
 	<-regDone
+	<-statusDone
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
 	defer cancel()
 	n.workers.Delete(dctx, n.opts.name)
@@ -428,8 +432,10 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	if msg.Header.Get(hdrNotify) != "" {
 		n.nc.Publish(n.startedSubject(d.job), started)
 	}
+	s.meter.start(r, res.Start, msg, d.delivered == 1 && !d.spec)
 	out, err := call(tctx, hf, msg.Data)
 	res.Runtime = time.Since(res.Start)
+	s.meter.finish(r, res.Runtime, err != nil)
 	d.checkpointed = r.checkpointed
 	n.executed.Add(1)
 

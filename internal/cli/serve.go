@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -12,7 +14,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/cluster"
 )
 
 func init() { addCommand(newServeCommand) }
@@ -26,6 +31,8 @@ type serveConfig struct {
 	clusterName   string
 	routes        []string
 	verbose       bool
+	http          string // dashboard address, "" for none
+	stream        string // the dashboard's stream name
 }
 
 func newServeCommand(env *Env) *cobra.Command {
@@ -57,6 +64,8 @@ cluster instead.`,
 	f.StringVar(&cfg.clusterName, "cluster-name", "worksteal", "name of the JetStream cluster")
 	f.StringSliceVar(&cfg.routes, "routes", nil, "route URLs of the other servers (nats://HOST:PORT,...)")
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
+	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
+	f.StringVar(&cfg.stream, "stream", "ws", "with --http: name prefix of the cluster's stream, buckets and subjects")
 	return cmd
 }
 
@@ -122,6 +131,11 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	if err != nil {
 		return usageError(err)
 	}
+	if cfg.http != "" {
+		if _, _, err := splitHostPort("http", cfg.http); err != nil {
+			return usageError(err)
+		}
+	}
 	s, err := server.NewServer(o)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -143,12 +157,37 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 		}
 		fmt.Fprintf(out, "worksteal serve: cluster %s on %s, routes %s\n", o.Cluster.Name, cfg.clusterListen, strings.Join(rs, ","))
 	}
+	ctx, cancel := context.WithCancel(env.Ctx)
+	defer cancel()
+	dashDone := make(chan error, 1)
+	if cfg.http != "" {
+		go func() { dashDone <- serveDashboardInProcess(ctx, s, cfg, out) }()
+	}
 	select {
-	case <-env.Ctx.Done():
+	case <-ctx.Done():
 	case <-cmd.Context().Done():
+	case err := <-dashDone:
+		s.Shutdown()
+		s.WaitForShutdown()
+		return fmt.Errorf("serve: dashboard: %w", err)
+	}
+	cancel()
+	if cfg.http != "" {
+		<-dashDone
 	}
 	s.Shutdown()
 	s.WaitForShutdown()
 	fmt.Fprintln(out, "worksteal serve: stopped")
 	return nil
+}
+
+// serveDashboardInProcess serves the dashboard of the server s, connected
+// in-process (no socket), until ctx is done.
+func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg serveConfig, out io.Writer) error {
+	nc, err := nats.Connect("", nats.InProcessServer(s), nats.Name("worksteal dash"))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return serveDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream}, cfg.http, out)
 }

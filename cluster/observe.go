@@ -1,0 +1,579 @@
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal/balance"
+)
+
+// ObserverConfig sets up an Observer; its zero value is useful.
+type ObserverConfig struct {
+	// Stream is the name the cluster's nodes use (WithStream); "" means "ws".
+	Stream string
+	// StragglerFactor flags a running task as a straggler once it has run
+	// longer than StragglerFactor × the median run time of its job's
+	// finished tasks (after three have finished): the rule of
+	// "worksteal run --timeout 200%". 0 means 2.
+	StragglerFactor float64
+	// Timeline is how far back the per-worker timeline of finished tasks
+	// reaches; 0 means one minute.
+	Timeline time.Duration
+	// DefaultTimeout bounds each request to the server; 0 means 5s.
+	DefaultTimeout time.Duration
+}
+
+// Observer follows a cluster's state for a dashboard or a monitoring job,
+// and never changes it: it reads the jobs and results buckets (key-value
+// watches), the task stream's per-subject counts, and the workers' status
+// messages (WorkerStatus), and it publishes nothing to the cluster's
+// streams, buckets or subjects. It works with an observer's read-only
+// credentials. State returns the view; it is safe for concurrent use.
+//
+// Where each figure comes from:
+//   - workers: their status messages, one a second each; a worker silent
+//     for 3 statuses is lost, one that said it was stopping is stopped;
+//   - a job's total: its record; succeeded, failed and redelivered (results
+//     from a second or later delivery): the results bucket; running: the
+//     workers' statuses; queued: the tasks of the job in the stream, less
+//     the running ones;
+//   - stragglers: running tasks against their job's median (see
+//     ObserverConfig.StragglerFactor);
+//   - throughput: results that ended in the last 10 s; ETA: what is left
+//     at that rate.
+type Observer struct {
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	cfg ObserverConfig
+
+	mu      sync.Mutex
+	ready   bool   // the buckets were found
+	note    string // why not ready
+	workers map[string]*workerView
+	spans   map[string]*spanRing // recent finished tasks, by worker
+	jobs    map[string]*jobView
+	inQueue map[string]int // task messages in the stream, by job
+}
+
+// workerView is what the observer knows of one worker.
+type workerView struct {
+	st       WorkerStatus
+	seen     time.Time // when its last status arrived
+	prevBusy time.Duration
+	prevSent time.Time
+	util     float64 // busy slots / slots between its last two statuses
+}
+
+// jobView is what the observer knows of one job.
+type jobView struct {
+	id                                   string
+	total                                int
+	created                              time.Time
+	recorded                             bool // a record exists
+	finished                             bool
+	succeeded, failed, redelivered, done int
+	firstStart, lastEnd                  time.Time
+	hist                                 *balance.History // run times of successful tasks
+	ends                                 []time.Time      // ends of recent results, for the rate
+}
+
+// spanRing keeps the last spanKeep finished tasks of one worker.
+type spanRing struct {
+	spans []Span
+	next  int
+}
+
+const (
+	spanKeep   = 32               // finished tasks kept per worker for the timeline
+	rateWindow = 10 * time.Second // throughput is measured over this window
+	maxJobs    = 50               // jobs shown: unfinished first, then the latest
+
+	forgetStopped = time.Minute      // a stopped worker is shown this long
+	forgetLost    = 10 * time.Minute // a lost worker is shown this long
+)
+
+// NewObserver returns an Observer of the cluster reached through nc; Run
+// makes it follow the cluster.
+func NewObserver(nc *nats.Conn, cfg ObserverConfig) (*Observer, error) {
+	if nc == nil {
+		return nil, fmt.Errorf("%w: nil connection", ErrInvalidOption)
+	}
+	if cfg.Stream == "" {
+		cfg.Stream = "ws"
+	}
+	if !namePattern.MatchString(cfg.Stream) {
+		return nil, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, cfg.Stream)
+	}
+	switch {
+	case cfg.StragglerFactor == 0:
+		cfg.StragglerFactor = 2
+	case cfg.StragglerFactor < 1 || cfg.StragglerFactor != cfg.StragglerFactor:
+		return nil, fmt.Errorf("%w: straggler factor %v: must be 1 or more", ErrInvalidOption, cfg.StragglerFactor)
+	}
+	if cfg.Timeline <= 0 {
+		cfg.Timeline = time.Minute
+	}
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = 5 * time.Second
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	return &Observer{nc: nc, js: js, cfg: cfg, note: "connecting",
+		workers: map[string]*workerView{}, spans: map[string]*spanRing{}, jobs: map[string]*jobView{}, inQueue: map[string]int{}}, nil
+}
+
+// Run follows the cluster until ctx is done, and then returns nil. Until
+// the cluster's buckets exist (no node has set them up yet) it waits for
+// them, and State says so. It returns an error only if it cannot subscribe
+// to the workers' statuses.
+func (o *Observer) Run(ctx context.Context) error {
+	sub, err := o.nc.Subscribe(o.cfg.Stream+".status.*", o.onStatus)
+	if err != nil {
+		return fmt.Errorf("cluster: observing worker statuses: %w", err)
+	}
+	defer sub.Unsubscribe()
+
+	var results, jobs jetstream.KeyValue
+	for {
+		results, jobs, err = o.bind(ctx)
+		if err == nil {
+			break
+		}
+		o.setNote(err.Error())
+		if !sleepCtx(ctx, time.Second) {
+			return nil
+		}
+	}
+	jw, err := jobs.WatchAll(ctx)
+	if err != nil {
+		o.setNote("watching jobs: " + err.Error())
+		<-ctx.Done()
+		return nil
+	}
+	defer jw.Stop()
+	rw, err := results.WatchAll(ctx)
+	if err != nil {
+		o.setNote("watching results: " + err.Error())
+		<-ctx.Done()
+		return nil
+	}
+	defer rw.Stop()
+	o.mu.Lock()
+	o.ready, o.note = true, ""
+	o.mu.Unlock()
+
+	stream, _ := o.js.Stream(ctx, o.cfg.Stream+"_tasks")
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	o.countQueued(ctx, stream)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-jw.Updates():
+			if e != nil {
+				o.onJob(e)
+			}
+		case e := <-rw.Updates():
+			if e != nil {
+				o.onResult(e)
+			}
+		case <-poll.C:
+			if stream == nil {
+				stream, _ = o.js.Stream(ctx, o.cfg.Stream+"_tasks")
+			}
+			o.countQueued(ctx, stream)
+		}
+	}
+}
+
+// bind finds the jobs and results buckets (without creating anything).
+func (o *Observer) bind(ctx context.Context) (results, jobs jetstream.KeyValue, err error) {
+	tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
+	defer cancel()
+	if results, err = o.js.KeyValue(tctx, o.cfg.Stream+"_results"); err != nil {
+		return nil, nil, bindError(o.cfg.Stream+"_results", err)
+	}
+	if jobs, err = o.js.KeyValue(tctx, o.cfg.Stream+"_jobs"); err != nil {
+		return nil, nil, bindError(o.cfg.Stream+"_jobs", err)
+	}
+	return results, jobs, nil
+}
+
+func bindError(bucket string, err error) error {
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return fmt.Errorf("waiting for the cluster: no bucket %s yet (no worker or submitter has used stream %q)", bucket, strings.TrimSuffix(bucket, "_results"))
+	}
+	return fmt.Errorf("reading bucket %s: %w", bucket, err)
+}
+
+func (o *Observer) setNote(s string) {
+	o.mu.Lock()
+	o.note = s
+	o.mu.Unlock()
+}
+
+// onStatus takes a worker's status message.
+func (o *Observer) onStatus(m *nats.Msg) {
+	var st WorkerStatus
+	if json.Unmarshal(m.Data, &st) != nil || st.Name == "" {
+		return
+	}
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.workers[st.Name]
+	if w == nil || !st.Started.Equal(w.st.Started) {
+		w = &workerView{prevBusy: st.Busy, prevSent: st.Sent} // a new worker, or a restarted one
+		o.workers[st.Name] = w
+	}
+	if dt := st.Sent.Sub(w.prevSent); dt > 0 && st.Slots > 0 {
+		w.util = min(1, max(0, float64(st.Busy-w.prevBusy)/(float64(dt)*float64(st.Slots))))
+	}
+	w.prevBusy, w.prevSent = st.Busy, st.Sent
+	w.st, w.seen = st, now
+	if st.Stopping {
+		w.util = 0
+		w.st.Running = nil
+	}
+}
+
+// onJob takes an update of the jobs bucket.
+func (o *Observer) onJob(e jetstream.KeyValueEntry) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if e.Operation() != jetstream.KeyValuePut {
+		delete(o.jobs, e.Key()) // deleted: its results go with it
+		return
+	}
+	var rec jobRecord
+	if json.Unmarshal(e.Value(), &rec) != nil {
+		return
+	}
+	j := o.job(rec.ID)
+	if j.recorded && !rec.Created.Equal(j.created) && !j.created.IsZero() {
+		// The id was deleted and submitted again: start over.
+		*j = jobView{id: rec.ID, hist: balance.NewHistory(0)}
+	}
+	j.total, j.created, j.recorded = rec.Total, rec.Created, true
+	j.finished = j.finished || rec.Done
+}
+
+// job returns the view of job id, made if need be. Called with o.mu held.
+func (o *Observer) job(id string) *jobView {
+	j := o.jobs[id]
+	if j == nil {
+		j = &jobView{id: id, hist: balance.NewHistory(0)}
+		o.jobs[id] = j
+	}
+	return j
+}
+
+// resultDigest is the part of a stored result that the observer reads.
+type resultDigest struct {
+	Job       string `json:"job"`
+	Task      string `json:"task"`
+	Error     string `json:"error"`
+	Worker    string `json:"worker"`
+	Attempt   int    `json:"attempt"`
+	StartNs   int64  `json:"start_ns"`
+	RuntimeNs int64  `json:"runtime_ns"`
+}
+
+// onResult takes a result recorded in the results bucket.
+func (o *Observer) onResult(e jetstream.KeyValueEntry) {
+	if e.Operation() != jetstream.KeyValuePut {
+		return
+	}
+	var r resultDigest
+	if json.Unmarshal(e.Value(), &r) != nil || r.Job == "" {
+		return
+	}
+	start := time.Unix(0, r.StartNs)
+	end := start.Add(time.Duration(r.RuntimeNs))
+	if r.StartNs == 0 {
+		start, end = e.Created(), e.Created() // recorded without a run (deliveries spent)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	j := o.job(r.Job)
+	j.done++
+	if r.Error == "" {
+		j.succeeded++
+		j.hist.Observe(time.Duration(r.RuntimeNs))
+	} else {
+		j.failed++
+	}
+	if r.Attempt > 1 {
+		j.redelivered++
+	}
+	if j.firstStart.IsZero() || start.Before(j.firstStart) {
+		j.firstStart = start
+	}
+	if end.After(j.lastEnd) {
+		j.lastEnd = end
+	}
+	if time.Since(end) < rateWindow {
+		j.ends = append(j.ends, end)
+	}
+	if r.StartNs != 0 && r.Worker != "" && time.Since(end) < o.cfg.Timeline {
+		ring := o.spans[r.Worker]
+		if ring == nil {
+			ring = &spanRing{}
+			o.spans[r.Worker] = ring
+		}
+		sp := Span{Job: r.Job, Task: r.Task, StartMs: start.UnixMilli(), Ms: time.Duration(r.RuntimeNs).Milliseconds(), OK: r.Error == ""}
+		if len(ring.spans) < spanKeep {
+			ring.spans = append(ring.spans, sp)
+		} else {
+			ring.spans[ring.next] = sp
+			ring.next = (ring.next + 1) % spanKeep
+		}
+	}
+}
+
+// countQueued reads how many task messages of each job the stream holds.
+func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
+	if stream == nil {
+		return
+	}
+	tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
+	defer cancel()
+	info, err := stream.Info(tctx, jetstream.WithSubjectFilter(o.cfg.Stream+".task.>"))
+	if err != nil {
+		return
+	}
+	counts := map[string]int{}
+	prefix := o.cfg.Stream + ".task."
+	for subj, n := range info.State.Subjects {
+		rest := strings.TrimPrefix(subj, prefix) // <job>.<handler>
+		if i := strings.LastIndexByte(rest, '.'); i > 0 {
+			counts[rest[:i]] += int(n)
+		}
+	}
+	o.mu.Lock()
+	o.inQueue = counts
+	o.mu.Unlock()
+}
+
+// State is a cluster's state as an Observer sees it: the data of the
+// dashboard (JSON at /api/state), also what its Prometheus metrics report.
+type State struct {
+	// Kind is "cluster": the dashboard page draws a cluster.
+	Kind   string    `json:"kind"`
+	Time   time.Time `json:"time"`
+	Stream string    `json:"stream"`
+	// Ready says the observer found the cluster's buckets; Note says what
+	// it waits for otherwise.
+	Ready bool   `json:"ready"`
+	Note  string `json:"note,omitempty"`
+	// StragglerFactor is the rule in use: a task is a straggler past this
+	// many times its job's median run time.
+	StragglerFactor float64       `json:"straggler_factor"`
+	Workers         []WorkerState `json:"workers"`
+	Jobs            []JobState    `json:"jobs"`
+	Stragglers      []Straggler   `json:"stragglers"`
+	// Queued is the number of tasks waiting for a worker, over all jobs.
+	Queued  int `json:"queued"`
+	Running int `json:"running"`
+	// Redeliveries is the workers' count of tasks received again after an
+	// earlier delivery (a lost worker, a failed attempt), since they
+	// started.
+	Redeliveries int64 `json:"redeliveries"`
+	// Latency is the submit-to-start latency histogram, all workers
+	// together (see LatencyBounds).
+	Latency Latency `json:"latency"`
+}
+
+// WorkerState is one worker in a State.
+type WorkerState struct {
+	Name     string            `json:"name"`
+	Status   string            `json:"status"` // "up", "lost" (silent for 3 statuses) or "stopped"
+	Slots    int               `json:"slots"`
+	Running  int               `json:"running"`
+	Handlers []string          `json:"handlers"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Started  time.Time         `json:"started"`
+	// LastSeen is when its last status arrived; SilentSec how long ago.
+	LastSeen    time.Time `json:"last_seen"`
+	SilentSec   float64   `json:"silent_s"`
+	Executed    int64     `json:"executed"`
+	Failures    int64     `json:"failures"`
+	Redelivered int64     `json:"redelivered"`
+	BusySec     float64   `json:"busy_s"`
+	// Utilization is busy slots over slots between its last two statuses.
+	Utilization float64       `json:"utilization"`
+	Tasks       []StatusTask `json:"tasks"`
+	// Timeline holds its recently finished tasks, oldest first.
+	Timeline []Span `json:"timeline"`
+}
+
+// Span is a finished task on a worker's timeline.
+type Span struct {
+	Job     string `json:"job"`
+	Task    string `json:"task"`
+	StartMs int64  `json:"start_ms"` // Unix milliseconds
+	Ms      int64  `json:"ms"`
+	OK      bool   `json:"ok"`
+}
+
+// JobState is one job in a State.
+type JobState struct {
+	ID          string    `json:"id"`
+	Total       int       `json:"total"`
+	Succeeded   int       `json:"succeeded"`
+	Failed      int       `json:"failed"`
+	Running     int       `json:"running"`
+	Queued      int       `json:"queued"`
+	Redelivered int       `json:"redelivered"`
+	Finished    bool      `json:"finished"`
+	Created     time.Time `json:"created"`
+	// Rate is results per second over the last 10 s; ETASec the time left
+	// at that rate (-1: unknown).
+	Rate      float64 `json:"rate"`
+	ETASec    float64 `json:"eta_s"`
+	MedianSec float64 `json:"median_s"`
+	// ElapsedSec runs from the job's creation to now, or to its last
+	// result once finished.
+	ElapsedSec float64 `json:"elapsed_s"`
+}
+
+// Straggler is a task running longer than StragglerFactor × its job's
+// median.
+type Straggler struct {
+	Job        string  `json:"job"`
+	Task       string  `json:"task"`
+	Worker     string  `json:"worker"`
+	Attempt    int     `json:"attempt"`
+	RunningSec float64 `json:"running_s"`
+	MedianSec  float64 `json:"median_s"`
+	Ratio      float64 `json:"ratio"`
+}
+
+// Snapshot returns State() as the dashboard's data source.
+func (o *Observer) Snapshot() any { return o.State() }
+
+// State returns the cluster's state now.
+func (o *Observer) State() State {
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := State{Kind: "cluster", Time: now, Stream: o.cfg.Stream, Ready: o.ready, Note: o.note, StragglerFactor: o.cfg.StragglerFactor,
+		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}}
+	running := map[string]int{}
+	for _, w := range o.workers {
+		st := w.st
+		ws := WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
+			LastSeen: w.seen, SilentSec: now.Sub(w.seen).Seconds(), Executed: st.Executed, Failures: st.Failures,
+			Redelivered: st.Redelivered, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
+		every := cmp.Or(st.Every, statusEvery)
+		if silent := now.Sub(w.seen); (st.Stopping && silent > forgetStopped) || silent > forgetLost {
+			delete(o.workers, st.Name)
+			delete(o.spans, st.Name)
+			continue
+		}
+		switch {
+		case st.Stopping:
+			ws.Status = "stopped"
+		case now.Sub(w.seen) > statusMissed*every:
+			ws.Status = "lost"
+			ws.Utilization = 0
+		default:
+			ws.Tasks = st.Running
+			ws.Running = len(st.Running)
+			for _, t := range st.Running {
+				running[t.Job]++
+				o.straggler(&s, now, st.Name, t)
+			}
+		}
+		if ring := o.spans[st.Name]; ring != nil {
+			cut := now.Add(-o.cfg.Timeline).UnixMilli()
+			for i := range ring.spans {
+				sp := ring.spans[(ring.next+i)%len(ring.spans)]
+				if sp.StartMs+sp.Ms >= cut {
+					ws.Timeline = append(ws.Timeline, sp)
+				}
+			}
+		}
+		s.Redeliveries += st.Redelivered
+		s.Latency.Add(st.Latency)
+		s.Workers = append(s.Workers, ws)
+	}
+	slices.SortFunc(s.Workers, func(a, b WorkerState) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Stragglers, func(a, b Straggler) int { return cmp.Compare(b.Ratio, a.Ratio) })
+	for _, j := range o.jobs {
+		if !j.recorded {
+			continue // results of a job whose record is gone
+		}
+		js := JobState{ID: j.id, Total: j.total, Succeeded: j.succeeded, Failed: j.failed, Running: running[j.id],
+			Redelivered: j.redelivered, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
+		js.Finished = j.finished || (j.total > 0 && j.done >= j.total)
+		if !js.Finished {
+			js.Queued = max(0, o.inQueue[j.id]-js.Running)
+		}
+		// The rate: results that ended in the window, over the part of the
+		// window the job has existed.
+		k := 0
+		for k < len(j.ends) && now.Sub(j.ends[k]) > rateWindow {
+			k++
+		}
+		j.ends = j.ends[k:]
+		if span := min(rateWindow, now.Sub(j.created)); span > 0 && len(j.ends) > 0 {
+			js.Rate = float64(len(j.ends)) / span.Seconds()
+		}
+		if left := j.total - j.done; js.Finished || left <= 0 {
+			js.ETASec = 0
+		} else if js.Rate > 0 {
+			js.ETASec = float64(left) / js.Rate
+		}
+		end := now
+		if js.Finished && !j.lastEnd.IsZero() {
+			end = j.lastEnd
+		}
+		js.ElapsedSec = max(0, end.Sub(j.created).Seconds())
+		s.Queued += js.Queued
+		s.Running += js.Running
+		s.Jobs = append(s.Jobs, js)
+	}
+	slices.SortFunc(s.Jobs, func(a, b JobState) int {
+		if a.Finished != b.Finished {
+			if a.Finished {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(b.Created.Compare(a.Created), strings.Compare(a.ID, b.ID))
+	})
+	if len(s.Jobs) > maxJobs {
+		s.Jobs = s.Jobs[:maxJobs]
+	}
+	return s
+}
+
+// straggler adds t to s.Stragglers if it has run longer than the factor
+// times its job's median. Called with o.mu held.
+func (o *Observer) straggler(s *State, now time.Time, worker string, t StatusTask) {
+	j := o.jobs[t.Job]
+	if j == nil || j.hist.Len() < 3 {
+		return // the same minimum as the runner's --timeout N%
+	}
+	med := j.hist.Median()
+	ran := now.Sub(t.Start)
+	if med <= 0 || float64(ran) <= o.cfg.StragglerFactor*float64(med) {
+		return
+	}
+	s.Stragglers = append(s.Stragglers, Straggler{Job: t.Job, Task: t.Task, Worker: worker, Attempt: t.Attempt,
+		RunningSec: ran.Seconds(), MedianSec: med.Seconds(), Ratio: float64(ran) / float64(med)})
+}
