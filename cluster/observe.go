@@ -577,3 +577,28 @@ func (o *Observer) straggler(s *State, now time.Time, worker string, t StatusTas
 	s.Stragglers = append(s.Stragglers, Straggler{Job: t.Job, Task: t.Task, Worker: worker, Attempt: t.Attempt,
 		RunningSec: ran.Seconds(), MedianSec: med.Seconds(), Ratio: float64(ran) / float64(med)})
 }
+
+// ObserverInboxPrefix is the inbox prefix of an observer's connection
+// (nats.CustomInboxPrefix): its replies and watches arrive there, so its
+// credentials need not let it read other clients' inboxes, where task
+// payloads travel.
+const ObserverInboxPrefix = "_INBOX_observer"
+
+// ObserverPermissions lists the subjects an Observer of stream uses, for a
+// read-only observer role: what it must be allowed to publish (JetStream
+// API requests that read a stream's state or open a watch of the jobs and
+// results buckets, and the flow-control replies of those watches) and to
+// subscribe to (worker statuses, its own inbox). None of them changes the
+// cluster: no task, result, job, ack or checkpoint subject is among them,
+// and the consumers it may create are its own watches of the two buckets.
+// Its connection must use nats.CustomInboxPrefix(ObserverInboxPrefix).
+func ObserverPermissions(stream string) (publish, subscribe []string) {
+	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks"}
+	for _, b := range []string{"KV_" + stream + "_results", "KV_" + stream + "_jobs"} {
+		publish = append(publish, "$JS.API.STREAM.INFO."+b,
+			"$JS.API.CONSUMER.CREATE."+b, "$JS.API.CONSUMER.CREATE."+b+".>",
+			"$JS.API.CONSUMER.DELETE."+b+".>", "$JS.API.CONSUMER.INFO."+b+".>", "$JS.FC."+b+".>")
+	}
+	subscribe = []string{stream + ".status.*", ObserverInboxPrefix + ".>"}
+	return publish, subscribe
+}
