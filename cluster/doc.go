@@ -51,6 +51,9 @@
 //     heartbeat while the task runs (and at its start when the job
 //     speculates); ws.cancel.<job>.<task> stops the local copies of a task
 //     (a speculative race was decided), ws.cancel.<job> those of a job.
+//   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
+//     every second (what it runs, its counters, its submit-to-start
+//     latency histogram), for observers; a worker silent for 3 s is lost.
 //
 // # The state machine of a task
 //

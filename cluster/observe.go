@@ -43,8 +43,8 @@ type ObserverConfig struct {
 // Where each figure comes from:
 //   - workers: their status messages, one a second each; a worker silent
 //     for 3 statuses is lost, one that said it was stopping is stopped;
-//   - a job's total: its record; succeeded, failed and redelivered (results
-//     from a second or later delivery): the results bucket; running: the
+//   - a job's total: its record; succeeded, failed, retries and
+//     redeliveries: the results bucket; running: the
 //     workers' statuses; queued: the tasks of the job in the stream, less
 //     the running ones;
 //   - stragglers: running tasks against their job's median (see
@@ -76,15 +76,16 @@ type workerView struct {
 
 // jobView is what the observer knows of one job.
 type jobView struct {
-	id                                   string
-	total                                int
-	created                              time.Time
-	recorded                             bool // a record exists
-	finished                             bool
-	succeeded, failed, redelivered, done int
-	firstStart, lastEnd                  time.Time
-	hist                                 *balance.History // run times of successful tasks
-	ends                                 []time.Time      // ends of recent results, for the rate
+	id                      string
+	total                   int
+	created                 time.Time
+	recorded                bool // a record exists
+	finished                bool
+	succeeded, failed, done int
+	retries, redelivered    int // attempts after a failure; deliveries beyond the attempts
+	firstStart, lastEnd     time.Time
+	hist                    *balance.History // run times of successful tasks
+	ends                    []time.Time      // ends of recent results, for the rate
 }
 
 // spanRing keeps the last spanKeep finished tasks of one worker.
@@ -283,13 +284,14 @@ func (o *Observer) job(id string) *jobView {
 
 // resultDigest is the part of a stored result that the observer reads.
 type resultDigest struct {
-	Job       string `json:"job"`
-	Task      string `json:"task"`
-	Error     string `json:"error"`
-	Worker    string `json:"worker"`
-	Attempt   int    `json:"attempt"`
-	StartNs   int64  `json:"start_ns"`
-	RuntimeNs int64  `json:"runtime_ns"`
+	Job        string `json:"job"`
+	Task       string `json:"task"`
+	Error      string `json:"error"`
+	Worker     string `json:"worker"`
+	Attempt    int    `json:"attempt"`
+	Deliveries int    `json:"deliveries"`
+	StartNs    int64  `json:"start_ns"`
+	RuntimeNs  int64  `json:"runtime_ns"`
 }
 
 // onResult takes a result recorded in the results bucket.
@@ -316,9 +318,8 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 	} else {
 		j.failed++
 	}
-	if r.Attempt > 1 {
-		j.redelivered++
-	}
+	j.retries += max(0, r.Attempt-1)
+	j.redelivered += max(0, r.Deliveries-r.Attempt)
 	if j.firstStart.IsZero() || start.Before(j.firstStart) {
 		j.firstStart = start
 	}
@@ -414,7 +415,7 @@ type WorkerState struct {
 	Redelivered int64     `json:"redelivered"`
 	BusySec     float64   `json:"busy_s"`
 	// Utilization is busy slots over slots between its last two statuses.
-	Utilization float64       `json:"utilization"`
+	Utilization float64      `json:"utilization"`
 	Tasks       []StatusTask `json:"tasks"`
 	// Timeline holds its recently finished tasks, oldest first.
 	Timeline []Span `json:"timeline"`
@@ -431,12 +432,16 @@ type Span struct {
 
 // JobState is one job in a State.
 type JobState struct {
-	ID          string    `json:"id"`
-	Total       int       `json:"total"`
-	Succeeded   int       `json:"succeeded"`
-	Failed      int       `json:"failed"`
-	Running     int       `json:"running"`
-	Queued      int       `json:"queued"`
+	ID        string `json:"id"`
+	Total     int    `json:"total"`
+	Succeeded int    `json:"succeeded"`
+	Failed    int    `json:"failed"`
+	Running   int    `json:"running"`
+	Queued    int    `json:"queued"`
+	// Retries counts the attempts after a handler's failure, Redelivered
+	// the deliveries beyond the attempts (a worker died, stopped or lost
+	// the server), over the recorded results.
+	Retries     int       `json:"retries"`
 	Redelivered int       `json:"redelivered"`
 	Finished    bool      `json:"finished"`
 	Created     time.Time `json:"created"`
@@ -518,7 +523,7 @@ func (o *Observer) State() State {
 			continue // results of a job whose record is gone
 		}
 		js := JobState{ID: j.id, Total: j.total, Succeeded: j.succeeded, Failed: j.failed, Running: running[j.id],
-			Redelivered: j.redelivered, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
+			Retries: j.retries, Redelivered: j.redelivered, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
 		js.Finished = j.finished || (j.total > 0 && j.done >= j.total)
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
