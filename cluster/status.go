@@ -68,7 +68,7 @@ type WorkerStatus struct {
 	Sent     time.Time         `json:"sent"`
 	// Every is the interval between two statuses.
 	Every   time.Duration `json:"every_ns"`
-	Running []StatusTask `json:"running"`
+	Running []StatusTask  `json:"running"`
 	// Executed counts handler runs that ended, Failures those that
 	// returned an error (each failed attempt counts), Redelivered the tasks
 	// received again after an earlier delivery.

@@ -76,7 +76,9 @@ func read[T any](t *testing.T, ctx context.Context, d time.Duration, what string
 }
 
 // visible waits until the CSS selector matches a visible element.
-func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
+func visible(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(sel))
+}
 
 // text reads the text of the element the CSS selector matches.
 func text(sel string) chromedp.Action[string] { return chromedp.Text(chromedp.CSS(sel)) }
