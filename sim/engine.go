@@ -166,8 +166,10 @@ const (
 	stRun                   // running a piece of a task
 	stOverhead              // paying the per-task overhead before a piece
 	stBackoff               // backing off between rounds of attempts
-	stParked                // asleep until work is pushed
+	stParked                // asleep until woken (in the idle list)
+	stSleep                 // asleep until woken or its timer fires (in the idle list)
 	stWaking                // woken, not yet looking
+	stRoundEnd              // paying the last failed attempt's cost of a round
 	stAccess                // waiting for or holding the central queue
 	stLost                  // gone (fault)
 )
@@ -183,12 +185,14 @@ type worker struct {
 	cur         int32 // task being run or dispatched, -1 when none
 	victim      int32
 	gen         uint32
-	parkSeq     uint32
+	idleIdx     int32 // index in engine.idleList, -1 when not there
 	state, op   uint8
 	lost        bool // stopped (fault)
 	detected    bool // its loss is known: no placement, tasks re-queued
-	round       int
+	searching   bool // counted in engine.searching
+	idleSt      policy.IdleState
 	attempt     int
+	roundStart  time.Duration
 	speed, base float64
 	slows       []int32 // active slowdown faults
 	since       time.Duration
@@ -202,11 +206,6 @@ type worker struct {
 	st          WorkerStats
 	busy, over  time.Duration
 	idle        time.Duration
-}
-
-type parkEntry struct {
-	w   int32
-	seq uint32
 }
 
 // engine is one simulation in progress. It is single-threaded and owns all
@@ -229,7 +228,8 @@ type engine struct {
 	maxBatch                    int // cap of one steal-half (<1: none)
 	idle                        policy.Idle
 	mode                        string
-	perRound, rounds            int
+	perRound                    int
+	freeRounds                  bool // attempts cost nothing and draw nothing per attempt (idle.go)
 	interval                    time.Duration
 	groups                      *policy.Groups
 	taskCost, stealCost, failed time.Duration
@@ -241,10 +241,14 @@ type engine struct {
 	central  queue
 	holder   int32
 	waiters  queue
-	parked   []parkEntry
-	parkHead int
-	nparked  int
 	rr       int
+
+	// the idle protocol (idle.go): searchers, the idle list (sleepers),
+	// and the tasks that thieves can see
+	searching int
+	idleList  []int32
+	visibleQ  int64
+
 	placeRng xrand.Rand
 	liveList []int32
 
@@ -297,12 +301,8 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
 	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
 	e.maxBatch = s.Policy.MaxBatch
-	e.idle = s.Policy.Idle.policyIdle()
+	e.idle = idleSchedule(&s.Policy.Idle)
 	e.mode = s.Policy.Idle.Mode
-	e.rounds = e.idle.Rounds
-	if e.mode == IdlePark {
-		e.rounds = 1
-	}
 	e.interval = s.Policy.Idle.Interval.Duration()
 	c := &s.Costs
 	e.taskCost, e.stealCost, e.failed = c.Task.Duration(), c.Steal.Duration(), c.Failed.Duration()
@@ -317,14 +317,16 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if s.Policy.Idle.Attempts > 0 && s.Policy.Idle.Attempts < e.perRound {
 		e.perRound = s.Policy.Idle.Attempts
 	}
+	e.freeRounds = e.sched == SchedSteal && e.stealCost == 0 && e.failed == 0 && e.crossCost == 0 &&
+		(e.victim == policy.Random || e.victim == policy.Locality)
 	e.ws = make([]worker, p)
 	e.liveList = make([]int32, p)
 	for i := range e.ws {
 		w := &e.ws[i]
-		w.id, w.group, w.cur, w.victim = int32(i), int32(s.Workers.Groups[i]), -1, -1
+		w.id, w.group, w.cur, w.victim, w.idleIdx = int32(i), int32(s.Workers.Groups[i]), -1, -1, -1
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
 		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
-		if e.sched == SchedSteal && p > 1 {
+		if e.sched == SchedSteal {
 			w.sel = policy.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}
 		e.liveList[i] = int32(i)
@@ -473,12 +475,14 @@ func (e *engine) onTimer(w *worker) {
 	case stSearch:
 		e.attemptDone(w)
 	case stBackoff:
-		e.setState(w, stFree)
-		e.roundStart(w)
+		e.round(w)
+	case stRoundEnd:
+		e.roundFailed(w)
+	case stSleep:
+		e.sleepDone(w)
 	case stWaking:
 		e.setState(w, stFree)
-		w.searchStart = e.now
-		e.findWork(w)
+		e.resume(w)
 	case stAccess:
 		e.accessDone(w)
 	}
@@ -518,6 +522,9 @@ func (e *engine) qTick() {
 // qAdd records that worker w's queue is about to change by d.
 func (e *engine) qAdd(w *worker, d int) {
 	e.qTick()
+	if !w.lost {
+		e.visibleQ += int64(d)
+	}
 	l := int64(w.dq.len())
 	e.sumQ += int64(d)
 	e.sumQ2 += (l+int64(d))*(l+int64(d)) - l*l
@@ -694,54 +701,7 @@ func (e *engine) findWork(w *worker) {
 			e.dispatch(w, w.dq.popFront())
 			return
 		}
-		e.park(w)
-	}
-}
-
-func (e *engine) park(w *worker) {
-	e.setState(w, stParked)
-	w.gen++ // no timer while parked
-	w.parkSeq++
-	w.st.Parks++
-	e.parked = append(e.parked, parkEntry{w.id, w.parkSeq})
-	e.nparked++
-	if e.log != nil {
-		e.logf("worker %d: parks", w.id)
-	}
-}
-
-// wake wakes a parked worker (wake-on-push).
-func (e *engine) wake(w *worker) {
-	if w.state != stParked {
-		return
-	}
-	e.nparked--
-	if e.log != nil {
-		e.logf("worker %d: wakes", w.id)
-	}
-	if e.wakeCost > 0 {
-		e.setState(w, stWaking)
-		e.at(w, e.now+e.wakeCost)
-		return
-	}
-	e.setState(w, stFree)
-	w.searchStart = e.now
-	e.findWork(w)
-}
-
-// wakeOne wakes the worker that parked first, if any.
-func (e *engine) wakeOne() {
-	for e.nparked > 0 && e.parkHead < len(e.parked) {
-		p := e.parked[e.parkHead]
-		e.parkHead++
-		if e.parkHead > 1024 && e.parkHead*2 > len(e.parked) {
-			n := copy(e.parked, e.parked[e.parkHead:])
-			e.parked, e.parkHead = e.parked[:n], 0
-		}
-		if w := &e.ws[p.w]; w.state == stParked && w.parkSeq == p.seq {
-			e.wake(w)
-			return
-		}
+		e.parkPlain(w)
 	}
 }
 

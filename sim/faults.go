@@ -73,9 +73,14 @@ func (e *engine) lose(w *worker) {
 	if w.lost {
 		return
 	}
-	if w.state == stParked {
-		e.nparked--
+	if w.idleIdx >= 0 {
+		e.removeIdle(w, false)
 	}
+	if w.searching {
+		w.searching = false
+		e.searching--
+	}
+	e.visibleQ -= int64(w.dq.len()) // out of reach until the loss is detected
 	wasRunning := w.state == stRun
 	e.setState(w, stLost)
 	w.lost = true

@@ -10,91 +10,6 @@ import (
 // one; the baselines are central (one locked FIFO), static, round-robin and
 // lpt (placement only, no balancing afterwards).
 
-// startSearch begins the idle protocol of a thief: rounds of steal attempts
-// in the victim policy's order, backing off between rounds, then parking.
-func (e *engine) startSearch(w *worker) {
-	if len(e.ws) == 1 {
-		e.park(w) // nobody to steal from: wait for a push
-		return
-	}
-	w.round = 0
-	w.searchStart = e.now
-	e.roundStart(w)
-}
-
-func (e *engine) roundStart(w *worker) {
-	w.sel.Begin()
-	w.attempt = 0
-	e.nextAttempt(w, 0)
-}
-
-// nextAttempt issues w's next steal attempt after delay (the cost of the
-// previous failure), or ends the round: backoff, poll, spin or park. An
-// attempt with no latency is resolved at once.
-func (e *engine) nextAttempt(w *worker, delay time.Duration) {
-	for {
-		if w.attempt >= e.perRound {
-			w.round++
-			var d time.Duration
-			switch e.mode {
-			case IdleBackoff, IdlePark:
-				if w.round >= e.rounds {
-					e.park(w)
-					return
-				}
-				d = e.idle.Delay(w.round-1, w.sel.Rand())
-			case IdlePoll:
-				d = e.interval
-			}
-			d += delay
-			if d <= 0 && e.stealCost == 0 && e.failed == 0 {
-				d = 1 // a round that took no time must not repeat at the same instant
-			}
-			if d > 0 {
-				if e.log != nil && e.mode != IdleSpin {
-					e.logf("worker %d: backs off %s", w.id, fmtTime(d))
-				}
-				e.setState(w, stBackoff)
-				e.at(w, e.now+d)
-				return
-			}
-			w.sel.Begin()
-			w.attempt = 0
-		}
-		v := int32(w.sel.Next(e.qlen))
-		w.attempt++
-		w.st.Attempts++
-		w.victim = v
-		cost := e.stealCost + delay
-		if e.crossCost > 0 && e.ws[v].group != w.group {
-			cost += e.crossCost
-		}
-		e.setState(w, stSearch)
-		if cost > 0 {
-			e.at(w, e.now+cost)
-			return
-		}
-		if e.tryTake(w) {
-			return
-		}
-		delay = e.failed
-	}
-}
-
-// attemptDone completes a steal attempt whose latency has passed.
-func (e *engine) attemptDone(w *worker) {
-	if w.dq.len() > 0 { // work arrived in our own deque meanwhile
-		e.qAdd(w, -1)
-		e.setState(w, stFree)
-		e.dispatch(w, w.dq.popBack())
-		return
-	}
-	if e.tryTake(w) {
-		return
-	}
-	e.nextAttempt(w, e.failed)
-}
-
 // tryTake takes from the top of w's chosen victim (the oldest tasks): one,
 // or half under StealHalf. On success w runs the first and keeps the rest.
 func (e *engine) tryTake(w *worker) bool {
@@ -130,6 +45,7 @@ func (e *engine) tryTake(w *worker) bool {
 			e.logf("worker %d: stole T%d from worker %d", w.id, first, v.id)
 		}
 	}
+	e.endSearch(w, true)
 	e.setState(w, stFree)
 	e.dispatch(w, first)
 	return true
@@ -170,7 +86,7 @@ func (e *engine) accessDone(w *worker) {
 			e.setState(w, stFree)
 			e.dispatch(w, id)
 		} else {
-			e.park(w) // before the release, so a push behind us wakes us
+			e.parkPlain(w) // before the release, so a push behind us wakes us
 		}
 		e.release()
 	case opPush:
@@ -197,21 +113,18 @@ func (e *engine) release() {
 func (e *engine) pushCentral(id int32) {
 	e.qTick()
 	e.central.pushBack(id)
-	if e.nparked > 0 {
-		e.wakeOne()
-	}
+	e.wakeOne()
 }
 
-// pushTo puts a task on worker x's deque (the owner's end). Under work
-// stealing one parked worker is woken per push: x itself if it sleeps,
-// else the first sleeper, who will come to steal it.
+// pushTo puts a task on worker x's deque (the owner's end) and wakes
+// whoever must see it: x itself if it sleeps (an arrival for it, as the
+// runtime's SubmitTo), else, under work stealing, one sleeper when nobody
+// searches (notify; see idle.go).
 func (e *engine) pushTo(x *worker, id int32) {
 	e.qAdd(x, 1)
 	x.dq.pushBack(id)
-	if x.state == stParked {
-		e.wake(x)
-	} else if e.sched == SchedSteal && e.nparked > 0 {
-		e.wakeOne()
+	if !e.wakeWorker(x) && e.sched == SchedSteal {
+		e.notify()
 	}
 }
 

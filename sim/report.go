@@ -39,7 +39,8 @@ type WorkerStats struct {
 	StolenFrom int64   `json:"stolen_from"` // tasks others took from it
 	Attempts   int64   `json:"attempts"`    // steal attempts
 	Failed     int64   `json:"failed"`      // steal attempts that found nothing
-	Parks      int64   `json:"parks"`       // times it went to sleep
+	Parks      int64   `json:"parks"`       // times it parked (slept until woken)
+	Sleeps     int64   `json:"sleeps"`      // timed parks (backoffs of at least policy.SpinLimit)
 	QueueEnd   int     `json:"queue_end"`   // tasks left in its queue at the end
 	Busy       float64 `json:"busy"`        // running tasks
 	Overhead   float64 `json:"overhead"`    // per-task overhead and central-queue access
