@@ -238,10 +238,10 @@ type engine struct {
 	qlen                        func(int) int
 
 	// central queue and its lock
-	central  queue
-	holder   int32
-	waiters  queue
-	rr       int
+	central queue
+	holder  int32
+	waiters queue
+	rr      int
 
 	// the idle protocol (idle.go): searchers, the idle list (sleepers),
 	// and the tasks that thieves can see
