@@ -26,13 +26,20 @@
 // pictures on every run.
 //
 // Under work stealing each worker owns a deque: it pushes and pops at the
-// bottom (LIFO) and thieves take the oldest tasks from the top. A worker
-// that finds nothing makes rounds of steal attempts (one attempt per other
-// worker, or a capped number) in the victim policy's order; an attempt
-// costs the steal latency (plus the cross-group cost) and a failure costs
-// the failed-steal time. Between rounds it backs off ([policy.Idle]: base,
-// cap, jitter), polls at a fixed interval, or spins; after the last round it
-// parks, and every pushed task wakes one parked worker.
+// bottom (LIFO) and thieves take the oldest tasks from the top, one or
+// half (at most [Policy.MaxBatch], the runtime's 32 by default). A worker
+// that finds nothing follows the runtime's idle protocol step by step
+// (PROTOCOL.md; idle.go here), driven by the same code, policy.IdleState:
+// rounds of steal attempts in the victim policy's order, after each failed
+// round a spin, a timed sleep or a park as the schedule says; a worker
+// announces itself as a sleeper and re-checks for work before it sleeps;
+// the last searcher to find work wakes a sleeper (chain wake-up); pushed
+// work wakes a sleeper when nobody searches. An attempt costs the steal
+// latency (plus the cross-group cost) and a failure the failed-steal
+// time. The idle modes poll (a round every interval, never sleeping, as
+// the seed tutorial's workers do) and spin are offered besides.
+// TestIdleDecisionsMatchRuntime runs one scripted situation in the runtime
+// and here and requires the same sequence of idle decisions.
 //
 // # Use
 //

@@ -295,6 +295,9 @@ func (e *engine) block(w *worker, step policy.IdleStep) {
 // sleepDone is the end of a timed park: w takes itself out of the idle
 // list and searches again.
 func (e *engine) sleepDone(w *worker) {
+	if e.log != nil {
+		e.logf("worker %d: sleep ends", w.id)
+	}
 	e.removeIdle(w, true)
 	e.round(w)
 }
