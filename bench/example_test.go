@@ -101,3 +101,18 @@ func ExampleBody() {
 	fmt.Println(res.Value, pool.Trace() != nil)
 	// Output: 6765 true
 }
+
+// An iteration that gives up when its context is done: here a deadline
+// that has already passed, so nothing runs.
+func ExampleInstance_RunContext() {
+	in, err := bench.Prepare("fib", "25", bench.WS, 2)
+	if err != nil {
+		panic(err)
+	}
+	defer in.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = in.RunContext(ctx)
+	fmt.Println(err)
+	// Output: context canceled
+}

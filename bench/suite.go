@@ -181,15 +181,16 @@ func (s *Suite) Validate() error {
 		}
 	}
 	for _, w := range s.workers() {
-		if w < 1 {
-			return fmt.Errorf("bench: worker counts must be >= 1, got %d", w)
+		if w < 1 || w > MaxWorkers {
+			return fmt.Errorf("%w: %d workers (want 1..%d)", ErrBadWorkers, w, MaxWorkers)
 		}
 	}
 	return nil
 }
 
 // Run runs every cell and returns the report. It stops early, returning
-// the cells done so far, when ctx is done. If some result differs from the
+// the cells completed so far, as soon as ctx is done (the iteration under
+// way is abandoned, see [Instance.RunContext], and its cell left out). If some result differs from the
 // reference (the published value, or else Seq's result), the report marks
 // the cell and Run returns an error wrapping ErrMismatch along with it.
 func (s *Suite) Run(ctx context.Context) (*Report, error) {
@@ -243,6 +244,12 @@ func (s *Suite) Run(ctx context.Context) (*Report, error) {
 			}
 			prog.Total += reps + warm // one more attempt
 		}
+		if err != nil && ctx.Err() != nil {
+			// Interrupted in the middle of the cell: its iterations are
+			// incomplete, so it is left out (its median would be wrong).
+			runErr = err
+			break
+		}
 		rep.Cells = append(rep.Cells, best)
 		if err != nil {
 			runErr = err
@@ -264,7 +271,12 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 	if err != nil {
 		return cr, err
 	}
-	defer in.Close()
+	abandoned := false
+	defer func() {
+		if !abandoned {
+			in.Close()
+		}
+	}()
 	// Start from a collected heap, as a fresh process would: the garbage of
 	// the previous cell (a goroutine per fork allocates a lot) must not be
 	// swept or marked on this cell's time.
@@ -275,7 +287,11 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 		if err := ctx.Err(); err != nil {
 			return cr, err
 		}
-		it, err := in.Run()
+		it, err := in.RunContext(ctx)
+		if ctx.Err() != nil && err == ctx.Err() {
+			abandoned = true // still running: closing its pool would wait for it
+			return cr, err
+		}
 		if err != nil {
 			return cr, fmt.Errorf("bench: %v: %w", c, err)
 		}
@@ -384,5 +400,37 @@ func currentEnv() Env {
 		NumCPU:     runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		Start:      time.Now().UTC().Truncate(time.Second),
+	}
+}
+
+// RunContext is [Instance.Run] that returns ctx.Err() as soon as ctx is
+// done. An iteration cannot be stopped halfway (the workloads take no ctx:
+// a check per fork would be on the measured path), so an interrupted one is
+// abandoned: it goes on in its own goroutine until it ends, and the
+// instance must not be used or closed again (closing a pool waits for its
+// task). A command exits right after; a library caller gets control back
+// within moments of the cancellation rather than after an iteration that
+// may take minutes.
+func (in *Instance) RunContext(ctx context.Context) (Iteration, error) {
+	if ctx.Done() == nil { // never canceled: no goroutine
+		return in.Run()
+	}
+	if err := ctx.Err(); err != nil {
+		return Iteration{}, err
+	}
+	type result struct {
+		it  Iteration
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		it, err := in.Run()
+		done <- result{it, err}
+	}()
+	select {
+	case r := <-done:
+		return r.it, r.err
+	case <-ctx.Done():
+		return Iteration{}, ctx.Err()
 	}
 }

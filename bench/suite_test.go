@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -216,5 +217,58 @@ func TestOtherLoad(t *testing.T) {
 	}
 	if s := sampleCPU(); runtime.GOOS == "linux" && (!s.ok || s.machine <= 0 || s.self <= 0) {
 		t.Errorf("sampleCPU() = %+v; want machine and self CPU times on Linux", s)
+	}
+}
+
+// A 1-worker run faster than sequential Go (noise, or a faster code path)
+// gives no negative join cost; a table with one worker count (an
+// interrupted run, --workers 1) has each column once.
+func TestTablesJoinBelowNoiseAndOneWorkerCount(t *testing.T) {
+	r := &Report{
+		Entries: []Entry{{"nqueens", "11", []Impl{Seq, WS}}},
+		Cells: []CellResult{
+			{Cell: Cell{"nqueens", "11", Seq, 1}, MedianMs: 30, Result: Result{Value: 2680}},
+			{Cell: Cell{"nqueens", "11", WS, 1}, MedianMs: 28, Result: Result{Value: 2680}},
+		},
+	}
+	r.Tables = buildTables(r)
+	ws := r.Tables[0].Rows[1]
+	if ws.NsPerJoin != 0 || !ws.JoinBelowNoise {
+		t.Errorf("ws row = %+v; want NsPerJoin 0 and JoinBelowNoise", ws)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	if m := regexp.MustCompile(`-[0-9]`).FindString(out); m != "" {
+		t.Errorf("negative value %q in:\n%s", m, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "impl") && strings.Count(line, "T1w/seq") != 1 {
+			t.Errorf("header %q; want T1w/seq once", line)
+		}
+		if strings.HasPrefix(line, "ws ") && !strings.Contains(line, "≈0") {
+			t.Errorf("ws line %q; want ns/join ≈0", line)
+		}
+	}
+}
+
+// Canceled in the middle of a cell, Run returns at once, without that cell
+// (its median would be of the iterations done so far).
+func TestSuiteRunCanceledMidCell(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Suite{
+		Entries: []Entry{{"fib", "20", []Impl{Seq}}, {"fib", "60", []Impl{Seq}}}, // fib 60: hours
+		Reps:    1, Warmup: -1,
+		Progress: func(p Progress) {
+			if p.CellIndex == 1 && p.Starting {
+				go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+			}
+		},
+	}
+	rep, err := s.Run(ctx)
+	if !errors.Is(err, context.Canceled) || rep == nil || len(rep.Cells) != 1 || rep.Cells[0].Size != "20" {
+		t.Fatalf("Run canceled in cell 2 = %v, %v; want the first cell and context.Canceled", rep, err)
 	}
 }

@@ -140,10 +140,10 @@ func (cfg benchConfig) plan() ([]bench.Entry, error) {
 func runBench(env *Env, cfg benchConfig) error {
 	plan, err := cfg.plan()
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	if cfg.reps < 1 {
-		return fmt.Errorf("--reps must be >= 1, got %d", cfg.reps)
+		return usageError(fmt.Errorf("bench: --reps must be >= 1, got %d", cfg.reps))
 	}
 	warm := cfg.warmup
 	if warm == 0 {
@@ -151,11 +151,11 @@ func runBench(env *Env, cfg benchConfig) error {
 	}
 	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries, RetryBudget: cfg.retryBudget}
 	if err := s.Validate(); err != nil {
-		return err
+		return usageError(err)
 	}
 	prog, err := newProgress(env, cfg.progress)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	s.Progress = prog.update
 	rep, runErr := s.Run(env.Ctx)
@@ -255,7 +255,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func newBenchCellCommand(env *Env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "cell IMPL WORKLOAD SIZE THREADS [REPS [WARM]]",
 		Short: "Run one cell with the anchor suite's protocol",
 		Long: `cell runs one (implementation, workload, size, threads) cell the way the
@@ -263,66 +263,106 @@ anchor suite's programs do: it builds the input (untimed), runs WARM untimed
 iterations (default 1), then REPS timed ones (default 1), and prints one line
 per timed iteration:
 
-    impl workload size threads ms result
+    impl workload size threads ms result [leaves=N depth=D]
 
 IMPL is one of ` + strings.Join(implNames(), ", ") + ` (go-ws and go-ws-closure
 are accepted for ws and ws-closure and printed as given, so that the anchors'
-report pairs them with go-seq). THREADS sets GOMAXPROCS and, for the
-worksteal implementations, the number of workers. A result that changes
-between iterations or differs from the published reference is an error.
-See bench/anchors.md for adding worksteal to the anchors' run.sh.`,
+report pairs them with go-seq). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
+and, for the worksteal implementations, the number of workers. Every
+iteration's result is checked: the value (fib(n), n-queens solutions, tree
+nodes) and, for uts-sha1, the leaf count and depth, against the published
+reference and against the first iteration; a difference is an error. The
+result column is the value; leaves and depth follow when the workload has
+them. See bench/anchors.md for adding worksteal to the anchors' run.sh.`,
 		Example: `  worksteal bench cell ws fib 35 1 5
-  worksteal bench cell go-ws uts 6000 2 5 1`,
-		Args: cobra.RangeArgs(4, 6),
-		RunE: func(cmd *cobra.Command, args []string) error { return runBenchCell(env, args) },
+  worksteal bench cell go-ws uts 6000 2 5 1
+  worksteal bench cell ws uts-sha1 T3 2`,
+		// The arguments are positional numbers: "-5" is a (bad) THREADS,
+		// not a flag, so cobra does not parse flags here (-h still helps).
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range args {
+				if a == "-h" || a == "--help" {
+					return cmd.Help()
+				}
+			}
+			if len(args) < 4 || len(args) > 6 {
+				return usageError(fmt.Errorf("bench cell: want IMPL WORKLOAD SIZE THREADS [REPS [WARM]], got %d argument(s)", len(args)))
+			}
+			return runBenchCell(env, args)
+		},
 	}
+	return cmd
+}
+
+// cellArgs are the numbers of "bench cell".
+type cellArgs struct{ threads, reps, warm int }
+
+// parseCellArgs reads THREADS, REPS and WARM, each with its bounds.
+func parseCellArgs(args []string) (cellArgs, error) {
+	c := cellArgs{reps: 1, warm: 1}
+	for i, spec := range []struct {
+		name   string
+		dst    *int
+		lo, hi int
+	}{
+		{"THREADS", &c.threads, 1, bench.MaxWorkers},
+		{"REPS", &c.reps, 1, 1_000_000},
+		{"WARM", &c.warm, 0, 1_000_000},
+	} {
+		if 3+i >= len(args) {
+			continue
+		}
+		v := args[3+i]
+		n, err := strconv.Atoi(v)
+		if err != nil || n < spec.lo || n > spec.hi {
+			return c, usageError(fmt.Errorf("bench cell: %s %q: want a whole number from %d to %d", spec.name, v, spec.lo, spec.hi))
+		}
+		*spec.dst = n
+	}
+	return c, nil
 }
 
 func runBenchCell(env *Env, args []string) error {
 	implName, workload, size := args[0], args[1], args[2]
 	im, err := bench.ParseImpl(implName)
 	if err != nil {
-		return err
+		return usageError(fmt.Errorf("bench cell: IMPL: %w", err))
 	}
-	ints := make([]int, 0, 3)
-	for i, def := range []int{-1, 1, 1} { // THREADS, REPS, WARM
-		if 3+i >= len(args) {
-			ints = append(ints, def)
-			continue
-		}
-		n, err := strconv.Atoi(args[3+i])
-		if err != nil || n < 0 || (i < 2 && n < 1) {
-			return fmt.Errorf("bad %s %q", []string{"THREADS", "REPS", "WARM"}[i], args[3+i])
-		}
-		ints = append(ints, n)
-	}
-	threads, reps, warm := ints[0], ints[1], ints[2]
-	in, err := bench.Prepare(workload, size, im, threads)
+	ca, err := parseCellArgs(args)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	threads, reps, warm := ca.threads, ca.reps, ca.warm
+	in, err := bench.Prepare(workload, size, im, threads)
+	if err != nil {
+		return usageError(err)
+	}
 	want, hasWant, _ := bench.Reference(workload, size)
 	var first bench.Result
 	for i := range warm + reps {
-		if err := env.Ctx.Err(); err != nil {
-			return err
+		it, err := in.RunContext(env.Ctx)
+		if env.Ctx.Err() != nil {
+			// The iteration under way is abandoned (the process exits now).
+			return interruptedError(env.Ctx)
 		}
-		it, err := in.Run()
 		if err != nil {
+			in.Close()
 			return err
 		}
 		if i == 0 {
 			first = it.Result
 			if hasWant && it.Result != want {
+				in.Close()
 				return fmt.Errorf("%s %s %s: result %v, want %v", implName, workload, size, it.Result, want)
 			}
 		} else if it.Result != first {
+			in.Close()
 			return fmt.Errorf("result changed between iterations: %v vs %v", first, it.Result)
 		}
 		if i >= warm {
-			fmt.Fprintf(env.Stdout, "%s %s %s %d %.3f %d\n", implName, workload, size, threads,
-				float64(it.Elapsed.Nanoseconds())/1e6, it.Result.Value)
+			fmt.Fprintf(env.Stdout, "%s %s %s %d %.3f %v\n", implName, workload, size, threads,
+				float64(it.Elapsed.Nanoseconds())/1e6, it.Result)
 		}
 	}
 	return in.Close()
@@ -332,7 +372,14 @@ func newBenchListCommand(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the workloads, their sizes and the standard UTS trees",
-		Args:  cobra.NoArgs,
+		Long: `list prints what "worksteal bench" can run: the implementations, each
+workload with what its size means and the sizes of the default plan, and
+the standard UTS trees (T1 … T3, with their published node and leaf counts
+and depth), which are the sizes uts-sha1 takes. Use the names with
+bench --workloads/--impls/--entry and bench cell.`,
+		Example: `  worksteal bench list
+  worksteal bench --entry uts-sha1=T3 --impls go-seq,ws`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := env.Stdout
 			fmt.Fprintln(w, "Implementations:", strings.Join(implNames(), ", "))

@@ -102,9 +102,6 @@ beside the speedup range the profile itself predicts.`,
 	return cmd
 }
 
-// usageError makes the command exit with status 2.
-func usageError(err error) error { return &exitError{code: 2, err: err} }
-
 func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	out := cmd.OutOrStdout()
 	if cfg.list {

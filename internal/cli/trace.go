@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/bench"
 	"github.com/worksteal/worksteal/internal/tracefmt"
 	"github.com/worksteal/worksteal/internal/traceview"
 	"github.com/worksteal/worksteal/sim"
@@ -53,7 +55,7 @@ prediction of the makespan on up to 1,024 workers.`,
 		Example: `  worksteal trace record --workload fib --size 30 --workers 2 -o trace.json
   worksteal trace trace.json --svg trace.svg
   worksteal sim fork-join --trace sim.json && worksteal trace sim.json
-  worksteal trace profile --workload fib --size 30 --out fib.profile.json
+  worksteal trace profile --workload fib --size 30 -o fib.profile.json
   worksteal sim --profile fib.profile.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runTrace(env, cmd, cfg, args[0]) },
@@ -97,14 +99,14 @@ func readTrace(env *Env, path string) (*tracefmt.File, error) {
 	if path != "-" {
 		fh, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("trace: %w", err)
+			return nil, usageError(fmt.Errorf("trace: %w", err))
 		}
 		defer fh.Close()
 		r = fh
 	}
 	f, err := tracefmt.Read(r)
 	if err != nil {
-		return nil, fmt.Errorf("trace: %s: %w", path, err)
+		return nil, usageError(fmt.Errorf("trace: %s: %w", path, err))
 	}
 	return f, nil
 }
@@ -138,25 +140,39 @@ type workloadFlags struct {
 func (wf *workloadFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&wf.name, "workload", "fib", "fib, uts or tree")
-	f.IntVar(&wf.size, "size", -1, "fib: n (default 30); uts: root children b0 (default 2000); tree: depth (default 6)")
+	f.IntVar(&wf.size, "size", 0, "fib: n (default 30); uts: root children b0 (default 2000); tree: depth (default 6)")
 	f.IntVar(&wf.cutoff, "cutoff", 0, "fib: run serially below this n (default: fork at every call)")
 	f.DurationVar(&wf.leaf, "leaf", 0, "tree: busy-wait of each leaf (default 100µs)")
-	f.IntVarP(&wf.workers, "workers", "w", 0, "pool workers (default GOMAXPROCS)")
+	f.IntVarP(&wf.workers, "workers", "w", 0, fmt.Sprintf("pool workers, at most %d (default GOMAXPROCS)", bench.MaxWorkers))
 }
 
-func (wf *workloadFlags) workload() (*traceview.Workload, error) {
+func (wf *workloadFlags) workload(cmd *cobra.Command) (*traceview.Workload, error) {
 	size := wf.size
-	if size < 0 {
+	if !cmd.Flags().Changed("size") {
 		size = map[string]int{"fib": 30, "uts": 2000, "tree": 6}[wf.name]
 	}
 	wl, err := traceview.NewWorkload(traceview.WorkloadSpec{Name: wf.name, Size: size, Cutoff: wf.cutoff, Leaf: wf.leaf})
 	if err != nil {
-		return nil, usageError(err)
+		return nil, usageError(fmt.Errorf("trace: --workload %s --size %d: %w", wf.name, size, err))
 	}
-	if wf.workers < 0 {
-		return nil, usageError(fmt.Errorf("trace: --workers must not be negative, got %d", wf.workers))
+	if wf.workers < 0 || wf.workers > bench.MaxWorkers {
+		return nil, usageError(fmt.Errorf("trace: --workers %d: want 0 (GOMAXPROCS) to %d", wf.workers, bench.MaxWorkers))
 	}
 	return wl, nil
+}
+
+// runOnPool runs fn (a workload on a pool, which takes no ctx) and returns
+// its error, or the interruption as soon as ctx is done: the run is then
+// abandoned, to end with the process.
+func runOnPool(ctx context.Context, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return interruptedError(ctx)
+	}
 }
 
 func newTraceRecordCommand(env *Env) *cobra.Command {
@@ -171,25 +187,48 @@ bench", or a balanced tree of busy-waiting leaves) once on a pool of
 --workers with Config.Trace set to --ring events per worker, checks the
 result, and writes the pool's trace as Chrome trace-event JSON (-o), which
 "worksteal trace FILE" summarizes and https://ui.perfetto.dev opens. A ring
-that wraps drops its oldest events; the command says how many.`,
+that wraps drops its oldest events; the command says how many.
+
+The output files are opened before the run: a path that cannot be written
+fails at once. Interrupted (SIGINT, SIGTERM), the command stops at once and
+removes the files it had created.`,
 		Example: `  worksteal trace record --workload fib --size 30 --workers 2 -o trace.json
   worksteal trace record --workload uts --size 2000 -w 2 -o uts.json --svg uts.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wl, err := wf.workload()
+			wl, err := wf.workload(cmd)
 			if err != nil {
 				return err
 			}
 			if ring < 1 {
 				return usageError(fmt.Errorf("trace: --ring must be positive, got %d", ring))
 			}
+			var outs outputs
+			defer func() { outs.abort() }() // outs grows below
+			traceOut, err := outs.open(cmd.CommandPath()+" --output", out)
+			if err != nil {
+				return err
+			}
+			svgOut, err := outs.open(cmd.CommandPath()+" --svg", svg)
+			if err != nil {
+				return err
+			}
 			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Trace: ring})
 			if err != nil {
 				return usageError(err)
 			}
-			t0 := time.Now()
-			v, err := worksteal.Run(pool, wl.Run)
-			elapsed := time.Since(t0)
+			var v uint64
+			var elapsed time.Duration
+			err = runOnPool(env.Ctx, func() error {
+				t0 := time.Now()
+				var err error
+				v, err = worksteal.Run(pool, wl.Run)
+				elapsed = time.Since(t0)
+				return err
+			})
+			if env.Ctx.Err() != nil {
+				return interruptedError(env.Ctx) // the pool is left to the process's end
+			}
 			tr := pool.Trace()
 			if cerr := pool.Close(); err == nil {
 				err = cerr
@@ -212,10 +251,11 @@ that wraps drops its oldest events; the command says how many.`,
 			if dropped > 0 {
 				fmt.Fprintf(w, "the rings wrapped: raise --ring to keep the whole run\n")
 			}
-			if err := writeTraceFile(env, out, tr.WriteChrome); err != nil {
+			if err := traceOut.write(tr.WriteChrome); err != nil {
 				return err
 			}
-			if svg != "" {
+			fmt.Fprintf(env.Stderr, "wrote %s\n", out)
+			if svgOut != nil {
 				var buf bytes.Buffer
 				if err := tr.WriteChrome(&buf); err != nil {
 					return err
@@ -226,9 +266,12 @@ that wraps drops its oldest events; the command says how many.`,
 				}
 				s := traceview.Analyze(f, traceview.Options{})
 				title := fmt.Sprintf("%s on %d workers: %s, utilization %.1f%%", wl, len(tr.Workers), elapsed.Round(time.Microsecond), 100*s.Utilization())
-				return writeTraceFile(env, svg, func(w io.Writer) error {
+				if err := svgOut.write(func(w io.Writer) error {
 					return traceview.WriteSVG(w, f, s, traceview.SVGOptions{Title: title})
-				})
+				}); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stderr, "wrote %s\n", svg)
 			}
 			return nil
 		},
@@ -257,43 +300,60 @@ predict for P = 1, 2, 4 … 1,024 workers, like OpenCilk's Cilkscale.
 Strands are timed on the wall clock, so a strand whose thread another
 process preempts grows, and the span with it: profile on an idle machine,
 or use --runs N to profile N times and keep the run with the shortest span
-(the DAG is the same each time; disturbances only lengthen it). --out
-writes the profile as JSON, which "worksteal sim --profile FILE" simulates at
-P = 1 … 1,024 to predict the makespan.`,
+(the DAG is the same each time; disturbances only lengthen it). -o/--output
+writes the profile as JSON, which "worksteal sim --profile FILE" simulates
+at P = 1 … 1,024 to predict the makespan. The output file is opened before
+the runs; interrupted, the command stops at once and removes it.`,
 		Example: `  worksteal trace profile --workload fib --size 30 --cutoff 12
-  worksteal trace profile --workload tree --size 6 --leaf 200us --out tree.json
+  worksteal trace profile --workload tree --size 6 --leaf 200us -o tree.json
   worksteal sim --profile tree.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wl, err := wf.workload()
+			wl, err := wf.workload(cmd)
 			if err != nil {
 				return err
 			}
 			if runs < 1 {
 				return usageError(fmt.Errorf("trace: --runs must be at least 1, got %d", runs))
 			}
+			var outs outputs
+			defer func() { outs.abort() }() // outs grows below
+			profOut, err := outs.open(cmd.CommandPath()+" --output", out)
+			if err != nil {
+				return err
+			}
 			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers})
 			if err != nil {
 				return usageError(err)
 			}
-			defer pool.Close()
 			var best worksteal.WorkSpan
 			var v uint64
 			for i := 0; i < runs; i++ {
-				r, ws, err := worksteal.Profile(pool, wl.Run)
+				var r uint64
+				var ws worksteal.WorkSpan
+				err := runOnPool(env.Ctx, func() error {
+					var err error
+					r, ws, err = worksteal.Profile(pool, wl.Run)
+					return err
+				})
+				if env.Ctx.Err() != nil {
+					return interruptedError(env.Ctx) // the pool is left to the process's end
+				}
 				if err != nil {
+					pool.Close()
 					return err
 				}
 				if i == 0 || ws.Span < best.Span {
 					best, v = ws, r
 				}
 			}
+			pool.Close()
 			if want := wl.Want(); v != want {
 				return fmt.Errorf("trace: %s computed %d; want %d", wl, v, want)
 			}
 			prof := profileOf(wl.String(), best)
-			if out != "" {
-				err := writeTraceFile(env, out, func(w io.Writer) error {
+			if profOut != nil {
+				err := profOut.write(func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					enc.SetIndent("", "  ")
 					return enc.Encode(prof)
@@ -301,6 +361,7 @@ P = 1 … 1,024 to predict the makespan.`,
 				if err != nil {
 					return err
 				}
+				fmt.Fprintf(env.Stderr, "wrote %s\n", out)
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -313,9 +374,13 @@ P = 1 … 1,024 to predict the makespan.`,
 		},
 	}
 	wf.add(cmd)
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the profile as JSON to this file (input of worksteal sim --profile)")
-	cmd.Flags().IntVar(&runs, "runs", 1, "profile this many times and keep the run with the shortest span")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the profile as JSON")
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "write the profile as JSON to this file (input of worksteal sim --profile)")
+	// --out was this flag's name before every trace subcommand said --output.
+	f.StringVar(&out, "out", "", "")
+	_ = f.MarkDeprecated("out", "use -o/--output")
+	f.IntVar(&runs, "runs", 1, "profile this many times and keep the run with the shortest span")
+	f.BoolVar(&asJSON, "json", false, "print the profile as JSON")
 	return cmd
 }
 

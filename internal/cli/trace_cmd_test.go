@@ -72,9 +72,9 @@ func TestTraceErrors(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"trace"}, 1}, // cobra: wrong number of args
-		{[]string{"trace", filepath.Join(dir, "missing.json")}, 1},
-		{[]string{"trace", bad}, 1},
+		{[]string{"trace"}, 2}, // cobra: wrong number of args
+		{[]string{"trace", filepath.Join(dir, "missing.json")}, 2},
+		{[]string{"trace", bad}, 2},
 		{[]string{"trace", "record", "--workload", "nqueens", "-o", filepath.Join(dir, "x.json")}, 2},
 		{[]string{"trace", "record", "--ring", "0", "-o", filepath.Join(dir, "x.json")}, 2},
 		{[]string{"trace", "profile", "--workload", "fib", "--size", "99"}, 2},
