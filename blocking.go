@@ -142,8 +142,9 @@ func (w *Worker) spareRetire() {
 	p := w.pool
 	s := &p.spares
 	s.mu.Lock()
-	if p.closed.Load() {
-		// Close has woken the free list already: never park after it.
+	if p.finished() {
+		// The pool is finished and its last computation has woken the
+		// free list already ([C1], under mu): never park after it.
 		s.nactive.Add(-1)
 		s.mu.Unlock()
 		return

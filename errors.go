@@ -30,6 +30,23 @@ func failure(r any) *PanicError {
 	return goexitError()
 }
 
+// guard runs f and, if f does not return normally, passes its failure to
+// fail: the recovered panic, or ErrGoexit when the goroutine is exiting
+// through runtime.Goexit. fail runs inside the deferred function that
+// recovered, so the panic's stack is still there to capture and, under
+// Goexit, fail still runs (code after guard would not). It is the one
+// place where a task's panic is caught.
+func guard(f func(), fail func(*PanicError)) {
+	normal := false
+	defer func() {
+		if !normal {
+			fail(failure(recover()))
+		}
+	}()
+	f()
+	normal = true
+}
+
 // PanicError carries a panic out of a task to the goroutine that waits for
 // it (the caller of Join, Scope or Run), with the stack of the goroutine
 // where the panic happened, captured when it was recovered.

@@ -103,11 +103,11 @@ func (iw *idleWait) spin(step policy.IdleStep) {
 // recheck is the ReadWork of a park (PROTOCOL.md "Parking"): after the
 // worker announced itself, is there a reason not to block? Work visible in
 // any queue; for a joiner, its latch set; in the main loop, the pool
-// finished (closed and drained).
+// finished (closed and every accepted computation done, [C1]).
 func (iw *idleWait) recheck() bool {
 	p := iw.w.pool
 	if iw.latch != nil {
 		return iw.latch.isSet() || p.workVisible()
 	}
-	return p.workVisible() || p.closed.Load()
+	return p.workVisible() || p.finished()
 }

@@ -102,29 +102,25 @@ func (f *frame[XB, RB]) call(w *Worker) RB {
 
 // runJob runs a stolen frame's second half (on the thief, or on the owner
 // when it steals its own frame back during a wait).
+//
+// The latch is set by the first deferred call, so it runs last, after
+// everything else the thief writes into the frame — the result or panic,
+// and the profile's path lengths in runStolen's deferred call — also when
+// the goroutine is exiting through runtime.Goexit ([L1]: the owner may
+// read and reuse the frame as soon as it sees the latch set).
 func (f *frame[XB, RB]) runJob(w *Worker) {
 	f.thief.Store(int32(w.id))
-	run := func() {
-		normal := false
-		defer func() {
-			if normal {
-				return
-			}
-			f.pe = failure(recover())
-			if f.pe.Value == ErrGoexit {
-				// The goroutine is exiting past runJob: set the latch here.
-				f.done.set()
-			}
-		}()
-		f.rb = f.call(w)
-		normal = true
-	}
+	defer f.done.set() // last access: the owner may reuse f at once
 	if f.pf != nil && f.pf.prof != nil {
-		f.pf.runStolen(w, run)
+		f.pf.runStolen(w, func() { f.runB(w) })
 	} else {
-		run()
+		f.runB(w)
 	}
-	f.done.set() // last access: the owner may reuse f at once
+}
+
+// runB runs the second half, keeping its result or its failure in f.
+func (f *frame[XB, RB]) runB(w *Worker) {
+	guard(func() { f.rb = f.call(w) }, func(pe *PanicError) { f.pe = pe })
 }
 
 // joinPush takes the frame for the current depth and offers it to thieves.

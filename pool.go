@@ -32,9 +32,15 @@ type Pool struct {
 	// set refusing under the exclusive lock, every accepted job is queued.
 	submitMu sync.RWMutex
 	refusing bool           // guarded by submitMu
-	closed   atomic.Bool    // set after refusing: workers may exit once drained
+	closed   atomic.Bool    // set after refusing: workers exit once inflight is 0
 	running  sync.WaitGroup // worker goroutines, spares included
-	closeMu  sync.Mutex     // serialises Close
+	// inflight counts accepted computations (Run, Scope, Submit*) not yet
+	// finished: added under submitMu with the push, subtracted as the last
+	// thing their root job does. Every job in any queue belongs to one of
+	// them, so closed && inflight == 0 means the pool is finished ([C1]).
+	inflight atomic.Int64
+	live     atomic.Int32 // regular worker goroutines that have not exited
+	closeMu  sync.Mutex   // serialises Close
 
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
@@ -64,6 +70,7 @@ func New(cfg Config) (*Pool, error) {
 		p.stealers[i] = w.dq.Stealer()
 	}
 	p.spares.init(p, max(0, cfg.MaxBlocking))
+	p.live.Store(int32(n))
 	for _, w := range p.workers {
 		p.running.Add(1)
 		go w.main()
@@ -78,12 +85,16 @@ func (p *Pool) Workers() int { return len(p.workers) }
 func (p *Pool) Config() Config { return p.cfg }
 
 // Close stops the pool gracefully: it refuses new external work (Run,
-// Scope, Submit then return [ErrClosed]), lets every task already queued or
-// running finish — including tasks they spawn — and waits for the worker
-// goroutines to exit. It returns the first panic of a task started with
-// Submit that no Config.OnPanic handler took, as a *PanicError, or nil.
-// Concurrent calls all wait until the pool has drained; a call after that
-// returns nil at once.
+// Scope, Submit then return [ErrClosed]) and waits until every computation
+// accepted before — each Run, Scope and Submit call, with every task it
+// spawns or joins — has finished; then the worker goroutines exit. Until
+// then every worker stays and keeps taking work, so a computation in flight
+// when Close begins still runs in parallel on the whole pool.
+//
+// It returns the first panic of a task started with Submit that no
+// Config.OnPanic handler took, as a *PanicError, or nil. Concurrent calls
+// all wait until the pool has finished; a call after that returns nil at
+// once.
 //
 // Close must not be called from a task running on the pool (it would wait
 // for itself).
@@ -97,8 +108,13 @@ func (p *Pool) Close() error {
 	p.refusing = true
 	p.submitMu.Unlock()
 	p.closed.Store(true)
-	p.sleep.wakeAll() // see PROTOCOL.md "Closing"
-	p.spares.wakeAll()
+	// [C1]: if a computation is still in flight, the one that finishes last
+	// wakes everyone (computationDone); if none is, we do. Both sides store
+	// then load (closed, inflight) in opposite order, so at least one of
+	// them sees the pool finished. See PROTOCOL.md "Closing".
+	if p.inflight.Load() == 0 {
+		p.wakeForClose()
+	}
 	p.running.Wait()
 	p.panicMu.Lock()
 	defer p.panicMu.Unlock()
@@ -108,6 +124,30 @@ func (p *Pool) Close() error {
 	return nil
 }
 
+// finished reports whether the pool is closed and every accepted
+// computation has finished: then no work exists or can arrive, and workers
+// exit ([C1]).
+func (p *Pool) finished() bool { return p.closed.Load() && p.inflight.Load() == 0 }
+
+// computationDone is the last thing the root job of an accepted computation
+// does. The one that ends the last computation of a closed pool wakes every
+// parked worker and retired spare, so they see the pool finished ([C1]:
+// its decrement comes before its load of closed, Close's store of closed
+// before its own wake-up, and a parking worker's IncSleepers before its
+// ReadWork of both; so a worker that parks after reading inflight != 0, or
+// closed unset, is in the idle list when one of the two wakes everyone).
+func (p *Pool) computationDone() {
+	if p.inflight.Add(-1) == 0 && p.closed.Load() {
+		p.wakeForClose()
+	}
+}
+
+// wakeForClose wakes every parked worker and retired spare.
+func (p *Pool) wakeForClose() {
+	p.sleep.wakeAll()
+	p.spares.wakeAll()
+}
+
 // Submit queues f on the pool's shared injection queue and returns without
 // waiting. A panic in f goes to Config.OnPanic (or is returned by Close).
 // It returns ErrClosed after Close.
@@ -115,19 +155,24 @@ func (p *Pool) Submit(f func(w *Worker)) error {
 	if f == nil {
 		return fmt.Errorf("worksteal: Submit of a nil func")
 	}
-	return p.inject(&p.injector, &newSubmitted(f).job)
+	return p.inject(&p.injector, &newSubmitted(f).job, nil)
 }
 
-// inject pushes j onto q unless the pool refuses work, then posts it.
-func (p *Pool) inject(q *queue, j *job) error {
+// inject accepts the root job j of a computation unless the pool refuses
+// work: counts it in flight, pushes it onto q, then posts it — waking
+// target itself if it is not nil and sleeps, else as notify decides.
+func (p *Pool) inject(q *queue, j *job, target *Worker) error {
 	p.submitMu.RLock()
 	if p.refusing {
 		p.submitMu.RUnlock()
 		return ErrClosed
 	}
+	p.inflight.Add(1)
 	q.push(j) // PushWork
 	p.submitMu.RUnlock()
-	p.sleep.notify()
+	if target == nil || !p.wakeWorker(target) {
+		p.sleep.notify()
+	}
 	return nil
 }
 
@@ -143,18 +188,7 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 		return fmt.Errorf("worksteal: SubmitTo of a nil func")
 	}
 	w := p.workers[i]
-	p.submitMu.RLock()
-	if p.refusing {
-		p.submitMu.RUnlock()
-		return ErrClosed
-	}
-	w.inbox.push(&newSubmitted(f).job) // PushWork
-	p.submitMu.RUnlock()
-	// Wake the target itself if it sleeps; otherwise anyone.
-	if !p.wakeWorker(w) {
-		p.sleep.notify()
-	}
-	return nil
+	return p.inject(&w.inbox, &newSubmitted(f).job, w)
 }
 
 // SubmitSpread queues f on the workers' inboxes in round-robin order,
@@ -178,14 +212,8 @@ func newSubmitted(f func(w *Worker)) *submitted {
 }
 
 func (t *submitted) runJob(w *Worker) {
-	normal := false
-	defer func() {
-		if !normal {
-			w.pool.reportPanic(failure(recover()))
-		}
-	}()
-	t.f(w)
-	normal = true
+	defer w.pool.computationDone()
+	guard(func() { t.f(w) }, w.pool.reportPanic)
 }
 
 func (p *Pool) reportPanic(pe *PanicError) {
@@ -208,7 +236,7 @@ func Run[T any](p *Pool, f func(w *Worker) T) (T, error) {
 	var zero T
 	t := &rootTask[T]{f: f, finished: make(chan struct{})}
 	t.run = t
-	if err := p.inject(&p.injector, &t.job); err != nil {
+	if err := p.inject(&p.injector, &t.job, nil); err != nil {
 		return zero, err
 	}
 	<-t.finished
@@ -228,15 +256,9 @@ type rootTask[T any] struct {
 }
 
 func (t *rootTask[T]) runJob(w *Worker) {
-	normal := false
-	defer func() {
-		if !normal {
-			t.pe = failure(recover())
-		}
-		close(t.finished)
-	}()
-	t.v = t.f(w)
-	normal = true
+	defer w.pool.computationDone()
+	defer close(t.finished)
+	guard(func() { t.v = t.f(w) }, func(pe *PanicError) { t.pe = pe })
 }
 
 // Scope runs body on a worker of p with a new [Scope], and returns when the

@@ -56,18 +56,11 @@ func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error
 	defer s.cancel()
 	s.done.waiter = w
 	s.pending.Store(1)
-	func() {
-		normal := false
-		defer func() {
-			if !normal {
-				s.setPanic(failure(recover()))
-			}
-		}()
+	guard(func() {
 		if err := body(w, s); err != nil {
 			s.setErr(err)
 		}
-		normal = true
-	}()
+	}, s.setPanic)
 	ps := w.prof
 	var spanBody, bspanBody time.Duration
 	if ps != nil {
@@ -99,25 +92,62 @@ func (s *Scope) Context() context.Context { return s.ctx }
 // w must be the handle of the calling task. A panic in f is carried to the
 // caller of Scope.
 func (s *Scope) Spawn(w *Worker, f func(w *Worker)) {
-	s.spawn(w, &scopeTask{s: s, f: f})
+	t := &scopeTask{s: s, f: f}
+	t.run = t
+	s.push(w, &t.job, &t.pf)
 }
 
 // Go queues f as a task of the scope, like Spawn; a non-nil error from f
 // cancels the scope's Context and is returned by Scope if it is the first.
 func (s *Scope) Go(w *Worker, f func(w *Worker) error) {
-	s.spawn(w, &scopeTask{s: s, fe: f})
+	t := &scopeTask{s: s, fe: f}
+	t.run = t
+	s.push(w, &t.job, &t.pf)
 }
 
-func (s *Scope) spawn(w *Worker, t *scopeTask) {
-	t.run = t
-	t.pf.fork(w)
+// push queues a task of the scope (a scopeTask or a Future) on w's deque:
+// counted pending before it is visible ([S1]), profiled from this fork, and
+// posted (PROTOCOL.md "Posting work").
+func (s *Scope) push(w *Worker, j *job, pf *profFrame) {
+	pf.fork(w)
 	s.pending.Add(1)
-	w.dq.Push(&t.job)
+	w.dq.Push(j)
 	w.st.spawned++
 	if w.rec != nil {
 		w.rec.record(EvSpawn, -1, 0)
 	}
 	w.pool.sleep.notify()
+}
+
+// runTask runs one task of the scope on w: skipped if the scope's context
+// is done, measured as a stolen strand when profiled, its panic recorded
+// (and passed to fail, if not nil). Then done, if not nil (a Future's
+// latch), is set, and last the task retires from pending ([S1]), so a
+// Future is done once its Scope returned. These are deferred calls: they
+// run in that order also under runtime.Goexit.
+func (s *Scope) runTask(w *Worker, pf *profFrame, body func(w *Worker), fail func(*PanicError), done *latch) {
+	defer s.finish()
+	if done != nil {
+		defer done.set()
+	}
+	run := func() {
+		if s.ctx.Err() != nil {
+			s.skipped.Add(1)
+			return
+		}
+		guard(func() { body(w) }, func(pe *PanicError) {
+			if fail != nil {
+				fail(pe)
+			}
+			s.setPanic(pe)
+		})
+	}
+	if pf.prof != nil {
+		defer s.joinSpan(pf)
+		pf.runStolen(w, run)
+		return
+	}
+	run()
 }
 
 func (s *Scope) setErr(err error) {
@@ -147,14 +177,17 @@ type scopeTask struct {
 }
 
 func (t *scopeTask) runJob(w *Worker) {
-	s := t.s
-	defer s.finish()
-	if t.pf.prof != nil {
-		t.pf.runStolen(w, func() { t.body(w) })
-		s.joinSpan(&t.pf)
+	t.s.runTask(w, &t.pf, t.body, nil, nil)
+}
+
+func (t *scopeTask) body(w *Worker) {
+	if t.fe != nil {
+		if err := t.fe(w); err != nil {
+			t.s.setErr(err)
+		}
 		return
 	}
-	t.body(w)
+	t.f(w)
 }
 
 // joinSpan folds a finished profiled task's path lengths into the scope's.
@@ -170,28 +203,6 @@ func atomicMax(a *atomic.Int64, v int64) {
 			return
 		}
 	}
-}
-
-func (t *scopeTask) body(w *Worker) {
-	s := t.s
-	if s.ctx.Err() != nil {
-		s.skipped.Add(1)
-		return
-	}
-	normal := false
-	defer func() {
-		if !normal {
-			s.setPanic(failure(recover()))
-		}
-	}()
-	if t.fe != nil {
-		if err := t.fe(w); err != nil {
-			s.setErr(err)
-		}
-	} else {
-		t.f(w)
-	}
-	normal = true
 }
 
 // Future is the result of a task started with [SpawnValue].
@@ -211,44 +222,12 @@ type Future[T any] struct {
 func SpawnValue[T any](s *Scope, w *Worker, f func(w *Worker) T) *Future[T] {
 	fu := &Future[T]{f: f, s: s}
 	fu.run = fu
-	fu.pf.fork(w)
-	s.pending.Add(1)
-	w.dq.Push(&fu.job)
-	w.st.spawned++
-	if w.rec != nil {
-		w.rec.record(EvSpawn, -1, 0)
-	}
-	w.pool.sleep.notify()
+	s.push(w, &fu.job, &fu.pf)
 	return fu
 }
 
 func (fu *Future[T]) runJob(w *Worker) {
-	s := fu.s
-	defer s.finish()
-	defer fu.done.set()
-	if fu.pf.prof != nil {
-		fu.pf.runStolen(w, func() { fu.body(w) })
-		s.joinSpan(&fu.pf)
-		return
-	}
-	fu.body(w)
-}
-
-func (fu *Future[T]) body(w *Worker) {
-	s := fu.s
-	if s.ctx.Err() != nil {
-		s.skipped.Add(1)
-		return
-	}
-	normal := false
-	defer func() {
-		if !normal {
-			fu.pe = failure(recover())
-			s.setPanic(fu.pe)
-		}
-	}()
-	fu.v = fu.f(w)
-	normal = true
+	fu.s.runTask(w, &fu.pf, func(w *Worker) { fu.v = fu.f(w) }, func(pe *PanicError) { fu.pe = pe }, &fu.done)
 }
 
 // Wait helps run other work on w until the task has finished, then returns

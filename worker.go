@@ -132,6 +132,9 @@ func (w *Worker) main() {
 		w.publish()
 	}
 	w.publish()
+	if !w.spare {
+		p.live.Add(-1)
+	}
 	exited = true
 }
 
@@ -183,10 +186,9 @@ func (w *Worker) findWork() *job {
 			iw.end()
 			return j
 		}
-		if p.closed.Load() && !p.workVisible() {
-			// Drained: no external work can arrive any more and no queue
-			// holds work. Tasks still running elsewhere keep their own
-			// spawns and finish them.
+		if p.finished() {
+			// Closed, and every accepted computation has finished: no
+			// work exists or can arrive ([C1]).
 			iw.leave()
 			return nil
 		}
@@ -194,7 +196,7 @@ func (w *Worker) findWork() *job {
 			// Retire; the time in the free list counts as idle.
 			p.sleep.stopSearching(true)
 			w.spareRetire()
-			if p.closed.Load() && !p.workVisible() {
+			if p.finished() {
 				w.endIdle()
 				return nil
 			}

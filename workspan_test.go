@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,29 @@ func BenchmarkProfile(b *testing.B) {
 			Run(p, func(w *Worker) int { return fibJoin(w, 25) })
 		}
 	})
+}
+
+// TestProfileGoexitInStolenHalf: a profiled Join whose stolen second half
+// calls runtime.Goexit reports ErrGoexit to the caller, and the thief's last
+// writes to the frame (the profile's path lengths) happen before the latch
+// that releases the joiner: under -race, a write after the latch is a
+// reported data race with the joiner's read.
+func TestProfileGoexitInStolenHalf(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 2})
+	for rep := 0; rep < 20; rep++ {
+		started := make(chan struct{})
+		r := catchPanic(func() {
+			Profile(p, func(w *Worker) int {
+				a, b := Join(w,
+					func(*Worker) int { <-started; return 1 }, // returns once the thief runs fb
+					func(*Worker) int { close(started); runtime.Goexit(); return 2 })
+				return a + b
+			})
+		})
+		pe, ok := r.(*PanicError)
+		if !ok || pe.Value != ErrGoexit {
+			t.Fatalf("rep %d: Profile panicked with %v; want a *PanicError of ErrGoexit", rep, r)
+		}
+	}
 }
