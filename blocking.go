@@ -16,6 +16,7 @@ import (
 // Blocking costs about a goroutine wake-up; use it around waits that are
 // long compared with that (microseconds or more), not around every lock.
 func (w *Worker) Blocking(f func()) {
+	checkWorker(w)
 	p := w.pool
 	p.blocking.Add(1)
 	p.spares.start(p)

@@ -52,8 +52,9 @@ type Config struct {
 	Seed uint64
 
 	// OnPanic, if set, receives the panics of tasks started with Submit,
-	// which have no caller to carry them to. If nil, the first such panic is
-	// kept and returned by Close.
+	// which have no caller to carry them to. If nil, each such panic is
+	// written to the standard logger by LogPanic, and the first is kept and
+	// returned by Close.
 	OnPanic func(*PanicError)
 }
 

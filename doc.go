@@ -31,6 +31,17 @@
 // task: do not store it, do not send it to another goroutine, and inside a
 // closure that may run elsewhere (the second closure of a Join, a spawned
 // task) use the handle that closure receives, not the enclosing task's.
+// A nil handle panics with a message that says so; in builds with -race,
+// forks also check that the handle belongs to the calling goroutine (every
+// fork through the handle of a worker that runs no task, a sample of the
+// others) and panic if not.
+//
+// Inside a task, do not call [Run], [Pool.Scope] or [Profile]: call the
+// function directly with the task's handle (or use [Worker.Scope]). Such a
+// call would block the worker while it waits, and deadlock any pool whose
+// workers all do so — every 1-worker pool — so it panics instead. To wait
+// for work on a different pool from a task, wrap the call in
+// [Worker.Blocking].
 //
 // # Entry points
 //
@@ -47,8 +58,9 @@
 //     context and is returned; the first panic cancels it too and is
 //     re-raised, once every started task has finished, as a *PanicError.
 //   - [Pool.Submit] queues a function and returns at once (fire and forget).
-//     Nobody waits for it, so its panic goes to [Config].OnPanic if set,
-//     and otherwise the first such panic is returned by [Pool.Close].
+//     Nobody waits for it, so its panic goes to [Config].OnPanic if set;
+//     otherwise it is logged ([LogPanic]) and the first such panic is
+//     returned by [Pool.Close].
 //
 // Inside the pool, [Join] always runs both halves to completion and then
 // re-panics with the first half's panic if both panicked. A task's panic

@@ -426,6 +426,22 @@ func ExamplePool_Close_panic() {
 	// Output: true lost
 }
 
+// A handler for the panics of submitted tasks that also logs them as a pool
+// without a handler does.
+func ExampleLogPanic() {
+	var failed atomic.Int64
+	pool, err := worksteal.New(worksteal.Config{OnPanic: func(pe *worksteal.PanicError) {
+		failed.Add(1)
+		worksteal.LogPanic(pe)
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	pool.Submit(func(*worksteal.Worker) { panic("lost") })
+	pool.Close()
+	fmt.Println("failed tasks:", failed.Load())
+}
+
 // Two workers both wait for a value that only a third task produces: with
 // Blocking, the pool starts a spare worker to run it instead of deadlocking.
 func ExampleWorker_Blocking() {

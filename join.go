@@ -125,6 +125,7 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 
 // joinPush takes the frame for the current depth and offers it to thieves.
 func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
+	checkWorker(w)
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {

@@ -3,6 +3,7 @@ package worksteal
 import (
 	"context"
 	"fmt"
+	"log"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,6 +222,7 @@ func (p *Pool) reportPanic(pe *PanicError) {
 		h(pe)
 		return
 	}
+	LogPanic(pe)
 	p.panicMu.Lock()
 	if p.firstPanic == nil {
 		p.firstPanic = pe
@@ -228,11 +230,20 @@ func (p *Pool) reportPanic(pe *PanicError) {
 	p.panicMu.Unlock()
 }
 
+// LogPanic is what a pool does with the panic of a task started with Submit
+// when Config.OnPanic is nil: it writes the panic and its stack to the
+// standard logger (package log), so that no panic goes unseen when Close's
+// result is dropped (as in defer pool.Close()).
+func LogPanic(pe *PanicError) {
+	log.Printf("worksteal: a task started with Submit panicked (set Config.OnPanic to handle it): %v", pe)
+}
+
 // Run runs f on a worker of p and returns its result. It blocks only the
 // calling goroutine, which must not be a worker of p (inside the pool, call
 // f(w) directly). A panic in f, or in any task it joins, is re-raised here as
 // a *PanicError. Run returns ErrClosed after Close.
 func Run[T any](p *Pool, f func(w *Worker) T) (T, error) {
+	checkNotInTask()
 	var zero T
 	t := &rootTask[T]{f: f, finished: make(chan struct{})}
 	t.run = t

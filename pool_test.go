@@ -1,10 +1,13 @@
 package worksteal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -273,12 +276,22 @@ func TestPool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustSubmit(t, p, func(*Worker) { panic("first") })
-		mustSubmit(t, p, func(*Worker) { panic("second") })
+		var logged bytes.Buffer
+		log.SetOutput(&logged)
+		defer log.SetOutput(os.Stderr)
+		mustSubmit(t, p, func(*Worker) { submittedTaskPanics("first") })
+		mustSubmit(t, p, func(*Worker) { submittedTaskPanics("second") })
 		err = p.Close()
 		var pe *PanicError
 		if !errors.As(err, &pe) || pe.Value != "first" {
 			t.Fatalf("Close = %v; want *PanicError with Value \"first\"", err)
+		}
+		// Each panic is also logged, with its stack, for callers that drop
+		// Close's result.
+		for _, want := range []string{"panicked (set Config.OnPanic to handle it): worksteal: task panicked: first", "task panicked: second", "submittedTaskPanics"} {
+			if !strings.Contains(logged.String(), want) {
+				t.Errorf("log lacks %q:\n%s", want, logged.String())
+			}
 		}
 		if err := p.Close(); err != nil {
 			t.Errorf("second Close = %v; want nil", err)

@@ -48,6 +48,7 @@ type Scope struct {
 // error; once every started task has finished, Scope re-panics with the
 // first panic as a *PanicError carrying the original stack.
 func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error) error {
+	checkWorker(w)
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -109,6 +110,7 @@ func (s *Scope) Go(w *Worker, f func(w *Worker) error) {
 // counted pending before it is visible ([S1]), profiled from this fork, and
 // posted (PROTOCOL.md "Posting work").
 func (s *Scope) push(w *Worker, j *job, pf *profFrame) {
+	checkWorker(w)
 	pf.fork(w)
 	s.pending.Add(1)
 	w.dq.Push(j)
@@ -235,6 +237,7 @@ func (fu *Future[T]) runJob(w *Worker) {
 // it was skipped because the scope was cancelled, Wait returns the zero value.
 // Only one worker may Wait on a Future.
 func (fu *Future[T]) Wait(w *Worker) T {
+	checkWorker(w)
 	if !fu.done.isSet() {
 		fu.done.waiter = w // [L2] written before the CAS to latchSleeping in helpUntil
 		w.helpUntil(&fu.done, nil)

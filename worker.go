@@ -36,6 +36,7 @@ type Worker struct {
 	spare   bool
 	rec     *recorder  // event trace; nil when tracing is off
 	prof    *profState // work/span profiling of the running strand; nil when off
+	owner   ownerState // -race builds: which goroutine may use the handle (owner_race.go)
 	_       pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
@@ -118,6 +119,7 @@ func (w *Worker) main() {
 		}
 		p.running.Done()
 	}()
+	w.ownerStart()
 	if p.cfg.Pin {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
@@ -153,6 +155,7 @@ func (w *Worker) takeLocal() *job {
 // cleared around it.
 func (w *Worker) execute(j *job) {
 	w.st.executed++
+	w.ownerEnter() // jobs never panic out of runJob; under Goexit the count stays up (harmless)
 	if ps := w.prof; ps != nil {
 		w.prof = nil
 		defer func() {
@@ -162,12 +165,13 @@ func (w *Worker) execute(j *job) {
 	}
 	if w.rec == nil {
 		j.run.runJob(w)
-		return
+	} else {
+		id := w.rec.task()
+		w.rec.record(EvTaskStart, -1, id)
+		j.run.runJob(w)
+		w.rec.record(EvTaskEnd, -1, id)
 	}
-	id := w.rec.task()
-	w.rec.record(EvTaskStart, -1, id)
-	j.run.runJob(w)
-	w.rec.record(EvTaskEnd, -1, id)
+	w.ownerLeave()
 }
 
 // findWork returns the next job for the main loop, or nil when the pool is

@@ -1,0 +1,62 @@
+//go:build race
+
+package worksteal
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// Under -race, forks check that the *Worker they are given belongs to the
+// goroutine that calls them: a handle kept after its task returned, or
+// captured from an enclosing task and used in a closure that runs on
+// another worker, is reported by a panic instead of silently corrupting
+// the worker's deque. A fork through the handle of a worker that runs no
+// task at all is always caught. Reading the goroutine's id costs
+// microseconds (a stack trace header), so otherwise one fork in
+// ownerSample is checked, per worker, beginning with the first.
+
+var ownerSample uint32 = 64 // a variable so that a test can check every fork
+
+// ownerState is the per-worker state of the check.
+type ownerState struct {
+	gid    atomic.Uint64 // goroutine running the worker's main loop
+	tasks  atomic.Int32  // jobs the worker is running (nested while it helps)
+	checks atomic.Uint32 // forks seen, for sampling
+}
+
+// ownerStart records the worker's goroutine (main calls it first).
+func (w *Worker) ownerStart() { w.owner.gid.Store(goid()) }
+
+// ownerEnter and ownerLeave bracket every job the worker runs.
+func (w *Worker) ownerEnter() { w.owner.tasks.Add(1) }
+func (w *Worker) ownerLeave() { w.owner.tasks.Add(-1) }
+
+// checkOwner panics if w is not the calling goroutine's worker handle.
+func checkOwner(w *Worker) {
+	if w.owner.tasks.Load() == 0 {
+		panic(errForeignWorker(w))
+	}
+	if c := w.owner.checks.Add(1) - 1; c%ownerSample != 0 {
+		return
+	}
+	if goid() != w.owner.gid.Load() {
+		panic(errForeignWorker(w))
+	}
+}
+
+// goid returns the calling goroutine's id from the header of its stack
+// trace ("goroutine 123 [running]:").
+func goid() uint64 {
+	var buf [32]byte
+	n := runtime.Stack(buf[:], false)
+	const prefix = len("goroutine ")
+	var id uint64
+	for _, c := range buf[prefix:n] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
+}
