@@ -219,7 +219,9 @@ type engine struct {
 	tasks []task
 	joins []joinState
 	uts   [][20]byte
-	dist  sampler
+	dist    sampler
+	child   sampler  // spawned children's durations
+	rootDst *sampler // while a burst with its own durations arrives: those
 	sched string
 
 	// policy
@@ -287,6 +289,7 @@ type batch struct {
 	n      int
 	target string
 	worker int
+	dist   *sampler // the burst's own durations, or nil for the workload's
 }
 
 type joinRec struct {
@@ -297,7 +300,10 @@ type joinRec struct {
 
 func newEngine(s *Scenario, o Options) (*engine, error) {
 	p := s.Workers.Count
-	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
+	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, child: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
+	if d := s.Workload.Spawn.Duration; d != nil {
+		e.child = sampler{*d}
+	}
 	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
 	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
 	e.maxBatch = s.Policy.MaxBatch
@@ -359,7 +365,11 @@ func (e *engine) schedule(s *Scenario) {
 			if t == "" {
 				t = TargetOne
 			}
-			e.batches = append(e.batches, batch{b.At.Duration(), b.Tasks, t, b.Worker})
+			var d *sampler
+			if b.Duration != nil {
+				d = &sampler{*b.Duration}
+			}
+			e.batches = append(e.batches, batch{b.At.Duration(), b.Tasks, t, b.Worker, d})
 		}
 		// stable by time, so equal times keep their listed order
 		for i := 1; i < len(e.batches); i++ {
@@ -370,7 +380,7 @@ func (e *engine) schedule(s *Scenario) {
 	case ArrivePoisson:
 		e.poisson = s.Workload.Tasks
 	default:
-		e.batches = []batch{{0, s.Workload.Tasks, a.Target, a.Worker}}
+		e.batches = []batch{{0, s.Workload.Tasks, a.Target, a.Worker, nil}}
 	}
 	for i, b := range e.batches {
 		e.push(event{at: b.at, kind: evArrive, arg: int32(i)})

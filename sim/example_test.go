@@ -46,9 +46,9 @@ func ExampleOptions_log() {
 	// Output:
 	// [0] 10 tasks arrive (T0..T9)
 	// [0] worker 0: starts T9
-	// [0.05] worker 1: failed to steal from worker 2
-	// [0.05] worker 2: stole T0 from worker 0
-	// [0.05] worker 2: starts T0
+	// [0] worker 1: starts T8
+	// [0] worker 2: starts T1
+	// [0.576624789] worker 2: finishes T1
 }
 
 func ExampleRunSweep() {
@@ -62,9 +62,9 @@ func ExampleRunSweep() {
 		fmt.Printf("%s workers: speedup %.2f, efficiency %.0f%%\n", res.Values[i], r.Totals.Speedup, 100*r.Totals.Efficiency)
 	}
 	// Output:
-	// 2 workers: speedup 1.83, efficiency 92%
-	// 4 workers: speedup 3.31, efficiency 83%
-	// 8 workers: speedup 5.69, efficiency 71%
+	// 2 workers: speedup 1.95, efficiency 98%
+	// 4 workers: speedup 3.94, efficiency 98%
+	// 8 workers: speedup 6.72, efficiency 84%
 }
 
 func ExampleSweepResult_WriteCSV() {
@@ -76,25 +76,24 @@ func ExampleSweepResult_WriteCSV() {
 	res.WriteCSV(os.Stdout)
 	// Output:
 	// grain,makespan,speedup,efficiency,steal_rate,attempts,idle,overhead,utilization,imbalance,completion
-	// 0.1,22.44,2.228164,0.557041,0.592,584,34.76,5,0.557041,1.632,1
-	// 0.5,15.26,3.27654,0.81913499,0.71,164,10.04,1,0.81913499,1.16,1
-	// 2.0,14.07,3.5536603,0.88841507,0.72,65,6.03,0.25,0.88841507,1.12,1
+	// 0.1,12.5,4,1,0.052,57,0,0,1,1,1
+	// 0.5,12.5,4,1,0.15,36,0,0,1,1,1
+	// 2.0,14,3.5714286,0.89285714,0.24,192,6,0,0.89285714,1.12,1
 }
 
 func ExampleSweepResult_WriteTable() {
-	s, _ := sim.LookupPreset("adaptive")
-	s.Sweep.Values = []string{"random", "largest"}
+	s, _ := sim.LookupPreset("bursty")
 	res, err := sim.RunSweep(context.Background(), s, sim.Options{})
 	if err != nil {
 		panic(err)
 	}
 	res.WriteTable(os.Stdout)
 	// Output:
-	// adaptive: sweep of victim (steal (victim random, amount one, idle backoff 3 rounds, 100ms..1s, jitter 0.5); 80 tasks, exponential mean 500ms, 2 bursts)
+	// bursty: sweep of victim (steal (victim random, amount one, idle poll every 100ms); 20 tasks, uniform 1s..2s, 2 bursts)
 	//
 	//    victim  makespan  speedup  efficiency  steal_rate  attempts    idle  overhead  utilization  imbalance  completion
-	//    random     7.91s    5.598       70.0%       0.750       234     19s        0s        70.0%      1.375      100.0%
-	//   largest    7.787s    5.687       71.1%       0.762       197  18.02s        0s        71.1%      1.302      100.0%
+	//    random    9.538s    3.014       75.3%       0.750       314  9.407s        0s        75.3%      1.078      100.0%
+	//   largest    9.538s    3.014       75.3%       0.750       303  9.407s        0s        75.3%      1.078      100.0%
 }
 
 func ExampleSweepResult_WriteSVG() {
@@ -162,9 +161,9 @@ func ExamplePresets() {
 		fmt.Printf("%-8s %s\n", p.Name, p.Description)
 	}
 	// Output:
-	// basic    3 workers, 10 tasks of 0.5-2.0 s submitted to worker 0; the others steal
-	// nested   tasks spawn 1-3 children with probability 30% in the middle of their run
-	// adaptive adaptive (largest-queue) vs random victims and the others, on uneven initial load
+	// basic    tutorial: 3 workers, 10 tasks of 0.5-2.0 s submitted to random workers; zero-cost steals, 0.1 s retry
+	// nested   tutorial: 4 workers, 5 tasks of 1-3 s submitted every 0.5 s; halfway through, a task spawns 1-3 children of 0.3-1.0 s with probability 30%; zero-cost steals, 0.1 s retry
+	// adaptive tutorial: 4 workers, 15 tasks of 1-2 s, 12 of them on worker 0; thieves steal from the largest queue; zero-cost steals, 0.1 s retry
 }
 
 func ExampleLookupPreset() {
@@ -259,5 +258,5 @@ func ExampleResult_WriteGantt() {
 	res.WriteGantt(&svg) // one lane per worker, a bar per task, ▼ per steal
 	fmt.Println(strings.Count(svg.String(), "<rect"), strings.Count(svg.String(), "stole"))
 	// Output:
-	// 12 6
+	// 12 1
 }

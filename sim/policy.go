@@ -253,9 +253,10 @@ func (e *engine) placeBatch(ids []int32, target string, wk int) {
 func (e *engine) arrive(i int) {
 	e.pendArr--
 	n, target, worker := 1, e.s.Workload.Arrival.Target, e.s.Workload.Arrival.Worker
+	e.rootDst = nil
 	if i >= 0 {
 		b := &e.batches[i]
-		n, target, worker = b.n, b.target, b.worker
+		n, target, worker, e.rootDst = b.n, b.target, b.worker, b.dist
 	} else if e.poisson--; e.poisson > 0 {
 		e.push(event{at: e.nextPoisson(e.now), kind: evArrive, arg: -1})
 		e.pendArr++
@@ -285,5 +286,6 @@ func (e *engine) arrive(i int) {
 			e.logf("%d tasks arrive (T%d..T%d)", len(ids), ids[0], ids[len(ids)-1])
 		}
 	}
+	e.rootDst = nil
 	e.placeBatch(ids, target, worker)
 }

@@ -14,86 +14,113 @@ type Preset struct {
 	Scenario    Scenario
 }
 
-// Presets returns the built-in scenarios, in a fixed order. Each call
-// returns fresh copies that the caller may modify.
-func Presets() []Preset {
-	// seconds-scale costs for the teaching presets
-	classicCosts := Costs{Steal: 0.05, Failed: 0.02}
-	classicIdle := Idle{Rounds: 3, Base: 0.1, Cap: 1, Jitter: 0.5}
-	classic := func(name string, workers int) Scenario {
-		return Scenario{
-			Name:    name,
-			Seed:    1,
-			Workers: Workers{Count: workers},
-			Workload: Workload{Tasks: 10, Duration: Dist{Dist: DistUniform, Min: 0.5, Max: 2.0},
-				Arrival: Arrival{Target: TargetOne}},
-			Policy: Policy{Idle: classicIdle},
-			Costs:  classicCosts,
-		}
+// The seed tutorial: Greg Wilson's "A Work-Stealing Scheduler" (the
+// worksteal chapter of gvwilson/dsdx, simulated with asimpy). Its workers
+// pop their own deque, else try every other worker once in random order
+// (zero-cost steals, one task each), else wait 0.1 s and try again; tasks
+// are submitted to random workers. Its published figures (the .out files
+// beside its examples) are what the tutorial presets are checked against:
+// a preset must land between the ideal and the published figure, since the
+// tutorial's 0.1 s polling (and, for the granularity table, its 1 s
+// completion check) only add delay.
+const (
+	tutorialPoll = 0.1 // seconds between a failed round and the next
+)
+
+// tutorial returns a scenario with the tutorial's setup on the given
+// number of workers: random submission, zero-cost steals, 0.1 s retry.
+func tutorial(name string, workers, tasks int, d Dist) Scenario {
+	return Scenario{
+		Name:     name,
+		Seed:     1,
+		Workers:  Workers{Count: workers},
+		Workload: Workload{Tasks: tasks, Duration: d, Arrival: Arrival{Target: TargetRandom}},
+		Policy:   Policy{Idle: Idle{Mode: IdlePoll, Interval: tutorialPoll}},
 	}
+}
+
+// Published figures of the seed tutorial's examples, by preset (and sweep
+// value): the makespan its output shows.
+var tutorialPublished = map[string]map[string]float64{
+	"basic":       {"": 4.2},  // ex_basic_ws.out: last task completes at 4.2
+	"nested":      {"": 4.5},  // ex_spawning.out: last task completes at 4.5
+	"adaptive":    {"": 5.4},  // ex_adaptive.out: last task completes at 5.4
+	"granularity": {"0.1": 13.0, "0.5": 13.0, "2.0": 15.0}, // ex_granularity.out: wall time
+}
+
+// Presets returns the built-in scenarios, in a fixed order: first the seed
+// tutorial's experiments (zero-cost steals, 0.1 s polling), then scenarios
+// with realistic costs, each description naming them. Each call returns
+// fresh copies that the caller may modify.
+func Presets() []Preset {
 	var ps []Preset
 	add := func(desc string, s Scenario) { ps = append(ps, Preset{Name: s.Name, Description: desc, Scenario: s}) }
+	const tut = "tutorial: "
+	const tutCosts = "; zero-cost steals, 0.1 s retry"
+	basicDur := Dist{Dist: DistUniform, Min: 0.5, Max: 2.0}
 
-	add("3 workers, 10 tasks of 0.5-2.0 s submitted to worker 0; the others steal", classic("basic", 3))
+	add(tut+"3 workers, 10 tasks of 0.5-2.0 s submitted to random workers"+tutCosts,
+		tutorial("basic", 3, 10, basicDur))
 
-	s := classic("nested", 4)
-	s.Workload.Spawn = Spawn{Prob: 0.3, Min: 1, Max: 3, Depth: 4}
-	add("tasks spawn 1-3 children with probability 30% in the middle of their run", s)
+	s := tutorial("nested", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 3.0})
+	s.Workload.Arrival = Arrival{Pattern: ArriveBursts}
+	for i := 0; i < 5; i++ {
+		s.Workload.Arrival.Bursts = append(s.Workload.Arrival.Bursts, Burst{At: Seconds(0.5 * float64(i)), Tasks: 1, Target: TargetRandom})
+	}
+	s.Workload.Spawn = Spawn{Prob: 0.3, Min: 1, Max: 3, At: 0.5, Depth: 8, Duration: &Dist{Dist: DistUniform, Min: 0.3, Max: 1.0}}
+	add(tut+"4 workers, 5 tasks of 1-3 s submitted every 0.5 s; halfway through, a task spawns 1-3 children of 0.3-1.0 s with probability 30%"+tutCosts, s)
 
-	s = classic("adaptive", 8)
-	s.Workers.GroupSize = 4
-	s.Workload.Duration = Dist{Dist: DistExponential, Mean: 0.5}
-	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 0, Tasks: 60, Worker: 0}, {At: 0, Tasks: 20, Worker: 5}}}
-	s.Workload.Tasks = 0
-	s.Costs.CrossGroup = 0.03
-	s.Sweep = &Sweep{Param: "victim", Values: []string{"random", "largest", "two-choices", "locality", "round-robin"}}
-	add("adaptive (largest-queue) vs random victims and the others, on uneven initial load", s)
+	s = tutorial("adaptive", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 2.0})
+	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 0, Tasks: 12, Worker: 0}, {At: 0, Tasks: 3, Target: TargetRandom}}}
+	s.Policy.Victim = "largest"
+	add(tut+"4 workers, 15 tasks of 1-2 s, 12 of them on worker 0; thieves steal from the largest queue"+tutCosts, s)
 
-	s = classic("granularity", 4)
-	s.Workload = Workload{Total: 50, Duration: Dist{Dist: DistConstant, Value: 1}, Arrival: Arrival{Target: TargetOne}}
-	s.Costs.Task = 0.01
+	s = tutorial("granularity", 4, 0, Dist{Dist: DistConstant, Value: 1})
+	s.Workload.Total = 50
 	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
-	add("50 s of work on 4 workers in tasks of 0.1, 0.5 and 2.0 s: wall time, speedup, efficiency, steal rate", s)
+	add(tut+"50 s of work on 4 workers in tasks of 0.1, 0.5 and 2.0 s: wall time, speedup, efficiency, steal rate"+tutCosts, s)
 
-	s = classic("fork-join", 4)
-	s.Workload.Tasks = 6
-	s.Workload.Duration = Dist{Dist: DistUniform, Min: 0.5, Max: 1.5}
-	s.Workload.Spawn = Spawn{Prob: 1, Min: 2, Max: 3, At: 0.3, Depth: 2, Join: true}
-	add("fork-join parents wait for 2-3 children; the join stretches each parent", s)
+	s = tutorial("fork-join", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 3.0})
+	s.Workload.Arrival = ps[1].Scenario.Workload.Arrival
+	s.Workload.Spawn = Spawn{Prob: 0.4, Min: 1, Max: 3, At: 0.5, Depth: 8, Join: true, Duration: &Dist{Dist: DistUniform, Min: 0.3, Max: 0.8}}
+	add(tut+"nested, as fork-join: with probability 40% a task forks 1-3 children of 0.3-0.8 s and resumes when they finish (the parent's worker is free meanwhile, as in a real runtime)"+tutCosts, s)
 
-	s = classic("backoff", 4)
-	s.Workload = Workload{Tasks: 40, Duration: Dist{Dist: DistExponential, Mean: 1},
-		Arrival: Arrival{Pattern: ArrivePoisson, Rate: 2, Target: TargetRandom}}
-	s.Costs = Costs{Steal: 0.005, Failed: 0.005}
-	s.Policy.Idle = Idle{Rounds: 6, Base: 0.05, Cap: 1, Jitter: 0.5}
-	s.Sweep = &Sweep{Param: "backoff", Values: []string{"off", "0.01", "0.05", "0.2"}}
-	add("no backoff vs backoff: idle time, steal attempts and total time under Poisson arrivals", s)
-
-	s = classic("bursty", 4)
-	s.Workload.Tasks = 0
-	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{
-		{At: 0, Tasks: 10, Worker: 0}, {At: 5, Tasks: 10, Worker: 1}, {At: 10, Tasks: 10, Worker: 2}}}
-	add("bursts: worker 0's tasks at t=0, worker 1's at t=5, worker 2's at t=10", s)
-
-	s = classic("workers", 2)
-	s.Workload.Tasks = 20
+	s = tutorial("workers", 2, 20, basicDur)
 	s.Sweep = &Sweep{Param: "workers", Values: []string{"2", "3", "4", "5", "6", "7", "8"}}
-	add("worker count 2..8 with 20 tasks: where does adding workers stop paying?", s)
+	add(tut+"exercise 1: 2..8 workers, 20 tasks of 0.5-2.0 s: where does adding workers stop paying?"+tutCosts, s)
 
-	add("fib(27) fork-join tree with cutoff 12 on 8 workers, steal half", Scenario{
+	s = tutorial("backoff", 3, 10, basicDur)
+	s.Policy.Idle = Idle{Mode: IdlePoll, Interval: tutorialPoll, Rounds: 1000, Base: 0.05, Cap: 0.5, Jitter: 0}
+	s.Sweep = &Sweep{Param: "idle", Values: []string{"poll", "backoff"}}
+	add(tut+"exercise 4: the basic run with a fixed 0.1 s retry vs exponential backoff from 0.05 s to 0.5 s; zero-cost steals", s)
+
+	s = tutorial("bursty", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 2.0})
+	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 0, Tasks: 10, Worker: 0}, {At: 5, Tasks: 10, Worker: 1}}}
+	s.Sweep = &Sweep{Param: "victim", Values: []string{"random", "largest"}}
+	add(tut+"exercise 5: worker 0's 10 tasks at t=0, worker 1's 10 at t=5 (1-2 s each): largest-queue (adaptive) vs random victims"+tutCosts, s)
+
+	s = tutorial("granularity-costs", 4, 0, Dist{Dist: DistConstant, Value: 1})
+	s.Workload.Total = 50
+	s.Workload.Arrival = Arrival{Target: TargetOne}
+	s.Policy.Idle = Idle{Rounds: 3, Base: 0.1, Cap: 1, Jitter: 0.5}
+	s.Costs = Costs{Task: 0.01, Steal: 0.05, Failed: 0.02}
+	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
+	add("granularity with costs: 50 s of work on 4 workers, all tasks on worker 0; costs 10 ms per task, 50 ms per steal, 20 ms per failed steal; the runtime's idle protocol (3 rounds, backoff 0.1-1 s): the finest grain pays most", s)
+
+	add("fib(27) fork-join tree with cutoff 12 on 8 workers, steal half; costs 20 ns per task, 200 ns per steal, 100 ns per failed steal", Scenario{
 		Name: "fib", Seed: 1, Workers: Workers{Count: 8},
 		Workload: Workload{Kind: KindFib, Fib: Fib{N: 27, Cutoff: 12, Leaf: 2e-9}},
 		Policy:   Policy{Amount: "half"},
 		Costs:    Costs{Steal: 200e-9, Failed: 100e-9, Task: 20e-9},
 	})
 
-	add("UTS geometric tree (b0=4, depth 6, root 0: 1,732 nodes) on 8 workers", Scenario{
+	add("UTS geometric tree (b0=4, depth 6, root 0: 1,732 nodes) of 1 µs nodes on 8 workers; costs 100 ns per steal, 50 ns per failed steal", Scenario{
 		Name: "uts", Seed: 1, Workers: Workers{Count: 8},
 		Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 6, Node: 1e-6}},
 		Costs:    Costs{Steal: 100e-9, Failed: 50e-9},
 	})
 
-	add("central queue with contention on fine tasks, 1..64 workers (compare --scheduler steal)", Scenario{
+	add("central queue on 10 µs tasks, 1..64 workers; costs 100 ns per access plus 50 ns per waiting worker (compare --scheduler steal: 200 ns per steal)", Scenario{
 		Name: "central", Seed: 1, Workers: Workers{Count: 8},
 		Workload: Workload{Tasks: 20000, Duration: Dist{Dist: DistConstant, Value: 10e-6}, Arrival: Arrival{Target: TargetRoundRobin}},
 		Policy:   Policy{Scheduler: SchedCentral},
@@ -101,7 +128,7 @@ func Presets() []Preset {
 		Sweep:    &Sweep{Param: "workers", Values: []string{"1", "2", "4", "8", "16", "32", "64"}},
 	})
 
-	add("faults: worker 3 is lost at t=1 s (detected 0.5 s later), worker 5 runs 4x slower from 0.5 s to 2 s", Scenario{
+	add("faults: worker 3 is lost at t=1 s (detected 0.5 s later), worker 5 runs 4x slower from 0.5 s to 2 s; costs 100 µs per steal, 50 µs per failed steal", Scenario{
 		Name: "faults", Seed: 1, Workers: Workers{Count: 8},
 		Workload: Workload{Tasks: 400, Duration: Dist{Dist: DistExponential, Mean: 0.05}, Arrival: Arrival{Target: TargetRandom}},
 		Costs:    Costs{Steal: 1e-4, Failed: 5e-5},
@@ -110,7 +137,7 @@ func Presets() []Preset {
 			{Kind: FaultSlow, Worker: 5, At: 0.5, Until: 2, Factor: 0.25}},
 	})
 
-	add("heterogeneous machine: two fast, two slow cores in two groups; long-tailed tasks", Scenario{
+	add("heterogeneous machine: two fast, two slow cores in two groups; long-tailed tasks; costs 100 µs per steal (300 µs across groups), 50 µs per failed steal", Scenario{
 		Name: "hetero", Seed: 1,
 		Workers:  Workers{Count: 4, Speeds: []float64{2, 2, 0.5, 0.5}, GroupSize: 2},
 		Workload: Workload{Tasks: 100, Duration: Dist{Dist: DistPareto, Min: 0.01, Alpha: 1.5, Max: 1}, Arrival: Arrival{Target: TargetRoundRobin}},
@@ -118,7 +145,7 @@ func Presets() []Preset {
 		Costs:    Costs{Steal: 1e-4, Failed: 5e-5, CrossGroup: 2e-4},
 	})
 
-	add("scale: 1,000,000 tasks on 1,024 workers (exponential, mean 1 ms), steal half", scaleScenario())
+	add("scale: 1,000,000 tasks on 1,024 workers (exponential, mean 1 ms), steal half; costs 100 ns per task, 1 µs per steal, 0.5 µs per failed steal", scaleScenario())
 	return ps
 }
 

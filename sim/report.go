@@ -350,6 +350,9 @@ func describeWorkload(s *Scenario) string {
 				verb = "fork-join"
 			}
 			fmt.Fprintf(&b, ", %s %d-%d children with p=%g (depth %d)", verb, sp.Min, sp.Max, sp.Prob, sp.Depth)
+			if sp.Duration != nil {
+				fmt.Fprintf(&b, " of %s", describeDist(sp.Duration))
+			}
 		}
 	}
 	if wl.Kind != KindTasks && wl.Tasks > 1 {

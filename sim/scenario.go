@@ -137,12 +137,15 @@ type Burst struct {
 	Tasks  int     `json:"tasks"`  // how many
 	Worker int     `json:"worker"` // to this worker, unless Target is set
 	Target string  `json:"target"` // random or round-robin instead of Worker
+	// Duration is the duration of this burst's tasks (nil: the workload's),
+	// so a list of bursts can replay given tasks one by one.
+	Duration *Dist `json:"duration"`
 }
 
 // Spawn makes tasks create children part-way through their execution, as in
 // the classic teaching example (30%, 1–3 children). Children draw their
-// durations from the workload's Duration and may spawn again, up to Depth
-// generations. With Join the parent is fork-join: it suspends at the spawn
+// durations from Duration (default: the workload's Duration) and may spawn
+// again, up to Depth generations. With Join the parent is fork-join: it suspends at the spawn
 // point without holding its worker, and the rest of its work (its
 // continuation) runs when its last child finishes, on the worker that
 // finished it.
@@ -153,6 +156,8 @@ type Spawn struct {
 	At    float64 `json:"at"`    // fraction of the work done before spawning (0: uniform in [0.25, 0.75])
 	Depth int     `json:"depth"` // generations of spawned tasks (default 8)
 	Join  bool    `json:"join"`  // fork-join: wait for the children, then continue
+	// Duration is the children's duration at speed 1 (nil: the workload's).
+	Duration *Dist `json:"duration"`
 }
 
 // Fib is a fib-like divide-and-conquer tree: fib(n) for n >= Cutoff forks
@@ -477,6 +482,13 @@ func (a *Arrival) normalize(workers int) *FieldError {
 		if err := checkTarget(p+".target", &b.Target, false); err != nil {
 			return err
 		}
+		if b.Duration != nil {
+			d := *b.Duration
+			if err := d.normalize(p + ".duration"); err != nil {
+				return err
+			}
+			b.Duration = &d
+		}
 	}
 	return nil
 }
@@ -669,6 +681,13 @@ func (sp *Spawn) normalize() *FieldError {
 	}
 	if sp.Depth < 0 || sp.Depth > 64 {
 		return ferr("workload.spawn.depth", "must be in [1, 64], got %d", sp.Depth)
+	}
+	if sp.Duration != nil {
+		d := *sp.Duration // a copy: presets and callers may share the pointer
+		if err := d.normalize("workload.spawn.duration"); err != nil {
+			return err
+		}
+		sp.Duration = &d
 	}
 	return nil
 }

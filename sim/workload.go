@@ -129,7 +129,14 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		var rs xrand.Rand
 		rs.Seed(t.seed)
 		r := &rs
-		d := secs(e.dist.sample(r))
+		dist := &e.dist
+		switch {
+		case t.depth > 0:
+			dist = &e.child
+		case e.rootDst != nil:
+			dist = e.rootDst
+		}
+		d := secs(dist.sample(r))
 		sp := &wl.Spawn
 		if sp.Prob > 0 && int(t.depth) < sp.Depth && r.Float64() < sp.Prob {
 			t.nkids = int16(sp.Min + r.Intn(sp.Max-sp.Min+1))
