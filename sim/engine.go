@@ -211,18 +211,18 @@ type worker struct {
 // engine is one simulation in progress. It is single-threaded and owns all
 // its state; see Run.
 type engine struct {
-	s     *Scenario
-	now   time.Duration
-	h     evHeap
-	seq   uint64
-	ws    []worker
-	tasks []task
-	joins []joinState
-	uts   [][20]byte
+	s       *Scenario
+	now     time.Duration
+	h       evHeap
+	seq     uint64
+	ws      []worker
+	tasks   []task
+	joins   []joinState
+	uts     [][20]byte
 	dist    sampler
 	child   sampler  // spawned children's durations
 	rootDst *sampler // while a burst with its own durations arrives: those
-	sched string
+	sched   string
 
 	// policy
 	victim                      policy.Victim

@@ -42,9 +42,9 @@ func tutorial(name string, workers, tasks int, d Dist) Scenario {
 // Published figures of the seed tutorial's examples, by preset (and sweep
 // value): the makespan its output shows.
 var tutorialPublished = map[string]map[string]float64{
-	"basic":       {"": 4.2},  // ex_basic_ws.out: last task completes at 4.2
-	"nested":      {"": 4.5},  // ex_spawning.out: last task completes at 4.5
-	"adaptive":    {"": 5.4},  // ex_adaptive.out: last task completes at 5.4
+	"basic":       {"": 4.2},                               // ex_basic_ws.out: last task completes at 4.2
+	"nested":      {"": 4.5},                               // ex_spawning.out: last task completes at 4.5
+	"adaptive":    {"": 5.4},                               // ex_adaptive.out: last task completes at 5.4
 	"granularity": {"0.1": 13.0, "0.5": 13.0, "2.0": 15.0}, // ex_granularity.out: wall time
 }
 
