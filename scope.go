@@ -210,12 +210,14 @@ func atomicMax(a *atomic.Int64, v int64) {
 // Future is the result of a task started with [SpawnValue].
 type Future[T any] struct {
 	job
-	f    func(w *Worker) T
-	s    *Scope
-	v    T
-	pe   *PanicError
-	done latch
-	pf   profFrame
+	f  func(w *Worker) T
+	s  *Scope
+	v  T
+	pe *PanicError
+	// finished is set once v or pe is final (or the task was skipped). It
+	// is not the embedded job.done, which only Join frames use.
+	finished latch
+	pf       profFrame
 }
 
 // SpawnValue queues f as a task of scope s, like [Scope.Spawn], and returns
@@ -229,7 +231,7 @@ func SpawnValue[T any](s *Scope, w *Worker, f func(w *Worker) T) *Future[T] {
 }
 
 func (fu *Future[T]) runJob(w *Worker) {
-	fu.s.runTask(w, &fu.pf, func(w *Worker) { fu.v = fu.f(w) }, func(pe *PanicError) { fu.pe = pe }, &fu.done)
+	fu.s.runTask(w, &fu.pf, func(w *Worker) { fu.v = fu.f(w) }, func(pe *PanicError) { fu.pe = pe }, &fu.finished)
 }
 
 // Wait helps run other work on w until the task has finished, then returns
@@ -238,9 +240,9 @@ func (fu *Future[T]) runJob(w *Worker) {
 // Only one worker may Wait on a Future.
 func (fu *Future[T]) Wait(w *Worker) T {
 	checkWorker(w)
-	if !fu.done.isSet() {
-		fu.done.waiter = w // [L2] written before the CAS to latchSleeping in helpUntil
-		w.helpUntil(&fu.done, nil)
+	if !fu.finished.isSet() {
+		fu.finished.waiter = w // [L2] written before the CAS to latchSleeping in helpUntil
+		w.helpUntil(&fu.finished, nil)
 	}
 	if fu.pe != nil {
 		panic(fu.pe)
@@ -251,7 +253,7 @@ func (fu *Future[T]) Wait(w *Worker) T {
 // Get returns the result and true if the task has finished (for example
 // after its Scope returned), or the zero value and false.
 func (fu *Future[T]) Get() (T, bool) {
-	if !fu.done.isSet() {
+	if !fu.finished.isSet() {
 		var zero T
 		return zero, false
 	}
