@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/plot"
 )
 
 // Pictures: a Gantt chart of one run and a line plot of a sweep, as
@@ -120,7 +122,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 	// time axis
 	base := ganttTop + lane*float64(s.Workers)
 	fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="black"/>`+"\n", ganttL, base, ganttL+ganttW, base)
-	for _, t := range niceTicks(0, end.Seconds(), 10) {
+	for _, t := range plot.NiceTicks(0, end.Seconds(), 10) {
 		tx := ganttL + ganttW*t/end.Seconds()
 		fmt.Fprintf(bw, `<line x1="%.2f" y1="%g" x2="%.2f" y2="%g" stroke="black"/>`+"\n", tx, base, tx, base+4)
 		fmt.Fprintf(bw, `<text x="%.2f" y="%g" %s text-anchor="middle">%s</text>`+"\n", tx, base+16, svgFont, fmtSec(t))
@@ -128,27 +130,6 @@ func (r *Result) WriteGantt(w io.Writer) error {
 	fmt.Fprintf(bw, `<text x="%g" y="%g" %s text-anchor="middle">virtual time (▼ = steal)</text>`+"\n", ganttL+ganttW/2, base+34, svgFont)
 	bw.WriteString("</svg>\n")
 	return bw.Flush()
-}
-
-// niceTicks returns about n round tick values covering [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if !(hi > lo) {
-		return []float64{lo}
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ts []float64
-	for t := math.Ceil(lo/step) * step; t <= hi*(1+1e-9); t += step {
-		ts = append(ts, math.Round(t/step)*step)
-	}
-	return ts
 }
 
 // WriteSVG draws the sweep as a line plot: speedup (left axis) and
@@ -190,9 +171,9 @@ func (sr *SweepResult) WriteSVG(w io.Writer) error {
 		smax = math.Max(smax, r.Totals.Speedup)
 		rmax = math.Max(rmax, math.Max(r.Totals.Efficiency, r.Totals.StealRate))
 	}
-	lt := niceTicks(0, smax, 5)
+	lt := plot.NiceTicks(0, smax, 5)
 	smax = math.Max(smax, lt[len(lt)-1])
-	rt := niceTicks(0, rmax, 5)
+	rt := plot.NiceTicks(0, rmax, 5)
 	rmax = math.Max(rmax, rt[len(rt)-1])
 	px := func(x float64) float64 { return L + pw*(x-xmin)/(xmax-xmin) }
 	pyL := func(v float64) float64 { return T + ph*(1-v/smax) }

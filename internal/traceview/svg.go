@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/plot"
 	"github.com/worksteal/worksteal/internal/tracefmt"
 )
 
@@ -98,7 +99,7 @@ func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
 	// Time axis, relative to the trace's start.
 	axisY := laneTop(len(lanes)) - laneGap + 6
 	bw.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/>`+"\n", left, axisY, left+plotW, axisY)
-	for _, tk := range niceTicks(0, float64(t1-t0), 8) {
+	for _, tk := range plot.NiceTicks(0, float64(t1-t0), 8) {
 		xt := left + plotW*tk/float64(t1-t0)
 		bw.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#444"/><text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n",
 			xt, axisY, xt, axisY+4, xt, axisY+16, fmtDur(time.Duration(tk)))
@@ -235,25 +236,4 @@ func writeMarks(bw *errWriter, l *lane, x func(time.Duration) float64, y, h floa
 	if parkedAt >= 0 {
 		parked(parkedAt, end)
 	}
-}
-
-// niceTicks returns about n round tick values in [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if !(hi > lo) || n < 1 {
-		return []float64{lo}
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		ticks = append(ticks, v)
-	}
-	return ticks
 }

@@ -80,13 +80,3 @@ func TestWriteSVGMergesTinyBars(t *testing.T) {
 		t.Errorf("SVG of %d bytes, %d rects, %d paths; want bounded by the width", buf.Len(), n["rect"], n["path"])
 	}
 }
-
-func TestNiceTicks(t *testing.T) {
-	got := niceTicks(0, 46.6e6, 8)
-	if len(got) < 4 || len(got) > 12 || got[0] != 0 || got[1] != 1e7 {
-		t.Errorf("niceTicks(0, 46.6ms) = %v", got)
-	}
-	if got := niceTicks(5, 5, 8); len(got) != 1 {
-		t.Errorf("empty range: %v", got)
-	}
-}
