@@ -14,7 +14,7 @@ import (
 func ExampleInput_Jobs() {
 	in := runner.Input{
 		Template: []string{"convert", "{}", "{.}.png"},
-		Sources:  [][]string{{"a.jpg", "my photo.jpg"}},
+		Sources:  []runner.Source{{Args: []string{"a.jpg", "my photo.jpg"}}},
 	}
 	jobs, _ := in.Jobs()
 	for _, j := range jobs {

@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,252 +11,268 @@ import (
 // Job is one command of a batch.
 type Job struct {
 	// Seq is the job's 1-based position in the input. It names the job in
-	// the joblog and orders the output under KeepOrder.
+	// the joblog, orders the output under KeepOrder, and is what --resume
+	// matches (as GNU parallel does).
 	Seq int
-	// Command is the shell command line, run as Shell -c Command. A "{%}"
-	// in a command made from a template is replaced by the slot number when
-	// the job starts; the joblog keeps the unreplaced command, so that
-	// --resume recognises the job whichever slot ran it.
+	// Command is the shell command line, run as Shell -c Command. In a
+	// command made from a template holding {%}, Command shows "{%}" where
+	// the slot number goes when the job starts (see CommandIn).
 	Command string
 	// Weight is the job's estimated cost in any unit (bytes, seconds,
 	// frames); 0 means unknown. Weights only order the jobs (longest first).
 	Weight float64
 
-	slotVar bool // Command holds a "{%}" to replace at start
+	slotParts []string // the command cut at each {%} of its template; nil if none
 }
 
-// Input says where the jobs of a batch come from, the way GNU parallel and
-// xargs read them.
+// CommandIn returns the command as run in slot: Command with each {%} of
+// the template filled in (an argument that reads "{%}" is left alone).
+func (j Job) CommandIn(slot int) string {
+	if j.slotParts == nil {
+		return j.Command
+	}
+	return strings.Join(j.slotParts, strconv.Itoa(slot))
+}
+
+// Source is one input source of GNU parallel: the arguments after a
+// ":::", or the lines of a file (":::: FILE", -a FILE, or stdin).
+type Source struct {
+	// Name names the source in errors: a file name, "stdin", ":::".
+	Name string
+	// Args are the values of a ":::" group. A value holding newlines is
+	// several values, one per line (GNU parallel passes them through a
+	// file).
+	Args []string
+	// Lines, when Args is nil, gives one value per line. A line ends at
+	// "\n"; a "\r" before it is kept, an empty line is a value.
+	Lines io.Reader
+	// Linked pairs this source with the previous one (":::+", "::::+"):
+	// value i goes with value i, and the longer source is cut to the
+	// shorter.
+	Linked bool
+}
+
+// Input says where the jobs of a batch come from, as GNU parallel reads
+// them.
 //
-//   - No Template: every line of Lines is one shell command.
-//   - A Template: the command is Template with its placeholders filled from
-//     one argument row per job. The rows are the cartesian product of
-//     Sources (the ":::" groups of the command line, the first varying
-//     slowest) or, with no Sources, the lines of Lines. With ColSep, a line
-//     is split into columns, which fill {1}, {2}, ...
-//
-// Placeholders (GNU parallel's replacement strings): {} the argument (all
-// values of the row, space-separated), {.} without its extension, {/} its
-// base name, {//} its directory, {/.} base name without extension, {n} and
-// {n.} {n/} {n//} {n/.} the n-th value of the row (1-based), {#} the job's
-// sequence number, {%} the slot it runs in. Values are shell-quoted when they
-// need it. A template with no argument placeholder gets " {}" appended, as
-// in xargs. Braces that are not a placeholder ({print $1}, ${HOME}) are kept
-// as they are.
-//
-// Blank lines are skipped; a trailing "\r" is removed.
+// The arguments of a job form a row: one value from each source, the rows
+// being every combination of the sources (the first varying slowest), or,
+// for linked sources, their values side by side. With ColSep each value is
+// split further into columns. The command is Template filled from the row
+// (see template.go for GNU parallel's replacement strings and quoting
+// rules: {} {.} {/} {//} {/.} {n} {n.} {n/} {n//} {n/.} {#} {%}); with no
+// Template, the row itself is the command.
 type Input struct {
-	Template []string   // command words, joined by spaces; nil: one command per line
-	Sources  [][]string // argument groups (":::" or "::::" file lines)
-	Lines    io.Reader  // input lines, when there are no Sources
-	// ColSep splits each input line into columns (GNU parallel --colsep).
-	// Empty means no split, except that WeightCol splits on a tab.
+	Template []string // command words, joined by spaces; nil: the arguments are the command
+	Sources  []Source // input sources, in order
+	// Lines is the only source when Sources is empty (named "input").
+	Lines io.Reader
+	// Link pairs all sources (GNU parallel --link): the shorter ones
+	// wrap around to the length of the longest.
+	Link bool
+	// Quote quotes each word of the filled template whole (GNU parallel
+	// -q), instead of each value.
+	Quote bool
+	// ColSep, a regular expression, splits each value into columns (GNU
+	// parallel --colsep); the columns are trimmed of white space at both
+	// ends, as GNU parallel does.
 	ColSep string
 	// WeightCol, if positive, is the 1-based column of each input line that
-	// holds the job's weight (a non-negative number). The column is removed
-	// from the line: the rest is the command (without Template) or the
-	// argument row (with one).
+	// holds the job's weight (a non-negative number); lines are split at
+	// ColSep, or at tabs. The column is removed from the line, and the rest
+	// is the argument. Only with a single source of lines; blank lines are
+	// skipped.
 	WeightCol int
 }
 
-// placeholder matches one replacement string: {}, {.}, {/}, {//}, {/.},
-// {#}, {%}, {n}, {n.}, {n/}, {n//}, {n/.}.
-var placeholder = regexp.MustCompile(`\{([0-9]*)(\.|/|//|/\.|#|%)?\}`)
-
 // Jobs reads the input and returns its jobs, numbered from 1 in input order.
-// An error wraps ErrBadInput and names the line (or argument) at fault.
+// An error wraps ErrBadInput and names the source and line at fault.
 func (in Input) Jobs() ([]Job, error) {
 	if in.WeightCol < 0 {
 		return nil, fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
 	}
-	tmpl := strings.TrimSpace(strings.Join(in.Template, " "))
-	if len(in.Template) > 0 && tmpl == "" {
+	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
 		return nil, fmt.Errorf("%w: empty command template", ErrBadInput)
 	}
-	if tmpl != "" && !hasArgPlaceholder(tmpl) {
-		tmpl += " {}"
+	tmpl, err := compileTemplate(in.Template, in.Quote)
+	if err != nil {
+		return nil, err
 	}
-	if len(in.Sources) > 0 {
-		if tmpl == "" {
-			return nil, fmt.Errorf("%w: arguments after ::: need a command template", ErrBadInput)
+	var colsep *regexp.Regexp
+	if in.ColSep != "" {
+		if colsep, err = regexp.Compile(in.ColSep); err != nil {
+			return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
 		}
-		if in.WeightCol > 0 {
-			return nil, fmt.Errorf("%w: a weight column needs input lines, not ::: arguments", ErrBadInput)
-		}
-		var jobs []Job
-		err := product(in.Sources, func(row []string) error {
-			j, err := expand(tmpl, row, len(jobs)+1)
-			if err != nil {
-				return fmt.Errorf("%w: arguments %q: %v", ErrBadInput, row, err)
-			}
-			jobs = append(jobs, j)
-			return nil
-		})
-		return jobs, err
 	}
-	if in.Lines == nil {
-		return nil, nil
+	sources := in.Sources
+	if len(sources) == 0 {
+		if in.Lines == nil {
+			return nil, nil
+		}
+		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
-	sep := in.ColSep
-	if sep == "" && in.WeightCol > 0 {
-		sep = "\t"
+	if in.WeightCol > 0 {
+		if len(sources) != 1 || sources[0].Args != nil {
+			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
+		}
+		return in.weightedJobs(tmpl, colsep, sources[0])
 	}
-	var jobs []Job
-	sc := bufio.NewScanner(in.Lines)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		row := []string{line}
-		if sep != "" {
-			row = strings.Split(line, sep)
-		}
-		var weight float64
-		if k := in.WeightCol; k > 0 {
-			if k > len(row) {
-				return nil, fmt.Errorf("%w: line %d: no weight column %d (the line has %d columns split by %q)", ErrBadInput, n, k, len(row), sep)
-			}
-			w, err := strconv.ParseFloat(strings.TrimSpace(row[k-1]), 64)
-			if err != nil || w < 0 || w != w || w > 1e300 {
-				return nil, fmt.Errorf("%w: line %d: weight column %d: %q is not a non-negative number", ErrBadInput, n, k, row[k-1])
-			}
-			weight = w
-			row = append(row[:k-1:k-1], row[k:]...)
-			if len(row) == 0 {
-				return nil, fmt.Errorf("%w: line %d: only a weight, no command", ErrBadInput, n)
-			}
-		}
-		var j Job
-		if tmpl == "" {
-			j = Job{Seq: len(jobs) + 1, Command: strings.Join(row, sep)}
-			if strings.TrimSpace(j.Command) == "" {
-				return nil, fmt.Errorf("%w: line %d: empty command", ErrBadInput, n)
+	// Each source's values, each value already split into its columns.
+	vals := make([][][]string, len(sources))
+	for i, src := range sources {
+		lines := src.Args
+		if src.Args == nil {
+			if lines, err = readLines(src.Lines, src.Name); err != nil {
+				return nil, err
 			}
 		} else {
-			var err error
-			if j, err = expand(tmpl, row, len(jobs)+1); err != nil {
-				return nil, fmt.Errorf("%w: line %d: %v", ErrBadInput, n, err)
+			lines = nil
+			for _, a := range src.Args {
+				if strings.IndexByte(a, 0) >= 0 {
+					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, errNUL)
+				}
+				lines = append(lines, strings.Split(a, "\n")...)
 			}
 		}
-		j.Weight = weight
-		jobs = append(jobs, j)
+		if len(lines) == 0 {
+			return nil, fmt.Errorf("%w: %s: no arguments", ErrBadInput, sourceName(src))
+		}
+		vals[i] = make([][]string, len(lines))
+		for k, l := range lines {
+			vals[i][k] = splitColumns(colsep, l)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: reading input: %v", ErrBadInput, err)
+	var jobs []Job
+	for _, row := range rows(sources, vals, in.Link) {
+		jobs = append(jobs, tmpl.job(row, len(jobs)+1))
 	}
 	return jobs, nil
 }
 
-// product calls f with every row of the cartesian product of groups, the
-// first group varying slowest (GNU parallel's order).
-func product(groups [][]string, f func(row []string) error) error {
-	for i, g := range groups {
-		if len(g) == 0 {
-			return fmt.Errorf("%w: argument group %d is empty", ErrBadInput, i+1)
+func sourceName(s Source) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return ":::"
+}
+
+// splitColumns splits a value at colsep (nil: no split) into columns,
+// trimmed as GNU parallel trims them (--trim lr, implied by --colsep).
+func splitColumns(colsep *regexp.Regexp, v string) []string {
+	if colsep == nil {
+		return []string{v}
+	}
+	if v == "" {
+		return []string{""}
+	}
+	cols := colsep.Split(v, -1)
+	for i, c := range cols {
+		cols[i] = strings.Trim(c, " \t\n\r\f\v")
+	}
+	return cols
+}
+
+// rows combines the sources' values into argument rows: linked sources
+// side by side (cut to the shortest, or, with link, every source wrapped
+// to the longest), the groups so formed in every combination, the first
+// varying slowest.
+func rows(sources []Source, vals [][][]string, link bool) [][]string {
+	type group [][]string // rows of one group of linked sources
+	var groups []group
+	zip := func(members [][][]string, wrap bool) group {
+		n := len(members[0])
+		for _, m := range members {
+			if wrap {
+				n = max(n, len(m))
+			} else {
+				n = min(n, len(m))
+			}
+		}
+		g := make(group, n)
+		for i := range g {
+			for _, m := range members {
+				g[i] = append(g[i], m[i%len(m)]...)
+			}
+		}
+		return g
+	}
+	if link {
+		groups = append(groups, zip(vals, true))
+	} else {
+		for i := 0; i < len(sources); {
+			j := i + 1
+			for j < len(sources) && sources[j].Linked {
+				j++
+			}
+			groups = append(groups, zip(vals[i:j], false))
+			i = j
 		}
 	}
+	var out [][]string
 	idx := make([]int, len(groups))
-	row := make([]string, len(groups))
 	for {
-		for i, g := range groups {
-			row[i] = g[idx[i]]
+		var row []string
+		for g, k := range idx {
+			row = append(row, groups[g][k]...)
 		}
-		if err := f(append([]string(nil), row...)); err != nil {
-			return err
-		}
-		i := len(groups) - 1
-		for ; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < len(groups[i]) {
+		out = append(out, row)
+		g := len(groups) - 1
+		for ; g >= 0; g-- {
+			idx[g]++
+			if idx[g] < len(groups[g]) {
 				break
 			}
-			idx[i] = 0
+			idx[g] = 0
 		}
-		if i < 0 {
-			return nil
+		if g < 0 {
+			return out
 		}
 	}
 }
 
-func hasArgPlaceholder(tmpl string) bool {
-	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
-		if m[2] != "#" && m[2] != "%" {
-			return true
+// weightedJobs reads one source of lines with a weight column.
+func (in Input) weightedJobs(tmpl *template, colsep *regexp.Regexp, src Source) ([]Job, error) {
+	lines := src.Args
+	if lines == nil {
+		var err error
+		if lines, err = readLines(src.Lines, src.Name); err != nil {
+			return nil, err
 		}
 	}
-	return false
-}
-
-// expand fills tmpl's placeholders from row for job seq.
-func expand(tmpl string, row []string, seq int) (Job, error) {
-	j := Job{Seq: seq}
-	var err error
-	j.Command = placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
-		sub := placeholder.FindStringSubmatch(m)
-		num, mod := sub[1], sub[2]
-		if mod == "#" || mod == "%" {
-			if num != "" {
-				return m // {1#} means nothing: keep it
+	split := func(l string) []string { return strings.Split(l, "\t") }
+	sep := "tab"
+	if colsep != nil {
+		split = func(l string) []string { return colsep.Split(l, -1) }
+		sep = fmt.Sprintf("%q", in.ColSep)
+	}
+	var jobs []Job
+	for n, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		cols := split(line)
+		k := in.WeightCol
+		if k > len(cols) {
+			return nil, fmt.Errorf("%w: %s: line %d: no weight column %d (the line has %d columns split by %s)", ErrBadInput, src.Name, n+1, k, len(cols), sep)
+		}
+		w, err := strconv.ParseFloat(strings.TrimSpace(cols[k-1]), 64)
+		if err != nil || w < 0 || w != w || w > 1e300 {
+			return nil, fmt.Errorf("%w: %s: line %d: weight column %d: %q is not a non-negative number", ErrBadInput, src.Name, n+1, k, cols[k-1])
+		}
+		cols = append(cols[:k-1:k-1], cols[k:]...)
+		if len(cols) == 0 {
+			return nil, fmt.Errorf("%w: %s: line %d: only a weight, no command", ErrBadInput, src.Name, n+1)
+		}
+		row := []string{strings.Join(cols, "\t")}
+		if colsep != nil {
+			row = cols
+			for i, c := range row {
+				row[i] = strings.Trim(c, " \t\n\r\f\v")
 			}
-			if mod == "#" {
-				return strconv.Itoa(seq)
-			}
-			j.slotVar = true
-			return m
 		}
-		v := strings.Join(row, " ")
-		if num != "" {
-			n, _ := strconv.Atoi(num)
-			if n < 1 || n > len(row) {
-				if err == nil {
-					err = fmt.Errorf("placeholder %s but the row has %d value(s)", m, len(row))
-				}
-				return m
-			}
-			v = row[n-1]
-		}
-		return ShellQuote(modify(v, mod))
-	})
-	return j, err
-}
-
-// modify applies a placeholder's modifier to a value.
-func modify(v, mod string) string {
-	switch mod {
-	case ".":
-		return noExt(v)
-	case "/":
-		return path.Base(v)
-	case "//":
-		return path.Dir(v)
-	case "/.":
-		return noExt(path.Base(v))
+		j := tmpl.job(row, len(jobs)+1)
+		j.Weight = w
+		jobs = append(jobs, j)
 	}
-	return v
-}
-
-// noExt removes the extension of the last path element: "a/b.tar.gz" →
-// "a/b.tar", "a.b/c" → "a.b/c".
-func noExt(v string) string {
-	slash := strings.LastIndexByte(v, '/')
-	dot := strings.LastIndexByte(v, '.')
-	if dot > slash+1 {
-		return v[:dot]
-	}
-	return v
-}
-
-// safeWord matches strings the shell takes literally.
-var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
-
-// ShellQuote quotes s for a POSIX shell when it needs it, in single
-// quotes (a quote inside becomes quote, backslash, quote, quote): a.txt
-// stays as it is, and my file becomes 'my file'.
-func ShellQuote(s string) string {
-	if safeWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return jobs, nil
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -24,8 +23,8 @@ type Record struct {
 	Start   time.Time     // start of the recorded attempt
 	Runtime time.Duration // its run time
 	Send    int64         // bytes sent (always 0 here; GNU parallel's --transfer)
-	Receive int64         // bytes received (always 0 here)
-	Exit    int           // exit status; -1 when killed by a signal or not started
+	Receive int64         // bytes of output the job wrote to stdout (GNU parallel's)
+	Exit    int           // exit status (GNU parallel's: 0 when killed by a signal, -1 when killed at its timeout or not started)
 	Signal  int           // the signal that ended it, 0 if none
 	Command string        // the command, as Job.Command
 }
@@ -48,17 +47,24 @@ func logCommand(c string) string { return strings.ReplaceAll(c, "\n", `\n`) }
 
 // ReadJoblog parses a joblog. A torn last row (no newline, too few columns),
 // as a crash mid-write leaves it, is ignored; any other malformed row is an
-// error wrapping ErrBadJoblog that names the line.
+// error wrapping ErrBadJoblog that names the line. A line longer than
+// MaxLineBytes is an error: the reader never holds more than about that
+// much of a line, whatever the file (a file without newlines, /dev/zero).
 func ReadJoblog(r io.Reader) ([]Record, error) {
 	var recs []Record
-	br := bufio.NewReader(r)
-	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%w: %v", ErrBadJoblog, err)
+	lr := newLineReader(r)
+	lr.nul = false // a NUL byte makes the row malformed: parseRecord says so
+	for {
+		b, complete, err := lr.next()
+		n := lr.n
+		if err == io.EOF {
+			return recs, nil
 		}
-		torn := err == io.EOF
-		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if err != nil {
+			return nil, fmt.Errorf("%w: line %d: %v", ErrBadJoblog, n, err)
+		}
+		torn := !complete
+		line := strings.TrimSuffix(string(b), "\r")
 		if line == "" || (n == 1 && strings.HasPrefix(line, "Seq\t")) {
 			if torn {
 				return recs, nil
@@ -106,6 +112,9 @@ func parseRecord(line string) (Record, error) {
 		}
 		return v
 	}
+	if strings.IndexByte(line, 0) >= 0 {
+		return Record{}, errNUL
+	}
 	rec.Seq = int(num(0, "Seq"))
 	rec.Host = f[1]
 	rec.Start = time.UnixMilli(int64(math.Round(secs(2, "Starttime") * 1000)))
@@ -118,7 +127,9 @@ func parseRecord(line string) (Record, error) {
 	return rec, err
 }
 
-// ReadJoblogFile reads the joblog at path; a missing file is no records.
+// ReadJoblogFile reads the joblog at path; a missing file is no records,
+// and so is a file that is not a regular one (/dev/null, a terminal): a
+// joblog written there cannot be read back.
 func ReadJoblogFile(path string) ([]Record, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -128,6 +139,9 @@ func ReadJoblogFile(path string) ([]Record, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, err
+	}
 	recs, err := ReadJoblog(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -135,19 +149,40 @@ func ReadJoblogFile(path string) ([]Record, error) {
 	return recs, nil
 }
 
-// Joblog appends rows to a joblog file as jobs finish. Each row is written
+// Joblog appends rows to a joblog as jobs finish. Each row is written
 // with one write call, so a crash of the runner loses at most the row being
 // written, and ReadJoblog ignores that torn row. It is safe for concurrent
 // use.
 type Joblog struct {
 	mu sync.Mutex
-	f  *os.File
+	w  io.Writer
+	c  io.Closer // nil for a writer the Joblog does not own
+}
+
+// NewJoblog writes a joblog to w (GNU parallel's --joblog -: stdout),
+// starting with the header. Close does not close w.
+func NewJoblog(w io.Writer) (*Joblog, error) {
+	if _, err := io.WriteString(w, JoblogHeader+"\n"); err != nil {
+		return nil, err
+	}
+	return &Joblog{w: w}, nil
 }
 
 // OpenJoblog opens the joblog at path for appending (truncating it first
 // unless appending is set), writing the header when the file is new or
-// empty.
+// empty. A path that is not a regular file (/dev/null, a pipe) is written
+// as it is, header first.
 func OpenJoblog(path string, appending bool) (*Joblog, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, err
+		}
+		// Like GNU parallel, a joblog that cannot be written (/dev/full)
+		// does not stop the batch: Run reports the failed write.
+		io.WriteString(f, JoblogHeader+"\n")
+		return &Joblog{w: f, c: f}, nil
+	}
 	flag := os.O_CREATE | os.O_RDWR | os.O_APPEND
 	if !appending {
 		flag |= os.O_TRUNC
@@ -160,7 +195,7 @@ func OpenJoblog(path string, appending bool) (*Joblog, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Joblog{f: f}, nil
+	return &Joblog{w: f, c: f}, nil
 }
 
 // initJoblog drops a torn last row and writes the header into an empty file.
@@ -205,33 +240,36 @@ func dropTornRow(f *os.File, size int64) error {
 func (l *Joblog) Write(r Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err := l.f.WriteString(r.String() + "\n")
+	_, err := io.WriteString(l.w, r.String()+"\n")
 	return err
 }
 
-// Close closes the file.
+// Close closes the file (not a writer given to NewJoblog).
 func (l *Joblog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.f.Close()
+	if l.c == nil {
+		return nil
+	}
+	return l.c.Close()
 }
 
-// Resume returns the jobs that records do not show as succeeded, and the
-// number skipped. A job is matched by its command, not its number, so an
-// edited or reordered input resumes correctly; a command listed n times is
-// skipped as many times as it succeeded. Failed and interrupted jobs run
-// again (GNU parallel's --resume-failed); nothing that succeeded runs twice.
-func Resume(jobs []Job, records []Record) (todo []Job, skipped int) {
-	done := map[string]int{}
+// Resume returns the jobs that records do not show as done, and the
+// number skipped. As GNU parallel does, a job is matched by its sequence
+// number (so the input must be the same as in the logged run): with
+// rerunFailed false (--resume) every job in the records is skipped; with
+// rerunFailed true (--resume-failed) only those that succeeded are, and
+// the failed ones run again. Interrupted jobs are not in a joblog, and run
+// again either way.
+func Resume(jobs []Job, records []Record, rerunFailed bool) (todo []Job, skipped int) {
+	done := map[int]bool{}
 	for _, r := range records {
-		if r.OK() {
-			done[r.Command]++
+		if r.OK() || !rerunFailed {
+			done[r.Seq] = true
 		}
 	}
 	for _, j := range jobs {
-		c := logCommand(j.Command)
-		if done[c] > 0 {
-			done[c]--
+		if done[j.Seq] {
 			skipped++
 			continue
 		}

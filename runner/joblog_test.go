@@ -73,9 +73,15 @@ func TestResume(t *testing.T) {
 		{Seq: 4, Command: "c", Exit: -1, Signal: 9},
 		{Seq: 5, Command: `x\ny`},
 	}
-	todo, skipped := Resume(jobs, recs)
+	// --resume-failed: the jobs that succeeded are skipped, by number.
+	todo, skipped := Resume(jobs, recs, true)
 	if skipped != 2 || !reflect.DeepEqual(commands(todo), []string{"b", "a", "c"}) {
-		t.Errorf("Resume = %q, %d skipped; want [b a c], 2", commands(todo), skipped)
+		t.Errorf("Resume(failed too) = %q, %d skipped; want [b a c], 2", commands(todo), skipped)
+	}
+	// --resume: every job in the joblog is skipped.
+	todo, skipped = Resume(jobs, recs, false)
+	if skipped != 4 || !reflect.DeepEqual(commands(todo), []string{"a"}) {
+		t.Errorf("Resume = %q, %d skipped; want [a], 4", commands(todo), skipped)
 	}
 }
 

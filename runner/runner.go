@@ -36,17 +36,21 @@ type Config struct {
 
 	// Timeout is a fixed limit on each attempt; 0 means none. With
 	// TimeoutFactor > 0 the limit is TimeoutFactor × the median run time of
-	// the jobs finished so far (2 is GNU parallel's --timeout 200%), once
-	// three have finished; Timeout is the limit until then. A job over its
-	// limit is killed (its process group: SIGTERM, then SIGKILL after
-	// Grace) and counts as failed.
+	// the jobs that succeeded so far (2 is GNU parallel's --timeout 200%),
+	// as GNU parallel reckons it: the lower median, run times truncated to
+	// the millisecond, no limit until a job has succeeded (then Timeout
+	// is ignored), and a new limit applies at once to the attempts already
+	// running. A job over its limit is killed (its process group: SIGTERM,
+	// then SIGKILL after Grace) and counts as failed.
 	Timeout       time.Duration
 	TimeoutFactor float64
 
-	// Retries is how many more times a failed job is tried; 0 means none.
-	// The wait before retry k is drawn from [d/2, d] with d = RetryDelay ×
-	// 2^(k−1), at most one minute (balance.Backoff); RetryDelay ≤ 0 means
-	// 1s. A job waiting for its retry does not hold a slot.
+	// Retries is how many more times a failed job is tried; 0 means none
+	// (GNU parallel's --retries N is Retries N−1). With RetryDelay > 0 the
+	// wait before retry k is drawn from [d/2, d] with d = RetryDelay ×
+	// 2^(k−1), at most one minute (balance.Backoff); with RetryDelay ≤ 0 a
+	// failed job is retried at once, as GNU parallel does. A job waiting for
+	// its retry does not hold a slot.
 	Retries    int
 	RetryDelay time.Duration
 
@@ -66,8 +70,10 @@ type Config struct {
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
 
-	// Joblog, if set, receives one row per finished job as it finishes.
-	// Host names this machine in it; "" means ":" (GNU parallel's).
+	// Joblog, if set, receives one row per finished job, right after the
+	// job's output is written (as GNU parallel does: under KeepOrder, in
+	// input order). Host names this machine in it; "" means ":" (GNU
+	// parallel's).
 	Joblog *Joblog
 	Host   string
 
@@ -107,11 +113,17 @@ func (r Result) OK() bool { return r.Exit.OK() }
 
 // Record returns r as a joblog row for host.
 func (r Result) Record(host string) Record {
+	// GNU parallel's Exitval: $? >> 8 (0 for a process killed by a
+	// signal, which the Signal column gives), -1 for a job it killed at
+	// its timeout unless the job exited with a status of its own.
 	code := r.Code
 	if r.Signal != 0 {
+		code = 0
+	}
+	if r.TimedOut && code == 0 {
 		code = -1
 	}
-	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Exit: code, Signal: r.Signal, Command: r.Command}
+	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Receive: int64(len(r.Stdout)), Exit: code, Signal: r.Signal, Command: r.Command}
 }
 
 // Summary is what happened to a batch, with the balance metrics of the run.
@@ -219,9 +231,6 @@ func (c *Config) validate() error {
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()
 	}
-	if c.RetryDelay <= 0 {
-		c.RetryDelay = time.Second
-	}
 	if c.Host == "" {
 		c.Host = ":"
 	}
@@ -251,8 +260,9 @@ type attempt struct {
 	slot    int
 	copy    bool
 	start   time.Time
+	line    string // the command run: the job's, its {%} filled in
 	cancel  context.CancelCauseFunc
-	limited bool // a timeout applies
+	timer   *time.Timer // cuts the attempt at its limit; nil while none applies
 }
 
 type attemptDone struct {
@@ -287,7 +297,6 @@ func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
 	}
 	r.plan = makePlan(jobs, cfg.Order, cfg.History)
 	r.hist = balance.NewHistory(0)
-	r.timeout = &balance.Timeout{After: cfg.Timeout, Factor: cfg.TimeoutFactor, MinSamples: 3, History: r.hist}
 	r.hedge = &balance.Hedge{Delay: cfg.SpeculateAfter, MinSamples: 3, History: r.hist}
 	r.backoff = balance.Backoff{Initial: cfg.RetryDelay, Max: time.Minute, Multiplier: 2, Jitter: 0.5}
 	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), LPT: r.plan.lpt, CostsKnown: r.plan.known}
@@ -316,10 +325,15 @@ type run struct {
 	events  chan attemptDone
 	retryCh chan *jobState
 	nextOut int // KeepOrder: first job whose output is not written yet
+	// joblogFailed: a joblog write failed and was reported (once).
+	joblogFailed bool
 
 	hist    *balance.History
-	timeout *balance.Timeout
 	hedge   *balance.Hedge
+	// succeeded holds the run times of the successful attempts, sorted,
+	// truncated to the millisecond: GNU parallel's median for
+	// TimeoutFactor.
+	succeeded []time.Duration
 	backoff balance.Backoff
 	sum     Summary
 	end     time.Time
@@ -427,37 +441,76 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	// Not a child of ctx's cancellation: the loop stops attempts itself, so
 	// that each one's cause says why (interrupted, timed out, lost a race).
 	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel}
-	limit := r.timeout.Limit()
-	var timer *time.Timer
-	if limit > 0 {
-		a.limited = true
-		timer = time.AfterFunc(limit, func() { cancel(errTimedOut) })
-	}
+	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel, line: js.job.CommandIn(slot)}
+	r.arm(a, r.limit())
 	js.tries++
 	js.running = append(js.running, a)
 	r.running++
-	line := js.job.Command
-	if js.job.slotVar {
-		line = strings.ReplaceAll(line, "{%}", strconv.Itoa(slot))
-	}
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
-	c := Command{Shell: r.cfg.Shell, Line: line, Env: env, Grace: r.cfg.Grace}
+	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace}
 	go func() {
-		e := Exec(actx, c)
-		if timer != nil {
-			timer.Stop()
-		}
-		r.events <- attemptDone{a, e}
+		r.events <- attemptDone{a, Exec(actx, c)}
 	}()
 	r.progress()
+}
+
+// limit is the time an attempt may run now; 0 means no limit.
+func (r *run) limit() time.Duration {
+	if r.cfg.TimeoutFactor > 0 {
+		if len(r.succeeded) == 0 {
+			return 0
+		}
+		// GNU parallel: (sort @runtimes)[$#runtimes/2], the lower median.
+		med := r.succeeded[(len(r.succeeded)-1)/2]
+		return time.Duration(r.cfg.TimeoutFactor * float64(med))
+	}
+	return r.cfg.Timeout
+}
+
+// arm sets a's timer to cut it when it has run for limit (0: never). A
+// timer that fires after the attempt ended only sets the cause of a
+// context already cancelled. Called by the loop goroutine only.
+func (r *run) arm(a *attempt, limit time.Duration) {
+	if limit <= 0 {
+		if a.timer != nil {
+			a.timer.Stop()
+		}
+		return
+	}
+	left := max(0, limit-time.Since(a.start))
+	if a.timer == nil {
+		a.timer = time.AfterFunc(left, func() { a.cancel(errTimedOut) })
+		return
+	}
+	a.timer.Reset(left)
+}
+
+// succeededIn records the run time of a successful attempt and, under
+// TimeoutFactor, applies the new limit to every running attempt (GNU
+// parallel checks the running jobs against the current limit).
+func (r *run) succeededIn(d time.Duration) {
+	if r.cfg.TimeoutFactor <= 0 {
+		return
+	}
+	d = d.Truncate(time.Millisecond)
+	i, _ := slices.BinarySearch(r.succeeded, d)
+	r.succeeded = slices.Insert(r.succeeded, i, d)
+	limit := r.limit()
+	for _, js := range r.jobs {
+		for _, a := range js.running {
+			r.arm(a, limit)
+		}
+	}
 }
 
 // finished handles the end of one attempt.
 func (r *run) finished(d attemptDone, stopping bool) {
 	a, e, js := d.a, d.e, d.a.js
 	d.a.cancel(nil) // release the attempt's ctx
+	if a.timer != nil {
+		a.timer.Stop()
+	}
 	js.running = slices.DeleteFunc(js.running, func(x *attempt) bool { return x == a })
 	r.running--
 	r.free = append(r.free, a.slot)
@@ -468,6 +521,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
 	}
 	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy}
+	res.Command = a.line
 	switch {
 	case js.res != nil:
 		// The loser of a speculative race, killed or finishing late.
@@ -476,6 +530,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		return // not finished: neither logged nor counted
 	case e.OK():
 		r.hist.Observe(e.Runtime)
+		r.succeededIn(e.Runtime)
 		for _, o := range js.running {
 			o.cancel(errLostRace)
 		}
@@ -488,6 +543,10 @@ func (r *run) finished(d attemptDone, stopping bool) {
 	case js.tries <= r.cfg.Retries && !stopping:
 		js.last = res
 		r.sum.Retries++
+		if r.cfg.RetryDelay <= 0 {
+			r.retries = append(r.retries, js) // at once, as GNU parallel
+			break
+		}
 		r.delayed++
 		lo, hi := r.backoff.Wait(js.tries)
 		wait := lo + rand.N(hi-lo+1)
@@ -505,11 +564,6 @@ func (r *run) complete(js *jobState, res *Result) {
 		r.sum.Succeeded++
 	} else {
 		r.sum.Failed++
-	}
-	if r.cfg.Joblog != nil {
-		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil {
-			fmt.Fprintf(r.cfg.Stderr, "runner: joblog: %v\n", err)
-		}
 	}
 	if !r.cfg.KeepOrder {
 		r.output(res)
@@ -541,8 +595,17 @@ func (r *run) output(res *Result) {
 	if len(res.Stderr) > 0 {
 		r.cfg.Stderr.Write(res.Stderr)
 	}
-	if res.Exit.Err != nil && !errors.Is(res.Exit.Err, errTimedOut) {
-		fmt.Fprintf(r.cfg.Stderr, "runner: job %d: %v\n", res.Seq, res.Exit.Err)
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
+	case res.Exit.Err != nil:
+		fmt.Fprintf(r.cfg.Stderr, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
+	}
+	if r.cfg.Joblog != nil {
+		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil && !r.joblogFailed {
+			r.joblogFailed = true
+			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
+		}
 	}
 }
 

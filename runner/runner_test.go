@@ -230,7 +230,7 @@ func TestRunJoblogAndResume(t *testing.T) {
 	if err != nil || len(recs) != 6 {
 		t.Fatalf("joblog: %d rows, %v; want 6", len(recs), err)
 	}
-	todo, skipped := Resume(jobs, recs)
+	todo, skipped := Resume(jobs, recs, true)
 	if skipped != 5 || len(todo) != 1 || todo[0].Seq != 3 {
 		t.Fatalf("Resume: %d skipped, todo %v; want the failed job 3", skipped, todo)
 	}
@@ -273,7 +273,7 @@ func TestRunInterruptThenResume(t *testing.T) {
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("joblog after stop: %d rows, %v; want the 4 finished", len(recs), err)
 	}
-	todo, skipped := Resume(jobs, recs)
+	todo, skipped := Resume(jobs, recs, true)
 	if skipped != 4 || len(todo) != 8 {
 		t.Fatalf("Resume: %d skipped, %d todo; want 4, 8", skipped, len(todo))
 	}

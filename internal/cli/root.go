@@ -97,6 +97,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case !env.started && cmd != nil:
 		// cobra refused the command line: name the command and its help.
 		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+	case err.Error() == "":
+		// Nothing to add to the exit status (run's failed jobs, whose
+		// own output said it, as GNU parallel).
 	default:
 		fmt.Fprintln(stderr, "worksteal:", err)
 	}

@@ -1,16 +1,19 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/worksteal/worksteal/runner"
 )
@@ -19,9 +22,11 @@ func init() { addCommand(newRunCommand) }
 
 // runConfig is what the flags of "worksteal run" fill in.
 type runConfig struct {
-	jobs           int
-	argFile        string
+	jobs           string
+	argFiles       []string
 	colSep         string
+	link           bool
+	quote          bool
 	weightCol      int
 	order          string
 	costsFrom      string
@@ -33,11 +38,17 @@ type runConfig struct {
 	keepOrder      bool
 	joblog         string
 	resume         bool
+	resumeFailed   bool
 	progress       string
+	bar            bool
+	summary        bool
 	grace          time.Duration
 	shell          string
 	dryRun         bool
-	quiet          bool
+	willCite       bool
+
+	// Derived in runRun.
+	showSummary bool
 
 	// Cluster mode (run_cluster.go).
 	nats    string
@@ -59,79 +70,94 @@ func runError(err error) error { return &exitError{code: exitRunError, err: err}
 func newRunCommand(env *Env) *cobra.Command {
 	var cfg runConfig
 	cmd := &cobra.Command{
-		Use:   "run [flags] [COMMAND [ARG...]] [::: ARG...] [:::: FILE...]",
+		Use:   "run [flags] [COMMAND [ARG...]] [::: ARG... | :::: FILE... | :::+ ARG... | ::::+ FILE...]...",
 		Short: "Run a batch of shell commands on N slots, balanced (like GNU parallel)",
 		Long: `run executes a batch of shell commands, as many at once as there are slots,
-starting each job as soon as a slot is free.
+starting each job as soon as a slot is free. It behaves as GNU parallel for
+every option it accepts, and refuses GNU parallel's other options by name.
 
-Jobs come from input lines (a file with -a, or stdin): without a COMMAND,
-each line is one shell command; with a COMMAND template, each line fills its
-placeholders. Arguments after ::: (or the lines of files after ::::) replace
-the input lines; several groups give every combination. Placeholders:
-{} the argument, {.} without extension, {/} base name, {//} directory,
-{/.} base name without extension, {n} the n-th column (--colsep) or group,
-{#} the job number, {%} the slot. Flags come before the COMMAND.
+Input sources: -a FILE (repeatable), ::: ARG..., :::: FILE... ("-" is
+stdin), or stdin when there is none. The jobs are every combination of the
+sources' values (the first varying slowest); :::+ and ::::+ pair a source
+with the one before it instead, --link pairs them all. --colsep REGEXP
+splits each value into columns. Without a COMMAND, the arguments are the
+command. Replacement strings: {} the arguments, {.} without extension,
+{/} base name, {//} directory, {/.} base name without extension, {n} {n.}
+{n/} {n//} {n/.} the n-th argument (or column), {#} the job number, {%} the
+slot. A COMMAND with none of them gets the arguments appended. Values are
+shell-quoted, except when a replacement string is in the command word;
+-q quotes the COMMAND's words instead. Jobs run under $PARALLEL_SHELL, else
+$SHELL, else /bin/sh. Flags come before the COMMAND.
 
-Balance: when costs are known (--weight-col, or the run times of an earlier
---joblog) the longest jobs start first, and the summary says how much that
-saved against input order. Stragglers: --timeout (absolute, or 200% of the
-median), --retries with exponential backoff, --speculate (idempotent jobs
-only: near the end, a copy of a slow job runs in a free slot; the first to
-finish wins, the other is killed).
+Balance (worksteal's own): when costs are known (--weight-col, or the run
+times of an earlier --joblog) the longest jobs start first. Stragglers:
+--timeout (seconds, 1m30s, or 200% of the median), --retries N (N tries
+in all), --speculate (idempotent jobs only: near the end, a copy of a slow
+job runs in a free slot; the first to finish wins, the other is killed).
 
-Bookkeeping: --joblog writes GNU parallel's TSV as jobs finish; --resume
-skips the jobs it shows as succeeded. On SIGINT or SIGTERM the running jobs
-are stopped (their process groups get SIGTERM, then SIGKILL), the joblog
-keeps every finished job, and a rerun with --resume completes the rest.
+Bookkeeping: --joblog writes GNU parallel's TSV ("-" for stdout, +FILE to
+append); --resume skips the jobs it lists, --resume-failed only those that
+succeeded. On SIGINT or SIGTERM the running jobs are stopped (their process
+groups get SIGTERM, then SIGKILL), the joblog keeps every finished job, and
+a rerun with --resume completes the rest.
 
 With --nats URL the batch runs on the workers of a NATS cluster instead
 (worksteal serve, worksteal worker); rerunning the same batch resumes it.
 
 Output: each job's output is written whole when it finishes (input order
-with -k). Progress: a bar on a terminal, plain lines otherwise. Exit status:
-0 if every job succeeded, the number of failed jobs (at most 101), 130 or
-143 when interrupted, 255 for any other error.`,
+with -k). Off a terminal nothing else is written unless asked
+(--progress, --summary); on one, a progress bar and the summary. Exit
+status: 0 if every job succeeded, the number of failed jobs (at most 101),
+130 or 143 when interrupted, 255 for any other error.`,
 		Example: `  printf 'sleep 1\nsleep 2\n' | worksteal run -j 2
   ls *.log | worksteal run -j 8 --joblog jobs.tsv gzip -9 {}
   worksteal run echo {1}-{2} ::: a b ::: 1 2
+  worksteal run echo {1}={2} ::: a b :::+ 1 2
   worksteal run -j 4 --weight-col 1 < weighted-commands.tsv
-  worksteal run --timeout 200% --retries 2 --speculate -a cmds.txt
+  worksteal run --timeout 200% --retries 3 --speculate -a cmds.txt
   worksteal run --joblog jobs.tsv --resume -a cmds.txt
   worksteal run --nats nats://127.0.0.1:4222 -a cmds.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(env, cmd, cfg, args) },
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return runError(err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return runError(gnuFlagError(err)) })
 	f := cmd.Flags()
 	// Flags stop at the COMMAND: its own flags (gzip -9) are not ours.
 	f.SetInterspersed(false)
-	f.IntVarP(&cfg.jobs, "jobs", "j", 0, "number of slots: jobs run at once (default: number of CPUs; with --nats: the workers' slots)")
-	f.StringVarP(&cfg.argFile, "arg-file", "a", "", "read input lines from FILE instead of stdin")
-	f.StringVar(&cfg.colSep, "colsep", "", "split input lines into columns {1} {2} ... at this separator")
+	f.StringVarP(&cfg.jobs, "jobs", "j", "", "number of slots: N, +N or -N (CPUs plus or minus N), N% (of the CPUs), 0 (every job at once); default: one per CPU (with --nats: the workers' slots)")
+	f.StringArrayVarP(&cfg.argFiles, "arg-file", "a", nil, "an input source: the lines of FILE (\"-\": stdin); repeatable")
+	f.StringVarP(&cfg.colSep, "colsep", "C", "", "split each argument into columns {1} {2} ... at this regular expression (columns are trimmed)")
+	f.BoolVar(&cfg.link, "link", false, "pair the input sources' values instead of combining them (the shorter sources wrap)")
+	f.BoolVarP(&cfg.quote, "quote", "q", false, "quote the COMMAND's words (GNU parallel -q), for commands that hold shell syntax to pass on")
 	f.IntVar(&cfg.weightCol, "weight-col", 0, "column N (1-based) of each input line is the job's cost; it is removed from the line (columns split by --colsep, default tab)")
 	f.StringVar(&cfg.order, "order", "auto", "start order: auto (longest first when costs are known), input or lpt")
 	f.StringVar(&cfg.costsFrom, "costs-from", "", "a joblog whose run times are the jobs' costs (default: the --joblog file, if it exists)")
-	f.StringVar(&cfg.timeout, "timeout", "", "kill a job after this long: a duration (90s, 1m30s, or seconds) or a percentage of the median run time (200%)")
-	f.IntVar(&cfg.retries, "retries", 0, "retry a failed job up to N more times")
-	f.DurationVar(&cfg.retryDelay, "retry-delay", time.Second, "wait before the first retry, doubling for each next one (with jitter)")
+	f.StringVar(&cfg.timeout, "timeout", "", "kill a job after this long: seconds, with units (1m30s, 2h, 1d), or a percentage of the median run time (200%)")
+	f.IntVar(&cfg.retries, "retries", 0, "try a failing job up to N times in all (GNU parallel's meaning; 0 and 1: once)")
+	f.DurationVar(&cfg.retryDelay, "retry-delay", 0, "wait before the first retry, doubling for each next one (with jitter); default: retry at once")
 	f.BoolVar(&cfg.speculate, "speculate", false, "near the end, run a copy of slow jobs in free slots; the first to finish wins (idempotent jobs only)")
 	f.DurationVar(&cfg.speculateAfter, "speculate-after", 0, "copy jobs running longer than this (default: 1.5 × the 75th percentile of finished jobs)")
 	f.BoolVarP(&cfg.keepOrder, "keep-order", "k", false, "write the jobs' output in input order")
-	f.StringVar(&cfg.joblog, "joblog", "", "write a TSV log of the finished jobs (GNU parallel's columns) to FILE")
-	f.BoolVar(&cfg.resume, "resume", false, "skip the jobs that --joblog shows as succeeded, and append to it")
-	f.StringVar(&cfg.progress, "progress", "auto", "progress display: auto (bar on a terminal, else lines), bar, lines or none")
+	f.StringVar(&cfg.joblog, "joblog", "", "write a TSV log of the finished jobs (GNU parallel's columns) to FILE; \"-\": stdout; +FILE: append")
+	f.BoolVar(&cfg.resume, "resume", false, "skip the jobs that --joblog lists (by job number), and append to it")
+	f.BoolVar(&cfg.resumeFailed, "resume-failed", false, "skip the jobs that --joblog lists as succeeded, run the rest again, and append to it")
+	f.StringVar(&cfg.progress, "progress", "auto", "progress on stderr: --progress alone (a bar on a terminal, else lines), or --progress=bar, lines or none; default: a bar on a terminal, else none")
+	f.Lookup("progress").NoOptDefVal = "on"
+	f.BoolVar(&cfg.bar, "bar", false, "a progress bar (--progress=bar)")
+	f.BoolVar(&cfg.summary, "summary", false, "write the summary (counts, makespan, balance) to stderr; default: on a terminal")
 	f.DurationVar(&cfg.grace, "grace", 2*time.Second, "time a stopped job's processes have between SIGTERM and SIGKILL")
-	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command (SHELL -c COMMAND)")
+	f.StringVar(&cfg.shell, "shell", "", "shell that runs each command (SHELL -c COMMAND); default: $PARALLEL_SHELL, else $SHELL, else /bin/sh")
 	f.BoolVar(&cfg.dryRun, "dry-run", false, "print the commands in the order they would start, and exit")
-	f.BoolVarP(&cfg.quiet, "quiet", "q", false, "no summary")
+	f.BoolVar(&cfg.willCite, "will-cite", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
 	addRunClusterFlags(f, &cfg)
 	return cmd
 }
 
-// splitArgs cuts the positional arguments into the command template and the
-// ::: and :::: argument groups.
-func splitArgs(args []string) (template []string, groups [][]string, err error) {
+// splitArgs cuts the positional arguments into the command template and
+// the input sources after it (":::", ":::+", "::::", "::::+").
+func splitArgs(env *Env, args []string) (template []string, sources []runner.Source, err error) {
+	isSep := func(s string) bool { return s == ":::" || s == ":::+" || s == "::::" || s == "::::+" }
 	i := 0
-	for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+	for i < len(args) && !isSep(args[i]) {
 		i++
 	}
 	template = args[:i]
@@ -139,115 +165,226 @@ func splitArgs(args []string) (template []string, groups [][]string, err error) 
 		sep := args[i]
 		i++
 		start := i
-		for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+		for i < len(args) && !isSep(args[i]) {
 			i++
 		}
 		vals := args[start:i]
 		if len(vals) == 0 {
 			return nil, nil, fmt.Errorf("%s with no arguments after it", sep)
 		}
-		if sep == ":::" {
-			groups = append(groups, vals)
+		linked := strings.HasSuffix(sep, "+")
+		if strings.HasPrefix(sep, "::::") {
+			for k, name := range vals {
+				src, err := fileSource(env, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				src.Linked = linked && k == 0
+				sources = append(sources, src)
+			}
 			continue
 		}
-		for _, name := range vals {
-			g, err := readLines(name)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(g) == 0 {
-				return nil, nil, fmt.Errorf(":::: %s: no lines", name)
-			}
-			groups = append(groups, g)
-		}
+		sources = append(sources, runner.Source{Name: sep, Args: vals, Linked: linked})
 	}
-	return template, groups, nil
+	return template, sources, nil
 }
 
-func readLines(name string) ([]string, error) {
+// fileSource opens an input file; "-" is stdin. The file is read (and
+// closed) by runner.Input.Jobs.
+func fileSource(env *Env, name string) (runner.Source, error) {
+	if name == "-" {
+		return runner.Source{Name: "stdin", Lines: env.Stdin}, nil
+	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return runner.Source{}, err
 	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		if l := strings.TrimSuffix(sc.Text(), "\r"); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines, sc.Err()
+	return runner.Source{Name: name, Lines: closingReader{f}}, nil
 }
 
-// parseTimeout reads --timeout: "" (none), "200%", "90s" or "90" seconds.
+// closingReader closes its file at the end of the input.
+type closingReader struct{ f *os.File }
+
+func (c closingReader) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	if err != nil {
+		c.f.Close()
+	}
+	return n, err
+}
+
+// parseTimeout reads --timeout as GNU parallel does: "" (none), "200%" (of
+// the median run time), or seconds with optional units s, m, h, d, summed
+// ("90", "1.5", "1m30s", "2h"). A bare number after a unit is seconds.
 func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
 	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("--timeout %q: want seconds (90, 1.5), a duration with units s, m, h, d (1m30s) or a percentage of the median run time (200%%)", s)
 	switch {
 	case s == "":
 		return 0, 0, nil
 	case strings.HasSuffix(s, "%"):
 		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-		if err != nil || p <= 0 || p != p {
-			return 0, 0, fmt.Errorf("--timeout %q: want a positive percentage of the median, like 200%%", s)
+		if err != nil || p <= 0 || p != p || p > 1e9 {
+			return 0, 0, bad
 		}
 		return 0, p / 100, nil
 	}
-	if secs, err := strconv.ParseFloat(s, 64); err == nil && secs > 0 && secs < 1e9 {
-		return time.Duration(secs * float64(time.Second)), 0, nil
+	var secs float64
+	for rest := s; rest != ""; {
+		k := 0
+		for k < len(rest) && (rest[k] >= '0' && rest[k] <= '9' || rest[k] == '.') {
+			k++
+		}
+		v, err := strconv.ParseFloat(rest[:k], 64)
+		if err != nil {
+			return 0, 0, bad
+		}
+		unit := 1.0
+		if k < len(rest) {
+			switch rest[k] {
+			case 's', 'S':
+			case 'm', 'M':
+				unit = 60
+			case 'h', 'H':
+				unit = 3600
+			case 'd', 'D':
+				unit = 86400
+			default:
+				return 0, 0, bad
+			}
+			k++
+		}
+		secs += v * unit
+		rest = rest[k:]
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, 0, fmt.Errorf("--timeout %q: want a positive duration (90s, 1m30s, 90) or a percentage (200%%)", s)
+	if secs <= 0 || secs > 1e9 {
+		return 0, 0, bad
 	}
-	return d, 0, nil
+	return time.Duration(secs * float64(time.Second)), 0, nil
 }
 
-// readJobs builds the batch from the arguments and input.
+// parseSlots reads -j as GNU parallel does: N, +N, -N, N% of the CPUs, 0
+// for as many as there are jobs; "" is one per CPU. At least 1.
+func parseSlots(s string, jobs int) (int, error) {
+	cpus := runtime.NumCPU()
+	bad := fmt.Errorf("-j %q: want N, +N, -N (CPUs plus or minus N), N%% (of the CPUs) or 0 (every job at once)", s)
+	var n float64
+	switch {
+	case s == "":
+		return cpus, nil
+	case strings.HasSuffix(s, "%"):
+		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || p < 0 || p != p || p > 1e6 {
+			return 0, bad
+		}
+		n = float64(cpus) * p / 100
+	case s[0] == '+' || s[0] == '-':
+		d, err := strconv.Atoi(s[1:])
+		if err != nil || d < 0 {
+			return 0, bad
+		}
+		n = float64(cpus + d)
+		if s[0] == '-' {
+			n = float64(cpus - d)
+		}
+	default:
+		d, err := strconv.Atoi(s)
+		if err != nil || d < 0 {
+			return 0, bad
+		}
+		n = float64(d)
+		if d == 0 {
+			n = float64(jobs) // GNU: "as many as possible"
+		}
+	}
+	return max(1, int(math.Min(math.Ceil(n), 1<<20))), nil
+}
+
+// resolveShell picks the shell as GNU parallel does ($PARALLEL_SHELL, then
+// $SHELL, then /bin/sh; --shell first) and checks that it can be run.
+func resolveShell(flag string) (string, error) {
+	sh, from := flag, "--shell"
+	for _, v := range []string{"PARALLEL_SHELL", "SHELL"} {
+		if sh == "" {
+			sh, from = os.Getenv(v), "$"+v
+		}
+	}
+	if sh == "" {
+		return "/bin/sh", nil
+	}
+	path, err := exec.LookPath(sh)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: no such shell (%v)", from, sh, err)
+	}
+	return path, nil
+}
+
+// readJobs builds the batch from the arguments and input sources.
 func readJobs(env *Env, cfg runConfig, args []string) ([]runner.Job, error) {
-	template, groups, err := splitArgs(args)
+	template, cmdSources, err := splitArgs(env, args)
 	if err != nil {
 		return nil, err
 	}
-	in := runner.Input{Template: template, Sources: groups, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
-	if len(groups) == 0 {
-		in.Lines = env.Stdin
-		if cfg.argFile != "" {
-			f, err := os.Open(cfg.argFile)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			in.Lines = f
+	var sources []runner.Source
+	for _, name := range cfg.argFiles {
+		src, err := fileSource(env, name)
+		if err != nil {
+			return nil, err
 		}
-	} else if cfg.argFile != "" {
-		return nil, errors.New("give input lines (-a) or ::: arguments, not both")
+		sources = append(sources, src)
 	}
+	sources = append(sources, cmdSources...)
+	if len(sources) == 0 {
+		sources = []runner.Source{{Name: "stdin", Lines: env.Stdin}}
+	}
+	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
 	jobs, err := in.Jobs()
+	for _, src := range sources {
+		if c, ok := src.Lines.(closingReader); ok {
+			c.f.Close() // after an error, the files not read to the end
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	if len(jobs) == 0 {
-		return nil, errors.New("no jobs: the input has no command lines")
+		return nil, errors.New("no jobs: the input is empty")
 	}
 	return jobs, nil
 }
 
+// onTerminal says w is a terminal (not merely a character device: /dev/null is one).
+func onTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
-	if cfg.jobs < 0 {
-		return runError(fmt.Errorf("-j %d: want 1 or more slots (0: one per CPU)", cfg.jobs))
-	}
 	if cfg.retries < 0 {
 		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
 	}
-	if cfg.resume && cfg.joblog == "" {
-		return runError(errors.New("--resume needs --joblog FILE"))
+	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
+		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
 	}
+	if cfg.bar {
+		cfg.progress = "bar"
+	}
+	stderr := cmd.ErrOrStderr()
 	switch cfg.progress {
-	case "auto", "bar", "lines", "none":
+	case "auto":
+		cfg.progress = "none"
+		if onTerminal(stderr) {
+			cfg.progress = "bar"
+		}
+	case "on":
+		cfg.progress = "auto"
+	case "bar", "lines", "none":
 	default:
-		return runError(fmt.Errorf("--progress %q: want auto, bar, lines or none", cfg.progress))
+		return runError(fmt.Errorf("--progress=%q: want bar, lines or none (or --progress alone)", cfg.progress))
+	}
+	cfg.showSummary = cfg.summary
+	if !cmd.Flags().Changed("summary") {
+		cfg.showSummary = onTerminal(stderr)
 	}
 	order, err := runner.ParseOrder(cfg.order)
 	if err != nil {
@@ -257,23 +394,37 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err != nil {
 		return runError(err)
 	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return runError(err)
+	}
 	jobs, err := readJobs(env, cfg, args)
 	if err != nil {
 		return runError(err)
 	}
-
-	// Earlier runs: what succeeded (--resume) and how long each took (LPT).
-	var records []runner.Record
-	if cfg.joblog != "" {
-		if records, err = runner.ReadJoblogFile(cfg.joblog); err != nil {
+	slots := 0
+	if cfg.jobs != "" || cfg.nats == "" {
+		if slots, err = parseSlots(cfg.jobs, len(jobs)); err != nil {
 			return runError(err)
+		}
+	}
+
+	// Earlier runs: what was done (--resume) and how long each took (LPT).
+	joblogPath, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed
+	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
+		joblogPath, appendLog = p, true
+	}
+	var records []runner.Record
+	if joblogPath != "" && joblogPath != "-" {
+		if records, err = runner.ReadJoblogFile(joblogPath); err != nil {
+			return runError(fmt.Errorf("--joblog %w", err))
 		}
 	}
 	history := runner.Runtimes(records)
 	if cfg.costsFrom != "" {
 		recs, err := runner.ReadJoblogFile(cfg.costsFrom)
 		if err != nil {
-			return runError(err)
+			return runError(fmt.Errorf("--costs-from %w", err))
 		}
 		if len(recs) == 0 {
 			return runError(fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom))
@@ -281,8 +432,8 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		history = runner.Runtimes(recs)
 	}
 	todo, skipped := jobs, 0
-	if cfg.resume {
-		todo, skipped = runner.Resume(jobs, records)
+	if cfg.resume || cfg.resumeFailed {
+		todo, skipped = runner.Resume(jobs, records, cfg.resumeFailed)
 	}
 	if cfg.nats != "" {
 		return runCluster(env, cmd, cfg, jobs, todo, skipped)
@@ -291,22 +442,28 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		return printPlan(cmd.OutOrStdout(), todo, order, history)
 	}
 
-	stderr := cmd.ErrOrStderr()
-	if skipped > 0 {
-		fmt.Fprintf(stderr, "worksteal: resuming: %d of %d jobs already succeeded\n", skipped, len(jobs))
+	if skipped > 0 && cfg.showSummary {
+		fmt.Fprintf(stderr, "worksteal: resuming: %d of %d jobs already in the joblog\n", skipped, len(jobs))
 	}
 	var jl *runner.Joblog
-	if cfg.joblog != "" {
-		if jl, err = runner.OpenJoblog(cfg.joblog, cfg.resume); err != nil {
-			return runError(err)
-		}
+	switch joblogPath {
+	case "":
+	case "-":
+		jl, err = runner.NewJoblog(cmd.OutOrStdout())
+	default:
+		jl, err = runner.OpenJoblog(joblogPath, appendLog)
+	}
+	if err != nil {
+		return runError(fmt.Errorf("--joblog: %w", err))
+	}
+	if jl != nil {
 		defer jl.Close()
 	}
 	prog := newJobProgress(cfg.progress, stderr, len(todo))
 	rcfg := runner.Config{
-		Slots: cfg.jobs, Shell: cfg.shell, Order: order, History: history,
+		Slots: slots, Shell: shell, Order: order, History: history,
 		Timeout: absTimeout, TimeoutFactor: factor,
-		Retries: cfg.retries, RetryDelay: cfg.retryDelay,
+		Retries: max(cfg.retries-1, 0), RetryDelay: cfg.retryDelay,
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter,
 		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update,
@@ -316,9 +473,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if sum == nil {
 		return runError(err)
 	}
-	if !cfg.quiet {
+	if cfg.showSummary {
 		if skipped > 0 {
-			fmt.Fprintf(stderr, "resumed: %d jobs skipped (already succeeded)\n", skipped)
+			fmt.Fprintf(stderr, "resumed: %d jobs skipped (in the joblog)\n", skipped)
 		}
 		fmt.Fprint(stderr, sum)
 	}
@@ -332,16 +489,26 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		}
 		return &exitError{code: interruptCode(err), err: err}
 	}
-	return failedExit(sum.Failed)
+	return failedExit(sum.Failed, cfg.showSummary)
 }
 
-// failedExit is the exit status for n failed jobs.
-func failedExit(n int) error {
+// failedExit is the exit status for n failed jobs: GNU parallel's, which
+// says nothing more (the jobs' own output said it); with say, the
+// summary's "N job(s) failed" line.
+func failedExit(n int, say bool) error {
 	if n == 0 {
 		return nil
 	}
-	return &exitError{code: min(n, exitRunMaxFailed), err: fmt.Errorf("%d job(s) failed", n)}
+	err := errSilent
+	if say {
+		err = fmt.Errorf("%d job(s) failed", n)
+	}
+	return &exitError{code: min(n, exitRunMaxFailed), err: err}
 }
+
+// errSilent is an error that the command line does not print: the exit
+// status says it all.
+var errSilent = errors.New("")
 
 // interruptCode is 128 + the signal that stopped the run: 130 for SIGINT,
 // 143 for SIGTERM (the cause os/signal.NotifyContext gives names it).

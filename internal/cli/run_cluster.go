@@ -43,7 +43,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	switch {
 	case strings.HasSuffix(strings.TrimSpace(cfg.timeout), "%"):
 		return runError(errors.New("--timeout N% is not supported with --nats (give a duration)"))
-	case cfg.jobs != 0:
+	case cfg.jobs != "":
 		return runError(errors.New("-j is not used with --nats: the workers' slots run the batch (worksteal worker -j N)"))
 	case cfg.dryRun:
 		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
@@ -72,7 +72,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		history = runner.Runtimes(recs)
 	}
 	ordered := runner.Plan(todo, mustOrder(cfg.order), history)
-	job := cluster.Job{ID: cfg.jobName, MaxAttempts: cfg.retries + 1, RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
+	job := cluster.Job{ID: cfg.jobName, MaxAttempts: max(cfg.retries, 1), RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
 	if job.ID == "" {
 		job.ID = jobID(todo)
 	}
@@ -177,7 +177,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		prog.update(runner.Progress{Total: p.Total, Succeeded: p.Succeeded, Failed: p.Failed, Running: p.Running, Elapsed: time.Since(start)})
 	}
 	prog.finish()
-	if !cfg.quiet {
+	if cfg.showSummary {
 		slots := 0
 		if ws, err := node.Workers(ctx); err == nil {
 			for _, w := range ws {
@@ -186,7 +186,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		}
 		writeClusterSummary(stderr, results, time.Since(start), slots, sub.Progress())
 	}
-	return failedExit(sub.Progress().Failed)
+	return failedExit(sub.Progress().Failed, cfg.showSummary)
 }
 
 func mustOrder(s string) runner.Order {

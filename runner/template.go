@@ -1,0 +1,341 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// This file turns a command template and one row of arguments into a
+// command line, as GNU parallel (20221122) does. The rules, from its
+// source, that a user can see:
+//
+//   - Replacement strings: {} {.} {/} {//} {/.} take every argument of the
+//     row, each modified and quoted on its own, joined by spaces; {n} {n.}
+//     {n/} {n//} {n/.} take the n-th (from 1; -1 is the last); {#} is the
+//     job's sequence number, {%} its slot. A position past the row gives
+//     the empty string, and {0} is {} (Perl's truth of "0" in GNU's
+//     "if($1)"; {00} and {-0} are past the row).
+//   - A template with no replacement string gets " {}" appended; an empty
+//     template is "{}" (the arguments are the command).
+//   - Values are shell-quoted, unless a replacement string is part of the
+//     first word of the command (the text before the first space, tab,
+//     newline or "="): then nothing is quoted, so that "{}" or "l{}" run
+//     the argument as a command.
+//   - With Quote (GNU's -q) each word of the template is quoted whole once
+//     filled, and the values are not quoted on their own.
+
+// rplRE matches one replacement string. Braces that are not one are text.
+var rplRE = regexp.MustCompile(`\{(-?[0-9]+)?(\.|/|//|/\.)?\}|\{#\}|\{%\}`)
+
+// perlRplRE matches GNU's {= perl expression =}, which is not supported.
+var perlRplRE = regexp.MustCompile(`\{=.*?=\}`)
+
+// piece is literal text or one replacement string of a template word.
+type piece struct {
+	lit  string
+	kind byte   // 0: literal, 'a': argument(s), '#': sequence, '%': slot
+	pos  int    // 'a': 1-based position, negative from the end; 0 every argument
+	mod  string // 'a': "", ".", "/", "//" or "/."
+}
+
+// template is a compiled command template.
+type template struct {
+	words      [][]piece // the template's words, each a list of pieces
+	quoteArgs  bool      // values are shell-quoted
+	quoteWords bool      // -q: each filled word is quoted whole
+	slot       bool      // the template holds {%}
+}
+
+// compileTemplate parses the words of a command template. quote is GNU's
+// -q.
+func compileTemplate(words []string, quote bool) (*template, error) {
+	t := &template{quoteWords: quote}
+	if len(words) == 0 {
+		words = []string{"{}"}
+	}
+	any := false
+	for _, w := range words {
+		if m := perlRplRE.FindString(w); m != "" {
+			return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
+		}
+		var ps []piece
+		last := 0
+		for _, loc := range rplRE.FindAllStringSubmatchIndex(w, -1) {
+			if loc[0] > last {
+				ps = append(ps, piece{lit: w[last:loc[0]]})
+			}
+			last = loc[1]
+			m := w[loc[0]:loc[1]]
+			any = true
+			switch m {
+			case "{#}":
+				ps = append(ps, piece{kind: '#'})
+				continue
+			case "{%}":
+				ps = append(ps, piece{kind: '%'})
+				t.slot = true
+				continue
+			}
+			p := piece{kind: 'a'}
+			if loc[2] >= 0 {
+				num := w[loc[2]:loc[3]]
+				n, err := strconv.Atoi(num)
+				switch {
+				case err != nil: // beyond int: no argument can be there
+					n = 1 << 30
+					if num[0] == '-' {
+						n = -n
+					}
+				case n == 0 && num != "0":
+					n = 1 << 30 // "00", "-0": true in Perl, past the row
+				}
+				p.pos = n
+			}
+			if loc[4] >= 0 {
+				p.mod = w[loc[4]:loc[5]]
+			}
+			ps = append(ps, p)
+		}
+		if last < len(w) || len(ps) == 0 {
+			ps = append(ps, piece{lit: w[last:]})
+		}
+		t.words = append(t.words, ps)
+	}
+	if !any {
+		t.words = append(t.words, []piece{{kind: 'a'}})
+	}
+	t.quoteArgs = !quote && !rplInCommandWord(t.words)
+	return t, nil
+}
+
+// rplInCommandWord says a replacement string comes before the first space,
+// tab, newline or "=" of the command (the words joined by spaces): GNU's
+// /^[^ \t\n=]*\257</.
+func rplInCommandWord(words [][]piece) bool {
+	for i, w := range words {
+		if i > 0 {
+			return false // the space that joins the words
+		}
+		for _, p := range w {
+			if p.kind != 0 {
+				return true
+			}
+			if strings.ContainsAny(p.lit, " \t\n=") {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// job returns job seq for one row of arguments.
+func (t *template) job(row []string, seq int) Job {
+	parts := t.expand(row, seq)
+	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
+	if len(parts) > 1 {
+		j.slotParts = parts
+	}
+	return j
+}
+
+// expand returns the command for one row of arguments and job number seq,
+// cut at each {%} (whose slot is known only when the job starts).
+func (t *template) expand(row []string, seq int) []string {
+	var parts []string
+	var b strings.Builder
+	for i, w := range t.words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		// groups: the word cut where {} puts a space between two
+		// arguments; with -q each group is quoted on its own.
+		var group strings.Builder
+		slotted := false // -q: a {%} cut this word
+		flush := func(sep bool) {
+			if t.quoteWords && group.Len() == 0 && slotted && !sep {
+				return // nothing after (or before) the slot to quote
+			}
+			if t.quoteWords {
+				b.WriteString(gnuQuote(group.String()))
+			} else {
+				b.WriteString(group.String())
+			}
+			group.Reset()
+			if sep {
+				b.WriteByte(' ')
+			}
+		}
+		for _, p := range w {
+			switch p.kind {
+			case 0:
+				group.WriteString(p.lit)
+			case '#':
+				group.WriteString(strconv.Itoa(seq))
+			case '%':
+				if t.quoteWords {
+					// -q quotes the word whole: the slot, a number,
+					// needs no quotes, so the word is cut around it.
+					slotted = slotted || group.Len() == 0
+					flush(false)
+					slotted = true
+				} else {
+					b.WriteString(group.String())
+					group.Reset()
+				}
+				parts = append(parts, b.String())
+				b.Reset()
+			case 'a':
+				if p.pos != 0 {
+					group.WriteString(t.value(argAt(row, p.pos), p.mod))
+					continue
+				}
+				for k, v := range row {
+					if k > 0 {
+						flush(true)
+					}
+					group.WriteString(t.value(v, p.mod))
+				}
+			}
+		}
+		flush(false)
+	}
+	return append(parts, b.String())
+}
+
+func (t *template) value(v, mod string) string {
+	v = modify(v, mod)
+	if t.quoteArgs {
+		return gnuQuote(v)
+	}
+	return v
+}
+
+// argAt is GNU's $argref->[$n > 0 ? $n-1 : $len+$n] with Perl's negative
+// indexing: -1 is the last argument, and a position past either end is "".
+func argAt(row []string, n int) string {
+	i := n - 1
+	if n < 0 {
+		i = len(row) + n
+		if i < 0 {
+			i += len(row) // Perl indexes a negative index from the end
+		}
+	}
+	if i < 0 || i >= len(row) {
+		return ""
+	}
+	return row[i]
+}
+
+// modify applies a replacement string's modifier to a value, with GNU
+// parallel's Perl expressions: {.} s:\.[^/.]*$::, {/} s:.*/::, {//}
+// File::Basename::dirname, {/.} both of {/} and {.}.
+func modify(v, mod string) string {
+	switch mod {
+	case ".":
+		return noExt(v)
+	case "/":
+		return baseName(v)
+	case "//":
+		return dirName(v)
+	case "/.":
+		return noExt(baseName(v))
+	}
+	return v
+}
+
+// noExt is s:\.[^/.]*$::, removing the last extension: "a/b.tar.gz" →
+// "a/b.tar", ".x" → "", "a.b/c" and "dir/" unchanged.
+func noExt(v string) string {
+	dot := strings.LastIndexByte(v, '.')
+	if dot < 0 || strings.IndexByte(v[dot:], '/') >= 0 {
+		return v
+	}
+	return v[:dot]
+}
+
+// baseName is s:.*/::, where "." does not match a newline: in the first
+// line that holds a "/", everything up to its last "/" goes. "dir/" → "".
+func baseName(v string) string {
+	start := 0
+	for {
+		end := strings.IndexByte(v[start:], '\n')
+		line := v[start:]
+		if end >= 0 {
+			line = v[start : start+end]
+		}
+		if i := strings.LastIndexByte(line, '/'); i >= 0 {
+			return v[:start] + v[start+i+1:]
+		}
+		if end < 0 {
+			return v
+		}
+		start += end + 1
+	}
+}
+
+// dirName is Perl's File::Basename::dirname on Unix: "a" → ".", "./d/e"
+// → "./d", "dir/" → ".", "/x/y/" → "/x", "/" → "/".
+func dirName(v string) string {
+	dir, base := fileParse(v)
+	dir = stripTrailingSlashes(dir)
+	if base == "" {
+		dir, _ = fileParse(dir)
+		dir = stripTrailingSlashes(dir)
+	}
+	return dir
+}
+
+// fileParse splits at the last "/": ("a/b/", "c"); no "/" gives "./".
+func fileParse(v string) (dir, base string) {
+	i := strings.LastIndexByte(v, '/')
+	if i < 0 {
+		return "./", v
+	}
+	return v[:i+1], v[i+1:]
+}
+
+// stripTrailingSlashes is s{(.)/*\z}{$1}s: trailing slashes go, but not
+// the first character.
+func stripTrailingSlashes(s string) string {
+	k := len(s)
+	for k > 1 && s[k-1] == '/' {
+		k--
+	}
+	return s[:k]
+}
+
+// gnuQuote quotes s for the shell as GNU parallel does: left alone when it
+// holds only letters, digits and -_.+/, "''" when empty, else in single
+// quotes with each ' written '"'"'.
+func gnuQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if gnuSafe(s) {
+		return s
+	}
+	q := "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+	q = strings.TrimPrefix(q, "''")
+	q = strings.TrimSuffix(q, "''")
+	return q
+}
+
+func gnuSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '_' || c == '.' || c == '+' || c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it, as GNU parallel
+// does: a.txt stays as it is, my file becomes 'my file', it's becomes
+// 'it'"'"'s', and the empty string ''.
+func ShellQuote(s string) string { return gnuQuote(s) }
