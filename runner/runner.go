@@ -256,13 +256,13 @@ type jobState struct {
 
 // attempt is one process run of a job.
 type attempt struct {
-	js      *jobState
-	slot    int
-	copy    bool
-	start   time.Time
-	line    string // the command run: the job's, its {%} filled in
-	cancel  context.CancelCauseFunc
-	timer   *time.Timer // cuts the attempt at its limit; nil while none applies
+	js     *jobState
+	slot   int
+	copy   bool
+	start  time.Time
+	line   string // the command run: the job's, its {%} filled in
+	cancel context.CancelCauseFunc
+	timer  *time.Timer // cuts the attempt at its limit; nil while none applies
 }
 
 type attemptDone struct {
@@ -328,15 +328,15 @@ type run struct {
 	// joblogFailed: a joblog write failed and was reported (once).
 	joblogFailed bool
 
-	hist    *balance.History
-	hedge   *balance.Hedge
+	hist  *balance.History
+	hedge *balance.Hedge
 	// succeeded holds the run times of the successful attempts, sorted,
 	// truncated to the millisecond: GNU parallel's median for
 	// TimeoutFactor.
 	succeeded []time.Duration
-	backoff balance.Backoff
-	sum     Summary
-	end     time.Time
+	backoff   balance.Backoff
+	sum       Summary
+	end       time.Time
 }
 
 func (r *run) loop(ctx context.Context) error {

@@ -307,7 +307,7 @@ func stripTrailingSlashes(s string) string {
 }
 
 // gnuQuote quotes s for the shell as GNU parallel does: left alone when it
-// holds only letters, digits and -_.+/, "''" when empty, else in single
+// holds only letters, digits and -_.+/, "”" when empty, else in single
 // quotes with each ' written '"'"'.
 func gnuQuote(s string) string {
 	if s == "" {
@@ -337,5 +337,5 @@ func gnuSafe(s string) bool {
 
 // ShellQuote quotes s for a POSIX shell when it needs it, as GNU parallel
 // does: a.txt stays as it is, my file becomes 'my file', it's becomes
-// 'it'"'"'s', and the empty string ''.
+// 'it'"'"'s', and the empty string ”.
 func ShellQuote(s string) string { return gnuQuote(s) }
