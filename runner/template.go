@@ -15,8 +15,8 @@ import (
 //     row, each modified and quoted on its own, joined by spaces; {n} {n.}
 //     {n/} {n//} {n/.} take the n-th (from 1; -1 is the last); {#} is the
 //     job's sequence number, {%} its slot. A position past the row gives
-//     the empty string, and {0} is {} (Perl's truth of "0" in GNU's
-//     "if($1)"; {00} and {-0} are past the row).
+//     nothing (not even quotes), and {0} is {} (Perl's truth of "0" in
+//     GNU's "if($1)"; {00} and {-0} are past the row).
 //   - A template with no replacement string gets " {}" appended; an empty
 //     template is "{}" (the arguments are the command).
 //   - Values are shell-quoted, unless a replacement string is part of the
@@ -27,7 +27,9 @@ import (
 //     filled, and the values are not quoted on their own.
 
 // rplRE matches one replacement string. Braces that are not one are text.
-var rplRE = regexp.MustCompile(`\{(-?[0-9]+)?(\.|/|//|/\.)?\}|\{#\}|\{%\}`)
+// A position may be followed by white space ({1 }, {2 .}), as in GNU's
+// /\{(-?\d+)\s*.../x.
+var rplRE = regexp.MustCompile(`\{(?:(-?[0-9]+)[ \t\n\r\f\v]*)?(\.|/|//|/\.)?\}|\{#\}|\{%\}`)
 
 // perlRplRE matches GNU's {= perl expression =}, which is not supported.
 var perlRplRE = regexp.MustCompile(`\{=.*?=\}`)
@@ -188,7 +190,10 @@ func (t *template) expand(row []string, seq int) []string {
 				b.Reset()
 			case 'a':
 				if p.pos != 0 {
-					group.WriteString(t.value(argAt(row, p.pos), p.mod))
+					// GNU: a position past the row is "", not quoted.
+					if v, ok := argAt(row, p.pos); ok {
+						group.WriteString(t.value(v, p.mod))
+					}
 					continue
 				}
 				for k, v := range row {
@@ -213,8 +218,8 @@ func (t *template) value(v, mod string) string {
 }
 
 // argAt is GNU's $argref->[$n > 0 ? $n-1 : $len+$n] with Perl's negative
-// indexing: -1 is the last argument, and a position past either end is "".
-func argAt(row []string, n int) string {
+// indexing: -1 is the last argument; false for a position past either end.
+func argAt(row []string, n int) (string, bool) {
 	i := n - 1
 	if n < 0 {
 		i = len(row) + n
@@ -223,9 +228,9 @@ func argAt(row []string, n int) string {
 		}
 	}
 	if i < 0 || i >= len(row) {
-		return ""
+		return "", false
 	}
-	return row[i]
+	return row[i], true
 }
 
 // modify applies a replacement string's modifier to a value, with GNU

@@ -132,7 +132,7 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	f.StringVar(&cfg.order, "order", "auto", "start order: auto (longest first when costs are known), input or lpt")
 	f.StringVar(&cfg.costsFrom, "costs-from", "", "a joblog whose run times are the jobs' costs (default: the --joblog file, if it exists)")
 	f.StringVar(&cfg.timeout, "timeout", "", "kill a job after this long: seconds, with units (1m30s, 2h, 1d), or a percentage of the median run time (200%)")
-	f.IntVar(&cfg.retries, "retries", 0, "try a failing job up to N times in all (GNU parallel's meaning; 0 and 1: once)")
+	f.IntVar(&cfg.retries, "retries", 1, "try a failing job up to N times in all (GNU parallel's meaning; 0: until it succeeds)")
 	f.DurationVar(&cfg.retryDelay, "retry-delay", 0, "wait before the first retry, doubling for each next one (with jitter); default: retry at once")
 	f.BoolVar(&cfg.speculate, "speculate", false, "near the end, run a copy of slow jobs in free slots; the first to finish wins (idempotent jobs only)")
 	f.DurationVar(&cfg.speculateAfter, "speculate-after", 0, "copy jobs running longer than this (default: 1.5 × the 75th percentile of finished jobs)")
@@ -463,7 +463,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	rcfg := runner.Config{
 		Slots: slots, Shell: shell, Order: order, History: history,
 		Timeout: absTimeout, TimeoutFactor: factor,
-		Retries: max(cfg.retries-1, 0), RetryDelay: cfg.retryDelay,
+		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter,
 		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update,
@@ -490,6 +490,15 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		return &exitError{code: interruptCode(err), err: err}
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// extraTries turns --retries N (GNU parallel's: N tries in all, 0 for no
+// limit) into runner.Config.Retries (tries after the first).
+func extraTries(n int) int {
+	if n == 0 {
+		return math.MaxInt32 // GNU parallel: 2**31
+	}
+	return max(n-1, 0)
 }
 
 // failedExit is the exit status for n failed jobs: GNU parallel's, which

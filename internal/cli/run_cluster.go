@@ -72,7 +72,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		history = runner.Runtimes(recs)
 	}
 	ordered := runner.Plan(todo, mustOrder(cfg.order), history)
-	job := cluster.Job{ID: cfg.jobName, MaxAttempts: max(cfg.retries, 1), RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
+	job := cluster.Job{ID: cfg.jobName, MaxAttempts: min(extraTries(cfg.retries), 1<<20) + 1, RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
 	if job.ID == "" {
 		job.ID = jobID(todo)
 	}

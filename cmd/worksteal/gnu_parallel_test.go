@@ -1,0 +1,390 @@
+package main
+
+// The differential test of "worksteal run" against GNU parallel: the same
+// command line, input and files are given to both programs, in two fresh
+// directories, and their stdout, exit status, the files they leave and
+// their joblogs (without the times) must agree. GNU parallel 20221122 is
+// the reference (Debian's "parallel" package); CI installs it and sets
+// WORKSTEAL_CI=1, which turns a missing parallel into a failure.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var (
+	wsBin   string // the worksteal binary built by TestMain
+	gnuBin  string // GNU parallel, "" when absent
+	gnuWhy  string // why gnuBin is "", for the skip message
+	gnuHome string // a HOME of the test's own, where GNU parallel's citation notice is accepted
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "worksteal-gnu-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	wsBin = filepath.Join(dir, "worksteal")
+	if out, err := exec.Command("go", "build", "-o", wsBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
+		return 1
+	}
+	// Never the user's ~/.parallel: the notice is accepted in a HOME made
+	// for the test.
+	gnuHome = filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(gnuHome, ".parallel"), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	os.WriteFile(filepath.Join(gnuHome, ".parallel", "will-cite"), nil, 0o644)
+	switch path, err := exec.LookPath("parallel"); {
+	case err != nil:
+		gnuWhy = "GNU parallel is not installed (apt-get install parallel)"
+	default:
+		cmd := exec.Command(path, "--version")
+		cmd.Env = gnuEnv(nil)
+		out, _ := cmd.Output()
+		if !bytes.HasPrefix(out, []byte("GNU parallel")) {
+			gnuWhy = fmt.Sprintf("%s is not GNU parallel (moreutils' parallel?): --version says %q", path, firstLine(out))
+		} else {
+			gnuBin = path
+			if v := firstLine(out); v != "GNU parallel 20221122" {
+				fmt.Fprintf(os.Stderr, "note: the reference is GNU parallel 20221122; found %s\n", v)
+			}
+		}
+	}
+	return m.Run()
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\n")
+	return s
+}
+
+// needGNU skips the test when GNU parallel is absent, except in CI.
+func needGNU(t *testing.T) {
+	t.Helper()
+	if gnuBin != "" {
+		return
+	}
+	if os.Getenv("WORKSTEAL_CI") == "1" {
+		t.Fatalf("WORKSTEAL_CI=1 but %s", gnuWhy)
+	}
+	t.Skipf("skipping the differential test: %s", gnuWhy)
+}
+
+// gnuEnv is the environment both programs run in: nothing of the user's
+// (no $PARALLEL options, no ~/.parallel), bash as the jobs' shell.
+func gnuEnv(extra []string) []string {
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + gnuHome,
+		"TMPDIR=" + os.TempDir(),
+		"LC_ALL=C",
+		"SHELL=/bin/bash",
+		"PARALLEL_SHELL=/bin/bash",
+	}, extra...)
+}
+
+// gnuCase is one command line given to both programs.
+type gnuCase struct {
+	name  string
+	args  []string          // after "parallel" and "worksteal run"
+	stdin string            //
+	files map[string]string // made in the working directory first
+	env   []string          // added to gnuEnv
+	// stderr: compare stderr too (the jobs' own; nothing else may be
+	// written off a terminal).
+	stderr bool
+	// joblog: a file (or "-": stdout) holding a joblog, compared with the
+	// Starttime and JobRuntime columns blanked.
+	joblog string
+	// onlyStatus: compare the exit status alone (GNU parallel prints its
+	// usage on stdout after an error).
+	onlyStatus bool
+}
+
+// outcome is what one program did.
+type outcome struct {
+	stdout, stderr string
+	code           int
+	files          map[string]string
+}
+
+var joblogTimes = regexp.MustCompile(`(?m)^(\d+\t[^\t]*\t)[0-9.]+\t *[0-9.]+\t`)
+
+func (c gnuCase) run(t *testing.T, bin string, pre ...string) outcome {
+	dir := t.TempDir()
+	for name, content := range c.files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(pre, c.args...)...)
+	cmd.Dir = dir
+	cmd.Env = gnuEnv(c.env)
+	cmd.Stdin = strings.NewReader(c.stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	o := outcome{stdout: stdout.String(), stderr: stderr.String(), files: map[string]string{}}
+	if ee, ok := err.(*exec.ExitError); ok {
+		o.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data, _ := os.ReadFile(p)
+		if rel == c.joblog {
+			data = []byte(normJoblog(string(data)))
+		}
+		o.files[rel] = string(data)
+		return nil
+	})
+	if c.joblog == "-" {
+		o.stdout = normJoblog(o.stdout)
+	}
+	return o
+}
+
+// normJoblog blanks the times of joblog rows and sorts the rows after the
+// header (they are written as jobs finish).
+func normJoblog(s string) string {
+	s = joblogTimes.ReplaceAllString(s, "${1}T\tT\t")
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 1 {
+		slices.Sort(lines[1:])
+	}
+	return strings.Join(lines, "")
+}
+
+// keepsOrder says the output order is defined: -k, or one slot.
+func (c gnuCase) keepsOrder() bool {
+	for i, a := range c.args {
+		if a == ":::" || a == "::::" {
+			break
+		}
+		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(c.args) && c.args[i+1] == "1") {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedLines is the output as a multiset of lines, for jobs that finish
+// in any order.
+func sortedLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "")
+}
+
+// gnuCases: every option and replacement string "worksteal run" accepts,
+// and the cases of issue 15, in the shape of GNU parallel's own tests.
+var gnuCases = []gnuCase{
+	// Replacement strings.
+	{name: "{} from ::: arguments", args: []string{"echo", "{}", ":::", "a", "b", "c"}},
+	{name: "no replacement string: the argument is appended", args: []string{"-k", "echo", "x", ":::", "a b", "c"}},
+	{name: "{#} alone takes no argument", args: []string{"-k", "echo", "{#}"}, stdin: "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"},
+	{name: "{#} in a file name", args: []string{"touch", "job{#}.done", ":::", "x", "y"}},
+	{name: "{%} with one slot", args: []string{"-j1", "echo", "{%}-{#}", ":::", "a", "b", "c"}},
+	{name: "{%} is a slot number", args: []string{"-j", "2", "echo", "{%}", ":::", "a", "b"}},
+	{name: "{%} and {#} in files", args: []string{"-j1", "touch", "s{%}-j{#}", ":::", "a", "b"}},
+	{name: "path replacement strings", args: []string{"-k", "echo", "{//}", "{/}", "{/.}", "{.}", ":::",
+		"./d/e", "dir/", "/x/y/", "a.b/c", ".x", "a.tar.gz", "/", "", "a b/c d.e", "x/.y", "a..b", "a/b.c/", "//a//b//"}},
+	{name: "{//}/{/} rebuilds the argument", args: []string{"-k", "echo", "{//}/{/}", ":::", "./d/e", "a/b/c", "x/y"}},
+	{name: "positional replacement strings", args: []string{"-k", "echo", "{2}", "{1}", ":::", "a", "b", ":::", "c", "d"}},
+	{name: "positional modifiers", args: []string{"-k", "echo", "{2.}", "{1/}", "{1//}", "{2/.}", "{1/.}", ":::", "p/q.r", ":::", "s/t.u.v"}},
+	{name: "positions from the end, zero, past the row", args: []string{"-k", "echo", "{0}", "{01}", "{-1}", "{-2}", "{-3}", "{5}", ":::", "a.b", ":::", "c/d.e"}},
+	{name: "{} is every argument, each quoted", args: []string{"-k", "echo", "x{}y", "{.}", ":::", "a.x", ":::", "b c"}},
+	{name: "quoting of special characters", args: []string{"-k", "echo", ":::", "it's", "x$y", "`date`", "$(echo hi)", `a"b`, `a\b`, "*", "~", "a;b", "a|b", "a&b", "a>b", "!x", "#c", "{x}"}},
+	{name: "spaces and tabs kept", args: []string{"-k", "printf", "[%s]\\n", ":::", "a  b", "\tc", " "}},
+	{name: "unicode", args: []string{"-k", "echo", "{}", "{.}", ":::", "ü é.txt", "日本.語"}},
+	{name: "empty argument", args: []string{"-k", "echo", "[{}]", "[{.}]", ":::", "", "b"}},
+	{name: "braces that are not replacement strings", args: []string{"-k", "echo", "{}}", "{{}}", "{ }", "{x}", "${HOME:+set}", "{1 }", ":::", "a"}},
+	{name: "awk braces", args: []string{"-k", "sh", "-c", "echo {} | awk '{print $1}'", ":::", "p q"}},
+	{name: "replacement string in the command word is not quoted", args: []string{"l{}"}, stdin: "s /bin/ls\n"},
+	{name: "{} as the command", args: []string{"-k", "{}"}, stdin: "echo a b\necho 'c  d'\n"},
+	{name: "{1} {2} as the command", args: []string{"-k", "{1}", "{2}", ":::", "echo", "printf", ":::", "a b"}},
+	{name: "V={} is quoted", args: []string{"-k", "V={}; echo \"$V\"", ":::", "a  b"}},
+	{name: "one word template with spaces", args: []string{"-k", "echo {} | tr a-z A-Z", ":::", "a b"}},
+	{name: "a ::: value with newlines is several values", args: []string{"-k", "echo", "[{}]", ":::", "a\nb", "c\n"}},
+	{name: "-q quotes the command", args: []string{"-k", "-q", "printf", "%s|\\n", "{}", ":::", "a  b", "c"}},
+	{name: "-q passes shell syntax on", args: []string{"-k", "-q", "echo", "$HOME", "a;b", "{}", ":::", "x y"}},
+	{name: "--quote", args: []string{"--quote", "echo", "*", ":::", "a"}},
+
+	// Input sources.
+	{name: "stdin lines", args: []string{"-k", "echo"}, stdin: "a\nb\nc\n"},
+	{name: "empty input lines run", args: []string{"-k", "echo", "{#}:{}"}, stdin: "\n\nx\n\ny\n"},
+	{name: "last line without newline", args: []string{"-k", "echo"}, stdin: "a\nb"},
+	{name: "carriage return kept", args: []string{"-k", "printf", "%q\\n", "{}"}, stdin: "a\r\nb\n"},
+	{name: "-a file", args: []string{"-k", "-a", "f1", "echo"}, files: map[string]string{"f1": "1\n2\n"}},
+	{name: "--arg-file", args: []string{"-k", "--arg-file", "f1", "echo"}, files: map[string]string{"f1": "1\n2\n"}},
+	{name: "several -a combine", args: []string{"-k", "-a", "f1", "-a", "f2", "echo"}, files: map[string]string{"f1": "1\n2\n", "f2": "a\nb\n"}},
+	{name: "-a with :::", args: []string{"-k", "-a", "f1", "echo", ":::", "x", "y"}, files: map[string]string{"f1": "1\n2\n"}},
+	{name: "-a with ::::", args: []string{"-k", "-a", "f1", "echo", "::::", "f2"}, files: map[string]string{"f1": "1\n2\n", "f2": "a\nb\n"}},
+	{name: "-a - is stdin", args: []string{"-k", "-a", "-", "echo"}, stdin: "p\nq\n"},
+	{name: ":::: files", args: []string{"-k", "echo", "::::", "f1", "f2"}, files: map[string]string{"f1": "1\n2\n", "f2": "a\nb\n"}},
+	{name: ":::: - is stdin", args: []string{"-k", "echo", "::::", "-", ":::", "1"}, stdin: "p\nq\n"},
+	{name: "::: and :::: mixed", args: []string{"-k", "echo", ":::", "x", "y", "::::", "f1", ":::", "z"}, files: map[string]string{"f1": "1\n2\n"}},
+	{name: "cartesian product, first slowest", args: []string{"-k", "echo", "{1}-{2}-{3}", ":::", "a", "b", ":::", "1", "2", ":::", "x", "y"}},
+	{name: ":::+ links to the previous source", args: []string{"-k", "echo", ":::", "a", "b", "c", ":::+", "1", "2"}},
+	{name: ":::+ then a product", args: []string{"-k", "echo", ":::", "a", "b", ":::+", "1", "2", "3", ":::", "x", "y"}},
+	{name: "product then :::+", args: []string{"-k", "echo", ":::", "a", "b", ":::", "x", "y", "z", ":::+", "1", "2"}},
+	{name: "::::+ links a file", args: []string{"-k", "echo", ":::", "a", "b", "::::+", "f1"}, files: map[string]string{"f1": "1\n2\n3\n"}},
+	{name: "::::+ between files", args: []string{"-k", "echo", "::::", "f1", "::::+", "f2", ":::", "z"}, files: map[string]string{"f1": "1\n2\n", "f2": "a\nb\n"}},
+	{name: "--link wraps the shorter", args: []string{"-k", "--link", "echo", ":::", "a", "b", "c", ":::", "1", "2"}},
+	{name: "--link with files", args: []string{"-k", "--link", "echo", "::::", "f1", "f2"}, files: map[string]string{"f1": "1\n2\n3\n", "f2": "a\nb\n"}},
+	{name: "--colsep on ::: arguments", args: []string{"-k", "--colsep", "%", "echo", "{1}", "{3}", "{2}", ":::", "a%c%b"}},
+	{name: "--colsep is a regexp (tab)", args: []string{"-k", "--colsep", `\t`, "echo", "{2}{1}"}, stdin: "a\tb\nc\td\n"},
+	{name: "--colsep is a regexp (%+)", args: []string{"-k", "--colsep", "%+", "echo", "{2}{1}"}, stdin: "a%%%b\nc%d\n"},
+	{name: "--colsep fills missing columns with empty", args: []string{"-k", "--colsep", ",", "echo", "{1}-{2}-{3}", ":::", "a,b", "c"}},
+	{name: "--colsep trims the columns", args: []string{"-k", "--colsep", ",", "echo", "[{1}]", "[{2}]", "[{}]"}, stdin: " a , b \n"},
+	{name: "--colsep empty columns", args: []string{"-k", "--colsep", " ", "echo", "{1}:{2}:{3}"}, stdin: "a  b\n"},
+	{name: "--colsep on several -a", args: []string{"-k", "-a", "f1", "-a", "f2", "--colsep", "X", "echo", "{2}{1}{3}"}, files: map[string]string{"f1": "1\n2\n", "f2": "aXc\nb\n"}},
+	{name: "--colsep on :::: files", args: []string{"-k", "--colsep", ",", "echo", "{3}", "{1}", "::::", "f1"}, files: map[string]string{"f1": "a,b,c\nd,e,f\n"}},
+	{name: "--colsep without a command", args: []string{"-k", "--colsep", ","}, stdin: "echo,a,b\nprintf,%s-%s\\n,x,y\n"},
+	{name: "-C", args: []string{"-k", "-C", ":", "echo", "{2}"}, stdin: "a:b\n"},
+	{name: "no command: the arguments are commands", args: []string{"-k", ":::", "echo cmd1", "echo cmd2"}},
+	{name: "no command: several sources", args: []string{"-k", ":::", "echo a", "printf %s", ":::", "b c"}},
+	{name: "command lines from stdin", args: []string{"-k"}, stdin: "echo a\necho b | tr b B\n\necho 'c  d'\n"},
+	{name: "command lines with unicode", args: []string{"-k"}, stdin: "echo ✓\necho 'é è'\n"},
+
+	// The shell.
+	{name: "jobs run under $PARALLEL_SHELL: process substitution", args: []string{"-k", "cat", "<(echo {})", ":::", "a", "b"}},
+	{name: "exported bash function", args: []string{"-k", "myfunc", ":::", "a", "b"}, env: []string{"BASH_FUNC_myfunc%%=() {  echo \"f $1\"\n}"}},
+	{name: "PARALLEL_SEQ", args: []string{"-k", "echo", "$PARALLEL_SEQ", ":::", "a", "b"}},
+	{name: "PARALLEL_JOBSLOT", args: []string{"-j1", "echo", "$PARALLEL_JOBSLOT", ":::", "a", "b"}},
+	{name: "redirections in the template", args: []string{"echo {} > {}.out", ":::", "a", "b c"}},
+	{name: "operators in the template", args: []string{"-k", "test {} = a && echo yes || echo no", ":::", "a", "b"}},
+	{name: "jobs get no stdin", args: []string{"-k", "cat; echo {}", ":::", "1"}, stdin: "hi\n"},
+	{name: "stderr kept per job", args: []string{"-k", "echo out{}; echo err{} >&2", ":::", "1", "2"}, stderr: true},
+
+	// Exit status.
+	{name: "exit status is the number of failed jobs", args: []string{"exit {}", ":::", "0", "1", "2", "3"}},
+	{name: "all succeed", args: []string{"true", ":::", "1", "2"}, stderr: true},
+	{name: "failures print nothing off a terminal", args: []string{"-k", "echo {}; exit {}", ":::", "0", "3"}, stderr: true},
+	{name: "more than 100 failed jobs", args: []string{"-j", "8", "false"}, stdin: strings.Repeat("x\n", 102)},
+	{name: "killed by a signal", args: []string{"kill -9 $$", ":::", "1"}, joblog: "-"},
+	{name: "unknown option", args: []string{"--no-such-option", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "missing -a file", args: []string{"-a", "nonexistent", "echo"}},
+	{name: "missing :::: file", args: []string{"echo", "::::", "nonexistent"}},
+	{name: "--resume without --joblog", args: []string{"--resume", "echo", ":::", "a"}},
+
+	// Slots.
+	{name: "-j 1 keeps input order", args: []string{"-j", "1", "echo"}, stdin: "c\nb\na\n"},
+	{name: "-j 0 runs every job at once", args: []string{"-j0", "sleep 0.2; echo {}", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}},
+	{name: "-j +0", args: []string{"-k", "-j", "+0", "echo", ":::", "a", "b"}},
+	{name: "-j 50%", args: []string{"-k", "-j", "50%", "echo", ":::", "a", "b"}},
+	{name: "--jobs", args: []string{"-k", "--jobs", "3", "echo", ":::", "a", "b"}},
+	{name: "output in finishing order without -k", args: []string{"-j2", "sleep {}; echo {}", ":::", "1", "0"}, stderr: true},
+	{name: "-k output in input order", args: []string{"-k", "-j2", "sleep {}; echo {}", ":::", "0.5", "0"}},
+	{name: "large output kept whole", args: []string{"-k", "-j2", "seq", ":::", "20000", "3"}},
+
+	// Timeouts and retries.
+	{name: "--timeout in seconds", args: []string{"--timeout", "0.5", "sleep {}; echo {}", ":::", "0.1", "5"}, joblog: "-"},
+	{name: "--timeout with units", args: []string{"--timeout", "1m", "echo", ":::", "a"}},
+	{name: "--timeout % applies to running jobs from the first success", args: []string{"-j2", "--timeout", "300%", "sleep {}; echo {}", ":::", "0.1", "5"}, joblog: "jl"},
+	{name: "--retries N is N tries in all", args: []string{"--retries", "2", "echo x >> tries; false", ":::", "1"}},
+	{name: "--retries: only the last try's output", args: []string{"--retries", "3", "echo try; test -e ok || { touch ok; false; }", ":::", "1"}, joblog: "jl"},
+	{name: "--retries 0 tries until success", args: []string{"--retries", "0", "echo {} >> tries; [ $(wc -l < tries) -ge 5 ]", ":::", "1"}},
+
+	// Joblog and resume.
+	{name: "--joblog file", args: []string{"-k", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "1", "2"}, joblog: "jl"},
+	{name: "--joblog -", args: []string{"-k", "--joblog", "-", "echo", ":::", "a", "b"}, joblog: "-"},
+	{name: "--joblog /dev/null", args: []string{"--joblog", "/dev/null", "echo", ":::", "a"}},
+	{name: "--joblog Receive counts stdout bytes", args: []string{"--joblog", "jl", "echo a; echo bb >&2", ":::", "1"}, joblog: "jl"},
+	{name: "--joblog +file appends", args: []string{"--joblog", "+jl", "echo", ":::", "b"}, joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n"}},
+	{name: "--resume skips every logged job", args: []string{"-k", "--resume", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "1", "0", "2", "9"}, joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n" +
+			"1\t:\t1.000\t0.500\t0\t2\t0\t0\techo 0; exit 0\n2\t:\t1.000\t0.500\t0\t2\t1\t0\techo 1; exit 1\n4\t:\t1.000\t0.500\t0\t2\t2\t0\techo 2; exit 2\n"}},
+	{name: "--resume-failed reruns the failed", args: []string{"-k", "--resume-failed", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "1", "0", "2", "9"}, joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n" +
+			"1\t:\t1.000\t0.500\t0\t2\t0\t0\techo 0; exit 0\n2\t:\t1.000\t0.500\t0\t2\t1\t0\techo 1; exit 1\n4\t:\t1.000\t0.500\t0\t2\t2\t0\techo 2; exit 2\n"}},
+	{name: "--resume with no joblog yet runs all", args: []string{"-k", "--resume", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl"},
+
+	// Dry run.
+	{name: "--dry-run quoting", args: []string{"--dry-run", "echo", "{}", ":::", "a b", "it's", "", "x$y", "-x", "a,b", "a=b", "~x", "é"}},
+	{name: "--dry-run -q", args: []string{"--dry-run", "-q", "echo", "a  b", "{}", ":::", "x y"}},
+	{name: "--dry-run command word", args: []string{"--dry-run", "{1}", "{2}", ":::", "a b", ":::", "c"}},
+	{name: "--dry-run no command", args: []string{"--dry-run", ":::", "echo a", "b c"}},
+	{name: "--dry-run with --joblog writes no rows", args: []string{"--dry-run", "--joblog", "jl", "echo", ":::", "a"}},
+	{name: "--will-cite", args: []string{"--will-cite", "echo", ":::", "a"}},
+}
+
+func TestGNUParallel(t *testing.T) {
+	needGNU(t)
+	var agree atomic.Int64
+	t.Cleanup(func() { t.Logf("%d of %d cases agree with GNU parallel", agree.Load(), len(gnuCases)) })
+	for _, c := range gnuCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			gnu := c.run(t, gnuBin)
+			ws := c.run(t, wsBin, "run")
+			ok := true
+			fail := func(format string, args ...any) {
+				ok = false
+				t.Errorf("parallel %q:\n"+format, append([]any{c.args}, args...)...)
+			}
+			if ws.code != gnu.code {
+				fail("exit status: worksteal %d, GNU parallel %d\nworksteal stderr: %s\nGNU stderr: %s", ws.code, gnu.code, ws.stderr, gnu.stderr)
+			}
+			if c.onlyStatus {
+				if ok {
+					agree.Add(1)
+				}
+				return
+			}
+			gout, wout := gnu.stdout, ws.stdout
+			if !c.keepsOrder() {
+				gout, wout = sortedLines(gout), sortedLines(wout)
+			}
+			if wout != gout {
+				fail("stdout:\nworksteal:\n%s\nGNU parallel:\n%s", wout, gout)
+			}
+			if c.stderr && sortedLines(ws.stderr) != sortedLines(gnu.stderr) {
+				fail("stderr:\nworksteal:\n%s\nGNU parallel:\n%s", ws.stderr, gnu.stderr)
+			}
+			for name, g := range gnu.files {
+				if w, found := ws.files[name]; !found {
+					fail("GNU parallel left file %s (%q); worksteal did not", name, g)
+				} else if w != g {
+					fail("file %s:\nworksteal:\n%s\nGNU parallel:\n%s", name, w, g)
+				}
+			}
+			for name, w := range ws.files {
+				if _, found := gnu.files[name]; !found {
+					fail("worksteal left file %s (%q); GNU parallel did not", name, w)
+				}
+			}
+			if ok {
+				agree.Add(1)
+			}
+		})
+	}
+}
