@@ -88,7 +88,7 @@ if [[ $WHAT == all || $WHAT == overhead ]]; then
 	echo
 	echo "== 1. per-job overhead: 1,000 trivial jobs on $J slots (median of $REPS)"
 	seq 1000 >"$WORK/args"
-	compare ws "worksteal run -j $J true {}" "$WS run -j $J -q --progress none true < $WORK/args" \
+	compare ws "worksteal run -j $J true {}" "$WS run -j $J true < $WORK/args" \
 		gp "parallel -j $J true {}" "parallel -j $J true < $WORK/args" \
 		xa "xargs -P $J -n 1 true" "xargs -P $J -n 1 true < $WORK/args"
 	ws=${MED[ws]} gp=${MED[gp]} xa=${MED[xa]}
@@ -124,15 +124,15 @@ if [[ $WHAT == all || $WHAT == skew ]]; then
 	echo "$FILES files, $total MB in all; largest $(sort -n "$WORK/sizes" | tail -1 | awk '{ printf "%.1f MB", $1 / 1048576 }')"
 	gz='gzip -6 -c {} > {}.gz'
 	sort -rn "$WORK/weighted" | cut -f2 >"$WORK/sorted"
-	compare wsi "worksteal run, input order" "$WS run -j $J -q --progress none --order input '$gz' < $WORK/list" \
-		wsl "worksteal run --weight-col 1 (longest first)" "$WS run -j $J -q --progress none --weight-col 1 '$gz' < $WORK/weighted" \
+	compare wsi "worksteal run, input order" "$WS run -j $J --order input '$gz' < $WORK/list" \
+		wsl "worksteal run --weight-col 1 (longest first)" "$WS run -j $J --weight-col 1 '$gz' < $WORK/weighted" \
 		gpi "parallel, input order" "parallel -j $J '$gz' < $WORK/list" \
 		gps "parallel, input sorted by size (by hand)" "parallel -j $J '$gz' < $WORK/sorted"
 	wsi=${MED[wsi]} wsl=${MED[wsl]} gpi=${MED[gpi]}
 	echo "worksteal input order ${wsi} ms, longest first ${wsl} ms (saves $(awk -v a="$wsi" -v b="$wsl" 'BEGIN { printf "%.0f%%", 100 * (1 - b / a) }')); GNU parallel ${gpi} ms"
 	echo "longest first / input order = $(ratio "$wsl" "$wsi") (target < 1); worksteal input order / parallel = $(ratio "$wsi" "$gpi") (target <= 1)"
 	echo "the runner's own estimate (summary line of one run):"
-	"$WS" run -j "$J" --progress none --weight-col 1 "$gz" <"$WORK/weighted" 2>&1 | grep -E '^(makespan|order)' || true
+	"$WS" run -j "$J" --summary --weight-col 1 "$gz" <"$WORK/weighted" 2>&1 | grep -E '^(makespan|order)' || true
 fi
 
 if [[ $WHAT == all || $WHAT == cluster ]]; then
@@ -155,7 +155,7 @@ if [[ $WHAT == all || $WHAT == cluster ]]; then
 	sleep 1
 	for i in $(seq 3); do
 		seq 1000 | sed "s/^/true $i-/" >"$WORK/cargs"
-		ms=$(seconds sh -c "$WS run --nats nats://127.0.0.1:$port -q --progress none < $WORK/cargs")
+		ms=$(seconds sh -c "$WS run --nats nats://127.0.0.1:$port < $WORK/cargs")
 		echo "run $i: 1000 shell tasks in $ms ms ($(awk -v ms="$ms" 'BEGIN { printf "%.0f", 1000 * 1000 / ms }') tasks/s)"
 	done
 fi

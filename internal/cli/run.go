@@ -347,9 +347,6 @@ func readJobs(env *Env, cfg runConfig, args []string) ([]runner.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(jobs) == 0 {
-		return nil, errors.New("no jobs: the input is empty")
-	}
 	return jobs, nil
 }
 
@@ -430,6 +427,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 			return runError(fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom))
 		}
 		history = runner.Runtimes(recs)
+	}
+	if len(jobs) == 0 {
+		return nil // an empty input is an empty batch, as in GNU parallel
 	}
 	todo, skipped := jobs, 0
 	if cfg.resume || cfg.resumeFailed {

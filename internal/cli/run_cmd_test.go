@@ -30,7 +30,7 @@ func runWithInput(t *testing.T, stdin string, args ...string) (code int, stdout,
 }
 
 func TestRunCommandLinesFromStdin(t *testing.T) {
-	code, out, errs := runWithInput(t, "echo one\necho two\n", "run", "-j", "2", "-k")
+	code, out, errs := runWithInput(t, "echo one\necho two\n", "run", "-j", "2", "-k", "--summary")
 	if code != 0 || out != "one\ntwo\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -47,10 +47,10 @@ func TestRunTemplates(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"", []string{"run", "-k", "-q", "echo", "{1}-{2}", ":::", "a", "b", ":::", "1", "2"}, "a-1\na-2\nb-1\nb-2\n"},
-		{"x.txt\ny z.txt\n", []string{"run", "-k", "-q", "echo", "{.}"}, "x\ny z\n"},
-		{"p/q.gz\n", []string{"run", "-q", "printf", "'%s|%s\\n'", "{/}", "{//}"}, "q.gz|p\n"},
-		{"", []string{"run", "-q", "--dry-run", "gzip", "-9", ":::", "my file"}, "gzip -9 'my file'\n"},
+		{"", []string{"run", "-k", "echo", "{1}-{2}", ":::", "a", "b", ":::", "1", "2"}, "a-1\na-2\nb-1\nb-2\n"},
+		{"x.txt\ny z.txt\n", []string{"run", "-k", "echo", "{.}"}, "x\ny z\n"},
+		{"p/q.gz\n", []string{"run", "printf", "'%s|%s\\n'", "{/}", "{//}"}, "q.gz|p\n"},
+		{"", []string{"run", "--dry-run", "gzip", "-9", ":::", "my file"}, "gzip -9 'my file'\n"},
 		// Costs in a weight column start the longest first.
 		{"1\techo small\n9\techo big\n5\techo mid\n", []string{"run", "--dry-run", "--weight-col", "1"}, "echo big\necho mid\necho small\n"},
 		{"1\techo small\n9\techo big\n", []string{"run", "--dry-run", "--weight-col", "1", "--order", "input"}, "echo small\necho big\n"},
@@ -64,9 +64,14 @@ func TestRunTemplates(t *testing.T) {
 }
 
 func TestRunExitStatusCountsFailures(t *testing.T) {
-	code, _, errs := runWithInput(t, "true\nexit 4\nfalse\n", "run", "-q")
-	if code != 2 || !strings.Contains(errs, "2 job(s) failed") {
-		t.Errorf("exit %d, stderr %q; want 2 for two failed jobs", code, errs)
+	// Off a terminal nothing but the jobs' output: the status says it.
+	code, _, errs := runWithInput(t, "true\nexit 4\nfalse\n", "run")
+	if code != 2 || errs != "" {
+		t.Errorf("exit %d, stderr %q; want 2 for two failed jobs, and nothing on stderr", code, errs)
+	}
+	code, _, errs = runWithInput(t, "true\nexit 4\nfalse\n", "run", "--summary")
+	if code != 2 || !strings.Contains(errs, "2 job(s) failed") || !strings.Contains(errs, "jobs 3: 1 succeeded, 2 failed") {
+		t.Errorf("--summary: exit %d, stderr %q; want 2 and the summary", code, errs)
 	}
 }
 
@@ -80,13 +85,20 @@ func TestRunBadInputNamesTheProblem(t *testing.T) {
 		{"1\ttrue\nlots\ttrue\n", []string{"run", "--weight-col", "1"}, `line 2: weight column 1: "lots"`},
 		{"", []string{"run", "--timeout", "soon", "true", ":::", "1"}, `--timeout "soon"`},
 		{"", []string{"run", "--timeout", "-50%", "true", ":::", "1"}, `--timeout "-50%"`},
-		{"", []string{"run", "-j", "-3", "true", ":::", "1"}, "-j -3"},
-		{"", []string{"run", "--resume", "true", ":::", "1"}, "--resume needs --joblog"},
+		{"", []string{"run", "-j", "x", "true", ":::", "1"}, `-j "x"`},
+		{"", []string{"run", "-j", "+-3", "true", ":::", "1"}, `-j "+-3"`},
+		{"", []string{"run", "--resume", "true", ":::", "1"}, "--resume and --resume-failed need --joblog"},
+		{"", []string{"run", "--resume-failed", "true", ":::", "1"}, "--resume and --resume-failed need --joblog"},
 		{"", []string{"run", "--order", "fastest", "true", ":::", "1"}, `order "fastest"`},
-		{"", []string{"run", "--progress", "loud", "true", ":::", "1"}, `--progress "loud"`},
+		{"", []string{"run", "--progress=loud", "true", ":::", "1"}, `--progress="loud"`},
+		{"", []string{"run", "--timeout", "5ms", "true", ":::", "1"}, `--timeout "5ms"`},
 		{"", []string{"run", "--no-such-flag"}, "unknown flag: --no-such-flag"},
 		{"", []string{"run", "echo", ":::"}, "::: with no arguments"},
-		{"", []string{"run"}, "no jobs"},
+		{"", []string{"run", "echo", ":::+"}, ":::+ with no arguments"},
+		{"", []string{"run", "--colsep", "(", "echo", ":::", "a"}, `--colsep "("`},
+		{"", []string{"run", "echo", "{= s/a/b/ =}", ":::", "a"}, "perl expression replacement strings"},
+		{"", []string{"run", "--shell", "/nonexistent/sh", "echo", ":::", "a"}, "--shell /nonexistent/sh: no such shell"},
+		{"a\nb\x00c\n", []string{"run", "echo"}, "stdin: line 2: holds a NUL byte"},
 		{"", []string{"run", "echo", "::::", filepath.Join(dir, "missing")}, "missing"},
 		{"", []string{"run", "-a", filepath.Join(dir, "absent")}, "absent"},
 	}
@@ -114,7 +126,7 @@ func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
 		t.Fatalf("joblog: %v, %v", recs, err)
 	}
 	os.WriteFile(flag, nil, 0o644)
-	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log, "--resume")
+	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log, "--resume-failed", "--summary")
 	if code != 0 || !strings.Contains(errs, "2 jobs skipped") {
 		t.Fatalf("resume: exit %d; stderr %q", code, errs)
 	}
@@ -127,7 +139,7 @@ func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "echo 1 >>") {
 		t.Errorf("dry run with remembered costs: exit %d, stdout %q, stderr %q; want the 0.2s job first", code, out, errs)
 	}
-	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log)
+	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log, "--summary")
 	if code != 0 || !strings.Contains(errs, "order: longest first (3 of 3 costs known)") {
 		t.Errorf("rerun with --joblog: exit %d, stderr %q; want the LPT line", code, errs)
 	}
@@ -171,7 +183,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 		}
 		fmt.Fprintf(&input, "echo $$ >> %s; %s; echo %d >> %s\n", pids, wait, i, marks)
 	}
-	args, _ := json.Marshal([]string{"run", "-j", "3", "--order", "input", "--joblog", log, "--grace", "500ms", "--progress", "none"})
+	args, _ := json.Marshal([]string{"run", "-j", "3", "--order", "input", "--joblog", log, "--grace", "500ms", "--progress=none"})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRunSignalHelper$")
 	cmd.Env = append(os.Environ(), "WORKSTEAL_RUN_HELPER_ARGS="+string(args))
 	cmd.Stdin = strings.NewReader(input.String())
@@ -222,7 +234,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	}
 	// The rerun completes the rest, and runs nothing twice.
 	os.WriteFile(fast, nil, 0o644)
-	code, _, errs := runWithInput(t, input.String(), "run", "-j", "3", "--joblog", log, "--resume", "--progress", "none")
+	code, _, errs := runWithInput(t, input.String(), "run", "-j", "3", "--joblog", log, "--resume", "--summary")
 	if code != 0 || !strings.Contains(errs, "3 jobs skipped") {
 		t.Fatalf("resume: exit %d, stderr %q", code, errs)
 	}
@@ -248,4 +260,86 @@ func processAlive(pid int) bool {
 	}
 	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// GNU parallel's options that run does not support are refused by name,
+// never taken for something else.
+func TestRunRefusesGNUOptionsByName(t *testing.T) {
+	cases := []struct{ flag, want string }{
+		{"--tag", "GNU parallel's option --tag is not supported"},
+		{"--pipe", "GNU parallel's option --pipe is not supported"},
+		{"-n", "GNU parallel's option -n (--max-args) is not supported"},
+		{"-X", "GNU parallel's option -X is not supported"},
+		{"-0", "GNU parallel's option -0 (--null) is not supported"},
+		{"--halt", "GNU parallel's option --halt (--halt-on-error) is not supported"},
+		{"--eta", "GNU parallel's option --eta is not supported"},
+		{"--results", "GNU parallel's option --results is not supported"},
+		{"-S", "GNU parallel's option -S (--sshlogin) is not supported"},
+		{"--line-buffer", "GNU parallel's option --line-buffer is not supported"},
+	}
+	for _, tc := range cases {
+		code, out, errs := runWithInput(t, "", "run", tc.flag, "echo", ":::", "a")
+		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("run %s: exit %d, stdout %q, stderr %q; want 255, nothing run, and %q", tc.flag, code, out, errs, tc.want)
+		}
+	}
+}
+
+// Reads are bounded: a file without newlines is refused at its first line
+// (named) after at most MaxLineBytes, and a joblog that is a device is
+// written, never read.
+func TestRunBoundedReads(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge")
+	if err := os.WriteFile(huge, bytes.Repeat([]byte("x"), runner.MaxLineBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--joblog", huge, "--resume", "echo", ":::", "a"}, "--joblog " + huge + ": runner: bad joblog: line 1: longer than 16 MiB"},
+		{[]string{"run", "--costs-from", huge, "echo", ":::", "a"}, "--costs-from " + huge + ": runner: bad joblog: line 1: longer than 16 MiB"},
+		{[]string{"run", "-a", huge, "echo"}, huge + ": line 1: longer than 16 MiB"},
+		{[]string{"run", "echo", "::::", huge}, huge + ": line 1: longer than 16 MiB"},
+	}
+	for _, tc := range cases {
+		code, out, errs := runWithInput(t, "", tc.args...)
+		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 255 and %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	// A 17 MB line on stdin, after a good one.
+	code, out, errs := runWithInput(t, "echo ok\n"+strings.Repeat("y", 17<<20)+"\n", "run")
+	if code != exitRunError || out != "" || !strings.Contains(errs, "stdin: line 2: longer than 16 MiB") {
+		t.Errorf("17 MB stdin line: exit %d, stdout %q, stderr %q; want 255 naming stdin line 2", code, out, errs)
+	}
+	// /dev/full and /dev/zero as the joblog: written (and the failed
+	// write reported), never read, the jobs run.
+	for _, dev := range []string{"/dev/full", "/dev/zero"} {
+		code, out, errs = runWithInput(t, "", "run", "--joblog", dev, "--resume", "echo", ":::", "a")
+		if code != 0 || out != "a\n" {
+			t.Errorf("--joblog %s: exit %d, stdout %q, stderr %q; want the job run", dev, code, out, errs)
+		}
+	}
+}
+
+// Jobs run under $SHELL (GNU parallel's rule), so bash syntax works where
+// bash is the user's shell.
+func TestRunUsesSHELL(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	t.Setenv("PARALLEL_SHELL", "")
+	t.Setenv("SHELL", bash)
+	code, out, errs := runWithInput(t, "", "run", "-k", "cat", "<(echo {})", ":::", "a", "b")
+	if code != 0 || out != "a\nb\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want bash's process substitution to work", code, out, errs)
+	}
+	t.Setenv("SHELL", "/nonexistent/shell")
+	code, _, errs = runWithInput(t, "", "run", "echo", ":::", "a")
+	if code != exitRunError || !strings.Contains(errs, "$SHELL /nonexistent/shell: no such shell") {
+		t.Errorf("bad $SHELL: exit %d, stderr %q; want 255 naming $SHELL", code, errs)
+	}
 }
