@@ -85,7 +85,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	if old, err := node.Open(ctx, job.ID); err == nil {
 		p := old.Progress()
 		old.Stop()
-		if p.Done() == p.Total && !cfg.resume {
+		if p.Done() == p.Total && !cfg.resume && !cfg.resumeFailed {
 			if err := node.Delete(ctx, job.ID); err != nil {
 				return runError(err)
 			}
@@ -110,7 +110,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 
 	var jl *runner.Joblog
 	if cfg.joblog != "" {
-		if jl, err = runner.OpenJoblog(cfg.joblog, cfg.resume); err != nil {
+		if jl, err = runner.OpenJoblog(cfg.joblog, cfg.resume || cfg.resumeFailed); err != nil {
 			return runError(err)
 		}
 		defer jl.Close()

@@ -81,7 +81,7 @@ func TestServeWorkerRun(t *testing.T) {
 
 	log := filepath.Join(dir, "jobs.tsv")
 	input := "echo one\nsleep 0.2; echo two\nexit 3\necho worker=$WORKSTEAL_WORKER seq=$WORKSTEAL_SEQ >&2\n"
-	code, out, errs := runWithInput(t, input, "run", "--nats", url, "-k", "--joblog", log, "--progress", "none")
+	code, out, errs := runWithInput(t, input, "run", "--nats", url, "-k", "--joblog", log, "--progress=none", "--summary")
 	if code != 1 || out != "one\ntwo\n" {
 		t.Fatalf("run --nats: exit %d, stdout %q, stderr %q; want 1 (one job failed) and the output in order", code, out, errs)
 	}
@@ -103,13 +103,13 @@ func TestServeWorkerRun(t *testing.T) {
 		}
 	}
 
-	// The same batch again is a fresh run of a finished job; with --resume
-	// only the failed job runs again.
-	code, out, errs = runWithInput(t, input, "run", "--nats", url, "--joblog", log, "--resume", "--progress", "none")
+	// The same batch again is a fresh run of a finished job; with
+	// --resume-failed only the failed job runs again.
+	code, out, errs = runWithInput(t, input, "run", "--nats", url, "--joblog", log, "--resume-failed", "--summary")
 	if code != 1 || out != "" || !strings.Contains(errs, "jobs 1: 0 succeeded, 1 failed") {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q; want only job 3 rerun", code, out, errs)
 	}
-	code, out, _ = runWithInput(t, "1\techo a\n9\techo b\n5\techo c\n", "run", "--nats", url, "-q", "-k", "--weight-col", "1", "--retries", "1", "--timeout", "30s")
+	code, out, _ = runWithInput(t, "1\techo a\n9\techo b\n5\techo c\n", "run", "--nats", url, "-k", "--weight-col", "1", "--retries", "2", "--timeout", "30s")
 	if code != 0 || out != "a\nb\nc\n" {
 		t.Errorf("weighted batch with -k: exit %d, stdout %q; want input order", code, out)
 	}
