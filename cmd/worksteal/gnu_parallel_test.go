@@ -212,7 +212,7 @@ var gnuCases = []gnuCase{
 	{name: "{#} alone takes no argument", args: []string{"-k", "echo", "{#}"}, stdin: "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"},
 	{name: "{#} in a file name", args: []string{"touch", "job{#}.done", ":::", "x", "y"}},
 	{name: "{%} with one slot", args: []string{"-j1", "echo", "{%}-{#}", ":::", "a", "b", "c"}},
-	{name: "{%} is a slot number", args: []string{"-j", "2", "echo", "{%}", ":::", "a", "b"}},
+	{name: "{%} is a slot number", args: []string{"-j", "2", "sleep 0.3; echo {%}", ":::", "a", "b"}},
 	{name: "{%} and {#} in files", args: []string{"-j1", "touch", "s{%}-j{#}", ":::", "a", "b"}},
 	{name: "path replacement strings", args: []string{"-k", "echo", "{//}", "{/}", "{/.}", "{.}", ":::",
 		"./d/e", "dir/", "/x/y/", "a.b/c", ".x", "a.tar.gz", "/", "", "a b/c d.e", "x/.y", "a..b", "a/b.c/", "//a//b//"}},
