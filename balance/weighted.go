@@ -133,13 +133,21 @@ func LPTSpeeds(costs, speeds []float64) Assignment {
 // The classic case it fixes: costs {3,3,2,2,2} on 2 workers. LPT gives
 // {3,2,2}/{3,2} = 7/5; one swap finds the optimum {3,3}/{2,2,2} = 6/6.
 //
-// Panics: if len(costs) != len(a.Owner) or an owner is out of range.
+// Panics: if len(costs) != len(a.Owner), an owner is out of range, a has
+// items but no workers (empty Loads), or Speeds is set with a length other
+// than len(Loads).
 func Improve(costs []float64, a Assignment) Assignment {
 	checkCosts("Improve", costs)
 	if len(costs) != len(a.Owner) {
 		panic(fmt.Sprintf("balance: Improve with %d costs for %d items", len(costs), len(a.Owner)))
 	}
 	m := len(a.Loads)
+	if m == 0 && len(a.Owner) > 0 {
+		panic(fmt.Sprintf("balance: Improve of an assignment of %d items to no workers (Loads is empty)", len(a.Owner)))
+	}
+	if a.Speeds != nil && len(a.Speeds) != m {
+		panic(fmt.Sprintf("balance: Improve with %d speeds for %d workers (len(Loads))", len(a.Speeds), m))
+	}
 	speeds := a.Speeds
 	if speeds == nil {
 		speeds = make([]float64, m)

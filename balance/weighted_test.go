@@ -1,9 +1,11 @@
 package balance
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -304,5 +306,31 @@ func TestImproveLarge(t *testing.T) {
 			t.Errorf("trial %d: Improve makespan %g > LPT %g", trial, imp.Makespan(), lpt.Makespan())
 		}
 		checkAssignment(t, "Improve", costs, imp)
+	}
+}
+
+// Improve rejects an assignment it cannot refine with a message that names
+// the cause, not an index error.
+func TestImproveBadAssignment(t *testing.T) {
+	cases := []struct {
+		name string
+		a    Assignment
+		want string
+	}{
+		{"items but no workers", Assignment{Owner: []int{0, 0}}, "no workers (Loads is empty)"},
+		{"speeds shorter than loads", Assignment{Owner: []int{0, 1}, Loads: []float64{1, 1}, Speeds: []float64{1}}, "1 speeds for 2 workers"},
+	}
+	for _, tc := range cases {
+		got := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			Improve(make([]float64, len(tc.a.Owner)), tc.a)
+			return ""
+		}()
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: panic %q; want one containing %q", tc.name, got, tc.want)
+		}
+	}
+	if got := Improve(nil, Assignment{}); len(got.Owner) != 0 {
+		t.Errorf("Improve of the empty assignment = %+v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package deque
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/worksteal/worksteal/internal/pad"
@@ -34,6 +35,13 @@ func (r Result) String() string {
 
 // minCap is the smallest buffer; New rounds smaller requests up to it.
 const minCap = 2
+
+// MaxCapacity is the most items a deque holds: 2³⁰ (a buffer of 8 GiB of
+// pointers on a 64-bit machine). New panics for a larger capacity, and
+// Push panics on a deque that already holds MaxCapacity items, each with a
+// message naming the limit. On a 32-bit machine the allocation of a buffer
+// that large fails first (Go's own out-of-memory error).
+const MaxCapacity = 1 << 30
 
 // maxBatch bounds how many items one StealHalf moves, so a thief does not
 // hold up its own work copying a huge half (crossbeam uses the same bound).
@@ -99,8 +107,12 @@ type Stealer[T any] struct {
 
 // New returns the owner and thief handles of an empty deque whose buffer
 // starts with room for capacity items (rounded up to a power of two, at least
-// 2). The buffer doubles whenever a push finds it full; it never shrinks.
+// 2). The buffer doubles whenever a push finds it full, up to MaxCapacity; it
+// never shrinks. New panics if capacity is above MaxCapacity.
 func New[T any](capacity int) (*Worker[T], Stealer[T]) {
+	if capacity > MaxCapacity {
+		panic(fmt.Sprintf("deque: New with capacity %d, above MaxCapacity (%d)", capacity, MaxCapacity))
+	}
 	c := int64(minCap)
 	for c < int64(capacity) {
 		c <<= 1
@@ -147,6 +159,9 @@ func (w *Worker[T]) Push(v *T) {
 // old buffer again ([HB3]).
 func (w *Worker[T]) grow(t, b int64) *buffer[T] {
 	old := w.buf
+	if old.mask+1 >= MaxCapacity {
+		panic(fmt.Sprintf("deque: Push onto a deque holding MaxCapacity (%d) items", MaxCapacity))
+	}
 	nb := newBuffer[T]((old.mask + 1) * 2)
 	for i := t; i < b; i++ {
 		nb.slots[i&nb.mask].Store(old.slots[i&old.mask].Load())
@@ -203,16 +218,30 @@ func (w *Worker[T]) Len() int {
 // Cap returns the current buffer capacity (it grows, never shrinks).
 func (w *Worker[T]) Cap() int { return len(w.buf.slots) }
 
-// Len returns a snapshot of the number of items; it may be stale by the time
-// the caller acts on it.
+// Len returns a snapshot of the number of items: never more than the deque
+// held at the moment Len read its bottom end, so never more than it ever
+// held, though fewer when thieves took items meanwhile. It may be stale by
+// the time the caller acts on it.
+//
+// Bottom is loaded before top: top only grows, so the top Len reads is at
+// least the top of that moment, and b − t at most that moment's count.
+// (Loading top first could pair an old top with a much later bottom and
+// report items pushed and stolen in between as if all were there at once.)
 func (s Stealer[T]) Len() int {
-	t := s.d.top.Load()
 	b := s.d.bottom.Load()
+	if testHookLen != nil {
+		testHookLen()
+	}
+	t := s.d.top.Load()
 	if b <= t {
 		return 0
 	}
 	return int(b - t)
 }
+
+// testHookLen, if set (by tests only), runs between Stealer.Len's two
+// loads, so a test can put other operations exactly there.
+var testHookLen func()
 
 // Steal takes the item at the top (the oldest one). It returns Success with
 // the item, Empty when it saw no items, or Retry when it lost a race for an

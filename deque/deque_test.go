@@ -2,6 +2,7 @@ package deque_test
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -326,4 +327,24 @@ func TestPoppedItemsCollectable(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(w)
+}
+
+// New refuses a capacity above MaxCapacity with a message naming the limit
+// (it used to loop forever above 2⁶², and fail in makeslice below that).
+func TestNewCapacityLimit(t *testing.T) {
+	for _, c := range []int{deque.MaxCapacity + 1, 1 << 61, 1<<62 + 1, math.MaxInt} {
+		msg := func() (msg any) {
+			defer func() { msg = recover() }()
+			deque.New[int](c)
+			return nil
+		}()
+		if s, _ := msg.(string); !strings.Contains(s, "above MaxCapacity") {
+			t.Errorf("New(%d): panic %v; want one naming MaxCapacity", c, msg)
+		}
+	}
+	for _, c := range []int{-5, 0, 1, 3} {
+		if w, _ := deque.New[int](c); w.Cap() != 2 && w.Cap() != 4 {
+			t.Errorf("New(%d).Cap() = %d", c, w.Cap())
+		}
+	}
 }

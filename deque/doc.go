@@ -23,7 +23,16 @@
 //
 // [Stealer.Steal] returns [Retry] when it lost a race (with the owner or
 // another thief) and the deque may still hold items; [Empty] only when it saw
-// the deque empty. Callers that must not miss work treat Retry as "look again".
+// the deque empty. So Empty is a fact about one moment and Retry is not: a
+// caller must not conclude from Retry that the deque is empty. Whether it
+// tries the same deque again at once is its choice. The worksteal runtime
+// counts a Retry as a failed attempt and moves on to its next victim: the
+// race was lost to someone who took an item, and an idle worker re-checks
+// every deque's length before it parks (PROTOCOL.md "Parking"), so no item
+// is stranded by moving on.
+//
+// [Stealer.Len] is a snapshot, bounded by what the deque held when Len read
+// its bottom end; see its documentation.
 //
 // # Protocol and invariants
 //
