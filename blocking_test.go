@@ -167,25 +167,10 @@ func TestBlocking(t *testing.T) {
 	})
 }
 
-// Regression: Close does not compensate Blocking while it drains.
-//
-// Close promises to let every queued task finish, but spareSet.start
-// (blocking.go) returns at once when p.closed is set, and Close's
-// spares.wakeAll sends the retired spares away. So once Close has begun, a
-// task that enters w.Blocking gets no spare. Here two tasks occupy both
-// workers and block until a third, queued task runs: when they block after
-// Close began, nobody is left to run the third task and Close never returns.
-//
-// Interleaving (Workers: 2):
-//
-//	Submit A, B (each waits for Close, then w.Blocking(<-ch)); Submit C (close(ch))
-//	W0 runs A, W1 runs B; C waits in the injector
-//	Close: closed.Swap(true); sleep.wakeAll(); spares.wakeAll(); running.Wait()
-//	A: Blocking → spares.start sees closed → no spare; <-ch blocks W0
-//	B: the same on W1; C is never run; running.Wait() waits forever
-//
-// (Found at 07caf54; fixed in 1b5abd9, where spares start during Close.)
-// The test unblocks the tasks after 5 s so that it fails instead of hanging.
+// Blocking compensates while the pool closes too: two tasks that occupy
+// both workers and, after Close began, block until a third queued task runs
+// get a spare that runs it, so Close returns. (The test unblocks the tasks
+// after 5 s so that a missing spare fails the test instead of hanging it.)
 func TestBlockingCompensatedDuringClose(t *testing.T) {
 	p, err := New(Config{Workers: 2})
 	if err != nil {
@@ -222,14 +207,8 @@ func TestBlockingCompensatedDuringClose(t *testing.T) {
 	}
 }
 
-// Regression: a retired spare's time in the free list is counted as Busy.
-//
-// spareRetire (blocking.go) is called by findWork right after endIdle, so
-// w.mark is the moment of retirement; the spare then waits in the free list.
-// When Blocking reactivates it, findWork calls beginIdle, which adds
-// now − mark — the whole retirement — to st.busy. A spare that never ran a
-// task then reports Busy ≈ the time it spent retired, which inflates
-// Utilization and Imbalance. (Found at 07caf54; fixed in 1b5abd9.)
+// A spare's time retired in the free list counts as idle, not busy: after
+// a long retirement its Busy stays far below the time it spent retired.
 func TestRetiredSpareCountsIdle(t *testing.T) {
 	defer watchdog(t, time.Minute)()
 	gap := 300 * time.Millisecond

@@ -31,10 +31,10 @@ func (iw *idleWait) begin() {
 	}
 	w := iw.w
 	w.beginIdle()
-	w.pool.sleep.startSearching()
 	if iw.latch != nil && w.rec != nil {
-		w.rec.record(EvWaitStart, -1, 0)
+		w.rec.record(EvWaitStart, -1, 0) // before others can see it searching
 	}
+	w.pool.sleep.startSearching()
 	iw.active = true
 }
 

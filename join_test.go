@@ -3,6 +3,7 @@ package worksteal
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -114,86 +115,104 @@ func panicky(msg string) func(*Worker) int {
 	return func(*Worker) int { panic(errPanic{msg}) }
 }
 
+// TestJoinPanics: both halves always run to completion, the panic reaches
+// the caller of Join with the stack of its site, and when both halves
+// panic, the first half's panic wins — with the second half run inline
+// (1 worker) and run by a thief (the first half then waits until the
+// second has started, which only another worker can do).
 func TestJoinPanics(t *testing.T) {
 	defer watchdog(t, time.Minute)()
-	slow := func(ran *atomic.Bool) func(*Worker) int {
-		return func(*Worker) int {
-			time.Sleep(time.Millisecond) // give a thief time to steal the other half
-			ran.Store(true)
-			return 1
-		}
-	}
 	cases := []struct {
-		name      string
-		a, b      func(ranA, ranB *atomic.Bool) func(*Worker) int
-		wantPanic string
+		name          string
+		aPanics, bPan bool
+		wantPanic     string
 	}{
-		{"panic in a still runs b", func(ra, _ *atomic.Bool) func(*Worker) int { ra.Store(true); return panicky("A") },
-			func(_, rb *atomic.Bool) func(*Worker) int { return slow(rb) }, "A"},
-		{"panic in b still runs a", func(ra, _ *atomic.Bool) func(*Worker) int { return slow(ra) },
-			func(_, rb *atomic.Bool) func(*Worker) int { rb.Store(true); return panicky("B") }, "B"},
-		{"panic in both: a wins", func(ra, _ *atomic.Bool) func(*Worker) int { ra.Store(true); return panicky("A") },
-			func(_, rb *atomic.Bool) func(*Worker) int { rb.Store(true); return panicky("B") }, "A"},
+		{"panic in a still runs b", true, false, "A"},
+		{"panic in b still runs a", false, true, "B"},
+		{"panic in both: a wins", true, true, "A"},
 	}
 	for _, workers := range []int{1, 2, 4} {
 		for _, tc := range cases {
-			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
-				p := newTestPool(t, Config{Workers: workers})
-				for rep := 0; rep < 20; rep++ {
-					var ranA, ranB atomic.Bool
-					pe := runExpectPanic(t, p, func(w *Worker) int {
-						a, b := Join(w, tc.a(&ranA, &ranB), tc.b(&ranA, &ranB))
-						return a + b
-					})
-					if !ranA.Load() || !ranB.Load() {
-						t.Fatalf("ranA=%v ranB=%v; both halves must run", ranA.Load(), ranB.Load())
-					}
-					var ep errPanic
-					if !errors.As(pe, &ep) || ep.s != tc.wantPanic {
-						t.Fatalf("panic value %v; want errPanic{%q}", pe.Value, tc.wantPanic)
-					}
-					if !strings.Contains(string(pe.Stack), "panicky") {
-						t.Fatalf("stack does not show the panic site:\n%s", pe.Stack)
-					}
+			for _, stolen := range []bool{false, true} {
+				if stolen && workers == 1 {
+					continue
 				}
-				// The pool is still healthy.
-				if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
-					t.Fatalf("after panics fib(15) = %d", got)
-				}
-			})
+				t.Run(fmt.Sprintf("%s/workers=%d/stolen=%v", tc.name, workers, stolen), func(t *testing.T) {
+					p := newTestPool(t, Config{Workers: workers})
+					for rep := 0; rep < 20; rep++ {
+						var ranA, ranB, startedB atomic.Bool
+						var aOn, bOn atomic.Int32
+						pe := runExpectPanic(t, p, func(w *Worker) int {
+							a, b := Join(w, func(w *Worker) int {
+								for stolen && !startedB.Load() {
+									runtime.Gosched()
+								}
+								aOn.Store(int32(w.ID()))
+								ranA.Store(true)
+								if tc.aPanics {
+									return panicky("A")(w)
+								}
+								return 1
+							}, func(w *Worker) int {
+								bOn.Store(int32(w.ID()))
+								startedB.Store(true)
+								ranB.Store(true)
+								if tc.bPan {
+									return panicky("B")(w)
+								}
+								return 2
+							})
+							return a + b
+						})
+						if !ranA.Load() || !ranB.Load() {
+							t.Fatalf("ranA=%v ranB=%v; both halves must run", ranA.Load(), ranB.Load())
+						}
+						if stolen && aOn.Load() == bOn.Load() {
+							t.Fatalf("both halves ran on worker %d; the second was to be stolen", aOn.Load())
+						}
+						var ep errPanic
+						if !errors.As(pe, &ep) || ep.s != tc.wantPanic {
+							t.Fatalf("panic value %v; want errPanic{%q}", pe.Value, tc.wantPanic)
+						}
+						if !strings.Contains(string(pe.Stack), "panicky") {
+							t.Fatalf("stack does not show the panic site:\n%s", pe.Stack)
+						}
+					}
+					// The pool is still healthy.
+					if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+						t.Fatalf("after panics fib(15) = %d", got)
+					}
+				})
+			}
 		}
 	}
 }
 
-// A panic deep in a join tree reaches the caller once, with the original
-// stack, and every frame is freed (the pool keeps working).
+// A panic deep in a join tree — at one leaf, whichever worker runs it —
+// reaches the caller once, with the original stack, and every frame is
+// freed (the pool keeps working).
 func TestJoinPanicDeepTree(t *testing.T) {
 	defer watchdog(t, time.Minute)()
 	p := newTestPool(t, Config{Workers: 4})
-	var tree func(w *Worker, d int) int
-	tree = func(w *Worker, d int) int {
-		if d == 0 {
+	type node struct{ depth, index int }
+	var tree func(w *Worker, n node) int
+	tree = func(w *Worker, n node) int {
+		if n.depth == 0 {
+			if n.index == 1234 {
+				panic(errPanic{"deep"})
+			}
 			return 1
 		}
-		if d == 3 && w.ID()%2 == 1 {
-			panic(errPanic{"deep"})
-		}
-		a, b := JoinFunc(w, tree, d-1, tree, d-1)
+		a, b := JoinFunc(w, tree, node{n.depth - 1, 2 * n.index}, tree, node{n.depth - 1, 2*n.index + 1})
 		return a + b
 	}
 	for rep := 0; rep < 20; rep++ {
-		var pe *PanicError
-		func() {
-			defer func() {
-				r := recover()
-				if r == nil {
-					return
-				}
-				pe = r.(*PanicError)
-			}()
-			Run(p, func(w *Worker) int { return tree(w, 12) })
-		}()
-		if pe != nil && !strings.Contains(string(pe.Stack), "TestJoinPanicDeepTree") {
+		pe := runExpectPanic(t, p, func(w *Worker) int { return tree(w, node{12, 0}) })
+		var ep errPanic
+		if !errors.As(pe, &ep) || ep.s != "deep" {
+			t.Fatalf("panic value %v; want errPanic{deep}", pe.Value)
+		}
+		if !strings.Contains(string(pe.Stack), "TestJoinPanicDeepTree") {
 			t.Fatalf("stack lacks the panic site:\n%s", pe.Stack)
 		}
 		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {

@@ -84,13 +84,9 @@ func TestConfig(t *testing.T) {
 	})
 }
 
-// Regression: Config() does not round-trip for MaxBlocking < 0.
-//
-// normalize (config.go) turns a negative MaxBlocking ("compensation off")
-// into 0, and Config() returns that; but 0 in a Config means "4 × Workers".
-// So New(p.Config()) — the natural way to clone a pool's settings, or to
-// replay them from a sim scenario — silently turns compensation back on.
-// (Found at 07caf54; fixed in 1b5abd9.)
+// New(p.Config()) makes a pool with the same settings: Config() returns
+// every field so that it means the same again (a negative MaxBlocking,
+// "compensation off", stays negative; 0 would mean "4 × Workers").
 func TestConfigRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -462,27 +458,15 @@ func TestPool(t *testing.T) {
 	})
 }
 
-// Regression: Submit, SubmitTo and Run can queue a task after the workers exited.
-//
-// Each checks p.closed and then pushes (pool.go: Submit, SubmitTo, Run),
-// with nothing that orders the push before the workers' exit check in
-// findWork (worker.go: `p.closed.Load() && !p.workVisible()`). If the caller
-// is descheduled between its check and its push:
-//
-//	caller:   closed.Load() == false
-//	Close:    closed.Swap(true); wakeAll; running.Wait()
-//	workers:  search() finds nothing; closed && !workVisible() → exit
-//	Close:    returns nil
-//	caller:   injector.push(task); Submit returns nil
-//
-// Submit has accepted a task that will never run, and Run blocks forever.
-// (Present at 07caf54; fixed in 071900b by Pool.inject, which pushes under
-// submitMu.)
-// The test holds the queue's lock to stand in for the caller being
-// descheduled after its check (pushing waits for the lock; the workers'
-// lock-free emptiness checks do not). Either Close waits for the pending
-// push, or the call returns ErrClosed; an accepted task must run.
+// A submission that races Close either returns ErrClosed or its task runs
+// before Close returns: Submit, SubmitTo and Run never accept a task that
+// nobody will run. The test stops the call exactly between its acceptance
+// and its push (it holds the queue's lock, and sees the call counted in
+// flight), starts Close, waits until Close is blocked behind the pending
+// push (a writer waits on submitMu: TryRLock fails), then lets the push
+// finish.
 func TestSubmitRacingCloseNeverStrandsTask(t *testing.T) {
+	defer watchdog(t, time.Minute)()
 	cases := []struct {
 		name  string
 		queue func(p *Pool) *queue
@@ -509,61 +493,34 @@ func TestSubmitRacingCloseNeverStrandsTask(t *testing.T) {
 			var ran atomic.Bool
 			called := make(chan error, 1)
 			go func() { called <- tc.call(p, &ran) }()
-			time.Sleep(20 * time.Millisecond) // the call passes its closed check and waits to push
+			for p.inflight.Load() == 0 { // accepted, now waiting to push
+				runtime.Gosched()
+			}
 			closed := make(chan error, 1)
 			go func() { closed <- p.Close() }()
-			var closeErr error
-			closedEarly := false
-			select {
-			case closeErr = <-closed: // Close finished while the push was pending
-				closedEarly = true
-			case <-time.After(100 * time.Millisecond): // Close waits for the pending push
+			for p.submitMu.TryRLock() { // until Close waits for the pending push
+				p.submitMu.RUnlock()
+				runtime.Gosched()
 			}
 			q.mu.Unlock()
-			if !closedEarly {
-				select {
-				case closeErr = <-closed:
-				case <-time.After(5 * time.Second):
-					t.Fatalf("Close did not return within 5 s after the push completed")
-				}
+			if err := <-closed; err != nil {
+				t.Fatalf("Close = %v", err)
 			}
-			if closeErr != nil {
-				t.Fatalf("Close = %v", closeErr)
+			if !ran.Load() {
+				t.Errorf("Close returned before the task %s accepted had run", tc.name)
 			}
-			select {
-			case err := <-called:
-				if err == nil && !ran.Load() {
-					t.Errorf("%s returned nil but its task never ran: it was queued after Close's workers had exited", tc.name)
-				}
-				if err != nil && !errors.Is(err, ErrClosed) {
-					t.Errorf("%s = %v; want nil or ErrClosed", tc.name, err)
-				}
-			case <-time.After(2 * time.Second):
-				// The goroutine stays blocked for the rest of the test binary.
-				t.Errorf("%s blocks forever: its task was queued after Close's workers had exited", tc.name)
+			if err := <-called; err != nil {
+				t.Errorf("%s = %v; want nil: it was accepted before Close", tc.name, err)
 			}
 		})
 	}
 }
 
-// Regression: runtime.Goexit in a task kills the worker goroutine, and a stolen
-// Join half that calls it never finishes its frame.
-//
-// Goexit (what t.FailNow, t.Fatal and t.SkipNow call) cannot be recovered:
-// the deferred recovers in the job runners see nil and the goroutine keeps
-// unwinding, through Worker.main's deferred running.Done, and exits. So:
-//
-//   - rootTask.runJob (pool.go) closes finished in a defer: Run returns the
-//     zero value and a nil error, as if f had succeeded, and the pool has
-//     lost the worker (with Workers: 1, every later Run blocks forever).
-//   - submitted.runJob: the same loss, silently.
-//   - frame.runJob (join.go) calls f.done.set() after, not in, the deferred
-//     section: when the thief's fb calls Goexit the latch is never set, and
-//     the joiner waits in helpUntil forever (and Close with it).
-//
-// Expected: no hang, Run does not report success, and the pool keeps all
-// its workers (for example by starting a replacement goroutine for a worker
-// whose main loop is unwinding).
+// A task that calls runtime.Goexit (as t.FailNow, t.Fatal and t.SkipNow
+// do) — the function of a Run, a submitted task, or a stolen Join half —
+// is reported as failed (never as success), nobody waiting for it hangs,
+// and the pool keeps all its workers: Goexit cannot be recovered, so the
+// worker's goroutine exits and a replacement takes over the worker.
 func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -590,8 +547,8 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 					var stolen atomic.Bool
 					a, b := Join(w,
 						func(*Worker) int {
-							for deadline := time.Now().Add(time.Second); !stolen.Load() && time.Now().Before(deadline); {
-								runtime.Gosched() // leave fb to the other worker
+							for !stolen.Load() { // fb can only start on the other worker
+								runtime.Gosched()
 							}
 							return 1
 						},

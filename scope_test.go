@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -272,7 +273,9 @@ func TestScope(t *testing.T) {
 					started := make(chan struct{})
 					s.Spawn(w, func(*Worker) {
 						close(started)
-						time.Sleep(10 * time.Millisecond) // still running when the panic happens
+						for s.panic.Load() == nil { // still running when the panic happens
+							runtime.Gosched()
+						}
 						siblingDone.Store(true)
 					})
 					w.Blocking(func() { <-started })
@@ -306,7 +309,9 @@ func TestScope(t *testing.T) {
 				started := make(chan struct{})
 				s.Spawn(w, func(*Worker) {
 					close(started)
-					time.Sleep(10 * time.Millisecond)
+					for s.panic.Load() == nil { // still running when the body panics
+						runtime.Gosched()
+					}
 					siblingDone.Store(true)
 				})
 				w.Blocking(func() { <-started })
@@ -408,11 +413,14 @@ func TestScope(t *testing.T) {
 			var got int
 			err := p.Scope(ctx, func(w *Worker, s *Scope) error {
 				started, release := make(chan struct{}), make(chan struct{})
-				fu := SpawnValue(s, w, func(w *Worker) int {
+				var fu *Future[int]
+				fu = SpawnValue(s, w, func(w *Worker) int {
 					runner = w.ID()
 					close(started)
 					<-release
-					time.Sleep(5 * time.Millisecond) // most likely still running when Wait begins
+					for fu.done.state.Load() != latchSleeping { // the waiter sleeps in Wait
+						runtime.Gosched()
+					}
 					return 42
 				})
 				w.Blocking(func() { <-started }) // another worker (or a spare) took it

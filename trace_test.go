@@ -147,7 +147,13 @@ func TestTraceRecordsJoinWaits(t *testing.T) {
 			},
 			func(*Worker) int {
 				stolen.Store(true)
-				time.Sleep(5 * time.Millisecond)
+				for { // until the joiner (the only other worker) idles in its wait
+					if sleepers, searching := counts(p.sleep.state.Load()); sleepers+searching > 0 {
+						break
+					}
+					runtime.Gosched()
+				}
+				time.Sleep(5 * time.Millisecond) // inside the joiner's wait span
 				return 2
 			})
 		return a + b
@@ -167,7 +173,7 @@ func TestTraceRecordsJoinWaits(t *testing.T) {
 			wait += sp.Dur
 		}
 	}
-	if wait < 2*time.Millisecond {
-		t.Fatalf("waits total %v; the joiner idled about 5 ms waiting for its stolen half", wait)
+	if wait < 5*time.Millisecond {
+		t.Fatalf("waits total %v; the joiner idled while its stolen half slept 5 ms", wait)
 	}
 }
