@@ -64,7 +64,7 @@ func ReadJoblog(r io.Reader) ([]Record, error) {
 			return nil, fmt.Errorf("%w: line %d: %v", ErrBadJoblog, n, err)
 		}
 		torn := !complete
-		line := strings.TrimSuffix(string(b), "\r")
+		line := string(b) // a "\r" stays in the Command column, as GNU parallel keeps it
 		if line == "" || (n == 1 && strings.HasPrefix(line, "Seq\t")) {
 			if torn {
 				return recs, nil
@@ -107,8 +107,14 @@ func parseRecord(line string) (Record, error) {
 			return 0
 		}
 		v, e := strconv.ParseFloat(strings.TrimSpace(f[i]), 64)
-		if e != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			err = fmt.Errorf("%s %q is not a number of seconds", name, f[i])
+		// 1e9 s (31 years) keeps a run time within a time.Duration and a
+		// start time (×1000) within milliseconds since 1970 for 30,000 years.
+		limit := 1e9
+		if i == 2 {
+			limit = 1e12
+		}
+		if e != nil || math.IsNaN(v) || v < 0 || v >= limit {
+			err = fmt.Errorf("%s %q is not a number of seconds (0 to %g)", name, f[i], limit)
 		}
 		return v
 	}

@@ -59,6 +59,9 @@ func compileTemplate(words []string, quote bool) (*template, error) {
 	}
 	any := false
 	for _, w := range words {
+		if strings.IndexByte(w, 0) >= 0 {
+			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, errNUL)
+		}
 		if m := perlRplRE.FindString(w); m != "" {
 			return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
 		}

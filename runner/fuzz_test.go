@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// unquote undoes gnuQuote: bare safe characters, '...' and "'" pieces. It
+// fails (ok false) on anything gnuQuote never writes.
+func unquote(q string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(q); {
+		switch {
+		case q[i] == '\'':
+			j := strings.IndexByte(q[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			b.WriteString(q[i+1 : i+1+j])
+			i += j + 2
+		case strings.HasPrefix(q[i:], `"'"`):
+			b.WriteByte('\'')
+			i += 3
+		case gnuSafe(q[i : i+1]):
+			b.WriteByte(q[i])
+			i++
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// FuzzShellQuote: the shell reads back exactly the quoted string.
+func FuzzShellQuote(f *testing.F) {
+	for _, s := range []string{"", "a", "a b", "it's", "'", "''", "x$y", "`date`", "$(echo hi)", "a\nb", "日本", "-x", "~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := gnuQuote(s)
+		got, ok := unquote(q)
+		if s == "" {
+			got, ok = "", q == "''"
+		}
+		if !ok || got != s {
+			t.Fatalf("gnuQuote(%q) = %s, which reads back as %q (ok %v)", s, q, got, ok)
+		}
+	})
+}
+
+// FuzzInputJobs feeds a template, input lines, ::: arguments and a column
+// separator to Jobs, seeded with issue 15's cases. Whatever the input,
+// Jobs returns jobs numbered 1..n or an error wrapping ErrBadInput, never
+// panics; a template without replacement strings starts every command.
+func FuzzInputJobs(f *testing.F) {
+	seeds := []struct {
+		tmpl, lines, args, colsep string
+		quote, link              bool
+	}{
+		{"touch job{#}.done", "", "x\ny", "", false, false},
+		{"echo {#}", "1\n2\n3\n", "", "", false, false},
+		{"echo", "", "a\nb", "", false, false},
+		{"echo {1} {3} {2}", "", "a%c%b", "%", false, false},
+		{"echo {2}{1}", "a\tb\n", "", `\t`, false, false},
+		{"echo {2}{1}", "a%%b\n", "", "%+", false, false},
+		{"", "", "echo cmd1\necho cmd2", "", false, false},
+		{"l{}", "s /bin/ls\n", "", "", false, false},
+		{"echo {//} {/} {/.} {.}", "", "./d/e\ndir/\n/x/y/", "", false, false},
+		{"echo {} {%}", "\n\nx\n", "", "", true, false},
+		{"echo {= s/a/b/ =}", "a\n", "", "", false, false},
+		{"echo {-3} {0} {01} {1 } {2 .}", "", "a.b", ",", false, true},
+		{"printf %s\\n {}", "a\x00b\n", "", "", false, false},
+		{"echo {}", "a\r\n", "a'b\n", "(", false, true},
+	}
+	for _, s := range seeds {
+		f.Add(s.tmpl, s.lines, s.args, s.colsep, s.quote, s.link)
+	}
+	f.Fuzz(func(t *testing.T, tmpl, lines, args, colsep string, quote, link bool) {
+		in := Input{Quote: quote, Link: link, ColSep: colsep}
+		if tmpl != "" {
+			in.Template = strings.Split(tmpl, " ")
+		}
+		// Bounded: at most 20 values per source, so that the combinations
+		// stay small.
+		if strings.Count(lines, "\n") > 20 || strings.Count(args, "\n") > 20 {
+			return
+		}
+		in.Sources = []Source{{Name: "stdin", Lines: strings.NewReader(lines)}}
+		if args != "" {
+			in.Sources = append(in.Sources, Source{Name: ":::", Args: []string{args}, Linked: link})
+		}
+		jobs, err := in.Jobs()
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error %v does not wrap ErrBadInput", err)
+			}
+			return
+		}
+		for i, j := range jobs {
+			if j.Seq != i+1 {
+				t.Fatalf("job %d has Seq %d", i, j.Seq)
+			}
+			if c := j.CommandIn(7); strings.IndexByte(c, 0) >= 0 {
+				t.Fatalf("command %q holds a NUL byte", c)
+			}
+		}
+		if len(jobs) > 0 && tmpl != "" && !quote && !rplRE.MatchString(tmpl) && !strings.HasPrefix(jobs[0].Command, tmpl) {
+			t.Fatalf("template %q without replacement strings: command %q does not start with it", tmpl, jobs[0].Command)
+		}
+	})
+}
+
+// FuzzReadJoblog: any bytes parse or fail with ErrBadJoblog naming a line;
+// what parses writes back to rows that read as the same records (after
+// one round, which rounds the times to the millisecond).
+func FuzzReadJoblog(f *testing.F) {
+	f.Add([]byte(JoblogHeader + "\n1\t:\t1700000000.123\t     1.500\t0\t2\t0\t0\techo a\n"))
+	f.Add([]byte(JoblogHeader + "\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"))
+	f.Add([]byte("1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
+	f.Add([]byte("1\t:\t1e300\t1e300\t0\t0\t-1\t15\tsleep 9\r\n"))
+	f.Add(bytes.Repeat([]byte{0}, 100))
+	f.Add([]byte("x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := ReadJoblog(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrBadJoblog) || !strings.Contains(err.Error(), "line ") {
+				t.Fatalf("error %v: want ErrBadJoblog naming a line", err)
+			}
+			return
+		}
+		write := func(recs []Record) []byte {
+			var b bytes.Buffer
+			l, _ := NewJoblog(&b)
+			for _, r := range recs {
+				l.Write(r)
+			}
+			return b.Bytes()
+		}
+		once, err := ReadJoblog(bytes.NewReader(write(recs)))
+		if err != nil || len(once) != len(recs) {
+			t.Fatalf("rewritten joblog: %d records, %v; want %d", len(once), err, len(recs))
+		}
+		twice, err := ReadJoblog(bytes.NewReader(write(once)))
+		if err != nil || !reflect.DeepEqual(twice, once) {
+			t.Fatalf("joblog round trip:\n%+v\n%+v (%v)", once, twice, err)
+		}
+		for _, r := range once {
+			if r.Runtime < 0 || r.Start.Before(time.Unix(0, 0)) {
+				t.Fatalf("record %+v: negative time", r)
+			}
+		}
+	})
+}
