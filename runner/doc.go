@@ -2,8 +2,11 @@
 // as GNU parallel and xargs -P do, and reports how well the batch was
 // balanced.
 //
-// A batch is read with Input (one command per line, or a template with {}
-// placeholders filled from input lines or ":::" arguments) and run with Run:
+// A batch is read with Input (one command per line, or a template with
+// GNU parallel's replacement strings filled from its input sources: lines,
+// files, ":::" arguments, combined or linked) and run with Run. Input and
+// the joblog follow GNU parallel 20221122's rules (template.go lists
+// them); a differential test in cmd/worksteal runs both programs:
 //
 //	jobs, err := runner.Input{Template: []string{"gzip", "-9", "{}"}, Lines: os.Stdin}.Jobs()
 //	sum, err := runner.Run(ctx, runner.Config{Slots: 8, Stdout: os.Stdout}, jobs)
@@ -13,14 +16,17 @@
 // costs are known (a weight column, or run times remembered by an earlier
 // joblog: LPT, Graham's longest processing time rule), which shortens the
 // makespan of skewed batches. Stragglers are cut by a timeout, absolute or
-// relative to the median (balance.Timeout), retried with backoff
-// (balance.Backoff), and, near the end of the batch, copied: the first copy
-// to succeed wins and the other is killed (balance.Hedge's threshold).
+// relative to the median of the jobs that succeeded (GNU parallel's rule),
+// retried at once or with backoff (balance.Backoff), and, near the end of
+// the batch, copied: the first copy to succeed wins and the other is killed
+// (balance.Hedge's threshold).
 //
 // Bookkeeping: every finished job is appended to a joblog with GNU parallel's
-// columns as it finishes, so Resume can run what an interrupted or failed
-// batch left, and never twice what succeeded. Each job runs in a process
-// group of its own, and stopping a job stops the whole group.
+// columns as its output is written, so Resume can run what an interrupted
+// or failed batch left (matching jobs by number, as GNU parallel does), and
+// never twice what succeeded. Every read is bounded (MaxLineBytes a line),
+// whatever the file. Each job runs in a process group of its own, and
+// stopping a job stops the whole group.
 //
 // The Summary gives the makespan and the balance package's metrics of the
 // run: utilization, load imbalance (per slot busy time) and straggler ratio

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/worksteal/worksteal/runner"
 )
@@ -53,4 +54,77 @@ func ExamplePlan() {
 	// gzip big
 	// gzip medium
 	// gzip small
+}
+
+// Sources combine as in GNU parallel: every combination, or, for a linked
+// source (":::+"), side by side with the source before it.
+func ExampleSource() {
+	in := runner.Input{
+		Template: []string{"echo", "{1}={2}", "{3}"},
+		Sources: []runner.Source{
+			{Args: []string{"a", "b"}},
+			{Args: []string{"1", "2"}, Linked: true},
+			{Args: []string{"x", "y"}},
+		},
+	}
+	jobs, _ := in.Jobs()
+	for _, j := range jobs {
+		fmt.Println(j.Command)
+	}
+	// Output:
+	// echo a=1 x
+	// echo a=1 y
+	// echo b=2 x
+	// echo b=2 y
+}
+
+// {%} is the slot a job runs in, known only when it starts.
+func ExampleJob_CommandIn() {
+	jobs, _ := runner.Input{Template: []string{"render", "--gpu", "{%}", "{}"}, Sources: []runner.Source{{Args: []string{"frame 1"}}}}.Jobs()
+	fmt.Println(jobs[0].Command)
+	fmt.Println(jobs[0].CommandIn(2))
+	// Output:
+	// render --gpu {%} 'frame 1'
+	// render --gpu 2 'frame 1'
+}
+
+// Resume matches a joblog's rows to jobs by number, as GNU parallel's
+// --resume (every logged job is skipped) and --resume-failed (only those
+// that succeeded) do.
+func ExampleResume() {
+	jobs, _ := runner.Input{Lines: strings.NewReader("true\nfalse\necho not run yet\n")}.Jobs()
+	log := runner.JoblogHeader + "\n" +
+		"1\t:\t1700000000.000\t0.001\t0\t0\t0\t0\ttrue\n" +
+		"2\t:\t1700000000.000\t0.001\t0\t0\t1\t0\tfalse\n"
+	records, _ := runner.ReadJoblog(strings.NewReader(log))
+	todo, skipped := runner.Resume(jobs, records, false)
+	fmt.Println("--resume:", len(todo), "to run,", skipped, "skipped")
+	todo, skipped = runner.Resume(jobs, records, true)
+	fmt.Println("--resume-failed:", len(todo), "to run,", skipped, "skipped")
+	// Output:
+	// --resume: 1 to run, 2 skipped
+	// --resume-failed: 2 to run, 1 skipped
+}
+
+// A joblog on any writer (GNU parallel's --joblog -: stdout).
+func ExampleNewJoblog() {
+	var b strings.Builder
+	l, _ := runner.NewJoblog(&b)
+	l.Write(runner.Record{Seq: 1, Host: ":", Runtime: 1500 * time.Millisecond, Receive: 2, Command: "echo a"})
+	fmt.Print(b.String())
+	// Output:
+	// Seq	Host	Starttime	JobRuntime	Send	Receive	Exitval	Signal	Command
+	// 1	:	0.000	     1.500	0	2	0	0	echo a
+}
+
+// Values are quoted as GNU parallel quotes them.
+func ExampleShellQuote() {
+	for _, s := range []string{"a.txt", "my file", "it's", ""} {
+		fmt.Println(runner.ShellQuote(s))
+	}
+	// Output:
+	// a.txt
+	// 'my file'
+	// 'it'"'"'s'
+	// ''
 }

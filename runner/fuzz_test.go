@@ -59,7 +59,7 @@ func FuzzShellQuote(f *testing.F) {
 func FuzzInputJobs(f *testing.F) {
 	seeds := []struct {
 		tmpl, lines, args, colsep string
-		quote, link              bool
+		quote, link               bool
 	}{
 		{"touch job{#}.done", "", "x\ny", "", false, false},
 		{"echo {#}", "1\n2\n3\n", "", "", false, false},
