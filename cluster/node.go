@@ -108,7 +108,12 @@ func (n *Node) ensure(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
 	for tries := 1; ; tries++ {
-		err := n.setup(ctx)
+		var err error
+		if n.opts.role.binds() {
+			err = n.bind(ctx) // may not create or change them: see WithRole
+		} else {
+			err = n.setup(ctx)
+		}
 		if err == nil || !transient(err) || !sleepCtx(ctx, backoffDelay(tries)) {
 			return err
 		}

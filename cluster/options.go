@@ -32,6 +32,7 @@ type options struct {
 	defaultTimeout time.Duration
 	fetchWait      time.Duration
 	onError        func(error)
+	role           Role // "": no role, may do everything
 }
 
 func defaultOptions() options {

@@ -137,7 +137,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	if len(handlers) == 0 {
 		return ErrNoHandlers
 	}
-	if err := n.ensure(ctx); err != nil {
+	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter()}

@@ -1,0 +1,364 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+)
+
+// Role is what a client of the tier may do. Each role has its own
+// credentials and its own NATS subject permissions (RolePermissions);
+// the table is in the package documentation, "Security".
+type Role string
+
+// The roles.
+const (
+	// RoleWorker pulls tasks, runs them, heartbeats, records their results
+	// and checkpoints, and registers itself. It cannot submit tasks, read
+	// the task stream by sequence, read job records or create, change or
+	// delete anything in JetStream.
+	RoleWorker Role = "worker"
+	// RoleSubmitter sets up the stream, consumer and buckets, submits jobs,
+	// follows and deletes them, and records the failure of tasks whose
+	// deliveries are spent. It cannot pull or acknowledge tasks.
+	RoleSubmitter Role = "submitter"
+	// RoleObserver (a dashboard, a monitoring job) reads: stream and
+	// consumer state, job records, results, live workers, start notices.
+	// It cannot publish anything but read requests to the JetStream API.
+	RoleObserver Role = "observer"
+)
+
+// Roles lists the roles in the order serve init writes them.
+var Roles = []Role{RoleWorker, RoleSubmitter, RoleObserver}
+
+// ParseRole returns the role named s.
+func ParseRole(s string) (Role, error) {
+	for _, r := range Roles {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	return "", fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, s)
+}
+
+// InboxPrefix is the prefix of the role's reply subjects (NATS inboxes).
+// Each role may subscribe only to its own prefix, so one role cannot read
+// the replies another receives (a worker cannot watch a submitter's
+// results or job records through its inbox).
+func (r Role) InboxPrefix() string { return "_INBOX_" + string(r) }
+
+// binds says the role only uses the stream, consumer and buckets that a
+// submitter set up: it may not create or change them.
+func (r Role) binds() bool { return r == RoleWorker || r == RoleObserver }
+
+// Subjects lists NATS subjects (wildcards allowed) that a role may, or may
+// not, use.
+type Subjects struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// Permissions are a role's NATS permissions: the subjects it may publish
+// to (JetStream API requests included) and subscribe to. Anything not
+// allowed is refused by the server.
+type Permissions struct {
+	Publish   Subjects `json:"publish"`
+	Subscribe Subjects `json:"subscribe"`
+}
+
+// RolePermissions returns the least-privilege NATS permissions of role for
+// the tier named stream (WithStream; "ws" by default). They are derived
+// from the subjects this package uses and nothing else; the table in the
+// package documentation lists them with the reason for each.
+func RolePermissions(role Role, stream string) (Permissions, error) {
+	if !namePattern.MatchString(stream) {
+		return Permissions{}, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, stream)
+	}
+	const api = "$JS.API."
+	var (
+		s           = stream
+		tasks       = s + "_tasks"
+		results     = "KV_" + s + "_results"
+		jobs        = "KV_" + s + "_jobs"
+		checkpoints = "KV_" + s + "_checkpoints"
+		workers     = "KV_" + s + "_workers"
+		buckets     = []string{results, jobs, checkpoints, workers}
+		pub, sub    Subjects
+	)
+	// Every role may look the tier up (stream and consumer state, counts:
+	// no payloads) and receive replies on its own inbox.
+	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+".*")
+	for _, b := range buckets {
+		pub.Allow = append(pub.Allow, api+"STREAM.INFO."+b)
+	}
+	sub.Allow = append(sub.Allow, role.InboxPrefix()+".>")
+	switch role {
+	case RoleWorker:
+		pub.Allow = append(pub.Allow,
+			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
+			"$JS.ACK."+tasks+".>",               // ack, nak, heartbeat (in progress), term
+			"$KV."+s+"_results.>",               // record results
+			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
+			"$KV."+s+"_workers.>",               // register, deregister
+			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
+			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint
+			s+".started.>",                      // start notices
+		)
+		pub.Deny = append(pub.Deny,
+			s+".task.>",                  // submit
+			"$KV."+s+"_jobs.>",           // create or change jobs
+			api+"STREAM.MSG.GET."+tasks,  // read any task by sequence
+			api+"DIRECT.GET."+tasks+".>", // (the same, direct)
+			api+"STREAM.CREATE.>", api+"STREAM.UPDATE.>", api+"STREAM.DELETE.>", api+"STREAM.PURGE.>",
+			api+"CONSUMER.CREATE.>", api+"CONSUMER.DURABLE.CREATE.>", api+"CONSUMER.DELETE.>",
+		)
+		sub.Allow = append(sub.Allow, s+".cancel.>") // stop a copy that lost its race
+	case RoleSubmitter:
+		for _, st := range append([]string{tasks}, buckets...) {
+			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up
+		}
+		pub.Allow = append(pub.Allow,
+			api+"CONSUMER.CREATE."+tasks+"."+s+"_workers", // set up the workers' consumer
+			api+"CONSUMER.CREATE."+tasks+"."+s+"_workers.>",
+			s+".task.>",                         // publish tasks
+			s+".cancel.>",                       // stop the losing copy of a task
+			"$KV."+s+"_jobs.>",                  // job records
+			"$KV."+s+"_results.>",               // record a task whose deliveries are spent
+			api+"DIRECT.GET."+jobs+".>",         // read job records
+			api+"DIRECT.GET."+results+".>",      // read results
+			api+"DIRECT.GET."+workers+".>",      // read live workers
+			api+"CONSUMER.CREATE."+results+".>", // watch results
+			api+"CONSUMER.CREATE."+jobs+".>",    // list jobs
+			api+"CONSUMER.CREATE."+workers+".>", // list workers
+			api+"CONSUMER.DELETE."+results+".*", // and end these read cursors
+			api+"CONSUMER.DELETE."+jobs+".*",
+			api+"CONSUMER.DELETE."+workers+".*",
+			api+"STREAM.PURGE."+tasks,       // delete a job: its queued tasks,
+			api+"STREAM.PURGE."+results,     // its results
+			api+"STREAM.PURGE."+checkpoints, // and checkpoints
+			api+"STREAM.MSG.GET."+tasks,     // a task whose deliveries are spent:
+			api+"STREAM.MSG.DELETE."+tasks,  // record its failure, remove it
+		)
+		pub.Deny = append(pub.Deny,
+			api+"CONSUMER.MSG.NEXT.>", // pull tasks
+			"$JS.ACK.>",               // settle tasks
+			api+"STREAM.DELETE.>", api+"CONSUMER.DELETE."+tasks+".>",
+		)
+		sub.Allow = append(sub.Allow,
+			s+".started.>", // start notices (progress, speculation)
+			"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+tasks+".>",
+		)
+	case RoleObserver:
+		pub.Allow = append(pub.Allow,
+			api+"CONSUMER.LIST."+tasks, api+"CONSUMER.NAMES."+tasks,
+			api+"DIRECT.GET."+jobs+".>",
+			api+"DIRECT.GET."+results+".>",
+			api+"DIRECT.GET."+workers+".>",
+			api+"CONSUMER.CREATE."+results+".>", // watch (an ordered consumer is a read cursor)
+			api+"CONSUMER.CREATE."+jobs+".>",
+			api+"CONSUMER.CREATE."+workers+".>",
+			api+"CONSUMER.DELETE."+results+".*", // end its own read cursors
+			api+"CONSUMER.DELETE."+jobs+".*",
+			api+"CONSUMER.DELETE."+workers+".*",
+		)
+		pub.Deny = append(pub.Deny,
+			s+".>", "$KV.>", "$JS.ACK.>",
+			api+"CONSUMER.MSG.NEXT.>", api+"STREAM.MSG.>", api+"DIRECT.GET."+tasks+".>", api+"DIRECT.GET."+checkpoints+".>",
+			api+"STREAM.CREATE.>", api+"STREAM.UPDATE.>", api+"STREAM.DELETE.>", api+"STREAM.PURGE.>",
+			api+"CONSUMER.CREATE."+tasks+".>", api+"CONSUMER.DURABLE.CREATE.>", api+"CONSUMER.DELETE."+tasks+".>",
+		)
+		sub.Allow = append(sub.Allow, s+".started.>")
+		sub.Deny = append(sub.Deny, "$JS.EVENT.>") // an observer in the advisory queue group would swallow advisories
+	default:
+		return Permissions{}, fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, role)
+	}
+	// Other roles' inboxes.
+	for _, r := range Roles {
+		if r != role {
+			sub.Deny = append(sub.Deny, r.InboxPrefix()+".>")
+		}
+	}
+	sub.Deny = append(sub.Deny, "_INBOX.>")
+	return Permissions{Publish: pub, Subscribe: sub}, nil
+}
+
+// Environment variables that name a client's credential files, for
+// processes started without flags (a systemd unit, a container). They hold
+// file names, never secrets: a process's environment is shown by "ps e".
+const (
+	EnvCreds   = "WORKSTEAL_CREDS"    // nkey seed file or NATS .creds file
+	EnvTLSCA   = "WORKSTEAL_TLS_CA"   // CA certificate(s) that sign the server's certificate
+	EnvTLSCert = "WORKSTEAL_TLS_CERT" // client certificate, for mutual TLS
+	EnvTLSKey  = "WORKSTEAL_TLS_KEY"  // its private key
+)
+
+// Credentials are the files a client connects with. Secrets are only ever
+// read from files (or named by the environment variables EnvCreds,
+// EnvTLSCA, EnvTLSCert, EnvTLSKey), never taken as values, so they do not
+// show in a command line, and no error or log line quotes a file's
+// contents.
+type Credentials struct {
+	// Creds is an nkey seed file (written by worksteal serve init) or a
+	// NATS credentials file (.creds: a user JWT and its seed, for servers
+	// in operator mode).
+	Creds string
+	// TLSCA is a PEM file of the CA certificate(s) that sign the server's
+	// certificate; empty: the system's roots.
+	TLSCA string
+	// TLSCert and TLSKey are the client's certificate and key, for servers
+	// that require mutual TLS.
+	TLSCert, TLSKey string
+}
+
+// FromEnv returns c with its empty fields taken from the environment.
+func (c Credentials) FromEnv() Credentials {
+	fill := func(v *string, env string) {
+		if *v == "" {
+			*v = os.Getenv(env)
+		}
+	}
+	fill(&c.Creds, EnvCreds)
+	fill(&c.TLSCA, EnvTLSCA)
+	fill(&c.TLSCert, EnvTLSCert)
+	fill(&c.TLSKey, EnvTLSKey)
+	return c
+}
+
+// ConnectOptions returns the nats.Connect options of a client of the given
+// role with credentials c: authentication (nkey challenge signing or user
+// JWT), TLS, and the role's inbox prefix. The dashboard, workers and
+// submitters all connect through it. A file that is missing or of the
+// wrong kind is an error naming the file and the kind expected, never
+// quoting it.
+func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
+	var opts []nats.Option
+	if role != "" {
+		if _, err := ParseRole(string(role)); err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.CustomInboxPrefix(role.InboxPrefix()))
+	}
+	if c.Creds != "" {
+		data, err := os.ReadFile(c.Creds)
+		if err != nil {
+			return nil, fmt.Errorf("credentials: %w", err)
+		}
+		isJWT := bytes.Contains(data, []byte("BEGIN NATS USER JWT"))
+		kp, perr := nkeys.ParseDecoratedNKey(data)
+		clear(data)
+		if perr != nil {
+			return nil, fmt.Errorf("credentials %s: no valid nkey seed in the file (want the file worksteal serve init wrote, or a NATS .creds file)", c.Creds)
+		}
+		pub, err := kp.PublicKey()
+		kp.Wipe()
+		if err != nil || !nkeys.IsValidPublicUserKey(pub) {
+			return nil, fmt.Errorf("credentials %s: the seed is not a user's (want a seed beginning SU)", c.Creds)
+		}
+		if isJWT {
+			opts = append(opts, nats.UserCredentials(c.Creds))
+		} else {
+			// The seed file is read again to sign each connect's nonce,
+			// so the key is not kept in memory.
+			o, err := nats.NkeyOptionFromSeed(c.Creds)
+			if err != nil {
+				return nil, fmt.Errorf("credentials %s: unreadable nkey seed", c.Creds)
+			}
+			opts = append(opts, o)
+		}
+	}
+	if c.TLSCA != "" {
+		if _, err := os.Stat(c.TLSCA); err != nil {
+			return nil, fmt.Errorf("TLS CA: %w", err)
+		}
+		opts = append(opts, nats.RootCAs(c.TLSCA))
+	}
+	switch {
+	case (c.TLSCert == "") != (c.TLSKey == ""):
+		return nil, fmt.Errorf("%w: a TLS client certificate needs both the certificate and its key file", ErrInvalidOption)
+	case c.TLSCert != "":
+		for _, f := range []string{c.TLSCert, c.TLSKey} {
+			if _, err := os.Stat(f); err != nil {
+				return nil, fmt.Errorf("TLS client certificate: %w", err)
+			}
+		}
+		opts = append(opts, nats.ClientCert(c.TLSCert, c.TLSKey))
+	}
+	return opts, nil
+}
+
+// WithRole says which role's credentials the node's connection has, so
+// that it does only what the role may (see RolePermissions): a worker or
+// an observer uses the stream, consumer and buckets that a submitter set
+// up and never creates or changes them (Serve waits for them to exist); a
+// worker or an observer leaves the advisories of spent tasks to the
+// submitters. Without WithRole a node does everything, which suits a
+// server without authentication.
+func WithRole(r Role) Option {
+	return func(o *options) error {
+		if _, err := ParseRole(string(r)); err != nil {
+			return err
+		}
+		o.role = r
+		return nil
+	}
+}
+
+// ErrNotSetUp: the tier's stream, consumer or buckets do not exist yet, and
+// the node's role may not create them (a submitter does, on its first
+// Submit).
+var ErrNotSetUp = errors.New("cluster: the tier's stream and buckets are not set up yet (a submitter sets them up)")
+
+// bind looks up the stream, consumer and buckets that a submitter set up.
+func (n *Node) bind(ctx context.Context) error {
+	notSetUp := func(what string, err error) error {
+		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("%w: %s does not exist", ErrNotSetUp, what)
+		}
+		return jsError(what, err)
+	}
+	st, err := n.js.Stream(ctx, n.streamName())
+	if err != nil {
+		return notSetUp("stream "+n.streamName(), err)
+	}
+	cons, err := st.Consumer(ctx, n.consumerName())
+	if err != nil {
+		return notSetUp("consumer "+n.consumerName(), err)
+	}
+	kvs := make([]jetstream.KeyValue, 4)
+	for i, b := range []string{"results", "jobs", "checkpoints", "workers"} {
+		name := n.opts.stream + "_" + b
+		if kvs[i], err = n.js.KeyValue(ctx, name); err != nil {
+			return notSetUp("bucket "+name, err)
+		}
+	}
+	n.results, n.jobs, n.checkpoints, n.workers = kvs[0], kvs[1], kvs[2], kvs[3]
+	n.stream, n.consumer, n.ready = st, cons, true
+	return nil
+}
+
+// ensureWaiting is ensure for Serve: a worker that may not set up the tier
+// waits for a submitter to, saying so once.
+func (n *Node) ensureWaiting(ctx context.Context) error {
+	told := false
+	for {
+		err := n.ensure(ctx)
+		if !errors.Is(err, ErrNotSetUp) {
+			return err
+		}
+		if !told {
+			n.opts.onError(fmt.Errorf("%w; waiting", err))
+			told = true
+		}
+		if !sleepCtx(ctx, time.Second) {
+			return nil
+		}
+	}
+}
+

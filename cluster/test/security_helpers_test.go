@@ -1,0 +1,194 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/pki"
+)
+
+// secureEnv is a deployment's secrets, made fresh for one test: an nkey per
+// role (and an admin with every permission, to look behind the roles'
+// backs), a CA with a server certificate and a client certificate, and a
+// second CA that the server does not trust.
+type secureEnv struct {
+	dir        string
+	seeds      map[cluster.Role]string // seed files
+	publics    map[cluster.Role]string
+	adminSeed  string
+	adminPub   string
+	ca         string // CA certificate file
+	serverCert string
+	serverKey  string
+	clientCert string
+	clientKey  string
+	rogueCert  string // a client certificate from another CA
+	rogueKey   string
+	secrets    []string // every secret written, to look for in output
+}
+
+func newSecureEnv(t testing.TB) *secureEnv {
+	t.Helper()
+	e := &secureEnv{dir: t.TempDir(), seeds: map[cluster.Role]string{}, publics: map[cluster.Role]string{}}
+	write := func(name string, data []byte, secret bool) string {
+		p := filepath.Join(e.dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if secret {
+			e.secrets = append(e.secrets, string(data))
+		}
+		return p
+	}
+	newUser := func(name string) (seedFile, pub string) {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed, _ := kp.Seed()
+		pub, _ = kp.PublicKey()
+		return write(name+".nk", append(seed, '\n'), true), pub
+	}
+	for _, r := range cluster.Roles {
+		e.seeds[r], e.publics[r] = newUser(string(r))
+	}
+	e.adminSeed, e.adminPub = newUser("admin")
+
+	ca, err := pki.NewCA("test CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ca = write("ca.pem", ca.CertPEM, false)
+	cert, key, err := ca.Issue("server", []string{"127.0.0.1", "localhost"}, pki.Server, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.serverCert, e.serverKey = write("server.pem", cert, false), write("server-key.pem", key, true)
+	cert, key, err = ca.Issue("client", nil, pki.Client, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clientCert, e.clientKey = write("client.pem", cert, false), write("client-key.pem", key, true)
+	rogue, err := pki.NewCA("rogue CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key, err = rogue.Issue("client", nil, pki.Client, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rogueCert, e.rogueKey = write("rogue.pem", cert, false), write("rogue-key.pem", key, true)
+	return e
+}
+
+// users returns the server's nkey users: one per role with its
+// permissions for stream "ws", and the admin with all.
+func (e *secureEnv) users(t testing.TB) []*server.NkeyUser {
+	t.Helper()
+	users := []*server.NkeyUser{{Nkey: e.adminPub}}
+	for _, r := range cluster.Roles {
+		p, err := cluster.RolePermissions(r, "ws")
+		if err != nil {
+			t.Fatal(err)
+		}
+		users = append(users, &server.NkeyUser{Nkey: e.publics[r], Permissions: &server.Permissions{
+			Publish:   &server.SubjectPermission{Allow: p.Publish.Allow, Deny: p.Publish.Deny},
+			Subscribe: &server.SubjectPermission{Allow: p.Subscribe.Allow, Deny: p.Subscribe.Deny},
+		}})
+	}
+	return users
+}
+
+// tlsConfig is the server's TLS: its certificate, and with verify the
+// client certificates it requires (mutual TLS).
+func (e *secureEnv) tlsConfig(t testing.TB, verify bool) *server.TLSConfigOpts {
+	return &server.TLSConfigOpts{CertFile: e.serverCert, KeyFile: e.serverKey, CaFile: e.ca, Verify: verify}
+}
+
+// startSecureServer runs a JetStream server with the roles' nkeys and TLS
+// (mutual TLS with verify).
+func startSecureServer(t testing.TB, e *secureEnv, verify bool) *server.Server {
+	t.Helper()
+	tc, err := server.GenTLSConfig(e.tlsConfig(t, verify))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &server.Options{
+		ServerName: "secure", Host: "127.0.0.1", Port: -1,
+		JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		Nkeys: e.users(t), TLSConfig: tc, TLSVerify: verify, TLSTimeout: 5,
+	}
+	return runServer(t, o)
+}
+
+// violations collects a connection's asynchronous errors: the server's
+// permission refusals arrive this way.
+type violations struct {
+	mu   sync.Mutex
+	errs []string
+	seen chan struct{} // signalled on each error
+}
+
+func (v *violations) add(err error) {
+	v.mu.Lock()
+	v.errs = append(v.errs, err.Error())
+	v.mu.Unlock()
+	select {
+	case v.seen <- struct{}{}:
+	default:
+	}
+}
+
+// has says a refusal naming subject was received.
+func (v *violations) has(subject string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, e := range v.errs {
+		if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, `"`+subject+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *violations) all() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]string(nil), v.errs...)
+}
+
+// connectAs connects with a role's credentials (admin for role ""), TLS
+// with the client certificate, and collects refusals.
+func (e *secureEnv) connectAs(t testing.TB, url string, role cluster.Role) (*nats.Conn, *violations) {
+	t.Helper()
+	creds := cluster.Credentials{Creds: e.adminSeed, TLSCA: e.ca, TLSCert: e.clientCert, TLSKey: e.clientKey}
+	if role != "" {
+		creds.Creds = e.seeds[role]
+	}
+	opts, err := cluster.ConnectOptions(role, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &violations{seen: make(chan struct{}, 1)}
+	opts = append(opts, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { v.add(err) }))
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatalf("connect as %q: %v", role, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc, v
+}
+
+// fmt_ renders a value for comparison.
+func fmt_(v any) string { b, _ := json.Marshal(v); return string(b) }

@@ -1,0 +1,266 @@
+package test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// serveAs starts an in-process worker on nc with the worker role; it
+// stops with the test.
+func serveAs(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+	t.Helper()
+	n, err := cluster.New(nc, testOptions(append([]cluster.Option{cluster.WithRole(cluster.RoleWorker)}, opts...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(n)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return n
+}
+
+// TestRolesRunAJobWithTheirOwnPermissions: a submitter, a worker and an
+// observer, each with only its role's permissions, over mutual TLS, run
+// and watch a job, and the server refuses none of what they do: the
+// permission table is enough for the tier's real traffic.
+func TestRolesRunAJobWithTheirOwnPermissions(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, true)
+	url := srv.ClientURL()
+	subNC, subV := e.connectAs(t, url, cluster.RoleSubmitter)
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The worker starts first and waits for the submitter to set up.
+	workNC, workV := e.connectAs(t, url, cluster.RoleWorker)
+	serveAs(t, workNC, cluster.WithSlots(4), cluster.WithName("w1"))
+
+	job := cluster.Job{ID: "secure"}
+	for i := range 20 {
+		job.Tasks = append(job.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(i))})
+	}
+	job.Tasks = append(job.Tasks, cluster.Task{ID: "ckpt", Handler: "slow", Payload: []byte("10")})
+	s, err := sub.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	for i, r := range rs[:20] {
+		if !r.OK() || string(r.Output) != "TASK "+strconv.Itoa(i) || r.Worker != "w1" {
+			t.Errorf("result %d = %+v", i, r)
+		}
+	}
+	if last := rs[20]; !last.OK() {
+		t.Errorf("checkpointing task: %+v", last)
+	}
+
+	obsNC, obsV := e.connectAs(t, url, cluster.RoleObserver)
+	obs, err := cluster.New(obsNC, testOptions(cluster.WithRole(cluster.RoleObserver))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := obs.Open(context.Background(), "secure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Stop()
+	if got := waitJob(t, o); len(got) != len(rs) {
+		t.Errorf("observer: %d results; want %d", len(got), len(rs))
+	}
+	waitFor(t, 30*time.Second, "the observer to list the worker", func() bool {
+		ws, err := obs.Workers(context.Background())
+		return err == nil && len(ws) == 1 && ws[0].Name == "w1"
+	})
+	if ws, err := sub.Workers(context.Background()); err != nil || len(ws) != 1 {
+		t.Errorf("submitter: Workers = %v, %v", ws, err)
+	}
+	if err := sub.Delete(context.Background(), "secure"); err != nil {
+		t.Errorf("submitter: Delete: %v", err)
+	}
+	for role, v := range map[cluster.Role]*violations{cluster.RoleSubmitter: subV, cluster.RoleWorker: workV, cluster.RoleObserver: obsV} {
+		for _, e := range v.all() {
+			if strings.Contains(strings.ToLower(e), "permission") {
+				t.Errorf("%s was refused: %s", role, e)
+			}
+		}
+	}
+}
+
+// refusal is something a role must not do, and the subject the server
+// names when it refuses.
+type refusal struct {
+	what    string
+	subject string
+	sub     bool   // a subscription, else a publish (or request)
+	body    string // request body
+}
+
+// TestRolesAreRefusedWhatTheyMayNotDo: each role's forbidden actions, done
+// with its own credentials against a real server, are refused by the
+// server (it names the subject), and nothing changes behind them.
+func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, false)
+	url := srv.ClientURL()
+	adminNC, _ := e.connectAs(t, url, "")
+	admin, err := cluster.New(adminNC, testOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One task waits in the stream (no worker runs it).
+	s, err := admin.Submit(context.Background(), slowJob("waiting", 1, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	js, _ := adminNC.JetStream()
+	state := func() (msgs uint64, cfg string, jobs uint64) {
+		si, err := js.StreamInfo("ws_tasks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ji, err := js.StreamInfo("KV_ws_jobs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return si.State.Msgs, fmt_(si.Config), ji.State.Msgs
+	}
+	msgs0, cfg0, jobs0 := state()
+
+	const task = "ws.task.evil.upper"
+	forWorker := []refusal{
+		{what: "submit a task", subject: task},
+		{what: "create a job record", subject: "$KV.ws_jobs.evil"},
+		{what: "read a task by sequence", subject: "$JS.API.STREAM.MSG.GET.ws_tasks", body: `{"seq":1}`},
+		{what: "read job records", subject: "$JS.API.DIRECT.GET.KV_ws_jobs.$KV.ws_jobs.waiting"},
+		{what: "change the stream", subject: "$JS.API.STREAM.UPDATE.ws_tasks", body: `{"name":"ws_tasks","subjects":["ws.task.>"],"retention":"workqueue","max_msgs":0}`},
+		{what: "purge the stream", subject: "$JS.API.STREAM.PURGE.ws_tasks", body: `{}`},
+		{what: "make its own consumer of the tasks", subject: "$JS.API.CONSUMER.CREATE.ws_tasks.spy", body: `{"stream_name":"ws_tasks","config":{"name":"spy","ack_policy":"explicit"}}`},
+		{what: "hear tasks as they are published", subject: "ws.task.>", sub: true},
+		{what: "read a submitter's replies", subject: "_INBOX_submitter.>", sub: true},
+		{what: "read replies in the shared inbox", subject: "_INBOX.>", sub: true},
+	}
+	forSubmitter := []refusal{
+		{what: "pull a task", subject: "$JS.API.CONSUMER.MSG.NEXT.ws_tasks.ws_workers", body: `{"batch":1,"expires":1000000000}`},
+		{what: "settle a task", subject: "$JS.ACK.ws_tasks.ws_workers.1.1.1.1.0"},
+		{what: "delete the stream", subject: "$JS.API.STREAM.DELETE.ws_tasks"},
+		{what: "receive cancel notices meant for workers", subject: "ws.cancel.>", sub: true},
+		{what: "read a worker's replies", subject: "_INBOX_worker.>", sub: true},
+	}
+	// An observer writes nothing: every subject a worker or a submitter
+	// may publish to, wildcards filled in, is refused to it, except its
+	// own read requests.
+	obsPerm, _ := cluster.RolePermissions(cluster.RoleObserver, "ws")
+	ownRead := map[string]bool{}
+	for _, a := range obsPerm.Publish.Allow {
+		ownRead[a] = true
+	}
+	var forObserver []refusal
+	seen := map[string]bool{}
+	for _, r := range []cluster.Role{cluster.RoleWorker, cluster.RoleSubmitter} {
+		p, _ := cluster.RolePermissions(r, "ws")
+		for _, a := range p.Publish.Allow {
+			if ownRead[a] || seen[a] {
+				continue
+			}
+			seen[a] = true
+			subj := strings.NewReplacer("*", "x", ">", "x").Replace(a)
+			forObserver = append(forObserver, refusal{what: "publish to " + a, subject: subj, body: `{}`})
+		}
+	}
+	forObserver = append(forObserver,
+		refusal{what: "join the advisory queue", subject: "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ws_tasks.ws_workers", sub: true},
+		refusal{what: "hear tasks", subject: "ws.task.>", sub: true})
+
+	for role, refusals := range map[cluster.Role][]refusal{cluster.RoleWorker: forWorker, cluster.RoleSubmitter: forSubmitter, cluster.RoleObserver: forObserver} {
+		nc, v := e.connectAs(t, url, role)
+		for _, r := range refusals {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if r.sub {
+				if _, err := nc.SubscribeSync(r.subject); err != nil {
+					t.Errorf("%s: subscribe %s: %v", role, r.subject, err)
+				}
+			} else {
+				go nc.RequestWithContext(ctx, r.subject, []byte(r.body)) // the answer, if any, is checked below
+			}
+			for !v.has(r.subject) && ctx.Err() == nil {
+				select {
+				case <-v.seen:
+				case <-ctx.Done():
+				}
+			}
+			if !v.has(r.subject) {
+				t.Errorf("%s could %s: no refusal of %q (errors %q)", role, r.what, r.subject, v.all())
+			}
+			cancel()
+		}
+	}
+	if msgs, cfg, jobs := state(); msgs != msgs0 || cfg != cfg0 || jobs != jobs0 {
+		t.Errorf("refused requests changed the tier: %d tasks, %d job records, config %s; want %d, %d, %s", msgs, jobs, cfg, msgs0, jobs0, cfg0)
+	}
+}
+
+// TestOnlyAuthenticatedTLSClientsGetIn: with mutual TLS and nkeys, a
+// client gets in only with credentials, a certificate from the
+// deployment's CA, and trust in the server's.
+func TestOnlyAuthenticatedTLSClientsGetIn(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, true)
+	good := cluster.Credentials{Creds: e.seeds[cluster.RoleObserver], TLSCA: e.ca, TLSCert: e.clientCert, TLSKey: e.clientKey}
+	cases := []struct {
+		name  string
+		creds cluster.Credentials
+		want  string // in the error; "" for success
+	}{
+		{"all of it", good, ""},
+		{"no credentials", cluster.Credentials{TLSCA: e.ca, TLSCert: e.clientCert, TLSKey: e.clientKey}, "authorization violation"},
+		{"a client certificate from another CA", cluster.Credentials{Creds: good.Creds, TLSCA: e.ca, TLSCert: e.rogueCert, TLSKey: e.rogueKey}, ""},
+		{"no client certificate", cluster.Credentials{Creds: good.Creds, TLSCA: e.ca}, ""},
+		{"no trust in the server's CA", cluster.Credentials{Creds: good.Creds, TLSCert: e.clientCert, TLSKey: e.clientKey}, "certificate"},
+	}
+	for _, tc := range cases {
+		opts, err := cluster.ConnectOptions(cluster.RoleObserver, tc.creds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc, err := nats.Connect(srv.ClientURL(), append(opts, nats.Timeout(5*time.Second), nats.NoReconnect())...)
+		t.Logf("%s: %v", tc.name, err)
+		switch {
+		case tc.name == "all of it":
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+				continue
+			}
+			// Connected means admitted: a round trip proves it.
+			if err := nc.Flush(); err != nil {
+				t.Errorf("%s: flush: %v", tc.name, err)
+			}
+			nc.Close()
+		case err == nil:
+			// The server may reject a bad client certificate just after the
+			// handshake: the connection then dies at its first round trip.
+			if ferr := nc.Flush(); ferr == nil && nc.IsConnected() {
+				t.Errorf("%s: admitted", tc.name)
+			}
+			nc.Close()
+		case !strings.Contains(strings.ToLower(err.Error()), tc.want):
+			t.Errorf("%s: error %q; want it to mention %q", tc.name, err, tc.want)
+		}
+	}
+}
