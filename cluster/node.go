@@ -220,12 +220,18 @@ func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
 	if err != nil {
 		return nil, jsError("consumer "+n.consumerName(), err)
 	}
+	n.adoptAckWait(cons)
+	return cons, nil
+}
+
+// adoptAckWait takes the deployment's ack wait from its consumer, and the
+// heartbeat that goes with it.
+func (n *Node) adoptAckWait(cons jetstream.Consumer) {
 	n.ackWait = cons.CachedInfo().Config.AckWait
 	n.heartbeat = n.opts.heartbeat
 	if !n.opts.heartbeatSet || n.heartbeat >= n.ackWait {
 		n.heartbeat = n.ackWait / 3
 	}
-	return cons, nil
 }
 
 func jsError(what string, err error) error {

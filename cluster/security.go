@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -89,7 +90,8 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		jobs        = "KV_" + s + "_jobs"
 		checkpoints = "KV_" + s + "_checkpoints"
 		workers     = "KV_" + s + "_workers"
-		buckets     = []string{results, jobs, checkpoints, workers}
+		failures    = "KV_" + s + "_failures"
+		buckets     = []string{results, jobs, checkpoints, workers, failures}
 		pub, sub    Subjects
 	)
 	// Every role may look the tier up (stream and consumer state, counts:
@@ -107,9 +109,12 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			"$KV."+s+"_results.>",               // record results
 			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
 			"$KV."+s+"_workers.>",               // register, deregister
+			"$KV."+s+"_failures.>",              // count a handler's failures
 			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
 			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint
+			api+"DIRECT.GET."+failures+".>",     // the attempts a task has used
 			s+".started.>",                      // start notices
+			s+".status.*",                       // its status, for the dashboard
 		)
 		pub.Deny = append(pub.Deny,
 			s+".task.>",                  // submit
@@ -130,7 +135,6 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".task.>",                         // publish tasks
 			s+".cancel.>",                       // stop the losing copy of a task
 			"$KV."+s+"_jobs.>",                  // job records
-			"$KV."+s+"_results.>",               // record a task whose deliveries are spent
 			api+"DIRECT.GET."+jobs+".>",         // read job records
 			api+"DIRECT.GET."+results+".>",      // read results
 			api+"DIRECT.GET."+workers+".>",      // read live workers
@@ -140,21 +144,23 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"CONSUMER.DELETE."+results+".*", // and end these read cursors
 			api+"CONSUMER.DELETE."+jobs+".*",
 			api+"CONSUMER.DELETE."+workers+".*",
+			api+"CONSUMER.INFO."+results+".>",
+			api+"CONSUMER.INFO."+jobs+".>",
+			api+"CONSUMER.INFO."+workers+".>",
+			"$JS.FC."+results+".>", // flow control of the watches
+			"$JS.FC."+jobs+".>",
+			"$JS.FC."+workers+".>",
 			api+"STREAM.PURGE."+tasks,       // delete a job: its queued tasks,
-			api+"STREAM.PURGE."+results,     // its results
-			api+"STREAM.PURGE."+checkpoints, // and checkpoints
-			api+"STREAM.MSG.GET."+tasks,     // a task whose deliveries are spent:
-			api+"STREAM.MSG.DELETE."+tasks,  // record its failure, remove it
+			api+"STREAM.PURGE."+results,     // its results,
+			api+"STREAM.PURGE."+checkpoints, // checkpoints
+			api+"STREAM.PURGE."+failures,    // and failure counts
 		)
 		pub.Deny = append(pub.Deny,
 			api+"CONSUMER.MSG.NEXT.>", // pull tasks
 			"$JS.ACK.>",               // settle tasks
 			api+"STREAM.DELETE.>", api+"CONSUMER.DELETE."+tasks+".>",
 		)
-		sub.Allow = append(sub.Allow,
-			s+".started.>", // start notices (progress, speculation)
-			"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+tasks+".>",
-		)
+		sub.Allow = append(sub.Allow, s+".started.>") // start notices (progress, speculation)
 	case RoleObserver:
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.LIST."+tasks, api+"CONSUMER.NAMES."+tasks,
@@ -167,6 +173,8 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"CONSUMER.DELETE."+results+".*", // end its own read cursors
 			api+"CONSUMER.DELETE."+jobs+".*",
 			api+"CONSUMER.DELETE."+workers+".*",
+			api+"CONSUMER.INFO."+workers+".>",
+			"$JS.FC."+workers+".>",
 		)
 		pub.Deny = append(pub.Deny,
 			s+".>", "$KV.>", "$JS.ACK.>",
@@ -174,7 +182,18 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"STREAM.CREATE.>", api+"STREAM.UPDATE.>", api+"STREAM.DELETE.>", api+"STREAM.PURGE.>",
 			api+"CONSUMER.CREATE."+tasks+".>", api+"CONSUMER.DURABLE.CREATE.>", api+"CONSUMER.DELETE."+tasks+".>",
 		)
-		sub.Allow = append(sub.Allow, s+".started.>")
+		// The dashboard's Observer (observe.go) reads the same way.
+		obsPub, obsSub := ObserverPermissions(stream)
+		for _, a := range obsPub {
+			if !slices.Contains(pub.Allow, a) {
+				pub.Allow = append(pub.Allow, a)
+			}
+		}
+		for _, a := range append([]string{s + ".started.>"}, obsSub...) {
+			if !slices.Contains(sub.Allow, a) {
+				sub.Allow = append(sub.Allow, a)
+			}
+		}
 		sub.Deny = append(sub.Deny, "$JS.EVENT.>") // an observer in the advisory queue group would swallow advisories
 	default:
 		return Permissions{}, fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, role)
@@ -331,14 +350,15 @@ func (n *Node) bind(ctx context.Context) error {
 	if err != nil {
 		return notSetUp("consumer "+n.consumerName(), err)
 	}
-	kvs := make([]jetstream.KeyValue, 4)
-	for i, b := range []string{"results", "jobs", "checkpoints", "workers"} {
+	kvs := make([]jetstream.KeyValue, 5)
+	for i, b := range []string{"results", "jobs", "checkpoints", "workers", "failures"} {
 		name := n.opts.stream + "_" + b
 		if kvs[i], err = n.js.KeyValue(ctx, name); err != nil {
 			return notSetUp("bucket "+name, err)
 		}
 	}
-	n.results, n.jobs, n.checkpoints, n.workers = kvs[0], kvs[1], kvs[2], kvs[3]
+	n.results, n.jobs, n.checkpoints, n.workers, n.failuresKV = kvs[0], kvs[1], kvs[2], kvs[3], kvs[4]
+	n.adoptAckWait(cons)
 	n.stream, n.consumer, n.ready = st, cons, true
 	return nil
 }
@@ -349,6 +369,9 @@ func (n *Node) ensureWaiting(ctx context.Context) error {
 	told := false
 	for {
 		err := n.ensure(ctx)
+		if ctx.Err() != nil {
+			return nil // stopped while waiting: nothing to serve
+		}
 		if !errors.Is(err, ErrNotSetUp) {
 			return err
 		}
@@ -361,4 +384,3 @@ func (n *Node) ensureWaiting(ctx context.Context) error {
 		}
 	}
 }
-

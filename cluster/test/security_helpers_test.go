@@ -1,7 +1,10 @@
 package test
 
 import (
+	"crypto/tls"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,3 +195,102 @@ func (e *secureEnv) connectAs(t testing.TB, url string, role cluster.Role) (*nat
 
 // fmt_ renders a value for comparison.
 func fmt_(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// routeTLS makes route certificates signed by a route CA (a CA of their
+// own, as serve init makes), and returns the TLS options of a server's
+// routes: mutual TLS, each side proving itself with a route certificate.
+func (e *secureEnv) routeTLS(t testing.TB, caName string) *server.TLSConfigOpts {
+	t.Helper()
+	ca, err := pki.NewCA(caName, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key, err := ca.Issue("route", []string{"127.0.0.1"}, pki.Server, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := &server.TLSConfigOpts{CertFile: filepath.Join(dir, "route.pem"), KeyFile: filepath.Join(dir, "route-key.pem"), CaFile: filepath.Join(dir, "route-ca.pem"), Verify: true}
+	for f, data := range map[string][]byte{o.CertFile: cert, o.KeyFile: key, o.CaFile: ca.CertPEM} {
+		if err := os.WriteFile(f, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return o
+}
+
+// routeTLSConfig is the tls.Config of routes: a server both accepts and
+// dials them, so the CA verifies both sides (as nats-server's own
+// configuration parser sets it up).
+func routeTLSConfig(t testing.TB, o *server.TLSConfigOpts) *tls.Config {
+	t.Helper()
+	c, err := server.GenTLSConfig(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ClientAuth, c.RootCAs = tls.RequireAndVerifyClientCert, c.ClientCAs
+	return c
+}
+
+// startSecureCluster runs a 3-server JetStream cluster whose clients
+// authenticate with the roles' nkeys over TLS and whose routes are mutual
+// TLS; it waits for a meta leader with 3 current peers. It returns the
+// servers and the route ports.
+func startSecureCluster(t testing.TB, e *secureEnv) ([]*server.Server, []int) {
+	t.Helper()
+	routeOpts := e.routeTLS(t, "route CA")
+	ports := []int{freePort(t), freePort(t), freePort(t)}
+	var routes []*url.URL
+	for _, p := range ports {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
+	}
+	dir := t.TempDir()
+	var servers []*server.Server
+	for i, p := range ports {
+		tc, err := server.GenTLSConfig(e.tlsConfig(t, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := routeTLSConfig(t, routeOpts)
+		o := &server.Options{
+			ServerName: fmt.Sprintf("s%d", i+1), Host: "127.0.0.1", Port: -1,
+			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprint(i)), NoLog: true, NoSigs: true,
+			Nkeys: e.users(t), TLSConfig: tc, TLSTimeout: 5,
+			Cluster: server.ClusterOpts{Name: "wstest", Host: "127.0.0.1", Port: p, TLSConfig: rc, TLSTimeout: 5},
+			Routes:  routes,
+		}
+		s, err := server.NewServer(o)
+		if err != nil {
+			t.Fatalf("nats server %d: %v", i, err)
+		}
+		go s.Start()
+		t.Cleanup(func() {
+			s.Shutdown()
+			s.WaitForShutdown()
+		})
+		servers = append(servers, s)
+	}
+	for _, s := range servers {
+		if !s.ReadyForConnections(30 * time.Second) {
+			t.Fatalf("server %s not ready", s.Name())
+		}
+	}
+	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers over TLS routes", func() bool {
+		leader := false
+		for _, s := range servers {
+			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == 3 {
+				leader = true
+			}
+		}
+		if !leader {
+			return false
+		}
+		for _, s := range servers {
+			if !s.JetStreamIsCurrent() {
+				return false
+			}
+		}
+		return true
+	})
+	return servers, ports
+}

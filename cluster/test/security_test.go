@@ -2,11 +2,14 @@ package test
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
@@ -261,6 +264,65 @@ func TestOnlyAuthenticatedTLSClientsGetIn(t *testing.T) {
 			nc.Close()
 		case !strings.Contains(strings.ToLower(err.Error()), tc.want):
 			t.Errorf("%s: error %q; want it to mention %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestThreeServerClusterOverAuthenticatedTLSRoutes: a 3-server JetStream
+// cluster whose routes are mutual TLS runs a replicated job for clients
+// with role credentials, and a server whose route certificate comes from
+// another CA cannot join it.
+func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
+	e := newSecureEnv(t)
+	servers, ports := startSecureCluster(t, e)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	// A rogue server, with a route certificate from another CA, tries to
+	// join through every route port.
+	rogueRoute := routeTLSConfig(t, e.routeTLS(t, "rogue route CA"))
+	var routes []*url.URL
+	for _, p := range ports {
+		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
+	}
+	rogue := runServer(t, &server.Options{
+		ServerName: "rogue", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		Cluster: server.ClusterOpts{Name: "wstest", Host: "127.0.0.1", Port: -1, TLSConfig: rogueRoute, TLSTimeout: 5},
+		Routes:  routes,
+	})
+
+	subNC, _ := e.connectAs(t, strings.Join(urls, ","), cluster.RoleSubmitter)
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		nc, _ := e.connectAs(t, urls[i+1], cluster.RoleWorker)
+		serveAs(t, nc, cluster.WithReplicas(3), cluster.WithSlots(2), cluster.WithName(fmt.Sprintf("w%d", i)),
+			cluster.WithErrorHandler(func(err error) { t.Logf("w%d: %v", i, err) }))
+	}
+	job := cluster.Job{ID: "routes"}
+	for i := range 10 {
+		job.Tasks = append(job.Tasks, cluster.Task{Handler: "upper", Payload: []byte("r" + strconv.Itoa(i))})
+	}
+	s, err := sub.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	for i, r := range waitJob(t, s) {
+		if !r.OK() || string(r.Output) != "R"+strconv.Itoa(i) {
+			t.Errorf("result %d = %+v", i, r)
+		}
+	}
+	// By now the rogue has tried its routes many times (every second).
+	if n := rogue.NumRoutes(); n != 0 {
+		t.Errorf("the rogue server has %d routes into the cluster; want 0", n)
+	}
+	for _, srv := range servers {
+		if peers := srv.JetStreamClusterPeers(); srv.JetStreamIsLeader() && len(peers) != 3 {
+			t.Errorf("the meta leader %s has peers %v; want the 3 servers", srv.Name(), peers)
 		}
 	}
 }

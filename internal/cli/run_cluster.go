@@ -50,13 +50,19 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	}
 	absTimeout, _, _ := parseTimeout(cfg.timeout)
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	ctx := env.Ctx
-	nc, err := connectNATS(ctx, cfg.nats, "worksteal run", stderr)
+	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.creds, stderr)
 	if err != nil {
 		return runError(err)
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, cfg.clusterFlags.options()...)
+	runErr := runError
+	runError := func(err error) error { // a refusal explains the error it caused
+		if r := refused(ctx); r != nil {
+			return runErr(r)
+		}
+		return runErr(err)
+	}
+	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), roleOpts...)...)
 	if err != nil {
 		return runError(err)
 	}
@@ -96,7 +102,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	start := time.Now()
 	sub, err := node.Submit(ctx, job)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && refused(ctx) == nil {
 			return &exitError{code: interruptCode(context.Cause(ctx)), err: err}
 		}
 		return runError(err)
@@ -142,7 +148,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		}
 		if err != nil {
 			prog.finish()
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && refused(ctx) == nil {
 				fmt.Fprintf(stderr, "interrupted: job %s goes on in the cluster (%d of %d done); rerun the same command to follow it\n",
 					job.ID, sub.Progress().Done(), len(job.Tasks))
 				return &exitError{code: interruptCode(context.Cause(ctx)), err: runner.ErrInterrupted}

@@ -31,8 +31,9 @@ type serveConfig struct {
 	clusterName   string
 	routes        []string
 	verbose       bool
-	http          string // dashboard address, "" for none
-	stream        string // the dashboard's stream name
+	http          string        // dashboard address, "" for none
+	stream        string        // the dashboard's stream name
+	security      serveSecurity // serve_security.go
 }
 
 func newServeCommand(env *Env) *cobra.Command {
@@ -56,6 +57,7 @@ cluster instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
 	}
+	cmd.AddCommand(newServeInitCommand())
 	f := cmd.Flags()
 	f.StringVar(&cfg.listen, "listen", "127.0.0.1:4222", "HOST:PORT for clients (port 0: any free port)")
 	f.StringVar(&cfg.store, "store", "", "JetStream data directory (default: worksteal/nats in the user's cache directory)")
@@ -66,6 +68,7 @@ cluster instead.`,
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
 	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
 	f.StringVar(&cfg.stream, "stream", "ws", "with --http: name prefix of the cluster's stream, buckets and subjects")
+	addServeSecurityFlags(cmd, &cfg.security)
 	return cmd
 }
 
@@ -102,17 +105,22 @@ func serverOptions(cfg serveConfig) (*server.Options, error) {
 	if name == "" {
 		name, _ = os.Hostname()
 	}
-	o := &server.Options{
-		ServerName: name, Host: host, Port: port,
-		JetStream: true, StoreDir: store,
-		NoSigs: true, NoLog: !cfg.verbose,
+	o, err := baseServerOptions(cfg.security) // the --config file, or none
+	if err != nil {
+		return nil, err
 	}
+	o.ServerName, o.Host, o.Port = name, host, port
+	o.JetStream, o.StoreDir = true, store
+	o.NoSigs, o.NoLog = true, !cfg.verbose
 	if cfg.clusterListen != "" {
 		ch, cp, err := splitHostPort("cluster-listen", cfg.clusterListen)
 		if err != nil {
 			return nil, err
 		}
-		o.Cluster = server.ClusterOpts{Name: cfg.clusterName, Host: ch, Port: cp}
+		if cp == 0 {
+			cp = server.RANDOM_PORT
+		}
+		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = cfg.clusterName, ch, cp
 		for _, r := range cfg.routes {
 			u, err := url.Parse(r)
 			if err != nil || u.Host == "" {
@@ -122,6 +130,9 @@ func serverOptions(cfg serveConfig) (*server.Options, error) {
 		}
 	} else if len(cfg.routes) > 0 {
 		return nil, errors.New("--routes needs --cluster-listen")
+	}
+	if err := secureServerOptions(o, cfg); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -134,6 +145,12 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	if cfg.http != "" {
 		if _, _, err := splitHostPort("http", cfg.http); err != nil {
 			return usageError(err)
+		}
+	}
+	var dashAuth []nats.Option
+	if cfg.http != "" {
+		if dashAuth, err = addDashboardUser(o, cfg.stream); err != nil {
+			return err
 		}
 	}
 	s, err := server.NewServer(o)
@@ -150,6 +167,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "worksteal serve: NATS with JetStream on %s (store %s)\n", s.ClientURL(), o.StoreDir)
+	announceSecurity(out, cmd.ErrOrStderr(), o, cfg)
 	if len(o.Routes) > 0 {
 		var rs []string
 		for _, r := range o.Routes {
@@ -161,7 +179,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	defer cancel()
 	dashDone := make(chan error, 1)
 	if cfg.http != "" {
-		go func() { dashDone <- serveDashboardInProcess(ctx, s, cfg, out) }()
+		go func() { dashDone <- serveDashboardInProcess(ctx, s, cfg, out, dashAuth...) }()
 	}
 	select {
 	case <-ctx.Done():
@@ -183,8 +201,8 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 
 // serveDashboardInProcess serves the dashboard of the server s, connected
 // in-process (no socket), until ctx is done.
-func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg serveConfig, out io.Writer) error {
-	nc, err := nats.Connect("", nats.InProcessServer(s), nats.Name("worksteal dash"))
+func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg serveConfig, out io.Writer, auth ...nats.Option) error {
+	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal dash")}, auth...)...)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,7 @@ type clusterFlags struct {
 	ackWait    time.Duration
 	maxDeliver int
 	changed    func(name string) bool
+	creds      cluster.Credentials // client_security.go
 }
 
 // add adds the flags to f, their help prefixed with prefix.
@@ -93,6 +94,7 @@ func (c *clusterFlags) add(f *pflag.FlagSet, prefix string) {
 	f.DurationVar(&c.ackWait, "ack-wait", 30*time.Second, prefix+"a task whose worker is silent this long goes to another worker; set by the first worker or submitter of a stream, adopted by the others")
 	f.IntVar(&c.maxDeliver, "max-deliver", 10, prefix+"deliveries of a task that may end without an outcome (its worker died, stopped or lost the server) before it is recorded as a poison task")
 	c.changed = func(name string) bool { return f.Changed(name) }
+	addCredentialFlags(f, &c.creds, prefix)
 }
 
 // options are the cluster options the flags ask for: the ack wait only if
@@ -107,7 +109,7 @@ func (c *clusterFlags) options() []cluster.Option {
 
 // connectNATS connects to url with an error that names it. Losing and
 // regaining the server is logged to log, if not nil.
-func connectNATS(ctx context.Context, url, name string, log io.Writer) (*nats.Conn, error) {
+func connectNATS(ctx context.Context, url, name string, log io.Writer, extra ...nats.Option) (*nats.Conn, error) {
 	if u, err := neturl.Parse(url); err == nil && u.Scheme != "" && u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss" {
 		return nil, fmt.Errorf("--nats %q: want a NATS URL such as nats://HOST:4222, not %s://", url, u.Scheme)
 	}
@@ -126,7 +128,7 @@ func connectNATS(ctx context.Context, url, name string, log io.Writer) (*nats.Co
 				fmt.Fprintf(log, "%s: reconnected to %s\n", name, nc.ConnectedUrl())
 			}))
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := nats.Connect(url, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to NATS at %s: %w (is worksteal serve running?)", url, err)
 	}
@@ -146,12 +148,12 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	}
 	errs := cmd.ErrOrStderr()
 	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
-	nc, err := connectNATS(env.Ctx, cfg.nats, "worksteal worker", errs)
+	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal worker", cluster.RoleWorker, cfg.creds, errs)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, opts...)
+	node, err := cluster.New(nc, append(opts, roleOpts...)...)
 	if err != nil {
 		return usageError(err)
 	}
@@ -159,7 +161,11 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
-	return node.Serve(env.Ctx)
+	err = node.Serve(ctx)
+	if r := refused(ctx); r != nil {
+		return r
+	}
+	return err
 }
 
 // shellTaskHandler runs one shell command per task, its process group

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary runs as the worksteal binary when this is set: main()
+// is the binary's whole body, so its processes are what a user starts.
+const envAsMain = "WORKSTEAL_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envAsMain) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// output is a process's stdout or stderr, safe to read while it runs.
+type output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// proc is a worksteal process started by a test.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *output
+	done           chan struct{}
+}
+
+// start runs worksteal args with extra environment; it is stopped
+// (SIGTERM, then SIGKILL) when the test ends.
+func start(t *testing.T, stdin string, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(os.Args[0], args...), stdout: &output{}, stderr: &output{}, done: make(chan struct{})}
+	p.cmd.Env = append(append(os.Environ(), envAsMain+"=1"), env...)
+	p.cmd.Stdin = strings.NewReader(stdin)
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(30 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// run runs worksteal args to the end and returns its exit code and output.
+func run(t *testing.T, stdin string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	p := start(t, stdin, env, args...)
+	select {
+	case <-p.done:
+	case <-time.After(120 * time.Second):
+		t.Fatalf("worksteal %q did not end; stderr %q", args, p.stderr)
+	}
+	return p.cmd.ProcessState.ExitCode(), p.stdout.String(), p.stderr.String()
+}
+
+// waitFor waits for a match of re in out.
+func waitFor(t *testing.T, out *output, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := rx.FindStringSubmatch(out.String()); m != nil {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %q in %q", re, out)
+	return nil
+}
+
+// secrets returns the secret parts of the files serve init wrote: each
+// seed, and each private key's base64 lines.
+func secrets(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".nk") && !strings.HasSuffix(f, "-key.pem") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "-----") {
+				out = append(out, line)
+			}
+		}
+	}
+	if len(out) < 3 {
+		t.Fatalf("found %d secrets in %s", len(out), dir)
+	}
+	return out
+}
+
+// TestSecureDeployment is a deployment as an operator makes it, through
+// the binary: serve init, serve with its configuration, a worker and
+// submitters with their credentials. The secrets never show in any
+// process's output, in an error, or in ps (the command lines and the
+// environment name files only).
+func TestSecureDeployment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	code, initOut, initErr := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1")
+	if code != 0 {
+		t.Fatalf("serve init: exit %d, %s", code, initErr)
+	}
+	for _, f := range []string{"worker.nk", "submitter.nk", "observer.nk", "server-key.pem", "ca-key.pem", "route-key.pem"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, mode %v; want a file only its owner reads", f, err, st.Mode())
+		}
+	}
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir); code != 2 || !strings.Contains(errs, "exists; keeping it") {
+		t.Errorf("serve init again: exit %d, %q; want a refusal to overwrite", code, errs)
+	}
+	secret := secrets(t, dir)
+	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
+	ca := filepath.Join(dir, "ca.pem")
+
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
+	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	waitFor(t, serve.stdout, `authentication 3 nkey users; TLS on`)
+
+	// The worker gets its credentials from the environment, the submitter
+	// from flags.
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
+		"worker", "--nats", url, "-j", "2", "--name", "w1", "--ack-wait", "5s")
+	waitFor(t, worker.stdout, "serving sh")
+	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--progress", "none")
+	if code != 0 || out != "one\ntwo\n" {
+		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	outputs := []string{initOut, initErr, out, errs}
+
+	// ps shows command lines and environments that name files only.
+	for _, p := range []*proc{serve, worker} {
+		for _, f := range []string{"cmdline", "environ"} {
+			data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs = append(outputs, string(data))
+		}
+	}
+
+	// Clients that may not, get clear errors.
+	refusals := []struct {
+		what string
+		env  []string
+		args []string
+		want string
+	}{
+		{"no credentials", nil, []string{"--tls-ca", ca}, "requires credentials: give --creds FILE"},
+		{"a worker's credentials", nil, []string{"--tls-ca", ca, "--creds", creds("worker")}, "the server refused the submitter"},
+		{"an observer's credentials", []string{"WORKSTEAL_CREDS=" + creds("observer")}, []string{"--tls-ca", ca}, "the server refused the submitter"},
+		{"no trust in the server's certificate", nil, []string{"--creds", creds("submitter")}, "certificate signed by unknown authority"},
+	}
+	for _, r := range refusals {
+		args := append([]string{"run", "--nats", url, "--progress", "none", "--job", "refused"}, r.args...)
+		code, out, errs := run(t, "echo never\n", r.env, args...)
+		if code == 0 || out != "" || !strings.Contains(errs, r.want) {
+			t.Errorf("run with %s: exit %d, stdout %q, stderr %q; want an error saying %q", r.what, code, out, errs, r.want)
+		}
+		outputs = append(outputs, out, errs)
+	}
+	// A damaged credentials file is named, not quoted.
+	bad := filepath.Join(t.TempDir(), "bad.nk")
+	seed, _ := os.ReadFile(creds("submitter"))
+	damaged := bytes.ReplaceAll(seed, []byte("\nSU"), []byte("\nSX"))
+	os.WriteFile(bad, damaged, 0o600)
+	secret = append(secret, strings.Fields(string(damaged[bytes.Index(damaged, []byte("\nSX")):]))[0])
+	code, _, errs = run(t, "echo never\n", nil, "run", "--nats", url, "--creds", bad, "--tls-ca", ca)
+	if code == 0 || !strings.Contains(errs, "credentials "+bad+": no valid nkey seed") {
+		t.Errorf("run with a damaged seed file: exit %d, stderr %q", code, errs)
+	}
+	outputs = append(outputs, errs)
+
+	worker.cmd.Process.Signal(syscall.SIGTERM)
+	<-worker.done
+	serve.cmd.Process.Signal(syscall.SIGTERM)
+	<-serve.done
+	outputs = append(outputs, serve.stdout.String(), serve.stderr.String(), worker.stdout.String(), worker.stderr.String())
+	if !strings.Contains(serve.stdout.String()+serve.stderr.String(), "TLS required for client connections") {
+		t.Errorf("serve -v did not log; the check for secrets in its log would be empty")
+	}
+	for _, o := range outputs {
+		for _, s := range secret {
+			if strings.Contains(o, s) {
+				t.Errorf("a secret (%.6s...) shows in output or ps: %q", s, o)
+			}
+		}
+	}
+}
+
+// TestServeRefusesAnExposedServerWithoutSecurity: a server reachable from
+// the network starts only with authentication and TLS, or with --insecure,
+// which it announces on stderr; loopback needs nothing.
+func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "js")
+	code, _, errs := run(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store)
+	if code != 2 || !strings.Contains(errs, "--listen 0.0.0.0:0 is reachable from the network, and the server has no authentication and no TLS") {
+		t.Errorf("exposed without security: exit %d, stderr %q; want exit 2 naming the flag and what is missing", code, errs)
+	}
+	code, _, errs = run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--cluster-listen", "0.0.0.0:0", "--store", store)
+	if code != 2 || !strings.Contains(errs, "--cluster-listen 0.0.0.0:0 is reachable from the network, and its routes are not mutual TLS") {
+		t.Errorf("exposed routes: exit %d, stderr %q", code, errs)
+	}
+	p := start(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure")
+	waitFor(t, p.stdout, "JetStream on")
+	waitFor(t, p.stderr, `WARNING: --insecure: 0\.0\.0\.0:\d+ is reachable from the network without authentication or TLS`)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	<-p.done
+	p = start(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store)
+	waitFor(t, p.stdout, "authentication none \\(loopback only\\); TLS off")
+	if p.stderr.String() != "" {
+		t.Errorf("loopback: stderr %q; want nothing", p.stderr)
+	}
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nkeys"
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/pki"
+)
+
+// serveInitConfig is what the flags of "worksteal serve init" fill in.
+type serveInitConfig struct {
+	dir      string
+	stream   string
+	hosts    []string
+	mtls     bool
+	noTLS    bool
+	force    bool
+	validFor time.Duration
+}
+
+// Files that serve init writes in its directory.
+const (
+	serverConfFile = "server.conf"
+	caFile         = "ca.pem"     // trusted by clients (--tls-ca)
+	caKeyFile      = "ca-key.pem" // signs client-side certificates; keep offline
+	serverCertFile = "server-cert.pem"
+	serverKeyFile  = "server-key.pem"
+	routeCAFile    = "route-ca.pem" // signs only servers' route certificates
+	routeCAKeyFile = "route-ca-key.pem"
+	routeCertFile  = "route-cert.pem"
+	routeKeyFile   = "route-key.pem"
+)
+
+func newServeInitCommand() *cobra.Command {
+	cfg := serveInitConfig{stream: "ws"}
+	cmd := &cobra.Command{
+		Use:   "init --dir DIR",
+		Short: "Write a server configuration with authentication and TLS, and one credentials file per role",
+		Long: `init makes what a cluster reachable from the network needs, in DIR:
+
+  server.conf            nkey users of the roles worker, submitter and
+                         observer with their NATS permissions, and TLS for
+                         clients and for routes (public keys only: no secret)
+  worker.nk submitter.nk observer.nk
+                         each role's nkey seed: give each to its clients
+                         (--creds FILE or $WORKSTEAL_CREDS); mode 0600
+  ca.pem                 the CA that clients trust (--tls-ca)
+  server-cert.pem, server-key.pem
+                         the server's certificate for clients, valid for
+                         --host names
+  <role>-cert.pem, <role>-key.pem
+                         client certificates for mutual TLS (--mtls)
+  route-ca.pem, route-cert.pem, route-key.pem
+                         routes between servers: mutual TLS with their own
+                         CA, so a client's certificate cannot open a route
+  ca-key.pem, route-ca-key.pem
+                         the CAs' keys: keep them offline
+
+Start the server with worksteal serve --config DIR/server.conf; copy DIR
+to every server of a cluster (they share the certificates). Existing
+files are kept unless --force.`,
+		Example: `  worksteal serve init --dir /etc/worksteal --host nats.example.com --host 10.0.0.1
+  worksteal serve --config /etc/worksteal/server.conf --listen 0.0.0.0:4222
+  worksteal worker --nats nats://nats.example.com:4222 --creds /etc/worksteal/worker.nk --tls-ca /etc/worksteal/ca.pem`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfg.dir == "" {
+				return usageError(errors.New("serve init: --dir DIR is required"))
+			}
+			return runServeInit(cmd.OutOrStdout(), cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.dir, "dir", "", "directory to write the configuration, credentials and certificates in")
+	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the tier's stream, buckets and subjects that the permissions cover")
+	f.StringSliceVar(&cfg.hosts, "host", nil, "DNS name or IP address that clients and other servers reach a server by (repeatable; default: this host's name, localhost, 127.0.0.1)")
+	f.BoolVar(&cfg.mtls, "mtls", false, "require client certificates (mutual TLS) and write one per role")
+	f.BoolVar(&cfg.noTLS, "no-tls", false, "authentication only, no TLS (for a network that has its own encryption)")
+	f.BoolVar(&cfg.force, "force", false, "replace existing files (new keys: every client needs the new credentials)")
+	f.DurationVar(&cfg.validFor, "valid-for", 2*365*24*time.Hour, "validity of the certificates")
+	return cmd
+}
+
+func runServeInit(out io.Writer, cfg serveInitConfig) error {
+	if cfg.mtls && cfg.noTLS {
+		return usageError(errors.New("serve init: --mtls needs TLS; drop --no-tls"))
+	}
+	dir, err := filepath.Abs(cfg.dir)
+	if err != nil {
+		return err
+	}
+	if len(cfg.hosts) == 0 {
+		host, _ := os.Hostname()
+		cfg.hosts = []string{"localhost", "127.0.0.1"}
+		if host != "" && host != "localhost" {
+			cfg.hosts = append([]string{host}, cfg.hosts...)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("serve init: --dir %s: %w", cfg.dir, err)
+	}
+	// Everything is made in memory first, then written: a refusal to
+	// overwrite leaves nothing half-written.
+	files := map[string][]byte{}
+	var order []string
+	add := func(name string, data []byte) {
+		files[name] = data
+		order = append(order, name)
+	}
+	type user struct {
+		role cluster.Role
+		pub  string
+	}
+	var users []user
+	for _, r := range cluster.Roles {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return err
+		}
+		seed, _ := kp.Seed()
+		pub, _ := kp.PublicKey()
+		add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in server.conf: %s\n%s\n", r, r, pub, seed))
+		users = append(users, user{r, pub})
+	}
+	tlsConf := ""
+	if !cfg.noTLS {
+		ca, err := pki.NewCA("worksteal CA", cfg.validFor)
+		if err != nil {
+			return err
+		}
+		routeCA, err := pki.NewCA("worksteal route CA", cfg.validFor)
+		if err != nil {
+			return err
+		}
+		caKey, _ := ca.KeyPEM()
+		routeCAKey, _ := routeCA.KeyPEM()
+		add(caFile, ca.CertPEM)
+		add(caKeyFile, caKey)
+		cert, key, err := ca.Issue("worksteal server", cfg.hosts, pki.Server, cfg.validFor)
+		if err != nil {
+			return err
+		}
+		add(serverCertFile, cert)
+		add(serverKeyFile, key)
+		add(routeCAFile, routeCA.CertPEM)
+		add(routeCAKeyFile, routeCAKey)
+		if cert, key, err = routeCA.Issue("worksteal route", cfg.hosts, pki.Server, cfg.validFor); err != nil {
+			return err
+		}
+		add(routeCertFile, cert)
+		add(routeKeyFile, key)
+		if cfg.mtls {
+			for _, r := range cluster.Roles {
+				cert, key, err := ca.Issue("worksteal "+string(r), nil, pki.Client, cfg.validFor)
+				if err != nil {
+					return err
+				}
+				add(string(r)+"-cert.pem", cert)
+				add(string(r)+"-key.pem", key)
+			}
+		}
+		p := func(name string) string { return quoteConf(filepath.Join(dir, name)) }
+		tlsConf = fmt.Sprintf(`
+# TLS for clients. verify: true requires a client certificate signed by
+# ca.pem (mutual TLS; serve --tls-verify does the same).
+tls {
+  cert_file: %s
+  key_file: %s
+  ca_file: %s
+  verify: %t
+  timeout: 5
+}
+
+# Routes between the servers of a JetStream cluster (serve --cluster-listen):
+# mutual TLS with the route CA, which signs nothing else.
+cluster {
+  tls {
+    cert_file: %s
+    key_file: %s
+    ca_file: %s
+    verify: true
+    timeout: 5
+  }
+}
+`, p(serverCertFile), p(serverKeyFile), p(caFile), cfg.mtls, p(routeCertFile), p(routeKeyFile), p(routeCAFile))
+	}
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "# worksteal serve configuration (nats-server format), written by worksteal serve init\n")
+	fmt.Fprintf(&conf, "# on %s for the stream prefix %q.\n", time.Now().UTC().Format(time.DateOnly), cfg.stream)
+	fmt.Fprintf(&conf, "# Start: worksteal serve --config %s (flags override it).\n", filepath.Join(dir, serverConfFile))
+	fmt.Fprintf(&conf, "# It holds public keys only; the secrets are the *.nk and *-key.pem files.\n\n")
+	conf.WriteString("# One nkey user per role, with the role's least-privilege permissions\n# (see the package documentation of cluster, \"Security\").\nauthorization {\n  users = [\n")
+	for _, u := range users {
+		perm, err := cluster.RolePermissions(u.role, cfg.stream)
+		if err != nil {
+			return usageError(fmt.Errorf("serve init: --stream: %w", err))
+		}
+		fmt.Fprintf(&conf, "    # %s\n    {\n      nkey: %s\n      permissions: {\n", u.role, u.pub)
+		writeSubjects := func(kind string, s cluster.Subjects) {
+			fmt.Fprintf(&conf, "        %s: {\n", kind)
+			if len(s.Allow) > 0 {
+				fmt.Fprintf(&conf, "          allow: %s\n", confList(s.Allow))
+			}
+			if len(s.Deny) > 0 {
+				fmt.Fprintf(&conf, "          deny: %s\n", confList(s.Deny))
+			}
+			conf.WriteString("        }\n")
+		}
+		writeSubjects("publish", perm.Publish)
+		writeSubjects("subscribe", perm.Subscribe)
+		conf.WriteString("      }\n    }\n")
+	}
+	conf.WriteString("  ]\n}\n")
+	conf.WriteString(tlsConf)
+	files[serverConfFile] = []byte(conf.String())
+	order = append([]string{serverConfFile}, order...)
+
+	if !cfg.force {
+		for _, name := range order {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return usageError(fmt.Errorf("serve init: %s exists; keeping it (give --force to replace every file, and then every client's credentials)", filepath.Join(dir, name)))
+			}
+		}
+	}
+	for _, name := range order {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".nk") || strings.HasSuffix(name, "-key.pem") {
+			mode = 0o600
+		}
+		path := filepath.Join(dir, name)
+		os.Remove(path) // a new file gets mode; an old one would keep its own
+		if err := os.WriteFile(path, files[name], mode); err != nil {
+			return fmt.Errorf("serve init: %w", err)
+		}
+	}
+	fmt.Fprintf(out, "worksteal serve init: wrote %s in %s\n", strings.Join(order, ", "), dir)
+	fmt.Fprintf(out, "  start:       worksteal serve --config %s --listen 0.0.0.0:4222\n", filepath.Join(dir, serverConfFile))
+	tlsFlags := ""
+	if !cfg.noTLS {
+		tlsFlags = " --tls-ca " + filepath.Join(dir, caFile)
+	}
+	for _, r := range []struct{ cmd, role string }{{"worker", "worker"}, {"run --nats URL", "submitter"}, {"dash", "observer"}} {
+		mt := ""
+		if cfg.mtls {
+			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.role+"-cert.pem"), filepath.Join(dir, r.role+"-key.pem"))
+		}
+		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.role+".nk"), tlsFlags, mt)
+	}
+	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk"}, ", "))
+	return nil
+}
+
+// confList writes subjects as a nats-server configuration list, one a
+// line.
+func confList(subjects []string) string {
+	q := make([]string, len(subjects))
+	for i, s := range subjects {
+		q[i] = "\n            " + quoteConf(s)
+	}
+	return "[" + strings.Join(q, ",") + "\n          ]"
+}
+
+// quoteConf quotes a string for the nats-server configuration format: in
+// double quotes, "$" is not a variable.
+func quoteConf(s string) string { return strconv.Quote(s) }
