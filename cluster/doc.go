@@ -107,4 +107,93 @@
 // About 90 µs of CPU per trivial task, end to end (submit, pull, run,
 // record, ack, see the result), server included: about 20,000 tasks a
 // second on two idle cores; see BenchmarkThroughput in cluster/test.
+//
+// # Security
+//
+// A server reachable from the network authenticates every client and
+// encrypts every connection; worksteal serve refuses to listen on such an
+// address otherwise, unless given --insecure (and then says so on every
+// start). On loopback it needs nothing.
+//
+// Authentication is NATS's own: one nkey user per role, written by
+// worksteal serve init into a nats-server configuration with the role's
+// permissions, each role's seed in its own file. Nkeys rather than
+// user/password: the server's configuration holds public keys only, and a
+// client proves it has the seed by signing the server's nonce, so no secret
+// crosses the wire or sits in the server's files (a password is sent on
+// every connect and its hash is kept in the configuration). Rather than
+// JWTs (operator mode): those add expiry and revocation but need an
+// operator, an account resolver and the nsc tool, more than one team's
+// cluster needs; ConnectOptions also takes a NATS .creds file, so a tier can
+// run on an operator-mode NATS whose user JWTs carry the permissions below.
+//
+// Secrets are only ever read from files: --creds FILE (or the file named by
+// $WORKSTEAL_CREDS), --tls-key FILE. A flag or an environment variable would
+// show in ps; a file name does not give the secret away. No error or log
+// line quotes a credentials file, and the nkey seed is read again to sign
+// each connect rather than kept in memory.
+//
+// TLS covers clients (server certificate; client certificates too with
+// serve --tls-verify or serve init --mtls) and the routes between the
+// servers of a JetStream cluster, which are always mutual TLS: serve init
+// gives routes a CA of their own, so a client's certificate cannot open a
+// route.
+//
+// Roles and their permissions (RolePermissions; stream prefix "ws"; "*"
+// is one subject token, ">" the rest). Everything not listed is refused,
+// and the listed refusals are tested one by one against a real server:
+//
+//	every role   publish  $JS.API.INFO, $JS.API.STREAM.INFO.<ws_tasks and the
+//	                      four KV_ws_* bucket streams>, $JS.API.CONSUMER.INFO.ws_tasks.*
+//	                      (state and counts, no payloads)
+//	             receive  _INBOX_<role>.> only (its own replies; other roles'
+//	                      inboxes and _INBOX.> are refused)
+//	worker       publish  $JS.API.CONSUMER.MSG.NEXT.ws_tasks.* (pull),
+//	                      $JS.ACK.ws_tasks.> (ack, nak, in progress, term),
+//	                      $KV.ws_results.> (record), $KV.ws_checkpoints.>,
+//	                      $KV.ws_workers.> (register), DIRECT.GET of
+//	                      KV_ws_results and KV_ws_checkpoints, ws.started.>,
+//	                      ws.status.*
+//	             receive  ws.cancel.>
+//	             refused  ws.task.> (submit), $KV.ws_jobs.>, reading a task by
+//	                      sequence (STREAM.MSG.GET, DIRECT.GET of ws_tasks),
+//	                      reading job records, creating, changing, purging
+//	                      or deleting any stream or consumer, ws.task.>
+//	                      as a subscription (hearing tasks as published)
+//	submitter    publish  STREAM.CREATE/UPDATE of ws_tasks and the buckets,
+//	                      CONSUMER.CREATE.ws_tasks.ws_workers (set up),
+//	                      ws.task.> (submit), ws.cancel.>, $KV.ws_jobs.>,
+//	                      $KV.ws_results.> (failures of spent tasks), DIRECT.GET
+//	                      of KV_ws_jobs, KV_ws_results, KV_ws_workers,
+//	                      CONSUMER.CREATE/DELETE on those three bucket streams
+//	                      (watches, listings), STREAM.PURGE of ws_tasks,
+//	                      KV_ws_results, KV_ws_checkpoints (Delete),
+//	                      STREAM.MSG.GET/DELETE of ws_tasks (spent tasks)
+//	             receive  ws.started.>, $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ws_tasks.>
+//	             refused  $JS.API.CONSUMER.MSG.NEXT.> (pull), $JS.ACK.> (settle),
+//	                      STREAM.DELETE, ws.cancel.> as a subscription
+//	observer     publish  read requests only: DIRECT.GET and CONSUMER.CREATE/
+//	                      DELETE (read cursors) on KV_ws_jobs, KV_ws_results,
+//	                      KV_ws_workers; CONSUMER.LIST/NAMES of ws_tasks
+//	             receive  ws.started.>, ws.status.*
+//	             refused  every subject a worker or submitter may publish to;
+//	                      $JS.EVENT.> (it would swallow the advisories that
+//	                      submitters act on); ws.task.>; checkpoints
+//
+// A node told its role (WithRole) does only what the role may: a worker or
+// observer never creates or changes the stream, consumer or buckets (a
+// worker started first waits for a submitter to set them up), and leaves
+// the advisories of spent tasks to submitters.
+//
+// Limits, by design: roles are not tenants. A submitter can make every
+// worker run any command, so its credentials are the keys to the cluster;
+// it reads every job's results. A worker may record a result under any
+// task's key and reads results (a redelivered task checks for one). A task
+// runs as its worker's user and can read what that user can, the worker's
+// credentials file included: run workers as a user that holds nothing
+// else. An observer can create read cursors on the buckets, and nothing
+// else.
+//
+// Cost: BenchmarkThroughputSecurity in cluster/test runs trivial tasks
+// with and without nkeys and mutual TLS in one invocation.
 package cluster

@@ -1,0 +1,69 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// A role's permissions, for a server configuration: what a worker may
+// publish and what it is refused.
+func ExampleRolePermissions() {
+	p, err := cluster.RolePermissions(cluster.RoleWorker, "ws")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range p.Publish.Allow {
+		if strings.HasPrefix(s, "$JS.API.CONSUMER.MSG.NEXT") || strings.HasPrefix(s, "$KV.ws_results") {
+			fmt.Println("may publish", s)
+		}
+	}
+	for _, s := range p.Publish.Deny[:2] {
+		fmt.Println("refused", s)
+	}
+	// Output:
+	// may publish $JS.API.CONSUMER.MSG.NEXT.ws_tasks.*
+	// may publish $KV.ws_results.>
+	// refused ws.task.>
+	// refused $KV.ws_jobs.>
+}
+
+// A dashboard connects as an observer, with the files serve init wrote
+// (or those named by $WORKSTEAL_CREDS and $WORKSTEAL_TLS_CA).
+func ExampleConnectOptions() {
+	creds := cluster.Credentials{Creds: "/etc/worksteal/observer.nk", TLSCA: "/etc/worksteal/ca.pem"}.FromEnv()
+	opts, err := cluster.ConnectOptions(cluster.RoleObserver, creds)
+	if err != nil {
+		fmt.Println(err) // names the file, never its contents
+		return
+	}
+	nc, err := nats.Connect("nats://head:4222", opts...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer nc.Close()
+	node, _ := cluster.New(nc, cluster.WithRole(cluster.RoleObserver))
+	workers, _ := node.Workers(context.Background())
+	fmt.Println(len(workers), "workers")
+}
+
+// A worker whose credentials are a worker's: it never sets the tier up,
+// and waits for a submitter to.
+func ExampleWithRole() {
+	opts, _ := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{}.FromEnv())
+	nc, err := nats.Connect(nats.DefaultURL, opts...)
+	if err != nil {
+		return
+	}
+	defer nc.Close()
+	node, _ := cluster.New(nc, cluster.WithRole(cluster.RoleWorker), cluster.WithSlots(8))
+	node.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) { return []byte(strings.ToUpper(string(p))), nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	node.Serve(ctx)
+}

@@ -1,0 +1,29 @@
+package pki_test
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/pki"
+)
+
+// A CA and a server certificate for the names clients use.
+func ExampleCA_Issue() {
+	ca, err := pki.NewCA("example CA", time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	certPEM, _, err := ca.Issue("server", []string{"nats.example.com", "10.0.0.1"}, pki.Server, time.Hour)
+	if err != nil {
+		panic(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	cert, _ := x509.ParseCertificate(block.Bytes)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.CertPEM)
+	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: "nats.example.com"})
+	fmt.Println(cert.DNSNames, cert.IPAddresses, err)
+	// Output: [nats.example.com] [10.0.0.1] <nil>
+}
