@@ -140,50 +140,52 @@
 // route.
 //
 // Roles and their permissions (RolePermissions; stream prefix "ws"; "*"
-// is one subject token, ">" the rest). Everything not listed is refused,
-// and the listed refusals are tested one by one against a real server:
+// is one subject token, ">" the rest; "the buckets" are the streams
+// KV_ws_results, KV_ws_jobs, KV_ws_checkpoints, KV_ws_workers and
+// KV_ws_failures). Everything not listed is refused, and the listed
+// refusals are tested one by one against a real server:
 //
-//	every role   publish  $JS.API.INFO, $JS.API.STREAM.INFO.<ws_tasks and the
-//	                      four KV_ws_* bucket streams>, $JS.API.CONSUMER.INFO.ws_tasks.*
+//	every role   publish  $JS.API.INFO, $JS.API.STREAM.INFO of ws_tasks and
+//	                      the buckets, $JS.API.CONSUMER.INFO.ws_tasks.*
 //	                      (state and counts, no payloads)
-//	             receive  _INBOX_<role>.> only (its own replies; other roles'
+//	             receive  _INBOX_<role>.> only: its own replies (other roles'
 //	                      inboxes and _INBOX.> are refused)
 //	worker       publish  $JS.API.CONSUMER.MSG.NEXT.ws_tasks.* (pull),
 //	                      $JS.ACK.ws_tasks.> (ack, nak, in progress, term),
 //	                      $KV.ws_results.> (record), $KV.ws_checkpoints.>,
-//	                      $KV.ws_workers.> (register), DIRECT.GET of
-//	                      KV_ws_results and KV_ws_checkpoints, ws.started.>,
+//	                      $KV.ws_failures.> (count attempts), $KV.ws_workers.>
+//	                      (register), DIRECT.GET of KV_ws_results,
+//	                      KV_ws_checkpoints and KV_ws_failures, ws.started.>,
 //	                      ws.status.*
 //	             receive  ws.cancel.>
 //	             refused  ws.task.> (submit), $KV.ws_jobs.>, reading a task by
 //	                      sequence (STREAM.MSG.GET, DIRECT.GET of ws_tasks),
 //	                      reading job records, creating, changing, purging
-//	                      or deleting any stream or consumer, ws.task.>
-//	                      as a subscription (hearing tasks as published)
+//	                      or deleting any stream or consumer, ws.task.> as a
+//	                      subscription (hearing tasks as they are published)
 //	submitter    publish  STREAM.CREATE/UPDATE of ws_tasks and the buckets,
 //	                      CONSUMER.CREATE.ws_tasks.ws_workers (set up),
 //	                      ws.task.> (submit), ws.cancel.>, $KV.ws_jobs.>,
-//	                      $KV.ws_results.> (failures of spent tasks), DIRECT.GET
-//	                      of KV_ws_jobs, KV_ws_results, KV_ws_workers,
-//	                      CONSUMER.CREATE/DELETE on those three bucket streams
-//	                      (watches, listings), STREAM.PURGE of ws_tasks,
-//	                      KV_ws_results, KV_ws_checkpoints (Delete),
-//	                      STREAM.MSG.GET/DELETE of ws_tasks (spent tasks)
-//	             receive  ws.started.>, $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ws_tasks.>
+//	                      DIRECT.GET of KV_ws_jobs, KV_ws_results,
+//	                      KV_ws_workers, CONSUMER.CREATE/INFO/DELETE and
+//	                      $JS.FC on those three (watches, listings),
+//	                      STREAM.PURGE of ws_tasks, KV_ws_results,
+//	                      KV_ws_checkpoints, KV_ws_failures (Delete)
+//	             receive  ws.started.>
 //	             refused  $JS.API.CONSUMER.MSG.NEXT.> (pull), $JS.ACK.> (settle),
 //	                      STREAM.DELETE, ws.cancel.> as a subscription
-//	observer     publish  read requests only: DIRECT.GET and CONSUMER.CREATE/
-//	                      DELETE (read cursors) on KV_ws_jobs, KV_ws_results,
-//	                      KV_ws_workers; CONSUMER.LIST/NAMES of ws_tasks
+//	observer     publish  read requests only: DIRECT.GET, CONSUMER.CREATE/INFO/
+//	                      DELETE (read cursors) and $JS.FC on KV_ws_jobs,
+//	                      KV_ws_results, KV_ws_workers; CONSUMER.LIST/NAMES of
+//	                      ws_tasks (the dashboard's ObserverPermissions are a
+//	                      subset)
 //	             receive  ws.started.>, ws.status.*
-//	             refused  every subject a worker or submitter may publish to;
-//	                      $JS.EVENT.> (it would swallow the advisories that
-//	                      submitters act on); ws.task.>; checkpoints
+//	             refused  every subject a worker or a submitter may publish to,
+//	                      ws.task.> as a subscription, checkpoints
 //
 // A node told its role (WithRole) does only what the role may: a worker or
 // observer never creates or changes the stream, consumer or buckets (a
-// worker started first waits for a submitter to set them up), and leaves
-// the advisories of spent tasks to submitters.
+// worker started first waits for a submitter to set them up).
 //
 // Limits, by design: roles are not tenants. A submitter can make every
 // worker run any command, so its credentials are the keys to the cluster;

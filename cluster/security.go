@@ -27,8 +27,8 @@ const (
 	// delete anything in JetStream.
 	RoleWorker Role = "worker"
 	// RoleSubmitter sets up the stream, consumer and buckets, submits jobs,
-	// follows and deletes them, and records the failure of tasks whose
-	// deliveries are spent. It cannot pull or acknowledge tasks.
+	// follows, cancels and deletes them. It cannot pull or acknowledge
+	// tasks.
 	RoleSubmitter Role = "submitter"
 	// RoleObserver (a dashboard, a monitoring job) reads: stream and
 	// consumer state, job records, results, live workers, start notices.
@@ -194,7 +194,6 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 				sub.Allow = append(sub.Allow, a)
 			}
 		}
-		sub.Deny = append(sub.Deny, "$JS.EVENT.>") // an observer in the advisory queue group would swallow advisories
 	default:
 		return Permissions{}, fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, role)
 	}
@@ -315,9 +314,8 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 // WithRole says which role's credentials the node's connection has, so
 // that it does only what the role may (see RolePermissions): a worker or
 // an observer uses the stream, consumer and buckets that a submitter set
-// up and never creates or changes them (Serve waits for them to exist); a
-// worker or an observer leaves the advisories of spent tasks to the
-// submitters. Without WithRole a node does everything, which suits a
+// up and never creates or changes them (Serve waits for them to exist).
+// Without WithRole a node does everything, which suits a
 // server without authentication.
 func WithRole(r Role) Option {
 	return func(o *options) error {

@@ -188,7 +188,6 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 		}
 	}
 	forObserver = append(forObserver,
-		refusal{what: "join the advisory queue", subject: "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.ws_tasks.ws_workers", sub: true},
 		refusal{what: "hear tasks", subject: "ws.task.>", sub: true})
 
 	for role, refusals := range map[cluster.Role][]refusal{cluster.RoleWorker: forWorker, cluster.RoleSubmitter: forSubmitter, cluster.RoleObserver: forObserver} {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,9 +154,10 @@ func TestSecureDeployment(t *testing.T) {
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
 	ca := filepath.Join(dir, "ca.pem")
 
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v", "--http", "127.0.0.1:0")
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
-	waitFor(t, serve.stdout, `authentication 3 nkey users; TLS on`)
+	waitFor(t, serve.stdout, `authentication \d+ nkey users; TLS on`)
+	dashURL := waitFor(t, serve.stdout, `dashboard on (http://\S+/)`)[1]
 
 	// The worker gets its credentials from the environment, the submitter
 	// from flags.
@@ -166,6 +169,21 @@ func TestSecureDeployment(t *testing.T) {
 		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	outputs := []string{initOut, initErr, out, errs}
+
+	// The dashboard that serve --http runs is let in as an observer.
+	var workers string
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(workers, `"w1"`) && time.Now().Before(deadline) {
+		if resp, err := http.Get(dashURL + "api/workers"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			workers = string(b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(workers, `"w1"`) {
+		t.Errorf("serve --http: /api/workers = %q; want worker w1", workers)
+	}
 
 	// ps shows command lines and environments that name files only.
 	for _, p := range []*proc{serve, worker} {
