@@ -16,18 +16,6 @@ import (
 	"time"
 )
 
-// The test binary runs as the worksteal binary when this is set: main()
-// is the binary's whole body, so its processes are what a user starts.
-const envAsMain = "WORKSTEAL_TEST_AS_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(envAsMain) == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // output is a process's stdout or stderr, safe to read while it runs.
 type output struct {
 	mu sync.Mutex
@@ -46,7 +34,8 @@ func (o *output) String() string {
 	return o.b.String()
 }
 
-// proc is a worksteal process started by a test.
+// proc is a worksteal process (the binary TestMain builds) started by a
+// test.
 type proc struct {
 	cmd            *exec.Cmd
 	stdout, stderr *output
@@ -57,8 +46,8 @@ type proc struct {
 // (SIGTERM, then SIGKILL) when the test ends.
 func start(t *testing.T, stdin string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(os.Args[0], args...), stdout: &output{}, stderr: &output{}, done: make(chan struct{})}
-	p.cmd.Env = append(append(os.Environ(), envAsMain+"=1"), env...)
+	p := &proc{cmd: exec.Command(wsBin, args...), stdout: &output{}, stderr: &output{}, done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdin = strings.NewReader(stdin)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -164,7 +153,7 @@ func TestSecureDeployment(t *testing.T) {
 	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
 		"worker", "--nats", url, "-j", "2", "--name", "w1", "--ack-wait", "5s")
 	waitFor(t, worker.stdout, "serving sh")
-	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--progress", "none")
+	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k")
 	if code != 0 || out != "one\ntwo\n" {
 		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -209,7 +198,7 @@ func TestSecureDeployment(t *testing.T) {
 		{"no trust in the server's certificate", nil, []string{"--creds", creds("submitter")}, "certificate signed by unknown authority"},
 	}
 	for _, r := range refusals {
-		args := append([]string{"run", "--nats", url, "--progress", "none", "--job", "refused"}, r.args...)
+		args := append([]string{"run", "--nats", url, "--job", "refused"}, r.args...)
 		code, out, errs := run(t, "echo never\n", r.env, args...)
 		if code == 0 || out != "" || !strings.Contains(errs, r.want) {
 			t.Errorf("run with %s: exit %d, stdout %q, stderr %q; want an error saying %q", r.what, code, out, errs, r.want)
