@@ -418,7 +418,7 @@ func TestScope(t *testing.T) {
 					runner = w.ID()
 					close(started)
 					<-release
-					for fu.done.state.Load() != latchSleeping { // the waiter sleeps in Wait
+					for fu.finished.state.Load() != latchSleeping { // the waiter sleeps in Wait
 						runtime.Gosched()
 					}
 					return 42
