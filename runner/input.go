@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -134,12 +135,19 @@ func (in Input) Jobs() ([]Job, error) {
 				lines = append(lines, strings.Split(a, "\n")...)
 			}
 		}
-		if len(lines) == 0 {
-			return nil, fmt.Errorf("%w: %s: no arguments", ErrBadInput, sourceName(src))
-		}
 		vals[i] = make([][]string, len(lines))
 		for k, l := range lines {
 			vals[i][k] = splitColumns(colsep, l)
+		}
+	}
+	// GNU parallel: no values at all is no jobs; an empty source beside
+	// others gives one empty value.
+	if !slices.ContainsFunc(vals, func(v [][]string) bool { return len(v) > 0 }) {
+		return nil, nil
+	}
+	for i, v := range vals {
+		if len(v) == 0 {
+			vals[i] = [][]string{splitColumns(colsep, "")}
 		}
 	}
 	var jobs []Job

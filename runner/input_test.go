@@ -61,6 +61,9 @@ func TestInputJobs(t *testing.T) {
 		{"columns of every source, trimmed, missing ones empty", Input{Template: []string{"echo {1} {3} {2} {4}"}, ColSep: "%+", Sources: []Source{args(" a %% c%b")}},
 			[]string{"echo a b c "}},
 		{"columns as a regexp", Input{Template: []string{"cp {2} {1}"}, ColSep: `\t`, Lines: strings.NewReader("a\tb\nc\td\n")}, []string{"cp b a", "cp d c"}},
+		{"an empty source beside others is one empty value", Input{Template: []string{"echo"}, Sources: []Source{args("a"), {Name: "empty.txt", Lines: strings.NewReader("")}}}, []string{"echo a ''"}},
+		{"only empty sources: no jobs", Input{Template: []string{"echo"}, Sources: []Source{{Name: "empty.txt", Lines: strings.NewReader("")}}}, nil},
+		{"empty --colsep splits characters", Input{Template: []string{"echo", "{1}-{3}"}, ColSep: "(?:)", Sources: []Source{args("abc")}}, []string{"echo a-c"}},
 		{"weight column removed from command", Input{WeightCol: 1, Lines: strings.NewReader("3\tsleep 3\n1\tsleep 1\n")}, []string{"sleep 3", "sleep 1"}},
 		{"weight column with template", Input{Template: []string{"gzip {}"}, WeightCol: 2, Lines: strings.NewReader("big\t900\nsmall\t10\n")},
 			[]string{"gzip big", "gzip small"}},
@@ -124,7 +127,6 @@ func TestInputErrorsNameTheProblem(t *testing.T) {
 		{"NUL byte in an argument", Input{Template: []string{"echo"}, Sources: []Source{args("a\x00")}}, "holds a NUL byte"},
 		{"bad --colsep", Input{ColSep: "(", Sources: []Source{args("a")}}, `--colsep "("`},
 		{"perl replacement string", Input{Template: []string{"echo", "{= s/a/b/ =}"}, Sources: []Source{args("a")}}, "{= s/a/b/ =}: perl expression"},
-		{"empty argument group", Input{Template: []string{"echo"}, Sources: []Source{args("a"), {Name: "empty.txt", Lines: strings.NewReader("")}}}, "empty.txt: no arguments"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -335,6 +335,47 @@ var gnuCases = []gnuCase{
 	{name: "--dry-run no command", args: []string{"--dry-run", ":::", "echo a", "b c"}},
 	{name: "--dry-run with --joblog writes no rows", args: []string{"--dry-run", "--joblog", "jl", "echo", ":::", "a"}},
 	{name: "--will-cite", args: []string{"--will-cite", "echo", ":::", "a"}},
+
+	// Edges, in the manner of GNU parallel's own tests.
+	{name: "bad -j", args: []string{"-j", "foo", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "--timeout 0 is none", args: []string{"--timeout", "0", "echo", ":::", "a"}},
+	{name: "bad --timeout", args: []string{"--timeout", "foo", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "--colsep '' splits characters", args: []string{"-k", "--colsep", "", "echo", "{1}-{3}", ":::", "abc", "de"}},
+	{name: "--colsep with a | in a regexp", args: []string{"-k", "--colsep", `\|`, "echo", "{2}", ":::", "a|b"}},
+	{name: "--colsep unicode", args: []string{"-k", "--colsep", "→", "echo", "{2}{1}", ":::", "a→b"}},
+	{name: "--colsep and {-1}", args: []string{"-k", "--colsep", ",", "echo", "{-1}", "{-2}", ":::", "a,b,c"}},
+	{name: "--colsep and --link", args: []string{"-k", "--link", "--colsep", ",", "echo", "{1}{3}", ":::", "a,b", "c,d", ":::", "1"}},
+	{name: "joblog in a missing directory", args: []string{"--joblog", "no/such/dir/jl", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "empty :::: file: no jobs", args: []string{"echo", "::::", "empty"}, files: map[string]string{"empty": ""}},
+	{name: "empty -a file: no jobs", args: []string{"-a", "empty", "echo"}, files: map[string]string{"empty": ""}},
+	{name: "empty :::: file beside ::: is one empty value", args: []string{"-k", "echo", "[{1}]", "[{2}]", ":::", "a", "b", "::::", "empty"}, files: map[string]string{"empty": ""}},
+	{name: "empty stdin: no jobs", args: []string{"echo"}},
+	{name: "empty argument, no command", args: []string{":::", ""}},
+	{name: "-q with no command", args: []string{"-q", ":::", "echo a"}, onlyStatus: true},
+	{name: "{} twice", args: []string{"-k", "echo", "{}", "{}", ":::", "a b"}},
+	{name: "an argument holding {}", args: []string{"-k", "echo", "{}", ":::", "a{}b", "{1}", "{#}"}},
+	{name: "spaces kept without --colsep", args: []string{"-k", "echo", "[{}]"}, stdin: "  a  \n \t\n"},
+	{name: "a line of spaces as a command", args: []string{"-k"}, stdin: "echo a\n   \necho b\n"},
+	{name: "output without a final newline", args: []string{"-k", "printf", "%s", ":::", "a", "b"}},
+	{name: "binary output", args: []string{"-k", "printf", `\000\001{}`, ":::", "a", "b"}},
+	{name: "300 jobs in order", args: []string{"-k", "echo"}, stdin: seqLines(300)},
+	{name: "path strings of -a lines", args: []string{"-k", "-a", "f1", "echo", "{/}", "{//}", "{.}", "{/.}"}, files: map[string]string{"f1": "a b/c d.e\n/x\nx.y/\n"}},
+	{name: "--dry-run {#}", args: []string{"--dry-run", "echo", "{#}", "{}", ":::", "a", "b"}},
+	{name: "redirect to a file named by an argument", args: []string{"echo x > {}", ":::", "a b", "c"}},
+	{name: "argument as a command keeps its quotes", args: []string{"-k", "{}", ":::", "echo 'a  b'", `printf '%s\n' "c  d"`}},
+	{name: "--resume-failed with nothing failed", args: []string{"-k", "--resume-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n"}},
+	{name: "PARALLEL_SEQ of a retried job", args: []string{"-k", "--retries", "2", "echo $PARALLEL_SEQ; [ -e f{} ] || { touch f{}; false; }", ":::", "a", "b"}},
+	{name: "timed-out jobs count as failed", args: []string{"--timeout", "0.3", "sleep", ":::", "0", "5", "6"}},
+}
+
+// seqLines is seq n.
+func seqLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
 }
 
 func TestGNUParallel(t *testing.T) {

@@ -220,8 +220,8 @@ func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
 	s = strings.TrimSpace(s)
 	bad := fmt.Errorf("--timeout %q: want seconds (90, 1.5), a duration with units s, m, h, d (1m30s) or a percentage of the median run time (200%%)", s)
 	switch {
-	case s == "":
-		return 0, 0, nil
+	case s == "" || s == "0":
+		return 0, 0, nil // GNU parallel: 0 is no timeout
 	case strings.HasSuffix(s, "%"):
 		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 		if err != nil || p <= 0 || p != p || p > 1e9 {
@@ -394,6 +394,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	shell, err := resolveShell(cfg.shell)
 	if err != nil {
 		return runError(err)
+	}
+	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
+		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
 	}
 	jobs, err := readJobs(env, cfg, args)
 	if err != nil {
