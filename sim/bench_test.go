@@ -63,3 +63,23 @@ func BenchmarkEngine(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkManyWorkers runs a short scenario on 100,000 workers: 100,000
+// tasks of 1 ms on random workers, zero-cost steals, the runtime's idle
+// protocol (each worker that runs out searches, backs off, sleeps and
+// parks). Simulated workers cost O(1) each. (With a latency per steal
+// attempt, a round over all 99,999 others makes the search O(P²) events:
+// cap the attempts per round, as the scale preset does.)
+func BenchmarkManyWorkers(b *testing.B) {
+	s := Scenario{Seed: 1, Workers: Workers{Count: 100_000},
+		Workload: Workload{Tasks: 100_000, Duration: Dist{Value: 1e-3}, Arrival: Arrival{Target: TargetRandom}}}
+	var events int64
+	for b.Loop() {
+		r, err := Run(context.Background(), s, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += r.Report.Totals.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}

@@ -170,6 +170,7 @@ const (
 	stSleep                 // asleep until woken or its timer fires (in the idle list)
 	stWaking                // woken, not yet looking
 	stRoundEnd              // paying the last failed attempt's cost of a round
+	stMove                  // bringing a stolen task over (Costs.Move)
 	stAccess                // waiting for or holding the central queue
 	stLost                  // gone (fault)
 )
@@ -236,6 +237,7 @@ type engine struct {
 	groups                      *policy.Groups
 	taskCost, stealCost, failed time.Duration
 	crossCost, wakeCost         time.Duration
+	moveCost                    time.Duration
 	queueCost, contention       time.Duration
 	qlen                        func(int) int
 
@@ -313,6 +315,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	c := &s.Costs
 	e.taskCost, e.stealCost, e.failed = c.Task.Duration(), c.Steal.Duration(), c.Failed.Duration()
 	e.crossCost, e.wakeCost = c.CrossGroup.Duration(), c.Wake.Duration()
+	e.moveCost = c.Move.Duration()
 	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
 	g, err := policy.NewGroups(s.Workers.Groups)
 	if err != nil {
@@ -488,6 +491,9 @@ func (e *engine) onTimer(w *worker) {
 		e.round(w)
 	case stRoundEnd:
 		e.roundFailed(w)
+	case stMove:
+		e.setState(w, stFree)
+		e.dispatch(w, w.cur)
 	case stSleep:
 		e.sleepDone(w)
 	case stWaking:
@@ -505,7 +511,7 @@ func (e *engine) setState(w *worker, st uint8) {
 		switch w.state {
 		case stRun:
 			w.busy += d
-		case stOverhead, stAccess:
+		case stOverhead, stAccess, stMove:
 			w.over += d
 		case stLost:
 		default:

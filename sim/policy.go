@@ -46,6 +46,12 @@ func (e *engine) tryTake(w *worker) bool {
 		}
 	}
 	e.endSearch(w, true)
+	if e.moveCost > 0 {
+		w.cur = first
+		e.setState(w, stMove)
+		e.at(w, e.now+e.moveCost)
+		return true
+	}
 	e.setState(w, stFree)
 	e.dispatch(w, first)
 	return true

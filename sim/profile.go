@@ -55,6 +55,13 @@ func (p *Profile) check() *FieldError {
 	return nil
 }
 
+// MaxMakespan is the makespan the profile allows at most on P workers,
+// T1/P + max(burdened span, span): the greedy bound with every steal on
+// the critical path paid (the lower end of the speedup it predicts).
+func (p *Profile) MaxMakespan(workers int) float64 {
+	return float64(p.Work)/float64(workers) + math.Max(float64(p.BurdenedSpan), float64(p.Span))
+}
+
 // Parallelism is T1/T∞.
 func (p *Profile) Parallelism() float64 { return float64(p.Work) / float64(p.Span) }
 
@@ -88,9 +95,10 @@ const DefaultProfileForks = 1 << 14
 // so every parallelism T1/T∞ between I/D and A/L is met exactly. Among the
 // trees that meet it, FitProfile takes the one whose fork count is nearest
 // to the profile's (at most maxForks; 0 means DefaultProfileForks), so the
-// simulated grain resembles the real one. The steal latency of the
-// scenario is the profile's measured steal cost, so the simulated
-// schedule pays for steals as the real one did; every other cost is zero.
+// simulated grain resembles the real one. Each successful steal costs the
+// profile's measured steal cost (Costs.Move), so the simulated schedule
+// pays for steals as the real one did — the burdened span's model; a
+// failed probe, a load of two indices in the runtime, costs nothing.
 func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) {
 	if err := p.check(); err != nil {
 		return Scenario{}, ProfileFit{}, err
@@ -148,7 +156,7 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 		Name:     name,
 		Workers:  Workers{Count: workers},
 		Workload: Workload{Kind: KindFib, Fib: best.Fib},
-		Costs:    Costs{Steal: p.StealCost},
+		Costs:    Costs{Move: p.StealCost},
 	}
 	return s, best, nil
 }
@@ -167,4 +175,56 @@ func fibTreeCounts(n, cutoff int) (A, I float64) {
 		f[k] = 1 + f[k-1] + f[k-2]
 	}
 	return a[n], f[n]
+}
+
+// Calibration holds costs measured on short unprofiled runs of the runtime.
+// A profile's strand timings include the profiler's own clock reads (two per
+// fork), which inflate the work of fine-grained code several times over;
+// a calibrated prediction takes the work from these measurements instead,
+// and only the shape (span, forks) from the profile.
+type Calibration struct {
+	Seq       Seconds `json:"seq"`        // the computation without the runtime: plain sequential Go
+	ForkCost  Seconds `json:"fork_cost"`  // the runtime's cost of one fork (Join) at one worker, beyond the sequential code
+	StealCost Seconds `json:"steal_cost"` // one successful steal (0: keep the profile's)
+}
+
+// Calibrated returns p with its work, span and burdened span corrected by
+// c: the work is c.Seq plus p.Forks forks of c.ForkCost; the span is scaled
+// by the same factor as the work (the clock reads inflate every strand
+// alike), and the burdened span adds the steals on the critical path at the
+// calibrated steal cost.
+func (p Profile) Calibrated(c Calibration) (Profile, error) {
+	if err := p.check(); err != nil {
+		return p, err
+	}
+	for _, f := range []struct {
+		n string
+		v Seconds
+	}{{"seq", c.Seq}, {"fork_cost", c.ForkCost}, {"steal_cost", c.StealCost}} {
+		if err := checkSec("calibration."+f.n, f.v); err != nil {
+			return p, err
+		}
+	}
+	if c.Seq.Duration() <= 0 {
+		return p, ferr("calibration.seq", "must be positive, got %v", float64(c.Seq))
+	}
+	q := p
+	q.Work = c.Seq + Seconds(float64(p.Forks))*c.ForkCost
+	f := float64(q.Work) / float64(p.Work)
+	q.Span = Seconds(float64(p.Span) * f)
+	if q.Span > q.Work {
+		q.Span = q.Work
+	}
+	burden := float64(p.BurdenedSpan - p.Span) // steal costs on the critical path
+	if burden < 0 {
+		burden = 0
+	}
+	if c.StealCost > 0 {
+		if p.StealCost > 0 {
+			burden *= float64(c.StealCost) / float64(p.StealCost)
+		}
+		q.StealCost = c.StealCost
+	}
+	q.BurdenedSpan = q.Span + Seconds(burden)
+	return q, nil
 }

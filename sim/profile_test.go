@@ -114,3 +114,70 @@ func ExampleFitProfile() {
 	// fib-like tree n=10 cutoff=2: 88 forks, T1 12.799998ms, T∞ 200.003µs
 	// 8 workers: makespan 1.76 ms, at least max(T1/P, T∞) = 1.60 ms
 }
+
+// Calibration replaces the profile's inflated work by go-seq plus the forks
+// at their measured cost, and scales the span alike.
+func TestCalibrated(t *testing.T) {
+	p := Profile{Workload: "fib 30", Work: 1.2, Span: 0.04, BurdenedSpan: 0.05, Forks: 1_000_000, StealCost: 1e-4}
+	q, err := p.Calibrated(Calibration{Seq: 0.01, ForkCost: 30e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := float64(q.Work); math.Abs(w-0.04) > 1e-12 {
+		t.Errorf("calibrated work %v; want 0.01 + 1e6 × 30ns = 0.04", w)
+	}
+	if s := float64(q.Span); math.Abs(s-0.04*0.04/1.2) > 1e-12 {
+		t.Errorf("calibrated span %v; want the profile's scaled by 0.04/1.2", s)
+	}
+	if b := float64(q.BurdenedSpan - q.Span); math.Abs(b-0.01) > 1e-12 {
+		t.Errorf("burden %v; want the profile's 0.01 (steal cost unchanged)", b)
+	}
+	if _, err := p.Calibrated(Calibration{}); err == nil {
+		t.Error("a calibration without a sequential time was accepted")
+	}
+	if _, err := p.Calibrated(Calibration{Seq: 0.01, ForkCost: -1}); err == nil {
+		t.Error("a negative fork cost was accepted")
+	}
+}
+
+// The simulated makespan of a fitted profile never exceeds what the profile
+// itself allows, T1/P + burdened span — its predicted speedup never falls
+// below the profile's lower bound — at any P, even when steals are costly,
+// it never beats max(T1/P, T∞), and adding workers does not make it slower.
+func TestPredictionWithinProfileBounds(t *testing.T) {
+	profiles := []Profile{
+		{Workload: "fib-like, costly steals", Work: 0.15, Span: 1e-4, BurdenedSpan: 3e-4, Forks: 1_346_268, StealCost: 1e-5},
+		{Workload: "tree, very costly steals", Work: 64 * 200e-6, Span: 200e-6, BurdenedSpan: 2e-3, Forks: 63, StealCost: 2e-4},
+		{Workload: "low parallelism", Work: 0.01, Span: 0.004, BurdenedSpan: 0.0045, Forks: 100, StealCost: 5e-6},
+	}
+	ps := []int{1, 2, 4, 16, 64, 256, 1024}
+	if raceEnabled || testing.Short() {
+		ps = []int{1, 2, 16, 128}
+	}
+	for _, p := range profiles {
+		prev := math.Inf(1)
+		for _, w := range ps {
+			s, _, err := FitProfile(p, w, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), s, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := r.Report.Totals.Makespan
+			if max := p.MaxMakespan(w); ms > max*(1+1e-9) {
+				t.Errorf("%s, P=%d: simulated makespan %.6f above the profile's T1/P + burdened span %.6f", p.Workload, w, ms, max)
+			}
+			if ms < r.Report.DAG.LowerBound*(1-1e-9) {
+				t.Errorf("%s, P=%d: makespan %.6f below max(T1/P, T∞) %.6f", p.Workload, w, ms, r.Report.DAG.LowerBound)
+			}
+			// more workers never cost more than 1% (past the parallelism,
+			// extra thieves only add steals of little work)
+			if ms > prev*1.01 {
+				t.Errorf("%s: makespan grows from %.6f to %.6f at P=%d", p.Workload, prev, ms, w)
+			}
+			prev = ms
+		}
+	}
+}

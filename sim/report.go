@@ -301,7 +301,7 @@ func describeCosts(c *Costs) string {
 	for _, f := range []struct {
 		name string
 		v    Seconds
-	}{{"task", c.Task}, {"steal", c.Steal}, {"failed steal", c.Failed}, {"cross-group", c.CrossGroup},
+	}{{"task", c.Task}, {"steal", c.Steal}, {"move", c.Move}, {"failed steal", c.Failed}, {"cross-group", c.CrossGroup},
 		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}} {
 		if f.v > 0 {
 			parts = append(parts, f.name+" "+fmtSec(float64(f.v)))

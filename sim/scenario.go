@@ -233,6 +233,7 @@ type Idle struct {
 type Costs struct {
 	Task       Seconds `json:"task"`         // overhead to start each task or continuation
 	Steal      Seconds `json:"steal"`        // latency of one steal attempt
+	Move       Seconds `json:"move"`         // extra time a successful steal takes to bring the task over
 	Failed     Seconds `json:"failed_steal"` // extra time lost by a failed attempt
 	CrossGroup Seconds `json:"cross_group"`  // extra latency of an attempt on another locality group
 	Wake       Seconds `json:"wake"`         // from wake-up to the first attempt of a parked worker
@@ -836,7 +837,7 @@ func (c *Costs) check() *FieldError {
 	for _, f := range []struct {
 		n string
 		v Seconds
-	}{{"task", c.Task}, {"steal", c.Steal}, {"failed_steal", c.Failed}, {"cross_group", c.CrossGroup},
+	}{{"task", c.Task}, {"steal", c.Steal}, {"move", c.Move}, {"failed_steal", c.Failed}, {"cross_group", c.CrossGroup},
 		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}} {
 		if err := checkSec("costs."+f.n, f.v); err != nil {
 			return err

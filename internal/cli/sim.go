@@ -38,6 +38,8 @@ type simConfig struct {
 	maxEvents int64
 	print     bool
 	profile   string // a work/span profile to simulate (trace.go)
+	predict   string // WORKLOAD:SIZE to predict and measure (predict.go)
+	reps      int    // --predict: timed runs per measurement
 }
 
 func newSimCommand(env *Env) *cobra.Command {
@@ -68,14 +70,21 @@ effective policy and costs.
 --profile FILE reads a work/span profile (worksteal trace profile --out)
 and simulates a fork-join tree with the same work T1 and span T∞ at
 P = 1, 2, 4 … 1,024 (or at --workers), printing the predicted makespan
-beside the speedup range the profile itself predicts.`,
+beside the speedup range the profile itself predicts.
+
+--predict WORKLOAD:SIZE predicts the runtime's makespan on a bench workload
+(fib:30, nqueens:12, uts:2000) from its profile's shape (span, forks) and
+costs calibrated on short unprofiled runs (plain sequential Go at SIZE, the
+runtime's cost per fork at a smaller size), then measures the runtime and
+prints both.`,
 		Example: `  worksteal sim --list
   worksteal sim basic
   worksteal sim granularity --svg granularity.svg
   worksteal sim basic -v --svg basic.svg --trace basic.json
   worksteal sim workers --sweep victim=random,largest --workers 8
   worksteal sim -f scenario.yaml --seed 7 --json
-  worksteal sim --profile fib.profile.json`,
+  worksteal sim --profile fib.profile.json
+  worksteal sim --predict nqueens:12`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSim(env, cmd, cfg, args) },
 	}
@@ -99,6 +108,8 @@ beside the speedup range the profile itself predicts.`,
 	f.Int64Var(&cfg.maxEvents, "max-events", 500_000_000, "stop a run after this many events (0: no limit)")
 	f.BoolVar(&cfg.print, "print-scenario", false, "print the resolved scenario as JSON and exit")
 	f.StringVar(&cfg.profile, "profile", "", "simulate a work/span profile (worksteal trace profile --out) at 1 … 1024 workers")
+	f.StringVar(&cfg.predict, "predict", "", "predict the runtime's makespan on a bench workload (fib:30, nqueens:12, uts:2000) at 1 and 2 workers (or -w) and measure it")
+	f.IntVar(&cfg.reps, "reps", 5, "--predict: timed runs per measurement (the median is kept)")
 	return cmd
 }
 
@@ -106,6 +117,9 @@ func runSim(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
 	out := cmd.OutOrStdout()
 	if cfg.list {
 		return listPresets(out)
+	}
+	if cfg.predict != "" {
+		return runSimPredict(env, cmd, cfg, args)
 	}
 	if cfg.profile != "" {
 		return runSimProfile(env, cmd, cfg, args)

@@ -211,6 +211,10 @@ func TestSimBadSizes(t *testing.T) {
 		{[]string{"sim", "basic", "--sweep", "workers=0,2"}, "sweep.values[0]: workers must be between 1 and 131072, got 0"},
 		{[]string{"sim", "basic", "--max-batch", "-2"}, "--max-batch must be -1 (no cap), 0 (the runtime's 32) or positive, got -2"},
 		{[]string{"sim", "basic", "--max-events", "-1"}, "--max-events must not be negative"},
+		{[]string{"sim", "--predict", "fib"}, `--predict "fib": want WORKLOAD:SIZE`},
+		{[]string{"sim", "--predict", "nosuch:3"}, `--predict "nosuch:3"`},
+		{[]string{"sim", "--predict", "fib:30", "--reps", "0"}, "--reps must be at least 1"},
+		{[]string{"sim", "basic", "--predict", "fib:30"}, "--predict replaces the preset"},
 	}
 	for _, tc := range cases {
 		code, _, errs := runSimCLI(t, tc.args...)

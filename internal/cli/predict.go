@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/sim"
+)
+
+// "worksteal sim --predict WORKLOAD:SIZE" predicts the runtime's makespan
+// on a bench workload and measures it. The prediction takes the shape of
+// the computation (span, forks) from a work/span profile and its costs
+// from short unprofiled runs:
+//
+//   - Seq: the workload at SIZE in plain sequential Go (bench's go-seq);
+//   - the cost of one fork: the runtime at one worker minus go-seq, per
+//     join, on a smaller size of the same workload (calibrationSize);
+//   - the cost of one steal: as the profile measured it.
+//
+// The profile's own work, the sum of its strand timings, is not used: its
+// clock reads inflate fine-grained code several times over.
+
+// predictRow is one line of the prediction table.
+type predictRow struct {
+	Workers   int     `json:"workers"`
+	Predicted float64 `json:"predicted"` // seconds: the simulated makespan of the calibrated profile
+	Measured  float64 `json:"measured"`  // seconds: median unprofiled runtime makespan
+	Error     float64 `json:"error"`     // predicted / measured − 1
+	MaxBound  float64 `json:"max_bound"` // seconds: T1/P + burdened span, the profile's slowest prediction
+	Steals    int64   `json:"sim_steals"`
+}
+
+// calibrationSize is the smaller size whose runs give the cost of a fork.
+func calibrationSize(workload string, size int) int {
+	switch workload {
+	case "fib": // a quarter of the forks
+		return max(2, size-3)
+	case "nqueens": // about a sixth of the boards
+		return max(4, size-1)
+	case "uts": // b0 = 1000: 135,449 of 959,561 nodes at b0 = 2000
+		return max(10, size/2)
+	}
+	return max(1, size/4)
+}
+
+// medianRun runs bench's (workload, size, impl) at workers reps times
+// after one warm-up and returns the median elapsed time.
+func medianRun(workload, size string, impl bench.Impl, workers, reps int) (time.Duration, error) {
+	in, err := bench.Prepare(workload, size, impl, workers)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	var ts []time.Duration
+	for i := 0; i <= reps; i++ {
+		it, err := in.Run()
+		if err != nil {
+			return 0, err
+		}
+		if i > 0 {
+			ts = append(ts, it.Elapsed)
+		}
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], nil
+}
+
+// calibrate measures the calibration of (workload, size): go-seq at size,
+// and the fork cost at the calibration size.
+func calibrate(workload string, size, reps int) (sim.Calibration, error) {
+	sz := strconv.Itoa(size)
+	seq, err := medianRun(workload, sz, bench.Seq, 1, reps)
+	if err != nil {
+		return sim.Calibration{}, err
+	}
+	small := strconv.Itoa(calibrationSize(workload, size))
+	sSeq, err := medianRun(workload, small, bench.Seq, 1, reps)
+	if err != nil {
+		return sim.Calibration{}, err
+	}
+	sWS, err := medianRun(workload, small, bench.WS, 1, reps)
+	if err != nil {
+		return sim.Calibration{}, err
+	}
+	joins, err := bench.Joins(workload, small)
+	if err != nil {
+		return sim.Calibration{}, err
+	}
+	c := sim.Calibration{Seq: sim.Seconds(seq.Seconds())}
+	if joins > 0 && sWS > sSeq {
+		c.ForkCost = sim.Seconds((sWS - sSeq).Seconds() / float64(joins))
+	}
+	return c, nil
+}
+
+// profileBench profiles (workload, size) on two workers, runs times, and
+// keeps the run with the shortest span.
+func profileBench(workload string, size, runs int) (sim.Profile, error) {
+	sz := strconv.Itoa(size)
+	body, err := bench.Body(workload, sz)
+	if err != nil {
+		return sim.Profile{}, err
+	}
+	joins, err := bench.Joins(workload, sz)
+	if err != nil {
+		return sim.Profile{}, err
+	}
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		return sim.Profile{}, err
+	}
+	defer pool.Close()
+	var best worksteal.WorkSpan
+	for i := 0; i < max(1, runs); i++ {
+		_, ws, err := worksteal.Profile(pool, body)
+		if err != nil {
+			return sim.Profile{}, err
+		}
+		if i == 0 || ws.Span < best.Span {
+			best = ws
+		}
+	}
+	p := profileOf(workload+" "+sz, best)
+	if p.Forks == 0 {
+		p.Forks = joins
+	}
+	return p, nil
+}
+
+func parsePredict(spec string) (string, int, error) {
+	name, size, ok := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(size)
+	if !ok || err != nil || n < 1 {
+		return "", 0, fmt.Errorf("sim: --predict %q: want WORKLOAD:SIZE, e.g. fib:30, nqueens:12, uts:2000", spec)
+	}
+	if _, err := bench.Joins(name, size); err != nil {
+		return "", 0, fmt.Errorf("sim: --predict %q: %v", spec, err)
+	}
+	return name, n, nil
+}
+
+// runSimPredict is "worksteal sim --predict WORKLOAD:SIZE".
+func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) error {
+	if len(args) > 0 || cfg.file != "" || cfg.sweep != "" || cfg.profile != "" {
+		return usageError(errors.New("sim: --predict replaces the preset, -f, --sweep and --profile"))
+	}
+	if cfg.svg != "" || cfg.trace != "" || cfg.csv || cfg.verbose || cfg.print {
+		return usageError(errors.New("sim: --predict prints a table (or --json)"))
+	}
+	name, size, err := parsePredict(cfg.predict)
+	if err != nil {
+		return usageError(err)
+	}
+	ps := []int{1, 2}
+	if cmd.Flags().Changed("workers") {
+		if cfg.workers < 1 || cfg.workers > bench.MaxWorkers {
+			return usageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", bench.MaxWorkers, cfg.workers))
+		}
+		ps = []int{cfg.workers}
+	}
+	reps := cfg.reps
+	if reps < 1 {
+		return usageError(fmt.Errorf("sim: --reps must be at least 1, got %d", reps))
+	}
+	cal, err := calibrate(name, size, reps)
+	if err != nil {
+		return err
+	}
+	prof, err := profileBench(name, size, 3)
+	if err != nil {
+		return err
+	}
+	q, err := prof.Calibrated(cal)
+	if err != nil {
+		return err
+	}
+	var rows []predictRow
+	for _, workers := range ps {
+		if err := env.Ctx.Err(); err != nil {
+			return interruptedError(env.Ctx)
+		}
+		s, _, err := sim.FitProfile(q, workers, 0)
+		if err != nil {
+			return err
+		}
+		res, err := sim.Run(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+		if err != nil {
+			return err
+		}
+		measured, err := medianRun(name, strconv.Itoa(size), bench.WS, workers, reps)
+		if err != nil {
+			return err
+		}
+		pred := res.Report.Totals.Makespan
+		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: measured.Seconds(),
+			Error: pred/measured.Seconds() - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals})
+	}
+	return writePredict(cmd.OutOrStdout(), cfg.json, prof, cal, q, rows)
+}
+
+func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibration, q sim.Profile, rows []predictRow) error {
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Profile     sim.Profile     `json:"profile"`
+			Calibration sim.Calibration `json:"calibration"`
+			Calibrated  sim.Profile     `json:"calibrated"`
+			Rows        []predictRow    `json:"rows"`
+		}{prof, cal, q, rows})
+	}
+	d := func(x sim.Seconds) time.Duration { return x.Duration() }
+	fmt.Fprintf(out, "%s: %d forks; profiled work %v, span %v (clock reads included)\n", prof.Workload, prof.Forks, d(prof.Work), d(prof.Span))
+	fmt.Fprintf(out, "calibrated: go-seq %v + %d forks × %v = work %v, span %v, steal %v\n\n",
+		d(cal.Seq), prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals)
+	}
+	return tw.Flush()
+}
