@@ -115,6 +115,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"DIRECT.GET."+failures+".>",     // the attempts a task has used
 			s+".started.>",                      // start notices
 			s+".status.*",                       // its status, for the dashboard
+			s+".ran.>",                          // runs whose result was a duplicate
 		)
 		pub.Deny = append(pub.Deny,
 			s+".task.>",                  // submit
@@ -160,7 +161,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			"$JS.ACK.>",               // settle tasks
 			api+"STREAM.DELETE.>", api+"CONSUMER.DELETE."+tasks+".>",
 		)
-		sub.Allow = append(sub.Allow, s+".started.>") // start notices (progress, speculation)
+		sub.Allow = append(sub.Allow, s+".started.>", s+".ran.>") // start notices (progress, speculation), duplicate runs
 	case RoleObserver:
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.LIST."+tasks, api+"CONSUMER.NAMES."+tasks,
@@ -189,7 +190,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 				pub.Allow = append(pub.Allow, a)
 			}
 		}
-		for _, a := range append([]string{s + ".started.>"}, obsSub...) {
+		for _, a := range append([]string{s + ".started.>", s + ".ran.>"}, obsSub...) {
 			if !slices.Contains(sub.Allow, a) {
 				sub.Allow = append(sub.Allow, a)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
@@ -16,9 +17,9 @@ import (
 
 // BenchmarkThroughputSecurity measures what authentication and TLS cost:
 // trivial tasks end to end, as BenchmarkThroughput, through a server
-// without either ("plain") and through one with the roles' nkeys and
-// mutual TLS ("nkeys+mtls"), each client with its role's permissions. Run
-// both in one invocation and compare them:
+// without either ("plain"), with the roles' nkeys and permissions only
+// ("nkeys"), with mutual TLS only ("tls"), and with both ("nkeys+mtls").
+// Run them in one invocation and compare:
 //
 //	WS_BENCH_TASKS=10000 go test -run '^$' -bench ThroughputSecurity -benchtime 3x ./cluster/test
 func BenchmarkThroughputSecurity(b *testing.B) {
@@ -26,22 +27,48 @@ func BenchmarkThroughputSecurity(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("WS_BENCH_TASKS")); err == nil && v > 0 {
 		tasks = v
 	}
-	for _, secure := range []bool{false, true} {
-		name := "plain"
-		if secure {
-			name = "nkeys+mtls"
-		}
-		b.Run(name, func(b *testing.B) {
-			url := ""
-			connectAs := func(role cluster.Role) *nats.Conn { return connect(b, url) }
-			roleOpt := func(cluster.Role) []cluster.Option { return nil }
-			if secure {
-				e := newSecureEnv(b)
-				url = startSecureServer(b, e, true).ClientURL()
-				connectAs = func(role cluster.Role) *nats.Conn { nc, _ := e.connectAs(b, url, role); return nc }
-				roleOpt = func(r cluster.Role) []cluster.Option { return []cluster.Option{cluster.WithRole(r)} }
-			} else {
-				url = startServer(b).ClientURL()
+	for _, v := range []struct {
+		name      string
+		auth, tls bool
+	}{{"plain", false, false}, {"nkeys", true, false}, {"tls", false, true}, {"nkeys+mtls", true, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			e := newSecureEnv(b)
+			o := &server.Options{ServerName: "bench", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: b.TempDir(), NoLog: true, NoSigs: true}
+			if v.auth {
+				o.Nkeys = e.users(b)
+			}
+			if v.tls {
+				tc, err := server.GenTLSConfig(e.tlsConfig(b, true))
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.TLSConfig, o.TLSVerify, o.TLSTimeout = tc, true, 5
+			}
+			url := runServer(b, o).ClientURL()
+			connectAs := func(role cluster.Role) *nats.Conn {
+				creds := cluster.Credentials{}
+				if v.auth {
+					creds.Creds = e.seeds[role]
+				}
+				if v.tls {
+					creds.TLSCA, creds.TLSCert, creds.TLSKey = e.ca, e.clientCert, e.clientKey
+				}
+				opts, err := cluster.ConnectOptions(role, creds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nc, err := nats.Connect(url, opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(nc.Close)
+				return nc
+			}
+			roleOpt := func(r cluster.Role) []cluster.Option {
+				if !v.auth {
+					return nil
+				}
+				return []cluster.Option{cluster.WithRole(r)}
 			}
 			n, err := cluster.New(connectAs(cluster.RoleSubmitter), testOptions(roleOpt(cluster.RoleSubmitter)...)...)
 			if err != nil {
