@@ -160,18 +160,14 @@ func TestSecureDeployment(t *testing.T) {
 	outputs := []string{initOut, initErr, out, errs}
 
 	// The dashboard that serve --http runs is let in as an observer.
-	var workers string
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(workers, `"w1"`) && time.Now().Before(deadline) {
-		if resp, err := http.Get(dashURL + "api/workers"); err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			workers = string(b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	workers := getWorkers(t, dashURL)
 	if !strings.Contains(workers, `"w1"`) {
 		t.Errorf("serve --http: /api/workers = %q; want worker w1", workers)
+	}
+	// worksteal dash connects as an observer.
+	dash := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--tls-ca", ca, "--http", "127.0.0.1:0")
+	if got := getWorkers(t, waitFor(t, dash.stdout, `dashboard on (http://\S+/)`)[1]); !strings.Contains(got, `"w1"`) {
+		t.Errorf("dash with an observer's credentials: /api/workers = %q (stderr %q); want worker w1", got, dash.stderr)
 	}
 
 	// ps shows command lines and environments that name files only.
@@ -257,4 +253,21 @@ func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
 	if p.stderr.String() != "" {
 		t.Errorf("loopback: stderr %q; want nothing", p.stderr)
 	}
+}
+
+// getWorkers polls a dashboard's /api/workers until it lists a worker, or
+// 30 s pass, and returns the last answer.
+func getWorkers(t *testing.T, dashURL string) string {
+	t.Helper()
+	var workers string
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(workers, `"name"`) && time.Now().Before(deadline) {
+		if resp, err := http.Get(dashURL + "api/workers"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			workers = string(b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return workers
 }

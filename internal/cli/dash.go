@@ -27,6 +27,7 @@ type dashConfig struct {
 	http      string
 	stream    string
 	straggler string
+	creds     cluster.Credentials // client_security.go
 }
 
 func newDashCommand(env *Env) *cobra.Command {
@@ -56,6 +57,7 @@ worksteal serve --http starts the same dashboard beside its server.`,
 	f.StringVar(&cfg.http, "http", "127.0.0.1:8222", "HOST:PORT of the dashboard (port 0: any free port)")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects")
 	f.StringVar(&cfg.straggler, "straggler", "200%", "a running task is a straggler past this percentage of its job's median run time")
+	addCredentialFlags(f, &cfg.creds, "")
 	return cmd
 }
 
@@ -76,12 +78,16 @@ func runDash(env *Env, cmd *cobra.Command, cfg dashConfig) error {
 	if _, _, err := splitHostPort("http", cfg.http); err != nil {
 		return usageError(err)
 	}
-	nc, err := connectNATS(env.Ctx, cfg.nats, "worksteal dash", cmd.ErrOrStderr())
+	nc, ctx, _, err := connectAs(env.Ctx, cfg.nats, "worksteal dash", cluster.RoleObserver, cfg.creds, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	return serveDashboard(env.Ctx, nc, cluster.ObserverConfig{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
+	err = serveDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
+	if r := refused(ctx); r != nil {
+		return r
+	}
+	return err
 }
 
 // serveDashboard runs an observer of the cluster behind nc and its
