@@ -214,3 +214,39 @@ func TestTraceFromStdin(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errb.String(), out.String())
 	}
 }
+
+// Traces from other programs: OS thread ids, the JSON Array Format; and
+// input that is not a trace, or has impossible times, is refused with the
+// file, the event and the cause (exit status 2).
+func TestTraceForeignAndBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	bigTid := write("tid.json", `{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":5,"pid":1,"tid":999999999},{"name":"b","ph":"X","ts":2,"dur":5,"pid":1,"tid":7}]}`)
+	array := write("array.json", `[{"name":"a","ph":"X","ts":1,"dur":5,"tid":1},{"name":"b","ph":"X","ts":3,"dur":1,"tid":1},`)
+	code, out, errs := runSimCLI(t, "trace", bigTid, "--svg", filepath.Join(dir, "tid.svg"))
+	if code != 0 || !strings.Contains(out, "2 workers") || !strings.Contains(out, "999999999") {
+		t.Errorf("trace with tid 999999999: exit %d, %s\n%s", code, errs, out)
+	}
+	if code, out, errs := runSimCLI(t, "trace", array); code != 0 || !strings.Contains(out, "1 workers, 2 spans") {
+		t.Errorf("array format: exit %d, %s\n%s", code, errs, out)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"a.json", `{"a":[1,2,3]}`, `a.json: not a trace-event JSON file: a JSON object without "traceEvents"`},
+		{"null.json", `null`, `null.json: not a trace-event JSON file: the JSON value is null`},
+		{"ts.json", `[{"name":"a","ph":"X","ts":-1e308,"dur":5,"tid":1}]`, `ts.json: event 0 ("a"): ts -1e+308 µs is out of range`},
+	} {
+		path := write(tc.name, tc.text)
+		svg := filepath.Join(dir, tc.name+".svg")
+		code, out, errs := runSimCLI(t, "trace", path, "--svg", svg)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("trace %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.name, code, out, errs, tc.want)
+		}
+		if _, err := os.Stat(svg); err == nil {
+			t.Errorf("trace %s left %s behind", tc.name, svg)
+		}
+	}
+}

@@ -1,6 +1,9 @@
-// Package tracefmt reads and writes the Chrome trace-event JSON format
-// (the "JSON Object Format" of the Trace Event Format document), which
-// Perfetto (ui.perfetto.dev) and chrome://tracing open. The runtime's event
+// Package tracefmt reads and writes the Chrome trace-event JSON format,
+// which Perfetto (ui.perfetto.dev) and chrome://tracing open. It writes the
+// "JSON Object Format" of the Trace Event Format document ({"traceEvents":
+// [...]}) and reads it and the "JSON Array Format" ([...], whose closing
+// bracket may be missing, as in a trace cut short), one event at a time:
+// see [Scan]. The runtime's event
 // trace and the simulator write it, so a real and a simulated schedule can
 // be compared side by side.
 //
@@ -39,8 +42,14 @@ type Instant struct {
 
 // File is the content of one trace.
 type File struct {
-	Process  string
-	Workers  int
+	Process string
+	// Workers is the number of worker threads, 0 … Workers−1, for a trace
+	// made in memory (Write names each). Read sets it to one more than the
+	// largest thread id: use Threads for the ids a file has.
+	Workers int
+	// Threads are the thread ids named by thread_name metadata, in file
+	// order (Read fills it; when set, Write names these instead).
+	Threads  []int
 	Spans    []Span
 	Instants []Instant
 }
@@ -60,7 +69,13 @@ func Write(w io.Writer, f *File) error {
 	}
 	sep()
 	fmt.Fprintf(bw, `{"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":%s}}`, strconv.Quote(f.Process))
-	for i := 0; i < f.Workers; i++ {
+	threads := f.Threads
+	if threads == nil {
+		for i := 0; i < f.Workers; i++ {
+			threads = append(threads, i)
+		}
+	}
+	for _, i := range threads {
 		sep()
 		fmt.Fprintf(bw, `{"name":"thread_name","ph":"M","pid":0,"tid":%d,"args":{"name":"worker %d"}}`, i, i)
 	}
@@ -90,61 +105,4 @@ func Write(w io.Writer, f *File) error {
 // Micros formats a duration in microseconds, exactly (nanosecond clock).
 func Micros(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/1e3, 'f', -1, 64)
-}
-
-// rawEvent is one entry of traceEvents as read back.
-type rawEvent struct {
-	Name string          `json:"name"`
-	Cat  string          `json:"cat"`
-	Ph   string          `json:"ph"`
-	Ts   float64         `json:"ts"`
-	Dur  float64         `json:"dur"`
-	Pid  int             `json:"pid"`
-	Tid  int             `json:"tid"`
-	Args json.RawMessage `json:"args"`
-}
-
-// Read parses a trace written by Write (or any trace-event JSON object with
-// complete and instant events; other phases are ignored). Workers is one
-// more than the largest thread id seen.
-func Read(r io.Reader) (*File, error) {
-	var doc struct {
-		TraceEvents []rawEvent `json:"traceEvents"`
-	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("tracefmt: not a trace-event JSON object: %w", err)
-	}
-	f := &File{}
-	us := func(x float64) time.Duration { return time.Duration(x * 1e3) }
-	for i, e := range doc.TraceEvents {
-		if e.Tid < 0 {
-			return nil, fmt.Errorf("tracefmt: event %d (%q): negative tid %d", i, e.Name, e.Tid)
-		}
-		if e.Tid+1 > f.Workers && e.Ph != "M" {
-			f.Workers = e.Tid + 1
-		}
-		switch e.Ph {
-		case "M":
-			if e.Name == "process_name" {
-				var a struct{ Name string }
-				if json.Unmarshal(e.Args, &a) == nil {
-					f.Process = a.Name
-				}
-			} else if e.Name == "thread_name" && e.Tid+1 > f.Workers {
-				f.Workers = e.Tid + 1
-			}
-		case "X":
-			if e.Dur < 0 {
-				return nil, fmt.Errorf("tracefmt: event %d (%q): negative dur", i, e.Name)
-			}
-			f.Spans = append(f.Spans, Span{Worker: e.Tid, Name: e.Name, Cat: e.Cat, Start: us(e.Ts), Dur: us(e.Dur)})
-		case "i", "I":
-			in := Instant{Worker: e.Tid, Name: e.Name, Cat: e.Cat, At: us(e.Ts)}
-			if len(e.Args) > 0 {
-				json.Unmarshal(e.Args, &in.Args)
-			}
-			f.Instants = append(f.Instants, in)
-		}
-	}
-	return f, nil
 }

@@ -4,7 +4,10 @@
 // both through internal/tracefmt — and draws it as an SVG timeline. It is
 // the library behind "worksteal trace FILE".
 //
-// [Analyze] turns a trace into a [Summary]: per-worker utilization (time
+// [Load] reads a trace file as a stream into a compact [Trace] (one lane
+// per thread id present; about 28 bytes per task span), and
+// [Trace.Summary] and [Trace.WriteSVG] summarize and draw it; [Analyze]
+// and [WriteSVG] do the same for a trace in memory. A summary is a [Summary]: per-worker utilization (time
 // covered by task spans over the trace's extent), task counts, steals,
 // failed steals, parks and wake-ups, idle gaps (count, total, longest), the
 // longest tasks by self time, and the critical path as far as the trace

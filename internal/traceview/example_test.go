@@ -2,8 +2,10 @@ package traceview_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/worksteal/worksteal/internal/tracefmt"
@@ -40,4 +42,17 @@ func ExampleAnalyze() {
 	// path: root on worker 0 via first
 	// path: stolen on worker 1 via steal
 	// true
+}
+
+// Load streams a trace file, here the JSON Array Format with an OS thread
+// id, and summarizes it.
+func ExampleLoad() {
+	text := `[{"name":"a","ph":"X","ts":0,"dur":10,"tid":999999999},{"name":"b","ph":"X","ts":2,"dur":4,"tid":999999999}]`
+	tr, err := traceview.Load(context.Background(), strings.NewReader(text), traceview.LoadOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := tr.Summary(traceview.Options{})
+	fmt.Println(len(s.Workers), s.Workers[0].Worker, s.Workers[0].Busy, s.Longest[0].Name, s.Longest[0].Self)
+	// Output: 1 999999999 10µs a 6µs
 }

@@ -42,7 +42,16 @@ type Path struct {
 	Idle         time.Duration `json:"idle_ns"`
 	Steals       int           `json:"steals"` // links made by a steal
 	Tail         time.Duration `json:"tail_ns"`
+	// Omitted counts the links left out of Links in the middle of a path
+	// longer than MaxPathLinks (the totals above cover them all).
+	Omitted int `json:"omitted_links,omitempty"`
 }
+
+// MaxPathLinks bounds the links a Path lists: of a longer path it keeps
+// the first quarter and the last three quarters of that many. A path
+// through millions of tasks would otherwise make the summary as large as
+// the trace.
+const MaxPathLinks = 10000
 
 // Length is End − Start.
 func (p Path) Length() time.Duration { return p.End - p.Start }
@@ -65,129 +74,192 @@ type Link struct {
 }
 
 // criticalPath walks the chain back from the innermost span that ends last.
-func criticalPath(lanes []lane, traceEnd time.Duration) Path {
-	type ref struct{ lane, i int }
-	cur, found := ref{}, false
-	for li := range lanes {
-		for i, sp := range lanes[li].spans {
-			if sp.children > 0 {
-				continue
-			}
-			if c := lanes[cur.lane].spans; !found || sp.End() > c[cur.i].End() ||
-				sp.End() == c[cur.i].End() && sp.Start > c[cur.i].Start {
-				cur, found = ref{li, i}, true
-			}
-		}
-	}
+func criticalPath(t *Trace, traceEnd time.Duration) Path {
+	// The walk finds the links last to first. Links keeps the earliest
+	// MaxPathLinks/4 (the last found: a ring) and the latest rest (the
+	// first found), so the memory is bounded whatever the path's length.
+	nTail := MaxPathLinks - MaxPathLinks/4
+	var tail, ring []pathStep
+	n := 0
 	var p Path
-	if !found {
-		return p
-	}
-	type step struct {
-		at                    ref
-		via                   string
-		victim                int
-		to                    time.Duration // hand-off from this span to the next (later) one
-		latency, queued, idle time.Duration
-	}
-	last := lanes[cur.lane].spans[cur.i]
-	steps := []step{{at: cur, to: last.End()}}
-	seen := map[ref]bool{cur: true}
-	for {
-		st := &steps[len(steps)-1]
-		l := &lanes[st.at.lane]
-		s := l.spans[st.at.i]
-		// prevDone: the span of this lane with the latest end at or
-		// before s starts (walking up from the span just before s).
-		prevDone, boundary := -1, time.Duration(-1<<62)
-		if st.at.i > 0 {
-			boundary = l.spans[st.at.i-1].Start
-			for j := st.at.i - 1; j >= 0 && l.spans[j].End() <= s.Start; j = l.spans[j].parent {
-				prevDone = j
-			}
-			if prevDone >= 0 {
-				boundary = max(boundary, l.spans[prevDone].End())
-			}
-		}
-		var next ref
-		var to time.Duration
-		ok := false
-		if t, victim, stolen := lastSteal(l, s.Start, boundary); stolen && victim >= 0 && victim < len(lanes) {
-			v := &lanes[victim]
-			if j := covering(v, t); j >= 0 {
-				next, to, ok = ref{victim, j}, t, true
-				st.latency = s.Start - t
-			} else if j := doneBy(v, t); j >= 0 {
-				next, to, ok = ref{victim, j}, v.spans[j].End(), true
-				st.latency, st.queued = s.Start-t, t-v.spans[j].End()
-			}
-			if ok {
-				st.via, st.victim = ViaSteal, victim
-			}
-		}
-		if !ok && s.parent >= 0 {
-			next, to, ok = ref{st.at.lane, s.parent}, s.Start, true
-			st.via, st.victim = ViaNested, -1
-		}
-		if !ok && prevDone >= 0 {
-			next, to, ok = ref{st.at.lane, prevDone}, l.spans[prevDone].End(), true
-			st.via, st.victim = ViaAfter, -1
-			st.idle = s.Start - to
-		}
-		if !ok || seen[next] {
-			st.via, st.victim = ViaFirst, -1
-			st.latency, st.queued, st.idle = 0, 0, 0
-			break
-		}
-		seen[next] = true
-		steps = append(steps, step{at: next, to: to})
-	}
-	// steps run from the last task back to the first.
-	for k := len(steps) - 1; k >= 0; k-- {
-		st := steps[k]
-		sp := lanes[st.at.lane].spans[st.at.i]
-		link := Link{Task: sp.Task, Via: st.via, Victim: st.victim, To: st.to}
-		link.Wait = max(0, st.latency) + max(0, st.queued) + max(0, st.idle)
-		p.Links = append(p.Links, link)
-		p.Running += max(0, st.to-sp.Start)
+	found := walkPath(t, func(st pathStep) {
+		sp := t.lanes[st.at.lane].spans.at(int(st.at.i))
+		p.Running += max(0, st.to-sp.start)
 		p.StealLatency += max(0, st.latency)
 		p.Queued += max(0, st.queued)
 		p.Idle += max(0, st.idle)
 		if st.via == ViaSteal {
 			p.Steals++
 		}
+		if n < nTail {
+			tail = append(tail, st)
+		} else if len(ring) < MaxPathLinks/4 {
+			ring = append(ring, st)
+		} else {
+			ring[(n-nTail)%len(ring)] = st
+		}
+		n++
+	})
+	if !found {
+		return p
 	}
-	p.Start, p.End = p.Links[0].Task.Start, last.End()
+	// Steps in walk order (last link first): the tail, then the ring from
+	// its oldest entry.
+	steps := tail
+	if len(ring) > 0 {
+		k := (n - nTail) % len(ring)
+		if n-nTail <= len(ring) {
+			k = 0
+		}
+		steps = append(steps, ring[k:]...)
+		steps = append(steps, ring[:k]...)
+		p.Omitted = n - len(steps)
+	}
+	for k := len(steps) - 1; k >= 0; k-- {
+		st := steps[k]
+		task := t.task(int(st.at.lane), int(st.at.i))
+		link := Link{Task: task, Via: st.via, Victim: st.victim, To: st.to}
+		link.Wait = max(0, st.latency) + max(0, st.queued) + max(0, st.idle)
+		p.Links = append(p.Links, link)
+	}
+	last := steps[0]
+	p.Start, p.End = p.Links[0].Task.Start, last.to
 	p.Tail = max(0, traceEnd-p.End)
 	return p
 }
 
-// lastSteal returns the latest steal instant of lane l at or before at and
-// not before boundary (the lane's previous span start or end), and its victim.
-func lastSteal(l *lane, at, boundary time.Duration) (t time.Duration, victim int, ok bool) {
-	k := sort.Search(len(l.instants), func(k int) bool { return l.instants[k].At > at })
-	for k--; k >= 0 && l.instants[k].At >= boundary; k-- {
-		if kindOf(l.instants[k]) == instSteal {
-			return l.instants[k].At, victimOf(l.instants[k]), true
+// ref is a span: its lane and index.
+type ref struct{ lane, i int32 }
+
+// pathStep is one link of a path being walked.
+type pathStep struct {
+	at                    ref
+	via                   string
+	victim                int           // thread id
+	to                    time.Duration // hand-off from this span to the next (later) one
+	latency, queued, idle time.Duration
+}
+
+// walkPath walks the path back from the innermost span that ends last and
+// calls visit for each link, last to first. It reports whether the trace
+// has a span.
+func walkPath(t *Trace, visit func(pathStep)) bool {
+	lanes := t.lanes
+	cur, found := ref{}, false
+	for li32 := range lanes {
+		li := int32(li32)
+		l := &lanes[li]
+		for i := 0; i < l.spans.len(); i++ {
+			if l.hasChildren(i) {
+				continue
+			}
+			sp := l.spans.at(i)
+			if !found {
+				cur, found = ref{li, int32(i)}, true
+				continue
+			}
+			c := lanes[cur.lane].spans.at(int(cur.i))
+			if sp.end() > c.end() || sp.end() == c.end() && sp.start > c.start {
+				cur = ref{li, int32(i)}
+			}
 		}
+	}
+	if !found {
+		return false
+	}
+	// seen marks the spans on the path (one bit each): the walk stops at
+	// a span it has been through.
+	seen := make([][]uint64, len(lanes))
+	mark := func(r ref) bool {
+		b := seen[r.lane]
+		if b == nil {
+			b = make([]uint64, (lanes[r.lane].spans.len()+63)/64)
+			seen[r.lane] = b
+		}
+		was := b[r.i/64]&(1<<(r.i%64)) != 0
+		b[r.i/64] |= 1 << (r.i % 64)
+		return was
+	}
+	st := pathStep{at: cur, to: lanes[cur.lane].spans.at(int(cur.i)).end()}
+	mark(cur)
+	for {
+		l := &lanes[st.at.lane]
+		ati := int(st.at.i)
+		s := *l.spans.at(ati)
+		// prevDone: the span of this lane with the latest end at or
+		// before s starts (walking up from the span just before s).
+		prevDone, boundary := -1, time.Duration(-1<<62)
+		if ati > 0 {
+			boundary = l.spans.at(ati - 1).start
+			for j := ati - 1; j >= 0 && l.spans.at(j).end() <= s.start; j = int(l.parent[j]) {
+				prevDone = j
+			}
+			if prevDone >= 0 {
+				boundary = max(boundary, l.spans.at(prevDone).end())
+			}
+		}
+		var next ref
+		var to time.Duration
+		ok := false
+		if at, victim, stolen := lastSteal(l, s.start, boundary); stolen {
+			if vi, known := t.byTid[victim]; known && victim >= 0 {
+				v := &lanes[vi]
+				if j := covering(v, at); j >= 0 {
+					next, to, ok = ref{int32(vi), int32(j)}, at, true
+					st.latency = s.start - at
+				} else if j := doneBy(v, at); j >= 0 {
+					next, to, ok = ref{int32(vi), int32(j)}, v.spans.at(j).end(), true
+					st.latency, st.queued = s.start-at, at-v.spans.at(j).end()
+				}
+				if ok {
+					st.via, st.victim = ViaSteal, victim
+				}
+			}
+		}
+		if !ok && l.parent[ati] >= 0 {
+			next, to, ok = ref{st.at.lane, l.parent[ati]}, s.start, true
+			st.via, st.victim = ViaNested, -1
+		}
+		if !ok && prevDone >= 0 {
+			next, to, ok = ref{st.at.lane, int32(prevDone)}, l.spans.at(prevDone).end(), true
+			st.via, st.victim = ViaAfter, -1
+			st.idle = s.start - to
+		}
+		if !ok || mark(next) {
+			st.via, st.victim = ViaFirst, -1
+			st.latency, st.queued, st.idle = 0, 0, 0
+			visit(st)
+			return true
+		}
+		visit(st)
+		st = pathStep{at: next, to: to}
+	}
+}
+
+// lastSteal returns the latest steal of lane l at or before at and not
+// before boundary (the lane's previous span start or end), and its victim.
+func lastSteal(l *lane, at, boundary time.Duration) (t time.Duration, victim int, ok bool) {
+	k := sort.Search(len(l.steals), func(k int) bool { return l.steals[k].at > at })
+	if k--; k >= 0 && l.steals[k].at >= boundary {
+		return l.steals[k].at, l.steals[k].arg, true
 	}
 	return 0, -1, false
 }
 
 // covering returns the innermost span of l running at t, or -1.
 func covering(l *lane, t time.Duration) int {
-	j := sort.Search(len(l.spans), func(k int) bool { return l.spans[k].Start > t }) - 1
-	for j >= 0 && l.spans[j].End() < t {
-		j = l.spans[j].parent
+	j := sort.Search(l.spans.len(), func(k int) bool { return l.spans.at(k).start > t }) - 1
+	for j >= 0 && l.spans.at(j).end() < t {
+		j = int(l.parent[j])
 	}
 	return j
 }
 
 // doneBy returns the span of l with the latest end at or before t, or -1.
 func doneBy(l *lane, t time.Duration) int {
-	j := sort.Search(len(l.spans), func(k int) bool { return l.spans[k].Start > t }) - 1
+	j := sort.Search(l.spans.len(), func(k int) bool { return l.spans.at(k).start > t }) - 1
 	best := -1
-	for ; j >= 0 && l.spans[j].End() <= t; j = l.spans[j].parent {
+	for ; j >= 0 && l.spans.at(j).end() <= t; j = int(l.parent[j]) {
 		best = j
 	}
 	return best
@@ -211,7 +283,7 @@ func (p *Path) write(bw *errWriter) {
 		return fmt.Sprintf("%.1f%%", 100*float64(d)/float64(p.Length()))
 	}
 	bw.printf("  %d tasks, %d steals, %s from %s to %s; running %s (%s), steal latency %s (%s), queued %s (%s), idle %s (%s); then %s to the trace's end\n",
-		len(p.Links), p.Steals, fmtDur(p.Length()), fmtDur(p.Start), fmtDur(p.End),
+		len(p.Links)+p.Omitted, p.Steals, fmtDur(p.Length()), fmtDur(p.Start), fmtDur(p.End),
 		fmtDur(p.Running), pct(p.Running), fmtDur(p.StealLatency), pct(p.StealLatency),
 		fmtDur(p.Queued), pct(p.Queued), fmtDur(p.Idle), pct(p.Idle), fmtDur(p.Tail))
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
@@ -233,7 +305,7 @@ func (p *Path) write(bw *errWriter) {
 		for _, l := range p.Links[:head] {
 			show(l)
 		}
-		fmt.Fprintf(tw, "  … %d more\t\t\t\t\t\n", len(p.Links)-head-tail)
+		fmt.Fprintf(tw, "  … %d more\t\t\t\t\t\n", len(p.Links)-head-tail+p.Omitted)
 		for _, l := range p.Links[len(p.Links)-tail:] {
 			show(l)
 		}

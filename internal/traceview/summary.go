@@ -1,7 +1,6 @@
 package traceview
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -76,136 +75,121 @@ type Options struct {
 	Top int // how many longest tasks to keep (0: 10)
 }
 
-// span is a task with its place in its worker's nesting.
-type span struct {
-	Task
-	parent   int // index in the worker's sorted spans, -1 at top level
-	children int
-}
+// Analyze summarizes an in-memory trace (see [FromFile]). It never fails:
+// a trace with no spans gives zero utilization and an empty path. To
+// summarize a file without holding its events, use [Load] and
+// [Trace.Summary].
+func Analyze(f *tracefmt.File, o Options) *Summary { return FromFile(f).Summary(o) }
 
-// lane is one worker's spans (sorted by start, outer before inner) and
-// instants (sorted by time).
-type lane struct {
-	spans    []span
-	waits    []span // "wait" spans: idle stretches inside a task (a join or scope waiting)
-	instants []tracefmt.Instant
-}
-
-// Analyze summarizes a trace. It never fails: a trace with no spans gives
-// zero utilization and an empty path.
-func Analyze(f *tracefmt.File, o Options) *Summary {
+// Summary summarizes the trace.
+func (t *Trace) Summary(o Options) *Summary {
 	if o.Top <= 0 {
 		o.Top = 10
 	}
-	lanes := buildLanes(f)
-	s := &Summary{Process: f.Process, Spans: len(f.Spans), Instants: len(f.Instants)}
-	first := true
-	extend := func(a, b time.Duration) {
-		if first {
-			s.Start, s.End, first = a, b, false
-			return
-		}
-		s.Start, s.End = min(s.Start, a), max(s.End, b)
+	s := &Summary{Process: t.Process, Spans: t.Spans, Instants: t.Instants, Start: t.start, End: t.end}
+	s.Workers = make([]WorkerSummary, len(t.lanes))
+	top := &longest{n: o.Top}
+	for li := range t.lanes {
+		l := &t.lanes[li]
+		s.Workers[li] = summarizeLane(l, s.Start, s.End)
+		top.addLane(li, l, &t.names)
 	}
-	for _, sp := range f.Spans {
-		extend(sp.Start, sp.Start+sp.Dur)
-	}
-	for _, in := range f.Instants {
-		extend(in.At, in.At)
-	}
-	s.Workers = make([]WorkerSummary, len(lanes))
-	for wi := range lanes {
-		s.Workers[wi] = summarizeLane(wi, &lanes[wi], s.Start, s.End)
-	}
-	for _, in := range f.Instants {
-		if kindOf(in) == instSteal {
-			if v := victimOf(in); v >= 0 && v < len(s.Workers) {
-				s.Workers[v].StolenFrom++
-			}
-		}
-	}
-	var all []Task
-	for _, l := range lanes {
-		for _, sp := range l.spans {
-			all = append(all, sp.Task)
-		}
-	}
-	slices.SortStableFunc(all, func(a, b Task) int {
-		if c := cmp.Compare(b.Self, a.Self); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Start, b.Start)
-	})
-	s.Longest = all[:min(o.Top, len(all))]
-	s.Path = criticalPath(lanes, s.End)
+	s.Longest = top.sorted()
+	s.Path = criticalPath(t, s.End)
 	return s
 }
 
-// buildLanes sorts each worker's spans and instants and works out nesting.
-func buildLanes(f *tracefmt.File) []lane {
-	n := f.Workers
-	for _, sp := range f.Spans {
-		n = max(n, sp.Worker+1)
+// longest keeps the n longest tasks by self time (ties: earlier start,
+// then lane and index order) while the lanes' nesting is walked.
+type longest struct {
+	n     int
+	tasks []rankedTask
+}
+
+type rankedTask struct {
+	Task
+	lane, i int
+}
+
+func (a rankedTask) before(b rankedTask) bool {
+	if a.Self != b.Self {
+		return a.Self > b.Self
 	}
-	for _, in := range f.Instants {
-		n = max(n, in.Worker+1)
+	if a.Start != b.Start {
+		return a.Start < b.Start
 	}
-	lanes := make([]lane, n)
-	for _, sp := range f.Spans {
-		if sp.Worker < 0 {
-			continue
-		}
-		l := &lanes[sp.Worker]
-		if sp.Cat == "wait" { // the runtime's idle stretch inside a waiting task
-			l.waits = append(l.waits, span{Task: Task{Worker: sp.Worker, Name: sp.Name, Start: sp.Start, Dur: sp.Dur}})
-			continue
-		}
-		l.spans = append(l.spans, span{Task: Task{Worker: sp.Worker, Name: sp.Name, Start: sp.Start, Dur: sp.Dur}})
+	if a.lane != b.lane {
+		return a.lane < b.lane
 	}
-	for _, in := range f.Instants {
-		if in.Worker >= 0 {
-			lanes[in.Worker].instants = append(lanes[in.Worker].instants, in)
-		}
+	return a.i < b.i
+}
+
+// addLane computes every span's self time and depth in one pass (a stack
+// of the spans open at each start) and offers each to the list.
+func (lg *longest) addLane(li int, l *lane, names *nameTable) {
+	type frame struct {
+		i     int
+		self  time.Duration
+		depth int
 	}
-	for li := range lanes {
-		l := &lanes[li]
-		// Outer spans first at equal starts, so a parent precedes its children.
-		slices.SortStableFunc(l.spans, func(a, b span) int {
-			if c := cmp.Compare(a.Start, b.Start); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.Dur, a.Dur)
-		})
-		slices.SortStableFunc(l.instants, func(a, b tracefmt.Instant) int { return cmp.Compare(a.At, b.At) })
-		var stack []int
-		for i := range l.spans {
-			sp := &l.spans[i]
-			for len(stack) > 0 && l.spans[stack[len(stack)-1]].End() <= sp.Start {
-				stack = stack[:len(stack)-1]
-			}
-			sp.parent = -1
-			sp.Self = sp.Dur
-			if len(stack) > 0 {
-				p := &l.spans[stack[len(stack)-1]]
-				sp.parent = stack[len(stack)-1]
-				sp.Depth = p.Depth + 1
-				p.children++
-				// A child that overhangs its parent (rounded timestamps)
-				// only takes the overlap from the parent's self time.
-				p.Self -= min(sp.End(), p.End()) - sp.Start
-			}
-			stack = append(stack, i)
-		}
-		for i := range l.spans {
-			l.spans[i].Self = max(l.spans[i].Self, 0)
-		}
+	var stack []frame
+	pop := func() {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		lg.offer(li, l, f.i, max(f.self, 0), f.depth, names)
 	}
-	return lanes
+	for i := 0; i < l.spans.len(); i++ {
+		sp := l.spans.at(i)
+		for len(stack) > 0 && l.spans.at(stack[len(stack)-1].i).end() <= sp.start {
+			pop()
+		}
+		if len(stack) > 0 {
+			p := &stack[len(stack)-1]
+			p.self -= min(sp.end(), l.spans.at(p.i).end()) - sp.start
+		}
+		stack = append(stack, frame{i: i, self: sp.dur, depth: len(stack)})
+	}
+	for len(stack) > 0 {
+		pop()
+	}
+}
+
+func (lg *longest) offer(li int, l *lane, i int, self time.Duration, depth int, names *nameTable) {
+	cand := rankedTask{Task: Task{Worker: l.tid, Start: l.spans.at(i).start, Dur: l.spans.at(i).dur, Self: self, Depth: depth}, lane: li, i: i}
+	if len(lg.tasks) == lg.n && !cand.before(lg.tasks[len(lg.tasks)-1]) {
+		return
+	}
+	cand.Name = names.name(l.spans.at(i).name)
+	k, _ := slices.BinarySearchFunc(lg.tasks, cand, func(a, b rankedTask) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	lg.tasks = slices.Insert(lg.tasks, k, cand)
+	if len(lg.tasks) > lg.n {
+		lg.tasks = lg.tasks[:lg.n]
+	}
+}
+
+func (lg *longest) sorted() []Task {
+	out := make([]Task, len(lg.tasks))
+	for i, r := range lg.tasks {
+		out[i] = r.Task
+	}
+	return out
+}
+
+// task returns span i of lane l as a Task (self time and depth worked out).
+func (t *Trace) task(li, i int) Task {
+	l := &t.lanes[li]
+	sp := l.spans.at(i)
+	return Task{Worker: l.tid, Name: t.names.name(sp.name), Start: sp.start, Dur: sp.dur, Self: l.self(i), Depth: l.depth(i)}
 }
 
 // summarizeLane computes one worker's line over the extent [start, end].
-func summarizeLane(wi int, l *lane, start, end time.Duration) WorkerSummary {
-	ws := WorkerSummary{Worker: wi, Tasks: len(l.spans)}
+func summarizeLane(l *lane, start, end time.Duration) WorkerSummary {
+	ws := WorkerSummary{Worker: l.tid, Tasks: l.tasks}
 	cursor := start // end of the busy time so far
 	gap := func(from, to time.Duration) {
 		if to <= from {
@@ -217,12 +201,13 @@ func summarizeLane(wi int, l *lane, start, end time.Duration) WorkerSummary {
 			ws.LongestGap, ws.LongestGapAt = to-from, from
 		}
 	}
-	for _, sp := range l.spans { // sorted by start: a sweep merges the union
-		if sp.Start > cursor {
-			gap(cursor, sp.Start)
-			cursor = sp.Start
+	for i := 0; i < l.spans.len(); i++ { // sorted by start: a sweep merges the union
+		sp := l.spans.at(i)
+		if sp.start > cursor {
+			gap(cursor, sp.start)
+			cursor = sp.start
 		}
-		if e := sp.End(); e > cursor {
+		if e := sp.end(); e > cursor {
 			ws.Busy += e - cursor
 			cursor = e
 		}
@@ -231,33 +216,23 @@ func summarizeLane(wi int, l *lane, start, end time.Duration) WorkerSummary {
 	// A worker waiting at a join or scope with nothing to run is inside its
 	// task's span but idle: the runtime records those stretches as wait
 	// spans, which never contain a task (the stretch ends before the worker
-	// runs what it found), so they come straight off the busy time.
-	for _, wt := range l.waits {
-		from, to := max(wt.Start, start), min(wt.End(), end)
-		if to <= from {
-			continue
+	// runs what it found), so they come straight off the busy time. They
+	// lie within the extent (it includes them), so they were counted as
+	// they were read.
+	if l.waitTotal > 0 {
+		ws.Busy -= l.waitTotal
+		ws.Gaps += l.waits
+		ws.Idle += l.waitTotal
+		if l.waitLongest > ws.LongestGap {
+			ws.LongestGap, ws.LongestGapAt = l.waitLongest, l.waitLongAt
 		}
-		ws.Busy -= to - from
-		gap(from, to)
 	}
 	ws.Busy = max(ws.Busy, 0)
 	if end > start {
 		ws.Utilization = float64(ws.Busy) / float64(end-start)
 	}
-	for _, in := range l.instants {
-		switch kindOf(in) {
-		case instSteal:
-			ws.Steals++
-		case instFailed:
-			ws.FailedSteals++
-		case instPark:
-			ws.Parks++
-		case instWake:
-			ws.Wakes++
-		case instSpawn:
-			ws.Spawns++
-		}
-	}
+	ws.Steals, ws.FailedSteals, ws.Parks, ws.Wakes, ws.Spawns = l.nSteals, l.nFailed, l.nPark, l.nWake, l.nSp
+	ws.StolenFrom = l.stolenFrom
 	return ws
 }
 
@@ -272,8 +247,8 @@ const (
 	instSpawn
 )
 
-func kindOf(in tracefmt.Instant) int {
-	switch in.Cat {
+func kindOf(cat string) int {
+	switch cat {
 	case "steal":
 		return instSteal
 	case "steal-fail":

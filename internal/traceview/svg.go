@@ -41,10 +41,17 @@ var depthColours = []string{"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2
 // Narrow bars closer than half a pixel are merged, so a trace of any size
 // gives a picture of bounded size.
 func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
+	return FromFile(f).WriteSVG(w, s, o)
+}
+
+// WriteSVG draws the trace as [WriteSVG] does; s is its summary. The
+// failed steals, parks and wake-ups are drawn when the trace was loaded
+// with LoadOptions.Timeline.
+func (t *Trace) WriteSVG(w io.Writer, s *Summary, o SVGOptions) error {
 	if o.Width <= 0 {
 		o.Width = 1200
 	}
-	lanes := buildLanes(f)
+	lanes := t.lanes
 	const (
 		left, right = 74.0, 16.0
 		top         = 34.0
@@ -78,22 +85,34 @@ func WriteSVG(w io.Writer, f *tracefmt.File, s *Summary, o SVGOptions) error {
 	for li := range lanes {
 		l := &lanes[li]
 		y := laneTop(li)
-		bw.printf(`<text x="%.1f" y="%.1f" text-anchor="end">worker %d</text>`+"\n", left-8, y+laneH/2+4, li)
+		bw.printf(`<text x="%.1f" y="%.1f" text-anchor="end">worker %d</text>`+"\n", left-8, y+laneH/2+4, l.tid)
 		bw.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>idle</title></rect>`+"\n",
 			left, y, plotW, laneH, colIdle)
-		writeBars(bw, l, x, y, laneH)
+		writeBars(bw, l, &t.names, x, y, laneH)
 		writeMarks(bw, l, x, y, laneH, t1)
 	}
 	if !o.NoPath && len(s.Path.Links) > 0 {
 		var pl polyline
-		mid := func(w int) float64 { return laneTop(w) + laneH/2 }
-		for _, lk := range s.Path.Links {
-			y := mid(lk.Task.Worker)
-			pl.add(x(lk.Task.Start), y)
-			pl.add(x(lk.To), y)
+		mid := func(tid int) float64 { return laneTop(t.byTid[tid]) + laneH/2 }
+		if s.Path.Omitted == 0 {
+			for _, lk := range s.Path.Links {
+				y := mid(lk.Task.Worker)
+				pl.add(x(lk.Task.Start), y)
+				pl.add(x(lk.To), y)
+			}
+		} else { // Links leaves out the middle: draw every step (last first)
+			var rev polyline
+			walkPath(t, func(st pathStep) {
+				y := laneTop(int(st.at.lane)) + laneH/2
+				rev.add(x(st.to), y)
+				rev.add(x(lanes[st.at.lane].spans.at(int(st.at.i)).start), y)
+			})
+			for k := len(rev.pts) - 1; k >= 0; k-- {
+				pl.add(rev.pts[k][0], rev.pts[k][1])
+			}
 		}
 		bw.printf(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.6" stroke-linejoin="round" opacity="0.85"><title>critical path as the trace shows it: %d tasks, %d steals</title></polyline>`+"\n",
-			pl.String(), colPath, len(s.Path.Links), s.Path.Steals)
+			pl.String(), colPath, len(s.Path.Links)+s.Path.Omitted, s.Path.Steals)
 	}
 
 	// Time axis, relative to the trace's start.
@@ -153,12 +172,12 @@ func (p *polyline) String() string {
 
 // writeBars draws a lane's task bars, merging narrow ones closer than half
 // a pixel at each depth (so at most about one bar per two pixels).
-func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float64) {
+func writeBars(bw *errWriter, l *lane, names *nameTable, x func(time.Duration) float64, y, h float64) {
 	const maxDepth = 4
 	type run struct {
 		x0, x1 float64
 		n      int
-		first  Task
+		first  int // index of the run's first span
 	}
 	open := make([]*run, maxDepth+1)
 	flush := func(d int) {
@@ -175,17 +194,24 @@ func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float
 			edge = ` stroke="#ffffff" stroke-width="0.6"`
 		}
 		if r.n == 1 {
+			sp := l.spans.at(r.first)
 			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"`+edge+`><title>%s on worker %d: %s from %s (self %s)</title></rect>`+"\n",
-				r.x0, y+inset, wd, bh, col, html.EscapeString(r.first.Name), r.first.Worker, fmtDur(r.first.Dur), fmtDur(r.first.Start), fmtDur(r.first.Self))
+				r.x0, y+inset, wd, bh, col, html.EscapeString(names.name(sp.name)), l.tid, fmtDur(sp.dur), fmtDur(sp.start), fmtDur(l.self(r.first)))
 		} else {
 			bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%d tasks</title></rect>`+"\n",
 				r.x0, y+inset, wd, bh, col, r.n)
 		}
 		open[d] = nil
 	}
-	for _, sp := range l.spans {
-		d := min(sp.Depth, maxDepth)
-		x0, x1 := x(sp.Start), x(sp.End())
+	var stack []int // the spans open at this one's start: its depth
+	for i := 0; i < l.spans.len(); i++ {
+		sp := l.spans.at(i)
+		for len(stack) > 0 && l.spans.at(stack[len(stack)-1]).end() <= sp.start {
+			stack = stack[:len(stack)-1]
+		}
+		d := min(len(stack), maxDepth)
+		stack = append(stack, i)
+		x0, x1 := x(sp.start), x(sp.end())
 		// Merge into the open bar when they (nearly) touch and either is
 		// narrower than a couple of pixels: wide tasks stay apart.
 		if r := open[d]; r != nil && x0 <= r.x1+0.5 && (r.x1-r.x0 < 2 || x1-x0 < 0.5) {
@@ -194,7 +220,7 @@ func writeBars(bw *errWriter, l *lane, x func(time.Duration) float64, y, h float
 			continue
 		}
 		flush(d)
-		open[d] = &run{x0: x0, x1: x1, n: 1, first: sp.Task}
+		open[d] = &run{x0: x0, x1: x1, n: 1, first: i}
 	}
 	for d := range open {
 		flush(d)
@@ -210,25 +236,29 @@ func writeMarks(bw *errWriter, l *lane, x func(time.Duration) float64, y, h floa
 		bw.printf(`<rect x="%.2f" y="%.1f" width="%.2f" height="3" fill="%s"><title>parked %s</title></rect>`+"\n",
 			x(from), y+h-3, math.Max(x(to)-x(from), 0.6), colPark, fmtDur(to-from))
 	}
-	for _, in := range l.instants {
-		col := int(x(in.At))
-		switch kindOf(in) {
+	for _, in := range l.marks {
+		col := int(x(in.at))
+		switch in.kind {
 		case instSteal:
 			if col != lastSteal {
+				title := "steal"
+				if in.arg >= 0 {
+					title = "steal from " + strconv.Itoa(in.arg)
+				}
 				bw.printf(`<path transform="translate(%.2f,%.1f)" d="M0,0 l-3.5,-6 h7 z" fill="%s"><title>%s</title></path>`+"\n",
-					x(in.At), y, colSteal, html.EscapeString(in.Name))
+					x(in.at), y, colSteal, title)
 				lastSteal = col
 			}
 		case instFailed:
 			if col != lastFail {
-				bw.printf(`<rect x="%.2f" y="%.1f" width="1" height="4" fill="%s"/>`+"\n", x(in.At), y+h+1, colFailed)
+				bw.printf(`<rect x="%.2f" y="%.1f" width="1" height="4" fill="%s"/>`+"\n", x(in.at), y+h+1, colFailed)
 				lastFail = col
 			}
 		case instPark:
-			parkedAt = in.At
+			parkedAt = in.at
 		case instWake:
 			if parkedAt >= 0 {
-				parked(parkedAt, in.At)
+				parked(parkedAt, in.at)
 				parkedAt = -1
 			}
 		}
