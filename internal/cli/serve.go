@@ -46,14 +46,20 @@ cluster tier. Workers (worksteal worker --nats URL) and submitters
 (worksteal run --nats URL) connect to it. It runs until SIGINT or SIGTERM.
 
 The defaults work on one machine: clients on 127.0.0.1:4222, JetStream data
-in the user's cache directory. For several machines, listen on a reachable
-address (--listen 0.0.0.0:4222); for a JetStream cluster that survives the
-loss of a server, run three with --cluster-listen and --routes to each
-other (and submit with replicas 3), or point --nats at an existing NATS
-cluster instead.`,
+in the user's cache directory, no authentication. For several machines,
+listen on a reachable address (--listen 0.0.0.0:4222) with authentication
+and TLS: worksteal serve init --dir DIR writes a configuration (an nkey user
+per role with its permissions, certificates for clients and routes) and
+each role's credentials; start with --config DIR/server.conf and give the
+clients --creds and --tls-ca. Without them serve refuses a reachable
+address, unless --insecure. For a JetStream cluster that survives the loss
+of a server, run three with --cluster-listen and --routes to each other
+(routes are mutual TLS), or point --nats at an existing NATS cluster.`,
 		Example: `  worksteal serve
-  worksteal serve --listen 0.0.0.0:4222 --store /var/lib/worksteal
-  worksteal serve --name n1 --cluster-listen 10.0.0.1:6222 --routes nats://10.0.0.2:6222,nats://10.0.0.3:6222`,
+  worksteal serve init --dir /etc/worksteal --host head
+  worksteal serve --config /etc/worksteal/server.conf --listen 0.0.0.0:4222 --store /var/lib/worksteal
+  worksteal serve --config /etc/worksteal/server.conf --name n1 --listen 0.0.0.0:4222 \
+      --cluster-listen 10.0.0.1:6222 --routes nats://10.0.0.2:6222,nats://10.0.0.3:6222`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
 	}
