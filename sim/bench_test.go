@@ -54,7 +54,6 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
-
 // BenchmarkEngine measures the engine on medium scenarios of each kind.
 func BenchmarkEngine(b *testing.B) {
 	for _, name := range []string{"fib", "uts", "faults", "central"} {
