@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"text/tabwriter"
 	"time"
@@ -72,6 +73,12 @@ prediction of the makespan on up to 1,024 workers.`,
 }
 
 func runTrace(env *Env, cmd *cobra.Command, cfg traceConfig, path string) error {
+	if cfg.top < 1 {
+		return usageError(fmt.Errorf("trace: --top %d: want at least 1", cfg.top))
+	}
+	if cfg.width < 200 || cfg.width > 100_000 {
+		return usageError(fmt.Errorf("trace: --width %d: want 200 to 100000 pixels", cfg.width))
+	}
 	var outs outputs
 	defer func() { outs.abort() }() // outs grows below
 	svgOut, err := outs.open(cmd.CommandPath()+" --svg", cfg.svg)
@@ -175,6 +182,10 @@ func runOnPool(ctx context.Context, fn func() error) error {
 	}
 }
 
+// maxTraceEvents bounds the events trace record keeps in all workers'
+// rings (--ring × workers): 256 MiB of rings and 512 MiB of snapshot.
+const maxTraceEvents = 1 << 24
+
 func newTraceRecordCommand(env *Env) *cobra.Command {
 	var wf workloadFlags
 	var out, svg string
@@ -200,8 +211,13 @@ removes the files it had created.`,
 			if err != nil {
 				return err
 			}
-			if ring < 1 {
-				return usageError(fmt.Errorf("trace: --ring must be positive, got %d", ring))
+			workers := wf.workers
+			if workers == 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			if ring < 1 || ring > maxTraceEvents/workers {
+				return usageError(fmt.Errorf("trace record: --ring %d: want 1 to %d events per worker (at most %d in all on %d workers: 16 bytes each in the rings, 32 in the snapshot)",
+					ring, maxTraceEvents/workers, maxTraceEvents, workers))
 			}
 			var outs outputs
 			defer func() { outs.abort() }() // outs grows below
