@@ -249,7 +249,7 @@ cluster {
 	if !cfg.noTLS {
 		tlsFlags = " --tls-ca " + filepath.Join(dir, caFile)
 	}
-	for _, r := range []struct{ cmd, role string }{{"worker", "worker"}, {"run --nats URL", "submitter"}, {"dash", "observer"}} {
+	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}} {
 		mt := ""
 		if cfg.mtls {
 			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.role+"-cert.pem"), filepath.Join(dir, r.role+"-key.pem"))
