@@ -648,6 +648,7 @@ func (e *engine) afterSpawn(w *worker) {
 		e.findWork(w)
 		return
 	}
+	w.pieceStart = e.now // the wait for the central queue's lock is not the task's
 	e.runSegment(w, e.tasks[w.cur].work[1])
 }
 

@@ -464,3 +464,28 @@ func TestNormalizeIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// The recorded schedule draws each task for exactly its work (speed 1, no
+// faults): waiting for the central queue's lock, between the pieces of a
+// task that spawns, is not drawn as part of the task.
+func TestSpansAreTheWork(t *testing.T) {
+	for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedLPT} {
+		s := Scenario{Seed: 1, Workers: Workers{Count: 8},
+			Workload: Workload{Tasks: 50, Duration: Dist{Value: 0.5}, Spawn: Spawn{Prob: 0.5, At: 0.5}},
+			Policy:   Policy{Scheduler: sched}, Costs: Costs{Queue: 0.05, Contention: 0.02, Steal: 0.01, Task: 0.01}}
+		e := runEngine(t, s)
+		r, err := Run(context.Background(), s, Options{Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn := map[int]time.Duration{}
+		for _, sp := range r.Schedule.Spans {
+			drawn[sp.Task] += sp.End - sp.Start
+		}
+		for id := range e.tasks {
+			if w := e.tasks[id].work[0] + e.tasks[id].work[1]; drawn[id] != w {
+				t.Fatalf("%s: T%d drawn for %v; its work is %v", sched, id, drawn[id], w)
+			}
+		}
+	}
+}
