@@ -300,9 +300,6 @@ func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
 	r.hedge = &balance.Hedge{Delay: cfg.SpeculateAfter, MinSamples: 3, History: r.hist}
 	r.backoff = balance.Backoff{Initial: cfg.RetryDelay, Max: time.Minute, Multiplier: 2, Jitter: 0.5}
 	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), LPT: r.plan.lpt, CostsKnown: r.plan.known}
-	for s := cfg.Slots; s >= 1; s-- {
-		r.free = append(r.free, s)
-	}
 	r.events = make(chan attemptDone)
 	r.retryCh = make(chan *jobState, len(jobs))
 	err := r.loop(ctx)
@@ -320,7 +317,10 @@ type run struct {
 	next    int         // next index into plan.order to start
 	retries []*jobState // failed jobs whose backoff has passed, first to start
 	delayed int         // failed jobs waiting for their backoff
-	free    []int       // free slots, a stack
+	free    []int       // slots freed by finished attempts, oldest first
+	minted  int         // slots handed out so far: 1..minted
+	// Slots are GNU parallel's: a freed slot goes to the back of the queue
+	// and the front one is taken; a new number only when none is free.
 	running int         // attempts running
 	events  chan attemptDone
 	retryCh chan *jobState
@@ -391,7 +391,7 @@ func (r *run) drained() bool {
 
 // startReady fills the free slots: retries first, then the plan's order.
 func (r *run) startReady(ctx context.Context) {
-	for len(r.free) > 0 {
+	for r.running < r.cfg.Slots {
 		var js *jobState
 		switch {
 		case len(r.retries) > 0:
@@ -409,7 +409,7 @@ func (r *run) startReady(ctx context.Context) {
 // speculate gives free slots to copies of the jobs that have run longest,
 // once they run past the hedge threshold.
 func (r *run) speculate(ctx context.Context) {
-	if len(r.free) == 0 {
+	if r.running >= r.cfg.Slots {
 		return
 	}
 	thr, ok := r.hedge.Threshold()
@@ -425,7 +425,7 @@ func (r *run) speculate(ctx context.Context) {
 	}
 	slices.SortFunc(cands, func(a, b *attempt) int { return a.start.Compare(b.start) })
 	for _, a := range cands {
-		if len(r.free) == 0 {
+		if r.running >= r.cfg.Slots {
 			return
 		}
 		a.js.speculated = true
@@ -436,8 +436,13 @@ func (r *run) speculate(ctx context.Context) {
 
 // launch starts one attempt of js on a free slot.
 func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
-	slot := r.free[len(r.free)-1]
-	r.free = r.free[:len(r.free)-1]
+	var slot int
+	if len(r.free) > 0 {
+		slot, r.free = r.free[0], r.free[1:]
+	} else {
+		r.minted++
+		slot = r.minted
+	}
 	// Not a child of ctx's cancellation: the loop stops attempts itself, so
 	// that each one's cause says why (interrupted, timed out, lost a race).
 	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
