@@ -212,7 +212,7 @@ var gnuCases = []gnuCase{
 	{name: "{#} alone takes no argument", args: []string{"-k", "echo", "{#}"}, stdin: "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"},
 	{name: "{#} in a file name", args: []string{"touch", "job{#}.done", ":::", "x", "y"}},
 	{name: "{%} with one slot", args: []string{"-j1", "echo", "{%}-{#}", ":::", "a", "b", "c"}},
-	{name: "{%} is a slot number", args: []string{"-j", "2", "sleep 0.3; echo {%}", ":::", "a", "b"}},
+	{name: "{%} is a slot number", args: []string{"-j", "2", "sleep 1; echo {%}", ":::", "a", "b"}},
 	{name: "{%} and {#} in files", args: []string{"-j1", "touch", "s{%}-j{#}", ":::", "a", "b"}},
 	{name: "path replacement strings", args: []string{"-k", "echo", "{//}", "{/}", "{/.}", "{.}", ":::",
 		"./d/e", "dir/", "/x/y/", "a.b/c", ".x", "a.tar.gz", "/", "", "a b/c d.e", "x/.y", "a..b", "a/b.c/", "//a//b//"}},
@@ -306,9 +306,9 @@ var gnuCases = []gnuCase{
 	{name: "large output kept whole", args: []string{"-k", "-j2", "seq", ":::", "20000", "3"}},
 
 	// Timeouts and retries.
-	{name: "--timeout in seconds", args: []string{"--timeout", "0.5", "sleep {}; echo {}", ":::", "0.1", "5"}, joblog: "-"},
+	{name: "--timeout in seconds", args: []string{"--timeout", "2", "sleep {}; echo {}", ":::", "0", "20"}, joblog: "-"},
 	{name: "--timeout with units", args: []string{"--timeout", "1m", "echo", ":::", "a"}},
-	{name: "--timeout % applies to running jobs from the first success", args: []string{"-j2", "--timeout", "300%", "sleep {}; echo {}", ":::", "0.1", "5"}, joblog: "jl"},
+	{name: "--timeout % applies to running jobs from the first success", args: []string{"-j2", "--timeout", "300%", "sleep {}; echo {}", ":::", "0.2", "20"}, joblog: "jl"},
 	{name: "--retries N is N tries in all", args: []string{"--retries", "2", "echo x >> tries; false", ":::", "1"}},
 	{name: "--retries: only the last try's output", args: []string{"--retries", "3", "echo try; test -e ok || { touch ok; false; }", ":::", "1"}, joblog: "jl"},
 	{name: "--retries 0 tries until success", args: []string{"--retries", "0", "echo {} >> tries; [ $(wc -l < tries) -ge 5 ]", ":::", "1"}},
@@ -366,7 +366,7 @@ var gnuCases = []gnuCase{
 	{name: "--resume-failed with nothing failed", args: []string{"-k", "--resume-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl",
 		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n"}},
 	{name: "PARALLEL_SEQ of a retried job", args: []string{"-k", "--retries", "2", "echo $PARALLEL_SEQ; [ -e f{} ] || { touch f{}; false; }", ":::", "a", "b"}},
-	{name: "timed-out jobs count as failed", args: []string{"--timeout", "0.3", "sleep", ":::", "0", "5", "6"}},
+	{name: "timed-out jobs count as failed", args: []string{"--timeout", "1.5", "sleep", ":::", "0", "20", "21"}},
 }
 
 // seqLines is seq n.
