@@ -129,13 +129,13 @@ type outcome struct {
 
 var joblogTimes = regexp.MustCompile(`(?m)^(\d+\t[^\t]*\t)[0-9.]+\t *[0-9.]+\t`)
 
-func (c gnuCase) run(t *testing.T, bin string, pre ...string) outcome {
-	dir := t.TempDir()
+// run runs bin in dir, made ready with the case's files.
+func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 	for name, content := range c.files {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			return outcome{}, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -151,7 +151,7 @@ func (c gnuCase) run(t *testing.T, bin string, pre ...string) outcome {
 	if ee, ok := err.(*exec.ExitError); ok {
 		o.code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("%s: %v", bin, err)
+		return o, fmt.Errorf("%s: %v", bin, err)
 	}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -168,7 +168,7 @@ func (c gnuCase) run(t *testing.T, bin string, pre ...string) outcome {
 	if c.joblog == "-" {
 		o.stdout = normJoblog(o.stdout)
 	}
-	return o
+	return o, nil
 }
 
 // normJoblog blanks the times of joblog rows and sorts the rows after the
@@ -385,8 +385,20 @@ func TestGNUParallel(t *testing.T) {
 	for _, c := range gnuCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			gnu := c.run(t, gnuBin)
-			ws := c.run(t, wsBin, "run")
+			// Both at once: the cases mostly wait on their jobs.
+			var gnu outcome
+			var gnuErr error
+			gnuDir, wsDir := t.TempDir(), t.TempDir()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				gnu, gnuErr = c.run(gnuDir, gnuBin)
+			}()
+			ws, wsErr := c.run(wsDir, wsBin, "run")
+			<-done
+			if gnuErr != nil || wsErr != nil {
+				t.Fatalf("GNU parallel: %v; worksteal: %v", gnuErr, wsErr)
+			}
 			ok := true
 			fail := func(format string, args ...any) {
 				ok = false
