@@ -321,7 +321,7 @@ type run struct {
 	minted  int         // slots handed out so far: 1..minted
 	// Slots are GNU parallel's: a freed slot goes to the back of the queue
 	// and the front one is taken; a new number only when none is free.
-	running int         // attempts running
+	running int // attempts running
 	events  chan attemptDone
 	retryCh chan *jobState
 	nextOut int // KeepOrder: first job whose output is not written yet
