@@ -98,7 +98,7 @@ func (cfg benchConfig) plan() ([]bench.Entry, error) {
 	for _, s := range cfg.impls {
 		im, err := bench.ParseImpl(s)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--impls %s: %w", s, err)
 		}
 		impls = append(impls, im)
 	}
@@ -110,7 +110,11 @@ func (cfg benchConfig) plan() ([]bench.Entry, error) {
 			if !ok {
 				return nil, fmt.Errorf("--entry %q: want WORKLOAD=SIZE", e)
 			}
-			plan = append(plan, bench.Entry{Workload: w, Size: size, Impls: bench.Impls()})
+			entry := bench.Entry{Workload: w, Size: size, Impls: bench.Impls()}
+			if err := (&bench.Suite{Entries: []bench.Entry{entry}}).Validate(); err != nil {
+				return nil, fmt.Errorf("--entry %s: %w", e, err)
+			}
+			plan = append(plan, entry)
 		}
 	case cfg.quick:
 		plan = bench.QuickPlan()
@@ -120,7 +124,7 @@ func (cfg benchConfig) plan() ([]bench.Entry, error) {
 	if len(cfg.workloads) > 0 {
 		for _, w := range cfg.workloads {
 			if !slices.Contains(bench.Workloads(), w) {
-				return nil, fmt.Errorf("%w %q (want one of %v)", bench.ErrUnknownWorkload, w, bench.Workloads())
+				return nil, fmt.Errorf("--workloads %s: %w (want one of %v)", w, bench.ErrUnknownWorkload, bench.Workloads())
 			}
 		}
 		plan = slices.DeleteFunc(plan, func(e bench.Entry) bool { return !slices.Contains(cfg.workloads, e.Workload) })
@@ -148,6 +152,11 @@ func runBench(env *Env, cfg benchConfig) error {
 	warm := cfg.warmup
 	if warm == 0 {
 		warm = -1 // Suite: negative means none
+	}
+	for _, w := range cfg.workers {
+		if w < 1 || w > bench.MaxWorkers {
+			return usageError(fmt.Errorf("bench: --workers %d: want 1 to %d", w, bench.MaxWorkers))
+		}
 	}
 	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries, RetryBudget: cfg.retryBudget}
 	if err := s.Validate(); err != nil {

@@ -27,7 +27,11 @@ func TestExitStatusScheme(t *testing.T) {
 		{[]string{"bench", "cell", "ws", "fib", "-5", "1"}, 2, `fib size "-5"`},
 		{[]string{"bench", "cell", "ws", "fib", "20", "-5"}, 2, `THREADS "-5": want a whole number from 1 to 1024`},
 		{[]string{"bench", "cell", "ws", "fib", "20", "100000"}, 2, `THREADS "100000": want a whole number from 1 to 1024`},
-		{[]string{"bench", "--workers", "100000", "--entry", "fib=5"}, 2, "100000 workers (want 1..1024)"},
+		{[]string{"bench", "--workers", "100000", "--entry", "fib=5"}, 2, "bench: --workers 100000: want 1 to 1024"},
+		{[]string{"bench", "--entry", "fib=99"}, 2, `--entry fib=99: bench: bad size: fib size "99" (want an integer in 0..90)`},
+		{[]string{"bench", "--entry", "sort=1"}, 2, `--entry sort=1: bench: unknown workload`},
+		{[]string{"bench", "--impls", "rayon"}, 2, `--impls rayon: bench: unknown implementation`},
+		{[]string{"bench", "--workloads", "sort"}, 2, `--workloads sort: bench: unknown workload`},
 		{[]string{"trace", "record", "--size", "-5", "-o", filepath.Join(dir, "x.json")}, 2, "--size -5"},
 		{[]string{"trace", "record", "-w", "100000", "-o", filepath.Join(dir, "x.json")}, 2, "--workers 100000: want 0 (GOMAXPROCS) to 1024"},
 		{[]string{"trace", "record", "--ring", "2000000000", "-w", "2", "-o", filepath.Join(dir, "x.json")}, 2, "--ring 2000000000: want 1 to 8388608 events per worker"},
@@ -37,9 +41,12 @@ func TestExitStatusScheme(t *testing.T) {
 		{[]string{"trace", "profile", "-o", "/nonexistent/x.json"}, 2, "worksteal trace profile --output /nonexistent/x.json: no such file or directory"},
 		{[]string{"bench", "cell", "ws", "fib", "10", "1"}, 0, ""},
 	} {
-		code, _, errs := runCLI(t, tc.args...)
+		code, out, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.msg)
+		}
+		if code == exitUsage && out != "" { // refused before running anything
+			t.Errorf("%q: refused, yet printed %q", tc.args, out)
 		}
 	}
 	for _, name := range []string{"x.json"} {
