@@ -361,6 +361,7 @@ var gnuCases = []gnuCase{
 	{name: "300 jobs in order", args: []string{"-k", "echo"}, stdin: seqLines(300)},
 	{name: "path strings of -a lines", args: []string{"-k", "-a", "f1", "echo", "{/}", "{//}", "{.}", "{/.}"}, files: map[string]string{"f1": "a b/c d.e\n/x\nx.y/\n"}},
 	{name: "--dry-run {#}", args: []string{"--dry-run", "echo", "{#}", "{}", ":::", "a", "b"}},
+	{name: "--dry-run {%}", args: []string{"--dry-run", "-j1", "echo", "{%}", ":::", "a", "b"}},
 	{name: "redirect to a file named by an argument", args: []string{"echo x > {}", ":::", "a b", "c"}},
 	{name: "argument as a command keeps its quotes", args: []string{"-k", "{}", ":::", "echo 'a  b'", `printf '%s\n' "c  d"`}},
 	{name: "--resume-failed with nothing failed", args: []string{"-k", "--resume-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl",
@@ -380,11 +381,14 @@ func seqLines(n int) string {
 
 func TestGNUParallel(t *testing.T) {
 	needGNU(t)
-	var agree atomic.Int64
-	t.Cleanup(func() { t.Logf("%d of %d cases agree with GNU parallel", agree.Load(), len(gnuCases)) })
+	var agree, ran atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("%d of %d cases run (of %d) agree with GNU parallel", agree.Load(), ran.Load(), len(gnuCases))
+	})
 	for _, c := range gnuCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			ran.Add(1)
 			// Both at once: the cases mostly wait on their jobs.
 			var gnu outcome
 			var gnuErr error

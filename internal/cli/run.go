@@ -534,7 +534,7 @@ func interruptCode(err error) int {
 // printPlan writes the commands in start order (--dry-run).
 func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
 	for _, j := range runner.Plan(jobs, order, history) {
-		fmt.Fprintln(w, j.Command)
+		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
 	}
 	return nil
 }
