@@ -80,50 +80,59 @@ type event struct {
 	kind uint8
 }
 
-// evHeap is a binary min-heap of events ordered by (at, seq).
+// evHeap is a 4-ary min-heap of events ordered by (at, seq): half the
+// levels of a binary heap, and sifting moves a hole instead of swapping,
+// so an event costs fewer cache lines touched. (at, seq) is unique, so the
+// order of events never depends on the heap's layout.
 type evHeap []event
 
-func (h evHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].seq < h[j].seq)
-}
+func evLess(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
 
 func (h *evHeap) push(ev event) {
 	*h = append(*h, ev)
 	a := *h
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !a.less(i, p) {
+		p := (i - 1) / 4
+		if !evLess(&ev, &a[p]) {
 			break
 		}
-		a[i], a[p] = a[p], a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = ev
 }
 
 func (h *evHeap) pop() event {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	last := a[n]
 	a = a[:n]
+	*h = a
+	if n == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && a.less(r, l) {
-			m = r
+		m := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if evLess(&a[k], &a[m]) {
+				m = k
+			}
 		}
-		if !a.less(m, i) {
+		if !evLess(&a[m], &last) {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		a[i] = a[m]
 		i = m
 	}
-	*h = a
+	a[i] = last
 	return top
 }
 
