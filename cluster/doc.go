@@ -196,12 +196,14 @@
 // else. An observer can create read cursors on the buckets, and nothing
 // else.
 //
-// Cost (BenchmarkThroughputSecurity in cluster/test, 10,000 trivial tasks,
-// server, two workers and the submitter in one process on a shared 2-core
-// machine): nkeys with the role permissions cost no measurable CPU (86-90
-// µs per task against 87-91 without); TLS costs 111-122 µs per task
-// (+25-30 %) because both ends of every connection count here, and most of
-// it is the server writing each outbound buffer as its own TLS record and
-// system call (no writev under TLS). Wall-clock rates on that loaded
-// machine (2-4 k tasks/s) did not tell the variants apart.
+// Cost (BenchmarkThroughputSecurity in cluster/test: 10,000 trivial tasks,
+// two workers and the submitter in one process, the server in another, a
+// shared 2-core machine; CPU per task, then the rate that CPU allows on two
+// idle cores): without security the server spends 44-45 µs and the clients
+// 50-52 (20.9-21.1 k tasks/s); nkeys with the role permissions, 48 and
+// 52-53 (19.8-19.9 k/s, -5 %); TLS with nkeys and client certificates,
+// 57-58 and 57-58 (17.4 k/s, -17 %). Almost all of it is TLS: the server
+// writes each outbound buffer as its own TLS record and system call (no
+// writev under TLS). Wall-clock rates on that loaded machine were 8.6-10.7
+// k/s without security and 8.3-8.8 k/s with it.
 package cluster

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -10,8 +11,9 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 )
 
-// A role's permissions, for a server configuration: what a worker may
-// publish and what it is refused.
+// A role's permissions, for a server configuration: a worker may pull
+// tasks and record results, and may not publish tasks (what is not
+// allowed is refused).
 func ExampleRolePermissions() {
 	p, err := cluster.RolePermissions(cluster.RoleWorker, "ws")
 	if err != nil {
@@ -22,14 +24,13 @@ func ExampleRolePermissions() {
 			fmt.Println("may publish", s)
 		}
 	}
-	for _, s := range p.Publish.Deny[:2] {
-		fmt.Println("refused", s)
-	}
+	fmt.Println("may submit:", slices.Contains(p.Publish.Allow, "ws.task.>"))
+	fmt.Println("may subscribe", p.Subscribe.Allow)
 	// Output:
 	// may publish $JS.API.CONSUMER.MSG.NEXT.ws_tasks.*
 	// may publish $KV.ws_results.>
-	// refused ws.task.>
-	// refused $KV.ws_jobs.>
+	// may submit: false
+	// may subscribe [_INBOX_worker.> ws.cancel.>]
 }
 
 // A dashboard connects as an observer, with the files serve init wrote

@@ -23,7 +23,7 @@ import (
 // Environment of a child process started by these tests (the test binary
 // re-exec pattern): its role and its settings.
 const (
-	envRole = "WS_CLUSTER_TEST_ROLE" // "worker" or "submitter"
+	envRole = "WS_CLUSTER_TEST_ROLE" // "worker", "submitter" or "server"
 	envURL  = "WS_CLUSTER_TEST_URL"
 	envName = "WS_CLUSTER_TEST_NAME"
 	envJob  = "WS_CLUSTER_TEST_JOB"
@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(workerMain())
 	case "submitter":
 		os.Exit(submitterMain())
+	case "server":
+		os.Exit(serverMain()) // security_bench_test.go
 	}
 	os.Exit(m.Run())
 }

@@ -98,23 +98,31 @@ func newSecureEnv(t testing.TB) *secureEnv {
 // permissions for stream "ws", and the admin with all.
 func (e *secureEnv) users(t testing.TB) []*server.NkeyUser {
 	t.Helper()
+	users, err := e.nkeyUsers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return users
+}
+
+func (e *secureEnv) nkeyUsers() ([]*server.NkeyUser, error) {
 	users := []*server.NkeyUser{{Nkey: e.adminPub}}
 	for _, r := range cluster.Roles {
 		p, err := cluster.RolePermissions(r, "ws")
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		users = append(users, &server.NkeyUser{Nkey: e.publics[r], Permissions: &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: p.Publish.Allow, Deny: p.Publish.Deny},
 			Subscribe: &server.SubjectPermission{Allow: p.Subscribe.Allow, Deny: p.Subscribe.Deny},
 		}})
 	}
-	return users
+	return users, nil
 }
 
 // tlsConfig is the server's TLS: its certificate, and with verify the
 // client certificates it requires (mutual TLS).
-func (e *secureEnv) tlsConfig(t testing.TB, verify bool) *server.TLSConfigOpts {
+func (e *secureEnv) tlsConfig(verify bool) *server.TLSConfigOpts {
 	return &server.TLSConfigOpts{CertFile: e.serverCert, KeyFile: e.serverKey, CaFile: e.ca, Verify: verify}
 }
 
@@ -122,7 +130,7 @@ func (e *secureEnv) tlsConfig(t testing.TB, verify bool) *server.TLSConfigOpts {
 // (mutual TLS with verify).
 func startSecureServer(t testing.TB, e *secureEnv, verify bool) *server.Server {
 	t.Helper()
-	tc, err := server.GenTLSConfig(e.tlsConfig(t, verify))
+	tc, err := server.GenTLSConfig(e.tlsConfig(verify))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +255,7 @@ func startSecureCluster(t testing.TB, e *secureEnv) ([]*server.Server, []int) {
 	dir := t.TempDir()
 	var servers []*server.Server
 	for i, p := range ports {
-		tc, err := server.GenTLSConfig(e.tlsConfig(t, false))
+		tc, err := server.GenTLSConfig(e.tlsConfig(false))
 		if err != nil {
 			t.Fatal(err)
 		}
