@@ -118,6 +118,9 @@ type gnuCase struct {
 	// onlyStatus: compare the exit status alone (GNU parallel prints its
 	// usage on stdout after an error).
 	onlyStatus bool
+	// refused: GNU parallel refuses the command line (exit 255); for any
+	// other case a 255 from it means the case tests nothing.
+	refused bool
 }
 
 // outcome is what one program did.
@@ -290,10 +293,10 @@ var gnuCases = []gnuCase{
 	{name: "failures print nothing off a terminal", args: []string{"-k", "echo {}; exit {}", ":::", "0", "3"}, stderr: true},
 	{name: "more than 100 failed jobs", args: []string{"-j", "8", "false"}, stdin: strings.Repeat("x\n", 102)},
 	{name: "killed by a signal", args: []string{"kill -9 $$", ":::", "1"}, joblog: "-"},
-	{name: "unknown option", args: []string{"--no-such-option", "echo", ":::", "a"}, onlyStatus: true},
-	{name: "missing -a file", args: []string{"-a", "nonexistent", "echo"}},
-	{name: "missing :::: file", args: []string{"echo", "::::", "nonexistent"}},
-	{name: "--resume without --joblog", args: []string{"--resume", "echo", ":::", "a"}},
+	{name: "unknown option", args: []string{"--no-such-option", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "missing -a file", args: []string{"-a", "nonexistent", "echo"}, refused: true},
+	{name: "missing :::: file", args: []string{"echo", "::::", "nonexistent"}, refused: true},
+	{name: "--resume without --joblog", args: []string{"--resume", "echo", ":::", "a"}, refused: true},
 
 	// Slots.
 	{name: "-j 1 keeps input order", args: []string{"-j", "1", "echo"}, stdin: "c\nb\na\n"},
@@ -337,15 +340,15 @@ var gnuCases = []gnuCase{
 	{name: "--will-cite", args: []string{"--will-cite", "echo", ":::", "a"}},
 
 	// Edges, in the manner of GNU parallel's own tests.
-	{name: "bad -j", args: []string{"-j", "foo", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "bad -j", args: []string{"-j", "foo", "echo", ":::", "a"}, onlyStatus: true, refused: true},
 	{name: "--timeout 0 is none", args: []string{"--timeout", "0", "echo", ":::", "a"}},
-	{name: "bad --timeout", args: []string{"--timeout", "foo", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "bad --timeout", args: []string{"--timeout", "foo", "echo", ":::", "a"}, onlyStatus: true, refused: true},
 	{name: "--colsep '' splits characters", args: []string{"-k", "--colsep", "", "echo", "{1}-{3}", ":::", "abc", "de"}},
 	{name: "--colsep with a | in a regexp", args: []string{"-k", "--colsep", `\|`, "echo", "{2}", ":::", "a|b"}},
 	{name: "--colsep unicode", args: []string{"-k", "--colsep", "→", "echo", "{2}{1}", ":::", "a→b"}},
 	{name: "--colsep and {-1}", args: []string{"-k", "--colsep", ",", "echo", "{-1}", "{-2}", ":::", "a,b,c"}},
 	{name: "--colsep and --link", args: []string{"-k", "--link", "--colsep", ",", "echo", "{1}{3}", ":::", "a,b", "c,d", ":::", "1"}},
-	{name: "joblog in a missing directory", args: []string{"--joblog", "no/such/dir/jl", "echo", ":::", "a"}, onlyStatus: true},
+	{name: "joblog in a missing directory", args: []string{"--joblog", "no/such/dir/jl", "echo", ":::", "a"}, onlyStatus: true, refused: true},
 	{name: "empty :::: file: no jobs", args: []string{"echo", "::::", "empty"}, files: map[string]string{"empty": ""}},
 	{name: "empty -a file: no jobs", args: []string{"-a", "empty", "echo"}, files: map[string]string{"empty": ""}},
 	{name: "empty :::: file beside ::: is one empty value", args: []string{"-k", "echo", "[{1}]", "[{2}]", ":::", "a", "b", "::::", "empty"}, files: map[string]string{"empty": ""}},
@@ -367,6 +370,16 @@ var gnuCases = []gnuCase{
 	{name: "--resume-failed with nothing failed", args: []string{"-k", "--resume-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl",
 		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n"}},
 	{name: "PARALLEL_SEQ of a retried job", args: []string{"-k", "--retries", "2", "echo $PARALLEL_SEQ; [ -e f{} ] || { touch f{}; false; }", ":::", "a", "b"}},
+	{name: "one-word template with path strings", args: []string{"-k", "echo {//} {/} {/.} {.}", ":::", "/a/b.c", "d.e/f", "g"}},
+	{name: "-q perl arguments", args: []string{"-k", "-q", "perl", "-e", `print "@ARGV|\n"`, ":::", "a b", "c"}},
+	{name: "-q quotes in arguments", args: []string{"-k", "-q", "printf", "%s\n", "{}", ":::", `'`, `"`, `a'b"c`, `\`}},
+	{name: "three sources with {#}", args: []string{"-k", "echo", "{#}", "{3}{2}{1}", ":::", "a", "b", ":::", "c", "d", ":::", "e", "f"}},
+	{name: "{#} over two -a files", args: []string{"-k", "-a", "f1", "-a", "f2", "echo", "{#}", "{2}"}, files: map[string]string{"f1": "1\n2\n3\n", "f2": "a\nb\n"}},
+	{name: "--timeout with a unit", args: []string{"--timeout", "1.5s", "echo", ":::", "a"}},
+	{name: "bad -j fraction", args: []string{"-j", "1.5", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "--retries with a flapping job and a joblog", args: []string{"-k", "--retries", "3", "--joblog", "jl", "n=$(cat c{} 2>/dev/null || echo 0); echo $((n+1)) > c{}; echo {}$n; [ $n -ge 1 ]", ":::", "a", "b"}, joblog: "jl"},
+	{name: "--colsep with {} and -k", args: []string{"-k", "--colsep", ";", "echo", "{}", "{2}"}, stdin: "a;b c\nd;e\n"},
+	{name: "{} in the middle of a word, two sources, -q", args: []string{"-k", "-q", "echo", "<{}>", ":::", "a", ":::", "b c"}},
 	{name: "timed-out jobs count as failed", args: []string{"--timeout", "1.5", "sleep", ":::", "0", "20", "21"}},
 }
 
@@ -407,6 +420,9 @@ func TestGNUParallel(t *testing.T) {
 			fail := func(format string, args ...any) {
 				ok = false
 				t.Errorf("parallel %q:\n"+format, append([]any{c.args}, args...)...)
+			}
+			if (gnu.code == 255) != c.refused {
+				t.Fatalf("GNU parallel exit status %d, refused %v: the case is wrong\nGNU stderr: %s", gnu.code, c.refused, gnu.stderr)
 			}
 			if ws.code != gnu.code {
 				fail("exit status: worksteal %d, GNU parallel %d\nworksteal stderr: %s\nGNU stderr: %s", ws.code, gnu.code, ws.stderr, gnu.stderr)
