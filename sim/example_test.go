@@ -45,10 +45,10 @@ func ExampleOptions_log() {
 	fmt.Println(strings.Join(lines[:5], "\n"))
 	// Output:
 	// [0] 10 tasks arrive (T0..T9)
-	// [0] worker 0: starts T9
-	// [0] worker 1: starts T8
-	// [0] worker 2: starts T1
-	// [0.576624789] worker 2: finishes T1
+	// [0] worker 0: starts T3
+	// [0] worker 1: starts T7
+	// [0] worker 2: starts T9
+	// [0.576624789] worker 2: finishes T9
 }
 
 func ExampleRunSweep() {

@@ -274,24 +274,55 @@ func (e *engine) arrive(i int) {
 		e.errAbort = errTooMany(e.maxTasks)
 		return
 	}
-	ids := make([]int32, 0, n)
 	wl := &e.s.Workload
-	for j := 0; j < n; j++ {
-		r := e.roots
-		e.roots++
+	// Under work stealing, tasks for random workers are numbered worker by
+	// worker (the targets are drawn first, in submission order, as before):
+	// each worker's tasks then lie together in memory, which its LIFO pops
+	// walk in order. Only the numbering changes, not the schedule.
+	var targets []int32
+	order := make([]int32, n) // order[k]: the k-th task created is root base+order[k]
+	for j := range order {
+		order[j] = int32(j)
+	}
+	if e.sched == SchedSteal && target == TargetRandom && n > 1 {
+		targets = make([]int32, n)
+		count := make([]int32, len(e.ws)+1)
+		for j := range targets {
+			targets[j] = e.live(e.placeRng.Intn(len(e.ws))).id
+			count[targets[j]+1]++
+		}
+		for k := 1; k < len(count); k++ {
+			count[k] += count[k-1]
+		}
+		for j, x := range targets {
+			order[count[x]] = int32(j)
+			count[x]++
+		}
+	}
+	ids := make([]int32, n)
+	base := e.roots
+	e.roots += n
+	for _, j := range order {
+		r := base + int(j)
 		var st [20]byte
 		if wl.Kind == KindUTS {
 			st = utsRoot(wl.UTS.Root + r)
 		}
-		ids = append(ids, e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st))
+		ids[j] = e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st)
 	}
 	if e.log != nil {
 		if len(ids) == 1 {
 			e.logf("T%d arrives", ids[0])
 		} else {
-			e.logf("%d tasks arrive (T%d..T%d)", len(ids), ids[0], ids[len(ids)-1])
+			e.logf("%d tasks arrive (T%d..T%d)", len(ids), e.created-int64(n), e.created-1)
 		}
 	}
 	e.rootDst = nil
+	if targets != nil {
+		for j, id := range ids {
+			e.pushTo(&e.ws[targets[j]], id)
+		}
+		return
+	}
 	e.placeBatch(ids, target, worker)
 }
