@@ -161,11 +161,70 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 		return nil, err
 	}
 	s.Resumed = resumed
+	if resumed && job.RetryFailed {
+		if err := s.retryFailed(ctx); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
 	if err := s.publish(ctx, rec); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
+}
+
+// retryFailed removes the failed results of a resumed job and publishes
+// their tasks again (Job.RetryFailed). A result is removed only if it is
+// still the failure read (a compare-and-delete), so a concurrent retry of
+// the same job cannot remove a newer result.
+func (s *Submission) retryFailed(ctx context.Context) error {
+	n := s.n
+	s.mu.Lock()
+	var failed []Result
+	for _, r := range s.results {
+		if !r.OK() {
+			failed = append(failed, r)
+		}
+	}
+	s.mu.Unlock()
+	tctx, cancel := n.timeout(ctx)
+	defer cancel()
+	for _, r := range failed {
+		key := resultKey(s.ID, r.Task)
+		e, err := n.results.Get(tctx, key)
+		if err != nil {
+			return fmt.Errorf("%w: job %s: reading the failure of %s: %w", ErrJetStream, s.ID, r.Task, err)
+		}
+		if err := n.results.Delete(tctx, key, jetstream.LastRevision(e.Revision())); err != nil {
+			continue // changed meanwhile: someone else retries it
+		}
+		n.failuresKV.Purge(tctx, key)
+		n.checkpoints.Purge(tctx, key)
+		s.mu.Lock()
+		if s.finished {
+			s.finished = false
+			s.done = make(chan struct{})
+		}
+		delete(s.results, r.Task)
+		s.arrivals = slices.DeleteFunc(s.arrivals, func(a Result) bool { return a.Task == r.Task })
+		s.failed--
+		s.retries -= max(0, r.Attempt-1)
+		s.redeliveries -= max(0, r.Deliveries-r.Attempt)
+		s.mu.Unlock()
+		i, ok := s.index[r.Task]
+		if !ok {
+			continue
+		}
+		msg := s.taskMsg(i, false)
+		if _, err := n.js.PublishMsg(tctx, msg, jetstream.WithMsgID(fmt.Sprintf("%s.%s.retry%d", s.nonce, r.Task, e.Revision()))); err != nil {
+			return fmt.Errorf("%w: publishing task %s of job %s again: %w", ErrJetStream, r.Task, s.ID, err)
+		}
+	}
+	if len(failed) > 0 {
+		s.setDone(false)
+	}
+	return nil
 }
 
 // retrySettling runs f until it succeeds, fails for good, or 30 s pass:
@@ -444,7 +503,10 @@ func (s *Submission) changed() {
 }
 
 // markDone notes in the job record that every task has a result.
-func (s *Submission) markDone() {
+func (s *Submission) markDone() { s.setDone(true) }
+
+// setDone sets the record's Done flag.
+func (s *Submission) setDone(done bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.n.opts.defaultTimeout)
 	defer cancel()
 	e, err := s.n.jobs.Get(ctx, s.ID)
@@ -452,10 +514,10 @@ func (s *Submission) markDone() {
 		return
 	}
 	var rec jobRecord
-	if json.Unmarshal(e.Value(), &rec) != nil || rec.Done {
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Done == done {
 		return
 	}
-	rec.Done = true
+	rec.Done = done
 	data, _ := json.Marshal(rec)
 	s.n.jobs.Update(ctx, s.ID, data, e.Revision())
 }

@@ -60,6 +60,10 @@ type Job struct {
 	// the other copy's handler is cancelled. For idempotent handlers only.
 	Speculate      bool
 	SpeculateAfter time.Duration
+	// RetryFailed, when the job is resumed, runs again the tasks whose
+	// recorded result is a failure: their results are removed and the
+	// tasks published anew, with their attempts reset.
+	RetryFailed bool
 }
 
 // Result is the recorded outcome of one task. Exactly one Result is

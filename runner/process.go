@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -38,6 +37,9 @@ type Command struct {
 	// Grace is how long the process group has to exit after SIGTERM before
 	// it gets SIGKILL; ≤ 0 means 2s.
 	Grace time.Duration
+	// Reaper, if not nil, kills the command's process group should this
+	// process die while the command runs (see Reaper).
+	Reaper *Reaper
 }
 
 // Exec runs c.Line with the shell in a new process group, with no stdin,
@@ -65,8 +67,9 @@ func Exec(ctx context.Context, c Command) Exit {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// A group of its own: the job's children die with it, and a terminal's
-	// Ctrl-C reaches only us (we then stop the jobs in order).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Ctrl-C reaches only us (we then stop the jobs in order). See
+	// process_unix.go and process_other.go for what each system does.
+	cmd.SysProcAttr = groupAttr()
 
 	e := Exit{Start: time.Now(), Code: -1}
 	if err := ctx.Err(); err != nil {
@@ -78,6 +81,10 @@ func Exec(ctx context.Context, c Command) Exit {
 		return e
 	}
 	pgid := cmd.Process.Pid
+	if c.Reaper != nil {
+		c.Reaper.add(pgid)
+		defer c.Reaper.remove(pgid)
+	}
 	waited := make(chan struct{})
 	killed := make(chan struct{})
 	cancelled := false // written by the killer before close(killed)
@@ -89,7 +96,7 @@ func Exec(ctx context.Context, c Command) Exit {
 		case <-ctx.Done():
 		}
 		cancelled = true
-		syscall.Kill(-pgid, syscall.SIGTERM)
+		terminateGroup(cmd.Process, pgid)
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
@@ -100,21 +107,14 @@ func Exec(ctx context.Context, c Command) Exit {
 		// exited, a child ignored SIGTERM) goes now. The group's id cannot
 		// have been reused while any member lives, and kill fails with
 		// ESRCH once none does.
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		killGroup(cmd.Process, pgid)
 	}()
 	err := cmd.Wait()
 	close(waited)
 	<-killed
 	e.Runtime = time.Since(e.Start)
 	e.Stdout, e.Stderr = stdout.Bytes(), stderr.Bytes()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		switch {
-		case ws.Signaled():
-			e.Signal = int(ws.Signal())
-		case ws.Exited():
-			e.Code = ws.ExitStatus()
-		}
-	}
+	e.Code, e.Signal = exitStatus(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		e.Err = err

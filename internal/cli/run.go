@@ -51,8 +51,9 @@ type runConfig struct {
 	showSummary bool
 
 	// Cluster mode (run_cluster.go).
-	nats    string
-	jobName string
+	nats     string
+	jobName  string
+	replicas int
 	clusterFlags
 }
 
@@ -439,7 +440,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		todo, skipped = runner.Resume(jobs, records, cfg.resumeFailed)
 	}
 	if cfg.nats != "" {
-		return runCluster(env, cmd, cfg, jobs, todo, skipped)
+		return runCluster(env, cmd, cfg, jobs, todo)
 	}
 	if cfg.dryRun {
 		return printPlan(cmd.OutOrStdout(), todo, order, history)

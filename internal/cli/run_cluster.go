@@ -24,10 +24,12 @@ func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.nats, "nats", "", "run the batch on the workers of the NATS server at URL (worksteal serve, worksteal worker)")
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
 	cfg.clusterFlags.add(f, "with --nats: ")
+	f.IntVar(&cfg.replicas, "replicas", 1, "with --nats: servers that keep a copy of the tasks and results (3 survives the loss of one server of a JetStream cluster)")
 }
 
 // jobID names a batch by its commands: the same batch gets the same id,
-// which is what lets a restarted "run --nats" resume it.
+// which is what lets a rerun of "run --nats" resume it or collect its
+// results.
 func jobID(jobs []runner.Job) string {
 	h := sha256.New()
 	for _, j := range jobs {
@@ -39,7 +41,15 @@ func jobID(jobs []runner.Job) string {
 // runCluster submits the batch to the cluster tier and follows it: results
 // are written as they are recorded, with the joblog, the progress and the
 // summary of a local run.
-func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.Job, skipped int) error {
+//
+// A batch is one job, named after all its commands (or --job). Running the
+// same command again resumes the job if it is unfinished and collects its
+// results if it finished: nothing that has a result runs again
+// ("worksteal job delete" first to rerun it). The cluster's record of the
+// job decides what runs, not the joblog: --resume-failed runs the tasks
+// recorded as failed again; --resume and --resume-failed append to the
+// joblog the rows it lacks; neither makes a second job beside a live one.
+func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.Job) error {
 	switch {
 	case strings.HasSuffix(strings.TrimSpace(cfg.timeout), "%"):
 		return runError(errors.New("--timeout N% is not supported with --nats (give a duration)"))
@@ -48,59 +58,20 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	case cfg.dryRun:
 		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
 	}
-	absTimeout, _, _ := parseTimeout(cfg.timeout)
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.creds, stderr)
+	stderr := cmd.ErrOrStderr()
+	ctx := env.Ctx
+	nc, err := connectNATS(ctx, cfg.nats, "worksteal run", stderr)
 	if err != nil {
 		return runError(err)
 	}
 	defer nc.Close()
-	runErr := runError
-	runError := func(err error) error { // a refusal explains the error it caused
-		if r := refused(ctx); r != nil {
-			return runErr(r)
-		}
-		return runErr(err)
-	}
-	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), roleOpts...)...)
+	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), cluster.WithReplicas(cfg.replicas))...)
 	if err != nil {
 		return runError(err)
 	}
-	if len(todo) == 0 {
-		fmt.Fprintf(stderr, "worksteal: all %d jobs already succeeded\n", len(all))
-		return nil
-	}
-
-	// Tasks in start order (longest first when costs are known).
-	history := map[string]time.Duration{}
-	if cfg.costsFrom != "" {
-		recs, _ := runner.ReadJoblogFile(cfg.costsFrom)
-		history = runner.Runtimes(recs)
-	}
-	ordered := runner.Plan(todo, mustOrder(cfg.order), history)
-	job := cluster.Job{ID: cfg.jobName, MaxAttempts: min(extraTries(cfg.retries), 1<<20) + 1, RetryDelay: cfg.retryDelay, Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter}
-	if job.ID == "" {
-		job.ID = jobID(todo)
-	}
-	for _, j := range ordered {
-		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds()})
-		job.Tasks = append(job.Tasks, cluster.Task{ID: strconv.Itoa(j.Seq), Handler: shellHandler, Payload: p})
-	}
-
-	// A finished job of the same name is run afresh, unless --resume.
-	if old, err := node.Open(ctx, job.ID); err == nil {
-		p := old.Progress()
-		old.Stop()
-		if p.Done() == p.Total && !cfg.resume && !cfg.resumeFailed {
-			if err := node.Delete(ctx, job.ID); err != nil {
-				return runError(err)
-			}
-		}
-	} else if !errors.Is(err, cluster.ErrJobNotFound) {
-		return runError(err)
-	}
+	job := clusterJob(cfg, all)
 	start := time.Now()
-	sub, err := node.Submit(ctx, job)
+	sub, err := submitOrFollow(ctx, node, job, stderr)
 	if err != nil {
 		if ctx.Err() != nil && refused(ctx) == nil {
 			return &exitError{code: interruptCode(context.Cause(ctx)), err: err}
@@ -108,11 +79,6 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		return runError(err)
 	}
 	defer sub.Stop()
-	if sub.Resumed {
-		fmt.Fprintf(stderr, "worksteal: resuming job %s: %d of %d tasks have results\n", job.ID, sub.Progress().Done(), len(job.Tasks))
-	} else {
-		fmt.Fprintf(stderr, "worksteal: job %s: %d tasks submitted\n", job.ID, len(job.Tasks))
-	}
 
 	var jl *runner.Joblog
 	if cfg.joblog != "" {
@@ -121,68 +87,34 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		}
 		defer jl.Close()
 	}
-	prog := newJobProgress(cfg.progress, stderr, len(job.Tasks))
-	out, errOut := prog.wrap(stdout), prog.wrap(stderr)
-	bySeq := map[int]runner.Job{}
-	for _, j := range todo {
-		bySeq[j.Seq] = j
+	p := sub.Progress()
+	prog := newJobProgress(cfg.progress, stderr, p.Total)
+	sink := newResultSink(cfg, all, prog, jl, cmd.OutOrStdout(), stderr)
+	if cfg.resume || cfg.resumeFailed {
+		sink.logged = joblogDone(all, todo)
 	}
-	// Keep order: results are held until every earlier job (in input order,
-	// not the start order) has written.
-	held := map[int]cluster.Result{}
-	next := 0 // index into todo
-	write := func(r cluster.Result) {
-		var sr shellResult
-		json.Unmarshal(r.Output, &sr)
-		out.Write(sr.Stdout)
-		errOut.Write(sr.Stderr)
-		if !r.OK() && !strings.HasPrefix(r.Error, "exit status") {
-			fmt.Fprintf(errOut, "worksteal: job %s on %s: %s\n", r.Task, r.Worker, r.Error)
-		}
-	}
-	var results []cluster.Result
+	stopTicks := progressTicks(sub, prog, start)
 	for {
 		r, err := sub.Next(ctx)
 		if errors.Is(err, cluster.ErrNoMoreResults) {
 			break
 		}
 		if err != nil {
+			stopTicks()
 			prog.finish()
 			if ctx.Err() != nil && refused(ctx) == nil {
 				fmt.Fprintf(stderr, "interrupted: job %s goes on in the cluster (%d of %d done); rerun the same command to follow it\n",
-					job.ID, sub.Progress().Done(), len(job.Tasks))
+					sub.ID, sub.Progress().Done(), p.Total)
 				return &exitError{code: interruptCode(context.Cause(ctx)), err: runner.ErrInterrupted}
 			}
 			return runError(err)
 		}
-		results = append(results, r)
-		seq, _ := strconv.Atoi(r.Task)
-		if jl != nil {
-			var sr shellResult
-			json.Unmarshal(r.Output, &sr)
-			code := sr.Exit
-			if !r.OK() && code == 0 {
-				code = -1
-			}
-			jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Exit: code, Signal: sr.Signal, Command: bySeq[seq].Command})
-		}
-		if !cfg.keepOrder {
-			write(r)
-		} else {
-			held[seq] = r
-			for ; next < len(todo); next++ {
-				h, ok := held[todo[next].Seq]
-				if !ok {
-					break
-				}
-				write(h)
-				delete(held, todo[next].Seq)
-			}
-		}
-		p := sub.Progress()
-		prog.update(runner.Progress{Total: p.Total, Succeeded: p.Succeeded, Failed: p.Failed, Running: p.Running, Elapsed: time.Since(start)})
+		sink.take(r)
+		prog.updateCluster(sub.Progress(), time.Since(start))
 	}
+	stopTicks()
 	prog.finish()
+	final := sub.Progress()
 	if cfg.showSummary {
 		slots := 0
 		if ws, err := node.Workers(ctx); err == nil {
@@ -190,9 +122,159 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 				slots += w.Slots
 			}
 		}
-		writeClusterSummary(stderr, results, time.Since(start), slots, sub.Progress())
+		writeClusterSummary(stderr, sink.results, start, time.Since(start), slots, final)
 	}
-	return failedExit(sub.Progress().Failed, cfg.showSummary)
+	return failedExit(final.Failed, cfg.showSummary)
+}
+
+// clusterJob is the batch as a cluster job: every job of the batch, in
+// start order (longest first when costs are known), named after the batch.
+// With --resume-failed, the tasks recorded as failed run again.
+func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
+	absTimeout, _, _ := parseTimeout(cfg.timeout)
+	history := map[string]time.Duration{}
+	if cfg.costsFrom != "" {
+		recs, _ := runner.ReadJoblogFile(cfg.costsFrom)
+		history = runner.Runtimes(recs)
+	}
+	job := cluster.Job{ID: cfg.jobName, MaxAttempts: min(extraTries(cfg.retries), 1<<20) + 1, RetryDelay: cfg.retryDelay,
+		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter, RetryFailed: cfg.resumeFailed}
+	if job.ID == "" {
+		job.ID = jobID(all)
+	}
+	for _, j := range runner.Plan(all, mustOrder(cfg.order), history) {
+		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds()})
+		job.Tasks = append(job.Tasks, cluster.Task{ID: strconv.Itoa(j.Seq), Handler: shellHandler, Payload: p})
+	}
+	return job
+}
+
+// submitOrFollow submits job, or resumes it, or follows the job of that id
+// recorded with other tasks (a --resume whose joblog moved on): never a
+// second job beside a live one.
+func submitOrFollow(ctx context.Context, node *cluster.Node, job cluster.Job, stderr io.Writer) (*cluster.Submission, error) {
+	sub, err := node.Submit(ctx, job)
+	if errors.Is(err, cluster.ErrJobMismatch) {
+		if sub, err = node.Open(ctx, job.ID); err != nil {
+			return nil, err
+		}
+		p := sub.Progress()
+		fmt.Fprintf(stderr, "worksteal: following job %s as recorded in the cluster (%d tasks, %d have results)\n", job.ID, p.Total, p.Done())
+		return sub, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := sub.Progress()
+	switch {
+	case !sub.Resumed:
+		fmt.Fprintf(stderr, "worksteal: job %s: %d tasks submitted\n", job.ID, len(job.Tasks))
+	case p.Done() == p.Total:
+		fmt.Fprintf(stderr, "worksteal: job %s finished earlier: collecting its %d results, nothing runs again (worksteal job delete %s to rerun it)\n", job.ID, p.Total, job.ID)
+	default:
+		fmt.Fprintf(stderr, "worksteal: resuming job %s: %d of %d tasks have results\n", job.ID, p.Done(), p.Total)
+	}
+	return sub, nil
+}
+
+// joblogDone is the set of jobs the joblog shows succeeded: with --resume
+// their rows are not written again.
+func joblogDone(all, todo []runner.Job) map[int]bool {
+	done := map[int]bool{}
+	for _, j := range all {
+		done[j.Seq] = true
+	}
+	for _, j := range todo {
+		delete(done, j.Seq)
+	}
+	return done
+}
+
+// progressTicks updates the progress every second, also while no result
+// comes (a hung task shows as the longest running), until stopped.
+func progressTicks(sub *cluster.Submission, prog *jobProgress, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				prog.updateCluster(sub.Progress(), time.Since(start))
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
+}
+
+// resultSink writes each result as it comes: its output (in input order
+// with -k), a note for a failure that is not the command's own exit, and
+// its joblog row.
+type resultSink struct {
+	keepOrder   bool
+	out, errOut io.Writer
+	jl          *runner.Joblog
+	bySeq       map[int]runner.Job
+	todo        []runner.Job
+	logged      map[int]bool // rows the joblog has (--resume)
+	held        map[int]cluster.Result
+	next        int // index into todo
+	results     []cluster.Result
+}
+
+func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runner.Joblog, stdout, stderr io.Writer) *resultSink {
+	s := &resultSink{keepOrder: cfg.keepOrder, out: prog.wrap(stdout), errOut: prog.wrap(stderr), jl: jl,
+		bySeq: map[int]runner.Job{}, todo: todo, held: map[int]cluster.Result{}}
+	for _, j := range todo {
+		s.bySeq[j.Seq] = j
+	}
+	return s
+}
+
+func (s *resultSink) take(r cluster.Result) {
+	s.results = append(s.results, r)
+	seq, _ := strconv.Atoi(r.Task)
+	var sr shellResult
+	json.Unmarshal(r.Output, &sr)
+	if s.logged[seq] {
+		return // --resume: the joblog has it, and its output was written then
+	}
+	if s.jl != nil {
+		code := sr.Exit
+		if !r.OK() && code == 0 {
+			code = -1
+		}
+		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
+	}
+	if !s.keepOrder {
+		s.write(r, sr)
+		return
+	}
+	// Keep order: results are held until every earlier job (in input
+	// order, not the start order) has written.
+	s.held[seq] = r
+	for ; s.next < len(s.todo); s.next++ {
+		h, ok := s.held[s.todo[s.next].Seq]
+		if !ok {
+			break
+		}
+		var hr shellResult
+		json.Unmarshal(h.Output, &hr)
+		s.write(h, hr)
+		delete(s.held, s.todo[s.next].Seq)
+	}
+}
+
+func (s *resultSink) write(r cluster.Result, sr shellResult) {
+	s.out.Write(sr.Stdout)
+	s.errOut.Write(sr.Stderr)
+	if !r.OK() && !strings.HasPrefix(r.Error, "exit status") {
+		fmt.Fprintf(s.errOut, "worksteal: job %s on %s: %s\n", r.Task, r.Worker, r.Error)
+	}
 }
 
 func mustOrder(s string) runner.Order {
@@ -203,11 +285,18 @@ func mustOrder(s string) runner.Order {
 // writeClusterSummary prints the counts and the balance metrics of a
 // cluster run: per-worker busy time gives the load imbalance, the tasks'
 // run times the straggler ratio, the live workers' slots the utilization.
-func writeClusterSummary(w io.Writer, results []cluster.Result, makespan time.Duration, slots int, p cluster.Progress) {
+// Only this run's time counts: results recorded before a resume are
+// counted as results, not as busy time.
+func writeClusterSummary(w io.Writer, results []cluster.Result, start time.Time, makespan time.Duration, slots int, p cluster.Progress) {
 	busy := map[string]time.Duration{}
 	var durations []time.Duration
 	var total time.Duration
+	earlier := 0
 	for _, r := range results {
+		if r.Start.Before(start) {
+			earlier++
+			continue
+		}
 		busy[r.Worker] += r.Runtime
 		total += r.Runtime
 		durations = append(durations, r.Runtime)
@@ -220,6 +309,9 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, makespan time.Du
 	if p.Copies > 0 {
 		fmt.Fprintf(w, " (%d speculative copies)", p.Copies)
 	}
+	if earlier > 0 {
+		fmt.Fprintf(w, "; %d recorded before this run", earlier)
+	}
 	fmt.Fprintf(w, "\nmakespan %s on %d worker(s)", makespan.Round(time.Millisecond), len(busy))
 	if slots > 0 && makespan > 0 {
 		fmt.Fprintf(w, " with %d slots: utilization %.2f,", slots, min(1, total.Seconds()/(float64(slots)*makespan.Seconds())))
@@ -227,4 +319,6 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, makespan time.Du
 		fmt.Fprint(w, ":")
 	}
 	fmt.Fprintf(w, " load imbalance %.2f, straggler ratio %.2f\n", balance.Imbalance(loads), balance.StragglerRatio(durations))
+	fmt.Fprintf(w, "extra executions: %d (%d redeliveries after a worker was lost or stopped or the server restarted, %d retries after failures)\n",
+		p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -25,6 +26,8 @@ type jobProgress struct {
 	lined bool // a line was printed
 	total int
 	p     runner.Progress
+	// longest is the cluster's longest-running task, "" if none known.
+	longest string
 }
 
 // newJobProgress makes the display for mode auto, bar, lines or none.
@@ -61,12 +64,24 @@ func (pr *jobProgress) update(p runner.Progress) {
 	pr.p = p
 	switch {
 	case pr.bar != nil:
-		pr.bar.Describe(fmt.Sprintf("jobs (%d running, %d failed)", p.Running, p.Failed))
+		pr.bar.Describe(fmt.Sprintf("jobs (%d running%s, %d failed)", p.Running, pr.longest, p.Failed))
 		pr.bar.Set(p.Done())
-	case pr.lines != nil && time.Since(pr.last) >= time.Second:
+	case pr.lines != nil && time.Since(pr.last) >= 950*time.Millisecond: // the ticks of a cluster run come every second
 		pr.last, pr.lined = time.Now(), true
 		pr.line(p)
 	}
+}
+
+// updateCluster takes a cluster job's progress: as update, with the
+// longest-running task and its worker.
+func (pr *jobProgress) updateCluster(p cluster.Progress, elapsed time.Duration) {
+	pr.mu.Lock()
+	pr.longest = ""
+	if l := p.Longest; l.Task != "" {
+		pr.longest = fmt.Sprintf(" (longest: job %s on %s for %s)", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond))
+	}
+	pr.mu.Unlock()
+	pr.update(runner.Progress{Total: p.Total, Succeeded: p.Succeeded, Failed: p.Failed, Running: p.Running, Elapsed: elapsed})
 }
 
 func (pr *jobProgress) line(p runner.Progress) {
@@ -74,8 +89,8 @@ func (pr *jobProgress) line(p runner.Progress) {
 	if d := p.Done(); d > 0 {
 		eta = (time.Duration(float64(p.Elapsed) / float64(d) * float64(pr.total-d))).Round(time.Second).String()
 	}
-	fmt.Fprintf(pr.lines, "progress: %d/%d done, %d failed, %d running, %s elapsed, eta %s\n",
-		p.Done(), pr.total, p.Failed, p.Running, p.Elapsed.Round(100*time.Millisecond), eta)
+	fmt.Fprintf(pr.lines, "progress: %d/%d done, %d failed, %d running%s, %s elapsed, eta %s\n",
+		p.Done(), pr.total, p.Failed, p.Running, pr.longest, p.Elapsed.Round(100*time.Millisecond), eta)
 }
 
 // finish clears the bar, or writes the last line.

@@ -103,11 +103,19 @@ func TestServeWorkerRun(t *testing.T) {
 		}
 	}
 
-	// The same batch again is a fresh run of a finished job; with
-	// --resume-failed only the failed job runs again.
-	code, out, errs = runWithInput(t, input, "run", "--nats", url, "--joblog", log, "--resume-failed", "--summary")
-	if code != 1 || out != "" || !strings.Contains(errs, "jobs 1: 0 succeeded, 1 failed") {
+	// The same batch again collects the finished job's results and runs
+	// nothing; with --resume-failed the failed job runs again, and only
+	// its row is added to the joblog.
+	code, out, errs = runWithInput(t, input, "run", "--nats", url, "-k", "--progress=none", "--summary")
+	if code != 1 || out != "one\ntwo\n" || !strings.Contains(errs, "finished earlier") || !strings.Contains(errs, "4 recorded before this run") {
+		t.Errorf("rerun: exit %d, stdout %q, stderr %q; want the recorded results, nothing run", code, out, errs)
+	}
+	code, out, errs = runWithInput(t, input, "run", "--nats", url, "--joblog", log, "--resume-failed", "--progress=none", "--summary")
+	if code != 1 || out != "" || !strings.Contains(errs, "jobs 4: 3 succeeded, 1 failed; 3 recorded before this run") {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q; want only job 3 rerun", code, out, errs)
+	}
+	if recs, _ := runner.ReadJoblogFile(log); len(recs) != 5 || recs[4].Seq != 3 || recs[4].Start.Before(recs[3].Start) {
+		t.Errorf("joblog after --resume-failed: %+v; want job 3's new row added", recs)
 	}
 	code, out, _ = runWithInput(t, "1\techo a\n9\techo b\n5\techo c\n", "run", "--nats", url, "-k", "--weight-col", "1", "--retries", "2", "--timeout", "30s")
 	if code != 0 || out != "a\nb\nc\n" {
@@ -146,3 +154,8 @@ func TestJobIDFollowsTheCommands(t *testing.T) {
 	}
 	_ = os.Getpid
 }
+
+// The worker runs in this test process, which is not the worksteal binary:
+// it has no "reap" command to start (the binary's tests in cmd/worksteal
+// cover the reaper).
+func init() { reaperCommand = func(time.Duration) []string { return nil } }

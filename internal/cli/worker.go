@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	neturl "net/url"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -18,7 +21,10 @@ import (
 	"github.com/worksteal/worksteal/runner"
 )
 
-func init() { addCommand(newWorkerCommand) }
+func init() {
+	addCommand(newWorkerCommand)
+	addCommand(newReapCommand)
+}
 
 // workerConfig is what the flags of "worksteal worker" fill in.
 type workerConfig struct {
@@ -157,7 +163,18 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace)); err != nil {
+	// The reaper kills the running commands' process groups if this
+	// worker dies (kill -9 included): a dead worker leaves no orphans.
+	var reaper *runner.Reaper
+	if argv := reaperCommand(cfg.grace); argv != nil {
+		reaper, err = runner.StartReaper(argv...)
+		if err != nil {
+			fmt.Fprintf(errs, "worksteal worker: %v: the commands of this worker will outlive it if it dies\n", err)
+		} else {
+			defer reaper.Close()
+		}
+	}
+	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
@@ -171,7 +188,7 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 // shellTaskHandler runs one shell command per task, its process group
 // killed when the task is cancelled. A non-zero exit is an error (the task
 // is retried as the job allows); the output is the result either way.
-func shellTaskHandler(shell string, grace time.Duration) cluster.Handler {
+func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) cluster.Handler {
 	return func(ctx context.Context, payload []byte) ([]byte, error) {
 		var t shellTask
 		if err := json.Unmarshal(payload, &t); err != nil || t.Cmd == "" {
@@ -184,7 +201,7 @@ func shellTaskHandler(shell string, grace time.Duration) cluster.Handler {
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace,
+		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
 			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}})
 		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
 		switch {
@@ -238,4 +255,33 @@ func (l *errorLog) log(err error) {
 		return
 	}
 	fmt.Fprintf(l.w, "%s: %s\n", l.prefix, msg)
+}
+
+// reaperCommand is the command line of the worker's reaper: this binary's
+// hidden "reap" command. Nil when this process is not the worksteal binary
+// (the package's tests run the worker in-process).
+var reaperCommand = func(grace time.Duration) []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "reap", "--grace", grace.String()}
+}
+
+// newReapCommand is the worker's reaper process (see runner.Reaper): not
+// for users, hidden from help.
+func newReapCommand(env *Env) *cobra.Command {
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:    "reap",
+		Short:  "Kill a dead worker's commands (started by worksteal worker)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			return runner.ReapGroups(env.Stdin, grace)
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "time between SIGTERM and SIGKILL")
+	return cmd
 }
