@@ -50,7 +50,10 @@
 //     "task<TAB>attempt<TAB>start-unix-ns<TAB>worker", sent at every
 //     heartbeat while the task runs (and at its start when the job
 //     speculates); ws.cancel.<job>.<task> stops the local copies of a task
-//     (a speculative race was decided), ws.cancel.<job> those of a job.
+//     (a speculative race was decided), ws.cancel.<job> those of a job;
+//     ws.ran.<job>, "task<TAB>delivery<TAB>worker", a run whose result was
+//     discarded because another run had recorded one (counted as an
+//     extra execution).
 //   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
 //     every second (what it runs, its counters, its submit-to-start
 //     latency histogram), for observers; a worker silent for 3 s is lost.

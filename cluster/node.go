@@ -91,6 +91,7 @@ func (n *Node) streamName() string             { return n.opts.stream + "_tasks"
 func (n *Node) consumerName() string           { return n.opts.stream + "_workers" }
 func (n *Node) taskSubject(h string) string    { return n.opts.stream + ".task." + h }
 func (n *Node) startedSubject(j string) string { return n.opts.stream + ".started." + j }
+func (n *Node) ranSubject(j string) string     { return n.opts.stream + ".ran." + j }
 func (n *Node) cancelSubject(j, t string) string {
 	return n.opts.stream + ".cancel." + j + "." + t
 }
@@ -107,14 +108,22 @@ func (n *Node) ensure(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
+	f := n.setup
+	if n.opts.role.binds() {
+		f = n.bind // may not create or change them: see WithRole
+	}
+	return retryTransient(ctx, n.opts.defaultTimeout, f)
+}
+
+// retryTransient runs f until it succeeds, fails for good, or ctx is done,
+// each try with its own timeout: a JetStream API request that a cluster
+// without a leader leaves unanswered must not use up the whole budget.
+func retryTransient(ctx context.Context, each time.Duration, f func(ctx context.Context) error) error {
 	for tries := 1; ; tries++ {
-		var err error
-		if n.opts.role.binds() {
-			err = n.bind(ctx) // may not create or change them: see WithRole
-		} else {
-			err = n.setup(ctx)
-		}
-		if err == nil || !transient(err) || !sleepCtx(ctx, backoffDelay(tries)) {
+		tctx, cancel := context.WithTimeout(ctx, each)
+		err := f(tctx)
+		cancel()
+		if err == nil || !(transient(err) || errors.Is(err, nats.ErrNoResponders)) || !sleepCtx(ctx, backoffDelay(tries)) {
 			return err
 		}
 	}
@@ -130,54 +139,76 @@ func transient(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrConsumerExists)
 }
 
-// setup creates or updates the stream, its consumer and the buckets.
+// setup finds or creates the stream, its consumer and the buckets. What
+// exists with at least the replicas asked for is used as it is: in a
+// JetStream cluster every update is a proposal to its meta leader, and
+// many nodes starting at once must not queue them. What a failed try got
+// is kept for the next try.
 func (n *Node) setup(ctx context.Context) error {
 	storage := jetstream.FileStorage
 	if n.opts.memory {
 		storage = jetstream.MemoryStorage
 	}
-	st, err := n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        n.streamName(),
-		Description: "worksteal tasks waiting for a worker",
-		Subjects:    []string{n.opts.stream + ".task.>"},
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     storage,
-		Replicas:    n.opts.replicas,
-		Duplicates:  2 * time.Minute,
-	})
-	if err != nil {
-		return jsError("stream "+n.streamName(), err)
-	}
-	cons, err := n.consumerSetup(ctx)
-	if err != nil {
-		return err
-	}
-	bucket := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
-		kv, err := n.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: n.opts.stream + "_" + name, Description: desc, History: 1, TTL: ttl,
-			Storage: storage, Replicas: n.opts.replicas,
-		})
-		if err != nil {
-			return nil, jsError("bucket "+n.opts.stream+"_"+name, err)
+	if n.stream == nil {
+		cfg := jetstream.StreamConfig{
+			Name:        n.streamName(),
+			Description: "worksteal tasks waiting for a worker",
+			Subjects:    []string{n.opts.stream + ".task.>"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     storage,
+			Replicas:    n.opts.replicas,
+			Duplicates:  2 * time.Minute,
 		}
-		return kv, nil
+		st, err := n.js.Stream(ctx, cfg.Name)
+		if err == nil && st.CachedInfo().Config.Replicas < cfg.Replicas || errors.Is(err, jetstream.ErrStreamNotFound) {
+			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
+		}
+		if err != nil {
+			return jsError("stream "+n.streamName(), err)
+		}
+		n.stream = st
 	}
-	if n.results, err = bucket("results", "worksteal task results, one per task", 0); err != nil {
+	if n.consumer == nil {
+		cons, err := n.consumerSetup(ctx)
+		if err != nil {
+			return err
+		}
+		n.consumer = cons
+	}
+	bucket := func(kv *jetstream.KeyValue, name, desc string, ttl time.Duration) error {
+		if *kv != nil {
+			return nil
+		}
+		cfg := jetstream.KeyValueConfig{Bucket: n.opts.stream + "_" + name, Description: desc, History: 1, TTL: ttl,
+			Storage: storage, Replicas: n.opts.replicas}
+		st, err := n.js.Stream(ctx, "KV_"+cfg.Bucket)
+		if err == nil && st.CachedInfo().Config.Replicas >= cfg.Replicas {
+			*kv, err = n.js.KeyValue(ctx, cfg.Bucket)
+		} else if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
+			*kv, err = n.js.CreateOrUpdateKeyValue(ctx, cfg)
+		}
+		if err != nil {
+			*kv = nil
+			return jsError("bucket "+cfg.Bucket, err)
+		}
+		return nil
+	}
+	if err := bucket(&n.results, "results", "worksteal task results, one per task", 0); err != nil {
 		return err
 	}
-	if n.jobs, err = bucket("jobs", "worksteal job records", 0); err != nil {
+	if err := bucket(&n.jobs, "jobs", "worksteal job records", 0); err != nil {
 		return err
 	}
-	if n.checkpoints, err = bucket("checkpoints", "worksteal task checkpoints", 0); err != nil {
+	if err := bucket(&n.checkpoints, "checkpoints", "worksteal task checkpoints", 0); err != nil {
 		return err
 	}
-	if n.workers, err = bucket("workers", "worksteal live workers", workerTTL); err != nil {
+	if err := bucket(&n.workers, "workers", "worksteal live workers", workerTTL); err != nil {
 		return err
 	}
-	if n.failuresKV, err = bucket("failures", "worksteal handler failures per task", 0); err != nil {
+	if err := bucket(&n.failuresKV, "failures", "worksteal handler failures per task", 0); err != nil {
 		return err
 	}
-	n.stream, n.consumer, n.ready = st, cons, true
+	n.ready = true
 	return nil
 }
 
@@ -196,7 +227,7 @@ func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
 		MaxDeliver:    -1,
 		MaxAckPending: -1,
 		MaxWaiting:    4096,
-		Replicas:      n.opts.replicas,
+		// Replicas 0: as many as the stream, which a node may scale.
 	}
 	cons, err := n.js.Consumer(ctx, n.streamName(), n.consumerName())
 	switch {
@@ -207,7 +238,7 @@ func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
 				n.opts.ackWait, n.opts.stream, have.AckWait, n.consumerName()))
 		}
 		cfg.AckWait = have.AckWait
-		if have.MaxDeliver != -1 || len(have.BackOff) > 0 || have.Replicas != cfg.Replicas && have.Replicas != 0 {
+		if have.MaxDeliver != -1 || len(have.BackOff) > 0 || have.Replicas != 0 {
 			// Made by an older version: same ack wait, today's redelivery.
 			cons, err = n.js.UpdateConsumer(ctx, n.streamName(), cfg)
 		}

@@ -358,12 +358,20 @@ func (n *Node) ensureWaiting(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting: nothing to serve
 		}
-		if !errors.Is(err, ErrNotSetUp) {
-			return err
+		if err == nil {
+			return nil
 		}
-		if !told {
-			n.opts.onError(fmt.Errorf("%w; waiting", err))
-			told = true
+		switch {
+		case errors.Is(err, ErrNotSetUp):
+			if !told {
+				n.opts.onError(fmt.Errorf("%w; waiting", err))
+				told = true
+			}
+		case errors.Is(err, context.DeadlineExceeded) || transient(err):
+			// A JetStream cluster still electing its leaders.
+			n.opts.onError(fmt.Errorf("cluster: waiting for JetStream: %w", err))
+		default:
+			return err
 		}
 		if !sleepCtx(ctx, time.Second) {
 			return nil

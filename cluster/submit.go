@@ -145,7 +145,7 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 	// created on an earlier try is found and resumed), so they are retried.
 	var rec jobRecord
 	var resumed bool
-	err = n.retrySettling(ctx, func() error {
+	err = n.retrySettling(ctx, func(ctx context.Context) error {
 		if err := n.checkHandlers(ctx, job); err != nil {
 			return err
 		}
@@ -210,7 +210,6 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 		s.arrivals = slices.DeleteFunc(s.arrivals, func(a Result) bool { return a.Task == r.Task })
 		s.failed--
 		s.retries -= max(0, r.Attempt-1)
-		s.redeliveries -= max(0, r.Deliveries-r.Attempt)
 		s.mu.Unlock()
 		i, ok := s.index[r.Task]
 		if !ok {
@@ -230,15 +229,10 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 // retrySettling runs f until it succeeds, fails for good, or 30 s pass:
 // errors of a JetStream cluster still settling (transient, or no responders
 // once the stream and buckets are known to exist) are retried with backoff.
-func (n *Node) retrySettling(ctx context.Context, f func() error) error {
+func (n *Node) retrySettling(ctx context.Context, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
-	for tries := 1; ; tries++ {
-		err := f()
-		if err == nil || !(transient(err) || errors.Is(err, nats.ErrNoResponders)) || !sleepCtx(ctx, backoffDelay(tries)) {
-			return err
-		}
-	}
+	return retryTransient(ctx, n.opts.defaultTimeout, f)
 }
 
 // jobRecord reads job's record, or creates it.
@@ -345,7 +339,10 @@ type Progress struct {
 	Copies int
 	// Retries is the number of attempts after a failure, summed over the
 	// recorded results; Redeliveries the deliveries beyond those (a
-	// worker died, stopped or lost the server, and the task ran again).
+	// worker died, stopped or lost the server, and the task ran again),
+	// from the results and the workers' notices of runs whose result was
+	// discarded (one lost while this Submission was away is missed).
+	// Retries + Redeliveries estimates the executions beyond one per task.
 	Retries, Redeliveries int
 }
 
@@ -387,11 +384,15 @@ type Submission struct {
 	read     int      // Next's cursor into arrivals
 	started  map[string]startNote
 	copied   map[string]bool
-	// Counts kept as results arrive, so that Progress is O(1) per result.
-	succeeded, failed, retries, redeliveries int
-	notify                                   chan struct{} // closed and replaced on every change
-	err                                      error         // the watch failed
-	finished                                 bool
+	// Counts kept as results arrive, so that Progress is O(1) per result:
+	// extra is Σ over tasks of (the highest delivery seen − 1), from the
+	// results and the workers' notices of discarded runs (maxDelivery
+	// holds the tasks with more than one).
+	succeeded, failed, retries, extra int
+	maxDelivery                       map[string]int
+	notify                            chan struct{} // closed and replaced on every change
+	err                               error         // the watch failed
+	finished                          bool
 }
 
 // follow starts watching the job's results and workers' start notices,
@@ -401,7 +402,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
 		done: make(chan struct{}), results: map[string]Result{}, started: map[string]startNote{},
-		copied: map[string]bool{}, notify: make(chan struct{}),
+		copied: map[string]bool{}, notify: make(chan struct{}), maxDelivery: map[string]int{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
 	if ids != nil {
@@ -413,6 +414,11 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	sub, err := n.nc.Subscribe(n.startedSubject(rec.ID), s.onStarted)
 	if err != nil {
 		cancel()
+		return nil, err
+	}
+	s.subs = append(s.subs, sub)
+	if sub, err = n.nc.Subscribe(n.ranSubject(rec.ID), s.onRan); err != nil {
+		s.Stop()
 		return nil, err
 	}
 	s.subs = append(s.subs, sub)
@@ -483,7 +489,7 @@ func (s *Submission) add(r Result) {
 		s.failed++
 	}
 	s.retries += max(0, r.Attempt-1)
-	s.redeliveries += max(0, r.Deliveries-r.Attempt)
+	s.delivered(r.Task, r.Deliveries)
 	if s.copied[r.Task] {
 		// The race is decided: stop the other copy.
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
@@ -494,6 +500,35 @@ func (s *Submission) add(r Result) {
 		go s.markDone()
 	}
 	s.changed()
+}
+
+// delivered notes that task was delivered d times. Called with s.mu held.
+func (s *Submission) delivered(task string, d int) {
+	if d <= 1 {
+		return
+	}
+	prev := max(1, s.maxDelivery[task])
+	if d > prev {
+		s.extra += d - prev
+		s.maxDelivery[task] = d
+	}
+}
+
+// onRan takes a worker's notice that it ran a task whose result another
+// run had recorded: "task \t delivery \t worker". A run after a server
+// restart may be such a duplicate, and no result counts it.
+func (s *Submission) onRan(m *nats.Msg) {
+	f := strings.Split(string(m.Data), "\t")
+	if len(f) < 2 {
+		return
+	}
+	d, err := strconv.Atoi(f[1])
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delivered(f[0], d)
 }
 
 // changed wakes the waiters of Next. Called with s.mu held.
@@ -693,7 +728,7 @@ func (s *Submission) Progress() Progress {
 	now := time.Now()
 	s.expireStarted(now)
 	p := Progress{Total: s.total, Succeeded: s.succeeded, Failed: s.failed, Running: len(s.started),
-		Copies: len(s.copied), Retries: s.retries, Redeliveries: s.redeliveries}
+		Copies: len(s.copied), Retries: s.retries, Redeliveries: max(0, s.extra-s.retries)}
 	for _, st := range s.started {
 		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
 			p.Longest = st.RunningTask

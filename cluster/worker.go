@@ -137,6 +137,8 @@ func (n *Node) Serve(ctx context.Context) error {
 	if len(handlers) == 0 {
 		return ErrNoHandlers
 	}
+	// A worker may start before its JetStream cluster has elected its
+	// leaders, or before a submitter set the tier up: it waits, saying so.
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
@@ -545,6 +547,9 @@ func (s *serving) settle(d delivery, res Result) {
 		n.recorded.Add(1)
 	} else {
 		n.duplicates.Add(1)
+		if res.Runtime > 0 { // it ran: tell the submitter, no result will
+			n.nc.Publish(n.ranSubject(d.job), []byte(d.task+"\t"+strconv.Itoa(d.delivered)+"\t"+n.opts.name))
+		}
 	}
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))

@@ -51,9 +51,8 @@ type runConfig struct {
 	showSummary bool
 
 	// Cluster mode (run_cluster.go).
-	nats     string
-	jobName  string
-	replicas int
+	nats    string
+	jobName string
 	clusterFlags
 }
 

@@ -24,7 +24,6 @@ func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.nats, "nats", "", "run the batch on the workers of the NATS server at URL (worksteal serve, worksteal worker)")
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
 	cfg.clusterFlags.add(f, "with --nats: ")
-	f.IntVar(&cfg.replicas, "replicas", 1, "with --nats: servers that keep a copy of the tasks and results (3 survives the loss of one server of a JetStream cluster)")
 }
 
 // jobID names a batch by its commands: the same batch gets the same id,
@@ -65,7 +64,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		return runError(err)
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), cluster.WithReplicas(cfg.replicas))...)
+	node, err := cluster.New(nc, cfg.clusterFlags.options()...)
 	if err != nil {
 		return runError(err)
 	}

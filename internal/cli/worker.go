@@ -90,6 +90,7 @@ type clusterFlags struct {
 	stream     string
 	ackWait    time.Duration
 	maxDeliver int
+	replicas   int
 	changed    func(name string) bool
 	creds      cluster.Credentials // client_security.go
 }
@@ -99,6 +100,7 @@ func (c *clusterFlags) add(f *pflag.FlagSet, prefix string) {
 	f.StringVar(&c.stream, "stream", "ws", prefix+"name prefix of the JetStream stream, buckets and subjects")
 	f.DurationVar(&c.ackWait, "ack-wait", 30*time.Second, prefix+"a task whose worker is silent this long goes to another worker; set by the first worker or submitter of a stream, adopted by the others")
 	f.IntVar(&c.maxDeliver, "max-deliver", 10, prefix+"deliveries of a task that may end without an outcome (its worker died, stopped or lost the server) before it is recorded as a poison task")
+	f.IntVar(&c.replicas, "replicas", 1, prefix+"servers that keep a copy of the tasks and results (3 survives the loss of one server of a JetStream cluster)")
 	c.changed = func(name string) bool { return f.Changed(name) }
 	addCredentialFlags(f, &c.creds, prefix)
 }
@@ -106,7 +108,7 @@ func (c *clusterFlags) add(f *pflag.FlagSet, prefix string) {
 // options are the cluster options the flags ask for: the ack wait only if
 // given, so that a client does not override the deployment's.
 func (c *clusterFlags) options() []cluster.Option {
-	opts := []cluster.Option{cluster.WithStream(c.stream), cluster.WithMaxDeliver(c.maxDeliver)}
+	opts := []cluster.Option{cluster.WithStream(c.stream), cluster.WithMaxDeliver(c.maxDeliver), cluster.WithReplicas(c.replicas)}
 	if c.changed != nil && c.changed("ack-wait") {
 		opts = append(opts, cluster.WithAckWait(c.ackWait))
 	}

@@ -1,0 +1,500 @@
+// End-to-end tests of the worksteal binary's cluster tier: the binary is
+// built once, and serve, workers and "run --nats" run as real processes
+// that the tests kill with real signals. Each fault test checks the
+// operator's promise: the run exits 0, every task has exactly one
+// successful result, the joblog has a row per task with real times, and
+// the extra executions are counted in the summary.
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// wsBin is the worksteal binary under test, built by TestMain.
+var wsBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "worksteal-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	wsBin = filepath.Join(dir, "worksteal")
+	build := exec.Command("go", "build", "-o", wsBin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Settings every process of a test shares: a short ack wait (heartbeat a
+// third of it) so that lost workers are noticed quickly.
+const ackWait = "1500ms"
+
+// proc is a running worksteal process.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	code int
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs worksteal args; the test's end kills it (and logs its output
+// if the test failed).
+func start(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, cmd: exec.Command(wsBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("--- %s (%s):\n%s", name, strings.Join(args, " "), p.out.String())
+		}
+	})
+	return p
+}
+
+// waitFor waits for a line of p's output matching re, and returns the match.
+func (p *proc) waitFor(t *testing.T, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := rx.FindStringSubmatch(p.out.String()); m != nil {
+			return m
+		}
+		select {
+		case <-p.done:
+			if m := rx.FindStringSubmatch(p.out.String()); m != nil {
+				return m
+			}
+			t.Fatalf("%s exited (%d) before printing %q:\n%s", p.name, p.code, re, p.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("%s did not print %q:\n%s", p.name, re, p.out.String())
+	return nil
+}
+
+// wait waits for p to exit and returns its status.
+func (p *proc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(limit):
+		t.Fatalf("%s did not finish in %v:\n%s", p.name, limit, p.out.String())
+		return -1
+	}
+}
+
+func (p *proc) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v to %s: %v", sig, p.name, err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// server is one "worksteal serve" that can be killed and started again on
+// the same port and store.
+type server struct {
+	name, addr, store string
+	extra             []string
+	p                 *proc
+}
+
+func (s *server) start(t *testing.T) {
+	t.Helper()
+	args := append([]string{"serve", "--listen", s.addr, "--store", s.store, "--name", s.name}, s.extra...)
+	s.p = start(t, "serve "+s.name, args...)
+	s.p.waitFor(t, `JetStream on nats://`)
+}
+
+func (s *server) url() string { return "nats://" + s.addr }
+
+// batch is a run's input: n commands, each appending its id to a file,
+// then sleeping 50 to 300 ms in a child of the shell (so that a worker's
+// death must end a process group, not one process).
+type batch struct {
+	dir, ids, joblog, input string
+	n                       int
+}
+
+func newBatch(t *testing.T, n int) *batch {
+	dir := t.TempDir()
+	b := &batch{dir: dir, ids: filepath.Join(dir, "ids"), joblog: filepath.Join(dir, "jobs.tsv"), input: filepath.Join(dir, "input"), n: n}
+	var in strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&in, "echo %d >> %s; sleep 0.%03d; true\n", i, b.ids, 50+(i*97)%250)
+	}
+	if err := os.WriteFile(b.input, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// executions is the number of times the batch's commands have started.
+func (b *batch) executions() int {
+	data, _ := os.ReadFile(b.ids)
+	return bytes.Count(data, []byte("\n"))
+}
+
+// run starts "worksteal run --nats" on the batch.
+func (b *batch) run(t *testing.T, url string, extra ...string) *proc {
+	args := append([]string{"run", "--nats", url, "--ack-wait", ackWait, "--joblog", b.joblog, "--progress", "lines", "-a", b.input}, extra...)
+	return start(t, "run", args...)
+}
+
+// waitExecutions waits until the batch has started k commands.
+func (b *batch) waitExecutions(t *testing.T, k int, run *proc) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for b.executions() < k {
+		select {
+		case <-run.done:
+			t.Fatalf("run exited %d after %d of %d executions:\n%s", run.code, b.executions(), k, run.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d executions started:\n%s", b.executions(), k, run.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// check asserts the promise on a finished run: exit 0, every id in the
+// input exactly once successful in the joblog with real times, every
+// execution (the ids file) of a known task, and the extra executions
+// reported.
+func (b *batch) check(t *testing.T, run *proc, began time.Time) {
+	t.Helper()
+	if code := run.wait(t, 180*time.Second); code != 0 {
+		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
+	}
+	recs, err := runner.ReadJoblogFile(b.joblog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != b.n {
+		t.Errorf("joblog has %d rows; want %d", len(recs), b.n)
+	}
+	seen := map[int]int{}
+	for _, r := range recs {
+		seen[r.Seq]++
+		if !r.OK() || r.Start.Before(began.Add(-time.Second)) || r.Start.After(time.Now()) || r.Runtime < 40*time.Millisecond || r.Host == "" {
+			t.Errorf("joblog row %+v: want a success with a real start time and run time", r)
+		}
+	}
+	for i := 1; i <= b.n; i++ {
+		if seen[i] != 1 {
+			t.Errorf("task %d has %d successful results; want exactly 1", i, seen[i])
+		}
+	}
+	// Every task ran; at-least-once execution may run some twice, and
+	// the summary must say how many ran again.
+	data, _ := os.ReadFile(b.ids)
+	ran := map[int]int{}
+	for _, f := range strings.Fields(string(data)) {
+		i, _ := strconv.Atoi(f)
+		ran[i]++
+	}
+	extra := b.executions() - b.n
+	for i := 1; i <= b.n; i++ {
+		if ran[i] == 0 {
+			t.Errorf("task %d never ran", i)
+		}
+	}
+	m := regexp.MustCompile(`extra executions: (\d+)`).FindStringSubmatch(run.out.String())
+	if m == nil {
+		t.Fatalf("the summary reports no extra executions:\n%s", run.out.String())
+	}
+	reported, _ := strconv.Atoi(m[1])
+	t.Logf("%d tasks, %d executions started, %d extra reported", b.n, b.executions(), reported)
+	if extra > 0 && reported == 0 {
+		t.Errorf("%d commands ran more than once, the summary reports %d extra executions", extra, reported)
+	}
+	if !strings.Contains(run.out.String(), "jobs "+strconv.Itoa(b.n)+": "+strconv.Itoa(b.n)+" succeeded, 0 failed") {
+		t.Errorf("summary lacks all %d succeeded:\n%s", b.n, run.out.String())
+	}
+}
+
+// deployment is one serve and three workers of 4 slots.
+func deployment(t *testing.T) (*server, []*proc) {
+	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
+	srv.start(t)
+	var workers []*proc
+	for i := 1; i <= 3; i++ {
+		w := start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait)
+		w.waitFor(t, "serving sh")
+		workers = append(workers, w)
+	}
+	return srv, workers
+}
+
+// TestWorkerKilledMidBatch: 500 tasks; one of three workers is killed
+// with SIGKILL a quarter of the way in.
+func TestWorkerKilledMidBatch(t *testing.T) {
+	t.Parallel()
+	srv, workers := deployment(t)
+	b := newBatch(t, 500)
+	began := time.Now()
+	run := b.run(t, srv.url())
+	b.waitExecutions(t, b.n/4, run)
+	workers[0].signal(t, syscall.SIGKILL)
+	b.check(t, run, began)
+}
+
+// TestTwoOfThreeWorkersKilled: two of three workers die with SIGKILL.
+func TestTwoOfThreeWorkersKilled(t *testing.T) {
+	t.Parallel()
+	srv, workers := deployment(t)
+	b := newBatch(t, 150)
+	began := time.Now()
+	run := b.run(t, srv.url())
+	b.waitExecutions(t, b.n/4, run)
+	workers[0].signal(t, syscall.SIGKILL)
+	workers[1].signal(t, syscall.SIGKILL)
+	b.check(t, run, began)
+}
+
+// TestWorkerStoppedMidBatch: a worker stopped with SIGTERM hands its
+// running tasks back at once; it exits 0 and they are not attempts.
+func TestWorkerStoppedMidBatch(t *testing.T) {
+	t.Parallel()
+	srv, workers := deployment(t)
+	b := newBatch(t, 150)
+	began := time.Now()
+	run := b.run(t, srv.url())
+	b.waitExecutions(t, b.n/4, run)
+	workers[0].signal(t, syscall.SIGTERM)
+	if code := workers[0].wait(t, 30*time.Second); code != 0 {
+		t.Errorf("the stopped worker exited %d; want 0", code)
+	}
+	b.check(t, run, began)
+}
+
+// TestServerKilledAndRestarted: serve dies with SIGKILL and comes back on
+// the same port and store after 3 s, and after 20 s (longer than the ack
+// wait, the heartbeats' timeout and the workers' request timeouts: every
+// running task's lease expires while the server is away).
+func TestServerKilledAndRestarted(t *testing.T) {
+	t.Parallel()
+	for _, away := range []time.Duration{3 * time.Second, 20 * time.Second} {
+		t.Run(fmt.Sprintf("away %v", away), func(t *testing.T) {
+			t.Parallel()
+			srv, _ := deployment(t)
+			b := newBatch(t, 150)
+			began := time.Now()
+			run := b.run(t, srv.url())
+			b.waitExecutions(t, b.n/4, run)
+			srv.p.signal(t, syscall.SIGKILL)
+			<-srv.p.done
+			time.Sleep(away)
+			srv.start(t)
+			b.check(t, run, began)
+		})
+	}
+}
+
+// TestClusterLosesStreamLeader: three serve processes form a JetStream
+// cluster; the batch runs with --replicas 3 and the server that leads the
+// task stream dies with SIGKILL. Workers must not flood their logs while
+// the cluster elects a new leader.
+func TestClusterLosesStreamLeader(t *testing.T) {
+	t.Parallel()
+	var servers []*server
+	var routes []string
+	clusterPorts := []int{freePort(t), freePort(t), freePort(t)}
+	for _, p := range clusterPorts {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	for i, p := range clusterPorts {
+		servers = append(servers, &server{name: fmt.Sprintf("s%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir(),
+			extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
+	}
+	for _, s := range servers {
+		s.start(t)
+	}
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.url())
+	}
+	all := strings.Join(urls, ",")
+	var workers []*proc
+	for i := 1; i <= 3; i++ {
+		// Each worker first tries a different server.
+		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
+		w := start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
+		w.waitFor(t, "serving sh")
+		workers = append(workers, w)
+	}
+	b := newBatch(t, 150)
+	began := time.Now()
+	run := b.run(t, all, "--replicas", "3")
+	b.waitExecutions(t, b.n/4, run)
+	leader := streamLeader(t, all)
+	var victim *server
+	for _, s := range servers {
+		if s.name == leader {
+			victim = s
+		}
+	}
+	if victim == nil {
+		t.Fatalf("stream leader %q is none of the servers", leader)
+	}
+	t.Logf("killing %s, the task stream's leader", leader)
+	victim.p.signal(t, syscall.SIGKILL)
+	b.check(t, run, began)
+	elapsed := time.Since(began).Seconds()
+	for _, w := range workers {
+		lines := strings.Count(w.out.String(), "\n")
+		if float64(lines) > 10+5*elapsed {
+			t.Errorf("%s logged %d lines in %.0f s; want a quiet log while the cluster elects:\n%s", w.name, lines, elapsed, w.out.String())
+		}
+	}
+}
+
+// streamLeader names the server that leads the task stream.
+func streamLeader(t *testing.T, urls string) string {
+	t.Helper()
+	nc, err := nats.Connect(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, "ws_tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil || info.Cluster == nil {
+		t.Fatalf("stream info: %v", err)
+	}
+	return info.Cluster.Leader
+}
+
+// TestKilledWorkerLeavesNoProcesses: the commands running on a worker
+// that dies by SIGKILL die with it, children of the shell included.
+func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc to find the worker's commands")
+	}
+	t.Parallel()
+	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
+	srv.start(t)
+	w := start(t, "worker victim", "worker", "--nats", srv.url(), "-j", "2", "--name", "victim", "--ack-wait", ackWait, "--grace", "200ms")
+	w.waitFor(t, "serving sh")
+	b := &batch{dir: t.TempDir()}
+	b.input = filepath.Join(b.dir, "input")
+	os.WriteFile(b.input, []byte("sleep 300; true\nsleep 301; true\n"), 0o644)
+	run := start(t, "run", "run", "--nats", srv.url(), "--progress", "none", "-a", b.input)
+	t.Cleanup(func() { run.cmd.Process.Kill() })
+	waitProcs := func(want func(n int) bool, what string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !want(len(commandsOf("victim"))) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the worker's commands are %v", what, commandsOf("victim"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitProcs(func(n int) bool { return n >= 4 }, "two shells and their sleeps running") // two shells, two sleeps
+	w.signal(t, syscall.SIGKILL)
+	waitProcs(func(n int) bool { return n == 0 }, "after the worker's SIGKILL")
+}
+
+// commandsOf lists the processes whose environment says they run a
+// command of the named worker.
+func commandsOf(worker string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	mark := []byte("WORKSTEAL_WORKER=" + worker + "\x00")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(env, mark) {
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(stat) {
+				continue
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func isZombie(stat []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(stat))
+	sc.Split(bufio.ScanWords)
+	for i := 0; sc.Scan(); i++ {
+		if i == 2 {
+			return sc.Text() == "Z"
+		}
+	}
+	return false
+}
