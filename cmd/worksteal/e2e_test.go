@@ -1,10 +1,10 @@
 // End-to-end tests of the worksteal binary's cluster tier: the binary is
-// built once, and serve, workers and "run --nats" run as real processes
+// built once (TestMain), and serve, workers and "run --nats" run as real processes
 // that the tests kill with real signals. Each fault test checks the
 // operator's promise: the run exits 0, every task has exactly one
 // successful result, the joblog has a row per task with real times, and
 // the extra executions are counted in the summary.
-package main_test
+package main
 
 import (
 	"bufio"
@@ -29,32 +29,12 @@ import (
 	"github.com/worksteal/worksteal/runner"
 )
 
-// wsBin is the worksteal binary under test, built by TestMain.
-var wsBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "worksteal-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	wsBin = filepath.Join(dir, "worksteal")
-	build := exec.Command("go", "build", "-o", wsBin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // Settings every process of a test shares: a short ack wait (heartbeat a
 // third of it) so that lost workers are noticed quickly.
 const ackWait = "1500ms"
 
-// proc is a running worksteal process.
-type proc struct {
+// process is a running worksteal process.
+type process struct {
 	name string
 	cmd  *exec.Cmd
 	out  *syncBuffer
@@ -79,11 +59,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// start runs worksteal args; the test's end kills it (and logs its output
+// launch runs worksteal args; the test's end kills it (and logs its output
 // if the test failed).
-func start(t *testing.T, name string, args ...string) *proc {
+func launch(t *testing.T, name string, args ...string) *process {
 	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(wsBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{name: name, cmd: exec.Command(wsBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -104,7 +84,7 @@ func start(t *testing.T, name string, args ...string) *proc {
 }
 
 // waitFor waits for a line of p's output matching re, and returns the match.
-func (p *proc) waitFor(t *testing.T, re string) []string {
+func (p *process) waitFor(t *testing.T, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	deadline := time.Now().Add(60 * time.Second)
@@ -126,7 +106,7 @@ func (p *proc) waitFor(t *testing.T, re string) []string {
 }
 
 // wait waits for p to exit and returns its status.
-func (p *proc) wait(t *testing.T, limit time.Duration) int {
+func (p *process) wait(t *testing.T, limit time.Duration) int {
 	t.Helper()
 	select {
 	case <-p.done:
@@ -137,7 +117,7 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 	}
 }
 
-func (p *proc) signal(t *testing.T, sig syscall.Signal) {
+func (p *process) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("signal %v to %s: %v", sig, p.name, err)
@@ -159,13 +139,13 @@ func freePort(t *testing.T) int {
 type server struct {
 	name, addr, store string
 	extra             []string
-	p                 *proc
+	p                 *process
 }
 
 func (s *server) start(t *testing.T) {
 	t.Helper()
 	args := append([]string{"serve", "--listen", s.addr, "--store", s.store, "--name", s.name}, s.extra...)
-	s.p = start(t, "serve "+s.name, args...)
+	s.p = launch(t, "serve "+s.name, args...)
 	s.p.waitFor(t, `JetStream on nats://`)
 }
 
@@ -199,13 +179,13 @@ func (b *batch) executions() int {
 }
 
 // run starts "worksteal run --nats" on the batch.
-func (b *batch) run(t *testing.T, url string, extra ...string) *proc {
+func (b *batch) run(t *testing.T, url string, extra ...string) *process {
 	args := append([]string{"run", "--nats", url, "--ack-wait", ackWait, "--joblog", b.joblog, "--progress", "lines", "-a", b.input}, extra...)
-	return start(t, "run", args...)
+	return launch(t, "run", args...)
 }
 
 // waitExecutions waits until the batch has started k commands.
-func (b *batch) waitExecutions(t *testing.T, k int, run *proc) {
+func (b *batch) waitExecutions(t *testing.T, k int, run *process) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for b.executions() < k {
@@ -225,7 +205,7 @@ func (b *batch) waitExecutions(t *testing.T, k int, run *proc) {
 // input exactly once successful in the joblog with real times, every
 // execution (the ids file) of a known task, and the extra executions
 // reported.
-func (b *batch) check(t *testing.T, run *proc, began time.Time) {
+func (b *batch) check(t *testing.T, run *process, began time.Time) {
 	t.Helper()
 	if code := run.wait(t, 180*time.Second); code != 0 {
 		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
@@ -278,12 +258,12 @@ func (b *batch) check(t *testing.T, run *proc, began time.Time) {
 }
 
 // deployment is one serve and three workers of 4 slots.
-func deployment(t *testing.T) (*server, []*proc) {
+func deployment(t *testing.T) (*server, []*process) {
 	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
 	srv.start(t)
-	var workers []*proc
+	var workers []*process
 	for i := 1; i <= 3; i++ {
-		w := start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait)
+		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait)
 		w.waitFor(t, "serving sh")
 		workers = append(workers, w)
 	}
@@ -379,11 +359,11 @@ func TestClusterLosesStreamLeader(t *testing.T) {
 		urls = append(urls, s.url())
 	}
 	all := strings.Join(urls, ",")
-	var workers []*proc
+	var workers []*process
 	for i := 1; i <= 3; i++ {
 		// Each worker first tries a different server.
 		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
-		w := start(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
+		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
 		w.waitFor(t, "serving sh")
 		workers = append(workers, w)
 	}
@@ -438,18 +418,18 @@ func streamLeader(t *testing.T, urls string) string {
 // TestKilledWorkerLeavesNoProcesses: the commands running on a worker
 // that dies by SIGKILL die with it, children of the shell included.
 func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
-	if _, err := os.Stat("/proc/self/environ"); err != nil {
-		t.Skip("needs /proc to find the worker's commands")
+	if _, err := os.Stat("/process/self/environ"); err != nil {
+		t.Skip("needs /process to find the worker's commands")
 	}
 	t.Parallel()
 	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
 	srv.start(t)
-	w := start(t, "worker victim", "worker", "--nats", srv.url(), "-j", "2", "--name", "victim", "--ack-wait", ackWait, "--grace", "200ms")
+	w := launch(t, "worker victim", "worker", "--nats", srv.url(), "-j", "2", "--name", "victim", "--ack-wait", ackWait, "--grace", "200ms")
 	w.waitFor(t, "serving sh")
 	b := &batch{dir: t.TempDir()}
 	b.input = filepath.Join(b.dir, "input")
 	os.WriteFile(b.input, []byte("sleep 300; true\nsleep 301; true\n"), 0o644)
-	run := start(t, "run", "run", "--nats", srv.url(), "--progress", "none", "-a", b.input)
+	run := launch(t, "run", "run", "--nats", srv.url(), "--progress", "none", "-a", b.input)
 	t.Cleanup(func() { run.cmd.Process.Kill() })
 	waitProcs := func(want func(n int) bool, what string) {
 		t.Helper()
@@ -470,16 +450,16 @@ func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
 // command of the named worker.
 func commandsOf(worker string) []int {
 	var pids []int
-	ents, _ := os.ReadDir("/proc")
+	ents, _ := os.ReadDir("/process")
 	mark := []byte("WORKSTEAL_WORKER=" + worker + "\x00")
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		env, err := os.ReadFile(filepath.Join("/process", e.Name(), "environ"))
 		if err == nil && bytes.Contains(env, mark) {
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && isZombie(stat) {
+			if stat, err := os.ReadFile(filepath.Join("/process", e.Name(), "stat")); err == nil && isZombie(stat) {
 				continue
 			}
 			pids = append(pids, pid)
