@@ -385,11 +385,10 @@ type Submission struct {
 	started  map[string]startNote
 	copied   map[string]bool
 	// Counts kept as results arrive, so that Progress is O(1) per result:
-	// extra is Σ over tasks of (the highest delivery seen − 1), from the
-	// results and the workers' notices of discarded runs (maxDelivery
-	// holds the tasks with more than one).
+	// extra is Σ over tasks of reruns.extra(), from the results and the
+	// workers' notices of discarded runs (reruns holds the tasks with any).
 	succeeded, failed, retries, extra int
-	maxDelivery                       map[string]int
+	reruns                            map[string]reruns
 	notify                            chan struct{} // closed and replaced on every change
 	err                               error         // the watch failed
 	finished                          bool
@@ -402,7 +401,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
 		done: make(chan struct{}), results: map[string]Result{}, started: map[string]startNote{},
-		copied: map[string]bool{}, notify: make(chan struct{}), maxDelivery: map[string]int{},
+		copied: map[string]bool{}, notify: make(chan struct{}), reruns: map[string]reruns{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
 	if ids != nil {
@@ -502,15 +501,32 @@ func (s *Submission) add(r Result) {
 	s.changed()
 }
 
+// reruns is what a Submission knows of a task's extra runs.
+type reruns struct {
+	maxDelivery int // the highest delivery count seen
+	discarded   int // runs whose result was discarded (ws.ran notices)
+}
+
+// extra estimates the task's runs beyond one: a discarded run may carry a
+// delivery count the server forgot (a restart loses the latest consumer
+// state, so a task can be delivered as "first" twice), hence the max.
+func (r reruns) extra() int { return max(r.maxDelivery-1, r.discarded) }
+
+// rerun updates task's reruns with f. Called with s.mu held.
+func (s *Submission) rerun(task string, f func(*reruns)) {
+	r := s.reruns[task]
+	before := r.extra()
+	f(&r)
+	if r.extra() != before {
+		s.extra += r.extra() - before
+		s.reruns[task] = r
+	}
+}
+
 // delivered notes that task was delivered d times. Called with s.mu held.
 func (s *Submission) delivered(task string, d int) {
-	if d <= 1 {
-		return
-	}
-	prev := max(1, s.maxDelivery[task])
-	if d > prev {
-		s.extra += d - prev
-		s.maxDelivery[task] = d
+	if d > 1 {
+		s.rerun(task, func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d) })
 	}
 }
 
@@ -528,7 +544,7 @@ func (s *Submission) onRan(m *nats.Msg) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.delivered(f[0], d)
+	s.rerun(f[0], func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d); r.discarded++ })
 }
 
 // changed wakes the waiters of Next. Called with s.mu held.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -608,6 +609,13 @@ func (n *Node) record(ctx context.Context, key string, res Result) (bool, error)
 		case err == nil:
 			return true, nil
 		case errors.Is(err, jetstream.ErrKeyExists):
+			// After a try that failed, the key may hold our own write
+			// (applied, but its answer lost): that is still our record.
+			if tries > 1 {
+				if e, gerr := n.results.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), data) {
+					return true, nil
+				}
+			}
 			return false, nil
 		}
 		if !sleepCtx(ctx, backoffDelay(tries)) {
