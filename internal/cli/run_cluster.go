@@ -58,15 +58,25 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
 	}
 	stderr := cmd.ErrOrStderr()
-	ctx := env.Ctx
-	nc, err := connectNATS(ctx, cfg.nats, "worksteal run", stderr)
+	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.creds, stderr)
 	if err != nil {
 		return runError(err)
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, cfg.clusterFlags.options()...)
+	runErr := runError
+	runError := func(err error) error { // a refusal explains the error it caused
+		if r := refused(ctx); r != nil {
+			return runErr(r)
+		}
+		return runErr(err)
+	}
+	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), roleOpts...)...)
 	if err != nil {
 		return runError(err)
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stderr, "worksteal: all %d jobs already succeeded\n", len(all))
+		return nil
 	}
 	job := clusterJob(cfg, all)
 	start := time.Now()
