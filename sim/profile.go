@@ -181,10 +181,13 @@ func fibTreeCounts(n, cutoff int) (A, I float64) {
 // A profile's strand timings include the profiler's own clock reads (two per
 // fork), which inflate the work of fine-grained code several times over;
 // a calibrated prediction takes the work from these measurements instead,
-// and only the shape (span, forks) from the profile.
+// and only the shape (span, forks) from the profile. The work is
+// Seq + Forks × ForkCost: either the sequential time plus the runtime's
+// overhead per fork, or (Seq 0) everything per fork, as measured on a
+// smaller size of the same computation at one worker.
 type Calibration struct {
-	Seq       Seconds `json:"seq"`        // the computation without the runtime: plain sequential Go
-	ForkCost  Seconds `json:"fork_cost"`  // the runtime's cost of one fork (Join) at one worker, beyond the sequential code
+	Seq       Seconds `json:"seq"`        // time not proportional to the forks (0: none)
+	ForkCost  Seconds `json:"fork_cost"`  // time per fork at one worker
 	StealCost Seconds `json:"steal_cost"` // one successful steal (0: keep the profile's)
 }
 
@@ -205,8 +208,8 @@ func (p Profile) Calibrated(c Calibration) (Profile, error) {
 			return p, err
 		}
 	}
-	if c.Seq.Duration() <= 0 {
-		return p, ferr("calibration.seq", "must be positive, got %v", float64(c.Seq))
+	if (c.Seq + Seconds(float64(p.Forks))*c.ForkCost).Duration() <= 0 {
+		return p, ferr("calibration", "gives no work (seq %v s, %d forks of %v s)", float64(c.Seq), p.Forks, float64(c.ForkCost))
 	}
 	q := p
 	q.Work = c.Seq + Seconds(float64(p.Forks))*c.ForkCost

@@ -133,7 +133,10 @@ func TestCalibrated(t *testing.T) {
 		t.Errorf("burden %v; want the profile's 0.01 (steal cost unchanged)", b)
 	}
 	if _, err := p.Calibrated(Calibration{}); err == nil {
-		t.Error("a calibration without a sequential time was accepted")
+		t.Error("a calibration that gives no work was accepted")
+	}
+	if q, err := p.Calibrated(Calibration{ForkCost: 40e-9}); err != nil || math.Abs(float64(q.Work)-0.04) > 1e-12 {
+		t.Errorf("all-in fork cost: work %v, %v; want 1e6 × 40ns = 0.04", q.Work, err)
 	}
 	if _, err := p.Calibrated(Calibration{Seq: 0.01, ForkCost: -1}); err == nil {
 		t.Error("a negative fork cost was accepted")

@@ -23,9 +23,9 @@ import (
 // the computation (span, forks) from a work/span profile and its costs
 // from short unprofiled runs:
 //
-//   - Seq: the workload at SIZE in plain sequential Go (bench's go-seq);
-//   - the cost of one fork: the runtime at one worker minus go-seq, per
-//     join, on a smaller size of the same workload (calibrationSize);
+//   - the time per fork, everything included (the fork's overhead and its
+//     share of the work): the runtime at one worker on a smaller size of
+//     the same workload (calibrationSize), divided by its forks;
 //   - the cost of one steal: as the profile measured it.
 //
 // The profile's own work, the sum of its strand timings, is not used: its
@@ -35,7 +35,7 @@ import (
 type predictRow struct {
 	Workers   int     `json:"workers"`
 	Predicted float64 `json:"predicted"` // seconds: the simulated makespan of the calibrated profile
-	Measured  float64 `json:"measured"`  // seconds: median unprofiled runtime makespan
+	Measured  float64 `json:"measured"`  // seconds: fastest of --reps unprofiled runtime runs
 	Error     float64 `json:"error"`     // predicted / measured − 1
 	MaxBound  float64 `json:"max_bound"` // seconds: T1/P + burdened span, the profile's slowest prediction
 	Steals    int64   `json:"sim_steals"`
@@ -54,9 +54,10 @@ func calibrationSize(workload string, size int) int {
 	return max(1, size/4)
 }
 
-// medianRun runs bench's (workload, size, impl) at workers reps times
-// after one warm-up and returns the median elapsed time.
-func medianRun(workload, size string, impl bench.Impl, workers, reps int) (time.Duration, error) {
+// bestRun runs bench's (workload, size, impl) at workers reps times after
+// one warm-up and returns the fastest: on a shared machine other processes
+// only ever add time, so the fastest run is the least disturbed.
+func bestRun(workload, size string, impl bench.Impl, workers, reps int) (time.Duration, error) {
 	in, err := bench.Prepare(workload, size, impl, workers)
 	if err != nil {
 		return 0, err
@@ -72,24 +73,16 @@ func medianRun(workload, size string, impl bench.Impl, workers, reps int) (time.
 			ts = append(ts, it.Elapsed)
 		}
 	}
-	slices.Sort(ts)
-	return ts[len(ts)/2], nil
+	return slices.Min(ts), nil
 }
 
-// calibrate measures the calibration of (workload, size): go-seq at size,
-// and the fork cost at the calibration size.
+// calibrate measures the calibration of (workload, size): the runtime at
+// one worker on the calibration size, per fork — the fork's overhead and its
+// share of the work together (these workloads do about the same work per
+// fork at every size) — which the forks at size then multiply.
 func calibrate(workload string, size, reps int) (sim.Calibration, error) {
-	sz := strconv.Itoa(size)
-	seq, err := medianRun(workload, sz, bench.Seq, 1, reps)
-	if err != nil {
-		return sim.Calibration{}, err
-	}
 	small := strconv.Itoa(calibrationSize(workload, size))
-	sSeq, err := medianRun(workload, small, bench.Seq, 1, reps)
-	if err != nil {
-		return sim.Calibration{}, err
-	}
-	sWS, err := medianRun(workload, small, bench.WS, 1, reps)
+	ws1, err := bestRun(workload, small, bench.WS, 1, reps)
 	if err != nil {
 		return sim.Calibration{}, err
 	}
@@ -97,11 +90,10 @@ func calibrate(workload string, size, reps int) (sim.Calibration, error) {
 	if err != nil {
 		return sim.Calibration{}, err
 	}
-	c := sim.Calibration{Seq: sim.Seconds(seq.Seconds())}
-	if joins > 0 && sWS > sSeq {
-		c.ForkCost = sim.Seconds((sWS - sSeq).Seconds() / float64(joins))
+	if joins < 1 {
+		return sim.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
 	}
-	return c, nil
+	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, nil
 }
 
 // profileBench profiles (workload, size) on two workers, runs times, and
@@ -198,7 +190,7 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		if err != nil {
 			return err
 		}
-		measured, err := medianRun(name, strconv.Itoa(size), bench.WS, workers, reps)
+		measured, err := bestRun(name, strconv.Itoa(size), bench.WS, workers, reps)
 		if err != nil {
 			return err
 		}
@@ -222,8 +214,8 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	}
 	d := func(x sim.Seconds) time.Duration { return x.Duration() }
 	fmt.Fprintf(out, "%s: %d forks; profiled work %v, span %v (clock reads included)\n", prof.Workload, prof.Forks, d(prof.Work), d(prof.Span))
-	fmt.Fprintf(out, "calibrated: go-seq %v + %d forks × %v = work %v, span %v, steal %v\n\n",
-		d(cal.Seq), prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost))
+	fmt.Fprintf(out, "calibrated: %d forks × %v (measured at one worker on a smaller size) = work %v, span %v, steal %v\n\n",
+		prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\t")
 	for _, r := range rows {

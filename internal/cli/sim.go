@@ -74,9 +74,8 @@ beside the speedup range the profile itself predicts.
 
 --predict WORKLOAD:SIZE predicts the runtime's makespan on a bench workload
 (fib:30, nqueens:12, uts:2000) from its profile's shape (span, forks) and
-costs calibrated on short unprofiled runs (plain sequential Go at SIZE, the
-runtime's cost per fork at a smaller size), then measures the runtime and
-prints both.`,
+the time per fork measured on short unprofiled runs of a smaller size at one
+worker, then measures the runtime and prints both.`,
 		Example: `  worksteal sim --list
   worksteal sim basic
   worksteal sim granularity --svg granularity.svg
@@ -109,7 +108,7 @@ prints both.`,
 	f.BoolVar(&cfg.print, "print-scenario", false, "print the resolved scenario as JSON and exit")
 	f.StringVar(&cfg.profile, "profile", "", "simulate a work/span profile (worksteal trace profile --out) at 1 … 1024 workers")
 	f.StringVar(&cfg.predict, "predict", "", "predict the runtime's makespan on a bench workload (fib:30, nqueens:12, uts:2000) at 1 and 2 workers (or -w) and measure it")
-	f.IntVar(&cfg.reps, "reps", 5, "--predict: timed runs per measurement (the median is kept)")
+	f.IntVar(&cfg.reps, "reps", 5, "--predict: timed runs per measurement (the fastest is kept)")
 	return cmd
 }
 
