@@ -159,6 +159,9 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 			return err
 		}
 	}
+	if err := checkServeResources(o); err != nil {
+		return err
+	}
 	s, err := server.NewServer(o)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -169,7 +172,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {
 		s.Shutdown()
-		return fmt.Errorf("serve: the server did not start listening on %s (is the port in use?)", cfg.listen)
+		return fmt.Errorf("serve: the server did not start listening on %s within 30s (run with -v to see its log)", cfg.listen)
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "worksteal serve: NATS with JetStream on %s (store %s)\n", s.ClientURL(), o.StoreDir)
@@ -214,4 +217,53 @@ func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg serveCon
 	}
 	defer nc.Close()
 	return serveDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream}, cfg.http, out)
+}
+
+// checkServeResources finds at once what would keep the server from
+// starting, and names it: an address it cannot listen on (in use, not an
+// address of this machine, a privileged port) and a store it cannot write.
+// The embedded server would otherwise only fail to become ready, 30 s
+// later, and say nothing of why.
+func checkServeResources(o *server.Options) error {
+	listen := func(flag, host string, port int) error {
+		if port <= 0 {
+			return nil // any free port
+		}
+		addr := net.JoinHostPort(host, strconv.Itoa(port))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			var sys *os.SyscallError
+			cause := err
+			if errors.As(err, &sys) {
+				cause = sys.Err
+			}
+			return usageError(fmt.Errorf("serve: --%s %s: cannot listen: %v", flag, addr, cause))
+		}
+		return l.Close()
+	}
+	if err := listen("listen", o.Host, o.Port); err != nil {
+		return err
+	}
+	if o.Cluster.Port != 0 {
+		if err := listen("cluster-listen", o.Cluster.Host, o.Cluster.Port); err != nil {
+			return err
+		}
+	}
+	if o.HTTPPort > 0 {
+		if err := listen("monitor", o.HTTPHost, o.HTTPPort); err != nil {
+			return err
+		}
+	}
+	if o.JetStream && o.StoreDir != "" {
+		if err := os.MkdirAll(o.StoreDir, 0o755); err != nil {
+			return fmt.Errorf("serve: --store %s: %w", o.StoreDir, unwrapPath(err))
+		}
+		f, err := os.CreateTemp(o.StoreDir, ".worksteal-write-test-*")
+		if err != nil {
+			return fmt.Errorf("serve: --store %s: cannot write there: %w", o.StoreDir, unwrapPath(err))
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,6 +125,12 @@ func TestServeWorkerRun(t *testing.T) {
 }
 
 func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy := l.Addr().String()
 	cases := []struct {
 		args []string
 		code int
@@ -137,6 +144,10 @@ func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
 		{[]string{"serve", "--listen", "nowhere"}, 2, `--listen "nowhere"`},
 		{[]string{"serve", "--listen", "127.0.0.1:99999"}, 2, `port "99999"`},
 		{[]string{"serve", "--routes", "nats://x:1"}, 2, "--routes needs --cluster-listen"},
+		{[]string{"worker", "--nats", "http://127.0.0.1:4222"}, 2, `want a NATS URL such as nats://HOST:4222, not http://`},
+		{[]string{"run", "--nats", "http://127.0.0.1:4222", "true", ":::", "1"}, exitRunError, `want a NATS URL`},
+		{[]string{"serve", "--listen", busy, "--store", t.TempDir()}, 2, "--listen " + busy + ": cannot listen: address already in use"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--store", "/dev/null/js"}, 1, "--store /dev/null/js: not a directory"},
 	}
 	for _, tc := range cases {
 		code, _, errs := runWithInput(t, "", tc.args...)

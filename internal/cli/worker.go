@@ -119,7 +119,7 @@ func (c *clusterFlags) options() []cluster.Option {
 // regaining the server is logged to log, if not nil.
 func connectNATS(ctx context.Context, url, name string, log io.Writer, extra ...nats.Option) (*nats.Conn, error) {
 	if u, err := neturl.Parse(url); err == nil && u.Scheme != "" && u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss" {
-		return nil, fmt.Errorf("--nats %q: want a NATS URL such as nats://HOST:4222, not %s://", url, u.Scheme)
+		return nil, usageError(fmt.Errorf("--nats %q: want a NATS URL such as nats://HOST:4222, not %s://", url, u.Scheme))
 	}
 	opts := []nats.Option{nats.Name(name), nats.Timeout(5 * time.Second),
 		nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
