@@ -29,6 +29,9 @@ var (
 	// died, hung, stopped or lost the server) more often than WithMaxDeliver
 	// allows.
 	ErrMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
+	// ErrJobCancelled: the job was cancelled (Node.Cancel) while it was
+	// followed; its unfinished tasks will not run.
+	ErrJobCancelled = errors.New("cluster: job cancelled")
 	// ErrJetStream: the server does not offer JetStream, or its streams and
 	// buckets could not be set up.
 	ErrJetStream = errors.New("cluster: JetStream unavailable")
@@ -38,6 +41,8 @@ var (
 var (
 	// errStopping: the worker is stopping; the task goes back to the queue.
 	errStopping = errors.New("cluster: worker stopping")
+	// errJobCancelled: the task's job was cancelled (Node.Cancel).
+	errJobCancelled = ErrJobCancelled
 	// errSuperseded: another copy of the task recorded its result first.
 	errSuperseded = errors.New("cluster: result already recorded by another copy")
 )

@@ -33,6 +33,7 @@ type jobRecord struct {
 	MaxAttempts int       `json:"max_attempts,omitempty"`
 	Created     time.Time `json:"created"`
 	Done        bool      `json:"done,omitempty"`
+	Cancelled   bool      `json:"cancelled,omitempty"`
 }
 
 var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_=-]+$`)
@@ -246,6 +247,9 @@ func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRec
 			if err := json.Unmarshal(e.Value(), &rec); err != nil {
 				return rec, false, fmt.Errorf("%w: job %s: unreadable record: %v", ErrJetStream, job.ID, err)
 			}
+			if rec.Cancelled {
+				return rec, false, fmt.Errorf("%w: job %s was cancelled (delete it to run it again)", ErrJobCancelled, job.ID)
+			}
 			if rec.Fingerprint != fp || rec.Total != len(job.Tasks) {
 				return rec, false, fmt.Errorf("%w: job %s has %d recorded tasks that differ from the %d given (delete it, or choose another id)", ErrJobMismatch, job.ID, rec.Total, len(job.Tasks))
 			}
@@ -293,10 +297,10 @@ func (n *Node) Open(ctx context.Context, id string) (*Submission, error) {
 	return s, nil
 }
 
-// Delete removes a job: its queued tasks, results, checkpoints and record.
-// Running copies of its tasks may still finish; their results are dropped
-// with the job's when it is deleted again, and cannot mix into a new job of
-// the same id only if that job is submitted after they end.
+// Delete removes a job: its queued tasks, results, checkpoints, failure
+// counts and record; the workers stop its running tasks without recording
+// them. (A worker that does not hear the stop, being away from the server,
+// may still record a result into a new job of the same id.)
 func (n *Node) Delete(ctx context.Context, id string) error {
 	if !namePattern.MatchString(id) {
 		return fmt.Errorf("%w: job id %q", ErrInvalidJob, id)
@@ -309,6 +313,7 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
 		return err
 	}
+	n.nc.Publish(n.opts.stream+".cancel."+id, nil) // stop its running tasks
 	for _, b := range []string{"results", "checkpoints", "failures"} {
 		bucket := n.opts.stream + "_" + b
 		st, err := n.js.Stream(ctx, "KV_"+bucket)
@@ -426,7 +431,14 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 		s.Stop()
 		return nil, err
 	}
-	s.stopW = func() { w.Stop() }
+	jw, err := n.jobs.Watch(bg, rec.ID)
+	if err != nil {
+		w.Stop()
+		s.Stop()
+		return nil, err
+	}
+	s.stopW = func() { w.Stop(); jw.Stop() }
+	go s.watchRecord(jw)
 	loaded := make(chan struct{})
 	go s.watch(w, loaded)
 	select {
@@ -468,6 +480,26 @@ func (s *Submission) watch(w jetstream.KeyWatcher, loaded chan struct{}) {
 	s.mu.Unlock()
 	if loaded != nil {
 		close(loaded)
+	}
+}
+
+// watchRecord ends the Submission with ErrJobCancelled when the job's
+// record says it was cancelled.
+func (s *Submission) watchRecord(w jetstream.KeyWatcher) {
+	for e := range w.Updates() {
+		if e == nil || e.Operation() != jetstream.KeyValuePut {
+			continue
+		}
+		var rec jobRecord
+		if json.Unmarshal(e.Value(), &rec) == nil && rec.Cancelled {
+			s.mu.Lock()
+			if s.err == nil && !s.finished {
+				s.err = fmt.Errorf("%w: job %s", ErrJobCancelled, s.ID)
+				s.changed()
+			}
+			s.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -632,12 +664,24 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 		}
 		futures = futures[:0]
 		if upTo > rec.Published {
-			rec.Published = upTo
-			data, _ := json.Marshal(rec)
 			tctx, cancel := n.timeout(ctx)
 			defer cancel()
-			if _, err := n.jobs.Put(tctx, s.ID, data); err != nil {
-				return err
+			for {
+				cur, rev, err := n.jobRecordOf(tctx, s.ID)
+				if err != nil {
+					return err
+				}
+				if cur.Cancelled {
+					return fmt.Errorf("%w: job %s", ErrJobCancelled, s.ID)
+				}
+				cur.Published = max(cur.Published, upTo)
+				data, _ := json.Marshal(cur)
+				if _, err = n.jobs.Update(tctx, s.ID, data, rev); err == nil {
+					rec.Published = cur.Published
+					break
+				} else if !errors.Is(err, jetstream.ErrKeyExists) {
+					return err
+				}
 			}
 		}
 		return nil

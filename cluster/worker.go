@@ -270,6 +270,16 @@ func (s *serving) onCancel(m *nats.Msg) {
 	key := strings.TrimPrefix(m.Subject, prefix)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !strings.Contains(key, ".") { // ws.cancel.<job>: the job was cancelled
+		for k, rs := range s.running {
+			if strings.HasPrefix(k, key+".") {
+				for _, r := range rs {
+					r.cancel(errJobCancelled)
+				}
+			}
+		}
+		return
+	}
 	for _, r := range s.running[key] {
 		r.cancel(errSuperseded)
 	}
@@ -445,6 +455,9 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	switch cause := context.Cause(tctx); {
 	case errors.Is(cause, errStopping):
 		n.settleMsg(msg, ackNak) // back to the queue for another worker, at once, uncounted
+		return
+	case errors.Is(cause, errJobCancelled):
+		n.settleMsg(msg, ackTerm) // the job is gone: nothing to record
 		return
 	case errors.Is(cause, errSuperseded):
 		n.duplicates.Add(1)

@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// JobInfo is a job as its record in the jobs bucket describes it.
+type JobInfo struct {
+	ID        string
+	Total     int       // tasks in the job
+	Published int       // tasks published so far (all, once Submit returned)
+	Created   time.Time // when it was first submitted
+	Done      bool      // every task has a result (as its last follower saw)
+	Cancelled bool      // cancelled: its unfinished tasks will not run
+}
+
+func (r jobRecord) info() JobInfo {
+	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled}
+}
+
+// Jobs lists the recorded jobs, oldest first.
+func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
+	if err := n.ensure(ctx); err != nil {
+		return nil, err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	keys, err := n.jobs.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []JobInfo
+	for k := range keys.Keys() {
+		rec, _, err := n.jobRecordOf(ctx, k)
+		if err != nil {
+			continue // deleted since listed
+		}
+		out = append(out, rec.info())
+	}
+	slices.SortFunc(out, func(a, b JobInfo) int { return a.Created.Compare(b.Created) })
+	return out, nil
+}
+
+// Job returns the record of one job; ErrJobNotFound if there is none.
+func (n *Node) Job(ctx context.Context, id string) (JobInfo, error) {
+	if err := n.ensure(ctx); err != nil {
+		return JobInfo{}, err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	rec, _, err := n.jobRecordOf(ctx, id)
+	return rec.info(), err
+}
+
+func (n *Node) jobRecordOf(ctx context.Context, id string) (jobRecord, uint64, error) {
+	var rec jobRecord
+	e, err := n.jobs.Get(ctx, id)
+	if isNotFound(err) || errors.Is(err, jetstream.ErrInvalidKey) {
+		return rec, 0, fmt.Errorf("%w: %q", ErrJobNotFound, id)
+	}
+	if err != nil {
+		return rec, 0, err
+	}
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return rec, 0, fmt.Errorf("%w: job %s: unreadable record: %v", ErrJetStream, id, err)
+	}
+	return rec, e.Revision(), nil
+}
+
+// Cancel stops a job: its record says so (its followers' Next and Wait
+// return ErrJobCancelled), its queued tasks are removed, and the workers
+// stop its running tasks without recording them. The results recorded so
+// far stay until Delete. Cancelling a finished job only marks it.
+func (n *Node) Cancel(ctx context.Context, id string) error {
+	if !namePattern.MatchString(id) {
+		return fmt.Errorf("%w: job id %q", ErrInvalidJob, id)
+	}
+	if err := n.ensure(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	for {
+		rec, rev, err := n.jobRecordOf(ctx, id)
+		if err != nil {
+			return err
+		}
+		if rec.Cancelled {
+			break
+		}
+		rec.Cancelled = true
+		data, _ := json.Marshal(rec)
+		if _, err := n.jobs.Update(ctx, id, data, rev); err == nil {
+			break
+		} else if !errors.Is(err, jetstream.ErrKeyExists) {
+			return err
+		}
+		// Changed meanwhile (a submitter's progress): read it again.
+	}
+	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
+		return err
+	}
+	return n.nc.Publish(n.opts.stream+".cancel."+id, nil)
+}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+func init() { addCommand(newJobCommand) }
+
+// jobConfig is what the flags of "worksteal job" fill in.
+type jobConfig struct {
+	nats string
+	clusterFlags
+	json bool
+}
+
+func newJobCommand(env *Env) *cobra.Command {
+	var cfg jobConfig
+	cmd := &cobra.Command{
+		Use:   "job list | status ID | results ID | cancel ID | delete ID",
+		Short: "Look at and manage the cluster tier's jobs",
+		Long: `job shows and manages the jobs of the cluster tier (those that worksteal run
+--nats submits), without a Go program:
+
+  list          every recorded job: tasks, published, state, age
+  status ID     its progress: succeeded, failed, running, the longest-running
+                task and its worker, extra executions
+  results ID    its results so far, one line each (task, state, worker,
+                attempt, deliveries, start, run time, error); --json for
+                the whole records
+  cancel ID     its queued tasks are removed and its running tasks stopped
+                without a result; a "run --nats" that follows it ends
+  delete ID     it is removed with its results: the same batch runs afresh
+
+Exit status: 0, 1 if the job does not exist or the server refuses, 2 for
+bad usage.`,
+		Example: `  worksteal job list --nats nats://10.0.0.1:4222
+  worksteal job status run-5f2a9c0d1e3b4a7f
+  worksteal job delete run-5f2a9c0d1e3b4a7f`,
+		Args:      cobra.RangeArgs(1, 2),
+		ValidArgs: []string{"list", "status", "results", "cancel", "delete"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJob(env, cmd, cfg, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
+	cfg.clusterFlags.add(f, "")
+	f.BoolVar(&cfg.json, "json", false, "results: one JSON record per line")
+	return cmd
+}
+
+func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
+	verb := args[0]
+	switch {
+	case verb == "list" && len(args) == 1:
+	case (verb == "status" || verb == "results" || verb == "cancel" || verb == "delete") && len(args) == 2:
+	case verb == "list":
+		return usageError(errors.New("job list takes no job id"))
+	case verb == "status" || verb == "results" || verb == "cancel" || verb == "delete":
+		return usageError(fmt.Errorf("job %s needs a job id (worksteal job list shows them)", verb))
+	default:
+		return usageError(fmt.Errorf("job %q: want list, status, results, cancel or delete", verb))
+	}
+	out, errs := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	role := cluster.RoleObserver
+	if verb == "cancel" || verb == "delete" {
+		role = cluster.RoleSubmitter
+	}
+	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal job", role, cfg.creds, errs)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), roleOpts...)...)
+	if err != nil {
+		return usageError(err)
+	}
+	fail := func(err error) error {
+		if r := refused(ctx); r != nil {
+			return r
+		}
+		return err
+	}
+	switch verb {
+	case "list":
+		jobs, err := node.Jobs(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		writeJobList(out, jobs)
+	case "status":
+		return fail(jobStatus(ctx, node, out, args[1]))
+	case "results":
+		return fail(jobResults(ctx, node, out, args[1], cfg.json))
+	case "cancel":
+		if err := node.Cancel(ctx, args[1]); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(out, "job %s cancelled\n", args[1])
+	case "delete":
+		if _, err := node.Job(ctx, args[1]); err != nil {
+			return fail(err)
+		}
+		if err := node.Delete(ctx, args[1]); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(out, "job %s deleted\n", args[1])
+	}
+	return nil
+}
+
+func jobState(j cluster.JobInfo) string {
+	switch {
+	case j.Cancelled:
+		return "cancelled"
+	case j.Done:
+		return "done"
+	case j.Published < j.Total:
+		return "publishing"
+	}
+	return "running"
+}
+
+func writeJobList(w io.Writer, jobs []cluster.JobInfo) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tTASKS\tPUBLISHED\tSTATE\tCREATED")
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s ago\n", j.ID, j.Total, j.Published, jobState(j), time.Since(j.Created).Round(time.Second))
+	}
+	tw.Flush()
+}
+
+func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) error {
+	info, err := node.Job(ctx, id)
+	if err != nil {
+		return err
+	}
+	sub, err := node.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer sub.Stop()
+	p := sub.Progress()
+	fmt.Fprintf(w, "job %s: %s, %d tasks: %d succeeded, %d failed, %d running, %d waiting\n",
+		id, jobState(info), p.Total, p.Succeeded, p.Failed, p.Running, max(0, p.Total-p.Done()-p.Running))
+	if l := p.Longest; l.Task != "" {
+		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
+	}
+	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	return nil
+}
+
+func jobResults(ctx context.Context, node *cluster.Node, w io.Writer, id string, asJSON bool) error {
+	sub, err := node.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer sub.Stop()
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, r := range sub.Results() {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATE\tWORKER\tATTEMPT\tDELIVERIES\tSTART\tRUNTIME\tERROR")
+	for _, r := range sub.Results() {
+		state := "ok"
+		if !r.OK() {
+			state = "failed"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Task, state, r.Worker, r.Attempt, r.Deliveries,
+			r.Start.Format(time.RFC3339), r.Runtime.Round(time.Millisecond), strings.ReplaceAll(r.Error, "\n", " "))
+	}
+	return tw.Flush()
+}
