@@ -88,6 +88,7 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 		t.Fatal("the idle workers never parked")
 	}
 	done := make(chan string, 1)
+	var parks uint64 // worker 1's untimed parks when it starts the stolen half
 	err = p.SubmitTo(0, func(w *worksteal.Worker) {
 		if w.ID() != 0 || !parked(1, 2) {
 			done <- "the task ran on the wrong worker, or worker 1 never parked again"
@@ -101,7 +102,11 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 			case <-time.After(time.Until(deadline)):
 				return false
 			}
-		}, func(*worksteal.Worker) bool { close(started); return true })
+		}, func(w *worksteal.Worker) bool {
+			parks = p.Stats().Workers[w.ID()].Parks // before it can park again
+			close(started)
+			return true
+		})
 		done <- ""
 	})
 	if err != nil {
@@ -122,10 +127,10 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 		case worksteal.EvSteal:
 			tokens = append(tokens, "steal")
 		case worksteal.EvTaskStart:
-			return append(tokens, "run"), p.Stats().Workers[1].Parks
+			return append(tokens, "run"), parks
 		}
 	}
-	return tokens, p.Stats().Workers[1].Parks
+	return tokens, parks
 }
 
 // simDecisions plays the script in the simulator and reads worker 1's
