@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/bench"
-	"github.com/worksteal/worksteal/internal/tracefmt"
 	"github.com/worksteal/worksteal/internal/traceview"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -272,18 +270,22 @@ removes the files it had created.`,
 			}
 			fmt.Fprintf(env.Stderr, "wrote %s\n", out)
 			if svgOut != nil {
-				var buf bytes.Buffer
-				if err := tr.WriteChrome(&buf); err != nil {
-					return err
-				}
-				f, err := tracefmt.Read(&buf)
+				// The trace goes through a pipe into the compact form, as a
+				// file would: never whole in memory as JSON.
+				pr, pw := io.Pipe()
+				go func() { pw.CloseWithError(tr.WriteChrome(pw)) }()
+				t, err := traceview.Load(env.Ctx, pr, traceview.LoadOptions{Timeline: true})
+				pr.CloseWithError(io.ErrClosedPipe) // unblocks the writer if Load stopped early
 				if err != nil {
+					if env.Ctx.Err() != nil {
+						return interruptedError(env.Ctx)
+					}
 					return err
 				}
-				s := traceview.Analyze(f, traceview.Options{})
+				s := t.Summary(traceview.Options{})
 				title := fmt.Sprintf("%s on %d workers: %s, utilization %.1f%%", wl, len(tr.Workers), elapsed.Round(time.Microsecond), 100*s.Utilization())
 				if err := svgOut.write(func(w io.Writer) error {
-					return traceview.WriteSVG(w, f, s, traceview.SVGOptions{Title: title})
+					return t.WriteSVG(w, s, traceview.SVGOptions{Title: title})
 				}); err != nil {
 					return err
 				}

@@ -17,9 +17,13 @@ import (
 func TestTraceRecordSummarizeAndDraw(t *testing.T) {
 	dir := t.TempDir()
 	trace, svg := filepath.Join(dir, "fib.json"), filepath.Join(dir, "fib.svg")
-	code, out, errs := runSimCLI(t, "trace", "record", "--workload", "fib", "--size", "22", "--workers", "2", "-o", trace)
+	recSVG := filepath.Join(dir, "rec.svg")
+	code, out, errs := runSimCLI(t, "trace", "record", "--workload", "fib", "--size", "22", "--workers", "2", "-o", trace, "--svg", recSVG)
 	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(recSVG); err != nil || !strings.HasPrefix(string(b), "<svg") || !strings.Contains(string(b), "worker 1") {
+		t.Errorf("record --svg: %v\n%.200s", err, b)
 	}
 	if !strings.Contains(out, "fib 22 = 17711 on 2 workers") || !strings.Contains(errs, "wrote "+trace) {
 		t.Errorf("record output:\n%s\n%s", out, errs)
