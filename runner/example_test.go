@@ -128,3 +128,27 @@ func ExampleShellQuote() {
 	// 'it'"'"'s'
 	// ''
 }
+
+// A worker process that runs commands starts a reaper: should the worker
+// die (SIGKILL included), the reaper kills the process groups of the
+// commands still running. The reaper is a program whose main calls
+// ReapGroups on its stdin; worksteal's is its hidden "reap" command.
+func ExampleStartReaper() {
+	reaper, err := runner.StartReaper("/usr/local/bin/worksteal", "reap", "--grace", "2s")
+	if err != nil {
+		fmt.Println(err) // no process groups on this system: no reaper
+		return
+	}
+	defer reaper.Close()
+	e := runner.Exec(context.Background(), runner.Command{Line: "make -j8", Reaper: reaper})
+	fmt.Println(e.Code)
+}
+
+// ReapGroups is the reaper's main loop: "+PGID" and "-PGID" lines, then,
+// at end of input, the groups still listed are stopped.
+func ExampleReapGroups() {
+	// Every group that started also ended: nothing to stop.
+	err := runner.ReapGroups(strings.NewReader("+4242\n-4242\n"), time.Second)
+	fmt.Println(err)
+	// Output: <nil>
+}

@@ -13,8 +13,9 @@
 # 3. cluster: trivial tasks per second end to end through the embedded
 #    server with 2 workers (Go handlers: go test -bench Throughput), the
 #    time from a worker's death (SIGKILL) to its task running elsewhere
-#    (-bench Redelivery, ack deadline 2s), and shell tasks per second with
-#    worksteal serve + 2 x worksteal worker + worksteal run --nats.
+#    (-bench Redelivery, ack deadline 2s), and TASKS/5 trivial shell tasks
+#    through worksteal serve + 2 x worksteal worker -j J/2 + run --nats
+#    against a local run -j J on the same cores (target: within 1.5x).
 #
 # Settings (environment): J slots (default: nproc), REPS repetitions, the
 # median is reported (default 5), FILES and MAXMB for the skewed batch
@@ -143,19 +144,23 @@ if [[ $WHAT == all || $WHAT == cluster ]]; then
 	echo "== 3b. cluster: a worker killed with SIGKILL, its task running elsewhere (ack deadline 2s)"
 	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster/test | grep -E '^Benchmark' || true
 	echo
-	echo "== 3c. cluster CLI: 1,000 shell tasks (true) via serve + 2 workers + run --nats"
+	ctasks=$((TASKS / 5))
+	echo "== 3c. $ctasks shell tasks (true): serve + 2 workers x -j $((J / 2 > 0 ? J / 2 : 1)) + run --nats, against local run -j $J (same cores)"
 	port=$((20000 + RANDOM % 20000))
 	"$WS" serve --listen 127.0.0.1:$port --store "$WORK/js" >"$WORK/serve.log" 2>&1 &
 	PIDS+=($!)
 	sleep 1
 	for w in a b; do
-		"$WS" worker --nats nats://127.0.0.1:$port -j "$J" --name "w$w" >"$WORK/worker-$w.log" 2>&1 &
+		"$WS" worker --nats nats://127.0.0.1:$port -j $((J / 2 > 0 ? J / 2 : 1)) --name "w$w" >"$WORK/worker-$w.log" 2>&1 &
 		PIDS+=($!)
 	done
 	sleep 1
-	for i in $(seq 3); do
-		seq 1000 | sed "s/^/true $i-/" >"$WORK/cargs"
-		ms=$(seconds sh -c "$WS run --nats nats://127.0.0.1:$port < $WORK/cargs")
-		echo "run $i: 1000 shell tasks in $ms ms ($(awk -v ms="$ms" 'BEGIN { printf "%.0f", 1000 * 1000 / ms }') tasks/s)"
-	done
+	seq "$ctasks" | sed "s/^/true /" >"$WORK/cargs"
+	# Each cluster round is a new job (--job, named after the round's shell
+	# pid): a rerun of the same batch would collect the finished job's
+	# results instead of running it.
+	compare \
+		local "run -j $J" "$WS run -j $J < $WORK/cargs" \
+		cluster "run --nats (2 workers)" "$WS run --nats nats://127.0.0.1:$port --job bench-\$\$ < $WORK/cargs"
+	awk -v l="${MED[local]}" -v c="${MED[cluster]}" 'BEGIN { printf "cluster / local: %.2fx\n", c / l }'
 fi

@@ -1,0 +1,90 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// embedded starts a JetStream server in this process (what worksteal
+// serve runs) and returns its URL and a stop function.
+func embedded() (string, func()) {
+	dir, _ := os.MkdirTemp("", "cluster-example")
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	if err != nil {
+		panic(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		panic("server not ready")
+	}
+	return s.ClientURL(), func() { s.Shutdown(); s.WaitForShutdown(); os.RemoveAll(dir) }
+}
+
+// A worker serves a handler; a submitter submits a job and waits for its
+// results, each recorded exactly once.
+func Example() {
+	url, stop := embedded()
+	defer stop()
+	nc, _ := nats.Connect(url)
+	defer nc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	node, _ := cluster.New(nc, cluster.WithSlots(2), cluster.WithAckWait(2*time.Second))
+	node.Handle("upper", func(ctx context.Context, p []byte) ([]byte, error) {
+		return []byte(strings.ToUpper(string(p))), nil
+	})
+	go node.Serve(ctx)
+
+	sub, err := node.Submit(ctx, cluster.Job{ID: "words", MaxAttempts: 3, Tasks: []cluster.Task{
+		{Handler: "upper", Payload: []byte("work")},
+		{Handler: "upper", Payload: []byte("stealing")},
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sub.Stop()
+	results, _ := sub.Wait(ctx)
+	for _, r := range results {
+		fmt.Println(r.Task, string(r.Output), r.Attempt)
+	}
+	// Output:
+	// 0 WORK 1
+	// 1 STEALING 1
+}
+
+// Jobs lists the recorded jobs; Cancel stops one (its queued tasks are
+// removed, its running ones stopped, its followers end).
+func ExampleNode_Cancel() {
+	url, stop := embedded()
+	defer stop()
+	nc, _ := nats.Connect(url)
+	defer nc.Close()
+	ctx := context.Background()
+	node, _ := cluster.New(nc)
+	// No worker serves "render": the job waits in the queue.
+	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Tasks: []cluster.Task{{Handler: "render"}}})
+	defer sub.Stop()
+
+	if err := node.Cancel(ctx, "film"); err != nil {
+		fmt.Println(err)
+	}
+	jobs, _ := node.Jobs(ctx)
+	for _, j := range jobs {
+		fmt.Println(j.ID, j.Total, j.Cancelled)
+	}
+	_, err := sub.Wait(ctx)
+	fmt.Println(err)
+	// Output:
+	// film 1 true
+	// cluster: job cancelled: job film
+}
