@@ -124,20 +124,8 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
-	ch := make(chan []byte, 1)
-	ch <- h.encode() // the state now, at once
-	h.mu.Lock()
-	h.clients[ch] = struct{}{}
-	if !h.looping {
-		h.looping = true
-		go h.loop()
-	}
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.clients, ch)
-		h.mu.Unlock()
-	}()
+	ch, leave := h.subscribe()
+	defer leave()
 	fmt.Fprintf(w, "retry: 1000\n\n")
 	for {
 		select {
@@ -149,6 +137,25 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			flusher.Flush()
 		}
+	}
+}
+
+// subscribe registers a page: its channel gets the state now, then at most
+// one message per interval. leave unregisters it.
+func (h *hub) subscribe() (ch <-chan []byte, leave func()) {
+	c := make(chan []byte, 1)
+	c <- h.encode() // the state now, at once
+	h.mu.Lock()
+	h.clients[c] = struct{}{}
+	if !h.looping {
+		h.looping = true
+		go h.loop()
+	}
+	h.mu.Unlock()
+	return c, func() {
+		h.mu.Lock()
+		delete(h.clients, c)
+		h.mu.Unlock()
 	}
 }
 

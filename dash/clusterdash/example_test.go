@@ -1,0 +1,35 @@
+package clusterdash_test
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash"
+	"github.com/worksteal/worksteal/dash/clusterdash"
+)
+
+// Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
+// as "worksteal dash" does.
+func ExampleNew() {
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
+	if err != nil {
+		panic(err)
+	}
+	defer nc.Close()
+	obs, err := cluster.NewObserver(nc, cluster.ObserverConfig{})
+	if err != nil {
+		panic(err)
+	}
+	go obs.Run(context.Background())
+	http.ListenAndServe("127.0.0.1:8222", clusterdash.New(obs, dash.Config{}))
+}
+
+// The cluster's metrics in a program's own Prometheus registry.
+func ExampleNewCollector() {
+	var obs *cluster.Observer // made and run as in the example of New
+	prometheus.MustRegister(clusterdash.NewCollector(obs.State, ""))
+}

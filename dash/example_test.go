@@ -1,0 +1,68 @@
+package dash_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/dash"
+)
+
+func fib(w *worksteal.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := worksteal.Join(w,
+		func(w *worksteal.Worker) int { return fib(w, n-1) },
+		func(w *worksteal.Worker) int { return fib(w, n-2) })
+	return a + b
+}
+
+// A program mounts the dashboard of its own pool; a browser at /dash/ sees
+// each worker's utilization, steals and parks, live.
+func ExampleNew() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 4})
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{Title: "fib"})))
+	web := httptest.NewServer(mux) // a real program: http.ListenAndServe(addr, mux)
+	defer web.Close()
+
+	n, _ := worksteal.Run(pool, func(w *worksteal.Worker) int { return fib(w, 25) })
+	fmt.Println("fib(25) =", n)
+
+	resp, err := http.Get(web.URL + "/dash/api/state")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	var st dash.PoolState
+	json.NewDecoder(resp.Body).Decode(&st)
+	fmt.Println(st.Kind, "with", len(st.Workers), "workers")
+	// Output:
+	// fib(25) = 75025
+	// pool with 4 workers
+}
+
+// A Source is anything with a Snapshot: here a fixed view drawn as a pool.
+func ExampleSourceFunc() {
+	src := dash.SourceFunc(func() any {
+		return dash.PoolState{Kind: "pool", Workers: []dash.PoolWorkerState{{Worker: 0, Executed: 42}}}
+	})
+	web := httptest.NewServer(dash.New(src, dash.Config{}))
+	defer web.Close()
+	resp, err := http.Get(web.URL + "/api/state")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	var st dash.PoolState
+	json.NewDecoder(resp.Body).Decode(&st)
+	fmt.Println(st.Workers[0].Executed)
+	// Output: 42
+}
