@@ -84,6 +84,23 @@ type Config struct {
 	// Progress, if set, is called after every start and finish, from one
 	// goroutine at a time (the one that also writes the output).
 	Progress func(Progress)
+	// Attempts, if set, is called when an attempt starts and when it ends
+	// (a live view of the slots, as worksteal run --http shows), from the
+	// same goroutine as Progress.
+	Attempts func(Attempt)
+}
+
+// Attempt is the start or the end of one run of a job's command.
+type Attempt struct {
+	Seq   int // the job's sequence number
+	Slot  int // from 1
+	Try   int // attempts of the job started so far, copies included
+	Copy  bool
+	Start time.Time
+	// Ended says the attempt is over; Runtime and OK say how it went.
+	Ended   bool
+	Runtime time.Duration
+	OK      bool
 }
 
 // Progress is the state of a running batch.
@@ -451,6 +468,9 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	js.tries++
 	js.running = append(js.running, a)
 	r.running++
+	if r.cfg.Attempts != nil {
+		r.cfg.Attempts(Attempt{Seq: js.job.Seq, Slot: slot, Try: js.tries, Copy: copy, Start: a.start})
+	}
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
 	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace}
@@ -519,6 +539,9 @@ func (r *run) finished(d attemptDone, stopping bool) {
 	js.running = slices.DeleteFunc(js.running, func(x *attempt) bool { return x == a })
 	r.running--
 	r.free = append(r.free, a.slot)
+	if r.cfg.Attempts != nil {
+		r.cfg.Attempts(Attempt{Seq: js.job.Seq, Slot: a.slot, Try: js.tries, Copy: a.copy, Start: a.start, Ended: true, Runtime: e.Runtime, OK: e.OK()})
+	}
 	r.sum.Busy[a.slot-1] += e.Runtime
 	timedOut := errors.Is(e.Err, errTimedOut)
 	if timedOut {

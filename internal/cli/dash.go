@@ -107,7 +107,13 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, out io.Writer, 
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
+	return serveListener(ctx, ln, h, out, work)
+}
+
+// serveListener is serveHTTP on a listener.
+func serveListener(ctx context.Context, ln net.Listener, h http.Handler, out io.Writer, work func(context.Context) error) error {
 	ctx, cancel := context.WithCancel(ctx)
+	var err error
 	defer cancel()
 	// The requests' contexts end with ctx, so open event streams end too.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}

@@ -49,6 +49,7 @@ type runConfig struct {
 
 	// Derived in runRun.
 	showSummary bool
+	http           string // dashboard address, "" for none
 
 	// Cluster mode (run_cluster.go).
 	nats    string
@@ -148,6 +149,7 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	f.StringVar(&cfg.shell, "shell", "", "shell that runs each command (SHELL -c COMMAND); default: $PARALLEL_SHELL, else $SHELL, else /bin/sh")
 	f.BoolVar(&cfg.dryRun, "dry-run", false, "print the commands in the order they would start, and exit")
 	f.BoolVar(&cfg.willCite, "will-cite", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
+	f.StringVar(&cfg.http, "http", "", "serve a live dashboard of the run on HOST:PORT while it runs (slots, progress, stragglers)")
 	addRunClusterFlags(f, &cfg)
 	return cmd
 }
@@ -439,7 +441,15 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		todo, skipped = runner.Resume(jobs, records, cfg.resumeFailed)
 	}
 	if cfg.nats != "" {
+		if cfg.http != "" {
+			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
+		}
 		return runCluster(env, cmd, cfg, jobs, todo)
+	}
+	if cfg.http != "" {
+		if _, _, err := splitHostPort("http", cfg.http); err != nil {
+			return runError(err)
+		}
 	}
 	if cfg.dryRun {
 		return printPlan(cmd.OutOrStdout(), todo, order, history)
@@ -471,7 +481,12 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update,
 	}
+	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
+	if err != nil {
+		return runError(err)
+	}
 	sum, err := runner.Run(env.Ctx, rcfg, todo)
+	stopDash()
 	prog.finish()
 	if sum == nil {
 		return runError(err)
