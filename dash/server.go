@@ -61,7 +61,7 @@ func New(src Source, cfg Config) *Server {
 	if cfg.Title == "" {
 		cfg.Title = "worksteal"
 	}
-	s := &Server{mux: http.NewServeMux(), cfg: cfg, hub: &hub{src: src, every: cfg.Interval, clients: map[chan []byte]struct{}{}}}
+	s := &Server{mux: http.NewServeMux(), cfg: cfg, hub: &hub{src: src, every: cfg.Interval, clients: map[chan []byte]struct{}{}, closed: make(chan struct{})}}
 	static, _ := fs.Sub(pageFS, "page")
 	s.mux.Handle("GET /", http.FileServerFS(static))
 	s.mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { WriteJSON(w, src.Snapshot()) })
@@ -70,6 +70,14 @@ func New(src Source, cfg Config) *Server {
 	})
 	s.mux.HandleFunc("GET /events", s.hub.serve)
 	return s
+}
+
+// Close ends the open event streams, and those opened later at once. An
+// event stream never goes idle, so call Close before http.Server.Shutdown
+// (for example with RegisterOnShutdown), or Shutdown waits for its
+// deadline. The page and the JSON are still served.
+func (s *Server) Close() {
+	s.hub.closeOnce.Do(func() { close(s.hub.closed) })
 }
 
 // Handle adds a read-only route (GET and HEAD only), e.g. "/metrics".
@@ -113,6 +121,9 @@ type hub struct {
 	clients map[chan []byte]struct{}
 	looping bool   // loop runs; set and cleared under mu
 	last    []byte // latest message sent
+
+	closed    chan struct{} // closed by Server.Close: event streams end
+	closeOnce sync.Once
 }
 
 func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
@@ -130,6 +141,8 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-h.closed:
 			return
 		case msg := <-ch:
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", msg); err != nil {

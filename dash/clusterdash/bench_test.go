@@ -136,8 +136,10 @@ func watch(b *testing.B, ctx context.Context, wg *sync.WaitGroup, nc *nats.Conn)
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); obs.Run(ctx) }()
-	web := httptest.NewServer(clusterdash.New(obs, dash.Config{}))
+	d := clusterdash.New(obs, dash.Config{})
+	web := httptest.NewServer(d)
 	b.Cleanup(web.Close)
+	b.Cleanup(d.Close)
 	req, _ := http.NewRequestWithContext(ctx, "GET", web.URL+"/events", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // chromium returns a headless Chromium's context for the test, or skips the
 // test when Chromium is not installed (it fails instead under CI, which
 // sets WORKSTEAL_CI=1 and installs Debian's chromium package).
-func chromium(t *testing.T) context.Context {
+func chromium(t testing.TB) context.Context {
 	t.Helper()
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -54,7 +54,7 @@ func chromium(t *testing.T) context.Context {
 
 // within runs the actions with a time limit, failing the test with what
 // was awaited.
-func within(t *testing.T, ctx context.Context, d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
+func within(t testing.TB, ctx context.Context, d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -64,7 +64,7 @@ func within(t *testing.T, ctx context.Context, d time.Duration, what string, act
 }
 
 // read runs one action that returns a value, with a time limit.
-func read[T any](t *testing.T, ctx context.Context, d time.Duration, what string, action chromedp.Action[T]) T {
+func read[T any](t testing.TB, ctx context.Context, d time.Duration, what string, action chromedp.Action[T]) T {
 	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -75,13 +75,30 @@ func read[T any](t *testing.T, ctx context.Context, d time.Duration, what string
 	return v
 }
 
-// visible waits until the CSS selector matches a visible element.
+// visible waits until the CSS selector matches an element that is drawn
+// (its box has a size). It polls with querySelector rather than tracking a
+// DOM node, because the page replaces its rows at every update.
 func visible(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.WaitVisible(chromedp.CSS(sel))
+	expr := `(() => { const e = document.querySelector(` + strconv.Quote(sel) + `); return !!e && e.getClientRects().length > 0; })()`
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for {
+			ok, err := chromedp.Evaluate[bool](expr)(ctx, tg)
+			if err != nil || ok {
+				return chromedp.Void{}, err
+			}
+			select {
+			case <-ctx.Done():
+				return chromedp.Void{}, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
 }
 
 // text reads the text of the element the CSS selector matches.
-func text(sel string) chromedp.Action[string] { return chromedp.Text(chromedp.CSS(sel)) }
+func text(sel string) chromedp.Action[string] {
+	return chromedp.Evaluate[string](`(() => { const e = document.querySelector(` + strconv.Quote(sel) + `); if (!e) throw new Error("no element"); return e.innerText; })()`)
+}
 
 // doneCount reads a job's "done/total" cell as the page shows it.
 func doneCount(t *testing.T, ctx context.Context, job string) (done, total int) {

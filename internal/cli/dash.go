@@ -129,6 +129,9 @@ func serveListener(ctx context.Context, ln net.Listener, h http.Handler, out io.
 	case err = <-served:
 		cancel()
 	}
+	if c, ok := h.(interface{ Close() }); ok {
+		c.Close() // end the event streams
+	}
 	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer scancel()
 	srv.Shutdown(sctx) // SSE streams end with their requests' contexts

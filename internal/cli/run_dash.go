@@ -65,19 +65,19 @@ type localDash struct {
 	factor      float64 // straggler rule: × the median
 	created     time.Time
 
-	mu                  sync.Mutex
-	progress            runner.Progress
-	finished            bool
-	running             map[[2]int]runner.Attempt // by seq, slot
-	hist                *balance.History
-	executed, failures  int64
-	busy                time.Duration // finished attempts
-	spans               []cluster.Span
-	ends                []time.Time
-	prevBusy            time.Duration
-	prevAt              time.Time
-	util                float64
-	retries             int
+	mu                 sync.Mutex
+	progress           runner.Progress
+	finished           bool
+	running            map[[2]int]runner.Attempt // by seq, slot
+	hist               *balance.History
+	executed, failures int64
+	busy               time.Duration // finished attempts
+	spans              []cluster.Span
+	ends               []time.Time
+	prevBusy           time.Duration
+	prevAt             time.Time
+	util               float64
+	retries            int
 }
 
 // dashTimelineKeep is how many finished attempts the timeline keeps.

@@ -1,0 +1,113 @@
+package clusterdash_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash"
+)
+
+// synthetic returns a source of a large cluster: 100 workers of 8 slots,
+// each with 32 finished tasks on its timeline and 8 running, 10 jobs, and
+// 20 stragglers; each snapshot moves every job forward, and its Time is
+// the snapshot's (so the page's clock shows which one it drew).
+func synthetic() (dash.Source, *atomic.Int64) {
+	var n atomic.Int64
+	return dash.SourceFunc(func() any {
+		k := int(n.Add(1))
+		now := time.Now()
+		st := cluster.State{Kind: "cluster", Time: now, Stream: "ws", Ready: true, StragglerFactor: 2}
+		for w := range 100 {
+			ws := cluster.WorkerState{Name: fmt.Sprintf("w%03d", w), Status: "up", Slots: 8, Running: 8, Handlers: []string{"render", "encode"},
+				Labels: map[string]string{"zone": "z" + strconv.Itoa(w%3)}, LastSeen: now, Executed: int64(100*k + w), Utilization: 0.9}
+			if w%17 == 0 {
+				ws.Status = "lost"
+			}
+			for i := range 32 {
+				ws.Timeline = append(ws.Timeline, cluster.Span{Job: "j" + strconv.Itoa(i%10), Task: strconv.Itoa(i), StartMs: now.Add(-time.Duration(60-i)*time.Second).UnixMilli(), Ms: 900, OK: i%13 != 0})
+			}
+			for i := range 8 {
+				ws.Tasks = append(ws.Tasks, cluster.StatusTask{Job: "j" + strconv.Itoa(i), Task: strconv.Itoa(w*8 + i), Attempt: 1, Start: now.Add(-time.Duration(i) * time.Second)})
+			}
+			st.Workers = append(st.Workers, ws)
+		}
+		for j := range 10 {
+			st.Jobs = append(st.Jobs, cluster.JobState{ID: "j" + strconv.Itoa(j), Total: 100000, Succeeded: min(100000, 50*k+j), Running: 80, Queued: 5000,
+				Rate: 1000, ETASec: 60, MedianSec: 1, ElapsedSec: float64(k)})
+		}
+		for s := range 20 {
+			st.Stragglers = append(st.Stragglers, cluster.Straggler{Job: "j1", Task: strconv.Itoa(s), Worker: fmt.Sprintf("w%03d", s), Attempt: 1, RunningSec: 9, MedianSec: 1, Ratio: 9})
+		}
+		return st
+	}), &n
+}
+
+// TestPageKeepsUpWithALargeCluster: with 100 workers and 10 jobs sent
+// every 100ms, the page draws every row and keeps up: after two seconds it
+// shows a state the server sent in the last half second, not a backlog.
+func TestPageKeepsUpWithALargeCluster(t *testing.T) {
+	browser := chromium(t)
+	src, _ := synthetic()
+	d := dash.New(src, dash.Config{Interval: 100 * time.Millisecond})
+	web := httptest.NewServer(d)
+	defer web.Close()
+	defer d.Close() // the page's event stream, else web.Close waits for it
+	within(t, browser, 20*time.Second, "the large cluster",
+		chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`), visible(`tr[data-job="j9"]`))
+	time.Sleep(2 * time.Second)
+	rows := read(t, browser, 5*time.Second, "the rows", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-worker]").length`))
+	jobs := read(t, browser, 5*time.Second, "the jobs", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-job]").length`))
+	lost := read(t, browser, 5*time.Second, "the lost workers", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-status=lost]").length`))
+	if rows != 100 || jobs != 10 || lost != 6 {
+		t.Errorf("the page shows %d workers, %d jobs, %d lost; want 100, 10, 6", rows, jobs, lost)
+	}
+	shown := read(t, browser, 5*time.Second, "the state's time", chromedp.Evaluate[string](`document.body.dataset.time`))
+	at, err := time.Parse(time.RFC3339Nano, shown)
+	if err != nil {
+		t.Fatalf("the page's state time %q: %v", shown, err)
+	}
+	if lag := time.Since(at); lag > 2*time.Second {
+		t.Errorf("the page shows a state from %v ago; it does not keep up with one state per 100ms", lag.Round(time.Millisecond))
+	}
+	updates := read(t, browser, 5*time.Second, "the update count", chromedp.Evaluate[string](`document.body.dataset.updates`))
+	drawMs := read(t, browser, 5*time.Second, "the draw time", chromedp.Evaluate[string](`document.body.dataset.drawMs`))
+	t.Logf("%s updates drawn, %s ms drawing in all", updates, drawMs)
+}
+
+// BenchmarkPageDraw measures the browser's time to draw one state of 100
+// workers and 10 jobs (from the page's own timing), and the size of one
+// state message.
+//
+//	go test -run '^$' -bench PageDraw -benchtime 20x ./dash/clusterdash
+func BenchmarkPageDraw(b *testing.B) {
+	browser := chromium(b)
+	src, _ := synthetic()
+	d := dash.New(src, dash.Config{Interval: 50 * time.Millisecond})
+	web := httptest.NewServer(d)
+	defer web.Close()
+	defer d.Close()
+	within(b, browser, 20*time.Second, "the large cluster", chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`))
+	count := func() (n, ms float64) {
+		v, err := chromedp.Run(browser, chromedp.Evaluate[[]float64](`[Number(document.body.dataset.updates), Number(document.body.dataset.drawMs)]`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return v[0], v[1]
+	}
+	n0, ms0 := count()
+	for b.Loop() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	n1, ms1 := count()
+	b.ReportMetric((ms1-ms0)/(n1-n0), "ms/draw")
+	msg, _ := json.Marshal(src.Snapshot())
+	b.ReportMetric(float64(len(msg))/1024, "KiB/state")
+}
