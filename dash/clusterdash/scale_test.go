@@ -32,7 +32,7 @@ func synthetic() (dash.Source, *atomic.Int64) {
 				ws.Status = "lost"
 			}
 			for i := range 32 {
-				ws.Timeline = append(ws.Timeline, cluster.Span{Job: "j" + strconv.Itoa(i%10), Task: strconv.Itoa(i), StartMs: now.Add(-time.Duration(60-i)*time.Second).UnixMilli(), Ms: 900, OK: i%13 != 0})
+				ws.Timeline = append(ws.Timeline, cluster.Span{Job: "j" + strconv.Itoa(i%10), Task: strconv.Itoa(i), StartMs: now.Add(-time.Duration(60-i) * time.Second).UnixMilli(), Ms: 900, OK: i%13 != 0})
 			}
 			for i := range 8 {
 				ws.Tasks = append(ws.Tasks, cluster.StatusTask{Job: "j" + strconv.Itoa(i), Task: strconv.Itoa(w*8 + i), Attempt: 1, Start: now.Add(-time.Duration(i) * time.Second)})

@@ -49,7 +49,7 @@ type runConfig struct {
 
 	// Derived in runRun.
 	showSummary bool
-	http           string // dashboard address, "" for none
+	http        string // dashboard address, "" for none
 
 	// Cluster mode (run_cluster.go).
 	nats    string
