@@ -46,10 +46,10 @@ type runConfig struct {
 	shell          string
 	dryRun         bool
 	willCite       bool
+	http           string // --http: dashboard address, "" for none
 
 	// Derived in runRun.
 	showSummary bool
-	http        string // dashboard address, "" for none
 
 	// Cluster mode (run_cluster.go).
 	nats    string
