@@ -100,6 +100,7 @@ func TestParseSweep(t *testing.T) {
 		{"workers=2..5", "workers", "2,3,4,5", false},
 		{"victim=random,largest", "victim", "random,largest", false},
 		{"grain = 0.1, 0.5", "grain", "0.1,0.5", false},
+		{"max_batch=-1,32", "max_batch", "-1,32", false},
 		{"colour=red", "", "", true},
 		{"workers", "", "", true},
 		{"workers=5..2", "", "", true},

@@ -106,3 +106,21 @@ func TestTheoryContrasts(t *testing.T) {
 	}
 	t.Logf("contrasts (makespan in units; NaN: not run):\n| W | P | steal-half | steal-half, cap 32 (runtime) | steal-one | steal-half bound |\n|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
 }
+
+// The steal-half cap can be swept like any policy parameter, and the sweep
+// shows what the theory tests show: lifting it is what keeps W/P + O(log W).
+func TestSweepMaxBatch(t *testing.T) {
+	s := theoryScenario(10_000, 128, "half", 0)
+	s.Sweep = &Sweep{Param: "max_batch", Values: []string{"-1", "32"}}
+	res, err := RunSweep(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, capped := res.Reports[0], res.Reports[1]
+	if !strings.Contains(free.Policy, "no cap") || !strings.Contains(capped.Policy, "at most 32") {
+		t.Fatalf("policies %q, %q; want the cap shown", free.Policy, capped.Policy)
+	}
+	if capped.Totals.Makespan < 2*free.Totals.Makespan {
+		t.Fatalf("capped %v vs uncapped %v: want the cap to cost at least 2x here", capped.Totals.Makespan, free.Totals.Makespan)
+	}
+}
