@@ -363,41 +363,55 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 		return
 	}
 	// While the worker holds the task, the server hears from it every
-	// heartbeat: during the handler and until the outcome is recorded.
-	note := func(start time.Time) []byte {
-		return []byte(d.task + "\t" + strconv.Itoa(d.attempt()) + "\t" + strconv.FormatInt(start.UnixNano(), 10) + "\t" + n.opts.name)
-	}
-	var started []byte // the start notice, once the handler runs
-	var noteMu sync.Mutex
+	// heartbeat: during the handler and until the outcome is recorded; and
+	// once the handler runs, the submitter hears that it does.
+	var notice startNotice
 	hb := newHeartbeat(n.heartbeat, func() {
 		if err := n.settleMsg(msg, ackProgress); err != nil {
 			n.opts.onError(fmt.Errorf("cluster: heartbeat of task %s: %w", d.key, err))
 		}
-		noteMu.Lock()
-		sn := started
-		noteMu.Unlock()
-		if sn != nil {
-			n.nc.Publish(n.startedSubject(d.job), sn)
+		if b := notice.get(); b != nil {
+			n.nc.Publish(n.startedSubject(d.job), b)
 		}
 	})
 	defer hb.stop()
+	if hf, ok := s.admit(&d); ok {
+		s.run(ctx, d, hf, &notice)
+	}
+}
 
+// startNotice is a running task's report to its submitter, "task \t
+// attempt \t start-unix-ns \t worker", set when its handler starts.
+type startNotice struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (sn *startNotice) set(b []byte) { sn.mu.Lock(); sn.b = b; sn.mu.Unlock() }
+
+func (sn *startNotice) get() []byte { sn.mu.Lock(); defer sn.mu.Unlock(); return sn.b }
+
+// admit decides whether a delivery runs: not if its result is in, if it
+// is a poison task, if its attempts are spent, or if this worker lacks its
+// handler; those are settled here. It fills in d.seen.
+func (s *serving) admit(d *delivery) (Handler, bool) {
+	n := s.n
 	if d.delivered > 1 || d.spec {
 		if d.delivered > 1 {
 			n.redelivered.Add(1)
 		}
 		if n.hasResult(d.key) {
 			n.duplicates.Add(1) // the result is in: this copy has nothing to do
-			n.settleMsg(msg, ackAck)
-			return
+			n.settleMsg(d.msg, ackAck)
+			return nil, false
 		}
 	}
 	if d.delivered > 1 {
 		f, err := n.failures(s.settleCtx, d.key)
 		if err != nil {
 			n.opts.onError(fmt.Errorf("cluster: reading the failures of %s: %w", d.key, err))
-			n.nakDelay(msg, time.Second)
-			return
+			n.nakDelay(d.msg, time.Second)
+			return nil, false
 		}
 		d.seen = f
 	}
@@ -405,27 +419,33 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	switch {
 	case d.lost() >= d.maxLost:
 		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
-		s.settle(d, res)
-		return
+		s.settle(*d, res)
+		return nil, false
 	case d.attempt() > d.maxAttempts:
 		// Its last failure was counted but not recorded (the worker died
 		// between the two): record it now.
 		res.Attempt = d.maxAttempts
 		res.Error = d.seen.Error
-		s.settle(d, res)
-		return
+		s.settle(*d, res)
+		return nil, false
 	}
 	hf, ok := s.handlers[d.handler]
 	if !ok {
 		if d.lost()+1 >= d.maxLost {
 			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, d.handler)
-			s.settle(d, res)
-			return
+			s.settle(*d, res)
+			return nil, false
 		}
-		n.nakDelay(msg, time.Second) // another worker may have it
-		return
+		n.nakDelay(d.msg, time.Second) // another worker may have it
+		return nil, false
 	}
+	return hf, true
+}
 
+// run runs the handler of an admitted delivery and settles the outcome.
+func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *startNotice) {
+	n, msg := s.n, d.msg
+	res := d.result(n.opts.name)
 	r := &running{node: n, key: d.key, pool: s.pool, delivered: d.delivered, info: TaskInfo{Job: d.job, Task: d.task, Index: d.index, Attempt: d.attempt(), Speculative: d.spec, Worker: n.opts.name}}
 	tctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCtxKey{}, r))
 	r.cancel = cancel
@@ -439,11 +459,9 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	// The submitter hears of the start at once when it wants to (to
 	// speculate), else with the heartbeats: short tasks cost no notice.
 	res.Start = time.Now()
-	noteMu.Lock()
-	started = note(res.Start)
-	noteMu.Unlock()
+	notice.set([]byte(d.task + "\t" + strconv.Itoa(d.attempt()) + "\t" + strconv.FormatInt(res.Start.UnixNano(), 10) + "\t" + n.opts.name))
 	if msg.Header.Get(hdrNotify) != "" {
-		n.nc.Publish(n.startedSubject(d.job), started)
+		n.nc.Publish(n.startedSubject(d.job), notice.get())
 	}
 	s.meter.start(r, res.Start, msg, d.delivered == 1 && !d.spec)
 	out, err := call(tctx, hf, msg.Data)
