@@ -60,8 +60,11 @@ For a single run, --svg draws a Gantt chart and --trace writes Chrome
 trace-event JSON, which opens in https://ui.perfetto.dev.
 
 Policies are the runtime's own: victim random, round-robin, largest
-(adaptive), two-choices, locality; amount one or half; idle backoff, poll,
-spin or park. Baseline schedulers: central, static, round-robin, lpt.
+(adaptive), two-choices, locality; amount one or half; idle backoff (the
+runtime's idle protocol step by step: rounds of attempts, spins, sleeps and
+parks, wake-ups on push and by the last searcher), park (after one round),
+poll (a round every interval, as the seed tutorial's workers) or spin.
+Baseline schedulers: central, static, round-robin, lpt.
 Steal-half takes half the victim's queue but at most 32 tasks, the
 runtime's cap (policy.MaxBatch); --max-batch -1 lifts the cap (a full half,
 as the analyses of steal-half assume). The report's first lines give the
