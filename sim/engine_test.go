@@ -489,3 +489,19 @@ func TestSpansAreTheWork(t *testing.T) {
 		}
 	}
 }
+
+// A lone worker that spins has nobody to steal from: it waits for work
+// without making events (a spin every nanosecond for five virtual seconds
+// would exhaust any event budget).
+func TestLoneSpinnerWaits(t *testing.T) {
+	s := Scenario{Workers: Workers{Count: 1},
+		Workload: Workload{Arrival: Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
+		Policy:   Policy{Idle: Idle{Mode: IdleSpin}}, Costs: Costs{Steal: 1e-6}}
+	r, err := Run(context.Background(), s, Options{MaxEvents: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Report.Totals.Makespan != 6 {
+		t.Fatalf("makespan %v; want 6 (arrival at 5, one second of work)", r.Report.Totals.Makespan)
+	}
+}

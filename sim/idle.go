@@ -173,6 +173,10 @@ func (e *engine) round(w *worker) {
 	w.attempt = 0
 	w.roundStart = e.now
 	if len(e.ws) == 1 {
+		if e.mode == IdleSpin { // nobody to steal from: spinning would only burn events
+			e.block(w, policy.IdleStep{Kind: policy.IdlePark})
+			return
+		}
 		e.roundFailed(w)
 		return
 	}
