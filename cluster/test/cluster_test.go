@@ -491,3 +491,62 @@ func TestPoisonTaskRecordedAfterLostDeliveries(t *testing.T) {
 		t.Errorf("a task after the poison one: %+v", r)
 	}
 }
+
+func TestRetriesWaitTheJobsRetryDelay(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	// flaky fails its first two attempts; the retries wait the job's
+	// delay, doubling: [100, 200] ms, then [200, 400] ms (jitter 0.5),
+	// not the worker's backoff (20 ms here) nor any server backoff.
+	job := cluster.Job{ID: "delays", MaxAttempts: 3, RetryDelay: 200 * time.Millisecond,
+		Tasks: []cluster.Task{{ID: "f", Handler: "flaky", Payload: []byte("3")}}}
+	s, err := n.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	r := waitJob(t, s)[0]
+	if !r.OK() || r.Attempt != 3 {
+		t.Fatalf("result %+v; want success on attempt 3", r)
+	}
+	starts := flakyStarts("delays.f")
+	if len(starts) != 3 {
+		t.Fatalf("flaky started %d times; want 3", len(starts))
+	}
+	for i, min := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {
+		if gap := starts[i+1].Sub(starts[i]); gap < min {
+			t.Errorf("retry %d came %v after the failure; want at least %v (the job's retry delay)", i+1, gap, min)
+		}
+	}
+}
+
+func TestAckWaitIsTheDeployments(t *testing.T) {
+	srv := startServer(t)
+	// The first node sets the deployment's ack wait; a later one that
+	// asks for another adopts it, says so, and does not change it.
+	first := submitter(t, connect(t, srv.ClientURL()), cluster.WithStream("aw"), cluster.WithAckWait(3*time.Second))
+	if _, err := first.Jobs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var told []string
+	var mu sync.Mutex
+	later := submitter(t, connect(t, srv.ClientURL()), cluster.WithStream("aw"), cluster.WithAckWait(500*time.Millisecond),
+		cluster.WithErrorHandler(func(err error) { mu.Lock(); told = append(told, err.Error()); mu.Unlock() }))
+	if _, err := later.Jobs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(connect(t, srv.ClientURL()))
+	c, err := js.Consumer(context.Background(), "aw_tasks", "aw_workers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.CachedInfo().Config.AckWait; got != 3*time.Second {
+		t.Errorf("consumer ack wait %v after a later node asked for 500ms; want the deployment's 3s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) != 1 || !strings.Contains(told[0], "ack wait 500ms not applied") || !strings.Contains(told[0], "uses 3s") {
+		t.Errorf("the later node said %q; want one notice that its 500ms is not applied", told)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -115,6 +116,7 @@ func register(n *cluster.Node) {
 	must(n.Handle("flaky", func(ctx context.Context, p []byte) ([]byte, error) {
 		want, _ := strconv.Atoi(string(p))
 		info, _ := cluster.TaskOf(ctx)
+		noteFlakyStart(info.Job + "." + info.Task)
 		if info.Attempt < want {
 			return nil, fmt.Errorf("attempt %d fails", info.Attempt)
 		}
@@ -210,4 +212,22 @@ func submitterMain() int {
 		fmt.Println("result", r.Task)
 	}
 	return 0
+}
+
+// flaky's start times per task (in this process).
+var (
+	flakyMu         sync.Mutex
+	flakyStartTimes = map[string][]time.Time{}
+)
+
+func noteFlakyStart(key string) {
+	flakyMu.Lock()
+	defer flakyMu.Unlock()
+	flakyStartTimes[key] = append(flakyStartTimes[key], time.Now())
+}
+
+func flakyStarts(key string) []time.Time {
+	flakyMu.Lock()
+	defer flakyMu.Unlock()
+	return append([]time.Time(nil), flakyStartTimes[key]...)
 }

@@ -329,7 +329,7 @@ func TestServerKilledAndRestarted(t *testing.T) {
 	for _, away := range []time.Duration{3 * time.Second, 20 * time.Second} {
 		t.Run(fmt.Sprintf("away %v", away), func(t *testing.T) {
 			t.Parallel()
-			srv, _ := deployment(t)
+			srv, workers := deployment(t)
 			b := newBatch(t, 150)
 			b.exactCount = false
 			began := time.Now()
@@ -340,6 +340,12 @@ func TestServerKilledAndRestarted(t *testing.T) {
 			time.Sleep(away)
 			srv.start(t)
 			b.check(t, run, began)
+			// Workers say when they lose and regain the server.
+			for _, w := range workers {
+				if out := w.out.String(); !strings.Contains(out, "lost the NATS server") || !strings.Contains(out, "reconnected to") {
+					t.Errorf("%s did not log losing and regaining the server:\n%s", w.name, out)
+				}
+			}
 		})
 	}
 }
