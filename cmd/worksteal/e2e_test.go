@@ -444,7 +444,7 @@ func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
 	b := &batch{dir: t.TempDir()}
 	b.input = filepath.Join(b.dir, "input")
 	os.WriteFile(b.input, []byte("sleep 300; true\nsleep 301; true\n"), 0o644)
-	run := launch(t, "run", "run", "--nats", srv.url(), "--progress=none", "-a", b.input)
+	run := launch(t, "run", "run", "--nats", srv.url(), "--progress=lines", "-a", b.input)
 	t.Cleanup(func() { run.cmd.Process.Kill() })
 	waitProcs := func(want func(n int) bool, what string) {
 		t.Helper()
@@ -457,6 +457,9 @@ func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
 		}
 	}
 	waitProcs(func(n int) bool { return n >= 4 }, "two shells and their sleeps running") // two shells, two sleeps
+	// While nothing finishes, a progress line every second names the
+	// longest-running task and its worker.
+	run.waitFor(t, `progress: 0/2 done, 0 failed, 2 running \(longest: job [12] on victim for [0-9.]+s\)`)
 	w.signal(t, syscall.SIGKILL)
 	waitProcs(func(n int) bool { return n == 0 }, "after the worker's SIGKILL")
 }
