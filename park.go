@@ -58,14 +58,23 @@ func (s *sleepState) notify() {
 }
 
 // startSearching counts the calling worker as searching.
-func (s *sleepState) startSearching() { s.state.Add(searcher1) }
+func (s *sleepState) startSearching() {
+	st := s.state.Add(searcher1)
+	if invariants {
+		checkSearchers(st, 1)
+	}
+}
 
 // stopSearching is called by a searcher that found work (chain == true) or
 // that leaves the pool. If it was the last searcher and workers sleep, it
 // wakes one, so queued work never waits behind a sleeping pool while the
 // pool has idle workers.
 func (s *sleepState) stopSearching(chain bool) {
-	sleepers, searching := counts(s.state.Add(minusSearcher))
+	st := s.state.Add(minusSearcher)
+	if invariants {
+		checkSearchers(st, -1)
+	}
+	sleepers, searching := counts(st)
 	if chain && searching == 0 && sleepers != 0 {
 		s.wakeOne()
 	}
@@ -122,7 +131,11 @@ func (s *sleepState) removeLocked(w *Worker) {
 	s.idle[last] = nil
 	s.idle = s.idle[:last]
 	w.idleIdx = -1
-	s.state.Add(toSearching)
+	st := s.state.Add(toSearching)
+	if invariants {
+		checkSearchers(st, 1)
+		s.checkSleepLocked()
+	}
 }
 
 // park blocks the calling worker until it is woken, or until timeout
@@ -136,7 +149,11 @@ func (w *Worker) park(recheck func() bool, timeout time.Duration) {
 	s.mu.Lock()
 	w.idleIdx = len(s.idle)
 	s.idle = append(s.idle, w)
-	s.state.Add(sleeper1 - searcher1) // IncSleepers: sleepers+1, searching−1
+	st := s.state.Add(sleeper1 - searcher1) // IncSleepers: sleepers+1, searching−1
+	if invariants {
+		checkSearchers(st, -1)
+		s.checkSleepLocked()
+	}
 	s.mu.Unlock()
 
 	if recheck() { // ReadWork

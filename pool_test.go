@@ -532,7 +532,7 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 			r := catchPanic(func() { _, err = Run(p, func(*Worker) int { runtime.Goexit(); return 1 }) })
 			return r, err
 		}},
-		{"a submitted task calls Goexit", 1, func(p *Pool) (any, error) {
+		{"a submitted task calls Goexit", 1, func(p *Pool) (any, error) { // reported to OnPanic (set below)
 			ran := make(chan struct{})
 			if err := p.Submit(func(*Worker) { close(ran); runtime.Goexit() }); err != nil {
 				return nil, err
@@ -561,7 +561,7 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := New(Config{Workers: tc.workers})
+			p, err := New(Config{Workers: tc.workers, OnPanic: func(*PanicError) {}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,5 @@
+//go:build !race && !worksteal_invariants
+
+package worksteal
+
+const invariants = false
