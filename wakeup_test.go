@@ -1,7 +1,9 @@
 package worksteal
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -16,24 +18,35 @@ import (
 // leave a burst's work queued while every worker sleeps; the watchdog fails
 // the test if no task completes for 10 s while work is outstanding.
 //
-// Each cycle posts 1–8 tasks through a random entry (the injector, a
-// worker's inbox, round-robin inboxes, or spawned from inside a task onto a
-// deque), waits for all of them, and sometimes lets the pool go idle first.
+// Each cycle posts 1–8 tasks through a random way work becomes visible —
+// the injector, a worker's inbox, round-robin inboxes, the injector from
+// inside a task, a Join's push onto a deque that only a thief can run, and
+// a Scope's spawns that must be spread over the workers (a barrier) —
+// waits for all of them, and sometimes lets the pool go idle first. Half
+// the cycles run on a pool that parks after one round and steals one; the
+// other half on a pool that steals half (moving items into thieves'
+// deques) and sleeps between rounds (timed parks, woken like any park).
 func TestNoLostWakeup(t *testing.T) {
 	cycles := 1_000_000
 	switch {
 	case testing.Short():
 		cycles = 20_000
 	case raceEnabled:
-		cycles = 100_000
+		cycles = 60_000
 	}
 	seed := rand.Uint64()
 	t.Logf("seed %d, %d cycles", seed, cycles)
 	rng := rand.New(rand.NewPCG(seed, 1))
+	configs := []Config{
+		{Workers: 4, Idle: policy.Idle{Rounds: 1, Base: 50 * time.Nanosecond, Cap: 200 * time.Nanosecond}},
+		{Workers: 4, Steal: policy.StealHalf, Idle: policy.Idle{Rounds: 3, Base: 30 * time.Microsecond, Cap: 60 * time.Microsecond, Jitter: 1}},
+	}
+	for i, cfg := range configs {
+		lostWakeupCycles(t, newTestPool(t, cfg), rng, cycles/len(configs), fmt.Sprintf("pool %d", i))
+	}
+}
 
-	// Park after one short round: the protocol is exercised on every cycle.
-	p := newTestPool(t, Config{Workers: 4, Idle: policy.Idle{Rounds: 1, Base: 50 * time.Nanosecond, Cap: 200 * time.Nanosecond}})
-
+func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name string) {
 	var completed atomic.Int64
 	var outstanding atomic.Int64
 	done := make(chan struct{}, 1)
@@ -69,10 +82,15 @@ func TestNoLostWakeup(t *testing.T) {
 	}()
 	defer close(stopWatch)
 
+	spin := func(cond func() bool) {
+		for !cond() {
+			runtime.Gosched()
+		}
+	}
 	for c := 0; c < cycles; c++ {
 		k := 1 + rng.IntN(8)
 		outstanding.Store(int64(k))
-		switch rng.IntN(4) {
+		switch rng.IntN(6) {
 		case 0:
 			for i := 0; i < k; i++ {
 				p.Submit(func(*Worker) { finish() })
@@ -93,11 +111,36 @@ func TestNoLostWakeup(t *testing.T) {
 				}
 				finish()
 			})
+		case 4: // Join pushes: each second half can only run on a thief
+			p.Submit(func(w *Worker) {
+				for i := 1; i < k; i++ {
+					var ran atomic.Bool
+					Join(w, func(*Worker) int { spin(ran.Load); return 0 },
+						func(*Worker) int { ran.Store(true); finish(); return 0 })
+				}
+				finish()
+			})
+		case 5: // Spawns: m tasks that wait for each other need m workers
+			m := min(k, p.Workers())
+			outstanding.Store(int64(m))
+			p.Submit(func(w *Worker) {
+				var arrived atomic.Int32
+				w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					for range m {
+						s.Spawn(w, func(*Worker) {
+							arrived.Add(1)
+							spin(func() bool { return arrived.Load() == int32(m) })
+							finish()
+						})
+					}
+					return nil
+				})
+			})
 		}
 		select {
 		case <-done:
 		case msg := <-watchErr:
-			t.Fatalf("cycle %d: %s", c, msg)
+			t.Fatalf("%s, cycle %d: %s", name, c, msg)
 		}
 		if rng.IntN(64) == 0 { // let every worker reach the parked state
 			time.Sleep(20 * time.Microsecond)
