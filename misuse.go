@@ -3,7 +3,6 @@ package worksteal
 import (
 	"reflect"
 	"runtime"
-	"strconv"
 	"sync"
 )
 
@@ -82,12 +81,4 @@ func checkNotInTask() {
 		}
 	}
 	panic(errNestedRun)
-}
-
-// errForeignWorker is the panic of a fork through another task's handle
-// (checked in -race builds: owner_race.go).
-func errForeignWorker(w *Worker) string {
-	return "worksteal: *Worker " + strconv.Itoa(w.id) + " used on a goroutine that is not running its task: " +
-		"a handle kept after its task returned, or captured from an enclosing task. " +
-		"Use the *Worker your function received (each Join half and spawned task gets its own)"
 }

@@ -4,6 +4,7 @@ package worksteal
 
 import (
 	"runtime"
+	"strconv"
 	"sync/atomic"
 )
 
@@ -59,4 +60,11 @@ func goid() uint64 {
 		id = id*10 + uint64(c-'0')
 	}
 	return id
+}
+
+// errForeignWorker is the panic of a fork through another task's handle.
+func errForeignWorker(w *Worker) string {
+	return "worksteal: *Worker " + strconv.Itoa(w.id) + " used on a goroutine that is not running its task: " +
+		"a handle kept after its task returned, or captured from an enclosing task. " +
+		"Use the *Worker your function received (each Join half and spawned task gets its own)"
 }

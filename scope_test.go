@@ -184,7 +184,8 @@ func TestScope(t *testing.T) {
 		p := newTestPool(t, Config{Workers: 1})
 		var n atomic.Int32
 		got, _ := Run(p, func(w *Worker) error {
-			return w.Scope(nil, func(w *Worker, s *Scope) error { // documented: nil means Background
+			//lint:ignore SA1012 the documented nil-means-Background case is what this tests
+			return w.Scope(nil, func(w *Worker, s *Scope) error {
 				s.Spawn(w, func(*Worker) { n.Add(1) })
 				return nil
 			})

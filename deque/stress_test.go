@@ -15,11 +15,10 @@ import (
 // takenSet records which items were taken, one bit per item, and catches an
 // item taken twice the moment it happens.
 type takenSet struct {
-	bits  []atomic.Uint64
-	count atomic.Int64
-	dups  atomic.Int64
-	dup   atomic.Int64 // first duplicate id + 1
-	nils  atomic.Int64 // nil items returned as taken
+	bits []atomic.Uint64
+	dups atomic.Int64
+	dup  atomic.Int64 // first duplicate id + 1
+	nils atomic.Int64 // nil items returned as taken
 }
 
 func newTakenSet(n int) *takenSet {
