@@ -64,12 +64,17 @@ func newWorkerCommand(env *Env) *cobra.Command {
 cluster) and runs the tasks submitted with worksteal run --nats: shell
 commands, N at once. It pulls a task only when a slot is free, so a machine
 with more slots, or faster ones, takes more of the batch. Long tasks are
-kept alive with heartbeats; if the worker dies, its tasks go to other
+kept alive with heartbeats; if the worker dies (kill -9 included), its
+commands' processes are killed by its reaper and its tasks go to other
 workers after the ack deadline. On SIGINT or SIGTERM the running tasks are
-stopped and handed back at once.
+stopped and handed back at once. Neither is an attempt of the task: only a
+command's own failure counts against run's --retries.
 
-Workers and submitters that work together use the same --stream and the
-same --ack-wait and --max-deliver.`,
+Workers and submitters that work together use the same --stream. The ack
+wait is the deployment's: the first worker or submitter of a stream sets it
+(--ack-wait), the others adopt it. A task whose deliveries end without an
+outcome --max-deliver times (it kills its workers) is recorded as a poison
+task. The worker logs losing and regaining the server.`,
 		Example: `  worksteal worker --nats nats://127.0.0.1:4222
   worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box`,
 		Args: cobra.NoArgs,
