@@ -38,7 +38,7 @@ type Node struct {
 	ackWait, heartbeat time.Duration
 
 	// Worker counters (Stats).
-	executed, recorded, duplicates, redelivered atomic.Int64
+	executed, recorded, duplicates, redelivered, delivered atomic.Int64
 }
 
 // New returns a Node that works through the connection nc. It does not
@@ -212,7 +212,7 @@ func (n *Node) setup(ctx context.Context) error {
 	return nil
 }
 
-// consumerSetup creates the workers' consumer with this node's ack wait,
+// consumerSetup creates the deployment's consumer with this node's ack wait,
 // or adopts the ack wait of the one that exists: the ack wait belongs to
 // the deployment, and a client that connects later must not change it
 // under the tasks that are running. Redelivery is the state machine's
@@ -220,8 +220,13 @@ func (n *Node) setup(ctx context.Context) error {
 // backoff, which would count and delay a lost worker's tasks.
 func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
 	cfg := jetstream.ConsumerConfig{
-		Durable:       n.consumerName(),
-		Description:   "worksteal workers pull tasks here",
+		Durable:     n.consumerName(),
+		Description: "worksteal deployment settings (ack wait); tasks wait in the route consumers",
+		// Tasks are pulled from the routes' consumers (route.go), which a
+		// work-queue stream allows only on subjects no other consumer
+		// filters: this one filters a subject no task has (a route's last
+		// token is never "_"), and only keeps the ack wait.
+		FilterSubject: n.opts.stream + ".task._._._",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       n.opts.ackWait,
 		MaxDeliver:    -1,
@@ -238,7 +243,7 @@ func (n *Node) consumerSetup(ctx context.Context) (jetstream.Consumer, error) {
 				n.opts.ackWait, n.opts.stream, have.AckWait, n.consumerName()))
 		}
 		cfg.AckWait = have.AckWait
-		if have.MaxDeliver != -1 || len(have.BackOff) > 0 || have.Replicas != 0 {
+		if have.MaxDeliver != -1 || len(have.BackOff) > 0 || have.Replicas != 0 || have.FilterSubject != cfg.FilterSubject {
 			// Made by an older version: same ack wait, today's redelivery.
 			cons, err = n.js.UpdateConsumer(ctx, n.streamName(), cfg)
 		}

@@ -425,8 +425,8 @@ func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
 	counts := map[string]int{}
 	prefix := o.cfg.Stream + ".task."
 	for subj, n := range info.State.Subjects {
-		rest := strings.TrimPrefix(subj, prefix) // <job>.<handler>
-		if i := strings.LastIndexByte(rest, '.'); i > 0 {
+		rest := strings.TrimPrefix(subj, prefix) // <job>.<handler>.<requirements>
+		if i := strings.IndexByte(rest, '.'); i > 0 {
 			counts[rest[:i]] += int(n)
 		}
 	}

@@ -33,6 +33,8 @@ type options struct {
 	fetchWait      time.Duration
 	onError        func(error)
 	role           Role // "": no role, may do everything
+	labels         Labels
+	speed          float64
 }
 
 func defaultOptions() options {
@@ -51,6 +53,7 @@ func defaultOptions() options {
 		defaultTimeout: 5 * time.Second,
 		fetchWait:      2 * time.Second,
 		onError:        func(error) {},
+		speed:          1,
 	}
 }
 

@@ -111,6 +111,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 	case RoleWorker:
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
+			api+"CONSUMER.LIST."+tasks,          // find the routes it can serve
 			"$JS.ACK."+tasks+".>",               // ack, nak, heartbeat (in progress), term
 			"$KV."+s+"_results.>",               // record results
 			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
@@ -123,7 +124,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate
 		)
-		sub.Allow = append(sub.Allow, s+".cancel.>") // stop a copy that lost its race
+		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes") // stop a copy that lost its race; hear of new routes
 	case RoleSubmitter:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up
@@ -131,6 +132,10 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.CREATE."+tasks+"."+s+"_workers", // set up the workers' consumer
 			api+"CONSUMER.CREATE."+tasks+"."+s+"_workers.>",
+			api+"CONSUMER.CREATE."+tasks+".*."+s+".task.>", // a route's consumer: filtered on task subjects only
+			api+"CONSUMER.LIST."+tasks,                     // a job's routes, to delete them when it ends
+			api+"CONSUMER.DELETE."+tasks+".*",
+			s+".routes",                         // tell the workers of a new route
 			s+".task.>",                         // publish tasks
 			s+".cancel.>",                       // stop the losing copy of a task
 			"$KV."+s+"_jobs.>",                  // job records

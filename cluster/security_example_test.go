@@ -30,7 +30,7 @@ func ExampleRolePermissions() {
 	// may publish $JS.API.CONSUMER.MSG.NEXT.ws_tasks.*
 	// may publish $KV.ws_results.>
 	// may submit: false
-	// may subscribe [_INBOX_worker.> ws.cancel.>]
+	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes]
 }
 
 // A dashboard connects as an observer, with the files serve init wrote

@@ -59,6 +59,9 @@ func (n *Node) validate(job *Job) ([]string, error) {
 	if job.RetryDelay < 0 {
 		return nil, fmt.Errorf("%w: job %s: retry delay %v: must be 0 (default) or more", ErrInvalidJob, job.ID, job.RetryDelay)
 	}
+	if err := job.Require.check(); err != nil {
+		return nil, fmt.Errorf("%w: job %s: requirement: %w", ErrInvalidJob, job.ID, err)
+	}
 	limit := int(n.nc.MaxPayload()) - 1024
 	ids := make([]string, len(job.Tasks))
 	seen := make(map[string]int, len(job.Tasks))
@@ -72,6 +75,8 @@ func (n *Node) validate(job *Job) ([]string, error) {
 			return nil, fmt.Errorf("%w: task %d: id %q: use letters, digits, '-', '_' and '='", ErrInvalidJob, i, id)
 		case !namePattern.MatchString(t.Handler):
 			return nil, fmt.Errorf("%w: task %s: handler name %q: use letters, digits, '-' and '_'", ErrInvalidJob, id, t.Handler)
+		case t.Require.check() != nil:
+			return nil, fmt.Errorf("%w: task %s: requirement: %w", ErrInvalidJob, id, t.Require.check())
 		case len(t.Payload) > limit:
 			return nil, fmt.Errorf("%w: task %s: payload of %d bytes is over the server's limit of %d", ErrInvalidJob, id, len(t.Payload), limit)
 		}
@@ -90,34 +95,11 @@ func fingerprint(job Job, ids []string) string {
 	for i, t := range job.Tasks {
 		p := sha256.Sum256(t.Payload)
 		fmt.Fprintf(h, "%s\x00%s\x00%x\n", ids[i], t.Handler, p)
+		if req := job.Require.merge(t.Require); len(req) > 0 {
+			fmt.Fprintf(h, "require %s\n", req) // absent without: older records match
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// checkHandlers fails with ErrUnknownHandler for a handler that no live
-// worker has; with no live worker it cannot tell, and accepts.
-func (n *Node) checkHandlers(ctx context.Context, job Job) error {
-	ws, err := n.Workers(ctx)
-	if err != nil || len(ws) == 0 {
-		return nil
-	}
-	have := map[string]bool{}
-	for _, w := range ws {
-		for _, h := range w.Handlers {
-			have[h] = true
-		}
-	}
-	for _, t := range job.Tasks {
-		if !have[t.Handler] {
-			known := make([]string, 0, len(have))
-			for h := range have {
-				known = append(known, h)
-			}
-			slices.Sort(known)
-			return fmt.Errorf("%w %q: the %d live worker(s) have %s", ErrUnknownHandler, t.Handler, len(ws), strings.Join(known, ", "))
-		}
-	}
-	return nil
 }
 
 // Submit publishes job's tasks to the workers and returns the Submission
@@ -147,7 +129,7 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 	var rec jobRecord
 	var resumed bool
 	err = n.retrySettling(ctx, func(ctx context.Context) error {
-		if err := n.checkHandlers(ctx, job); err != nil {
+		if err := n.checkRoutes(ctx, job); err != nil {
 			return err
 		}
 		var err error
@@ -155,6 +137,11 @@ func (n *Node) Submit(ctx context.Context, job Job) (*Submission, error) {
 		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	// The routes exist before the results are followed: a resumed job
+	// found finished deletes them again (markDone).
+	if err := n.ensureRoutes(ctx, job); err != nil {
 		return nil, err
 	}
 	s, err := n.follow(ctx, rec, job, ids)
@@ -189,6 +176,24 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
+	if len(failed) == 0 {
+		return nil
+	}
+	// The routes of a job found finished may be going (markDone): they
+	// are made again, and markDone leaves them while this retry runs.
+	s.routesMu.Lock()
+	s.mu.Lock()
+	s.retrying = true
+	s.mu.Unlock()
+	s.routesMu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.retrying = false
+		s.mu.Unlock()
+	}()
+	if err := n.ensureRoutes(ctx, s.job); err != nil {
+		return err
+	}
 	tctx, cancel := n.timeout(ctx)
 	defer cancel()
 	for _, r := range failed {
@@ -223,6 +228,7 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 	}
 	if len(failed) > 0 {
 		s.setDone(false)
+		n.announceRoutes()
 	}
 	return nil
 }
@@ -314,6 +320,9 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	n.nc.Publish(n.opts.stream+".cancel."+id, nil) // stop its running tasks
+	if err := n.deleteRoutes(ctx, id); err != nil {
+		return err
+	}
 	for _, b := range []string{"results", "checkpoints", "failures"} {
 		bucket := n.opts.stream + "_" + b
 		st, err := n.js.Stream(ctx, "KV_"+bucket)
@@ -383,7 +392,12 @@ type Submission struct {
 	subs   []*nats.Subscription
 	stopW  func()
 
+	// routesMu orders markDone's removal of the routes and retryFailed's
+	// making them again.
+	routesMu sync.Mutex
+
 	mu       sync.Mutex
+	retrying bool // retryFailed runs: the routes stay
 	results  map[string]Result
 	arrivals []Result // in the order they were seen
 	read     int      // Next's cursor into arrivals
@@ -585,8 +599,28 @@ func (s *Submission) changed() {
 	s.notify = make(chan struct{})
 }
 
-// markDone notes in the job record that every task has a result.
-func (s *Submission) markDone() { s.setDone(true) }
+// markDone notes in the job record that every task has a result, and
+// removes the job's routes (and any speculative copy still queued).
+func (s *Submission) markDone() {
+	s.setDone(true)
+	if s.n.opts.role.binds() {
+		return // an observer following the job may not remove anything
+	}
+	s.routesMu.Lock()
+	defer s.routesMu.Unlock()
+	s.mu.Lock()
+	over := s.finished && !s.retrying
+	s.mu.Unlock()
+	if !over {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.n.opts.defaultTimeout)
+	defer cancel()
+	s.n.stream.Purge(ctx, jetstream.WithPurgeSubject(s.n.opts.stream+".task."+s.ID+".>"))
+	if err := s.n.deleteRoutes(ctx, s.ID); err != nil {
+		s.n.opts.onError(fmt.Errorf("cluster: removing the routes of finished job %s: %w", s.ID, err))
+	}
+}
 
 // setDone sets the record's Done flag.
 func (s *Submission) setDone(done bool) {
@@ -649,6 +683,7 @@ func (s *Submission) expireStarted(now time.Time) {
 func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 	n := s.n
 	var futures []jetstream.PubAckFuture
+	announced := false
 	flush := func(upTo int) error {
 		select {
 		case <-n.js.PublishAsyncComplete():
@@ -663,6 +698,10 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 			}
 		}
 		futures = futures[:0]
+		if !announced {
+			n.announceRoutes() // the first tasks are in
+			announced = true
+		}
 		if upTo > rec.Published {
 			tctx, cancel := n.timeout(ctx)
 			defer cancel()
@@ -706,7 +745,7 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 
 func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 	t := s.job.Tasks[i]
-	m := nats.NewMsg(s.n.opts.stream + ".task." + s.ID + "." + t.Handler)
+	m := nats.NewMsg(s.n.routeSubject(taskRoute(s.job, t)))
 	m.Header.Set(hdrJob, s.ID)
 	m.Header.Set(hdrTask, s.ids[i])
 	m.Header.Set(hdrIndex, strconv.Itoa(i))

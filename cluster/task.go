@@ -34,6 +34,9 @@ type Task struct {
 	Handler string
 	// Payload is the handler's input.
 	Payload []byte
+	// Require adds to the job's requirements (Job.Require) for this task;
+	// a key in both takes this value.
+	Require Labels
 }
 
 // Job is a batch of tasks submitted together.
@@ -64,6 +67,11 @@ type Job struct {
 	// recorded result is a failure: their results are removed and the
 	// tasks published anew, with their attempts reset.
 	RetryFailed bool
+	// Require lists labels that a worker must have (WithLabels) to run
+	// the job's tasks: only such workers are delivered them. Submit
+	// refuses a job a task of which no live worker can run
+	// (ErrNoCapableWorker, ErrUnknownHandler).
+	Require Labels
 }
 
 // Result is the recorded outcome of one task. Exactly one Result is

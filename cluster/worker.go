@@ -43,6 +43,10 @@ type WorkerInfo struct {
 	Handlers []string  `json:"handlers"`
 	Running  int       `json:"running"`
 	Started  time.Time `json:"started"`
+	// Labels are the worker's (WithLabels); Speed its advertised relative
+	// speed (WithSpeed).
+	Labels Labels  `json:"labels,omitempty"`
+	Speed  float64 `json:"speed,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -51,6 +55,9 @@ type Stats struct {
 	Recorded    int64 // results this worker recorded
 	Duplicates  int64 // results discarded because the task had one already
 	Redelivered int64 // tasks received again after an earlier delivery
+	// Delivered counts the task messages the server delivered to this
+	// worker, those handed back included: each is one delivery spent.
+	Delivered int64
 }
 
 // Handle registers h under name for Serve. Names use letters, digits, '-'
@@ -71,7 +78,8 @@ func (n *Node) Handle(name string, h Handler) error {
 
 // Stats returns the node's worker counters.
 func (n *Node) Stats() Stats {
-	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load()}
+	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
+		Delivered: n.delivered.Load()}
 }
 
 // Workers lists the live workers (those that refreshed their registration
@@ -210,7 +218,8 @@ func (s *serving) register(ctx context.Context) {
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started}
+		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+			Labels: s.n.opts.labels, Speed: s.n.opts.speed}
 		data, _ := json.Marshal(info)
 		pctx, cancel := s.n.timeout(ctx)
 		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
@@ -226,25 +235,33 @@ func (s *serving) register(ctx context.Context) {
 }
 
 // pull runs the puller until ctx is done: each task it delivers runs on
-// its own goroutine, holding its slot's token until settled.
+// its own goroutine, holding its slot's token until settled. It pulls from
+// the routes this worker can serve only (see route).
 func (s *serving) pull(ctx context.Context) error {
 	n := s.n
-	p := newPuller(n.nc, n.streamName(), n.consumerName(), n.opts.slots, n.opts.fetchWait)
+	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
-	p.nak = func(m *nats.Msg) { n.settleMsg(m, ackNak) }
-	p.run = func(m *nats.Msg) {
+	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
+	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
+	p.run = func(m *nats.Msg, done func()) {
+		n.delivered.Add(1)
 		if s.stop.Load() {
 			n.settleMsg(m, ackNak) // handed back: this worker is stopping
-			p.release()
+			done()
 			return
 		}
 		s.tasks.Add(1)
 		go func() {
 			defer s.tasks.Done()
-			defer p.release()
+			defer done()
 			s.execute(ctx, m)
 		}()
 	}
+	sub, err := n.nc.Subscribe(n.routesSubject(), func(*nats.Msg) { p.announce() })
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
 	return p.loop(ctx)
 }
 
@@ -597,8 +614,14 @@ func (s *serving) settle(d delivery, res Result) {
 }
 
 // handlerOf returns the handler named by a task subject,
-// "<stream>.task.<job>.<handler>".
-func handlerOf(subject string) string { return subject[strings.LastIndexByte(subject, '.')+1:] }
+// "<stream>.task.<job>.<handler>.<requirements>" (see route).
+func handlerOf(subject string) string {
+	f := strings.SplitN(subject, ".", 5)
+	if len(f) < 4 {
+		return ""
+	}
+	return f[3]
+}
 
 // call runs a handler, turning a panic into an error.
 func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {

@@ -54,6 +54,7 @@ type runConfig struct {
 	// Cluster mode (run_cluster.go).
 	nats    string
 	jobName string
+	require []string // --require KEY=VALUE
 	clusterFlags
 }
 

@@ -23,6 +23,7 @@ import (
 func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.nats, "nats", "", "run the batch on the workers of the NATS server at URL (worksteal serve, worksteal worker)")
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
+	f.StringArrayVar(&cfg.require, "require", nil, "with --nats: run the tasks only on workers with this label, KEY=VALUE (repeatable; worksteal worker --label)")
 	cfg.clusterFlags.add(f, "with --nats: ")
 }
 
@@ -56,6 +57,9 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		return runError(errors.New("-j is not used with --nats: the workers' slots run the batch (worksteal worker -j N)"))
 	case cfg.dryRun:
 		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
+	}
+	if _, err := cluster.ParseLabels(cfg.require); err != nil {
+		return runError(fmt.Errorf("--require: %w", err))
 	}
 	stderr := cmd.ErrOrStderr()
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.creds, stderr)
@@ -150,6 +154,9 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter, RetryFailed: cfg.resumeFailed}
 	if job.ID == "" {
 		job.ID = jobID(all)
+	}
+	if len(cfg.require) > 0 {
+		job.Require, _ = cluster.ParseLabels(cfg.require) // checked by runCluster
 	}
 	for _, j := range runner.Plan(all, mustOrder(cfg.order), history) {
 		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds()})

@@ -34,6 +34,10 @@ type workerConfig struct {
 	clusterFlags
 	shell string
 	grace time.Duration
+	// labels (--label KEY=VALUE) and speed describe the worker: tasks
+	// that require labels go only to workers that have them.
+	labels []string
+	speed  float64
 }
 
 // shellHandler is the name of the handler that runs shell commands, the
@@ -84,6 +88,8 @@ task. The worker logs losing and regaining the server.`,
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
 	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
+	f.StringArrayVar(&cfg.labels, "label", nil, "a label of this worker, KEY=VALUE (repeatable): tasks that require it (run --require) run only on workers that have it")
+	f.Float64Var(&cfg.speed, "speed", 1, "this worker's relative speed, shown in the worker registry (pulling already gives a faster worker more tasks)")
 	cfg.clusterFlags.add(f, "")
 	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
 	f.DurationVar(&cfg.grace, "grace", 2*time.Second, "time a stopped task's processes have between SIGTERM and SIGKILL")
@@ -159,6 +165,14 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if cfg.name != "" {
 		opts = append(opts, cluster.WithName(cfg.name))
 	}
+	labels, err := cluster.ParseLabels(cfg.labels)
+	if err != nil {
+		return usageError(fmt.Errorf("--label: %w", err))
+	}
+	if !(cfg.speed > 0) {
+		return usageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
+	}
+	opts = append(opts, cluster.WithLabels(labels), cluster.WithSpeed(cfg.speed))
 	errs := cmd.ErrOrStderr()
 	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal worker", cluster.RoleWorker, cfg.creds, errs)

@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"fmt"
+	stdmaps "maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Labels describe a worker (WithLabels: gpu=1, mem=64G, zone=eu) or what
+// a task needs of one (Job.Require, Task.Require). A task runs only on a
+// worker whose labels include every key of the task's requirements with
+// the same value.
+type Labels map[string]string
+
+// labelPattern is what a label's key and value may hold: they travel in
+// consumer metadata and the worker registry, and are shown in errors.
+var labelPattern = regexp.MustCompile(`^[A-Za-z0-9_.:/+-]+$`)
+
+// ParseLabel parses "key=value" (the form of worksteal worker --label and
+// run --require); the error names the text and the cause.
+func ParseLabel(s string) (key, value string, err error) {
+	k, v, ok := strings.Cut(s, "=")
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("%w: label %q: want key=value", ErrInvalidOption, s)
+	case !labelPattern.MatchString(k):
+		return "", "", fmt.Errorf("%w: label %q: key %q: use letters, digits and _ . : / + -", ErrInvalidOption, s, k)
+	case !labelPattern.MatchString(v):
+		return "", "", fmt.Errorf("%w: label %q: value %q: use letters, digits and _ . : / + -", ErrInvalidOption, s, v)
+	}
+	return k, v, nil
+}
+
+// ParseLabels parses a list of "key=value"; a key given twice is an error.
+func ParseLabels(list []string) (Labels, error) {
+	l := Labels{}
+	for _, s := range list {
+		k, v, err := ParseLabel(s)
+		if err != nil {
+			return nil, err
+		}
+		if old, dup := l[k]; dup && old != v {
+			return nil, fmt.Errorf("%w: label %q given twice (%s=%s and %s=%s)", ErrInvalidOption, k, k, old, k, v)
+		}
+		l[k] = v
+	}
+	return l, nil
+}
+
+// check validates every key and value.
+func (l Labels) check() error {
+	for k, v := range l {
+		if !labelPattern.MatchString(k) || !labelPattern.MatchString(v) {
+			return fmt.Errorf("%w: label %q=%q: use letters, digits and _ . : / + -", ErrInvalidOption, k, v)
+		}
+	}
+	return nil
+}
+
+// Satisfy says labels l meet the requirements req: every required key is
+// present with the required value.
+func (l Labels) Satisfy(req Labels) bool {
+	for k, v := range req {
+		if l[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// String is "k1=v1,k2=v2", keys sorted; "" for none.
+func (l Labels) String() string {
+	keys := slices.Sorted(stdmaps.Keys(l))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + l[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// merge returns a with b's entries added (b wins).
+func (l Labels) merge(b Labels) Labels {
+	if len(b) == 0 {
+		return l
+	}
+	m := stdmaps.Clone(l)
+	if m == nil {
+		m = Labels{}
+	}
+	stdmaps.Copy(m, b)
+	return m
+}
+
+// WithLabels gives a worker labels, which tasks may require (Job.Require,
+// Task.Require): the worker pulls only tasks whose requirements its labels
+// satisfy. Registered in the worker registry (WorkerInfo.Labels).
+func WithLabels(l Labels) Option {
+	return func(o *options) error {
+		if err := l.check(); err != nil {
+			return err
+		}
+		o.labels = stdmaps.Clone(l)
+		return nil
+	}
+}
+
+// WithSpeed advertises the worker's relative speed (1 = a reference
+// machine; default 1) in the worker registry (WorkerInfo.Speed), for
+// operators and dashboards. Scheduling does not need it: a worker pulls a
+// task each time a slot frees, so a faster worker takes more tasks by
+// itself.
+func WithSpeed(s float64) Option {
+	return func(o *options) error {
+		if !(s > 0) {
+			return fmt.Errorf("%w: speed %v: must be positive", ErrInvalidOption, s)
+		}
+		o.speed = s
+		return nil
+	}
+}

@@ -1,0 +1,221 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A route is where the tasks of one job that need one handler and one set
+// of labels wait: the subject <stream>.task.<job>.<handler>.<req>, and one
+// durable pull consumer filtered on it. Routes never overlap (a work-queue
+// stream allows several consumers only on disjoint subjects), and a worker
+// pulls only from the routes it can serve (it has the handler and its
+// labels satisfy the requirements), so no delivery reaches a worker that
+// cannot run the task. One route per job also lets a worker share its
+// slots between jobs (see puller.pick).
+type route struct {
+	job, handler string
+	require      Labels
+}
+
+// Metadata keys of a route's consumer: what a worker reads to decide
+// whether it can serve the route.
+const (
+	metaJob     = "ws_job"
+	metaHandler = "ws_handler"
+	metaRequire = "ws_require" // Labels.String of the requirements
+)
+
+// reqToken is the last token of a route's subject: "any" without
+// requirements, else a digest of them.
+func (r route) reqToken() string {
+	if len(r.require) == 0 {
+		return "any"
+	}
+	h := sha256.Sum256([]byte(r.require.String()))
+	return "r" + hex.EncodeToString(h[:6])
+}
+
+func (n *Node) routeSubject(r route) string {
+	return n.opts.stream + ".task." + r.job + "." + r.handler + "." + r.reqToken()
+}
+
+// routeConsumer names the route's consumer: "<stream>_r_" and a digest of
+// the route (job ids and handler names may hold '_' and be long).
+func (n *Node) routeConsumer(r route) string {
+	h := sha256.Sum256([]byte(r.job + "\x00" + r.handler + "\x00" + r.reqToken()))
+	return n.opts.stream + "_r_" + hex.EncodeToString(h[:10])
+}
+
+func (n *Node) routesSubject() string { return n.opts.stream + ".routes" }
+
+// routesOf lists the distinct routes of job's tasks, in task order.
+func routesOf(job Job) []route {
+	var rs []route
+	seen := map[string]bool{}
+	for _, t := range job.Tasks {
+		r := taskRoute(job, t)
+		k := r.handler + "\x00" + r.reqToken()
+		if !seen[k] {
+			seen[k] = true
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+func taskRoute(job Job, t Task) route {
+	return route{job: job.ID, handler: t.Handler, require: job.Require.merge(t.Require)}
+}
+
+// ensureRoutes creates the consumers of job's routes (or finds them, for a
+// resumed job). Once tasks are in them, the submitter tells the workers
+// (announceRoutes).
+func (n *Node) ensureRoutes(ctx context.Context, job Job) error {
+	for _, r := range routesOf(job) {
+		cfg := jetstream.ConsumerConfig{
+			Durable:       n.routeConsumer(r),
+			Description:   "worksteal tasks of job " + r.job + " for handler " + r.handler,
+			FilterSubject: n.routeSubject(r),
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       n.ackWait,
+			MaxDeliver:    -1,
+			MaxAckPending: -1,
+			MaxWaiting:    4096,
+			Metadata:      map[string]string{metaJob: r.job, metaHandler: r.handler, metaRequire: r.require.String()},
+		}
+		err := retryTransient(ctx, n.opts.defaultTimeout, func(ctx context.Context) error {
+			_, err := n.js.CreateOrUpdateConsumer(ctx, n.streamName(), cfg)
+			return err
+		})
+		if err != nil {
+			return jsError("consumer "+cfg.Durable+" of job "+r.job+" (handler "+r.handler+")", err)
+		}
+	}
+	return nil
+}
+
+// announceRoutes tells the workers (<stream>.routes) that tasks wait in
+// new routes, so that they pull from them at once rather than at their
+// next look at the consumers.
+func (n *Node) announceRoutes() { n.nc.Publish(n.routesSubject(), nil) }
+
+// deleteRoutes removes the consumers of job's routes: they are empty once
+// every task has a result. Consumers of a job whose submitter never saw it
+// finish stay until Delete.
+func (n *Node) deleteRoutes(ctx context.Context, jobID string) error {
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	var names []string
+	for info := range n.stream.ListConsumers(ctx).Info() {
+		if info.Config.Metadata[metaJob] == jobID {
+			names = append(names, info.Name)
+		}
+	}
+	var errs []error
+	for _, name := range names {
+		if err := n.js.DeleteConsumer(ctx, n.streamName(), name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// routeInfo is a route's consumer as a worker sees it.
+type routeInfo struct {
+	name    string
+	job     string
+	pending bool // tasks wait in it
+}
+
+// capableRoutes lists the routes that a worker with these handlers and
+// labels can serve.
+func (n *Node) capableRoutes(ctx context.Context, handlers map[string]Handler, labels Labels) ([]routeInfo, error) {
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	lister := n.stream.ListConsumers(ctx)
+	var rs []routeInfo
+	for info := range lister.Info() {
+		if r, ok := capable(info, handlers, labels); ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs, lister.Err()
+}
+
+// capable says whether a worker with handlers and labels can serve the
+// route of consumer info.
+func capable(info *jetstream.ConsumerInfo, handlers map[string]Handler, labels Labels) (routeInfo, bool) {
+	md := info.Config.Metadata
+	h, ok := md[metaHandler]
+	if !ok || handlers[h] == nil {
+		return routeInfo{}, false
+	}
+	req := Labels{}
+	if s := md[metaRequire]; s != "" {
+		for _, kv := range strings.Split(s, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			req[k] = v
+		}
+	}
+	if !labels.Satisfy(req) {
+		return routeInfo{}, false
+	}
+	return routeInfo{name: info.Name, job: md[metaJob], pending: info.NumPending > 0}, true
+}
+
+// ErrNoCapableWorker: a task requires labels (Job.Require, Task.Require)
+// that no live worker with its handler has; Submit refuses the job rather
+// than let the task wait for ever.
+var ErrNoCapableWorker = errors.New("cluster: no live worker can run the task")
+
+// checkRoutes fails for a task that no live worker can run: with
+// ErrUnknownHandler if none has its handler, ErrNoCapableWorker if those
+// that have it lack a required label. With no live worker at all it cannot
+// tell, and accepts (workers may start later).
+func (n *Node) checkRoutes(ctx context.Context, job Job) error {
+	ws, err := n.Workers(ctx)
+	if err != nil || len(ws) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, w := range ws {
+		for _, h := range w.Handlers {
+			have[h] = true
+		}
+	}
+	for _, r := range routesOf(job) {
+		if !have[r.handler] {
+			known := slices.Sorted(func(yield func(string) bool) {
+				for h := range have {
+					if !yield(h) {
+						return
+					}
+				}
+			})
+			return fmt.Errorf("%w %q: the %d live worker(s) have %s", ErrUnknownHandler, r.handler, len(ws), strings.Join(known, ", "))
+		}
+		ok := false
+		var seen []string
+		for _, w := range ws {
+			if slices.Contains(w.Handlers, r.handler) {
+				if w.Labels.Satisfy(r.require) {
+					ok = true
+					break
+				}
+				seen = append(seen, w.Name+" {"+w.Labels.String()+"}")
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%w: handler %q requires %s; the live workers with that handler have %s", ErrNoCapableWorker, r.handler, r.require, strings.Join(seen, ", "))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// profile is a worker of a mixed cluster: its handlers and labels.
+type profile struct {
+	name     string
+	slots    int
+	handlers []string
+	labels   cluster.Labels
+}
+
+// serveProfile starts a worker with only p's handlers, each of which
+// sleeps ms and notes which worker ran which task; it stops with the test.
+func serveProfile(t testing.TB, nc *nats.Conn, p profile, ms int, ran func(worker, task string)) *cluster.Node {
+	t.Helper()
+	n, err := cluster.New(nc, testOptions(cluster.WithName(p.name), cluster.WithSlots(p.slots), cluster.WithLabels(p.labels))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range p.handlers {
+		n.Handle(h, func(ctx context.Context, payload []byte) ([]byte, error) {
+			info, _ := cluster.TaskOf(ctx)
+			if ran != nil {
+				ran(p.name, info.Job+"."+info.Task)
+			}
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			return payload, nil
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
+		ws, _ := n.Workers(context.Background())
+		for _, w := range ws {
+			if w.Name == p.name {
+				return true
+			}
+		}
+		return false
+	})
+	return n
+}
+
+// A mixed cluster: CPU workers with compress, GPU workers with render, one
+// of them with 64G. Every task runs on a worker that can run it, the first
+// time it is delivered, and no worker receives a task it cannot run: the
+// deliveries the workers received add up to the tasks.
+func TestTasksGoOnlyToCapableWorkers(t *testing.T) {
+	srv := startServer(t)
+	profiles := []profile{
+		{name: "cpu1", slots: 3, handlers: []string{"compress"}},
+		{name: "cpu2", slots: 2, handlers: []string{"compress"}, labels: cluster.Labels{"zone": "eu"}},
+		{name: "gpu1", slots: 2, handlers: []string{"render"}, labels: cluster.Labels{"gpu": "1", "mem": "16G"}},
+		{name: "gpu2", slots: 2, handlers: []string{"render"}, labels: cluster.Labels{"gpu": "1", "mem": "64G"}},
+	}
+	var mu sync.Mutex
+	ranOn := map[string][]string{} // task -> workers that ran it
+	var nodes []*cluster.Node
+	for _, p := range profiles {
+		nodes = append(nodes, serveProfile(t, connect(t, srv.ClientURL()), p, 2, func(w, task string) {
+			mu.Lock()
+			ranOn[task] = append(ranOn[task], w)
+			mu.Unlock()
+		}))
+	}
+	sub := submitter(t, connect(t, srv.ClientURL()))
+	ctx := context.Background()
+
+	// Submit-time refusals: nobody has the handler, or the label.
+	if _, err := sub.Submit(ctx, cluster.Job{ID: "nobody", Tasks: []cluster.Task{{Handler: "transcode"}}}); !errors.Is(err, cluster.ErrUnknownHandler) {
+		t.Errorf("a handler no worker has: %v; want ErrUnknownHandler", err)
+	}
+	if _, err := sub.Submit(ctx, cluster.Job{ID: "nolabel", Require: cluster.Labels{"gpu": "2"}, Tasks: []cluster.Task{{Handler: "render"}}}); !errors.Is(err, cluster.ErrNoCapableWorker) {
+		t.Errorf("a label no worker has: %v; want ErrNoCapableWorker", err)
+	}
+	if _, err := sub.Submit(ctx, cluster.Job{ID: "crossed", Tasks: []cluster.Task{{Handler: "compress", Require: cluster.Labels{"gpu": "1"}}}}); !errors.Is(err, cluster.ErrNoCapableWorker) {
+		t.Errorf("a label only workers without the handler have: %v; want ErrNoCapableWorker", err)
+	}
+
+	// Two jobs at once: one with task requirements, one with a job-wide one.
+	mixed := cluster.Job{ID: "mixed"}
+	for i := range 60 {
+		t := cluster.Task{ID: "c" + strconv.Itoa(i), Handler: "compress", Payload: []byte("x")}
+		if i%3 == 0 {
+			t.Require = cluster.Labels{"zone": "eu"}
+		}
+		mixed.Tasks = append(mixed.Tasks, t)
+		r := cluster.Task{ID: "r" + strconv.Itoa(i), Handler: "render", Payload: []byte("y")}
+		if i%4 == 0 {
+			r.Require = cluster.Labels{"mem": "64G"}
+		}
+		mixed.Tasks = append(mixed.Tasks, r)
+	}
+	gpuJob := cluster.Job{ID: "gpujob", Require: cluster.Labels{"gpu": "1"}}
+	for i := range 40 {
+		gpuJob.Tasks = append(gpuJob.Tasks, cluster.Task{ID: strconv.Itoa(i), Handler: "render"})
+	}
+	var subs []*cluster.Submission
+	for _, j := range []cluster.Job{mixed, gpuJob} {
+		s, err := sub.Submit(ctx, j)
+		if err != nil {
+			t.Fatalf("submit %s: %v", j.ID, err)
+		}
+		defer s.Stop()
+		subs = append(subs, s)
+	}
+	can := func(w string, job cluster.Job, task cluster.Task) bool {
+		for _, p := range profiles {
+			if p.name != w {
+				continue
+			}
+			has := false
+			for _, h := range p.handlers {
+				has = has || h == task.Handler
+			}
+			return has && p.labels.Satisfy(job.Require) && p.labels.Satisfy(task.Require)
+		}
+		return false
+	}
+	total := 0
+	for i, j := range []cluster.Job{mixed, gpuJob} {
+		rs := waitJob(t, subs[i])
+		total += len(rs)
+		for k, r := range rs {
+			task := j.Tasks[k]
+			switch {
+			case !r.OK():
+				t.Errorf("%s.%s failed: %s", j.ID, r.Task, r.Error)
+			case r.Deliveries != 1 || r.Attempt != 1:
+				t.Errorf("%s.%s: delivery %d, attempt %d; want 1 and 1", j.ID, r.Task, r.Deliveries, r.Attempt)
+			case !can(r.Worker, j, task):
+				t.Errorf("%s.%s (handler %s, requires %s%s) recorded by %s, which cannot run it", j.ID, r.Task, task.Handler, j.Require, task.Require, r.Worker)
+			}
+			mu.Lock()
+			on := ranOn[j.ID+"."+r.Task]
+			mu.Unlock()
+			if len(on) != 1 || !can(on[0], j, task) {
+				t.Errorf("%s.%s ran on %v; want once, on a capable worker", j.ID, r.Task, on)
+			}
+		}
+	}
+	var delivered int64
+	for i, n := range nodes {
+		st := n.Stats()
+		delivered += st.Delivered
+		if st.Delivered != st.Executed {
+			t.Errorf("%s: %d deliveries, %d runs: a delivery was spent on a task it did not run", profiles[i].name, st.Delivered, st.Executed)
+		}
+	}
+	if delivered != int64(total) {
+		t.Errorf("the workers received %d deliveries for %d tasks; want one each", delivered, total)
+	}
+}
+
+// Two jobs on one worker: the second, submitted while the first has many
+// tasks waiting, gets a share of the slots at once and finishes long before
+// the first, instead of waiting for the first job's queue to drain.
+func TestSecondJobSharesTheSlots(t *testing.T) {
+	srv := startServer(t)
+	serveProfile(t, connect(t, srv.ClientURL()), profile{name: "w", slots: 4, handlers: []string{"work"}}, 10, nil)
+	sub := submitter(t, connect(t, srv.ClientURL()))
+	ctx := context.Background()
+	job := func(id string, k int) cluster.Job {
+		j := cluster.Job{ID: id}
+		for i := range k {
+			j.Tasks = append(j.Tasks, cluster.Task{ID: strconv.Itoa(i), Handler: "work", Payload: []byte(fmt.Sprint(i))})
+		}
+		return j
+	}
+	a, err := sub.Submit(ctx, job("first", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	if _, err := a.Next(ctx); err != nil { // the first job runs
+		t.Fatal(err)
+	}
+	b, err := sub.Submit(ctx, job("second", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	waitJob(t, b)
+	left := a.Progress().Total - a.Progress().Done()
+	if left < 100 {
+		t.Errorf("the second job of 20 tasks finished when the first had %d of 300 left; want it to share the slots (at least 100 left)", left)
+	}
+	waitJob(t, a)
+}
