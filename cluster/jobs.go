@@ -107,5 +107,8 @@ func (n *Node) Cancel(ctx context.Context, id string) error {
 	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
 		return err
 	}
+	if err := n.deleteRoutes(ctx, id); err != nil {
+		return err
+	}
 	return n.nc.Publish(n.opts.stream+".cancel."+id, nil)
 }
