@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/runner"
 )
 
 // output is a process's stdout or stderr, safe to read while it runs.
@@ -153,9 +155,21 @@ func TestSecureDeployment(t *testing.T) {
 	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
 		"worker", "--nats", url, "-j", "2", "--name", "w1", "--ack-wait", "5s")
 	waitFor(t, worker.stdout, "serving sh")
-	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k")
+	joblog := filepath.Join(t.TempDir(), "jobs.tsv")
+	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", joblog)
 	if code != 0 || out != "one\ntwo\n" {
 		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// The joblog's Receive column is the job's stdout bytes, as with a
+	// local run and GNU parallel.
+	if recs, err := runner.ReadJoblogFile(joblog); err != nil || len(recs) != 2 {
+		t.Errorf("run --nats --joblog: %d rows, %v; want 2", len(recs), err)
+	} else {
+		for _, r := range recs {
+			if r.Receive != 4 {
+				t.Errorf("run --nats --joblog: row %+v: Receive %d; want 4 (\"one\\n\" or \"two\\n\")", r, r.Receive)
+			}
+		}
 	}
 	outputs := []string{initOut, initErr, out, errs}
 

@@ -264,7 +264,7 @@ func (s *resultSink) take(r cluster.Result) {
 		if !r.OK() && code == 0 {
 			code = -1
 		}
-		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
+		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Receive: int64(len(sr.Stdout)), Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
 	}
 	if !s.keepOrder {
 		s.write(r, sr)
