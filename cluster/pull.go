@@ -36,10 +36,6 @@ import (
 //     jobs have waiting tasks, each free slot goes to the job with fewer
 //     tasks here, and each job ends up with half the worker's slots
 //     (a soft quota: a job alone gets all of them).
-//   - before those, a route not known to hold tasks and not asked for a
-//     second is asked once, without waiting: the listing does not count a
-//     task handed back with a delay (a retry), and such a task must not
-//     wait for the other jobs to drain;
 //   - else a long poll (expiring after the fetch wait) on a route that has
 //     none open, so that a task published to an idle cluster starts at
 //     once;
@@ -91,10 +87,9 @@ type puller struct {
 type pullRoute struct {
 	name, job string
 	api       string
-	pending   bool      // tasks are believed to wait in it
-	polling   int       // long polls open on it
-	asked     uint64    // counter at the last ask
-	askedAt   time.Time // when
+	pending   bool   // tasks are believed to wait in it
+	polling   int    // long polls open on it
+	asked     uint64 // counter at the last ask
 }
 
 // pullReq is one open request.
@@ -219,18 +214,6 @@ func (p *puller) unparkLocked() {
 // parks the token. Called with p.mu held.
 func (p *puller) pick() (*pullRoute, bool) {
 	var best *pullRoute
-	// A task handed back with a delay (a retry) is not counted as pending
-	// by the listing: a route not asked for a refresh period is asked
-	// once, without waiting, whatever the other routes hold.
-	now := time.Now()
-	for _, r := range p.routes {
-		if !r.pending && r.polling == 0 && now.Sub(r.askedAt) > p.every && (best == nil || r.asked < best.asked) {
-			best = r
-		}
-	}
-	if best != nil {
-		return best, false
-	}
 	for _, r := range p.routes {
 		if !r.pending {
 			continue
@@ -261,7 +244,7 @@ func (p *puller) request() {
 	}
 	p.next++
 	p.counter++
-	r.asked, r.askedAt = p.counter, time.Now()
+	r.asked = p.counter
 	if poll {
 		r.polling++
 	}

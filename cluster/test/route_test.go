@@ -207,3 +207,55 @@ func TestSecondJobSharesTheSlots(t *testing.T) {
 	}
 	waitJob(t, a)
 }
+
+// A retry is not starved by another job's queue: a task of the second job
+// fails once and is handed back with a delay (which a consumer's pending
+// count does not show); it runs again long before the first job ends.
+func TestRetryRunsWhileAnotherJobQueues(t *testing.T) {
+	srv := startServer(t)
+	n, err := cluster.New(connect(t, srv.ClientURL()), testOptions(cluster.WithName("r"), cluster.WithSlots(2))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Handle("work", func(ctx context.Context, p []byte) ([]byte, error) {
+		time.Sleep(10 * time.Millisecond)
+		return p, nil
+	})
+	n.Handle("flaky", func(ctx context.Context, p []byte) ([]byte, error) {
+		if info, _ := cluster.TaskOf(ctx); info.Attempt == 1 {
+			return nil, errors.New("first attempt fails")
+		}
+		return p, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	sub := submitter(t, connect(t, srv.ClientURL()))
+	long := cluster.Job{ID: "long"}
+	for i := range 300 {
+		long.Tasks = append(long.Tasks, cluster.Task{ID: strconv.Itoa(i), Handler: "work"})
+	}
+	a, err := sub.Submit(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	if _, err := a.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := sub.Submit(ctx, cluster.Job{ID: "retried", RetryDelay: 50 * time.Millisecond, Tasks: []cluster.Task{{Handler: "flaky"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	rs := waitJob(t, b)
+	left := a.Progress().Total - a.Progress().Done()
+	if !rs[0].OK() || rs[0].Attempt != 2 {
+		t.Errorf("retried task: %+v; want success at attempt 2", rs[0])
+	}
+	if left < 100 {
+		t.Errorf("the retry ran when the other job had %d of 300 tasks left; want it to run while that job queues (at least 100 left)", left)
+	}
+	waitJob(t, a)
+}
