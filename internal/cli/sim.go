@@ -225,14 +225,18 @@ func runSimSweep(env *Env, out io.Writer, cfg simConfig, s sim.Scenario) error {
 	if cfg.trace != "" || cfg.verbose {
 		return usageError(errors.New("sim: --trace and --verbose need a single run, not a sweep"))
 	}
+	var outs outputs
+	defer func() { outs.abort() }() // an interrupted or failed run leaves no file behind
+	svgOut, err := outs.open("--svg", cfg.svg)
+	if err != nil {
+		return err
+	}
 	res, err := sim.RunSweep(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
-	if cfg.svg != "" {
-		if err := writeFile(env, cfg.svg, res.WriteSVG); err != nil {
-			return err
-		}
+	if err := writeOutput(env, svgOut, res.WriteSVG); err != nil {
+		return err
 	}
 	switch {
 	case cfg.json:
@@ -258,19 +262,27 @@ func runSimOnce(env *Env, out io.Writer, cfg simConfig, s sim.Scenario) error {
 	if cfg.verbose {
 		opts.Log = out
 	}
+	// The outputs are opened before the run: a path that cannot be written
+	// fails at once, not after a long simulation.
+	var outs outputs
+	defer func() { outs.abort() }() // an interrupted or failed run leaves no file behind
+	svgOut, err := outs.open("--svg", cfg.svg)
+	if err != nil {
+		return err
+	}
+	traceOut, err := outs.open("--trace", cfg.trace)
+	if err != nil {
+		return err
+	}
 	res, err := sim.Run(env.Ctx, s, opts)
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
-	if cfg.svg != "" {
-		if err := writeFile(env, cfg.svg, res.WriteGantt); err != nil {
-			return err
-		}
+	if err := writeOutput(env, svgOut, res.WriteGantt); err != nil {
+		return err
 	}
-	if cfg.trace != "" {
-		if err := writeFile(env, cfg.trace, res.WriteTrace); err != nil {
-			return err
-		}
+	if err := writeOutput(env, traceOut, res.WriteTrace); err != nil {
+		return err
 	}
 	if cfg.verbose {
 		fmt.Fprintln(out)
@@ -307,19 +319,16 @@ func listPresets(w io.Writer) error {
 	return tw.Flush()
 }
 
-func writeFile(env *Env, path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
+// writeOutput writes an output opened before the run (nil: not asked for)
+// and says so on stderr.
+func writeOutput(env *Env, o *outputFile, write func(io.Writer) error) error {
+	if o == nil {
+		return nil
+	}
+	if err := o.write(write); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("sim: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("sim: %w", err)
-	}
-	fmt.Fprintf(env.Stderr, "wrote %s\n", path)
+	fmt.Fprintf(env.Stderr, "wrote %s\n", o.path)
 	return nil
 }
 

@@ -233,3 +233,27 @@ func TestSimBadSizes(t *testing.T) {
 		t.Errorf("-w 100000: exit %d, stderr %q", code, errs)
 	}
 }
+
+// The README's promise for every command's output files: a path that cannot
+// be written fails at once (status 2: nothing was run), naming the flag, and
+// leaves no other output behind.
+func TestSimOutputsOpenedBeforeTheRun(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "g.svg")
+	bad := filepath.Join(dir, "missing", "t.json")
+	for _, args := range [][]string{
+		{"sim", "basic", "--svg", svg, "--trace", bad},
+		{"sim", "basic", "--sweep", "workers=2..3", "--svg", filepath.Join(dir, "missing", "s.svg")},
+	} {
+		code, out, errs := runSimCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "missing") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the path, no report", args, code, out, errs)
+		}
+		if _, err := os.Stat(svg); err == nil {
+			t.Errorf("%v: %s was left behind by a run that failed", args, svg)
+		}
+	}
+	if code, _, errs := runSimCLI(t, "sim", "basic", "--svg", bad); code != 2 || !strings.Contains(errs, "--svg") {
+		t.Errorf("unwritable --svg: exit %d, stderr %q; want exit 2 naming --svg", code, errs)
+	}
+}
