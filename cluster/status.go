@@ -137,7 +137,7 @@ func (m *meter) finish(r *running, runtime time.Duration, failed bool) {
 func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 	n, m := s.n, s.meter
 	st := WorkerStatus{
-		Name: n.opts.name, Slots: n.opts.slots, Handlers: handlers, Started: s.started, Sent: now, Every: statusEvery,
+		Name: n.opts.name, Slots: n.opts.slots, Handlers: handlers, Labels: n.opts.labels, Started: s.started, Sent: now, Every: statusEvery,
 		Executed: n.executed.Load(), Failures: m.failures.Load(), Redelivered: n.redelivered.Load(),
 		Busy: time.Duration(m.busyNs.Load()), Running: []StatusTask{},
 		Latency: Latency{Counts: make([]uint64, len(m.latency)), SumSec: time.Duration(m.latNs.Load()).Seconds()},

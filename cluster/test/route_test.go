@@ -85,6 +85,15 @@ func TestTasksGoOnlyToCapableWorkers(t *testing.T) {
 	}
 	sub := submitter(t, connect(t, srv.ClientURL()))
 	ctx := context.Background()
+	ws, err := sub.Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Name == "gpu2" && (w.Labels.String() != "gpu=1,mem=64G" || w.Speed != 1) {
+			t.Errorf("worker gpu2 registered with labels %q, speed %v; want gpu=1,mem=64G and 1", w.Labels, w.Speed)
+		}
+	}
 
 	// Submit-time refusals: nobody has the handler, or the label.
 	if _, err := sub.Submit(ctx, cluster.Job{ID: "nobody", Tasks: []cluster.Task{{Handler: "transcode"}}}); !errors.Is(err, cluster.ErrUnknownHandler) {
