@@ -67,7 +67,7 @@ func (s *spareSet) start(p *Pool) {
 	s.nactive.Add(1)
 	p.running.Add(1)
 	s.mu.Unlock()
-	go sp.main()
+	go sp.main(false)
 }
 
 // shouldRetire reports whether more spares run than workers block.

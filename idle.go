@@ -38,6 +38,13 @@ func (iw *idleWait) begin() {
 	iw.active = true
 }
 
+// woken starts the stretch of a worker woken from a park it made outside
+// any stretch (the start-up park): its waker counted it as searching.
+func (iw *idleWait) woken() {
+	iw.w.beginIdle()
+	iw.active = true
+}
+
 // end finishes the stretch (no-op if not active) because the worker found
 // work or its wait is over. It stops searching with the chain wake-up.
 func (iw *idleWait) end() {

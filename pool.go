@@ -71,10 +71,17 @@ func New(cfg Config) (*Pool, error) {
 		p.stealers[i] = w.dq.Stealer()
 	}
 	p.spares.init(p, max(0, cfg.MaxBlocking))
+	// Every worker starts parked: in the idle list, counted as a sleeper
+	// (main waits for its first token). Nobody searches an empty pool.
+	p.sleep.idle = append(make([]*Worker, 0, n), p.workers...)
+	for i, w := range p.workers {
+		w.idleIdx = i
+	}
+	p.sleep.state.Store(uint64(n) * sleeper1)
 	p.live.Store(int32(n))
+	p.running.Add(n)
 	for _, w := range p.workers {
-		p.running.Add(1)
-		go w.main()
+		go w.main(true)
 	}
 	return p, nil
 }

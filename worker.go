@@ -52,7 +52,7 @@ type Worker struct {
 func newWorker(p *Pool, id, n int, spare bool) *Worker {
 	// Retaining: Join frames are recycled, so clearing popped slots would
 	// only cost an atomic store per Join (measured: 3–6 ns of ~20).
-	dq, _ := deque.NewRetaining[job](256)
+	dq, _ := deque.NewRetaining[job](64) // grows on demand; small, so a pool of many workers is small
 	self, size := id, n
 	if spare { // spares are an extra "worker n" whose victims are the n regular workers
 		self, size = n, n+1
@@ -100,13 +100,17 @@ func (w *Worker) PeersIdle() bool {
 	return sleepers != 0 || searching != 0
 }
 
-// main is the worker goroutine: find work, run it, until the pool drains.
+// main is the worker goroutine: find work, run it, until the pool is
+// finished. A regular worker starts parked (New put it in the idle list):
+// a pool's workers start without searching an empty pool, and the first
+// posted work wakes one of them, which wakes the next (PROTOCOL.md
+// "Posting work").
 //
 // If a task calls runtime.Goexit, this goroutine unwinds past every recover
 // (the task is reported failed with ErrGoexit on the way); the deferred
 // function then starts a replacement goroutine that takes over the worker —
 // its deque, frames and counters — so the pool never loses a worker.
-func (w *Worker) main() {
+func (w *Worker) main(parked bool) {
 	p := w.pool
 	exited := false
 	defer func() {
@@ -115,7 +119,7 @@ func (w *Worker) main() {
 				panic(r) // jobs recover their own panics: this is a runtime bug
 			}
 			p.running.Add(1)
-			go w.main()
+			go w.main(false)
 		}
 		p.running.Done()
 	}()
@@ -125,8 +129,12 @@ func (w *Worker) main() {
 		pinToCPU(w.id) // best effort; see topology_linux.go
 	}
 	w.mark = now()
+	if parked {
+		<-w.wake // whoever woke us counted us as searching (park.go)
+	}
 	for {
-		j := w.findWork()
+		j := w.findWork(parked)
+		parked = false
 		if j == nil {
 			break
 		}
@@ -175,26 +183,32 @@ func (w *Worker) execute(j *job) {
 }
 
 // findWork returns the next job for the main loop, or nil when the pool is
-// closed and drained. Order: own deque, own inbox, then rounds of
-// (steal per victim policy, injector, other inboxes), with the idle
-// schedule (idle.go) between rounds. See PROTOCOL.md.
-func (w *Worker) findWork() *job {
-	if j := w.takeLocal(); j != nil {
-		return j
-	}
+// finished. Order: own deque, own inbox, then rounds of (steal per victim
+// policy, injector, other inboxes), with the idle schedule (idle.go)
+// between rounds. See PROTOCOL.md. woken says the worker was just woken
+// from its start-up park, so it is counted as searching already.
+func (w *Worker) findWork(woken bool) *job {
 	p := w.pool
 	iw := idleWait{w: w}
-	iw.begin()
+	if woken {
+		iw.woken()
+	} else {
+		if j := w.takeLocal(); j != nil {
+			return j
+		}
+		iw.begin()
+	}
 	for {
+		if p.finished() {
+			// Closed, and every accepted computation has finished: no
+			// work exists or can arrive ([C1]). Checked before a round,
+			// so that workers woken to exit do not search O(P) queues.
+			iw.leave()
+			return nil
+		}
 		if j := w.search(); j != nil {
 			iw.end()
 			return j
-		}
-		if p.finished() {
-			// Closed, and every accepted computation has finished: no
-			// work exists or can arrive ([C1]).
-			iw.leave()
-			return nil
 		}
 		if w.spare && p.spares.shouldRetire() {
 			// Retire; the time in the free list counts as idle.
