@@ -3,8 +3,8 @@ package worksteal
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
