@@ -36,23 +36,31 @@ type ObserverConfig struct {
 }
 
 // Observer follows a cluster's state for a dashboard or a monitoring job,
-// and never changes it: it reads the jobs and results buckets (key-value
-// watches), the task stream's per-subject counts, and the workers' status
-// messages (WorkerStatus), and it publishes nothing to the cluster's
-// streams, buckets or subjects. It works with an observer's read-only
-// credentials. State returns the view; it is safe for concurrent use.
+// and never changes it: it reads the jobs bucket (a key-value watch), the
+// results bucket (once, at start), the task stream's per-subject counts,
+// the results' count per job, and the workers' status messages
+// (WorkerStatus), and it publishes nothing to the cluster's streams,
+// buckets or subjects. It works with an observer's read-only credentials.
+// State returns the view; it is safe for concurrent use.
+//
+// Its cost does not grow with the task rate: it reads no message per task.
+// Results recorded after it started come in the workers' statuses, a
+// thousand at most per message, and the count of a job's results is asked
+// of the server once a second (a read cursor's pending count).
 //
 // Where each figure comes from:
 //   - workers: their status messages, one a second each; a worker silent
 //     for 3 statuses is lost, one that said it was stopping is stopped;
-//   - a job's total: its record; succeeded, failed, retries and
-//     redeliveries: the results bucket; running: the
-//     workers' statuses; queued: the tasks of the job in the stream, less
-//     the running ones;
+//   - a job's total: its record; done: the server's count of its results
+//     (exact, at most a second old); failed, retries, redeliveries and the
+//     median: the results replayed at start and those the statuses report
+//     (a worker killed loses the report of its last second's results: the
+//     failures among them are not shown); running: the workers' statuses;
+//     queued: the tasks of the job in the stream, less the running ones;
 //   - stragglers: running tasks against their job's median (see
 //     ObserverConfig.StragglerFactor);
-//   - throughput: results that ended in the last 10 s; ETA: what is left
-//     at that rate.
+//   - throughput: the growth of the done count over the last 10 s; ETA:
+//     what is left at that rate.
 type Observer struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
@@ -77,17 +85,31 @@ type workerView struct {
 }
 
 // jobView is what the observer knows of one job.
+//
+// Counts: done is the server's count of the job's results (countDone,
+// exact as of the last poll); failedKeys are the failed tasks seen in the
+// replay and in statuses (a set: a result seen both ways counts once);
+// seen counts every result seen, for jobs not counted by the server yet.
 type jobView struct {
-	id                      string
-	total                   int
-	created                 time.Time
-	recorded                bool // a record exists
-	finished                bool
-	succeeded, failed, done int
-	retries, redelivered    int // attempts after a failure; deliveries beyond the attempts
-	firstStart, lastEnd     time.Time
-	hist                    *balance.History // run times of successful tasks
-	ends                    []time.Time      // ends of recent results, for the rate
+	id                   string
+	total                int
+	created              time.Time
+	recorded             bool // a record exists
+	finished             bool
+	doneExact            int  // the server's count of results
+	counted              bool // doneExact is set
+	seen                 int
+	failedKeys           map[string]struct{}
+	retries, redelivered int // attempts after a failure; deliveries beyond the attempts
+	firstStart, lastEnd  time.Time
+	hist                 *balance.History // run times of successful tasks
+	samples              []doneSample     // the server's counts over the last rateWindow
+}
+
+// doneSample is the server's count of a job's results at a time.
+type doneSample struct {
+	at time.Time
+	n  int
 }
 
 // spanRing keeps the last spanKeep finished tasks of one worker.
@@ -166,13 +188,9 @@ func (o *Observer) Run(ctx context.Context) error {
 		return nil
 	}
 	defer jw.Stop()
-	rw, err := results.WatchAll(ctx)
-	if err != nil {
-		o.setNote("watching results: " + err.Error())
-		<-ctx.Done()
-		return nil
+	if err := o.replay(ctx, results); err != nil {
+		o.setNote("reading results: " + err.Error())
 	}
-	defer rw.Stop()
 	o.mu.Lock()
 	o.ready, o.note = true, ""
 	o.mu.Unlock()
@@ -181,6 +199,7 @@ func (o *Observer) Run(ctx context.Context) error {
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
 	o.countQueued(ctx, stream)
+	o.countDone(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -189,15 +208,12 @@ func (o *Observer) Run(ctx context.Context) error {
 			if e != nil {
 				o.onJob(e)
 			}
-		case e := <-rw.Updates():
-			if e != nil {
-				o.onResult(e)
-			}
 		case <-poll.C:
 			if stream == nil {
 				stream, _ = o.js.Stream(ctx, o.cfg.Stream+"_tasks")
 			}
 			o.countQueued(ctx, stream)
+			o.countDone(ctx)
 		}
 	}
 }
@@ -247,6 +263,14 @@ func (o *Observer) onStatus(m *nats.Msg) {
 	}
 	w.prevBusy, w.prevSent = st.Busy, st.Sent
 	w.st, w.seen = st, now
+	for _, r := range st.Results {
+		start := time.Unix(0, r.StartNs)
+		if r.StartNs == 0 {
+			start = st.Sent
+		}
+		o.addResult(r.Job, r.Task, st.Name, r.Failed, r.Attempt, r.Deliveries, start, start.Add(time.Duration(r.RuntimeNs)), r.StartNs != 0)
+	}
+	w.st.Results = nil
 	if st.Stopping {
 		w.util = 0
 		w.st.Running = nil
@@ -268,7 +292,7 @@ func (o *Observer) onJob(e jetstream.KeyValueEntry) {
 	j := o.job(rec.ID)
 	if j.recorded && !rec.Created.Equal(j.created) && !j.created.IsZero() {
 		// The id was deleted and submitted again: start over.
-		*j = jobView{id: rec.ID, hist: balance.NewHistory(0)}
+		*j = jobView{id: rec.ID, hist: balance.NewHistory(0), failedKeys: map[string]struct{}{}}
 	}
 	j.total, j.created, j.recorded = rec.Total, rec.Created, true
 	j.finished = j.finished || rec.Done
@@ -278,7 +302,7 @@ func (o *Observer) onJob(e jetstream.KeyValueEntry) {
 func (o *Observer) job(id string) *jobView {
 	j := o.jobs[id]
 	if j == nil {
-		j = &jobView{id: id, hist: balance.NewHistory(0)}
+		j = &jobView{id: id, hist: balance.NewHistory(0), failedKeys: map[string]struct{}{}}
 		o.jobs[id] = j
 	}
 	return j
@@ -376,24 +400,34 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	j := o.job(r.Job)
-	j.done++
-	if r.Error == "" {
-		j.succeeded++
-		j.hist.Observe(time.Duration(r.RuntimeNs))
-	} else {
-		j.failed++
+	o.addResult(r.Job, r.Task, r.Worker, r.Error != "", r.Attempt, r.Deliveries, start, end, r.StartNs != 0)
+}
+
+// addResult counts one recorded result of a job: from the replay of the
+// results bucket or from a worker's status. Called with o.mu held.
+func (o *Observer) addResult(job, task, worker string, failed bool, attempt, deliveries int, start, end time.Time, ran bool) {
+	j := o.job(job)
+	r := struct {
+		Job, Task, Worker string
+		StartNs, RuntimeNs int64
+		ok                 bool
+	}{job, task, worker, start.UnixNano(), int64(end.Sub(start)), !failed}
+	if !ran {
+		r.StartNs = 0
 	}
-	j.retries += max(0, r.Attempt-1)
-	j.redelivered += max(0, r.Deliveries-r.Attempt)
+	j.seen++
+	if !failed {
+		j.hist.Observe(time.Duration(r.RuntimeNs))
+	} else if _, dup := j.failedKeys[task]; !dup {
+		j.failedKeys[task] = struct{}{}
+	}
+	j.retries += max(0, attempt-1)
+	j.redelivered += max(0, deliveries-attempt)
 	if j.firstStart.IsZero() || start.Before(j.firstStart) {
 		j.firstStart = start
 	}
 	if end.After(j.lastEnd) {
 		j.lastEnd = end
-	}
-	if time.Since(end) < rateWindow {
-		j.ends = append(j.ends, end)
 	}
 	if r.StartNs != 0 && r.Worker != "" && time.Since(end) < o.cfg.Timeline {
 		ring := o.spans[r.Worker]
@@ -401,7 +435,7 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 			ring = &spanRing{}
 			o.spans[r.Worker] = ring
 		}
-		sp := Span{Job: r.Job, Task: r.Task, StartMs: start.UnixMilli(), Ms: time.Duration(r.RuntimeNs).Milliseconds(), OK: r.Error == ""}
+		sp := Span{Job: r.Job, Task: r.Task, StartMs: start.UnixMilli(), Ms: time.Duration(r.RuntimeNs).Milliseconds(), OK: r.ok}
 		if len(ring.spans) < spanKeep {
 			ring.spans = append(ring.spans, sp)
 		} else {
@@ -409,6 +443,79 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 			ring.next = (ring.next + 1) % spanKeep
 		}
 	}
+}
+
+// replay reads the results recorded before the observer started, once
+// (a watch stopped after the values it found); later results come with
+// the workers' statuses.
+func (o *Observer) replay(ctx context.Context, results jetstream.KeyValue) error {
+	w, err := results.WatchAll(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-w.Updates():
+			if !ok || e == nil {
+				return nil // the end of the recorded values
+			}
+			o.onResult(e)
+		}
+	}
+}
+
+// countDone asks the server how many results each unfinished job has: a
+// read cursor (a consumer of the results bucket's stream on the job's
+// keys, one message per key) whose pending count is the answer; nothing is
+// delivered. One request per unfinished job per second, whatever the task
+// rate.
+func (o *Observer) countDone(ctx context.Context) {
+	o.mu.Lock()
+	var ids []string
+	for id, j := range o.jobs {
+		if j.recorded && !j.finished {
+			ids = append(ids, id)
+		}
+	}
+	o.mu.Unlock()
+	if len(ids) > maxJobs {
+		ids = ids[:maxJobs]
+	}
+	stream := "KV_" + o.cfg.Stream + "_results"
+	for _, id := range ids {
+		tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
+		c, err := o.js.CreateConsumer(tctx, stream, jetstream.ConsumerConfig{
+			FilterSubject: "$KV." + o.cfg.Stream + "_results." + id + ".*", DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
+			AckPolicy: jetstream.AckNonePolicy, InactiveThreshold: 10 * time.Second, MemoryStorage: true,
+		})
+		if err == nil {
+			n := int(c.CachedInfo().NumPending)
+			o.js.DeleteConsumer(tctx, stream, c.CachedInfo().Name)
+			o.mu.Lock()
+			if j := o.jobs[id]; j != nil {
+				j.setDone(n, time.Now())
+			}
+			o.mu.Unlock()
+		}
+		cancel()
+	}
+}
+
+// setDone takes the server's count of the job's results at t.
+func (j *jobView) setDone(n int, t time.Time) {
+	j.doneExact, j.counted = n, true
+	if j.total > 0 && n >= j.total {
+		j.finished = true
+	}
+	j.samples = append(j.samples, doneSample{t, n})
+	k := 0
+	for k < len(j.samples)-1 && t.Sub(j.samples[k].at) > rateWindow {
+		k++
+	}
+	j.samples = j.samples[k:]
 }
 
 // countQueued reads how many task messages of each job the stream holds.
@@ -588,23 +695,28 @@ func (o *Observer) State() State {
 		if !j.recorded {
 			continue // results of a job whose record is gone
 		}
-		js := JobState{ID: j.id, Total: j.total, Succeeded: j.succeeded, Failed: j.failed, Running: running[j.id],
+		done := j.seen
+		if j.counted {
+			done = j.doneExact
+		}
+		js := JobState{ID: j.id, Total: j.total, Running: running[j.id],
 			Retries: j.retries, Redelivered: j.redelivered, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
-		js.Finished = j.finished || (j.total > 0 && j.done >= j.total)
+		js.Finished = j.finished || (j.total > 0 && done >= j.total)
+		if js.Finished || (j.total > 0 && done > j.total) {
+			done = j.total // seen may count a result twice (replay and status)
+		}
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
 		}
-		// The rate: results that ended in the window, over the part of the
-		// window the job has existed.
-		k := 0
-		for k < len(j.ends) && now.Sub(j.ends[k]) > rateWindow {
-			k++
+		js.Failed = min(len(j.failedKeys), done)
+		js.Succeeded = done - js.Failed
+		// The rate: the server's counts over the last 10 s.
+		if n := len(j.samples); n >= 2 && !js.Finished {
+			if dt := j.samples[n-1].at.Sub(j.samples[0].at); dt > 0 {
+				js.Rate = float64(j.samples[n-1].n-j.samples[0].n) / dt.Seconds()
+			}
 		}
-		j.ends = j.ends[k:]
-		if span := min(rateWindow, now.Sub(j.created)); span > 0 && len(j.ends) > 0 {
-			js.Rate = float64(len(j.ends)) / span.Seconds()
-		}
-		if left := j.total - j.done; js.Finished || left <= 0 {
+		if left := j.total - done; js.Finished || left <= 0 {
 			js.ETASec = 0
 		} else if js.Rate > 0 {
 			js.ETASec = float64(left) / js.Rate

@@ -18,6 +18,12 @@ import (
 // between two statuses are seen through their results instead.
 const statusEvery = time.Second
 
+// statusBatch is how many recorded results a worker reports at most in
+// one status: with more, it sends its status early. So a status stays far
+// below the server's message size limit, and the number of messages grows
+// with the task rate a thousandfold slower than the rate itself.
+const statusBatch = 1000
+
 // statusMissed is how many statuses in a row an observer may miss before it
 // counts the worker lost: a killed worker shows as lost within 3 s.
 const statusMissed = 3
@@ -78,8 +84,23 @@ type WorkerStatus struct {
 	// Busy is the handlers' running time summed, the running ones included.
 	Busy    time.Duration `json:"busy_ns"`
 	Latency Latency       `json:"latency"`
+	// Results are the results this worker recorded since its previous
+	// status, in the order it recorded them.
+	Results []StatusResult `json:"results,omitempty"`
 	// Stopping says the worker is stopping (its last status).
 	Stopping bool `json:"stopping,omitempty"`
+}
+
+// StatusResult is a result a worker recorded, as its status reports it:
+// what an observer needs of it (no output, no error text).
+type StatusResult struct {
+	Job        string `json:"job"`
+	Task       string `json:"task"`
+	Failed     bool   `json:"failed,omitempty"`
+	Attempt    int    `json:"attempt"`
+	Deliveries int    `json:"deliveries,omitempty"`
+	StartNs    int64  `json:"start_ns,omitempty"`
+	RuntimeNs  int64  `json:"runtime_ns,omitempty"`
 }
 
 // StatusTask is a task running on a worker, as its status reports it.
@@ -96,6 +117,8 @@ type StatusTask struct {
 type meter struct {
 	mu      sync.Mutex
 	running map[*running]time.Time // start of each running task
+	results []StatusResult         // recorded since the last status
+	full    chan struct{}          // signalled when results reach statusBatch
 
 	failures atomic.Int64
 	busyNs   atomic.Int64 // finished runs only
@@ -104,7 +127,7 @@ type meter struct {
 }
 
 func newMeter() *meter {
-	return &meter{running: map[*running]time.Time{}, latency: make([]atomic.Uint64, len(LatencyBounds)+1)}
+	return &meter{running: map[*running]time.Time{}, latency: make([]atomic.Uint64, len(LatencyBounds)+1), full: make(chan struct{}, 1)}
 }
 
 // start notes that r started at start. The first run of a task (not a
@@ -133,6 +156,24 @@ func (m *meter) finish(r *running, runtime time.Duration, failed bool) {
 	}
 }
 
+// recorded notes a result this worker recorded, for its next status.
+func (m *meter) recorded(r Result) {
+	sr := StatusResult{Job: r.Job, Task: r.Task, Failed: r.Error != "", Attempt: r.Attempt, Deliveries: r.Deliveries, RuntimeNs: int64(r.Runtime)}
+	if !r.Start.IsZero() {
+		sr.StartNs = r.Start.UnixNano()
+	}
+	m.mu.Lock()
+	m.results = append(m.results, sr)
+	full := len(m.results) == statusBatch
+	m.mu.Unlock()
+	if full {
+		select {
+		case m.full <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // status assembles the worker's status at now.
 func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 	n, m := s.n, s.meter
@@ -146,6 +187,7 @@ func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 		st.Latency.Counts[i] = m.latency[i].Load()
 	}
 	m.mu.Lock()
+	st.Results, m.results = m.results, nil
 	for r, start := range m.running {
 		st.Running = append(st.Running, StatusTask{Job: r.info.Job, Task: r.info.Task, Attempt: r.info.Attempt, Speculative: r.info.Speculative, Start: start})
 		st.Busy += now.Sub(start)
@@ -156,9 +198,10 @@ func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 }
 
 // publishStatus publishes the worker's status every statusEvery until ctx
-// is done, then once more with Stopping set. Core NATS, no JetStream: a
+// is done, then, once tasksDone is closed, once more with Stopping set. A
+// status is also sent early when statusBatch results wait to be reported. Core NATS, no JetStream: a
 // status nobody listens to costs the server nothing.
-func (s *serving) publishStatus(ctx context.Context) {
+func (s *serving) publishStatus(ctx context.Context, tasksDone <-chan struct{}) {
 	names := make([]string, 0, len(s.handlers))
 	for h := range s.handlers {
 		names = append(names, h)
@@ -177,10 +220,12 @@ func (s *serving) publishStatus(ctx context.Context) {
 		send(false)
 		select {
 		case <-ctx.Done():
+			<-tasksDone // the results of the tasks that were finishing
 			send(true)
 			s.n.nc.Flush()
 			return
 		case <-t.C:
+		case <-s.meter.full:
 		}
 	}
 }

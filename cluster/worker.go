@@ -170,8 +170,8 @@ func (n *Node) Serve(ctx context.Context) error {
 
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
-	statusDone := make(chan struct{})
-	go func() { defer close(statusDone); s.publishStatus(ctx) }()
+	statusDone, tasksDone := make(chan struct{}), make(chan struct{})
+	go func() { defer close(statusDone); s.publishStatus(ctx, tasksDone) }()
 
 	// Stopping: no new requests; the running tasks are cancelled and
 	// handed back, and so is whatever the open requests still deliver.
@@ -192,6 +192,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	err = s.pull(ctx)
 	<-stopped
 	s.tasks.Wait()
+	close(tasksDone)
 	<-regDone
 	<-statusDone
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
@@ -594,6 +595,7 @@ func (s *serving) settle(d delivery, res Result) {
 	}
 	if recorded {
 		n.recorded.Add(1)
+		s.meter.recorded(res)
 	} else {
 		n.duplicates.Add(1)
 		if res.Runtime > 0 { // it ran: tell the submitter, no result will

@@ -11,6 +11,7 @@ import (
 	"expvar"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/metrics/expvarpub"
 	"github.com/worksteal/worksteal/metrics/prom"
 	"github.com/worksteal/worksteal/par"
@@ -236,4 +238,9 @@ func TestReadmeSnippets(t *testing.T) {
 		}
 	}
 	t.Logf("%d snippet pieces compiled", total)
+}
+
+// README.md, "Watching it: the dashboard".
+func dashboard(pool *worksteal.Pool) {
+	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
 }
