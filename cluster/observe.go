@@ -408,7 +408,7 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 func (o *Observer) addResult(job, task, worker string, failed bool, attempt, deliveries int, start, end time.Time, ran bool) {
 	j := o.job(job)
 	r := struct {
-		Job, Task, Worker string
+		Job, Task, Worker  string
 		StartNs, RuntimeNs int64
 		ok                 bool
 	}{job, task, worker, start.UnixNano(), int64(end.Sub(start)), !failed}
