@@ -227,10 +227,18 @@ func TestSecureDeployment(t *testing.T) {
 	}
 	outputs = append(outputs, errs)
 
-	worker.cmd.Process.Signal(syscall.SIGTERM)
-	<-worker.done
-	serve.cmd.Process.Signal(syscall.SIGTERM)
-	<-serve.done
+	// SIGTERM is how the services end: they stop cleanly and exit 0
+	// (README, "The command line").
+	for _, p := range []struct {
+		name string
+		p    *proc
+	}{{"dash", dash}, {"worker", worker}, {"serve", serve}} {
+		p.p.cmd.Process.Signal(syscall.SIGTERM)
+		<-p.p.done
+		if code := p.p.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("%s after SIGTERM: exit %d (stderr %q); want 0", p.name, code, p.p.stderr.String())
+		}
+	}
 	outputs = append(outputs, serve.stdout.String(), serve.stderr.String(), worker.stdout.String(), worker.stderr.String())
 	if !strings.Contains(serve.stdout.String()+serve.stderr.String(), "TLS required for client connections") {
 		t.Errorf("serve -v did not log; the check for secrets in its log would be empty")

@@ -37,7 +37,9 @@ const exitStatusHelp = `Exit status (every command):
   1    the work failed (a wrong result, a failed task, an I/O error)
   2    usage or bad input (a flag, argument or input file): nothing was run
   130  interrupted by SIGINT, 143 by SIGTERM (after stopping and cleaning up)
-  worksteal run: the number of failed jobs (at most 101), as GNU parallel.`
+  worksteal run: the number of failed jobs (at most 101), 255 for bad usage, as GNU parallel.
+  worksteal serve, worker and dash run until SIGINT or SIGTERM: that is their
+  normal end, and they exit 0 after it.`
 
 // NewRoot builds the root command with every registered subcommand.
 func NewRoot(env *Env) *cobra.Command {
