@@ -560,6 +560,7 @@ type heartbeat struct {
 
 func newHeartbeat(every time.Duration, beat func()) *heartbeat {
 	h := &heartbeat{}
+	//lint:ignore S1021 tick refers to itself (it reschedules itself)
 	var tick func()
 	tick = func() {
 		beat()

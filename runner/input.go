@@ -121,13 +121,12 @@ func (in Input) Jobs() ([]Job, error) {
 	// Each source's values, each value already split into its columns.
 	vals := make([][][]string, len(sources))
 	for i, src := range sources {
-		lines := src.Args
+		var lines []string
 		if src.Args == nil {
 			if lines, err = readLines(src.Lines, src.Name); err != nil {
 				return nil, err
 			}
 		} else {
-			lines = nil
 			for _, a := range src.Args {
 				if strings.IndexByte(a, 0) >= 0 {
 					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, errNUL)

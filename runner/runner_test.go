@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -50,19 +49,6 @@ func mustRun(t *testing.T, cfg Config, jobs []Job) *Summary {
 		t.Fatalf("Run: %v", err)
 	}
 	return s
-}
-
-// alive says pid is a live process (not gone, not a zombie).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
 }
 
 // waitGone waits (generously) for pids to die, and fails the test if one

@@ -69,13 +69,6 @@ func BenchmarkThroughput(b *testing.B) {
 	b.ReportMetric(float64(runtime.NumCPU())*1e6/cpuPerTask, "tasks/s-cpu-bound")
 }
 
-// cpuTime is the CPU time (user + system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkRedelivery measures the time from a worker's death (SIGKILL) to
 // its task running on another worker, against the ack deadline (2s here).
 func BenchmarkRedelivery(b *testing.B) {

@@ -52,10 +52,9 @@ func (s *syncBuffer) String() string {
 
 // process is a worksteal process started by a test.
 type process struct {
-	cmd      *exec.Cmd
-	out      syncBuffer // stdout and stderr
-	done     chan struct{}
-	stopping bool
+	cmd  *exec.Cmd
+	out  syncBuffer // stdout and stderr
+	done chan struct{}
 }
 
 // start runs "worksteal args..." until the test ends (then SIGTERM, and

@@ -249,19 +249,6 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	}
 }
 
-// processAlive says pid is a live process (not gone, not a zombie).
-func processAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
-}
-
 // GNU parallel's options that run does not support are refused by name,
 // never taken for something else.
 func TestRunRefusesGNUOptionsByName(t *testing.T) {

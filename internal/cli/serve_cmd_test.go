@@ -160,7 +160,7 @@ func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
 func TestJobIDFollowsTheCommands(t *testing.T) {
 	a := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}}
 	b := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "c"}}
-	if jobID(a) != jobID(a) || jobID(a) == jobID(b) {
+	if again := jobID(a); jobID(a) != again || jobID(a) == jobID(b) {
 		t.Errorf("jobID: %s %s %s", jobID(a), jobID(a), jobID(b))
 	}
 	_ = os.Getpid
