@@ -20,8 +20,12 @@
 # Settings (environment): J slots (default: nproc), REPS repetitions, the
 # median is reported (default 5), FILES and MAXMB for the skewed batch
 # (default 40 files, the largest 64 MB), TASKS for the cluster throughput
-# (default 10000). Installs GNU parallel from Debian's packages if missing.
-# Prefix with nice on a shared machine; the numbers are wall-clock times.
+# (default 10000). GNU parallel must be installed for the comparisons with
+# it (Debian/Ubuntu: apt-get install parallel; macOS: brew install
+# parallel); without it those rows are left out. The numbers are wall-clock
+# times on the machine as it is: its load is printed with them. A command
+# that fails stops the script with its output: a crash is never timed as a
+# fast run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
@@ -45,20 +49,53 @@ echo "== building worksteal"
 go build -o "$WORK/worksteal" ./cmd/worksteal
 WS=$WORK/worksteal
 
-if ! command -v parallel >/dev/null; then
-	echo "== installing GNU parallel (Debian package)"
-	if [[ $(id -u) -eq 0 ]]; then apt-get update -qq && apt-get install -y -qq parallel >/dev/null; else sudo apt-get update -qq && sudo apt-get install -y -qq parallel >/dev/null; fi
+HAVE_PARALLEL=0
+if command -v parallel >/dev/null; then
+	HAVE_PARALLEL=1
+	PARALLEL_VERSION=$(parallel --will-cite --version | head -1)
+else
+	PARALLEL_VERSION="GNU parallel not installed (apt-get install parallel): its rows are left out"
 fi
-mkdir -p ~/.parallel && touch ~/.parallel/will-cite # no citation notice
-echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); J=$J, REPS=$REPS; $(parallel --version | head -1)"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*average[s]*: //')
+echo "machine: $(nproc) CPUs, load average $load; J=$J, REPS=$REPS; $PARALLEL_VERSION"
 
-# seconds CMD...: wall time of one run, output discarded.
+# seconds CMD...: wall time in ms of one run. Its output goes to
+# $WORK/last.out; if it fails, the script stops and shows that output.
 seconds() {
-	local s e
+	local s e rc=0
 	s=$(date +%s%N)
-	"$@" >/dev/null 2>&1 || true
+	"$@" >"$WORK/last.out" 2>&1 || rc=$?
 	e=$(date +%s%N)
+	if ((rc != 0)); then
+		echo "command failed (exit $rc): $*" >&2
+		tail -20 "$WORK/last.out" >&2
+		return 1
+	fi
 	echo $(((e - s) / 1000000))
+}
+
+# waitport PORT: until something accepts connections on 127.0.0.1:PORT
+# (at most 30 s).
+waitport() {
+	local i
+	for i in $(seq 300); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	echo "nothing listens on port $1 after 30 s" >&2
+	return 1
+}
+
+# waitlog FILE PATTERN: until FILE has a line matching PATTERN (at most 30 s).
+waitlog() {
+	local i
+	for i in $(seq 300); do
+		if grep -q -- "$2" "$1" 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	echo "$1 has no line matching '$2' after 30 s:" >&2
+	cat "$1" >&2
+	return 1
 }
 
 # compare KEY LABEL COMMAND [KEY LABEL COMMAND ...]: runs the commands in
@@ -72,8 +109,12 @@ compare() {
 		shift 3
 	done
 	local -A runs=()
+	local ms
 	for _ in $(seq "$REPS"); do
-		for i in "${!keys[@]}"; do runs[$i]+="$(seconds sh -c "${cmds[$i]}") "; done
+		for i in "${!keys[@]}"; do
+			ms=$(seconds sh -c "${cmds[$i]}") || exit 1
+			runs[$i]+="$ms "
+		done
 	done
 	for i in "${!keys[@]}"; do
 		local med
@@ -89,12 +130,15 @@ if [[ $WHAT == all || $WHAT == overhead ]]; then
 	echo
 	echo "== 1. per-job overhead: 1,000 trivial jobs on $J slots (median of $REPS)"
 	seq 1000 >"$WORK/args"
-	compare ws "worksteal run -j $J true {}" "$WS run -j $J true < $WORK/args" \
-		gp "parallel -j $J true {}" "parallel -j $J true < $WORK/args" \
-		xa "xargs -P $J -n 1 true" "xargs -P $J -n 1 true < $WORK/args"
-	ws=${MED[ws]} gp=${MED[gp]} xa=${MED[xa]}
-	echo "worksteal ${ws} ms ($(ratio "$ws" 1000) ms/job), GNU parallel ${gp} ms, xargs -P ${xa} ms"
-	echo "worksteal / parallel = $(ratio "$ws" "$gp") (target < 1), worksteal / xargs = $(ratio "$ws" "$xa") (target <= 1.5)"
+	rows=(ws "worksteal run -j $J true {}" "$WS run -j $J true < $WORK/args"
+		xa "xargs -P $J -n 1 true" "xargs -P $J -n 1 true < $WORK/args")
+	if ((HAVE_PARALLEL)); then rows+=(gp "parallel -j $J true {}" "parallel --will-cite -j $J true < $WORK/args"); fi
+	compare "${rows[@]}"
+	ws=${MED[ws]} xa=${MED[xa]}
+	echo "worksteal ${ws} ms ($(ratio "$ws" 1000) ms/job), xargs -P ${xa} ms; worksteal / xargs = $(ratio "$ws" "$xa") (target <= 1.5)"
+	if ((HAVE_PARALLEL)); then
+		echo "GNU parallel ${MED[gp]} ms; worksteal / parallel = $(ratio "$ws" "${MED[gp]}") (target < 1)"
+	fi
 fi
 
 if [[ $WHAT == all || $WHAT == skew ]]; then
@@ -125,36 +169,46 @@ if [[ $WHAT == all || $WHAT == skew ]]; then
 	echo "$FILES files, $total MB in all; largest $(sort -n "$WORK/sizes" | tail -1 | awk '{ printf "%.1f MB", $1 / 1048576 }')"
 	gz='gzip -6 -c {} > {}.gz'
 	sort -rn "$WORK/weighted" | cut -f2 >"$WORK/sorted"
-	compare wsi "worksteal run, input order" "$WS run -j $J --order input '$gz' < $WORK/list" \
-		wsl "worksteal run --weight-col 1 (longest first)" "$WS run -j $J --weight-col 1 '$gz' < $WORK/weighted" \
-		gpi "parallel, input order" "parallel -j $J '$gz' < $WORK/list" \
-		gps "parallel, input sorted by size (by hand)" "parallel -j $J '$gz' < $WORK/sorted"
-	wsi=${MED[wsi]} wsl=${MED[wsl]} gpi=${MED[gpi]}
-	echo "worksteal input order ${wsi} ms, longest first ${wsl} ms (saves $(awk -v a="$wsi" -v b="$wsl" 'BEGIN { printf "%.0f%%", 100 * (1 - b / a) }')); GNU parallel ${gpi} ms"
-	echo "longest first / input order = $(ratio "$wsl" "$wsi") (target < 1); worksteal input order / parallel = $(ratio "$wsi" "$gpi") (target <= 1)"
+	rows=(wsi "worksteal run, input order" "$WS run -j $J --order input '$gz' < $WORK/list"
+		wsl "worksteal run --weight-col 1 (longest first)" "$WS run -j $J --weight-col 1 '$gz' < $WORK/weighted")
+	if ((HAVE_PARALLEL)); then
+		rows+=(gpi "parallel, input order" "parallel --will-cite -j $J '$gz' < $WORK/list"
+			gps "parallel, input sorted by size (by hand)" "parallel --will-cite -j $J '$gz' < $WORK/sorted")
+	fi
+	compare "${rows[@]}"
+	wsi=${MED[wsi]} wsl=${MED[wsl]}
+	echo "worksteal input order ${wsi} ms, longest first ${wsl} ms (saves $(awk -v a="$wsi" -v b="$wsl" 'BEGIN { printf "%.0f%%", 100 * (1 - b / a) }')); longest first / input order = $(ratio "$wsl" "$wsi") (target < 1)"
+	if ((HAVE_PARALLEL)); then
+		echo "GNU parallel ${MED[gpi]} ms; worksteal input order / parallel = $(ratio "$wsi" "${MED[gpi]}") (target <= 1)"
+	fi
 	echo "the runner's own estimate (summary line of one run):"
-	"$WS" run -j "$J" --summary --weight-col 1 "$gz" <"$WORK/weighted" 2>&1 | grep -E '^(makespan|order)' || true
+	"$WS" run -j "$J" --summary --weight-col 1 "$gz" <"$WORK/weighted" >"$WORK/summary.out" 2>&1
+	grep -E '^(makespan|order)' "$WORK/summary.out" || { echo "no summary line in:" >&2; cat "$WORK/summary.out" >&2; exit 1; }
 fi
 
 if [[ $WHAT == all || $WHAT == cluster ]]; then
 	echo
 	echo "== 3a. cluster: $TASKS trivial tasks end to end through the embedded server, 2 workers (Go handlers)"
-	WS_BENCH_TASKS=$TASKS go test -run '^$' -bench 'Throughput' -benchtime 1x -count 3 ./cluster/test | grep -E '^Benchmark' || true
+	WS_BENCH_TASKS=$TASKS go test -run '^$' -bench 'Throughput' -benchtime 1x -count 3 ./cluster/test >"$WORK/bench.out" 2>&1 ||
+		{ cat "$WORK/bench.out" >&2; exit 1; }
+	grep -E '^Benchmark' "$WORK/bench.out"
 	echo
 	echo "== 3b. cluster: a worker killed with SIGKILL, its task running elsewhere (ack deadline 2s)"
-	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster/test | grep -E '^Benchmark' || true
+	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster/test >"$WORK/bench.out" 2>&1 ||
+		{ cat "$WORK/bench.out" >&2; exit 1; }
+	grep -E '^Benchmark' "$WORK/bench.out"
 	echo
 	ctasks=$((TASKS / 5))
 	echo "== 3c. $ctasks shell tasks (true): serve + 2 workers x -j $((J / 2 > 0 ? J / 2 : 1)) + run --nats, against local run -j $J (same cores)"
 	port=$((20000 + RANDOM % 20000))
 	"$WS" serve --listen 127.0.0.1:$port --store "$WORK/js" >"$WORK/serve.log" 2>&1 &
 	PIDS+=($!)
-	sleep 1
+	waitport "$port"
 	for w in a b; do
 		"$WS" worker --nats nats://127.0.0.1:$port -j $((J / 2 > 0 ? J / 2 : 1)) --name "w$w" >"$WORK/worker-$w.log" 2>&1 &
 		PIDS+=($!)
 	done
-	sleep 1
+	for w in a b; do waitlog "$WORK/worker-$w.log" "worksteal worker w$w: serving"; done
 	seq "$ctasks" | sed "s/^/true /" >"$WORK/cargs"
 	# Each cluster round is a new job (--job, named after the round's shell
 	# pid): a rerun of the same batch would collect the finished job's
