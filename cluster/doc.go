@@ -67,7 +67,9 @@
 //     extra execution).
 //   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
 //     every second (what it runs, its counters, its submit-to-start
-//     latency histogram), for observers; a worker silent for 3 s is lost.
+//     latency histogram, the results it recorded since the last one:
+//     early when a thousand wait), for observers; a worker silent for 3 s
+//     is lost. Observers read it, nothing else depends on it.
 //
 // # The state machine of a task
 //
