@@ -31,10 +31,9 @@ func (w *Worker) Blocking(f func()) {
 type spareSet struct {
 	mu      sync.Mutex
 	max     int
-	all     []*Worker    // every spare ever made (append-only, under mu)
-	n       atomic.Int64 // len(all), for lock-free readers
-	list    atomic.Pointer[[]*Worker]
-	free    []*Worker // retired spares waiting for work (under mu)
+	all     []*Worker                 // every spare ever made (append-only, under mu)
+	list    atomic.Pointer[[]*Worker] // a copy of all, for lock-free readers; nil until the first spare
+	free    []*Worker                 // retired spares waiting for work (under mu)
 	nactive atomic.Int64
 	pool    *Pool // set once by init
 }
@@ -63,7 +62,6 @@ func (s *spareSet) start(p *Pool) {
 	s.all = append(s.all, sp)
 	list := append([]*Worker(nil), s.all...)
 	s.list.Store(&list)
-	s.n.Store(int64(len(s.all)))
 	s.nactive.Add(1)
 	p.running.Add(1)
 	s.mu.Unlock()
@@ -76,7 +74,7 @@ func (s *spareSet) shouldRetire() bool {
 }
 
 // active reports whether any spare exists whose deque may hold work.
-func (s *spareSet) active() bool { return s.n.Load() > 0 }
+func (s *spareSet) active() bool { return s.list.Load() != nil }
 
 // get returns spare i, or nil.
 func (s *spareSet) get(i int) *Worker {

@@ -46,8 +46,10 @@ type latch struct {
 func (l *latch) isSet() bool { return l.state.Load() == latchSet }
 
 // set marks the latch finished and wakes its waiter if it parked.
-// WARNING: once the latch is set, the waiter may reuse or drop the memory the
-// latch guards, so read every field you need before calling set.
+// Once the latch is set, the waiter may go on at once and reuse what the
+// latch guards (a Join frame is handed to the next Join at its depth), so
+// the setter must write nothing it guards after set, and must read before
+// set every field it needs — except waiter (below).
 //
 // waiter is read after the Swap, and only if the waiter announced that it
 // sleeps: its write of waiter happens before its CAS to latchSleeping [L2].

@@ -185,7 +185,7 @@ func (w *Worker) park(recheck func() bool, timeout time.Duration) {
 
 // unpark cancels the calling worker's own announcement as a sleeper, or, if
 // a waker removed it from the idle list first, takes the token that waker
-// owes it (PROTOCOL.md "Parking", subtle point 2).
+// owes it (PROTOCOL.md "Posting work", subtle point 2).
 func (w *Worker) unpark() {
 	s := &w.pool.sleep
 	s.mu.Lock()

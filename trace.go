@@ -61,7 +61,7 @@ type recorder struct {
 	seq   uint32          // task sequence (owner only)
 }
 
-func newRecorder(events int, _ int) *recorder {
+func newRecorder(events int) *recorder {
 	size := uint64(1)
 	for size < uint64(events) {
 		size <<= 1

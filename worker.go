@@ -59,7 +59,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 	}
 	var rec *recorder
 	if p.cfg.Trace > 0 {
-		rec = newRecorder(p.cfg.Trace, id)
+		rec = newRecorder(p.cfg.Trace)
 	}
 	return &Worker{
 		rec:     rec,
