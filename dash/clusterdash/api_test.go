@@ -114,7 +114,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	worker, err := cluster.New(connectAs(t, srv, "admin", "admin-secret"), cluster.WithName("w1"), cluster.WithSlots(3),
+	worker, err := cluster.New(connectAs(t, srv, "admin", "admin-secret"), cluster.WithName("w1"), cluster.WithSlots(3), cluster.WithLabels(cluster.Labels{"zone": "eu"}),
 		cluster.WithAckWait(2*time.Second), cluster.WithFetchWait(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -163,8 +163,8 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 		t.Errorf("job = %+v; want shape, 12 tasks, finished, nothing queued or failed", j)
 	}
 	w := st.Workers[0]
-	if w.Name != "w1" || w.Status != "up" || w.Slots != 3 || w.Executed != 12 || len(w.Handlers) != 1 || w.Handlers[0] != "echo" {
-		t.Errorf("worker = %+v; want w1 up with 3 slots, 12 runs, handler echo", w)
+	if w.Name != "w1" || w.Status != "up" || w.Slots != 3 || w.Executed != 12 || len(w.Handlers) != 1 || w.Handlers[0] != "echo" || w.Labels["zone"] != "eu" {
+		t.Errorf("worker = %+v; want w1 up with 3 slots, 12 runs, handler echo, label zone=eu", w)
 	}
 	if len(w.Timeline) == 0 || len(w.Timeline) > 32 {
 		t.Errorf("worker timeline has %d spans; want 1 to 32", len(w.Timeline))
@@ -178,7 +178,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 		path   string
 		fields []string
 	}{
-		{"/api/workers", []string{"name", "status", "slots", "running", "handlers", "last_seen", "silent_s", "executed", "failures", "redelivered", "busy_s", "utilization", "tasks", "timeline"}},
+		{"/api/workers", []string{"name", "status", "slots", "running", "handlers", "labels", "last_seen", "silent_s", "executed", "failures", "redelivered", "busy_s", "utilization", "tasks", "timeline"}},
 		{"/api/jobs", []string{"id", "total", "succeeded", "failed", "running", "queued", "retries", "redelivered", "finished", "rate", "eta_s", "median_s", "elapsed_s"}},
 	} {
 		var rows []map[string]any

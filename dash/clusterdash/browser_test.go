@@ -128,8 +128,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	dashURL := serve.wait(t, `dashboard on (http://\S+)`)[1]
 
 	workers := map[string]*process{}
-	for _, w := range []struct{ name, slots string }{{"alpha", "2"}, {"bravo", "2"}, {"victim", "1"}} {
-		workers[w.name] = start(t, "worker", "--nats", natsURL, "-j", w.slots, "--name", w.name, "--ack-wait", "5s")
+	for _, w := range []struct{ name, slots, zone string }{{"alpha", "2", "eu"}, {"bravo", "2", "us"}, {"victim", "1", "eu"}} {
+		workers[w.name] = start(t, "worker", "--nats", natsURL, "-j", w.slots, "--name", w.name, "--ack-wait", "5s", "--label", "zone="+w.zone)
 	}
 	for _, p := range workers {
 		p.wait(t, "serving sh")
@@ -141,6 +141,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		visible(`tr[data-worker="alpha"][data-status="up"]`),
 		visible(`tr[data-worker="bravo"][data-status="up"]`),
 		visible(`tr[data-worker="victim"][data-status="up"]`))
+	if row := read(t, browser, 5*time.Second, "bravo's row", text(`tr[data-worker="bravo"]`)); !strings.Contains(row, "zone=us") || !strings.Contains(row, "sh") {
+		t.Errorf("bravo's row %q does not show its label zone=us and its handler sh", row)
+	}
 
 	// A job of 80 short tasks and one long one (task 2): 5 slots take about
 	// 4 s for the short ones, while the long one runs on.
