@@ -388,6 +388,9 @@ type Submission struct {
 	total  int
 	hedge  *balance.Hedge
 	cancel context.CancelFunc
+	// closing is markDone in flight; Stop waits for it, so a submitter
+	// that exits after Wait leaves the job recorded as done.
+	closing sync.WaitGroup
 	done   chan struct{}
 	subs   []*nats.Subscription
 	stopW  func()
@@ -542,7 +545,7 @@ func (s *Submission) add(r Result) {
 	if len(s.results) == s.total && !s.finished {
 		s.finished = true
 		close(s.done)
-		go s.markDone()
+		s.closing.Go(s.markDone)
 	}
 	s.changed()
 }
@@ -622,21 +625,27 @@ func (s *Submission) markDone() {
 	}
 }
 
-// setDone sets the record's Done flag.
+// setDone sets the record's Done flag. The record is updated with a
+// compare-and-set on its revision; a concurrent writer (another follower
+// publishing or resuming) makes it read the record again and retry.
 func (s *Submission) setDone(done bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.n.opts.defaultTimeout)
 	defer cancel()
-	e, err := s.n.jobs.Get(ctx, s.ID)
-	if err != nil {
-		return
+	for ctx.Err() == nil {
+		e, err := s.n.jobs.Get(ctx, s.ID)
+		if err != nil {
+			return
+		}
+		var rec jobRecord
+		if json.Unmarshal(e.Value(), &rec) != nil || rec.Done == done {
+			return
+		}
+		rec.Done = done
+		data, _ := json.Marshal(rec)
+		if _, err := s.n.jobs.Update(ctx, s.ID, data, e.Revision()); err == nil {
+			return
+		}
 	}
-	var rec jobRecord
-	if json.Unmarshal(e.Value(), &rec) != nil || rec.Done == done {
-		return
-	}
-	rec.Done = done
-	data, _ := json.Marshal(rec)
-	s.n.jobs.Update(ctx, s.ID, data, e.Revision())
 }
 
 // startNote is a worker's latest report of a running task.
@@ -904,8 +913,11 @@ func (s *Submission) Results() []Result {
 }
 
 // Stop stops following the job; the job itself goes on in the cluster, and
-// Open or a new Submit of it picks it up.
+// Open or a new Submit of it picks it up. It first waits for the record of
+// a finished job to say "done", so a submitter that exits right after Wait
+// leaves the job listed as done.
 func (s *Submission) Stop() {
+	s.closing.Wait()
 	s.cancel()
 	for _, sub := range s.subs {
 		sub.Unsubscribe()
