@@ -391,9 +391,9 @@ type Submission struct {
 	// closing is markDone in flight; Stop waits for it, so a submitter
 	// that exits after Wait leaves the job recorded as done.
 	closing sync.WaitGroup
-	done   chan struct{}
-	subs   []*nats.Subscription
-	stopW  func()
+	done    chan struct{}
+	subs    []*nats.Subscription
+	stopW   func()
 
 	// routesMu orders markDone's removal of the routes and retryFailed's
 	// making them again.
