@@ -2,8 +2,11 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +19,26 @@ import (
 //	go test -run '^$' -bench 'MapReduce|Sort|Mandel|SmallLoop|Grain' ./bench/
 //
 // Each runs at 1 and 2 workers (GOMAXPROCS set to match for the goroutine
-// baselines) and checks its result against the anchors' reference.
+// baselines), or at the counts listed in WS_BENCH_WORKERS (e.g.
+// "1,2,4,8,16", as scripts/scaling.sh sets it), and checks its result
+// against the anchors' reference.
+
+// benchWorkers is the worker counts the loop benchmarks run at.
+func benchWorkers() []int {
+	v := os.Getenv("WS_BENCH_WORKERS")
+	if v == "" {
+		return []int{1, 2}
+	}
+	var ws []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			panic(fmt.Sprintf("WS_BENCH_WORKERS=%q: %q is not a worker count", v, f))
+		}
+		ws = append(ws, n)
+	}
+	return ws
+}
 
 func withProcs(b *testing.B, n int, f func(b *testing.B)) {
 	old := runtime.GOMAXPROCS(n)
@@ -45,7 +67,7 @@ func BenchmarkMapReduce(b *testing.B) {
 			check(b, MapReduceSeq(0, uint64(n)))
 		}
 	})
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("impl=ws/workers=%d", workers), func(b *testing.B) {
 			p := wsPool(b, workers)
 			for b.Loop() {
@@ -81,7 +103,7 @@ func BenchmarkMandel(b *testing.B) {
 			check(b, MandelSeq(MandelSize))
 		}
 	})
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("impl=ws/workers=%d", workers), func(b *testing.B) {
 			p := wsPool(b, workers)
 			for b.Loop() {
@@ -120,7 +142,7 @@ func BenchmarkSort(b *testing.B) {
 		}
 	}
 	b.Run("impl=go-seq/workers=1", func(b *testing.B) { run(b, slices.Sort[[]uint64]) })
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		p := wsPool(b, workers)
 		b.Run(fmt.Sprintf("impl=ws-radix/workers=%d", workers), func(b *testing.B) {
 			run(b, func(s []uint64) {
@@ -205,7 +227,7 @@ func BenchmarkSmallLoop(b *testing.B) {
 			}
 		}
 	})
-	for _, workers := range []int{1, 2} {
+	for _, workers := range benchWorkers() {
 		p := wsPool(b, workers)
 		b.Run(fmt.Sprintf("impl=ws-inside-pool/workers=%d", workers), func(b *testing.B) {
 			// Measured inside one task, so the cost of entering the pool
