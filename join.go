@@ -183,54 +183,80 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 			w.depth = d
 			return rb
 		} else {
-			return joinPopSlow(w, f, d, j, ok, nil, 0, 0)
+			return joinPopSlow(w, f, d, j, joinProf{})
 		}
 	}
-	spanA, bspanA := w.prof.cut()
-	j, ok := w.dq.Pop()
-	return joinPopSlow(w, f, d, j, ok, w.prof, spanA, bspanA)
+	jp := joinProf{ps: w.prof}
+	jp.spanA, jp.bspanA = w.prof.cut()
+	j, _ := w.dq.Pop()
+	return joinPopSlow(w, f, d, j, jp)
 }
 
-// joinPopSlow finishes a Join whose first pop did not return its frame (j,
-// ok), or any Join of a profiled computation (ps not nil).
-func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, ok bool, ps *profState, spanA, bspanA time.Duration) (rb RB) {
-	for ok && j != &f.job {
-		// Work pushed after our frame and still here (tasks fa spawned into
-		// an enclosing scope). Our frame is older, so it is still below.
-		w.execute(j)
-		j, ok = w.dq.Pop()
-	}
-	if ok {
-		w.st.executed++
-		if ps == nil {
-			rb = f.call(w)
-		} else {
-			ps.resume(f.pf.s0, f.pf.b0)
-			rb = f.call(w)
-			spanB, bspanB := ps.cut()
-			ps.resume(max(spanA, spanB), max(bspanA, bspanB))
-			f.pf.prof = nil
-		}
+// joinProf is a profiled Join's state when its first half ended: the
+// worker's profile and the first half's path lengths (ps nil: not profiled).
+type joinProf struct {
+	ps            *profState
+	spanA, bspanA time.Duration
+}
+
+// joinPopSlow finishes a Join whose first pop (j, nil when the deque was
+// empty) did not return its frame, or any Join of a profiled computation.
+func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp joinProf) (rb RB) {
+	if popOwn(w, &f.job, j) {
+		rb = f.runInline(w, jp)
 	} else {
-		// Stolen. Thieves take the oldest items first, so everything older
-		// than our frame was stolen too: the deque is empty, and helping
-		// cannot pop a frame of an enclosing Join.
-		waitFrom := now()
-		w.helpUntil(&f.done, &f.job)
-		f.done.reset()
-		f.thief.Store(-1)
-		if ps != nil {
-			ps.joinStolen(f.pf, spanA, bspanA, waitFrom)
-			f.pf.prof = nil
-		}
-		if pe := f.pe; pe != nil {
-			f.pe = nil
-			panic(pe) // Join's deferred joinUnwind frees the frame
-		}
-		rb = f.rb
+		rb = f.waitStolen(w, jp)
 	}
 	w.depth = d
 	return rb
+}
+
+// popOwn runs the jobs that are above the frame own in w's deque (tasks
+// its first half spawned into an enclosing scope; j is the first one
+// popped, nil if the deque was empty) and reports whether it then popped
+// own. False means own was stolen: thieves take the oldest items first, so
+// everything older than own was stolen too, the deque is empty, and helping
+// cannot pop a frame of an enclosing Join.
+func popOwn(w *Worker, own, j *job) bool {
+	for j != nil && j != own {
+		w.execute(j)
+		j, _ = w.dq.Pop()
+	}
+	return j != nil
+}
+
+// runInline runs the second half on the joining worker after it popped
+// the frame back; a profiled Join continues from the longer half's path.
+func (f *frame[XB, RB]) runInline(w *Worker, jp joinProf) RB {
+	w.st.executed++
+	if jp.ps == nil {
+		return f.call(w)
+	}
+	jp.ps.resume(f.pf.s0, f.pf.b0)
+	rb := f.call(w)
+	spanB, bspanB := jp.ps.cut()
+	jp.ps.resume(max(jp.spanA, spanB), max(jp.bspanA, bspanB))
+	f.pf.prof = nil
+	return rb
+}
+
+// waitStolen helps until the thief of the frame has set its latch, then
+// frees the frame for reuse and returns the thief's result, or re-panics
+// with its panic (Join's deferred joinUnwind then frees the frame).
+func (f *frame[XB, RB]) waitStolen(w *Worker, jp joinProf) RB {
+	waitFrom := now()
+	w.helpUntil(&f.done, &f.job)
+	f.done.reset()
+	f.thief.Store(-1)
+	if jp.ps != nil {
+		jp.ps.joinStolen(f.pf, jp.spanA, jp.bspanA, waitFrom)
+		f.pf.prof = nil
+	}
+	if pe := f.pe; pe != nil {
+		f.pe = nil
+		panic(pe)
+	}
+	return f.rb
 }
 
 // joinUnwind runs when fa or fb panicked (r != nil) or the goroutine is
