@@ -241,6 +241,7 @@ func TestReadmeSnippets(t *testing.T) {
 }
 
 // README.md, "Watching it: the dashboard".
+//
 //lint:ignore U1000 a README snippet: compiled, not run
 func dashboard(pool *worksteal.Pool) {
 	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
