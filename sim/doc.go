@@ -41,6 +41,13 @@
 // TestIdleDecisionsMatchRuntime runs one scripted situation in the runtime
 // and here and requires the same sequence of idle decisions.
 //
+// One difference remains, at time 0: the runtime's workers start parked
+// (a new pool searches nothing until work is posted, which wakes one
+// worker, and each woken worker that finds work wakes the next), while the
+// simulator's workers all start searching. A scenario whose tasks are all
+// there at time 0 therefore starts slightly earlier here than on a real
+// pool, by the wake-up chain's latency (microseconds per worker).
+//
 // # Use
 //
 // [Run] simulates one scenario and returns a [Report] (text tables or
