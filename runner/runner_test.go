@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,26 +12,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/syncbuf"
 )
 
-// lockedBuffer is an io.Writer safe for the runner's one writer and the
-// test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is a buffer a process or command writes while the test reads it.
+type lockedBuffer = syncbuf.Buffer
 
 func lines(cmds ...string) []Job {
 	jobs := make([]Job, len(cmds))

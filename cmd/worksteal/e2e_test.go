@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -42,22 +42,8 @@ type process struct {
 	code int
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer a process or command writes while the test reads it.
+type syncBuffer = syncbuf.Buffer
 
 // launch runs worksteal args; the test's end kills it (and logs its output
 // if the test failed).

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,29 +17,11 @@ import (
 	"github.com/worksteal/worksteal/runner"
 )
 
-// output is a process's stdout or stderr, safe to read while it runs.
-type output struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
-}
-
 // proc is a worksteal process (the binary TestMain builds) started by a
 // test.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *output
+	stdout, stderr *syncBuffer
 	done           chan struct{}
 }
 
@@ -48,7 +29,7 @@ type proc struct {
 // (SIGTERM, then SIGKILL) when the test ends.
 func start(t *testing.T, stdin string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(wsBin, args...), stdout: &output{}, stderr: &output{}, done: make(chan struct{})}
+	p := &proc{cmd: exec.Command(wsBin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdin = strings.NewReader(stdin)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
@@ -81,7 +62,7 @@ func run(t *testing.T, stdin string, env []string, args ...string) (int, string,
 }
 
 // waitFor waits for a match of re in out.
-func waitFor(t *testing.T, out *output, re string) []string {
+func waitFor(t *testing.T, out *syncBuffer, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	deadline := time.Now().Add(60 * time.Second)

@@ -1,18 +1,17 @@
 package clusterdash_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"os/signal"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/worksteal/worksteal/internal/cli"
+	"github.com/worksteal/worksteal/internal/syncbuf"
 )
 
 // envAsBinary makes the test binary behave as the worksteal binary (the
@@ -31,24 +30,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's output copier and the
-// test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer a process or command writes while the test reads it.
+type syncBuffer = syncbuf.Buffer
 
 // process is a worksteal process started by a test.
 type process struct {

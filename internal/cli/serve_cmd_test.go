@@ -1,37 +1,21 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/runner"
 )
 
-// syncBuffer is a bytes.Buffer safe for a command's goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer a process or command writes while the test reads it.
+type syncBuffer = syncbuf.Buffer
 
 // background runs a long-lived command (serve, worker) until the test
 // ends, and returns its stdout.
