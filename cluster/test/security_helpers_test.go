@@ -3,8 +3,6 @@ package test
 import (
 	"crypto/tls"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,58 +245,12 @@ func routeTLSConfig(t testing.TB, o *server.TLSConfigOpts) *tls.Config {
 func startSecureCluster(t testing.TB, e *secureEnv) ([]*server.Server, []int) {
 	t.Helper()
 	routeOpts := e.routeTLS(t, "route CA")
-	ports := []int{freePort(t), freePort(t), freePort(t)}
-	var routes []*url.URL
-	for _, p := range ports {
-		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
-	}
-	dir := t.TempDir()
-	var servers []*server.Server
-	for i, p := range ports {
+	return startClusterWith(t, " over TLS routes", func(o *server.Options) {
 		tc, err := server.GenTLSConfig(e.tlsConfig(false))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc := routeTLSConfig(t, routeOpts)
-		o := &server.Options{
-			ServerName: fmt.Sprintf("s%d", i+1), Host: "127.0.0.1", Port: -1,
-			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprint(i)), NoLog: true, NoSigs: true,
-			Nkeys: e.users(t), TLSConfig: tc, TLSTimeout: 5,
-			Cluster: server.ClusterOpts{Name: "wstest", Host: "127.0.0.1", Port: p, TLSConfig: rc, TLSTimeout: 5},
-			Routes:  routes,
-		}
-		s, err := server.NewServer(o)
-		if err != nil {
-			t.Fatalf("nats server %d: %v", i, err)
-		}
-		go s.Start()
-		t.Cleanup(func() {
-			s.Shutdown()
-			s.WaitForShutdown()
-		})
-		servers = append(servers, s)
-	}
-	for _, s := range servers {
-		if !s.ReadyForConnections(30 * time.Second) {
-			t.Fatalf("server %s not ready", s.Name())
-		}
-	}
-	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers over TLS routes", func() bool {
-		leader := false
-		for _, s := range servers {
-			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == 3 {
-				leader = true
-			}
-		}
-		if !leader {
-			return false
-		}
-		for _, s := range servers {
-			if !s.JetStreamIsCurrent() {
-				return false
-			}
-		}
-		return true
+		o.Nkeys, o.TLSConfig, o.TLSTimeout = e.users(t), tc, 5
+		o.Cluster.TLSConfig, o.Cluster.TLSTimeout = routeTLSConfig(t, routeOpts), 5
 	})
-	return servers, ports
 }

@@ -59,6 +59,17 @@ func freePort(t testing.TB) int {
 // a meta leader.
 func startCluster(t testing.TB) []*server.Server {
 	t.Helper()
+	servers, _ := startClusterWith(t, "", nil)
+	return servers
+}
+
+// startClusterWith runs a 3-server JetStream cluster on loopback, each
+// server's options first passed to secure (nil: plain routes, no auth), and
+// waits until the meta leader sees all three peers (with their stats) and
+// every server is current: only then can R3 streams be placed. It returns
+// the servers and their route ports.
+func startClusterWith(t testing.TB, what string, secure func(o *server.Options)) ([]*server.Server, []int) {
+	t.Helper()
 	ports := []int{freePort(t), freePort(t), freePort(t)}
 	var routes []*url.URL
 	for _, p := range ports {
@@ -72,6 +83,9 @@ func startCluster(t testing.TB) []*server.Server {
 			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprint(i)), NoLog: true, NoSigs: true,
 			Cluster: server.ClusterOpts{Name: "wstest", Host: "127.0.0.1", Port: p},
 			Routes:  routes,
+		}
+		if secure != nil {
+			secure(o)
 		}
 		s, err := server.NewServer(o)
 		if err != nil {
@@ -89,9 +103,7 @@ func startCluster(t testing.TB) []*server.Server {
 			t.Fatalf("server %s not ready", s.Name())
 		}
 	}
-	// Ready when the meta leader sees all three peers (with their stats)
-	// and every server is current: only then can R3 streams be placed.
-	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers", func() bool {
+	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers"+what, func() bool {
 		leader := false
 		for _, s := range servers {
 			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == 3 {
@@ -108,7 +120,7 @@ func startCluster(t testing.TB) []*server.Server {
 		}
 		return true
 	})
-	return servers
+	return servers, ports
 }
 
 // connect opens a client connection that keeps reconnecting (servers are
