@@ -365,6 +365,16 @@ func ExamplePermanent() {
 	// Output: true 1
 }
 
+func ExampleIsPermanent() {
+	errBadRequest := errors.New("bad request")
+	wrapped := fmt.Errorf("fetching item 7: %w", balance.Permanent(errBadRequest))
+	fmt.Println(balance.IsPermanent(wrapped), balance.IsPermanent(errBadRequest))
+	fmt.Println(errors.Is(wrapped, errBadRequest))
+	// Output:
+	// true false
+	// true
+}
+
 func ExampleBackoff_Wait() {
 	b := balance.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
 	for k := 1; k <= 5; k++ {

@@ -79,8 +79,7 @@ func (b Backoff) Wait(k int) (lo, hi time.Duration) {
 }
 
 func (b Backoff) retryable(err error) bool {
-	var p *permanentError
-	if errors.As(err, &p) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if IsPermanent(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	return b.Retryable == nil || b.Retryable(err)
@@ -96,6 +95,14 @@ func Permanent(err error) error {
 }
 
 type permanentError struct{ err error }
+
+// IsPermanent reports whether err, or an error it wraps, was marked by
+// Permanent: no retry can fix it. Package cluster uses the same mark for a
+// handler's error that must not be retried.
+func IsPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
 
 func (p *permanentError) Error() string { return p.err.Error() }
 func (p *permanentError) Unwrap() error { return p.err }

@@ -1,6 +1,10 @@
 package cluster
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/worksteal/worksteal/balance"
+)
 
 // Errors returned by this package. Errors about a job or an option wrap one
 // of these and name the field or value at fault.
@@ -47,23 +51,10 @@ var (
 	errSuperseded = errors.New("cluster: result already recorded by another copy")
 )
 
-// permanentError marks a handler error that no retry can fix.
-type permanentError struct{ err error }
-
-func (p *permanentError) Error() string { return p.err.Error() }
-func (p *permanentError) Unwrap() error { return p.err }
-
 // Permanent wraps a handler's error so that the task is recorded as failed
-// at once, without the redeliveries an ordinary error gets. Permanent(nil)
-// is nil.
-func Permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &permanentError{err}
-}
+// at once, without the retries an ordinary error gets. Permanent(nil) is
+// nil. It is balance.Permanent: an error marked for balance.Retry is marked
+// here too, and the other way round.
+func Permanent(err error) error { return balance.Permanent(err) }
 
-func isPermanent(err error) bool {
-	var p *permanentError
-	return errors.As(err, &p)
-}
+func isPermanent(err error) bool { return balance.IsPermanent(err) }
