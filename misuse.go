@@ -34,6 +34,8 @@ var (
 	blockingEntry uintptr // entry PC of (*Worker).Blocking
 )
 
+var pcBufs = sync.Pool{New: func() any { return new([64]uintptr) }}
+
 func funcEntry(f any) uintptr {
 	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Entry()
 }
@@ -52,7 +54,8 @@ func checkNotInTask() {
 		mainEntry = funcEntry((*Worker).main)
 		blockingEntry = funcEntry((*Worker).Blocking)
 	})
-	var buf [64]uintptr
+	buf := pcBufs.Get().(*[64]uintptr) // runtime.Callers makes a local buffer escape
+	defer pcBufs.Put(buf)
 	pcs := buf[:]
 	n := runtime.Callers(2, pcs)
 	for n == len(pcs) { // deeper than the buffer: take the whole stack
