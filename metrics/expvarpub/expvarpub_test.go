@@ -66,8 +66,13 @@ func TestPublishServesDebugVars(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		worksteal.Run(p, func(w *worksteal.Worker) int { return 1 })
 	}
-	time.Sleep(time.Millisecond) // let the workers publish
+	// A worker publishes its counters right after the job that ended Run
+	// returns, a moment after Run's caller resumes: poll until it has.
 	after := read()
+	for deadline := time.Now().Add(10 * time.Second); after.Total.TasksExecuted < before.Total.TasksExecuted+4 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Microsecond)
+		after = read()
+	}
 	if after.Total.TasksExecuted < before.Total.TasksExecuted+4 {
 		t.Errorf("executed %d then %d; want 4 more after 4 Runs", before.Total.TasksExecuted, after.Total.TasksExecuted)
 	}
