@@ -74,15 +74,6 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	// A pool's workers start parked without searching (an empty pool has
-	// nothing to find); the simulator's start with a search of their
-	// schedule. A no-op task on worker 0 makes the runtime's start the
-	// same for worker 1: worker 0 wakes for it and, as the last searcher
-	// to find work, wakes worker 1, which then searches its schedule and
-	// parks, as in the simulator (neither start-up park is traced).
-	if err := p.SubmitTo(0, func(w *worksteal.Worker) {}); err != nil {
-		t.Fatal(err)
-	}
 	deadline := time.Now().Add(20 * time.Second)
 	parked := func(worker int, n uint64) bool {
 		for time.Now().Before(deadline) {
@@ -93,11 +84,12 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 		}
 		return false
 	}
-	// A pool's workers start parked without searching (pool.go); the
-	// simulator's start searching an empty pool and park. A no-op task
-	// posted to worker 0 wakes it, and its chain wake-up wakes worker 1,
-	// which then searches an empty pool as the simulator's workers do at
-	// time 0: from there on the two executions are compared.
+	// A pool's workers start parked without searching (pool.go; neither
+	// start-up park is traced); the simulator's start searching an empty
+	// pool and park. A no-op task posted to worker 0 wakes a worker, and
+	// the chain wake-up the other, so worker 1 then searches an empty pool
+	// as the simulator's workers do at time 0: from there on the two
+	// executions are compared.
 	if err := p.SubmitTo(0, func(*worksteal.Worker) {}); err != nil {
 		t.Fatal(err)
 	}
