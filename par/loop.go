@@ -155,8 +155,15 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 			break
 		}
 		c := chunk
-		if c > s.n || s.n-c < l.cfg.minGrain && s.n <= l.cfg.maxGrain { // no tail below the grain
+		if c > s.n || s.n-c < l.cfg.minGrain { // no tail below the grain
+			// The rest in one chunk if MaxGrain allows it; else leave a
+			// tail of exactly MinGrain (s.n < chunk+minGrain <=
+			// maxGrain+minGrain, so c <= maxGrain). Only MaxGrain <
+			// 2*MinGrain can force a shorter tail.
 			c = s.n
+			if s.n > l.cfg.maxGrain {
+				c = max(l.cfg.minGrain, s.n-l.cfg.minGrain)
+			}
 		}
 		t0 := time.Now()
 		acc = l.leaf(w, s.lo, s.lo+int(c), acc)

@@ -376,3 +376,25 @@ func checkSorted[T interface {
 		t.Errorf("%s: Sort differs from slices.Sort", name)
 	}
 }
+
+// With MaxGrain >= 2*MinGrain every chunk of a range of at least MinGrain
+// iterations can lie within [MinGrain, MaxGrain], the last one included:
+// the loop never leaves a short tail behind a chunk capped by MaxGrain. One
+// worker, so no split interferes; every range length from 100 to 5,000.
+func TestLoopChunksWithinGrains(t *testing.T) {
+	p := newTestPool(t, worksteal.Config{Workers: 1})
+	for n := 100; n <= 5000; n += 7 {
+		var bad []int
+		worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+			ForRange(w, 0, n, func(_ *worksteal.Worker, lo, hi int) {
+				if hi-lo < 100 || hi-lo > 1000 {
+					bad = append(bad, hi-lo)
+				}
+			}, MinGrain(100), MaxGrain(1000))
+			return struct{}{}
+		})
+		if len(bad) > 0 {
+			t.Fatalf("range of %d: chunks of %v outside [MinGrain 100, MaxGrain 1000]", n, bad)
+		}
+	}
+}
