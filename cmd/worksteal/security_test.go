@@ -233,9 +233,9 @@ func TestSecureDeployment(t *testing.T) {
 	}
 }
 
-// TestServeRefusesAnExposedServerWithoutSecurity: a server reachable from
-// the network starts only with authentication and TLS, or with --insecure,
-// which it announces on stderr; loopback needs nothing.
+// TestServeRefusesAnExposedServerWithoutSecurity: a server (or dashboard)
+// reachable from the network starts only with authentication and TLS, or
+// with --insecure, which it announces on stderr; loopback needs nothing.
 func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "js")
 	code, _, errs := run(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store)
@@ -246,8 +246,19 @@ func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--cluster-listen 0.0.0.0:0 is reachable from the network, and its routes are not mutual TLS") {
 		t.Errorf("exposed routes: exit %d, stderr %q", code, errs)
 	}
-	p := start(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure")
+	// The dashboard has no authentication of its own: an exposed --http is
+	// refused too, by serve and by dash, before anything starts.
+	code, _, errs = run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store, "--http", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(errs, "--http 0.0.0.0:0 is reachable from the network, and the dashboard has no authentication") {
+		t.Errorf("serve with an exposed dashboard: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = run(t, "", nil, "dash", "--nats", "nats://127.0.0.1:1", "--http", ":8222")
+	if code != 2 || !strings.Contains(errs, "--http :8222 is reachable from the network") {
+		t.Errorf("dash on every interface: exit %d, stderr %q", code, errs)
+	}
+	p := start(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure", "--http", "0.0.0.0:0")
 	waitFor(t, p.stdout, "JetStream on")
+	waitFor(t, p.stdout, `worksteal dashboard on http://`)
 	waitFor(t, p.stderr, `WARNING: --insecure: 0\.0\.0\.0:\d+ is reachable from the network without authentication or TLS`)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	<-p.done

@@ -27,6 +27,7 @@ type dashConfig struct {
 	http      string
 	stream    string
 	straggler string
+	insecure  bool
 	creds     cluster.Credentials // client_security.go
 }
 
@@ -57,8 +58,25 @@ worksteal serve --http starts the same dashboard beside its server.`,
 	f.StringVar(&cfg.http, "http", "127.0.0.1:8222", "HOST:PORT of the dashboard (port 0: any free port)")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects")
 	f.StringVar(&cfg.straggler, "straggler", "200%", "a running task is a straggler past this percentage of its job's median run time")
+	f.BoolVar(&cfg.insecure, "insecure", false, "allow an --http address reachable from the network (the page has no authentication of its own)")
 	addCredentialFlags(f, &cfg.creds, "")
 	return cmd
+}
+
+// checkDashboardAddr refuses a dashboard address reachable from the network
+// unless insecure: the page has no authentication of its own and shows
+// every job, task, worker and failure of the cluster to whoever reaches
+// it. Loopback (the default) is for one machine, or for a tunnel or a
+// reverse proxy that authenticates.
+func checkDashboardAddr(addr string, insecure bool) error {
+	host, _, err := splitHostPort("http", addr)
+	if err != nil {
+		return err
+	}
+	if exposed(host) && !insecure {
+		return fmt.Errorf("--http %s is reachable from the network, and the dashboard has no authentication: anyone who reaches it sees every job, task and worker. Bind it to loopback (127.0.0.1:PORT) and reach it through an SSH tunnel or an authenticating reverse proxy, or give --insecure on a network you trust", addr)
+	}
+	return nil
 }
 
 // parseStraggler reads --straggler: a percentage of at least 100%.
@@ -75,7 +93,7 @@ func runDash(env *Env, cmd *cobra.Command, cfg dashConfig) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if _, _, err := splitHostPort("http", cfg.http); err != nil {
+	if err := checkDashboardAddr(cfg.http, cfg.insecure); err != nil {
 		return usageError(err)
 	}
 	nc, ctx, _, err := connectAs(env.Ctx, cfg.nats, "worksteal dash", cluster.RoleObserver, cfg.creds, cmd.ErrOrStderr())

@@ -149,7 +149,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 		return usageError(err)
 	}
 	if cfg.http != "" {
-		if _, _, err := splitHostPort("http", cfg.http); err != nil {
+		if err := checkDashboardAddr(cfg.http, cfg.security.insecure); err != nil {
 			return usageError(err)
 		}
 	}

@@ -33,7 +33,7 @@ func addServeSecurityFlags(cmd *cobra.Command, s *serveSecurity) {
 	f.StringVar(&s.tlsKey, "tls-key", "", "its private key (PEM)")
 	f.StringVar(&s.tlsCA, "tls-ca", "", "CA certificate that signs the client certificates (with --tls-verify) and the other servers' route certificates")
 	f.BoolVar(&s.tlsVerify, "tls-verify", false, "mutual TLS: require a client certificate signed by --tls-ca")
-	f.BoolVar(&s.insecure, "insecure", false, "allow a listen address reachable from the network without authentication and TLS (anyone who reaches it can run commands on every worker)")
+	f.BoolVar(&s.insecure, "insecure", false, "allow a listen address (or --http address) reachable from the network without authentication and TLS (anyone who reaches it can run commands on every worker)")
 }
 
 // baseServerOptions returns the options of the --config file, or empty
