@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 )
 
@@ -48,10 +49,10 @@ func waitGone(t *testing.T, pidFiles ...string) {
 		for _, f := range strings.Fields(string(data)) {
 			pid, _ := strconv.Atoi(f)
 			deadline := time.Now().Add(30 * time.Second)
-			for alive(pid) && time.Now().Before(deadline) {
+			for proctest.Alive(pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if alive(pid) {
+			if proctest.Alive(pid) {
 				t.Errorf("process %d (from %s) still alive", pid, filepath.Base(pf))
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -221,10 +222,10 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	for _, f := range strings.Fields(string(started)) {
 		pid, _ := strconv.Atoi(f)
 		deadline := time.Now().Add(30 * time.Second)
-		for processAlive(pid) && time.Now().Before(deadline) {
+		for proctest.Alive(pid) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if processAlive(pid) {
+		if proctest.Alive(pid) {
 			t.Errorf("job process %d survived the %v", pid, sig)
 		}
 	}

@@ -1,6 +1,8 @@
 //go:build unix
 
-package cli
+// Package proctest answers what tests ask of other processes: whether one
+// is still alive (a killed job's process, a dead worker's orphan).
+package proctest
 
 import (
 	"bytes"
@@ -10,8 +12,9 @@ import (
 	"syscall"
 )
 
-// processAlive says pid is a live process (not gone, not a zombie).
-func processAlive(pid int) bool {
+// Alive says pid is a live process: it exists and is not a zombie. It
+// needs kill(2) and /proc (Linux); without /proc it reports false.
+func Alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
 	}
