@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,81 +35,162 @@ import (
 // submitter, in this process). Run the variants in one invocation:
 //
 //	WS_BENCH_TASKS=10000 go test -run '^$' -bench ThroughputSecurity -benchtime 3x ./cluster/test
+//
+// On a shared machine the variants' rates move with the neighbours more
+// than with the variant: BenchmarkSecurityCost alternates them.
 func BenchmarkThroughputSecurity(b *testing.B) {
-	tasks := 10000
-	if v, err := strconv.Atoi(os.Getenv("WS_BENCH_TASKS")); err == nil && v > 0 {
-		tasks = v
-	}
-	for _, v := range []struct {
-		name      string
-		auth, tls bool
-	}{{"plain", false, false}, {"nkeys", true, false}, {"tls", false, true}, {"nkeys+mtls", true, true}} {
+	tasks := benchTasks()
+	for _, v := range secVariants {
 		b.Run(v.name, func(b *testing.B) {
-			e := newSecureEnv(b)
-			srv := startServerProcess(b, e, v.auth, v.tls)
-			url := srv.url
-			connectAs := func(role cluster.Role) *nats.Conn {
-				creds := cluster.Credentials{}
-				if v.auth {
-					creds.Creds = e.seeds[role]
-				}
-				if v.tls {
-					creds.TLSCA, creds.TLSCert, creds.TLSKey = e.ca, e.clientCert, e.clientKey
-				}
-				opts, err := cluster.ConnectOptions(role, creds)
-				if err != nil {
-					b.Fatal(err)
-				}
-				nc, err := nats.Connect(url, opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(nc.Close)
-				return nc
-			}
-			roleOpt := func(r cluster.Role) []cluster.Option {
-				if !v.auth {
-					return nil
-				}
-				return []cluster.Option{cluster.WithRole(r)}
-			}
-			n, err := cluster.New(connectAs(cluster.RoleSubmitter), testOptions(roleOpt(cluster.RoleSubmitter)...)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for i := range 2 {
-				serveAs(b, connectAs(cluster.RoleWorker), append(roleOpt(cluster.RoleWorker), cluster.WithSlots(16), cluster.WithName(fmt.Sprintf("bench%d", i)))...)
-			}
-			job := func(id string, count int) float64 {
-				j := cluster.Job{ID: id}
-				for k := range count {
-					j.Tasks = append(j.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(k))})
-				}
-				start := time.Now()
-				s, err := n.Submit(context.Background(), j)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer s.Stop()
-				rs, err := s.Wait(context.Background())
-				if err != nil || len(rs) != count {
-					b.Fatalf("%d results, %v; want %d", len(rs), err, count)
-				}
-				return float64(count) / time.Since(start).Seconds()
-			}
-			job("warmup", 1) // sets the tier up; the workers bind to it
-			var rate, clientCPU, serverCPU float64
+			t := newSecBench(b, v)
+			var r secRun
 			for i := 0; b.Loop(); i++ {
-				cpu0, srv0 := cpuTime(), srv.cpu(b)
-				rate = job(fmt.Sprintf("bench%d", i), tasks)
-				clientCPU = float64((cpuTime() - cpu0).Microseconds()) / float64(tasks)
-				serverCPU = float64((srv.cpu(b) - srv0).Microseconds()) / float64(tasks)
+				r = t.job(fmt.Sprintf("bench%d", i), tasks)
 			}
-			b.ReportMetric(rate, "tasks/s")
-			b.ReportMetric(serverCPU, "server-cpu-µs/task")
-			b.ReportMetric(clientCPU, "clients-cpu-µs/task")
-			b.ReportMetric(float64(runtime.NumCPU())*1e6/(serverCPU+clientCPU), "tasks/s-cpu-bound")
+			b.ReportMetric(r.rate, "tasks/s")
+			b.ReportMetric(r.serverCPU, "server-cpu-µs/task")
+			b.ReportMetric(r.clientCPU, "clients-cpu-µs/task")
+			b.ReportMetric(float64(runtime.NumCPU())*1e6/(r.serverCPU+r.clientCPU), "tasks/s-cpu-bound")
 		})
+	}
+}
+
+// BenchmarkSecurityCost measures the number directly: the share of
+// trivial-task throughput that authentication and TLS together cost.
+// Both tiers (plain, and nkeys + mutual TLS) stay up side by side, and
+// each round runs one batch on each, in alternating order (plain first in
+// even rounds), so that a change in the machine's load falls on both; the
+// cost is the median over rounds of 1 - secure rate / plain rate.
+//
+//	WS_BENCH_TASKS=10000 go test -run '^$' -bench SecurityCost -benchtime 8x ./cluster/test
+func BenchmarkSecurityCost(b *testing.B) {
+	tasks := benchTasks()
+	plain, secure := newSecBench(b, secVariants[0]), newSecBench(b, secVariants[3])
+	var costs, plainRates, secureRates, plainCPU, secureCPU []float64
+	for i := 0; b.Loop(); i++ {
+		order := []*secBench{plain, secure}
+		if i%2 == 1 {
+			order[0], order[1] = secure, plain
+		}
+		runs := map[*secBench]secRun{}
+		for _, t := range order {
+			runs[t] = t.job(fmt.Sprintf("cost%d", i), tasks)
+		}
+		p, s := runs[plain], runs[secure]
+		costs = append(costs, 100*(1-s.rate/p.rate))
+		plainRates, secureRates = append(plainRates, p.rate), append(secureRates, s.rate)
+		plainCPU, secureCPU = append(plainCPU, p.serverCPU+p.clientCPU), append(secureCPU, s.serverCPU+s.clientCPU)
+	}
+	b.ReportMetric(median(plainRates), "plain-tasks/s")
+	b.ReportMetric(median(secureRates), "secure-tasks/s")
+	b.ReportMetric(median(costs), "cost-%")
+	b.ReportMetric(median(plainCPU), "plain-cpu-µs/task")
+	b.ReportMetric(median(secureCPU), "secure-cpu-µs/task")
+}
+
+// benchTasks is the batch size: WS_BENCH_TASKS, default 10,000.
+func benchTasks() int {
+	if v, err := strconv.Atoi(os.Getenv("WS_BENCH_TASKS")); err == nil && v > 0 {
+		return v
+	}
+	return 10000
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// secVariant is one security setting of the benchmarked tier.
+type secVariant struct {
+	name      string
+	auth, tls bool
+}
+
+var secVariants = []secVariant{{"plain", false, false}, {"nkeys", true, false}, {"tls", false, true}, {"nkeys+mtls", true, true}}
+
+// secBench is a tier of one variant: a server process, two workers and a
+// submitter (in this process).
+type secBench struct {
+	b   *testing.B
+	srv *serverProcess
+	n   *cluster.Node
+}
+
+// secRun is what one batch measured.
+type secRun struct {
+	rate                 float64 // tasks/s, submit to the last result
+	clientCPU, serverCPU float64 // µs per task
+}
+
+func newSecBench(b *testing.B, v secVariant) *secBench {
+	e := newSecureEnv(b)
+	srv := startServerProcess(b, e, v.auth, v.tls)
+	connectAs := func(role cluster.Role) *nats.Conn {
+		creds := cluster.Credentials{}
+		if v.auth {
+			creds.Creds = e.seeds[role]
+		}
+		if v.tls {
+			creds.TLSCA, creds.TLSCert, creds.TLSKey = e.ca, e.clientCert, e.clientKey
+		}
+		opts, err := cluster.ConnectOptions(role, creds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nc, err := nats.Connect(srv.url, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		return nc
+	}
+	roleOpt := func(r cluster.Role) []cluster.Option {
+		if !v.auth {
+			return nil
+		}
+		return []cluster.Option{cluster.WithRole(r)}
+	}
+	n, err := cluster.New(connectAs(cluster.RoleSubmitter), testOptions(roleOpt(cluster.RoleSubmitter)...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 2 {
+		serveAs(b, connectAs(cluster.RoleWorker), append(roleOpt(cluster.RoleWorker), cluster.WithSlots(16), cluster.WithName(fmt.Sprintf("bench%d", i)))...)
+	}
+	t := &secBench{b: b, srv: srv, n: n}
+	t.job("warmup", 1) // sets the tier up; the workers bind to it
+	return t
+}
+
+// job runs a batch of count trivial tasks and measures it.
+func (t *secBench) job(id string, count int) secRun {
+	j := cluster.Job{ID: id}
+	for k := range count {
+		j.Tasks = append(j.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(k))})
+	}
+	cpu0, srv0 := cpuTime(), t.srv.cpu(t.b)
+	start := time.Now()
+	s, err := t.n.Submit(context.Background(), j)
+	if err != nil {
+		t.b.Fatal(err)
+	}
+	defer s.Stop()
+	rs, err := s.Wait(context.Background())
+	if err != nil || len(rs) != count {
+		t.b.Fatalf("%d results, %v; want %d", len(rs), err, count)
+	}
+	return secRun{
+		rate:      float64(count) / time.Since(start).Seconds(),
+		clientCPU: float64((cpuTime() - cpu0).Microseconds()) / float64(count),
+		serverCPU: float64((t.srv.cpu(t.b) - srv0).Microseconds()) / float64(count),
 	}
 }
 

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The measurements the README and the sim README quote, in one run, from
+# binaries built beforehand, so that they can be taken on a machine without
+# Go (a lent many-core machine) and compared within one run:
+#
+#   1. the runtime predicted by the simulator (sim --predict) at 1 and 2
+#      workers: fib 30, nqueens 12, UTS b0=2000;
+#   2. cluster throughput: 10,000 trivial Go-handler tasks through the
+#      embedded server with 2 workers (BenchmarkThroughput), on all CPUs
+#      and pinned to 2 CPUs when taskset exists;
+#   3. what authentication and TLS cost (BenchmarkSecurityCost: plain and
+#      nkeys + mutual TLS tiers side by side, alternating batches);
+#   4. the simulator's scale (10^6 tasks x 1,024 workers, BenchmarkScale);
+#   5. speedup curves (scripts/scaling.sh) beside oneTBB when its binary is
+#      in BIN.
+#
+#   BIN=devbin ONLY_BUILD=1 scripts/measure.sh   # build (here, with Go)
+#   BIN=devbin OUT=results scripts/measure.sh    # measure (anywhere)
+#
+# Settings (environment): BIN the binaries' folder; OUT where the full logs
+# go (default: a temporary folder); STEPS the steps to run (default
+# "1 2 3 4 5"); REPS timed runs per cell of step 5 (default 3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
+BIN=$(realpath -m "${BIN:?name the binaries folder: BIN=...}")
+OUT=$(realpath -m "${OUT:-$(mktemp -d)}")
+STEPS=${STEPS:-"1 2 3 4 5"}
+mkdir -p "$BIN" "$OUT"
+
+if [[ ${ONLY_BUILD:-0} == 1 ]]; then
+	flags=(-trimpath -ldflags=-s\ -w)
+	go build "${flags[@]}" -o "$BIN/worksteal" ./cmd/worksteal
+	go test -c "${flags[@]}" -o "$BIN/bench.test" ./bench
+	go test -c "${flags[@]}" -o "$BIN/cluster.test" ./cluster/test
+	go test -c "${flags[@]}" -o "$BIN/sim.test" ./sim
+	exit 0
+fi
+for f in "$BIN"/*.xz; do [[ -e $f ]] && xz -d -f "$f"; done
+chmod +x "$BIN"/* 2>/dev/null || true
+if [[ -d $BIN/lib ]]; then export LD_LIBRARY_PATH=$BIN/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
+step() { [[ " $STEPS " == *" $1 "* ]]; }
+echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), load average $(load)"
+
+if step 1; then
+	echo
+	echo "== 1. sim --predict (fastest of 9 runs each), load $(load)"
+	for w in fib:30 nqueens:12 uts:2000; do
+		"$BIN/worksteal" sim --predict "$w" --reps 9 2>&1 | tee "$OUT/predict-${w%%:*}.txt"
+	done
+fi
+
+bench() { # PACKAGE-DIR BINARY ARGS...: runs a test binary in its package's folder
+	local dir=$1 bin=$2
+	shift 2
+	(cd "$dir" && "$BIN/$bin" -test.run '^$' "$@")
+}
+
+if step 2; then
+	echo
+	echo "== 2. cluster throughput, 10,000 tasks, 2 workers (BenchmarkThroughput), load $(load)"
+	WS_BENCH_TASKS=10000 bench cluster/test cluster.test -test.bench 'Throughput$' -test.benchtime 3x -test.count 5 2>&1 |
+		tee "$OUT/throughput.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
+	if command -v taskset >/dev/null; then
+		echo "-- pinned to CPUs 0-1 (taskset -c 0,1)"
+		WS_BENCH_TASKS=10000 taskset -c 0,1 bash -c "cd cluster/test && '$BIN/cluster.test' -test.run '^\$' -test.bench 'Throughput\$' -test.benchtime 3x -test.count 5" 2>&1 |
+			tee "$OUT/throughput-2cpu.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
+	fi
+fi
+
+if step 3; then
+	echo
+	echo "== 3. authentication + TLS cost (BenchmarkSecurityCost, 10 alternating rounds), load $(load)"
+	WS_BENCH_TASKS=10000 bench cluster/test cluster.test -test.bench 'SecurityCost' -test.benchtime 10x 2>&1 |
+		tee "$OUT/security.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
+fi
+
+if step 4; then
+	echo
+	echo "== 4. simulator scale (BenchmarkScale), load $(load)"
+	bench sim sim.test -test.bench 'Scale' -test.benchtime 3x 2>&1 | tee "$OUT/scale.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
+fi
+
+if step 5; then
+	echo
+	echo "== 5. speedup curves (scripts/scaling.sh), load $(load)"
+	BIN=$BIN ANCHORS=$BIN REPS=${REPS:-3} scripts/scaling.sh 2>&1 | tee "$OUT/scaling.txt"
+fi
+echo
+echo "done, load $(load)"
