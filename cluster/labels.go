@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	stdmaps "maps"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -16,7 +15,7 @@ type Labels map[string]string
 
 // labelPattern is what a label's key and value may hold: they travel in
 // consumer metadata and the worker registry, and are shown in errors.
-var labelPattern = regexp.MustCompile(`^[A-Za-z0-9_.:/+-]+$`)
+var labelPattern = charset("_.:/+-")
 
 // ParseLabel parses "key=value" (the form of worksteal worker --label and
 // run --require); the error names the text and the cause.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ type jobRecord struct {
 	Cancelled   bool      `json:"cancelled,omitempty"`
 }
 
-var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_=-]+$`)
+var taskIDPattern = charset("_=-")
 
 // publishBatch is how many tasks are published between two updates of the
 // job record's Published count.
@@ -484,7 +483,7 @@ func (s *Submission) watch(w jetstream.KeyWatcher, loaded chan struct{}) {
 			continue
 		}
 		var r Result
-		if json.Unmarshal(e.Value(), &r) != nil {
+		if decodeResult(e.Value(), &r) != nil {
 			continue
 		}
 		s.add(r)

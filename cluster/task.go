@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/worksteal/worksteal"
@@ -119,28 +118,11 @@ type wireResult struct {
 	RuntimeNs   int64  `json:"runtime_ns"`
 }
 
-// MarshalJSON encodes r with its times as nanoseconds.
-func (r Result) MarshalJSON() ([]byte, error) {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime)}
-	if !r.Start.IsZero() {
-		w.StartNs = r.Start.UnixNano()
-	}
-	return json.Marshal(w)
-}
+// MarshalJSON encodes r with its times as nanoseconds (see appendResult).
+func (r Result) MarshalJSON() ([]byte, error) { return appendResult(nil, r), nil }
 
-// UnmarshalJSON decodes what MarshalJSON encodes.
-func (r *Result) UnmarshalJSON(b []byte) error {
-	var w wireResult
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
-	if w.StartNs != 0 {
-		r.Start = time.Unix(0, w.StartNs)
-	}
-	return nil
-}
+// UnmarshalJSON decodes what MarshalJSON encodes (see decodeResult).
+func (r *Result) UnmarshalJSON(b []byte) error { return decodeResult(b, r) }
 
 // TaskInfo describes the task a handler is running.
 type TaskInfo struct {

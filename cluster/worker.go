@@ -651,15 +651,13 @@ func (n *Node) hasResult(key string) bool {
 // are retried until ctx is done; a create that timed out but was applied
 // shows up as a duplicate on retry, which is still one record.
 func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
-	data, err := json.Marshal(res)
-	if err != nil {
-		return false, err
-	}
+	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
 		res.Output = nil
 		res.Error = fmt.Sprintf("cluster: result of %d bytes is over the server's limit of %d", len(data), limit)
-		data, _ = json.Marshal(res)
+		data = appendResult(nil, res)
 	}
+	var err error
 	for tries := 1; ; tries++ {
 		_, err = n.results.Create(ctx, key, data)
 		switch {
