@@ -109,7 +109,11 @@
 // Execution is at least once; result recording is exactly once. A worker
 // asks for a task only when a slot is free (see puller), so a worker with
 // more slots or faster handlers takes more of the job, and none hoards the
-// queue. Every result is written with a create on the task's key, so a
+// queue. A slot is a handler running: it is free again when the handler
+// returns, while the outcome is still being written and acked (at most
+// slots outcomes at once; serving.settling), so the round trips of one
+// task's settlement overlap the next task's run. Every result is written
+// with a create on the task's key, so a
 // duplicate run (a redelivery whose ack was lost, a speculative copy)
 // finds the key taken and its result is discarded. Result.Deliveries and
 // Progress.Redeliveries say how often tasks ran again.

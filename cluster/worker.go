@@ -128,6 +128,14 @@ type serving struct {
 	stop    atomic.Bool           // set under mu once ctx is done
 	busy    atomic.Int64
 	meter   *meter // what the worker's status reports (status.go)
+
+	// settling bounds the outcomes being written at once. A task's slot
+	// is freed when its handler returns, not when its outcome is written
+	// (one or two round trips to the server): the next task runs
+	// meanwhile. So a worker holds at most slots tasks in handlers plus
+	// slots being settled, and a slow server slows the pulls (a handler's
+	// slot waits for a place here) instead of piling writes up.
+	settling chan struct{}
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -151,7 +159,8 @@ func (n *Node) Serve(ctx context.Context) error {
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter()}
+	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
+		settling: make(chan struct{}, max(1, n.opts.slots))}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -254,8 +263,10 @@ func (s *serving) pull(ctx context.Context) error {
 		s.tasks.Add(1)
 		go func() {
 			defer s.tasks.Done()
-			defer done()
-			s.execute(ctx, m)
+			var once sync.Once
+			free := func() { once.Do(done) } // the slot: freed once, early by run
+			defer free()
+			s.execute(ctx, m, free)
 		}()
 	}
 	sub, err := n.nc.Subscribe(n.routesSubject(), func(*nats.Msg) { p.announce() })
@@ -373,7 +384,10 @@ func (d delivery) result(worker string) Result {
 // with the job's retry delay; a stopping worker naks at once, uncounted; a
 // task whose deliveries ended without an outcome too often is recorded as
 // poison.
-func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
+//
+// free gives the task's slot back (see serving.settling); it may be called
+// before execute returns.
+func (s *serving) execute(ctx context.Context, msg *nats.Msg, free func()) {
 	n := s.n
 	d := s.parse(msg)
 	if d.job == "" || d.task == "" {
@@ -394,7 +408,7 @@ func (s *serving) execute(ctx context.Context, msg *nats.Msg) {
 	})
 	defer hb.stop()
 	if hf, ok := s.admit(&d); ok {
-		s.run(ctx, d, hf, &notice)
+		s.run(ctx, d, hf, &notice, free)
 	}
 }
 
@@ -460,8 +474,9 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	return hf, true
 }
 
-// run runs the handler of an admitted delivery and settles the outcome.
-func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *startNotice) {
+// run runs the handler of an admitted delivery and settles the outcome,
+// freeing the slot (free) as soon as the handler is done.
+func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *startNotice, free func()) {
 	n, msg := s.n, d.msg
 	res := d.result(n.opts.name)
 	r := &running{node: n, key: d.key, pool: s.pool, delivered: d.delivered, info: TaskInfo{Job: d.job, Task: d.task, Index: d.index, Attempt: d.attempt(), Speculative: d.spec, Worker: n.opts.name}}
@@ -472,7 +487,6 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 		n.settleMsg(msg, ackNak) // stopping: handed back, not an attempt
 		return
 	}
-	defer s.untrack(d.key, r)
 
 	// The submitter hears of the start at once when it wants to (to
 	// speculate), else with the heartbeats: short tasks cost no notice.
@@ -484,6 +498,7 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	s.meter.start(r, res.Start, msg, d.delivered == 1 && !d.spec)
 	out, err := call(tctx, hf, msg.Data)
 	res.Runtime = time.Since(res.Start)
+	s.untrack(d.key, r)
 	s.meter.finish(r, res.Runtime, err != nil)
 	d.checkpointed = r.checkpointed
 	n.executed.Add(1)
@@ -500,6 +515,9 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 		n.settleMsg(msg, ackAck)
 		return
 	}
+	s.settling <- struct{}{}
+	defer func() { <-s.settling }()
+	free()
 	res.Output = out
 	if err != nil {
 		res.Error = err.Error()
