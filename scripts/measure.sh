@@ -12,7 +12,11 @@
 #      nkeys + mutual TLS tiers side by side, alternating batches);
 #   4. the simulator's scale (10^6 tasks x 1,024 workers, BenchmarkScale);
 #   5. speedup curves (scripts/scaling.sh) beside oneTBB when its binary is
-#      in BIN.
+#      in BIN;
+#   6. the time per fork of fib at one worker by size (worksteal and plain
+#      recursion), which the prediction's calibration assumes constant;
+#   7. when BIN holds cluster-old.test (an earlier build), step 2 for it and
+#      this build alternated, three rounds.
 #
 #   BIN=devbin ONLY_BUILD=1 scripts/measure.sh   # build (here, with Go)
 #   BIN=devbin OUT=results scripts/measure.sh    # measure (anywhere)
@@ -25,7 +29,7 @@ cd "$(dirname "$0")/.."
 if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
 BIN=$(realpath -m "${BIN:?name the binaries folder: BIN=...}")
 OUT=$(realpath -m "${OUT:-$(mktemp -d)}")
-STEPS=${STEPS:-"1 2 3 4 5"}
+STEPS=${STEPS:-"1 2 3 4 5 6 7"}
 mkdir -p "$BIN" "$OUT"
 
 if [[ ${ONLY_BUILD:-0} == 1 ]]; then
@@ -87,6 +91,31 @@ if step 5; then
 	echo
 	echo "== 5. speedup curves (scripts/scaling.sh), load $(load)"
 	BIN=$BIN ANCHORS=$BIN REPS=${REPS:-3} scripts/scaling.sh 2>&1 | tee "$OUT/scaling.txt"
+fi
+if step 6; then
+	echo
+	echo "== 6. fib: fastest of 9 runs by size at one worker, ns per call, load $(load)"
+	printf '| n | calls | ws ms | ws ns/call | go-seq ms | go-seq ns/call |\n|---|---|---|---|---|---|\n'
+	for n in 25 27 29 30 31 33; do
+		calls=$(awk -v n="$n" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print a - 1 }')
+		row="| $n | $calls |"
+		for impl in ws go-seq; do
+			ms=$("$BIN/worksteal" bench cell "$impl" fib "$n" 1 9 | awk '$1 !~ /^#/ { print $5 }' | sort -n | head -1)
+			row+=" $ms | $(awk -v m="$ms" -v c="$calls" 'BEGIN { printf "%.1f", m * 1e6 / c }') |"
+		done
+		echo "$row"
+	done | tee "$OUT/fib-sizes.txt"
+fi
+
+if step 7 && [[ -x $BIN/cluster-old.test ]]; then
+	echo
+	echo "== 7. BenchmarkThroughput, cluster-old.test and cluster.test alternated, load $(load)"
+	for round in 1 2 3; do
+		for t in cluster-old.test cluster.test; do
+			printf '%-17s ' "$t"
+			WS_BENCH_TASKS=10000 bench cluster/test "$t" -test.bench 'Throughput$' -test.benchtime 3x 2>&1 | grep -E '^(Benchmark|FAIL|---)'
+		done
+	done | tee "$OUT/throughput-ab.txt"
 fi
 echo
 echo "done, load $(load)"
