@@ -58,42 +58,68 @@ func calibrationSize(workload string, size int) int {
 // one warm-up and returns the fastest: on a shared machine other processes
 // only ever add time, so the fastest run is the least disturbed.
 func bestRun(workload, size string, impl bench.Impl, workers, reps int) (time.Duration, error) {
-	in, err := bench.Prepare(workload, size, impl, workers)
+	ts, err := bestRuns(workload, []string{size}, impl, workers, reps)
 	if err != nil {
 		return 0, err
 	}
-	defer in.Close()
-	var ts []time.Duration
-	for i := 0; i <= reps; i++ {
-		it, err := in.Run()
-		if err != nil {
-			return 0, err
+	return ts[0], nil
+}
+
+// bestRuns is bestRun for several sizes at once, their runs alternated
+// (one warm-up of each, then reps rounds of one run of each), so that a
+// change in the machine's speed during the measurement (a neighbour, a
+// virtual CPU that slows down) falls on all of them alike.
+func bestRuns(workload string, sizes []string, impl bench.Impl, workers, reps int) ([]time.Duration, error) {
+	ins := make([]*bench.Instance, 0, len(sizes))
+	defer func() { // in reverse: each restores the GOMAXPROCS it found
+		for _, in := range slices.Backward(ins) {
+			in.Close()
 		}
-		if i > 0 {
-			ts = append(ts, it.Elapsed)
+	}()
+	for _, size := range sizes {
+		in, err := bench.Prepare(workload, size, impl, workers)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+	}
+	best := make([]time.Duration, len(sizes))
+	for i := 0; i <= reps; i++ {
+		for k, in := range ins {
+			it, err := in.Run()
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 && (i == 1 || it.Elapsed < best[k]) {
+				best[k] = it.Elapsed
+			}
 		}
 	}
-	return slices.Min(ts), nil
+	return best, nil
 }
 
 // calibrate measures the calibration of (workload, size): the runtime at
 // one worker on the calibration size, per fork — the fork's overhead and its
 // share of the work together (these workloads do about the same work per
-// fork at every size) — which the forks at size then multiply.
-func calibrate(workload string, size, reps int) (sim.Calibration, error) {
+// fork at every size) — which the forks at size then multiply. It also
+// returns the measured time at size on one worker: the two sizes' runs are
+// alternated (bestRuns), so that the calibration and the measurement it
+// predicts see the machine in the same state.
+func calibrate(workload string, size, reps int) (sim.Calibration, time.Duration, error) {
 	small := strconv.Itoa(calibrationSize(workload, size))
-	ws1, err := bestRun(workload, small, bench.WS, 1, reps)
+	ts, err := bestRuns(workload, []string{small, strconv.Itoa(size)}, bench.WS, 1, reps)
 	if err != nil {
-		return sim.Calibration{}, err
+		return sim.Calibration{}, 0, err
 	}
+	ws1 := ts[0]
 	joins, err := bench.Joins(workload, small)
 	if err != nil {
-		return sim.Calibration{}, err
+		return sim.Calibration{}, 0, err
 	}
 	if joins < 1 {
-		return sim.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
+		return sim.Calibration{}, 0, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
 	}
-	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, nil
+	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, ts[1], nil
 }
 
 // profileBench profiles (workload, size) on two workers, runs times, and
@@ -165,7 +191,7 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if reps < 1 {
 		return usageError(fmt.Errorf("sim: --reps must be at least 1, got %d", reps))
 	}
-	cal, err := calibrate(name, size, reps)
+	cal, measured1, err := calibrate(name, size, reps)
 	if err != nil {
 		return err
 	}
@@ -190,9 +216,11 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		if err != nil {
 			return err
 		}
-		measured, err := bestRun(name, strconv.Itoa(size), bench.WS, workers, reps)
-		if err != nil {
-			return err
+		measured := measured1
+		if workers != 1 {
+			if measured, err = bestRun(name, strconv.Itoa(size), bench.WS, workers, reps); err != nil {
+				return err
+			}
 		}
 		pred := res.Report.Totals.Makespan
 		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: measured.Seconds(),
