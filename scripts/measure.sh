@@ -23,7 +23,8 @@
 #
 # Settings (environment): BIN the binaries' folder; OUT where the full logs
 # go (default: a temporary folder); STEPS the steps to run (default
-# "1 2 3 4 5"); REPS timed runs per cell of step 5 (default 3).
+# "1 2 3 4 5 6 7"); REPS timed runs per cell of step 5 (default 3);
+# PREDICT_ROUNDS how many times step 1 runs (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
@@ -51,8 +52,10 @@ echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 if step 1; then
 	echo
 	echo "== 1. sim --predict (fastest of 9 runs each), load $(load)"
-	for w in fib:30 nqueens:12 uts:2000; do
-		"$BIN/worksteal" sim --predict "$w" --reps 9 2>&1 | tee "$OUT/predict-${w%%:*}.txt"
+	for round in $(seq "${PREDICT_ROUNDS:-1}"); do
+		for w in fib:30 nqueens:12 uts:2000; do
+			"$BIN/worksteal" sim --predict "$w" --reps 9 2>&1 | tee "$OUT/predict-${w%%:*}-$round.txt"
+		done
 	done
 fi
 
