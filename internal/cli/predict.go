@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,11 @@ import (
 //   - the cost of one steal: as the profile measured it.
 //
 // The profile's own work, the sum of its strand timings, is not used: its
-// clock reads inflate fine-grained code several times over.
+// clock reads inflate fine-grained code several times over. The
+// calibration runs and the measured runs at each P are alternated
+// (bestRuns): on a virtual machine of 16 CPUs the 1-worker time of fib 30
+// moved by 1.7x between measurements taken one after the other, which a
+// calibration taken apart from its measurement turned into errors of ±17%.
 
 // predictRow is one line of the prediction table.
 type predictRow struct {
@@ -54,38 +59,41 @@ func calibrationSize(workload string, size int) int {
 	return max(1, size/4)
 }
 
-// bestRun runs bench's (workload, size, impl) at workers reps times after
-// one warm-up and returns the fastest: on a shared machine other processes
-// only ever add time, so the fastest run is the least disturbed.
-func bestRun(workload, size string, impl bench.Impl, workers, reps int) (time.Duration, error) {
-	ts, err := bestRuns(workload, []string{size}, impl, workers, reps)
-	if err != nil {
-		return 0, err
-	}
-	return ts[0], nil
+// run is one measured configuration: a size of the workload at a number
+// of workers.
+type run struct {
+	size    string
+	workers int
 }
 
-// bestRuns is bestRun for several sizes at once, their runs alternated
-// (one warm-up of each, then reps rounds of one run of each), so that a
-// change in the machine's speed during the measurement (a neighbour, a
-// virtual CPU that slows down) falls on all of them alike.
-func bestRuns(workload string, sizes []string, impl bench.Impl, workers, reps int) ([]time.Duration, error) {
-	ins := make([]*bench.Instance, 0, len(sizes))
-	defer func() { // in reverse: each restores the GOMAXPROCS it found
-		for _, in := range slices.Backward(ins) {
+// bestRuns times the runtime on each configuration reps times after one
+// warm-up and returns the fastest time of each: on a shared machine other
+// processes only ever add time, so the fastest run is the least disturbed.
+// The configurations' runs are alternated (reps rounds of one run of
+// each, GOMAXPROCS set to the run's workers before it), so that a change
+// in the machine's speed during the measurement — a neighbour, a virtual
+// CPU that slows down — falls on all of them alike: the calibration and
+// the measurements it predicts see the machine in the same state.
+func bestRuns(workload string, runs []run, reps int) ([]time.Duration, error) {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	ins := make([]*bench.Instance, 0, len(runs))
+	defer func() {
+		for _, in := range slices.Backward(ins) { // each restores the GOMAXPROCS it found
 			in.Close()
 		}
 	}()
-	for _, size := range sizes {
-		in, err := bench.Prepare(workload, size, impl, workers)
+	for _, r := range runs {
+		in, err := bench.Prepare(workload, r.size, bench.WS, r.workers)
 		if err != nil {
 			return nil, err
 		}
 		ins = append(ins, in)
 	}
-	best := make([]time.Duration, len(sizes))
+	best := make([]time.Duration, len(runs))
 	for i := 0; i <= reps; i++ {
 		for k, in := range ins {
+			runtime.GOMAXPROCS(runs[k].workers)
 			it, err := in.Run()
 			if err != nil {
 				return nil, err
@@ -98,28 +106,21 @@ func bestRuns(workload string, sizes []string, impl bench.Impl, workers, reps in
 	return best, nil
 }
 
-// calibrate measures the calibration of (workload, size): the runtime at
-// one worker on the calibration size, per fork — the fork's overhead and its
-// share of the work together (these workloads do about the same work per
-// fork at every size) — which the forks at size then multiply. It also
-// returns the measured time at size on one worker: the two sizes' runs are
-// alternated (bestRuns), so that the calibration and the measurement it
-// predicts see the machine in the same state.
-func calibrate(workload string, size, reps int) (sim.Calibration, time.Duration, error) {
+// calibration turns the time of the calibration size at one worker into
+// the calibration of (workload, size): the time per fork — the fork's
+// overhead and its share of the work together (these workloads do about
+// the same work per fork at every size) — which the forks at size then
+// multiply.
+func calibration(workload string, size int, ws1 time.Duration) (sim.Calibration, error) {
 	small := strconv.Itoa(calibrationSize(workload, size))
-	ts, err := bestRuns(workload, []string{small, strconv.Itoa(size)}, bench.WS, 1, reps)
-	if err != nil {
-		return sim.Calibration{}, 0, err
-	}
-	ws1 := ts[0]
 	joins, err := bench.Joins(workload, small)
 	if err != nil {
-		return sim.Calibration{}, 0, err
+		return sim.Calibration{}, err
 	}
 	if joins < 1 {
-		return sim.Calibration{}, 0, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
+		return sim.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
 	}
-	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, ts[1], nil
+	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, nil
 }
 
 // profileBench profiles (workload, size) on two workers, runs times, and
@@ -191,7 +192,16 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if reps < 1 {
 		return usageError(fmt.Errorf("sim: --reps must be at least 1, got %d", reps))
 	}
-	cal, measured1, err := calibrate(name, size, reps)
+	// The calibration size at one worker, and the size at each P, alternated.
+	runs := []run{{strconv.Itoa(calibrationSize(name, size)), 1}}
+	for _, workers := range ps {
+		runs = append(runs, run{strconv.Itoa(size), workers})
+	}
+	times, err := bestRuns(name, runs, reps)
+	if err != nil {
+		return err
+	}
+	cal, err := calibration(name, size, times[0])
 	if err != nil {
 		return err
 	}
@@ -204,7 +214,7 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		return err
 	}
 	var rows []predictRow
-	for _, workers := range ps {
+	for i, workers := range ps {
 		if err := env.Ctx.Err(); err != nil {
 			return interruptedError(env.Ctx)
 		}
@@ -216,12 +226,7 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		if err != nil {
 			return err
 		}
-		measured := measured1
-		if workers != 1 {
-			if measured, err = bestRun(name, strconv.Itoa(size), bench.WS, workers, reps); err != nil {
-				return err
-			}
-		}
+		measured := times[1+i]
 		pred := res.Report.Totals.Makespan
 		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: measured.Seconds(),
 			Error: pred/measured.Seconds() - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals})
