@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
 // ErrMismatch is returned (wrapped) by Suite.Run when some implementation
@@ -307,8 +309,8 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 		tick()
 	}
 	cr.OtherLoad, cr.LoadKnown = otherLoad(before, sampleCPU())
-	cr.MedianMs, cr.MinMs, cr.MaxMs = median(cr.Ms), slices.Min(cr.Ms), slices.Max(cr.Ms)
-	cr.Steals = uint64(median(u64s(steals)))
+	cr.MedianMs, cr.MinMs, cr.MaxMs = loadstat.Median(cr.Ms), slices.Min(cr.Ms), slices.Max(cr.Ms)
+	cr.Steals = uint64(loadstat.Median(u64s(steals)))
 	return cr, in.Close()
 }
 
@@ -360,18 +362,6 @@ func (r *Report) expected(workload, size string) (Result, string) {
 // spareCPUs is the number of CPUs a cell with that many workers leaves to
 // other processes.
 func spareCPUs(workers int) float64 { return float64(max(0, runtime.NumCPU()-workers)) }
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
 
 func u64s(xs []uint64) []float64 {
 	out := make([]float64, len(xs))

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +22,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+
+	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
 // BenchmarkThroughputSecurity measures what authentication and TLS cost:
@@ -81,11 +82,11 @@ func BenchmarkSecurityCost(b *testing.B) {
 		plainRates, secureRates = append(plainRates, p.rate), append(secureRates, s.rate)
 		plainCPU, secureCPU = append(plainCPU, p.serverCPU+p.clientCPU), append(secureCPU, s.serverCPU+s.clientCPU)
 	}
-	b.ReportMetric(median(plainRates), "plain-tasks/s")
-	b.ReportMetric(median(secureRates), "secure-tasks/s")
-	b.ReportMetric(median(costs), "cost-%")
-	b.ReportMetric(median(plainCPU), "plain-cpu-µs/task")
-	b.ReportMetric(median(secureCPU), "secure-cpu-µs/task")
+	b.ReportMetric(loadstat.Median(plainRates), "plain-tasks/s")
+	b.ReportMetric(loadstat.Median(secureRates), "secure-tasks/s")
+	b.ReportMetric(loadstat.Median(costs), "cost-%")
+	b.ReportMetric(loadstat.Median(plainCPU), "plain-cpu-µs/task")
+	b.ReportMetric(loadstat.Median(secureCPU), "secure-cpu-µs/task")
 }
 
 // benchTasks is the batch size: WS_BENCH_TASKS, default 10,000.
@@ -94,18 +95,6 @@ func benchTasks() int {
 		return v
 	}
 	return 10000
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // secVariant is one security setting of the benchmarked tier.

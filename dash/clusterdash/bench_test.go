@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -19,6 +18,8 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+
+	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
 // BenchmarkDashboardCost measures what watching a cluster costs it: the
@@ -43,18 +44,12 @@ func BenchmarkDashboardCost(b *testing.B) {
 		rateOff, rateOn, cpuOff, cpuOn = append(rateOff, r0), append(rateOn, r1), append(cpuOff, c0), append(cpuOn, c1)
 		costs = append(costs, 100*(c1-c0)/c0)
 	}
-	b.ReportMetric(median(rateOff), "tasks/s-without")
-	b.ReportMetric(median(rateOn), "tasks/s-with")
-	b.ReportMetric(median(cpuOff), "cpu-µs/task-without")
-	b.ReportMetric(median(cpuOn), "cpu-µs/task-with")
-	b.ReportMetric(median(costs), "cost-%")
+	b.ReportMetric(loadstat.Median(rateOff), "tasks/s-without")
+	b.ReportMetric(loadstat.Median(rateOn), "tasks/s-with")
+	b.ReportMetric(loadstat.Median(cpuOff), "cpu-µs/task-without")
+	b.ReportMetric(loadstat.Median(cpuOn), "cpu-µs/task-with")
+	b.ReportMetric(loadstat.Median(costs), "cost-%")
 	b.Logf("tasks/s without %.0f, with %.0f; cpu-µs/task without %.1f, with %.1f; cost %% %.1f", rateOff, rateOn, cpuOff, cpuOn, costs)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // throughput runs one job of trivial tasks on a fresh server and two

@@ -5,6 +5,8 @@
 // library, as the core packages must.
 package loadstat
 
+import "slices"
+
 // Number is any integer or floating-point type, including time.Duration.
 type Number interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 |
@@ -48,4 +50,19 @@ func Utilization[T Number](busy, idle []T) float64 {
 		return 0
 	}
 	return b / (b + i)
+}
+
+// Median returns the median of xs (the mean of the middle two for an even
+// count), 0 for none; xs is not modified. The benchmarks report medians of
+// repeated measurements with it.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
