@@ -172,19 +172,15 @@ func fastWire(b []byte, w *wireResult) bool {
 				w.Output, ok = decodeBase64(s)
 			}
 		case "index":
-			w.Index, ok = p.int()
+			ok = scanInt(&p, &w.Index, strconv.IntSize)
 		case "attempt":
-			w.Attempt, ok = p.int()
+			ok = scanInt(&p, &w.Attempt, strconv.IntSize)
 		case "deliveries":
-			w.Deliveries, ok = p.int()
+			ok = scanInt(&p, &w.Deliveries, strconv.IntSize)
 		case "start_ns":
-			var n int
-			n, ok = p.int()
-			w.StartNs = int64(n)
+			ok = scanInt(&p, &w.StartNs, 64)
 		case "runtime_ns":
-			var n int
-			n, ok = p.int()
-			w.RuntimeNs = int64(n)
+			ok = scanInt(&p, &w.RuntimeNs, 64)
 		case "speculative":
 			w.Speculative, ok = p.boolean()
 		default:
@@ -264,9 +260,16 @@ func (p *jsonScan) raw() ([]byte, bool) {
 	return nil, false
 }
 
+// scanInt reads an integer of bits bits into dst.
+func scanInt[T int | int64](p *jsonScan, dst *T, bits int) bool {
+	n, ok := p.int(bits)
+	*dst = T(n)
+	return ok
+}
+
 // int reads an integer in JSON's plain form (-?(0|[1-9][0-9]*)) that fits
-// an int.
-func (p *jsonScan) int() (int, bool) {
+// bits bits.
+func (p *jsonScan) int(bits int) (int64, bool) {
 	p.space()
 	start := p.i
 	if p.i < len(p.b) && p.b[p.i] == '-' {
@@ -282,13 +285,13 @@ func (p *jsonScan) int() (int, bool) {
 	if p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E') {
 		return 0, false
 	}
-	if p.i-digits > strconv.IntSize*3/10-1 { // may not fit (over 18 digits, or 8 on 32 bits): let strconv decide
-		n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, strconv.IntSize)
-		return int(n), err == nil
+	if p.i-digits > bits*3/10-1 { // may not fit (over 18 digits for 64 bits, 8 for 32): let strconv decide
+		n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, bits)
+		return n, err == nil
 	}
-	n := 0
+	var n int64
 	for _, c := range p.b[digits:p.i] {
-		n = n*10 + int(c-'0')
+		n = n*10 + int64(c-'0')
 	}
 	if digits > start {
 		n = -n

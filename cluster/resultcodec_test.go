@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ var codecCases = []Result{
 	{Job: "job-1", Task: "a=b", Index: -7, Handler: "h", Output: []byte("out\x00put"), Error: `quote " back \ slash`,
 		Worker: "w", Attempt: 2, Deliveries: 5, Speculative: true, Start: time.Unix(1700000000, 123456789), Runtime: -3},
 	{Error: "<html> & \u2028 \u2029 \b\f\n\r\t \x01\x1f \x7f é 日本 \xff\xfe bad utf8", Output: []byte{}},
-	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: 1 << 40, Attempt: -1 << 40},
+	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: math.MaxInt, Attempt: math.MinInt},
 	{Job: strings.Repeat("x", 3000), Output: []byte(strings.Repeat("\xff", 1000))},
 }
 
