@@ -15,7 +15,8 @@ type Config struct {
 
 	// Victim picks which worker a thief tries next (default policy.Random).
 	Victim policy.Victim
-	// Steal says how much one steal takes (default policy.StealOne).
+	// Steal says how much one steal takes (default policy.StealHalf, at most
+	// policy.MaxBatch tasks).
 	Steal policy.Amount
 	// Idle is the schedule of a worker that finds no work: rounds of steal
 	// attempts, exponential backoff with jitter between rounds, then park
@@ -72,7 +73,7 @@ func (c Config) normalize() (Config, error) {
 	if c.Victim > policy.Locality {
 		return c, fmt.Errorf("worksteal: Config.Victim = %v is not a known policy", c.Victim)
 	}
-	if c.Steal > policy.StealHalf {
+	if c.Steal > policy.StealOne {
 		return c, fmt.Errorf("worksteal: Config.Steal = %v is not a known amount", c.Steal)
 	}
 	idle, err := c.Idle.Normalize()

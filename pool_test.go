@@ -30,7 +30,7 @@ func TestConfig(t *testing.T) {
 		{"negative Workers", Config{Workers: -1}, "Config.Workers"},
 		{"too many Workers", Config{Workers: 1<<16 + 1}, "Config.Workers"},
 		{"unknown Victim", Config{Victim: policy.Locality + 1}, "Config.Victim"},
-		{"unknown Steal", Config{Steal: policy.StealHalf + 1}, "Config.Steal"},
+		{"unknown Steal", Config{Steal: policy.StealOne + 1}, "Config.Steal"},
 		{"Idle jitter above 1", Config{Idle: policy.Idle{Jitter: 1.5}}, "Config.Idle"},
 		{"negative Idle jitter", Config{Idle: policy.Idle{Jitter: -0.1}}, "Config.Idle"},
 		{"negative Idle base", Config{Idle: policy.Idle{Base: -time.Microsecond}}, "Config.Idle"},

@@ -16,7 +16,7 @@ const (
 	EvTaskStart EventKind = iota + 1 // a job starts on the worker
 	EvTaskEnd                        // that job ends
 	EvSpawn                          // the worker queued a scope task
-	EvSteal                          // the worker stole a job; Peer is the victim
+	EvSteal                          // the worker stole; Peer is the victim, Jobs how many jobs it took
 	EvStealFail                      // a steal attempt found nothing or lost a race; Peer is the victim
 	EvPark                           // the worker parked (blocked waiting for work)
 	EvWake                           // the worker woke up from a park
@@ -40,6 +40,7 @@ type Event struct {
 	Time time.Duration // since the pool started (monotonic clock)
 	Peer int           // the victim of a steal or failed steal, else -1
 	Task uint64        // the job's id for task start and end: worker<<32 | sequence
+	Jobs int           // for EvSteal: the jobs the steal took (up to policy.MaxBatch under StealHalf)
 }
 
 // Trace is a snapshot of a pool's trace: each worker's retained events,
@@ -114,8 +115,11 @@ func (r *recorder) snapshot(worker int, origin time.Duration) ([]Event, uint64) 
 			Time: time.Duration(w[0]) - origin,
 			Peer: int((w[1]>>32)&0xffffff) - 1,
 		}
-		if ev.Kind == EvTaskStart || ev.Kind == EvTaskEnd {
+		switch ev.Kind {
+		case EvTaskStart, EvTaskEnd:
 			ev.Task = uint64(worker)<<32 | w[1]&0xffffffff
+		case EvSteal:
+			ev.Jobs = int(w[1] & 0xffffffff)
 		}
 		events = append(events, ev)
 	}
@@ -185,7 +189,7 @@ func (t *Trace) WriteChrome(w io.Writer) error {
 				}
 				f.Spans = append(f.Spans, tracefmt.Span{Worker: wi, Name: fmt.Sprintf("T%d.%d", wi, ev.Task&0xffffffff), Cat: "run", Start: start, Dur: ev.Time - start})
 			case EvSteal:
-				f.Instants = append(f.Instants, tracefmt.Instant{Worker: wi, Name: fmt.Sprintf("steal from %d", ev.Peer), Cat: "steal", At: ev.Time, Args: map[string]any{"victim": ev.Peer}})
+				f.Instants = append(f.Instants, tracefmt.Instant{Worker: wi, Name: fmt.Sprintf("steal from %d", ev.Peer), Cat: "steal", At: ev.Time, Args: map[string]any{"victim": ev.Peer, "jobs": ev.Jobs}})
 			case EvStealFail:
 				f.Instants = append(f.Instants, tracefmt.Instant{Worker: wi, Name: fmt.Sprintf("failed steal from %d", ev.Peer), Cat: "steal-fail", At: ev.Time, Args: map[string]any{"victim": ev.Peer}})
 			default:

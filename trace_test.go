@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/tracefmt"
+	"github.com/worksteal/worksteal/policy"
 )
 
 func TestTrace(t *testing.T) {
@@ -64,7 +65,10 @@ func TestTrace(t *testing.T) {
 				}
 				waiting = false
 			case EvSteal:
-				steals++
+				if ev.Jobs < 1 || ev.Jobs > policy.MaxBatch {
+					t.Errorf("worker %d: a steal of %d jobs", wi, ev.Jobs)
+				}
+				steals += ev.Jobs
 				if ev.Peer < 0 || ev.Peer >= 3 || ev.Peer == wi {
 					t.Errorf("worker %d stole from %d", wi, ev.Peer)
 				}
@@ -76,7 +80,7 @@ func TestTrace(t *testing.T) {
 	}
 	st := p.Stats().Total()
 	if uint64(steals) != st.Stolen {
-		t.Errorf("trace has %d steals, Stats %d", steals, st.Stolen)
+		t.Errorf("trace has %d stolen jobs, Stats %d", steals, st.Stolen)
 	}
 	var buf bytes.Buffer
 	if err := tr.WriteChrome(&buf); err != nil {

@@ -306,7 +306,7 @@ func (w *Worker) trySteal(v int) *job {
 		return nil
 	}
 	if w.rec != nil {
-		w.rec.record(EvSteal, v, 0)
+		w.rec.record(EvSteal, v, uint64(moved))
 	}
 	w.st.stolen += uint64(moved)
 	if !w.noStats {
