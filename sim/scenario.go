@@ -207,7 +207,7 @@ const (
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
 	Victim    string `json:"victim"`    // steal: random (default), round-robin, largest (adaptive), two-choices, locality
-	Amount    string `json:"amount"`    // steal: one (default) or half
+	Amount    string `json:"amount"`    // steal: one (default, the tutorial's) or half (the runtime's default)
 	// MaxBatch caps one steal-half: 0 is the runtime's cap, policy.MaxBatch
 	// (32); -1 lifts it, so a thief takes a full half as in the analyses of
 	// steal-half; a positive value is the cap.

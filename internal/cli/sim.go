@@ -97,7 +97,7 @@ worker, then measures the runtime and prints both.`,
 	f.IntVarP(&cfg.workers, "workers", "w", 0, "number of workers (default: the scenario's)")
 	f.StringVar(&cfg.scheduler, "scheduler", "", "steal, central, static, round-robin or lpt")
 	f.StringVar(&cfg.victim, "victim", "", "victim policy: random, round-robin, largest (adaptive), two-choices, locality")
-	f.StringVar(&cfg.amount, "amount", "", "steal amount: one or half")
+	f.StringVar(&cfg.amount, "amount", "", "steal amount: one (the default here, as in the tutorial and the classic analyses) or half (the runtime's default)")
 	f.IntVar(&cfg.maxBatch, "max-batch", 0, "steal half: most tasks one steal takes (0: the runtime's 32; -1: no cap)")
 	f.StringVar(&cfg.idle, "idle", "", "idle mode: backoff, poll, spin or park")
 	f.StringVar(&cfg.sweep, "sweep", "", "sweep one parameter: PARAM=v1,v2,... or PARAM=lo..hi (params: "+strings.Join(sim.SweepParams, ", ")+")")
