@@ -42,7 +42,7 @@ func fib(w *worksteal.Worker, n int) int {
 
 // README.md, "Quick start".
 func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker, int) error) {
-	pool, err := worksteal.New(worksteal.Config{}) // GOMAXPROCS workers, random victims, steal one
+	pool, err := worksteal.New(worksteal.Config{}) // GOMAXPROCS workers, random victims, steal half
 	if err != nil {
 		log.Fatal(err)
 	}
