@@ -136,8 +136,9 @@
 // tasks wait in their route, without using deliveries, until a capable
 // worker starts (the documented wait; Progress shows them queued).
 //
-// Capacity-weighted pulling stays: one pull request per free slot, each
-// for one task, so a worker with more slots or faster handlers takes more.
+// Capacity-weighted pulling stays: a worker asks for as many tasks as it
+// has free slots (one request per route at a time, for the slots freed
+// meanwhile), so a worker with more slots or faster handlers takes more.
 // WithSpeed only advertises a speed in the registry.
 //
 // # Fair share between jobs

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,31 +16,39 @@ import (
 // the worker has free slots, over one subscription for the worker's life.
 //
 // Protocol (JetStream pull requests on core NATS): each free slot is a
-// token, and each token is lent to one pull request for one message, sent
-// to $JS.API.CONSUMER.MSG.NEXT.<stream>.<route's consumer> with the reply
-// subject <inbox>.<id>. A request ends with exactly one event: a task
-// message (its reply subject, $JS.ACK.<stream>.<consumer>..., names the
-// route), which keeps the token until the task is settled; or a status on
-// the reply subject (404 nothing waits, 408 expired, 409 ...), which gives
-// the token back. So the open requests never ask for more than the free
-// slots, and a slow worker cannot hoard the queue. With one message per
-// request the accounting needs no attribution: each event closes one open
-// request (the one named by a status, else the route's oldest) and moves
-// one token.
+// token. Tokens are lent to pull requests, sent to
+// $JS.API.CONSUMER.MSG.NEXT.<stream>.<route's consumer> with the reply
+// subject <inbox>.<id>, one token per message asked for (the request's
+// batch). A task message keeps its token until the task's slot is freed; a
+// status on the reply subject (404 nothing waits, 408 expired, 409 ...)
+// ends the request and gives its remaining tokens back. A request whose
+// batch is delivered in full ends without a status. So the open requests
+// never ask for more than the free slots, and a slow worker cannot hoard
+// the queue.
+//
+// At most one request is open per route. That makes the accounting exact:
+// a task message names its route (its reply subject, $JS.ACK.<stream>.
+// <consumer>..., but not the request: its subject is the task's own), and
+// the route's one open request is the one it answers. Tokens freed while
+// a route's request is open wait for it to end (parked), then go out
+// together as the route's next request: under load a request asks for
+// several tasks, and the server answers them in one go (fewer requests,
+// fewer small writes, which is what TLS makes expensive).
 //
 // Which route a token asks (pick), the fair share between jobs:
 //   - routes known to hold waiting tasks first, and among them the route
 //     whose job has the fewest tasks running or asked for on this worker
 //     (ties: the route asked least recently). Such a request does not wait
-//     (no_wait): if the route is empty after all, it ends at once (404),
-//     the route is marked empty and the token asks elsewhere. So while two
-//     jobs have waiting tasks, each free slot goes to the job with fewer
-//     tasks here, and each job ends up with half the worker's slots
-//     (a soft quota: a job alone gets all of them).
-//   - else a long poll (expiring after the fetch wait) on a route that has
-//     none open, so that a task published to an idle cluster starts at
-//     once;
-//   - else the token is parked until a route is known to hold tasks.
+//     (no_wait): if the route runs empty it ends with a 404 after what it
+//     found, the route is marked empty and the tokens ask elsewhere. So
+//     while two jobs have waiting tasks, each free slot goes to the job
+//     with fewer tasks here, and each job ends up with half the worker's
+//     slots (a soft quota: a job alone gets all of them). The tokens of one
+//     pass that pick the same route form one request.
+//   - else a long poll for one task (expiring after the fetch wait) on a
+//     route with no request open, so that a task published to an idle
+//     cluster starts at once;
+//   - else the token is parked until a route is free to ask.
 //
 // What the worker knows of its routes comes from the events themselves (a
 // delivery marks its route busy, a 404/408 marks it empty), from listing
@@ -47,10 +56,11 @@ import (
 // deleted ones), and at once from a submitter's notice of a new route.
 //
 // A request whose server went away ends with no event: past its expiry +
-// 2s it is closed and its token given back. An event after that (no open
-// request left for its route) is late: a late task runs if a token is free
-// and is handed back (nak) otherwise. After an error status the token comes
-// back after a pause, so that a broken server does not make the loop spin.
+// 2s it is closed and its tokens given back. A task for a route with no
+// request open is late (its request was closed so): it runs if a token is
+// free and is handed back (nak) otherwise. After an error status the
+// tokens come back after a pause, so that a broken server does not make
+// the loop spin.
 //
 // Why not jetstream's Fetch: it subscribes and unsubscribes for every
 // request; here a request is one publish, which about doubles the rate of
@@ -60,7 +70,6 @@ type puller struct {
 	prefix  string // $JS.API.CONSUMER.MSG.NEXT.<stream>.
 	inbox   string // requests reply to inbox.<id>
 	poll    []byte // a long poll: one message, expiring after wait
-	noWait  []byte // one message if one waits, else 404 at once
 	wait    time.Duration
 	tokens  chan struct{}
 	wake    chan struct{} // a refresh is wanted (a new route was announced)
@@ -71,14 +80,14 @@ type puller struct {
 	onErr   func(error)
 
 	// mu guards what follows. Invariant: tokens in the channel + parked +
-	// open requests + tasks running (holding a token) = slots, give or take
-	// a request closed for lost that was only late (release drops the
+	// the open requests' n + tasks holding a token = slots, give or take a
+	// request closed for lost that was only late (release drops the
 	// excess token).
 	mu      sync.Mutex
-	open    []pullReq // in the order sent
+	open    []*pullReq // in the order sent, so by deadline
 	next    uint64
 	routes  map[string]*pullRoute // by consumer name
-	load    map[string]int        // by job: tasks running + requests open here
+	load    map[string]int        // by job: tasks running + tokens lent to requests, here
 	parked  int
 	counter uint64 // orders the routes' last asks
 }
@@ -87,9 +96,9 @@ type puller struct {
 type pullRoute struct {
 	name, job string
 	api       string
-	pending   bool   // tasks are believed to wait in it
-	polling   int    // long polls open on it
-	asked     uint64 // counter at the last ask
+	pending   bool     // tasks are believed to wait in it
+	req       *pullReq // its open request, or nil
+	asked     uint64   // counter at the last ask
 }
 
 // pullReq is one open request.
@@ -97,6 +106,8 @@ type pullReq struct {
 	id       string
 	route    *pullRoute
 	poll     bool
+	n        int  // tokens it holds: messages still due
+	sent     bool // published (tokens of the same pass join it until then)
 	deadline time.Time
 }
 
@@ -104,7 +115,6 @@ func newPuller(nc *nats.Conn, stream string, slots int, wait time.Duration) *pul
 	p := &puller{
 		nc: nc, prefix: "$JS.API.CONSUMER.MSG.NEXT." + stream + ".", inbox: nc.NewInbox(), wait: wait,
 		poll:   fmt.Appendf(nil, `{"batch":1,"expires":%d}`, wait.Nanoseconds()),
-		noWait: fmt.Appendf(nil, `{"batch":1,"no_wait":true,"expires":%d}`, wait.Nanoseconds()),
 		tokens: make(chan struct{}, slots),
 		wake:   make(chan struct{}, 1),
 		every:  time.Second,
@@ -151,7 +161,16 @@ func (p *puller) loop(ctx context.Context) error {
 	for {
 		select {
 		case <-p.tokens:
-			p.request()
+			k := 1 // and every other token free now: one pass
+			for more := true; more; {
+				select {
+				case <-p.tokens:
+					k++
+				default:
+					more = false
+				}
+			}
+			p.request(k)
 		case <-expire.C:
 			p.expire(time.Now())
 		case <-refresh.C:
@@ -180,25 +199,33 @@ func (p *puller) update(ctx context.Context) {
 		seen[r.name] = true
 		pr := p.routes[r.name]
 		if pr == nil {
-			pr = &pullRoute{name: r.name, job: r.job, api: p.prefix + r.name}
-			p.routes[r.name] = pr
+			for _, q := range p.open { // listed again while its request is open
+				if q.route.name == r.name {
+					pr = q.route
+				}
+			}
 		}
+		if pr == nil {
+			pr = &pullRoute{name: r.name, job: r.job, api: p.prefix + r.name}
+		}
+		p.routes[r.name] = pr
 		pr.pending = r.pending
 	}
 	for name := range p.routes {
 		if !seen[name] {
-			delete(p.routes, name) // its open requests end by status or expiry
+			delete(p.routes, name) // its open request ends by status or expiry
 		}
 	}
 	p.unparkLocked()
 }
 
-// unparkLocked gives the parked tokens back when some route has work, or
-// when a route has no long poll open. Unlocks p.mu.
+// unparkLocked gives the parked tokens back when some route has no request
+// open: it can be asked (for its waiting tasks, or with a long poll).
+// Unlocks p.mu.
 func (p *puller) unparkLocked() {
 	k := 0
 	for _, r := range p.routes {
-		if r.pending || r.polling == 0 {
+		if r.req == nil {
 			k = p.parked
 			break
 		}
@@ -211,11 +238,13 @@ func (p *puller) unparkLocked() {
 }
 
 // pick chooses the route a token asks, and whether as a long poll; nil
-// parks the token. Called with p.mu held.
+// parks the token. A route can be asked if it has no request open, or if
+// its request is a no_wait being formed in this pass. Called with p.mu held.
 func (p *puller) pick() (*pullRoute, bool) {
+	free := func(r *pullRoute) bool { return r.req == nil || !r.req.sent && !r.req.poll }
 	var best *pullRoute
 	for _, r := range p.routes {
-		if !r.pending {
+		if !r.pending || !free(r) {
 			continue
 		}
 		if best == nil || p.load[r.job] < p.load[best.job] || p.load[r.job] == p.load[best.job] && r.asked < best.asked {
@@ -226,39 +255,48 @@ func (p *puller) pick() (*pullRoute, bool) {
 		return best, false
 	}
 	for _, r := range p.routes {
-		if r.polling == 0 && (best == nil || r.asked < best.asked) {
+		if r.req == nil && (best == nil || r.asked < best.asked) {
 			best = r
 		}
 	}
 	return best, true
 }
 
-// request lends one token to a new pull request.
-func (p *puller) request() {
+// request lends k tokens to new pull requests: each token picks a route,
+// and the tokens that pick the same route form one request.
+func (p *puller) request(k int) {
 	p.mu.Lock()
-	r, poll := p.pick()
-	if r == nil {
-		p.parked++
-		p.mu.Unlock()
-		return
+	var formed []*pullReq
+	for i := 0; i < k; i++ {
+		r, poll := p.pick()
+		if r == nil {
+			p.parked += k - i
+			break
+		}
+		p.counter++
+		r.asked = p.counter
+		p.load[r.job]++
+		if r.req == nil {
+			p.next++
+			r.req = &pullReq{id: strconv.FormatUint(p.next, 36), route: r, poll: poll, deadline: time.Now().Add(p.wait + 2*time.Second)}
+			p.open = append(p.open, r.req)
+			formed = append(formed, r.req)
+		}
+		r.req.n++
 	}
-	p.next++
-	p.counter++
-	r.asked = p.counter
-	if poll {
-		r.polling++
+	for _, q := range formed {
+		q.sent = true
 	}
-	p.load[r.job]++
-	id := strconv.FormatUint(p.next, 36)
-	p.open = append(p.open, pullReq{id: id, route: r, poll: poll, deadline: time.Now().Add(p.wait + 2*time.Second)})
 	p.mu.Unlock()
-	body := p.noWait
-	if poll {
-		body = p.poll
-	}
-	if err := p.nc.PublishRequest(r.api, p.inbox+"."+id, body); err != nil {
-		p.onErr(fmt.Errorf("cluster: requesting a task: %w", err))
-		p.close(id, "", true)
+	for _, q := range formed {
+		body := p.poll
+		if !q.poll {
+			body = fmt.Appendf(nil, `{"batch":%d,"no_wait":true,"expires":%d}`, q.n, p.wait.Nanoseconds())
+		}
+		if err := p.nc.PublishRequest(q.route.api, p.inbox+"."+q.id, body); err != nil {
+			p.onErr(fmt.Errorf("cluster: requesting tasks: %w", err))
+			p.close(q.id, true)
+		}
 	}
 }
 
@@ -278,65 +316,65 @@ func (p *puller) drain(tick <-chan time.Time) {
 // expire closes the requests past their deadline: lost with their server.
 func (p *puller) expire(now time.Time) {
 	p.mu.Lock()
-	k := 0
-	for k < len(p.open) && p.open[k].deadline.Before(now) {
-		p.forgetLocked(p.open[k])
-		k++
+	tokens := 0
+	for len(p.open) > 0 && p.open[0].deadline.Before(now) {
+		tokens += p.endLocked(p.open[0])
 	}
-	p.open = p.open[k:]
-	p.mu.Unlock()
-	for range k {
+	p.unparkLocked()
+	for range tokens {
 		p.release()
 	}
 }
 
-// forgetLocked undoes a closed request's share of its route's state.
-func (p *puller) forgetLocked(q pullReq) {
-	if q.poll {
-		q.route.polling--
+// endLocked removes the open request q and undoes its share of the load:
+// it returns the tokens it still held, for the caller to give back.
+func (p *puller) endLocked(q *pullReq) int {
+	if i := slices.Index(p.open, q); i >= 0 {
+		p.open = slices.Delete(p.open, i, i+1)
 	}
-	if p.load[q.route.job]--; p.load[q.route.job] <= 0 {
+	if q.route.req == q {
+		q.route.req = nil
+	}
+	if p.load[q.route.job] -= q.n; p.load[q.route.job] <= 0 {
 		delete(p.load, q.route.job)
 	}
+	n := q.n
+	q.n = 0
+	return n
 }
 
-// takeLocked removes and returns the open request id, or else the oldest
-// of route (any route for ""), or else the oldest.
-func (p *puller) takeLocked(id, route string) (pullReq, bool) {
-	if len(p.open) == 0 {
-		return pullReq{}, false
-	}
-	i := -1
-	for j, q := range p.open {
-		if id != "" && q.id == id || id == "" && route != "" && q.route.name == route {
-			i = j
-			break
+// byIDLocked returns the open request id, or nil.
+func (p *puller) byIDLocked(id string) *pullReq {
+	for _, q := range p.open {
+		if q.id == id {
+			return q
 		}
 	}
-	if i < 0 {
-		i = 0 // not open any more: the oldest stands for it
-	}
-	q := p.open[i]
-	p.open = append(p.open[:i], p.open[i+1:]...)
-	return q, true
+	return nil
 }
 
-// close ends request id (or the route's oldest), giving its token back
-// (after a pause if failed). It reports false if no request was open.
-func (p *puller) close(id, route string, failed bool) bool {
+// close ends request id, giving its tokens back (after a pause if failed).
+// It reports false if no such request was open.
+func (p *puller) close(id string, failed bool) bool {
 	p.mu.Lock()
-	q, ok := p.takeLocked(id, route)
-	if ok {
-		p.forgetLocked(q)
+	q := p.byIDLocked(id)
+	tokens := 0
+	if q != nil {
+		tokens = p.endLocked(q)
 	}
-	p.mu.Unlock()
-	if !ok {
+	p.unparkLocked()
+	if q == nil {
 		return false
 	}
+	give := func() {
+		for range tokens {
+			p.release()
+		}
+	}
 	if failed {
-		time.AfterFunc(250*time.Millisecond, p.release)
+		time.AfterFunc(250*time.Millisecond, give)
 	} else {
-		p.release()
+		give()
 	}
 	return true
 }
@@ -351,16 +389,13 @@ func (p *puller) onMsg(m *nats.Msg) {
 		switch status {
 		case "100": // idle heartbeat
 		case "404", "408":
-			// Nothing to deliver: the route is empty for now.
+			// Nothing (more) to deliver: the route is empty for now.
 			p.mu.Lock()
-			for _, q := range p.open {
-				if q.id == id {
-					q.route.pending = false
-					break
-				}
+			if q := p.byIDLocked(id); q != nil {
+				q.route.pending = false
 			}
 			p.mu.Unlock()
-			p.close(id, "", false)
+			p.close(id, false)
 		case "409", "503":
 			desc := m.Header.Get("Description")
 			if status == "503" || strings.Contains(desc, "Consumer Deleted") {
@@ -368,44 +403,45 @@ func (p *puller) onMsg(m *nats.Msg) {
 				// before this request reached it): forget it until a
 				// listing shows it again.
 				p.mu.Lock()
-				for _, q := range p.open {
-					if q.id == id {
-						delete(p.routes, q.route.name)
-						break
-					}
+				if q := p.byIDLocked(id); q != nil && p.routes[q.route.name] == q.route {
+					delete(p.routes, q.route.name)
 				}
 				p.mu.Unlock()
-				p.close(id, "", false)
+				p.close(id, false)
 				return
 			}
 			p.onErr(fmt.Errorf("cluster: pull request ended: %s %s", status, desc))
-			p.close(id, "", true)
+			p.close(id, true)
 		default:
 			p.onErr(fmt.Errorf("cluster: pull request ended: %s %s", status, m.Header.Get("Description")))
-			p.close(id, "", true)
+			p.close(id, true)
 		}
 		return
 	}
-	// A task: it takes over the token of the request it answers, and its
+	// A task: it takes over a token of its route's open request, and its
 	// route probably holds more.
 	route := routeOfReply(m.Reply)
 	p.mu.Lock()
-	q, ok := p.takeLocked("", route)
+	var q *pullReq
+	for _, o := range p.open {
+		if o.route.name == route {
+			q = o
+			break
+		}
+	}
 	job := ""
 	if r := p.routes[route]; r != nil {
 		r.pending = true
 		job = r.job
-	} else if ok && q.route.name == route {
-		job = q.route.job
 	}
-	switch {
-	case ok && q.route.name == route:
-		if q.poll {
-			q.route.polling-- // its load moves from the request to the task
+	if q != nil {
+		job = q.route.job
+		if q.n--; q.n == 0 { // its batch is complete: no status follows
+			p.open = slices.DeleteFunc(p.open, func(o *pullReq) bool { return o == q })
+			if q.route.req == q {
+				q.route.req = nil
+			}
 		}
-	case ok:
-		p.forgetLocked(q) // the oldest request stands for a late one
-		p.load[job]++
 	}
 	p.unparkLocked()
 	done := func() {
@@ -416,11 +452,11 @@ func (p *puller) onMsg(m *nats.Msg) {
 		p.mu.Unlock()
 		p.release()
 	}
-	if ok {
-		p.run(m, done)
+	if q != nil {
+		p.run(m, done) // the token moves from the request to the task, with its load
 		return
 	}
-	select {
+	select { // late: its request was closed as lost
 	case <-p.tokens:
 		p.mu.Lock()
 		p.load[job]++
