@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
 )
@@ -267,4 +268,104 @@ func TestRetryRunsWhileAnotherJobQueues(t *testing.T) {
 		t.Errorf("the retry ran when the other job had %d of 300 tasks left; want it to run while that job queues (at least 100 left)", left)
 	}
 	waitJob(t, a)
+}
+
+// A worker runs at most its slots of handlers at once, however its free
+// slots are grouped into pull requests, and holds no more deliveries than
+// its slots in handlers plus its slots being settled: the route's
+// consumer never has more unacknowledged tasks than that. The worker with
+// more slots takes more of the job, and every task succeeds exactly once.
+func TestWorkersRunAtMostTheirSlots(t *testing.T) {
+	srv := startServer(t)
+	slots := map[string]int{"small": 2, "big": 5}
+	var mu sync.Mutex
+	running, most, ran := map[string]int{}, map[string]int{}, map[string]int{}
+	for name, k := range slots {
+		n, err := cluster.New(connect(t, srv.ClientURL()), testOptions(cluster.WithName(name), cluster.WithSlots(k))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Handle("work", func(ctx context.Context, payload []byte) ([]byte, error) {
+			mu.Lock()
+			running[name]++
+			most[name] = max(most[name], running[name])
+			ran[name]++
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			running[name]--
+			mu.Unlock()
+			return payload, nil
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- n.Serve(ctx) }()
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		})
+	}
+	sub := submitter(t, connect(t, srv.ClientURL()))
+	job := cluster.Job{ID: "slots"}
+	for i := range 400 {
+		job.Tasks = append(job.Tasks, cluster.Task{ID: strconv.Itoa(i), Handler: "work", Payload: []byte(strconv.Itoa(i))})
+	}
+	s, err := sub.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	// Sample the route consumers' unacknowledged deliveries while it runs.
+	nc := connect(t, srv.ClientURL())
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	sampled := make(chan int, 1)
+	go func() {
+		worst := 0
+		defer func() { sampled <- worst }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			st, err := js.Stream(context.Background(), "ws_tasks")
+			if err != nil {
+				continue
+			}
+			for name := range st.ListConsumers(context.Background()).Info() {
+				worst = max(worst, name.NumAckPending)
+			}
+		}
+	}()
+	rs := waitJob(t, s)
+	close(stop)
+	worstPending := <-sampled
+	if len(rs) != 400 {
+		t.Fatalf("%d results; want 400", len(rs))
+	}
+	for _, r := range rs {
+		if !r.OK() {
+			t.Errorf("task %s failed: %s", r.Task, r.Error)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for name, k := range slots {
+		if most[name] > k {
+			t.Errorf("worker %s ran %d handlers at once; it has %d slots", name, most[name], k)
+		}
+	}
+	if ran["big"] <= ran["small"] {
+		t.Errorf("the worker with 5 slots ran %d tasks, the one with 2 ran %d; want the bigger to take more", ran["big"], ran["small"])
+	}
+	if limit := 2 * (slots["small"] + slots["big"]); worstPending > limit {
+		t.Errorf("the route held %d unacknowledged deliveries; want at most %d (slots running + slots settling)", worstPending, limit)
+	}
+	t.Logf("most at once %v, ran %v, most unacknowledged %d", most, ran, worstPending)
 }
