@@ -272,9 +272,13 @@ func TestRetryRunsWhileAnotherJobQueues(t *testing.T) {
 
 // A worker runs at most its slots of handlers at once, however its free
 // slots are grouped into pull requests, and holds no more deliveries than
-// its slots in handlers plus its slots being settled: the route's
-// consumer never has more unacknowledged tasks than that. The worker with
-// more slots takes more of the job, and every task succeeds exactly once.
+// its slots in handlers plus its slots being settled. The route's
+// consumer counts as unacknowledged also the acks still on their way: the
+// server takes acks on a goroutine of their own, apart from the pull
+// requests, so a request sent after an ack can be served before the ack
+// counts. The bound tested allows the workers' slots once more for those
+// (CI under -race saw 15 against the 14 held). The worker with more slots
+// takes more of the job, and every task succeeds exactly once.
 func TestWorkersRunAtMostTheirSlots(t *testing.T) {
 	srv := startServer(t)
 	slots := map[string]int{"small": 2, "big": 5}
@@ -364,8 +368,8 @@ func TestWorkersRunAtMostTheirSlots(t *testing.T) {
 	if ran["big"] <= ran["small"] {
 		t.Errorf("the worker with 5 slots ran %d tasks, the one with 2 ran %d; want the bigger to take more", ran["big"], ran["small"])
 	}
-	if limit := 2 * (slots["small"] + slots["big"]); worstPending > limit {
-		t.Errorf("the route held %d unacknowledged deliveries; want at most %d (slots running + slots settling)", worstPending, limit)
+	if limit := 3 * (slots["small"] + slots["big"]); worstPending > limit {
+		t.Errorf("the route held %d unacknowledged deliveries; want at most %d (slots running + slots settling + acks in flight)", worstPending, limit)
 	}
 	t.Logf("most at once %v, ran %v, most unacknowledged %d", most, ran, worstPending)
 }
