@@ -11,8 +11,9 @@
 #   3. what authentication and TLS cost (BenchmarkSecurityCost: plain and
 #      nkeys + mutual TLS tiers side by side, alternating batches);
 #   4. the simulator's scale (10^6 tasks x 1,024 workers, BenchmarkScale);
-#   5. speedup curves (scripts/scaling.sh) beside oneTBB when its binary is
-#      in BIN;
+#   5. speedup curves (scripts/scaling.sh) beside rayon and oneTBB when the
+#      anchor suite's binaries rust-anchors and cpp-anchors are in BIN (a
+#      shared library they need, such as libtbb.so.12, in BIN/lib);
 #   6. the time per fork of fib at one worker by size (worksteal and plain
 #      recursion), which the prediction's calibration assumes constant;
 #   7. when BIN holds cluster-old.test (an earlier build), step 2 for it and
