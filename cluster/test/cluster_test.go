@@ -25,14 +25,10 @@ import (
 
 var backoffFast = balance.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}
 
-// serve starts an in-process worker on nc; it stops with the test.
-func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+// startServing runs n.Serve until the test ends, and checks that it
+// returns nil then.
+func startServing(t testing.TB, n *cluster.Node) {
 	t.Helper()
-	n, err := cluster.New(nc, testOptions(opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	register(n)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- n.Serve(ctx) }()
@@ -42,6 +38,17 @@ func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+}
+
+// serve starts an in-process worker on nc; it stops with the test.
+func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
+	t.Helper()
+	n, err := cluster.New(nc, testOptions(opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(n)
+	startServing(t, n)
 	// Registered once the worker is listed (Submit checks handlers).
 	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
 		ws, _ := n.Workers(context.Background())

@@ -41,15 +41,7 @@ func serveProfile(t testing.TB, nc *nats.Conn, p profile, ms int, ran func(worke
 			return payload, nil
 		})
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- n.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	startServing(t, n)
 	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
 		ws, _ := n.Workers(context.Background())
 		for _, w := range ws {
@@ -301,15 +293,7 @@ func TestWorkersRunAtMostTheirSlots(t *testing.T) {
 			mu.Unlock()
 			return payload, nil
 		})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- n.Serve(ctx) }()
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		})
+		startServing(t, n)
 	}
 	sub := submitter(t, connect(t, srv.ClientURL()))
 	job := cluster.Job{ID: "slots"}

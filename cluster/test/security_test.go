@@ -24,15 +24,7 @@ func serveAs(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node 
 		t.Fatal(err)
 	}
 	register(n)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- n.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	startServing(t, n)
 	return n
 }
 
