@@ -107,9 +107,16 @@ func (ps *profState) joinStolen(pf *profFrame, spanA, bspanA, waitFrom time.Dura
 
 // WorkSpan is the work/span profile of one computation (see Profile).
 type WorkSpan struct {
-	Work         time.Duration // T1: the sum of every strand's time
-	Span         time.Duration // T∞: the longest path through forks and joins
-	BurdenedSpan time.Duration // T∞ with the measured cost of each steal on the path
+	Work time.Duration // T1: the sum of every strand's time
+	Span time.Duration // T∞: the longest path through forks and joins
+	// BurdenedSpan is T∞ with the measured cost of each steal on the path:
+	// how long after both halves of a stolen fork were done the joiner went
+	// on. That is the steal's overhead under policy.StealOne. Under
+	// StealHalf (the default) a joiner that waits helps with the batch a
+	// thief took and may come back long after its half was done, and the
+	// burden then counts that wait too: profile with StealOne for a bound
+	// (worksteal trace profile and sim --predict do).
+	BurdenedSpan time.Duration
 	Forks        int64         // forks (Joins, spawns) in the computation
 	Steals       int64         // forks whose second half a thief ran
 	StealCost    time.Duration // mean measured cost of one steal (the burden)

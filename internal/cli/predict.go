@@ -16,6 +16,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
 
@@ -135,7 +136,9 @@ func profileBench(workload string, size, runs int) (sim.Profile, error) {
 	if err != nil {
 		return sim.Profile{}, err
 	}
-	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	// Steal one: the schedules the burdened-span model and the fitted
+	// scenario describe (see worksteal.WorkSpan.BurdenedSpan).
+	pool, err := worksteal.New(worksteal.Config{Workers: 2, Steal: policy.StealOne})
 	if err != nil {
 		return sim.Profile{}, err
 	}

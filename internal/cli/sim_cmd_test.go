@@ -257,3 +257,40 @@ func TestSimOutputsOpenedBeforeTheRun(t *testing.T) {
 		t.Errorf("unwritable --svg: exit %d, stderr %q; want exit 2 naming --svg", code, errs)
 	}
 }
+
+// sim --predict on fib, whose parallelism is in the thousands, predicts
+// that two workers take between half the time of one and the time of one,
+// and that the profile's burdened span stays below its work: a profile
+// recorded under a steal policy whose joins wait behind other work (steal
+// half: the joiner helps with a stolen batch and comes back late) once
+// charged that wait to the critical path, and predicted two workers at
+// three to four times the time of one.
+func TestSimPredictShowsTheSpeedup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the runtime")
+	}
+	code, out, errs := runSimCLI(t, "sim", "--predict", "fib:23", "--reps", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Calibrated struct {
+			Work         float64 `json:"work"`
+			BurdenedSpan float64 `json:"burdened_span"`
+		} `json:"calibrated"`
+		Rows []predictRow `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if len(got.Rows) != 2 || got.Rows[0].Workers != 1 || got.Rows[1].Workers != 2 {
+		t.Fatalf("rows %+v; want workers 1 and 2", got.Rows)
+	}
+	p1, p2 := got.Rows[0].Predicted, got.Rows[1].Predicted
+	if p2 >= p1 || p2 < p1/2*0.99 {
+		t.Errorf("predicted %.3g s at 1 worker and %.3g s at 2; want the second between half the first and the first", p1, p2)
+	}
+	if c := got.Calibrated; c.BurdenedSpan >= c.Work/2 {
+		t.Errorf("calibrated burdened span %.3g s against work %.3g s; want far less (fib's parallelism is in the thousands)", c.BurdenedSpan, c.Work)
+	}
+}

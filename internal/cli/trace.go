@@ -17,6 +17,7 @@ import (
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/bench"
 	"github.com/worksteal/worksteal/internal/traceview"
+	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
 
@@ -340,7 +341,9 @@ the runs; interrupted, the command stops at once and removes it.`,
 			if err != nil {
 				return err
 			}
-			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers})
+			// Steal one: the schedules a burdened span describes (see
+			// worksteal.WorkSpan.BurdenedSpan).
+			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Steal: policy.StealOne})
 			if err != nil {
 				return usageError(err)
 			}
