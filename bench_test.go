@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/proctest"
 )
 
 const fib30Joins = 1346268 // fib(31) − 1
@@ -97,7 +99,7 @@ func waitAllParked(p *Pool) {
 // for 100 ms after a burst of work (including the search before parking).
 // Reports the share of one core; the target is under 1%.
 func BenchmarkIdleCPU(b *testing.B) {
-	if cpuTime() < 0 {
+	if proctest.CPUTime() < 0 {
 		b.Skip("the process's CPU time is not available on this system (cputime_*_test.go)")
 	}
 	p := newTestPool(b, Config{})
@@ -105,10 +107,10 @@ func BenchmarkIdleCPU(b *testing.B) {
 	for b.Loop() {
 		Run(p, func(w *Worker) int { return fibJoin(w, 20) })
 		time.Sleep(5 * time.Millisecond) // let the workers park
-		c0 := cpuTime()
+		c0 := proctest.CPUTime()
 		t0 := time.Now()
 		time.Sleep(100 * time.Millisecond)
-		share += float64(cpuTime()-c0) / float64(time.Since(t0))
+		share += float64(proctest.CPUTime()-c0) / float64(time.Since(t0))
 	}
 	b.ReportMetric(100*share/float64(b.N), "%core")
 }

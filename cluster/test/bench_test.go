@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+
+	"github.com/worksteal/worksteal/internal/proctest"
 )
 
 // BenchmarkThroughput measures trivial tasks per second end to end through
@@ -44,7 +46,7 @@ func BenchmarkThroughput(b *testing.B) {
 		for k := range tasks {
 			job.Tasks = append(job.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(k))})
 		}
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), proctest.CPUTime()
 		s, err := n.Submit(context.Background(), job)
 		if err != nil {
 			b.Fatal(err)
@@ -53,7 +55,7 @@ func BenchmarkThroughput(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		elapsed, cpu := time.Since(start), proctest.CPUTime()-cpu0
 		s.Stop()
 		if len(rs) != tasks {
 			b.Fatalf("%d results; want %d", len(rs), tasks)

@@ -24,6 +24,8 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 
 	"github.com/worksteal/worksteal/internal/loadstat"
+
+	"github.com/worksteal/worksteal/internal/proctest"
 )
 
 // BenchmarkThroughputSecurity measures what authentication and TLS cost:
@@ -165,7 +167,7 @@ func (t *secBench) job(id string, count int) secRun {
 	for k := range count {
 		j.Tasks = append(j.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(k))})
 	}
-	cpu0, srv0 := cpuTime(), t.srv.cpu(t.b)
+	cpu0, srv0 := proctest.CPUTime(), t.srv.cpu(t.b)
 	start := time.Now()
 	s, err := t.n.Submit(context.Background(), j)
 	if err != nil {
@@ -178,7 +180,7 @@ func (t *secBench) job(id string, count int) secRun {
 	}
 	return secRun{
 		rate:      float64(count) / time.Since(start).Seconds(),
-		clientCPU: float64((cpuTime() - cpu0).Microseconds()) / float64(count),
+		clientCPU: float64((proctest.CPUTime() - cpu0).Microseconds()) / float64(count),
 		serverCPU: float64((t.srv.cpu(t.b) - srv0).Microseconds()) / float64(count),
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/worksteal/worksteal/dash/clusterdash"
 
 	"github.com/worksteal/worksteal/internal/loadstat"
+
+	"github.com/worksteal/worksteal/internal/proctest"
 )
 
 // BenchmarkDashboardCost measures what watching a cluster costs it: the
@@ -103,7 +105,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 	for k := range tasks {
 		job.Tasks = append(job.Tasks, cluster.Task{Handler: "echo", Payload: []byte("task " + strconv.Itoa(k))})
 	}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), proctest.CPUTime()
 	var s *cluster.Submission
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if s, err = sub.Submit(ctx, job); err == nil || time.Now().After(deadline) {
@@ -117,7 +119,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 	if _, err := s.Wait(ctx); err != nil {
 		b.Fatal(err)
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	elapsed, cpu := time.Since(start), proctest.CPUTime()-cpu0
 	return float64(tasks) / elapsed.Seconds(), float64(cpu.Microseconds()) / float64(tasks)
 }
 

@@ -1,14 +1,15 @@
 //go:build unix
 
-package worksteal
+package proctest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
+// CPUTime is the CPU time (user + system) this process has used, or -1
+// where it cannot be read.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return -1

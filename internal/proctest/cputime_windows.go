@@ -1,14 +1,15 @@
 //go:build windows
 
-package worksteal
+package proctest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and kernel) the process has used.
-func cpuTime() time.Duration {
+// CPUTime is the CPU time (user and kernel) this process has used, or -1
+// where it cannot be read.
+func CPUTime() time.Duration {
 	h, err := syscall.GetCurrentProcess()
 	if err != nil {
 		return -1
