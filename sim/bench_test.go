@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/proctest"
 )
 
 // TestScale runs the scale scenario — a million tasks on 1,024 workers —
@@ -34,7 +36,7 @@ func TestScale(t *testing.T) {
 func BenchmarkScale(b *testing.B) {
 	s := scaleScenario()
 	var events int64
-	cpu0 := cpuSeconds()
+	cpu0 := proctest.CPUTime().Seconds()
 	for b.Loop() {
 		r, err := Run(context.Background(), s, Options{})
 		if err != nil {
@@ -42,7 +44,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		events += r.Report.Totals.Events
 	}
-	cpu := cpuSeconds() - cpu0
+	cpu := proctest.CPUTime().Seconds() - cpu0
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	if cpu > 0 {
