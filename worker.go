@@ -346,6 +346,21 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 	iw.end()
 }
 
+// helpUntilExit is helpUntil for a deferred call that runs while the
+// goroutine exits through runtime.Goexit: a job it runs may call Goexit
+// too, which abandons the wait; its deferred call then waits again, so it
+// never returns before l is set.
+func (w *Worker) helpUntilExit(l *latch) {
+	finished := false
+	defer func() {
+		if !finished {
+			w.helpUntilExit(l)
+		}
+	}()
+	w.helpUntil(l, nil)
+	finished = true
+}
+
 // helpSearch is a waiting joiner's round: the thief of its frame first
 // (leapfrogging: the thief's deque holds pieces of the joiner's own
 // subtree), then every source as an idle worker searches.
