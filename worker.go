@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/deque"
@@ -43,6 +44,7 @@ type Worker struct {
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
+	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
 	timer   *time.Timer   // for timed parks (owner only)
 	_       pad.Line
 	pub     published
@@ -123,6 +125,7 @@ func (w *Worker) main(parked bool) {
 		}
 		p.running.Done()
 	}()
+	w.gid.Store(goid())
 	w.ownerStart()
 	if p.cfg.Pin {
 		runtime.LockOSThread()
