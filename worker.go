@@ -131,7 +131,7 @@ func (w *Worker) main(parked bool) {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
 	}
-	w.mark = now()
+	w.mark = now() // start of the first stretch: idle if parked (idleWait.woken)
 	if parked {
 		<-w.wake // whoever woke us counted us as searching (park.go)
 	}
