@@ -51,6 +51,11 @@ type runConfig struct {
 	// Derived in runRun.
 	showSummary bool
 
+	// GNU parallel's further options (run_gnuopts.go), and those of pipe
+	// mode, throttling and the semaphore (run_pipe_flags.go).
+	gnu  gnuConfig
+	pipe pipeConfig
+
 	// Cluster mode (run_cluster.go).
 	nats    string
 	jobName string
@@ -152,6 +157,8 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	f.BoolVar(&cfg.willCite, "will-cite", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
 	f.StringVar(&cfg.http, "http", "", "serve a live dashboard of the run on HOST:PORT while it runs (slots, progress, stragglers)")
 	addRunClusterFlags(f, &cfg)
+	addGNUFlags(f, &cfg.gnu)
+	addPipeFlags(f, &cfg.pipe)
 	return cmd
 }
 
@@ -360,6 +367,12 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if err := checkGNU(cmd.Flags()); err != nil {
+		return runError(err)
+	}
+	if err := cfg.pipe.check(cmd.Flags()); err != nil {
+		return runError(err)
+	}
 	if cfg.retries < 0 {
 		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
 	}
