@@ -408,7 +408,9 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 			return nil, err
 		}
 		for _, p := range parts {
-			jobs = append(jobs, pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len))
+			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len)
+			j.in.noSend = true // GNU's joblog: the job reads the file itself
+			jobs = append(jobs, j)
 		}
 	}
 	return jobs, nil
@@ -443,37 +445,42 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// RoundRobin returns n jobs that share the chunks of r (GNU's
-// --round-robin): each chunk goes whole to whichever job reads next, and
-// each job's input ends when r does. feed reads r; run it beside
-// RunStream or Run of the jobs (with n slots), and it returns when r is
-// read (nil), a read fails, or ctx is done.
-func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int) (jobs []Job, feed func() error, err error) {
+// RoundRobin reads r and gives its chunks to at most n jobs (GNU's
+// --round-robin): job k (k ≤ n) is made, and sent on jobs, when the k-th
+// chunk is cut; each later chunk goes whole to whichever job reads next,
+// and each job's input ends when r does. Give jobs to RunStream with n
+// slots. RoundRobin returns when r is read (nil), a read fails or ctx is
+// done, and closes jobs.
+func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan<- Job) error {
+	defer close(jobs)
 	if pj.Cat || pj.Fifo {
-		return nil, nil, fmt.Errorf("%w: --round-robin gives the chunks on stdin: not with --cat or --fifo", ErrInvalidConfig)
+		return fmt.Errorf("%w: --round-robin gives the chunks on stdin: not with --cat or --fifo", ErrInvalidConfig)
 	}
 	t, err := pj.template()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	ch := make(chan []byte)
-	for i := range max(n, 1) {
-		rr := &robinReader{ch: ch}
-		j := pj.job(t, i+1, nil, func() io.Reader { return rr }, 0)
-		jobs = append(jobs, j)
-	}
-	feed = func() error {
-		defer close(ch)
-		return pj.Chunks(r, func(chunk []byte) error {
+	defer close(ch)
+	made := 0
+	return pj.Chunks(r, func(chunk []byte) error {
+		if made < max(n, 1) {
+			made++
+			rr := &robinReader{ch: ch, cur: chunk}
 			select {
-			case ch <- chunk:
+			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0):
 				return nil
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
-		})
-	}
-	return jobs, feed, nil
+		}
+		select {
+		case ch <- chunk:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
 }
 
 // robinReader is a round-robin job's stdin: whole chunks from the shared
@@ -505,6 +512,7 @@ type jobInput struct {
 	stdin   []byte
 	size    int64 // bytes of input, for the joblog of Cat and Fifo
 	mode    byte  // 0: stdin, 'c': a file (--cat), 'f': a named pipe (--fifo)
+	noSend  bool  // the joblog's Send is 0 (--pipepart, as GNU's)
 	tempDir string
 
 	mu       sync.Mutex
@@ -534,6 +542,15 @@ func (in *jobInput) reader() io.Reader {
 // environment it needs, and sent, to call once the attempt has ended: it
 // returns the bytes the attempt was given.
 func (in *jobInput) attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
+	stdin, env, sent, err = in.open()
+	if err == nil && in.noSend {
+		counted := sent
+		sent = func() int64 { counted(); return 0 }
+	}
+	return stdin, env, sent, err
+}
+
+func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, err error) {
 	switch in.mode {
 	case 'c':
 		path, err := in.makeFile(false)
@@ -640,6 +657,19 @@ func (in *jobInput) release() {
 		in.path = ""
 	}
 	in.stdin, in.src = nil, nil
+}
+
+// Input returns what j reads as its input: its Stdin, or its part of a
+// file (PipeJobs.Parts).
+func (j Job) Input() ([]byte, error) {
+	if j.in == nil || j.in.src == nil {
+		return j.Stdin, nil
+	}
+	b, err := io.ReadAll(j.in.src())
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
 }
 
 // release drops j's input; called once j is finished for good.

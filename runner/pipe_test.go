@@ -191,25 +191,30 @@ func TestPipeFifoNotOpened(t *testing.T) {
 	}
 }
 
-// Round robin: n jobs share every chunk, each whole.
+// Round robin: n jobs share every chunk, each whole; fewer chunks than
+// slots start fewer jobs (GNU's).
 func TestPipeRoundRobin(t *testing.T) {
 	var in strings.Builder
 	for i := range 1000 {
 		in.WriteString(strings.Repeat("y", 1+i%7) + "\n")
 	}
 	pj := PipeJobs{Pipe: Pipe{Records: 10}, Template: []string{"wc -l"}}
-	jobs, feed, err := pj.RoundRobin(context.Background(), strings.NewReader(in.String()), 3)
-	if err != nil {
-		t.Fatal(err)
+	run := func(input string, n int) (*Summary, string) {
+		jobs := make(chan Job)
+		go pj.RoundRobin(context.Background(), strings.NewReader(input), n, jobs)
+		var out bytes.Buffer
+		sum, err := RunStream(context.Background(), Config{Slots: n, Stdout: &out}, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, out.String()
 	}
-	go feed()
-	var out bytes.Buffer
-	sum, err := Run(context.Background(), Config{Slots: 3, Stdout: &out}, jobs)
-	if err != nil || sum.Succeeded != 3 {
-		t.Fatalf("%v, %+v", err, sum)
+	sum, out := run(in.String(), 3)
+	if sum.Succeeded != 3 {
+		t.Fatalf("%+v", sum)
 	}
 	total, sent := 0, int64(0)
-	for _, f := range strings.Fields(out.String()) {
+	for _, f := range strings.Fields(out) {
 		n := 0
 		for _, c := range f {
 			n = 10*n + int(c-'0')
@@ -224,5 +229,11 @@ func TestPipeRoundRobin(t *testing.T) {
 	}
 	if total != 1000 || sent != int64(in.Len()) {
 		t.Errorf("jobs got %d lines, %d bytes; want 1000, %d", total, sent, in.Len())
+	}
+	if sum, out := run("a\nb\n", 4); sum.Jobs != 1 || strings.TrimSpace(out) != "2" {
+		t.Errorf("one chunk on 4 slots: %d jobs, output %q; want 1 job, 2", sum.Jobs, out)
+	}
+	if sum, _ := run("", 4); sum.Jobs != 0 {
+		t.Errorf("empty input: %d jobs", sum.Jobs)
 	}
 }

@@ -367,6 +367,9 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
+		return err
+	}
 	if err := checkGNU(cmd.Flags()); err != nil {
 		return runError(err)
 	}
@@ -413,6 +416,13 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
 		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
+	}
+	throttle, nice, err := throttleOptions(cmd.Flags(), cfg) // --load, --memfree, --nice (run_pipe.go)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" && (throttle != nil || nice != 0) {
+		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 	}
 	jobs, err := readJobs(env, cfg, args)
 	if err != nil {
@@ -493,7 +503,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter,
 		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
-		Joblog: jl, Grace: cfg.grace, Progress: prog.update,
+		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
 	if err != nil {
