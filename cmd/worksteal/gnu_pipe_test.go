@@ -88,4 +88,3 @@ var gnuPipeCases = []gnuCase{
 	{name: "--nice with --pipe", args: []string{"--nice", "7", "--pipe", "-N1", "-k", "echo $(nice); cat"}, stdin: "a\nb\n"},
 	{name: "--nice foo refused", args: []string{"--nice", "foo", "echo", ":::", "a"}, onlyStatus: true, refused: true},
 }
-
