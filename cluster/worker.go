@@ -177,6 +177,13 @@ func (n *Node) Serve(ctx context.Context) error {
 	}
 	defer cancelSub.Unsubscribe()
 
+	// The first registration is made before Serve reports ready, so a
+	// submitter that waits for the ready signal sees this worker's
+	// handlers and labels (checkRoutes would refuse a job otherwise).
+	s.registerOnce(ctx)
+	if n.opts.onReady != nil {
+		n.opts.onReady()
+	}
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
 	statusDone, tasksDone := make(chan struct{}), make(chan struct{})
@@ -228,19 +235,33 @@ func (s *serving) register(ctx context.Context) {
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-			Labels: s.n.opts.labels, Speed: s.n.opts.speed}
-		data, _ := json.Marshal(info)
-		pctx, cancel := s.n.timeout(ctx)
-		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
-			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
-		}
-		cancel()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		s.putRegistration(ctx, names)
+	}
+}
+
+// registerOnce makes the first registry entry (register renews it).
+func (s *serving) registerOnce(ctx context.Context) {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	s.putRegistration(ctx, names)
+}
+
+func (s *serving) putRegistration(ctx context.Context, names []string) {
+	info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
+	data, _ := json.Marshal(info)
+	pctx, cancel := s.n.timeout(ctx)
+	defer cancel()
+	if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
+		s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
 	}
 }
 
