@@ -898,14 +898,17 @@ func (s *Submission) Next(ctx context.Context) (Result, error) {
 func (s *Submission) Done() <-chan struct{} { return s.done }
 
 // Wait waits until every task has a result and returns them all, in task
-// order.
+// order. If some tasks failed, it returns them all with an error wrapping
+// ErrTasksFailed that says how many failed and which first: a caller that
+// only checks the error does not miss a failure.
 func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 	for {
 		s.mu.Lock()
 		finished, err, ch := s.finished, s.err, s.notify
 		s.mu.Unlock()
 		if finished {
-			return s.Results(), nil
+			rs := s.Results()
+			return rs, failedError(s.ID, rs)
 		}
 		if err != nil {
 			return nil, err
@@ -916,6 +919,24 @@ func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 		case <-ch:
 		}
 	}
+}
+
+// failedError is Wait's error for a job's results: nil if every task
+// succeeded.
+func failedError(job string, rs []Result) error {
+	failed := 0
+	var first *Result
+	for i := range rs {
+		if !rs[i].OK() {
+			if failed++; first == nil {
+				first = &rs[i]
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: job %s: %d of %d tasks failed (task %s: %s: %s)", ErrTasksFailed, job, failed, len(rs), first.Task, first.Failure, first.Error)
 }
 
 // Results returns the results recorded so far, in task order.
