@@ -423,7 +423,7 @@ type Submission struct {
 	// Wait's error after Next returned it.
 	firstFailed *Result
 	started     map[string]startNote
-	copied   map[string]bool
+	copied      map[string]bool
 	// Counts kept as results arrive, so that Progress is O(1) per result:
 	// extra is Σ over tasks of reruns.extra(), from the results and the
 	// workers' notices of discarded runs (reruns holds the tasks with any).
