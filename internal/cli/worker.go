@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,6 +50,7 @@ type shellTask struct {
 	Cmd       string `json:"cmd"`
 	Seq       int    `json:"seq"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"`
+	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
 }
 
 // shellResult is the output of a shell task.
@@ -258,8 +260,12 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
-			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}})
+		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
+			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}}
+		if t.Stdin != nil {
+			c.Stdin = bytes.NewReader(t.Stdin)
+		}
+		e := runner.Exec(ctx, c)
 		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
