@@ -1,6 +1,6 @@
 // Package cluster runs batches of tasks on many machines, with NATS
-// JetStream as the engine: an embedded server (worksteal serve) or an
-// existing NATS cluster.
+// JetStream as the engine: an embedded server (worksteal serve, or package
+// cluster/embedded inside a Go program) or an existing NATS cluster.
 //
 // A worker registers named handlers and serves them; a submitter submits a
 // job of tasks and follows its results:
@@ -14,7 +14,7 @@
 //	go node.Serve(ctx)
 //
 //	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Tasks: tasks})
-//	results, _ := sub.Wait(ctx)
+//	results, err := sub.Wait(ctx) // err wraps ErrTasksFailed if some failed
 //
 // # Where things live (the data model)
 //

@@ -472,13 +472,14 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	switch {
 	case d.lost() >= d.maxLost:
 		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
+		res.Failure = FailurePoison
 		s.settle(*d, res)
 		return nil, false
 	case d.attempt() > d.maxAttempts:
 		// Its last failure was counted but not recorded (the worker died
 		// between the two): record it now.
 		res.Attempt = d.maxAttempts
-		res.Error = d.seen.Error
+		res.Error, res.Failure = d.seen.Error, FailureError
 		s.settle(*d, res)
 		return nil, false
 	}
@@ -486,6 +487,7 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	if !ok {
 		if d.lost()+1 >= d.maxLost {
 			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, d.handler)
+			res.Failure = FailureUnknownHandler
 			s.settle(*d, res)
 			return nil, false
 		}
@@ -541,8 +543,15 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	free()
 	res.Output = out
 	if err != nil {
-		res.Error = err.Error()
-		if !isPermanent(err) && d.attempt() < d.maxAttempts {
+		res.Error, res.Failure = err.Error(), FailureError
+		var p *panicError
+		switch {
+		case isPermanent(err):
+			res.Failure = FailurePermanent
+		case errors.As(err, &p):
+			res.Failure, res.Stack = FailurePanic, p.stack
+		}
+		if res.Failure != FailurePermanent && d.attempt() < d.maxAttempts {
 			s.retry(d, res.Error)
 			return
 		}
@@ -665,15 +674,24 @@ func handlerOf(subject string) string {
 	return f[3]
 }
 
-// call runs a handler, turning a panic into an error.
+// call runs a handler, turning a panic into an error (a *panicError).
 func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("cluster: handler panicked: %v\n%s", p, debug.Stack())
+			err = &panicError{value: p, stack: string(debug.Stack())}
 		}
 	}()
 	return h(ctx, payload)
 }
+
+// panicError is a handler's panic: its message is the panic's value, and
+// the stack goes to Result.Stack, apart from it.
+type panicError struct {
+	value any
+	stack string
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
 
 // hasResult says a result is recorded for key. On doubt (the server does
 // not answer), it says no: running the task again is safe.
@@ -692,8 +710,9 @@ func (n *Node) hasResult(key string) bool {
 func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
 	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
-		res.Output = nil
+		res.Output, res.Stack = nil, ""
 		res.Error = fmt.Sprintf("cluster: result of %d bytes is over the server's limit of %d", len(data), limit)
+		res.Failure = FailureError
 		data = appendResult(nil, res)
 	}
 	var err error
