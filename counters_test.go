@@ -146,3 +146,26 @@ func TestCountersStringSaysNA(t *testing.T) {
 		t.Errorf("Reasons() = %q; want one line naming both counts that lack a PMU", r)
 	}
 }
+
+func TestCountersMath(t *testing.T) {
+	why := map[string]string{"instructions": "no PMU"}
+	c := func(k uint64) *Counters {
+		return &Counters{Cycles: k, CacheReferences: 2 * k, CacheMisses: k / 2, PageFaults: 3 * k, Joules: float64(k), Unavailable: why}
+	}
+	s := Stats{Workers: []WorkerStats{{Counters: c(10)}, {}, {Counters: c(100)}}, Counters: c(1000)}
+	tot := s.Total().Counters
+	if tot == nil || tot.Cycles != 110 || tot.PageFaults != 330 || tot.Has("instructions") {
+		t.Fatalf("Total().Counters = %+v; want the two counted workers summed, instructions still unavailable", tot)
+	}
+	if r, ok := tot.CacheMissRate(); !ok || r != 0.25 {
+		t.Errorf("CacheMissRate = %v, %v; want 0.25", r, ok)
+	}
+	earlier := Stats{Workers: []WorkerStats{{Counters: c(4)}, {}, {Counters: c(40)}}, Counters: c(400)}
+	d := s.Sub(earlier)
+	if d.Counters.Cycles != 600 || d.Workers[0].Counters.Cycles != 6 || d.Workers[2].Counters.PageFaults != 180 || d.Workers[1].Counters != nil {
+		t.Errorf("Sub = %+v / %+v; want the counts between the snapshots", d.Counters, d.Workers)
+	}
+	if s.Counters.Cycles != 1000 {
+		t.Errorf("Sub modified its receiver")
+	}
+}
