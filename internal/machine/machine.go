@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FS reads machine state under Root; the zero value reads "/".
@@ -77,6 +78,33 @@ func (f FS) CPUPressure() (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/pressure/cpu: no \"some avg10=\" field in %q", s)
+}
+
+// CPUStall returns the total time, since boot, in which some runnable task
+// waited for a CPU: the "some total=" field (microseconds) of
+// /proc/pressure/cpu. Its growth over an interval, divided by the
+// interval, is the share of that interval the machine was oversubscribed.
+func (f FS) CPUStall() (time.Duration, error) {
+	s, err := f.read("/proc/pressure/cpu")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(s, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] != "some" {
+			continue
+		}
+		for _, kv := range fields[1:] {
+			if v, ok := strings.CutPrefix(kv, "total="); ok {
+				us, err := strconv.ParseUint(v, 10, 63)
+				if err != nil {
+					return 0, fmt.Errorf("/proc/pressure/cpu: total=%q: %v", v, err)
+				}
+				return time.Duration(us) * time.Microsecond, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("/proc/pressure/cpu: no \"some total=\" field in %q", s)
 }
 
 // CPUQuota returns the CPU bandwidth the process's cgroup may use, in CPUs

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree writes files (path → contents) under a temporary root.
@@ -29,6 +30,9 @@ func TestCPUPressure(t *testing.T) {
 	got, err := f.CPUPressure()
 	if err != nil || got != 12.61 {
 		t.Fatalf("CPUPressure() = %v, %v; want 12.61", got, err)
+	}
+	if st, err := f.CPUStall(); err != nil || st != 13451270*time.Microsecond {
+		t.Fatalf("CPUStall() = %v, %v; want 13.45127s", st, err)
 	}
 	_, err = FS{Root: t.TempDir()}.CPUPressure()
 	if err == nil || !strings.Contains(err.Error(), "/proc/pressure/cpu does not exist") {
