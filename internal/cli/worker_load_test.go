@@ -68,7 +68,7 @@ func TestAdmissionFollowsTheMachine(t *testing.T) {
 		{1, 4096, true, ""},
 		{12, 4096, false, "5.0 running processes >= --load 4"}, // 1, 6, 1, 12
 		{1, 4096, false, "5.0 running processes >= --load 4"},  // 6, 1, 12, 1
-		{1, 4096, true, ""},                                    // 1, 12, 1, 1: 3.75
+		{1, 4096, true, ""}, // 1, 12, 1, 1: 3.75
 		{1, 512, false, "512 MiB available < --memfree 1024 MiB"},
 		{1, 2048, true, ""},
 	}
