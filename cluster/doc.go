@@ -197,7 +197,11 @@
 // $WORKSTEAL_CREDS), --tls-key FILE. A flag or an environment variable would
 // show in ps; a file name does not give the secret away. No error or log
 // line quotes a credentials file, and the nkey seed is read again to sign
-// each connect rather than kept in memory.
+// each connect rather than kept in memory. A credentials or key file that
+// group or others may read is refused, as ssh refuses such a private key
+// (chmod 600; serve init writes them so), and a value of --creds or
+// $WORKSTEAL_CREDS that is a seed or a key rather than a file name is
+// refused without being printed.
 //
 // TLS covers clients (server certificate; client certificates too with
 // serve --tls-verify or serve init --mtls) and the routes between the

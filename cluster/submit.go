@@ -693,16 +693,32 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 	var futures []jetstream.PubAckFuture
 	announced := false
 	flush := func(upTo int) error {
+		// Each publish fails on its own after the default timeout
+		// (WithPublishAsyncTimeout in New); the timer also bounds the
+		// wait for them all.
+		limit := 2 * n.opts.defaultTimeout
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
 		select {
 		case <-n.js.PublishAsyncComplete():
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-timer.C:
+			return fmt.Errorf("%w: job %s: the server did not acknowledge %d published tasks within %v (overloaded, or its store overwritten by another server?)",
+				ErrJetStream, s.ID, len(futures), limit)
 		}
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
 			case err := <-f.Err():
-				return fmt.Errorf("%w: publishing tasks of job %s: %w", ErrJetStream, s.ID, err)
+				task := f.Msg().Header.Get(hdrTask)
+				if errors.Is(err, jetstream.ErrAsyncPublishTimeout) {
+					return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v (overloaded, or its store overwritten by another server?)",
+						ErrJetStream, s.ID, task, n.opts.defaultTimeout)
+				}
+				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, err)
+			case <-timer.C:
+				return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v", ErrJetStream, s.ID, f.Msg().Header.Get(hdrTask), limit)
 			}
 		}
 		futures = futures[:0]
@@ -796,7 +812,10 @@ func (s *Submission) speculate(ctx context.Context) {
 		}
 		for _, i := range s.stragglers() {
 			msg := s.taskMsg(i, true)
-			if _, err := s.n.js.PublishMsg(ctx, msg, jetstream.WithMsgID(s.nonce+"."+s.ids[i]+".copy")); err != nil {
+			pctx, cancel := s.n.timeout(ctx)
+			_, err := s.n.js.PublishMsg(pctx, msg, jetstream.WithMsgID(s.nonce+"."+s.ids[i]+".copy"))
+			cancel()
+			if err != nil {
 				s.n.opts.onError(fmt.Errorf("cluster: publishing a copy of task %s: %w", s.ids[i], err))
 			}
 		}

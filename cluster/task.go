@@ -118,10 +118,12 @@ type wireResult struct {
 	RuntimeNs   int64  `json:"runtime_ns"`
 }
 
-// MarshalJSON encodes r with its times as nanoseconds (see appendResult).
+// MarshalJSON encodes r as it is stored in the results bucket: the
+// fields in snake case, Start as start_ns (Unix nanoseconds), Runtime as
+// runtime_ns, empty Output and Error left out.
 func (r Result) MarshalJSON() ([]byte, error) { return appendResult(nil, r), nil }
 
-// UnmarshalJSON decodes what MarshalJSON encodes (see decodeResult).
+// UnmarshalJSON decodes what MarshalJSON encodes.
 func (r *Result) UnmarshalJSON(b []byte) error { return decodeResult(b, r) }
 
 // TaskInfo describes the task a handler is running.
@@ -165,6 +167,13 @@ func TaskOf(ctx context.Context) (TaskInfo, bool) {
 // fine-grained parallel work (worksteal.Run, then Join, For, Scope inside):
 // coarse balance across machines comes from pulling tasks, fine balance
 // inside one from stealing. Nil outside a handler.
+//
+// A handler runs on a goroutine of its own, not on a pool worker: it reads
+// its files and waits on the network directly. Inside the pool, wrap a
+// wait that is long next to the work around it (a network call, a read
+// from a network file system or a cold disk) in w.Blocking, so that a
+// spare worker keeps the cores busy meanwhile; reading a local file that
+// the page cache holds is short work and needs no Blocking.
 func PoolFrom(ctx context.Context) *worksteal.Pool {
 	if r := runningFrom(ctx); r != nil {
 		return r.pool
