@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/cluster"
-	"github.com/worksteal/worksteal/internal/machine"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -106,8 +105,8 @@ to other workers, and its running tasks go on.`,
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
 	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
 	f.StringArrayVar(&cfg.labels, "label", nil, "a label of this worker, KEY=VALUE (repeatable): tasks that require it (run --require) run only on workers that have it")
-	f.StringVar(&cfg.load, "load", "", "take no new tasks while the machine runs this many processes or more (GNU parallel's --load: a number, or N% of the CPUs); running tasks go on")
-	f.StringVar(&cfg.memFree, "memfree", "", "take no new tasks while the machine has less memory available than this (GNU parallel's --memfree: 2G, 500M; unlike GNU parallel, a running task is never killed)")
+	f.StringVar(&cfg.load, "load", "", "take no new tasks while the machine's load (processes running or waiting for the disk) is this or more: N, +N, -N (CPUs plus or minus N) or N% of the CPUs, as run --load; running tasks go on")
+	f.StringVar(&cfg.memFree, "memfree", "", "take no new tasks while the machine has less free memory than this (2G, 500M, as run --memfree; a running task is never killed)")
 	f.Float64Var(&cfg.speed, "speed", 1, "this worker's relative speed, shown in the worker registry (pulling already gives a faster worker more tasks)")
 	cfg.clusterFlags.add(f, "")
 	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
@@ -193,20 +192,11 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	}
 	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
 	errs := cmd.ErrOrStderr()
-	maxLoad, err := parseMaxLoad(cfg.load, cpus())
+	admit, err := newAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
 	if err != nil {
 		return usageError(err)
 	}
-	memFree, err := parseSize("--memfree", cfg.memFree)
-	if err != nil {
-		return usageError(err)
-	}
-	var admit *admission
-	if maxLoad > 0 || memFree > 0 {
-		admit = newAdmission(machine.FS{}, maxLoad, memFree)
-		if err := admit.check(); err != nil {
-			return usageError(fmt.Errorf("%w: this machine cannot tell", err))
-		}
+	if admit != nil {
 		opts = append(opts, cluster.WithAdmission(admit.ok.Load))
 	}
 	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))

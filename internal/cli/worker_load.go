@@ -4,136 +4,86 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/worksteal/worksteal/internal/machine"
+	"github.com/worksteal/worksteal/runner"
 )
 
-// parseMaxLoad parses --load as GNU parallel's: a number of running
-// processes, or N% of the CPUs (100% is one per CPU).
-func parseMaxLoad(s string, cpus int) (float64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	v, pct := strings.CutSuffix(s, "%")
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(x > 0) {
-		return 0, fmt.Errorf("--load %q: want a positive number of running processes, or N%% of the CPUs", s)
-	}
-	if pct {
-		x = x * float64(cpus) / 100
-	}
-	return x, nil
-}
-
-// parseSize parses --memfree as GNU parallel's sizes: a number of bytes,
-// with K M G T P for powers of 1024 or k m g t p for powers of 1000.
-func parseSize(flag, s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	mult := 1.0
-	if n := len(s); n > 0 {
-		if i := strings.IndexByte("KMGTP", s[n-1]); i >= 0 {
-			mult, s = float64(uint64(1)<<(10*(i+1))), s[:n-1]
-		} else if i := strings.IndexByte("kmgtp", s[n-1]); i >= 0 {
-			mult, s = 1, s[:n-1]
-			for range i + 1 {
-				mult *= 1000
-			}
-		}
-	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(x > 0) {
-		return 0, fmt.Errorf("%s %q: want a size such as 2G, 500M or 1000000000", flag, s)
-	}
-	return uint64(x * mult), nil
-}
-
-// admission decides whether a worker may start new tasks (--load,
-// --memfree), from the readings the governor also uses (package
-// internal/machine). It samples every admitSample; the load is the mean
-// running-process count of the last four samples (one second), so one
-// short burst of runnable threads does not stop the worker.
+// admission decides whether "worksteal worker" may start new tasks
+// (--load, --memfree) with the readings and the rules of "worksteal run"'s
+// flags of the same names (runner.Throttle, GNU parallel's): the load is the
+// processes running or waiting for the disk now, less the reader; the free
+// memory is MemFree + Buffers + Cached + SwapCached. A task starts only
+// while load < --load and free memory ≥ --memfree. Unlike a local run, a
+// worker never kills a running task for low memory: it stops taking new
+// ones, and the cluster's other workers take them.
+//
+// One goroutine (run) samples every admitSample and stores the answer in
+// ok, which the worker's pull loop reads (cluster.WithAdmission).
 type admission struct {
-	fs      machine.FS
-	maxLoad float64 // 0: no limit
-	memFree uint64  // bytes; 0: no limit
-	loads   []float64
+	read    func() (runner.Reading, error) // runner.ReadMachine; tests inject readings
+	maxLoad float64                        // 0: no limit
+	memFree int64                          // bytes; 0: no limit
 	ok      atomic.Bool
-	why     string // why it said no, or "" (sampling goroutine only)
+	why     string // why the last sample said no, or "" (sampling goroutine only)
 }
 
 const admitSample = 250 * time.Millisecond
 
-func newAdmission(fs machine.FS, maxLoad float64, memFree uint64) *admission {
-	a := &admission{fs: fs, maxLoad: maxLoad, memFree: memFree}
-	a.ok.Store(true)
-	return a
-}
-
-// running reads the number of runnable tasks of the machine from
-// /proc/loadavg's fourth field ("running/total"), less the reader itself.
-func running(fs machine.FS) (float64, error) {
-	load, err := fs.Running()
+// newAdmission reads --load and --memfree (nil when neither is given) and
+// checks that the machine can be read.
+func newAdmission(load, memFree string, read func() (runner.Reading, error)) (*admission, error) {
+	if load == "" && memFree == "" {
+		return nil, nil
+	}
+	a := &admission{read: read}
+	if load != "" {
+		v, err := parseLoad(load)
+		if err != nil {
+			return nil, fmt.Errorf("--load %q: %v", load, err)
+		}
+		a.maxLoad = v
+	}
+	if memFree != "" {
+		v, err := runner.ParseSize("--memfree", memFree)
+		if err != nil {
+			return nil, err // names --memfree and the value
+		}
+		if v <= 0 {
+			return nil, fmt.Errorf("--memfree %q: want a size above 0", memFree)
+		}
+		a.memFree = int64(v)
+	}
+	ok, why, err := a.sample()
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("--load/--memfree: %v", err)
 	}
-	return float64(max(0, load-1)), nil
+	a.ok.Store(ok)
+	a.why = why
+	return a, nil
 }
 
-// sample takes one reading and returns whether new tasks may start and,
-// if not, why. A reading the machine does not offer is an error: a limit
-// that cannot be checked is refused at start (check), not ignored.
+// sample takes one reading and says whether new tasks may start and, if
+// not, why.
 func (a *admission) sample() (bool, string, error) {
-	var why []string
-	if a.maxLoad > 0 {
-		r, err := running(a.fs)
-		if err != nil {
-			return false, "", fmt.Errorf("--load: %w", err)
-		}
-		a.loads = append(a.loads, r)
-		if len(a.loads) > 4 {
-			a.loads = a.loads[1:]
-		}
-		mean := 0.0
-		for _, x := range a.loads {
-			mean += x
-		}
-		mean /= float64(len(a.loads))
-		if mean >= a.maxLoad {
-			why = append(why, fmt.Sprintf("%.1f running processes >= --load %g", mean, a.maxLoad))
-		}
+	r, err := a.read()
+	if err != nil {
+		return false, "", err
 	}
-	if a.memFree > 0 {
-		_, avail, err := a.fs.Memory()
-		if err != nil {
-			return false, "", fmt.Errorf("--memfree: %w", err)
-		}
-		if avail < a.memFree {
-			why = append(why, fmt.Sprintf("%d MiB available < --memfree %d MiB", avail>>20, a.memFree>>20))
-		}
+	var why []string
+	if a.maxLoad > 0 && r.Load >= a.maxLoad {
+		why = append(why, fmt.Sprintf("load %g >= --load %g", r.Load, a.maxLoad))
+	}
+	if a.memFree > 0 && r.MemFree < a.memFree {
+		why = append(why, fmt.Sprintf("%d MiB free < --memfree %d MiB", r.MemFree>>20, a.memFree>>20))
 	}
 	return len(why) == 0, strings.Join(why, ", "), nil
 }
 
-// check takes the first sample: an error says the limits cannot be
-// checked on this machine.
-func (a *admission) check() error {
-	ok, why, err := a.sample()
-	if err != nil {
-		return err
-	}
-	a.ok.Store(ok)
-	a.why = why
-	return nil
-}
-
-// run samples until ctx is done, logging each change to log.
+// run samples until ctx is done, logging each change to log. A reading
+// that fails is no room, as GNU parallel has it.
 func (a *admission) run(ctx context.Context, name string, log io.Writer) {
 	if !a.ok.Load() {
 		fmt.Fprintf(log, "%s: taking no new tasks: %s\n", name, a.why)
@@ -148,7 +98,7 @@ func (a *admission) run(ctx context.Context, name string, log io.Writer) {
 		}
 		ok, why, err := a.sample()
 		if err != nil {
-			ok, why = true, err.Error()+" (limit not enforced)"
+			why = "the machine cannot be read: " + err.Error()
 		}
 		if ok != a.ok.Load() {
 			if ok {
@@ -161,6 +111,3 @@ func (a *admission) run(ctx context.Context, name string, log io.Writer) {
 		a.why = why
 	}
 }
-
-// cpus is the CPU count --load percentages refer to.
-func cpus() int { return runtime.NumCPU() }

@@ -1,88 +1,63 @@
 package cli
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"errors"
 	"strings"
 	"testing"
 
-	"github.com/worksteal/worksteal/internal/machine"
+	"github.com/worksteal/worksteal/runner"
 )
 
-func TestParseMaxLoadAndSize(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		want float64
-	}{{"3", 3}, {"2.5", 2.5}, {"100%", 8}, {"50%", 4}} {
-		if got, err := parseMaxLoad(tc.s, 8); err != nil || got != tc.want {
-			t.Errorf("parseMaxLoad(%q, 8 CPUs) = %v, %v; want %v", tc.s, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "0", "%"} {
-		if _, err := parseMaxLoad(bad, 8); err == nil || !strings.Contains(err.Error(), "--load") {
-			t.Errorf("parseMaxLoad(%q) = %v; want an error naming --load", bad, err)
-		}
-	}
-	for _, tc := range []struct {
-		s    string
-		want uint64
-	}{{"1000", 1000}, {"2K", 2048}, {"1G", 1 << 30}, {"1.5M", 3 << 19}, {"2g", 2e9}, {"1P", 1 << 50}} {
-		if got, err := parseSize("--memfree", tc.s); err != nil || got != tc.want {
-			t.Errorf("parseSize(%q) = %v, %v; want %v", tc.s, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"G", "lots", "-5M"} {
-		if _, err := parseSize("--memfree", bad); err == nil || !strings.Contains(err.Error(), "--memfree") {
-			t.Errorf("parseSize(%q) = %v; want an error naming --memfree", bad, err)
-		}
-	}
-}
-
-// TestAdmissionFollowsTheMachine feeds a fake /proc through a sequence of
-// readings: the worker stops taking tasks when the running-process mean
-// over a second reaches --load or memory falls under --memfree, and starts
-// again when both clear.
+// TestAdmissionFollowsTheMachine feeds a sequence of readings: the worker
+// stops taking tasks while the load reaches --load or free memory is under
+// --memfree, and starts again when both clear; a reading that fails is no
+// room.
 func TestAdmissionFollowsTheMachine(t *testing.T) {
-	root := t.TempDir()
-	write := func(p, s string) {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	const mib = 1 << 20
+	var next runner.Reading
+	var readErr error
+	read := func() (runner.Reading, error) { return next, readErr }
+	next = runner.Reading{Load: 0, MemFree: 4096 * mib}
+	a, err := newAdmission("4", "1G", read)
+	if err != nil || a == nil || !a.ok.Load() {
+		t.Fatalf("newAdmission: %v, %+v", err, a)
 	}
-	state := func(running int, availMiB uint64) {
-		write("/proc/loadavg", fmt.Sprintf("1.00 1.00 1.00 %d/300 4242\n", running+1)) // +1: the reader
-		write("/proc/meminfo", fmt.Sprintf("MemTotal: 8388608 kB\nMemAvailable: %d kB\n", availMiB*1024))
-	}
-	a := newAdmission(machine.FS{Root: root}, 4, 1<<30)
 	steps := []struct {
-		running int
-		avail   uint64
-		ok      bool
-		why     string
+		load float64
+		free int64
+		err  error
+		ok   bool
+		why  string
 	}{
-		{1, 4096, true, ""},
-		{6, 4096, true, ""}, // mean of 1, 6: one burst does not stop it
-		{1, 4096, true, ""},
-		{12, 4096, false, "5.0 running processes >= --load 4"}, // 1, 6, 1, 12
-		{1, 4096, false, "5.0 running processes >= --load 4"},  // 6, 1, 12, 1
-		{1, 4096, true, ""}, // 1, 12, 1, 1: 3.75
-		{1, 512, false, "512 MiB available < --memfree 1024 MiB"},
-		{1, 2048, true, ""},
+		{3, 4096 * mib, nil, true, ""},
+		{4, 4096 * mib, nil, false, "load 4 >= --load 4"},
+		{1, 512 * mib, nil, false, "512 MiB free < --memfree 1024 MiB"},
+		{5, 512 * mib, nil, false, "load 5 >= --load 4, 512 MiB free < --memfree 1024 MiB"},
+		{1, 2048 * mib, nil, true, ""},
+		{1, 2048 * mib, errors.New("no /proc"), false, ""},
 	}
 	for i, s := range steps {
-		state(s.running, s.avail)
+		next, readErr = runner.Reading{Load: s.load, MemFree: s.free}, s.err
 		ok, why, err := a.sample()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok != s.ok || why != s.why {
-			t.Errorf("step %d (%d running, %d MiB): %v %q; want %v %q", i, s.running, s.avail, ok, why, s.ok, s.why)
+		if (err != nil) != (s.err != nil) || ok != s.ok || why != s.why {
+			t.Errorf("step %d (load %v, %d MiB free): %v %q %v; want %v %q", i, s.load, s.free>>20, ok, why, err, s.ok, s.why)
 		}
 	}
-	if err := newAdmission(machine.FS{Root: t.TempDir()}, 2, 0).check(); err == nil || !strings.Contains(err.Error(), "--load") || !strings.Contains(err.Error(), "/proc/loadavg") {
-		t.Errorf("--load on a machine without /proc/loadavg: %v; want an error naming both", err)
+	if a, err := newAdmission("", "", read); a != nil || err != nil {
+		t.Errorf("no flags: %v, %v; want nil, nil", a, err)
+	}
+	for _, bad := range [][2]string{{"lots", ""}, {"", "-2G"}, {"", "0"}, {"", "x"}} {
+		_, err := newAdmission(bad[0], bad[1], read)
+		flag := "--load"
+		if bad[0] == "" {
+			flag = "--memfree"
+		}
+		if err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("newAdmission(%q, %q) = %v; want an error naming %s", bad[0], bad[1], err, flag)
+		}
+	}
+	readErr = errors.New("no /proc/stat")
+	if _, err := newAdmission("2", "", read); err == nil || !strings.Contains(err.Error(), "no /proc/stat") {
+		t.Errorf("a machine that cannot be read: %v; want the reading's error", err)
 	}
 }

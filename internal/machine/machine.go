@@ -385,26 +385,6 @@ func (f FS) Load() (float64, error) {
 	return x, nil
 }
 
-// Running returns the number of runnable threads of the machine now: the
-// numerator of /proc/loadavg's fourth field ("running/total"), which
-// counts the reading thread too.
-func (f FS) Running() (int, error) {
-	s, err := f.read("/proc/loadavg")
-	if err != nil {
-		return 0, err
-	}
-	fields := strings.Fields(s)
-	if len(fields) < 4 {
-		return 0, fmt.Errorf("/proc/loadavg: %q has no running/total field", s)
-	}
-	r, _, _ := strings.Cut(fields[3], "/")
-	n, err := strconv.Atoi(r)
-	if err != nil {
-		return 0, fmt.Errorf("/proc/loadavg: running/total %q: %v", fields[3], err)
-	}
-	return n, nil
-}
-
 // Memory returns MemTotal and MemAvailable of /proc/meminfo, in bytes.
 func (f FS) Memory() (total, available uint64, err error) {
 	s, err := f.read("/proc/meminfo")
