@@ -134,7 +134,12 @@
 // meets (ErrNoCapableWorker, naming the labels the candidates have). With
 // no live worker registered at all Submit cannot tell and accepts: the
 // tasks wait in their route, without using deliveries, until a capable
-// worker starts (the documented wait; Progress shows them queued).
+// worker starts (the documented wait; Progress shows them queued). So do
+// tasks whose only capable worker is lost after Submit, or just before
+// (its registry entry lives 15 s): Node.Stalls says what they wait for
+// ("no live worker has gpu=1 (handler sh) since 12:03:04"), and so do
+// worksteal run --nats (on stderr; --wait-timeout bounds the wait), job
+// status and the dashboard.
 //
 // Capacity-weighted pulling stays: a worker asks for as many tasks as it
 // has free slots (one request per route at a time, for the slots freed

@@ -72,7 +72,8 @@ type Observer struct {
 	workers map[string]*workerView
 	spans   map[string]*spanRing // recent finished tasks, by worker
 	jobs    map[string]*jobView
-	inQueue map[string]int // task messages in the stream, by job
+	inQueue map[string]int         // task messages in the stream, by job
+	waits   map[string][]routeWait // routes with queued tasks, by job
 }
 
 // workerView is what the observer knows of one worker.
@@ -537,8 +538,18 @@ func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
 			counts[rest[:i]] += int(n)
 		}
 	}
+	waits := map[string][]routeWait{}
+	lister := stream.ListConsumers(tctx)
+	for info := range lister.Info() {
+		if r, ok := routeWaitOf(info); ok {
+			waits[r.job] = append(waits[r.job], r)
+		}
+	}
 	o.mu.Lock()
 	o.inQueue = counts
+	if lister.Err() == nil {
+		o.waits = waits
+	}
 	o.mu.Unlock()
 }
 
@@ -611,6 +622,10 @@ type JobState struct {
 	Failed    int    `json:"failed"`
 	Running   int    `json:"running"`
 	Queued    int    `json:"queued"`
+	// Waiting says what queued tasks wait for when no worker up can run
+	// them (see Stall): "no live worker has gpu=1 (handler sh) since
+	// 12:03:04: 3 tasks wait"; "" otherwise.
+	Waiting string `json:"waiting,omitempty"`
 	// Retries counts the attempts after a handler's failure, Redelivered
 	// the deliveries beyond the attempts (a worker died, stopped or lost
 	// the server), over the recorded results.
@@ -651,6 +666,7 @@ func (o *Observer) State() State {
 	s := State{Kind: "cluster", Time: now, Stream: o.cfg.Stream, Ready: o.ready, Note: o.note, StragglerFactor: o.cfg.StragglerFactor,
 		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}}
 	running := map[string]int{}
+	var live []WorkerInfo // the workers up, for the jobs' stalls
 	for _, w := range o.workers {
 		st := w.st
 		ws := WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
@@ -669,6 +685,7 @@ func (o *Observer) State() State {
 			ws.Status = "lost"
 			ws.Utilization = 0
 		default:
+			live = append(live, WorkerInfo{Name: st.Name, Handlers: st.Handlers, Labels: st.Labels})
 			ws.Tasks = st.Running
 			ws.Running = len(st.Running)
 			for _, t := range st.Running {
@@ -707,6 +724,14 @@ func (o *Observer) State() State {
 		}
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
+			var stalls []string
+			for _, r := range o.waits[j.id] {
+				if r.stalled(live) {
+					stalls = append(stalls, r.stall().String())
+				}
+			}
+			slices.Sort(stalls)
+			js.Waiting = strings.Join(stalls, "; ")
 		}
 		js.Failed = min(len(j.failedKeys), done)
 		js.Succeeded = done - js.Failed

@@ -81,7 +81,7 @@ function drawCluster(st) {
     const t = Math.max(1, j.total);
     const done = j.succeeded + j.failed;
     return `<tr data-job="${esc(j.id)}" class="${j.finished ? "finished" : ""}">
-      <td class="text">${esc(j.id)}</td>
+      <td class="text">${esc(j.id)}${j.waiting ? `<div class="waiting" data-waiting="${esc(j.id)}">waits: ${esc(j.waiting)}</div>` : ""}</td>
       <td class="bar"><div class="progress" title="${j.succeeded} ok, ${j.failed} failed, ${j.running} running of ${j.total}">
         <i class="ok" style="width:${(100 * j.succeeded) / t}%"></i><i class="fail" style="width:${(100 * j.failed) / t}%"></i><i class="run" style="width:${(100 * j.running) / t}%"></i></div></td>
       <td class="done">${num(done)}/${num(j.total)}</td><td>${num(j.failed)}</td><td>${num(j.running)}</td><td>${num(j.queued)}</td><td>${num(j.retries)}</td><td>${num(j.redelivered)}</td>

@@ -178,6 +178,15 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
 	}
 	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	if p.Done() < p.Total {
+		stalls, err := node.Stalls(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, s := range stalls {
+			fmt.Fprintf(w, "waits: %s\n", s)
+		}
+	}
 	return nil
 }
 
