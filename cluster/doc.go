@@ -43,7 +43,10 @@
 //     finish, or delete them, before upgrading.)
 //   - ws_results: a key-value bucket, one key <job>.<task> per task, written
 //     once with a create (the exactly-once record); the value is a Result
-//     as JSON (see Result.MarshalJSON: times in ns).
+//     as JSON (see Result.MarshalJSON: times in ns). Its outcome never
+//     changes; a worker whose run of the task ends after it, its result
+//     discarded, adds one to its discarded count (a compare-and-set on
+//     the revision), so that the record is the one count of extra runs.
 //   - ws_jobs: one key per job, a JSON record: id, total, published (tasks
 //     [0, published) are in the stream or done), fingerprint of the tasks,
 //     created, done, cancelled; so a restarted submitter resumes and anyone
@@ -62,9 +65,9 @@
 //     routes (workers look at the consumers at once, not at their next
 //     look a second later); ws.cancel.<job>.<task> stops the local copies of a task
 //     (a speculative race was decided), ws.cancel.<job> those of a job;
-//     ws.ran.<job>, "task<TAB>delivery<TAB>worker", a run whose result was
-//     discarded because another run had recorded one (counted as an
-//     extra execution).
+//     ws.ran.<job>: unused since discarded runs are counted in their
+//     task's result (Result.Discarded); kept in the roles' permissions for
+//     workers of earlier versions.
 //   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
 //     every second (what it runs, its counters, its submit-to-start
 //     latency histogram, the results it recorded since the last one:
@@ -115,8 +118,19 @@
 // task's settlement overlap the next task's run. Every result is written
 // with a create on the task's key, so a
 // duplicate run (a redelivery whose ack was lost, a speculative copy)
-// finds the key taken and its result is discarded. Result.Deliveries and
-// Progress.Redeliveries say how often tasks ran again.
+// finds the key taken and its result is discarded. Result.Reruns (from
+// Deliveries and Discarded) and Progress.Reruns say how often tasks ran
+// again; worksteal run's summary, job status and job results all read
+// them from the records.
+//
+// A duplicate after an outage: a worker that finished a task while the
+// server was away keeps retrying its record; if the outage outlasted the
+// ack wait, the server meanwhile delivered the task again (or, restarted,
+// forgot the delivery), so the task ran twice, and the record counts the
+// second run (Discarded). To make such duplicates rare, set the ack wait
+// (WithAckWait, --ack-wait) longer than the outages to ride out: the
+// worker's heartbeats resume when the server is back, before the task is
+// delivered again.
 //
 // # Routing: each task goes to a worker that can run it
 //

@@ -626,8 +626,10 @@ func (s *serving) settle(d delivery, res Result) {
 		s.meter.recorded(res)
 	} else {
 		n.duplicates.Add(1)
-		if res.Runtime > 0 { // it ran: tell the submitter, no result will
-			n.nc.Publish(n.ranSubject(d.job), []byte(d.task+"\t"+strconv.Itoa(d.delivered)+"\t"+n.opts.name))
+		if res.Runtime > 0 { // it ran: the record counts it (Result.Discarded)
+			if err := n.addDiscarded(s.settleCtx, d.key, d.delivered); err != nil {
+				n.opts.onError(fmt.Errorf("cluster: counting a discarded run of %s: %w", d.key, err))
+			}
 		}
 	}
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
@@ -671,6 +673,40 @@ type panicError struct {
 }
 
 func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
+
+// addDiscarded counts, in the result recorded under key, a run of the task
+// whose own result was discarded: one the record's delivery count does not
+// cover already (a delivery from delivered on; an earlier one is counted
+// in Deliveries). The record is updated with a compare-and-set on its
+// revision, retried on a concurrent update; its outcome is not touched.
+// This is the one count of extra runs that Progress, job status and job
+// results read.
+func (n *Node) addDiscarded(ctx context.Context, key string, delivered int) error {
+	for tries := 1; ; tries++ {
+		tctx, cancel := n.timeout(ctx)
+		e, err := n.results.Get(tctx, key)
+		if err == nil {
+			var r Result
+			if err = decodeResult(e.Value(), &r); err != nil {
+				cancel()
+				return err
+			}
+			if delivered < r.Deliveries {
+				cancel()
+				return nil // counted in Deliveries
+			}
+			r.Discarded++
+			_, err = n.results.Update(tctx, key, appendResult(nil, r), e.Revision())
+		}
+		cancel()
+		if err == nil || isNotFound(err) {
+			return nil // no record any more: the job was deleted
+		}
+		if tries >= 20 || !sleepCtx(ctx, backoffDelay(tries)) {
+			return err
+		}
+	}
+}
 
 // hasResult says a result is recorded for key. On doubt (the server does
 // not answer), it says no: running the task again is safe.

@@ -423,6 +423,6 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, start time.Time,
 		fmt.Fprint(w, ":")
 	}
 	fmt.Fprintf(w, " load imbalance %.2f, straggler ratio %.2f\n", balance.Imbalance(loads), balance.StragglerRatio(durations))
-	fmt.Fprintf(w, "extra executions: %d (%d redeliveries after a worker was lost or stopped or the server restarted, %d retries after failures)\n",
-		p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n",
+		p.Reruns+p.Retries, p.Reruns, p.Retries)
 }
