@@ -57,7 +57,10 @@
 //   - ws_checkpoints: handlers' progress (SaveCheckpoint), per task.
 //   - ws_workers: live workers, key = worker name, a WorkerInfo as JSON
 //     (name, slots, handlers, tasks running, start), refreshed every 5 s,
-//     gone 15 s after the last refresh.
+//     gone 15 s after the last refresh; a worker that stops writes its
+//     entry once more, marked stopped, so that its handlers stay known to
+//     Submit for those 15 s (an unknown handler is refused alike just
+//     before and just after it stops).
 //   - core subjects: ws.started.<job>, a worker's report that a task runs,
 //     "task<TAB>attempt<TAB>start-unix-ns<TAB>worker", sent at every
 //     heartbeat while the task runs (and at its start when the job

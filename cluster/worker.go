@@ -47,6 +47,9 @@ type WorkerInfo struct {
 	// speed (WithSpeed).
 	Labels Labels  `json:"labels,omitempty"`
 	Speed  float64 `json:"speed,omitempty"`
+	// Stopped: the worker stopped serving; its entry stays until it
+	// expires (15 s), so that its handlers stay known to Submit.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -83,8 +86,15 @@ func (n *Node) Stats() Stats {
 }
 
 // Workers lists the live workers (those that refreshed their registration
-// in the last 15 seconds).
+// in the last 15 seconds and have not stopped).
 func (n *Node) Workers(ctx context.Context) ([]WorkerInfo, error) {
+	ws, err := n.registry(ctx)
+	return slices.DeleteFunc(ws, func(w WorkerInfo) bool { return w.Stopped }), err
+}
+
+// registry lists the worker registry's entries: the live workers, and
+// those that stopped in the last 15 seconds.
+func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -204,10 +214,26 @@ func (n *Node) Serve(ctx context.Context) error {
 	close(tasksDone)
 	<-regDone
 	<-statusDone
+	// The entry says the worker stopped, and expires as a lost worker's
+	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
 	defer cancel()
-	n.workers.Delete(dctx, n.opts.name)
+	info := s.info()
+	info.Stopped = true
+	data, _ := json.Marshal(info)
+	n.workers.Put(dctx, n.opts.name, data)
 	return err
+}
+
+// info is this worker's registry entry now.
+func (s *serving) info() WorkerInfo {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -220,17 +246,10 @@ func maps(m map[string]Handler) map[string]Handler {
 
 // register keeps this worker in the registry until ctx is done.
 func (s *serving) register(ctx context.Context) {
-	names := make([]string, 0, len(s.handlers))
-	for h := range s.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-			Labels: s.n.opts.labels, Speed: s.n.opts.speed}
-		data, _ := json.Marshal(info)
+		data, _ := json.Marshal(s.info())
 		pctx, cancel := s.n.timeout(ctx)
 		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
 			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
