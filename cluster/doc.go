@@ -290,8 +290,15 @@
 // task's key and reads results (a redelivered task checks for one). A task
 // runs as its worker's user and can read what that user can, the worker's
 // credentials file included: run workers as a user that holds nothing
-// else. An observer can create read cursors on the buckets, and nothing
-// else.
+// else. An observer creates read cursors (consumers) on the jobs, results
+// and workers buckets, and NATS permissions cannot tell such a cursor from
+// any other consumer of those streams: an observer's credentials can make a
+// durable consumer there, or a push consumer that delivers the buckets'
+// records (task outputs included) onto a subject of its choosing. It
+// cannot publish a task, a result, an ack or a job record, nor read the
+// task stream. So give observer credentials to those who may read every
+// job's outputs; keeping outputs from the dashboard's role and making it
+// write-free (reading through direct gets only) is not done yet.
 //
 // Cost (BenchmarkThroughputSecurity in cluster/test: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a
