@@ -187,6 +187,13 @@ func (n *Node) Serve(ctx context.Context) error {
 	}
 	defer cancelSub.Unsubscribe()
 
+	// The first registration is made before Serve reports ready, so a
+	// submitter that waits for the ready signal sees this worker's
+	// handlers and labels (checkRoutes would refuse a job otherwise).
+	s.registerOnce(ctx)
+	if n.opts.onReady != nil {
+		n.opts.onReady()
+	}
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
 	statusDone, tasksDone := make(chan struct{}), make(chan struct{})
@@ -249,17 +256,24 @@ func (s *serving) register(ctx context.Context) {
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		data, _ := json.Marshal(s.info())
-		pctx, cancel := s.n.timeout(ctx)
-		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
-			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
-		}
-		cancel()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		s.putRegistration(ctx)
+	}
+}
+
+// registerOnce makes the first registry entry (register renews it).
+func (s *serving) registerOnce(ctx context.Context) { s.putRegistration(ctx) }
+
+func (s *serving) putRegistration(ctx context.Context) {
+	data, _ := json.Marshal(s.info())
+	pctx, cancel := s.n.timeout(ctx)
+	defer cancel()
+	if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
+		s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
 	}
 }
 
@@ -270,6 +284,7 @@ func (s *serving) pull(ctx context.Context) error {
 	n := s.n
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
+	p.admit = n.opts.admit
 	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
 	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
 	p.run = func(m *nats.Msg, done func()) {
