@@ -72,11 +72,22 @@ func TestPipeChunksAsClusterTasks(t *testing.T) {
 	if code != 0 || out2 != local || !strings.Contains(errOut2, "finished earlier") {
 		t.Errorf("rerun: exit %d, stderr %q, output same: %v", code, errOut2, out2 == local)
 	}
-	// Other input under the same command is another batch.
-	other := seqLines(3)
-	out3, errOut3, code := wsRun(t, other, nil, nats...)
-	if code != 0 || out3 != "1\n3\n" {
-		t.Errorf("other input: exit %d, output %q (stderr %q); want its own chunk's count", code, out3, errOut3)
+	// Other input under the same commands (the same chunks' sizes, other
+	// digits) is another batch.
+	other := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '0' + (r-'0'+1)%10
+		}
+		return r
+	}, input)
+	tail := append(nats[:len(nats)-1:len(nats)-1], "echo {#}; tail -1")
+	want, _, _ := wsRun(t, other, nil, "run", "--pipe", "--block", "4k", "-k", "echo {#}; tail -1")
+	if _, _, code := wsRun(t, input, nil, tail...); code != 0 {
+		t.Fatalf("tail -1 over the cluster: exit %d", code)
+	}
+	out3, errOut3, code := wsRun(t, other, nil, tail...)
+	if code != 0 || out3 != want {
+		t.Errorf("other input: exit %d, output %q (stderr %q); want its own chunks' last lines %q", code, out3, errOut3, want)
 	}
 }
 
