@@ -87,4 +87,17 @@ var gnuPipeCases = []gnuCase{
 	{name: "--nice", args: []string{"--nice", "5", "-k", "echo {} $(nice)", ":::", "a"}},
 	{name: "--nice with --pipe", args: []string{"--nice", "7", "--pipe", "-N1", "-k", "echo $(nice); cat"}, stdin: "a\nb\n"},
 	{name: "--nice foo refused", args: []string{"--nice", "foo", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+
+	// The semaphore (man sem): both programs share GNU's files in the
+	// test's HOME, so each case's --id is its own.
+	{name: "--semaphore --fg exit status", args: []string{"--semaphore", "--fg", "--id", "dfg", "echo a; exit 3"}},
+	{name: "--fg implies --semaphore", args: []string{"--fg", "--id", "dfg2", "echo", "hi"}},
+	{name: "--semaphore in the background", args: []string{"--semaphore", "--id", "dbg", "echo bg"}},
+	{name: "--id implies --semaphore", args: []string{"--id", "dbg2", "echo", "x"}},
+	{name: "--bg", args: []string{"--bg", "--id", "dbg3", "echo", "y"}},
+	{name: "--semaphore --wait", args: []string{"--semaphore", "--wait", "--id", "dw"}},
+	{name: "--semaphore-timeout", args: []string{"--semaphore", "--fg", "--semaphore-timeout", "1", "--id", "dst", "echo", "z"}},
+	{name: "--semaphore -j3", args: []string{"--semaphore", "-j3", "--fg", "--id", "dj", "echo", "j"}},
+	{name: "--semaphorename", args: []string{"--semaphore", "--semaphorename", "dn", "--fg", "echo", "n"}},
+	{name: "--semaphore default name", args: []string{"--semaphore", "--fg", "echo", "t"}},
 }
