@@ -106,6 +106,10 @@ func gnuEnv(extra []string) []string {
 type gnuCase struct {
 	name  string
 	args  []string          // after "parallel" and "worksteal run"
+	// sh, when set, is a bash script run instead of args, in which $P is
+	// the program ("parallel" or "worksteal run"): for pipelines and
+	// process substitution.
+	sh    string
 	stdin string            //
 	files map[string]string // made in the working directory first
 	env   []string          // added to gnuEnv
@@ -144,8 +148,13 @@ func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(pre, c.args...)...)
+	env := c.env
+	if c.sh != "" {
+		cmd = exec.CommandContext(ctx, "/bin/bash", "-c", c.sh)
+		env = append(slices.Clip(env), "P="+strings.Join(append([]string{bin}, pre...), " "))
+	}
 	cmd.Dir = dir
-	cmd.Env = gnuEnv(c.env)
+	cmd.Env = gnuEnv(env)
 	cmd.Stdin = strings.NewReader(c.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -187,11 +196,15 @@ func normJoblog(s string) string {
 
 // keepsOrder says the output order is defined: -k, or one slot.
 func (c gnuCase) keepsOrder() bool {
-	for i, a := range c.args {
+	args := c.args
+	if c.sh != "" {
+		args = strings.Fields(c.sh)
+	}
+	for i, a := range args {
 		if a == ":::" || a == "::::" {
 			break
 		}
-		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(c.args) && c.args[i+1] == "1") {
+		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(args) && args[i+1] == "1") {
 			return true
 		}
 	}
@@ -380,6 +393,12 @@ var gnuCases = []gnuCase{
 	{name: "--retries with a flapping job and a joblog", args: []string{"-k", "--retries", "3", "--joblog", "jl", "n=$(cat c{} 2>/dev/null || echo 0); echo $((n+1)) > c{}; echo {}$n; [ $n -ge 1 ]", ":::", "a", "b"}, joblog: "jl"},
 	{name: "--colsep with {} and -k", args: []string{"-k", "--colsep", ";", "echo", "{}", "{2}"}, stdin: "a;b c\nd;e\n"},
 	{name: "{} in the middle of a word, two sources, -q", args: []string{"-k", "-q", "echo", "<{}>", ":::", "a", ":::", "b c"}},
+	// Issue 22: input files whose last line has no newline.
+	{name: "-a file without a final newline", args: []string{"-k", "-a", "f", "echo"}, files: map[string]string{"f": "a\nb"}},
+	{name: ":::: file without a final newline", args: []string{"-k", "echo", "::::", "f"}, files: map[string]string{"f": "a\nb"}},
+	{name: "-a <(printf) without a final newline", sh: `$P -k -a <(printf 'a\nb') echo`},
+	{name: "two files without final newlines", args: []string{"-k", "echo", "::::", "f", "g"}, files: map[string]string{"f": "a\nb", "g": "1"}},
+
 	{name: "timed-out jobs count as failed", args: []string{"--timeout", "1.5", "sleep", ":::", "0", "20", "21"}},
 }
 
@@ -419,7 +438,11 @@ func TestGNUParallel(t *testing.T) {
 			ok := true
 			fail := func(format string, args ...any) {
 				ok = false
-				t.Errorf("parallel %q:\n"+format, append([]any{c.args}, args...)...)
+				cmdline := fmt.Sprintf("parallel %q", c.args)
+				if c.sh != "" {
+					cmdline = c.sh
+				}
+				t.Errorf("%s:\n"+format, append([]any{cmdline}, args...)...)
 			}
 			if (gnu.code == 255) != c.refused {
 				t.Fatalf("GNU parallel exit status %d, refused %v: the case is wrong\nGNU stderr: %s", gnu.code, c.refused, gnu.stderr)

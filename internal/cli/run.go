@@ -209,15 +209,24 @@ func fileSource(env *Env, name string) (runner.Source, error) {
 	if err != nil {
 		return runner.Source{}, err
 	}
-	return runner.Source{Name: name, Lines: closingReader{f}}, nil
+	return runner.Source{Name: name, Lines: &closingReader{f: f}}, nil
 }
 
-// closingReader closes its file at the end of the input.
-type closingReader struct{ f *os.File }
+// closingReader closes its file at the end of the input, and then keeps
+// answering with that end: a reader may ask again after io.EOF (bufio does,
+// after a last line without a newline).
+type closingReader struct {
+	f   *os.File
+	end error // the error that closed f; nil while open
+}
 
-func (c closingReader) Read(p []byte) (int, error) {
+func (c *closingReader) Read(p []byte) (int, error) {
+	if c.end != nil {
+		return 0, c.end
+	}
 	n, err := c.f.Read(p)
 	if err != nil {
+		c.end = err
 		c.f.Close()
 	}
 	return n, err
@@ -350,7 +359,7 @@ func readJobs(env *Env, cfg runConfig, args []string) ([]runner.Job, error) {
 	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
 	jobs, err := in.Jobs()
 	for _, src := range sources {
-		if c, ok := src.Lines.(closingReader); ok {
+		if c, ok := src.Lines.(*closingReader); ok {
 			c.f.Close() // after an error, the files not read to the end
 		}
 	}
