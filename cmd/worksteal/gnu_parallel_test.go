@@ -104,8 +104,8 @@ func gnuEnv(extra []string) []string {
 
 // gnuCase is one command line given to both programs.
 type gnuCase struct {
-	name  string
-	args  []string          // after "parallel" and "worksteal run"
+	name string
+	args []string // after "parallel" and "worksteal run"
 	// sh, when set, is a bash script run instead of args, in which $P is
 	// the program ("parallel" or "worksteal run"): for pipelines and
 	// process substitution.
