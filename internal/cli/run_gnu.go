@@ -108,7 +108,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := runner.ParseHalt(g.halt)
 		if err != nil {
-			return errors.Unwrap(err)
+			return err
 		}
 		rcfg.Halt = h
 	}
