@@ -523,6 +523,7 @@ var gnuCases = []gnuCase{
 	// Output modes.
 	{name: "--line-buffer", args: []string{"--line-buffer", "-j2", "echo a{}; sleep 0.{}; echo b{}", ":::", "1", "2"}},
 	{name: "--line-buffer --tag, last line without newline", args: []string{"--lb", "--tag", "-j2", "echo a{}; sleep 0.{}; printf b{}", ":::", "1", "2"}},
+	{name: "--line-buffer joins a line written in parts", args: []string{"--line-buffer", "-j2", "printf a{}; sleep 0.{}; echo b{}; printf c{}", ":::", "1", "2"}},
 	{name: "--line-buffer -k", args: []string{"--line-buffer", "-k", "-j2", "sleep 0.{}; echo {}", ":::", "3", "1"}},
 	{name: "-u", args: []string{"-u", "-j2", "echo a{}; sleep 0.{}; echo b{}", ":::", "1", "2"}},
 	{name: "--ungroup with -j1 keeps order", args: []string{"--ungroup", "-j1", "printf {}; echo {}", ":::", "a", "b"}},
