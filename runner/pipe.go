@@ -336,7 +336,7 @@ func (pj PipeJobs) template() (*template, error) {
 	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
 		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
 	}
-	t, err := compileTemplate(pj.Template, pj.Quote)
+	t, err := compileTemplate(pj.Template, pj.Quote, rplSyntax{})
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq)
+	j := t.job([]string{arg}, seq, 0) // {##}: the number of chunks is not known
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {
