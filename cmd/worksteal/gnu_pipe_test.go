@@ -30,6 +30,13 @@ var gnuPipeCases = []gnuCase{
 	{name: "--pipe --block foo refused", args: []string{"--pipe", "--block", "foo", "wc"}, stdin: seq10, onlyStatus: true, refused: true},
 	{name: "--pipe --dry-run", args: []string{"--pipe", "-N1", "--dry-run", "wc", "-l"}, stdin: "1\n2\n3\n"},
 
+	// Argument mode's output and halting options with --pipe.
+	{name: "--pipe --halt now,fail=1", args: []string{"--pipe", "-N1", "-j1", "--halt", "now,fail=1", "-k", "cat; exit 1"}, stdin: "1\n2\n3\n"},
+	{name: "--pipe --halt now,success=1", args: []string{"--pipe", "-N1", "-j1", "--halt", "now,success=1", "cat"}, stdin: "1\n2\n3\n"},
+	{name: "--pipe --line-buffer", args: []string{"--pipe", "-N2", "--line-buffer", "-k", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe -u", args: []string{"--pipe", "-N2", "-u", "-j1", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe --delay", args: []string{"--pipe", "-N1", "--delay", "0.1", "-k", "cat"}, stdin: "1\n2\n3\n"},
+
 	// -N with --pipe: records per job.
 	{name: "--pipe -N3", args: []string{"--pipe", "-N3", "-k", "echo ---; cat"}, stdin: seq10},
 	{name: "--pipe -N1 joins an empty first record", args: []string{"--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "\n\na\nb\n"},
