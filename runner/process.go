@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"time"
 )
@@ -17,8 +18,11 @@ type Exit struct {
 	Code int
 	// Signal is the signal that killed the process, 0 if none.
 	Signal int
-	// Stdout and Stderr are the process's output, kept whole.
+	// Stdout and Stderr are the process's output, kept whole (empty when
+	// Command streamed it).
 	Stdout, Stderr []byte
+	// Received is the number of bytes the process wrote to stdout.
+	Received int64
 	// Err is why the command did not succeed when Code alone does not say:
 	// a failure to start it, or the cause of its cancellation (a timeout, a
 	// speculative copy that won, an interruption). Nil after a normal exit,
@@ -34,12 +38,23 @@ type Command struct {
 	Shell string   // the shell, run as Shell -c Line; "" means /bin/sh
 	Line  string   // the command line
 	Env   []string // extra environment, "KEY=value", added to the runner's
+	// Stdin is the command's standard input; nil: none (empty). Exec
+	// returns once the command has exited and Stdin is copied or the
+	// command closed its end.
+	Stdin io.Reader
+	// Nice, if > 0, runs the command at this niceness (GNU parallel's
+	// --nice): never below the runner's own, as an unprivileged process
+	// cannot lower it.
+	Nice int
 	// Grace is how long the process group has to exit after SIGTERM before
 	// it gets SIGKILL; ≤ 0 means 2s.
 	Grace time.Duration
 	// Reaper, if not nil, kills the command's process group should this
 	// process die while the command runs (see Reaper).
 	Reaper *Reaper
+	// Stdout and Stderr, if set, receive the output as it comes instead of
+	// Exit.Stdout and Exit.Stderr.
+	Stdout, Stderr io.Writer
 }
 
 // Exec runs c.Line with the shell in a new process group, with no stdin,
@@ -61,11 +76,23 @@ func Exec(ctx context.Context, c Command) Exit {
 		grace = 2 * time.Second
 	}
 	cmd := exec.Command(shell, "-c", c.Line)
+	if c.Nice > 0 {
+		cmd = niceCommand(c.Nice, shell, c.Line)
+	}
+	cmd.Stdin = c.Stdin
 	if len(c.Env) > 0 {
 		cmd.Env = append(cmd.Environ(), c.Env...)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var counted *countingWriter
+	if c.Stdout != nil {
+		counted = &countingWriter{w: c.Stdout}
+		cmd.Stdout = counted
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
+	}
 	// A group of its own: the job's children die with it, and a terminal's
 	// Ctrl-C reaches only us (we then stop the jobs in order). See
 	// process_unix.go and process_other.go for what each system does.
@@ -114,6 +141,10 @@ func Exec(ctx context.Context, c Command) Exit {
 	<-killed
 	e.Runtime = time.Since(e.Start)
 	e.Stdout, e.Stderr = stdout.Bytes(), stderr.Bytes()
+	e.Received = int64(stdout.Len())
+	if counted != nil {
+		e.Received = counted.n
+	}
 	e.Code, e.Signal = exitStatus(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -123,4 +154,16 @@ func Exec(ctx context.Context, c Command) Exit {
 		e.Err = context.Cause(ctx)
 	}
 	return e
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
