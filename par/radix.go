@@ -52,7 +52,7 @@ const (
 	// insertion sort that ends a leaf step.
 	radixInsertMax = 16
 	// radixLeafMax is the largest range sorted by a leaf step: its counts
-	// (2^bits.Len(radixLeafMax) of them) and keys stay in a core's L2.
+	// (at most 2^radixLeafBits) and keys stay in a core's L2.
 	radixLeafMax  = 1 << 14
 	radixLeafBits = 14
 	// radixParMin: a range larger than this is split by a parallel step.
