@@ -190,3 +190,53 @@ func TestSemaphoreForegroundTimeoutAndDeadHolder(t *testing.T) {
 		t.Errorf("after the holder died: exit %d, output %q, stderr %q (after %v)", code, out, errOut, time.Since(start))
 	}
 }
+
+// TestPipeStopsOnAnEndlessInput: with a stdin that never ends, run --pipe
+// stops on SIGINT (130) and on --halt now,fail=1 (1), without waiting
+// for the input's end.
+func TestPipeStopsOnAnEndlessInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		args []string
+		sig  bool
+		want int
+	}{
+		{"SIGINT", []string{"run", "--pipe", "-N1", "cat >/dev/null"}, true, 130},
+		// A block is read whole before it is cut (GNU's rule): 10 bytes.
+		{"--halt now,fail=1", []string{"run", "--pipe", "--block", "10", "-N1", "--halt", "now,fail=1", "cat >/dev/null; exit 1"}, false, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			cmd := exec.Command(wsBin, c.args...)
+			cmd.Stdin = pr
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			pw.Write([]byte("a\nb\nc\nd\ne\n")) // and no end
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if c.sig {
+				time.Sleep(300 * time.Millisecond)
+				cmd.Process.Signal(os.Interrupt)
+			}
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 30 s on: %s", out.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != c.want {
+				t.Errorf("exit %d, want %d: %s", code, c.want, out.String())
+			}
+		})
+	}
+}

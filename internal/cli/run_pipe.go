@@ -275,8 +275,15 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
-	cancel(errors.New("the run ended"))
-	if ferr := pipeFeedError(<-feedErr); ferr != nil && err == nil {
+	cancel(errRunEnded)
+	// The reader of the input has returned once the run took every job
+	// (it closes jobs last); after a halt or an interruption it may be
+	// blocked reading a stdin that does not end: it is not waited for.
+	var ferr error
+	if err == nil && (sum == nil || !sum.Halted) {
+		ferr = pipeFeedError(<-feedErr)
+	}
+	if ferr != nil {
 		// The input could not be read to its end: the jobs of what was
 		// read ran; the rest is lost, and said.
 		if sum != nil && cfg.showSummary {
@@ -302,10 +309,13 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	return failedExit(sum.Failed, cfg.showSummary)
 }
 
+// errRunEnded stops the reader of the input once the run has ended.
+var errRunEnded = errors.New("the run ended")
+
 // pipeFeedError is the error of reading the input, as run's exit: nil
 // when the input was read or the run stopped reading it.
 func pipeFeedError(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "the run ended") {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errRunEnded) {
 		return nil
 	}
 	return runError(fmt.Errorf("reading the input: %w", err))
