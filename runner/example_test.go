@@ -152,3 +152,20 @@ func ExampleReapGroups() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// A HaltTracker applies GNU parallel's --halt to results that come from
+// elsewhere: here, stop at the second failure.
+func ExampleHaltTracker() {
+	h, err := runner.ParseHalt("soon,fail=2")
+	if err != nil {
+		panic(err)
+	}
+	t := runner.NewHaltTracker(h, 4)
+	for seq, code := range []int{0, 3, 0, 5} {
+		if t.Observe(runner.Result{Job: runner.Job{Seq: seq + 1}, Exit: runner.Exit{Code: code}}) {
+			fmt.Printf("halt after job %d, exit status %d\n", seq+1, t.ExitStatus(seq+1))
+			break
+		}
+	}
+	// Output: halt after job 4, exit status 2
+}

@@ -485,7 +485,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		if cfg.http != "" {
 			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
 		}
-		return runCluster(env, cmd, cfg, jobs, todo)
+		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
 	}
 	if cfg.http != "" {
 		if _, _, err := splitHostPort("http", cfg.http); err != nil {

@@ -78,10 +78,14 @@ func (s *resultsSink) Close() error {
 	return err
 }
 
-// take saves one job's result.
-func (s *resultsSink) take(res runner.Result) error {
+// take saves one job's result, run on this machine.
+func (s *resultsSink) take(res runner.Result) error { return s.takeOn(res, ":") }
+
+// takeOn saves one job's result, run on host (a worker's name, or ":" for
+// this machine).
+func (s *resultsSink) takeOn(res runner.Result, host string) error {
 	if s.out != nil {
-		s.row(res)
+		s.row(res, host)
 		return s.out.Flush()
 	}
 	seq := []byte(strconv.Itoa(res.Seq))
@@ -158,8 +162,8 @@ func compareHeaders(a, b string) int {
 }
 
 // row writes one row of the table (and the header row first).
-func (s *resultsSink) row(res runner.Result) {
-	rec := res.Record(":")
+func (s *resultsSink) row(res runner.Result, host string) {
+	rec := res.Record(host)
 	start := fmt.Sprintf("%.3f", float64(rec.Start.UnixMilli())/1000)
 	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
 	if s.json {
