@@ -23,6 +23,9 @@ type Job struct {
 	// Weight is the job's estimated cost in any unit (bytes, seconds,
 	// frames); 0 means unknown. Weights only order the jobs (longest first).
 	Weight float64
+	// Stdin is what the job reads on its standard input (a chunk of GNU
+	// parallel's --pipe); nil: nothing, the job's stdin is empty.
+	Stdin []byte
 
 	// Args are the job's values, one per input source and record (GNU
 	// parallel's V1 ... Vn), and ArgNames name each one's source: its
@@ -36,9 +39,10 @@ type Job struct {
 	// filled in); "" for none.
 	Results string
 
-	slotParts  []string // the command cut at each {%} of its template; nil if none
-	slotWidths []int    // the width each cut's slot number is padded to ({0%}); 0: none
-	tagParts   []string // Tag cut at each {%}
+	slotParts  []string  // the command cut at each {%} of its template; nil if none
+	in         *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
+	slotWidths []int     // the width each cut's slot number is padded to ({0%}); 0: none
+	tagParts   []string  // Tag cut at each {%}
 	tagWidths  []int
 	resParts   []string // Results cut at each {%}
 	resWidths  []int

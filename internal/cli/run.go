@@ -388,6 +388,9 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
+		return err
+	}
 	if err := cfg.pipe.check(cmd.Flags()); err != nil {
 		return runError(err)
 	}
@@ -434,6 +437,13 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
 		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
+	}
+	throttle, nice, err := throttleOptions(cmd.Flags(), cfg) // --load, --memfree, --nice (run_pipe.go)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" && (throttle != nil || nice != 0) {
+		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 	}
 	// The slots before the jobs are read, for -m, -X and {0%}: -j 0 is
 	// then as many as can be.
@@ -524,6 +534,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	rcfg.Speculate, rcfg.SpeculateAfter = cfg.speculate, cfg.speculateAfter
 	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
 	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
+	rcfg.Throttle, rcfg.Nice = throttle, nice
 	if cfg.gnu.results != "" {
 		sink, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
 		if err != nil {

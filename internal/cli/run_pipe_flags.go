@@ -67,15 +67,11 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	f.BoolVar(&p.wait, "wait", false, "with --semaphore: wait for the semaphore's commands to finish")
 }
 
-// pipeFlagNames are the flags of this file, by their main names.
-var pipeFlagNames = []string{"pipe", "pipe-part", "block", "round-robin", "cat", "fifo", "recstart", "recend",
-	"regexp", "remove-rec-sep", "load", "memfree", "nice", "semaphore", "semaphore-name", "semaphore-timeout",
-	"fg", "bg", "wait"}
-
 // check refuses the options of this file that are not implemented yet,
-// naming the one given.
+// naming the one given. (The others are read where they are used:
+// pipeOptions, throttleOptions, semaphoreOptions.)
 func (p *pipeConfig) check(f *pflag.FlagSet) error {
-	for _, name := range pipeFlagNames {
+	for _, name := range []string{"regexp", "remove-rec-sep"} {
 		if given, ok := gnuChanged(f, name); ok {
 			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
 		}
