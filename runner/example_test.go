@@ -199,7 +199,7 @@ func ExampleInput_contextReplace() {
 		panic(err)
 	}
 	for _, j := range jobs {
-		fmt.Printf("%s\t(tag %q)\n", j.Command, j.Tag)
+		fmt.Printf("%s\t(tag %q)\n", j.Command, j.TagIn(1))
 	}
 	// Output:
 	// convert pic1.jpg pic2.jpg pic3.jpg out.pdf	(tag "1 2 3")

@@ -121,10 +121,11 @@ func argsAsDirname(j runner.Job) string {
 	type nv struct{ name, value string }
 	var parts []string
 	// Per record: GNU sorts a record's values by their sources' names.
-	n := len(j.Args)
+	args, names := j.Args(), j.ArgNames()
+	n := len(args)
 	width := 0
-	for i, name := range j.ArgNames {
-		if i > 0 && name == j.ArgNames[0] {
+	for i, name := range names {
+		if i > 0 && name == names[0] {
 			break
 		}
 		width++
@@ -132,7 +133,7 @@ func argsAsDirname(j runner.Job) string {
 	for start := 0; start < n; start += max(width, 1) {
 		var rec []nv
 		for i := start; i < min(start+width, n); i++ {
-			rec = append(rec, nv{j.ArgNames[i], j.Args[i]})
+			rec = append(rec, nv{names[i], args[i]})
 		}
 		slices.SortStableFunc(rec, func(a, b nv) int { return compareHeaders(a.name, b.name) })
 		for _, x := range rec {
@@ -168,7 +169,7 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
 	if s.json {
 		var vs []string
-		for _, v := range res.Args {
+		for _, v := range res.Args() {
 			vs = append(vs, `"`+jsonQuote(v)+`"`)
 		}
 		fmt.Fprintf(s.out, `{ "Seq": %d, "Host": "%s", "Starttime": %s, "JobRuntime": %s, "Send": %d, "Receive": %d, "Exitval": %d, "Signal": %d, "Command": "%s", "V": [ %s ], "Stdout": "%s", "Stderr": "%s" }`+"\n",
@@ -179,10 +180,11 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	if !s.started {
 		s.started = true
 		cols := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
-		for i := range res.Args {
+		names := res.ArgNames()
+		for i := range res.Args() {
 			name := "V" + strconv.Itoa(i+1)
-			if s.headers && i < len(res.ArgNames) {
-				name = res.ArgNames[i]
+			if s.headers && i < len(names) {
+				name = names[i]
 			}
 			cols = append(cols, name)
 		}
@@ -190,7 +192,7 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	}
 	cols := []string{strconv.Itoa(rec.Seq), rec.Host, start, runtime, strconv.FormatInt(rec.Send, 10), strconv.FormatInt(rec.Receive, 10),
 		strconv.Itoa(rec.Exit), strconv.Itoa(rec.Signal), rec.Command}
-	cols = append(cols, res.Args...)
+	cols = append(cols, res.Args()...)
 	s.writeRow(append(cols, string(res.Stdout), string(res.Stderr)))
 }
 
