@@ -130,6 +130,7 @@ func (w *Worker) main(parked bool) {
 	if p.cfg.Pin {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
+		p.counters.startWorker(w)
 	}
 	w.mark = now()
 	if parked {

@@ -272,6 +272,7 @@ func (s *serving) pull(ctx context.Context) error {
 	n := s.n
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
+	p.admit = n.opts.admit
 	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
 	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
 	p.run = func(m *nats.Msg, done func()) {

@@ -355,7 +355,7 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq, 0) // {##}: the number of chunks is not known
+	j := t.job([]string{arg}, seq, 0) // the number of jobs is not known while the input is read
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {

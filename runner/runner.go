@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
@@ -379,10 +380,12 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 		r.retryCh = make(chan *jobState, 1<<16) // retries wait in timers, not here, beyond that
 	}
 	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
-	if cfg.Output != OutputGroup && !cfg.KeepOrder {
-		r.streamOut = &lockedWriter{w: cfg.Stdout}
-		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: &r.streamOut.mu0}
-		r.streamOut.mu = &r.streamOut.mu0
+	r.errOut = cfg.Stderr
+	if cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil {
+		mu := new(sync.Mutex)
+		r.streamOut = &lockedWriter{w: cfg.Stdout, mu: mu}
+		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: mu}
+		r.errOut = r.streamErr // the runner's own lines too, between the jobs' writes
 	}
 	err := r.loop(ctx)
 	r.releaseInputs()
@@ -437,6 +440,7 @@ type run struct {
 	// streamOut and streamErr: the jobs' output as it comes (OutputLineBuffer,
 	// OutputUngroup), one write at a time.
 	streamOut, streamErr *lockedWriter
+	errOut               io.Writer // where the runner's own lines go: Stderr, or streamErr
 	resultsFailed        bool
 }
 
@@ -743,6 +747,7 @@ func (r *run) complete(js *jobState, res *Result) {
 			r.nextOut++
 		}
 	}
+	r.halt.total = len(r.jobs) // RunStream: the jobs made so far
 	if r.halt.observe(res) {
 		r.halted(res)
 	}
@@ -753,10 +758,7 @@ func (r *run) complete(js *jobState, res *Result) {
 // neither logged nor counted).
 func (r *run) halted(res *Result) {
 	what := map[HaltWhy]string{HaltOnFail: "failed", HaltOnSuccess: "succeeded", HaltOnDone: "finished"}[r.halt.Why]
-	if r.halt.Why == HaltOnDone {
-		what = "finished"
-	}
-	fmt.Fprintf(r.cfg.Stderr, "worksteal: This job %s:\n%s\n", what, res.Command)
+	fmt.Fprintf(r.errOut, "worksteal: This job %s:\n%s\n", what, res.Command)
 	if r.halt.When == HaltNow {
 		for _, js := range r.jobs {
 			for _, a := range js.running {
@@ -767,7 +769,7 @@ func (r *run) halted(res *Result) {
 		return
 	}
 	if r.running > 0 {
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: Starting no more jobs. Waiting for %d jobs to finish.\n", r.running)
+		fmt.Fprintf(r.errOut, "worksteal: Starting no more jobs. Waiting for %d jobs to finish.\n", r.running)
 	}
 }
 
@@ -789,7 +791,7 @@ func (r *run) output(res *Result) {
 	case r.cfg.Results != nil:
 		if err := r.cfg.Results(*res); err != nil && !r.resultsFailed {
 			r.resultsFailed = true
-			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: results: %v (the results are incomplete)\n", err)
+			fmt.Fprintf(r.errOut, "worksteal: warning: results: %v (the results are incomplete)\n", err)
 		}
 	case r.streamOut != nil:
 		// Written as it came.
@@ -799,26 +801,26 @@ func (r *run) output(res *Result) {
 			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
 		}
 		if len(res.Stderr) > 0 {
-			r.cfg.Stderr.Write(tagLines(nil, tag, res.Stderr))
+			r.errOut.Write(tagLines(nil, tag, res.Stderr))
 		}
 	default:
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(res.Stdout)
 		}
 		if len(res.Stderr) > 0 {
-			r.cfg.Stderr.Write(res.Stderr)
+			r.errOut.Write(res.Stderr)
 		}
 	}
 	switch {
 	case res.TimedOut:
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
+		fmt.Fprintf(r.errOut, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
 	case res.Exit.Err != nil:
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
+		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}
 	if r.cfg.Joblog != nil {
 		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil && !r.joblogFailed {
 			r.joblogFailed = true
-			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
+			fmt.Fprintf(r.errOut, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
 		}
 	}
 }

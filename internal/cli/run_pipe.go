@@ -273,6 +273,10 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
 		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
 	}
+	// --halt, output modes, --delay (run_gnu.go) apply to the chunks' jobs too.
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
 	cancel(errRunEnded)
@@ -478,7 +482,11 @@ func runPipeCluster(env *Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJ
 		}
 		todo, _ = runner.Resume(all, records, cfg.resumeFailed)
 	}
-	return runCluster(env, cmd, cfg, all, todo)
+	var rcfg runner.Config // --halt, --tag, --results (run_gnu.go)
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	return runCluster(env, cmd, cfg, rcfg, all, todo)
 }
 
 // throttleOptions reads --load, --memfree and --nice (nil and 0 when not
