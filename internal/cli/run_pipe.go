@@ -77,7 +77,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	if given, ok := gnuChanged(f, "block"); ok {
 		v, err := runner.ParseSize(given, p.block)
 		if err != nil {
-			return pj, errors.Unwrap(err) // the message names the option
+			return pj, sizeError(err)
 		}
 		switch {
 		case v < 0 && !p.pipePart:
@@ -97,6 +97,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		pj.Binary = true // --recend '': records end anywhere
 	}
 	if given, ok := gnuChanged(f, "max-replace-args"); ok {
+		given = "-N (" + given + ")"
 		n, err := strconv.Atoi(strings.TrimSpace(cfg.gnu.maxReplaceArgs))
 		if err != nil || n < 1 {
 			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, cfg.gnu.maxReplaceArgs)
@@ -124,6 +125,12 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		pj.Header = h
 	}
 	return pj, nil
+}
+
+// sizeError is ParseSize's error without the runner's prefix: it names
+// the option and the value.
+func sizeError(err error) error {
+	return errors.New(strings.TrimPrefix(err.Error(), runner.ErrInvalidConfig.Error()+": "))
 }
 
 // unescapeRec reads --recstart and --recend as GNU parallel does: \n \r
@@ -504,7 +511,7 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 	if given, ok := gnuChanged(f, "memfree"); ok {
 		v, err := runner.ParseSize(given, p.memFree)
 		if err != nil {
-			return nil, 0, errors.Unwrap(err)
+			return nil, 0, sizeError(err)
 		}
 		if v < 0 {
 			return nil, 0, fmt.Errorf("%s %q: want a size of 0 or more", given, p.memFree)
