@@ -357,6 +357,8 @@ func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
 // job has come. It returns when jobs is closed and every job has finished.
 // Order and costs do not apply. When ctx is done, RunStream stops as Run
 // does and takes no more jobs: the sender must select on ctx.Done too.
+// The Summary's Results keep no output (a stream's output may be larger
+// than memory): it goes to Stdout and Stderr (or Results) as it is written.
 func RunStream(ctx context.Context, cfg Config, jobs <-chan Job) (*Summary, error) {
 	return runJobs(ctx, cfg, nil, jobs)
 }
@@ -365,7 +367,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs)), feed: feed}
+	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs)), feed: feed, stream: feed != nil}
 	for i, j := range jobs {
 		r.jobs[i] = &jobState{idx: i, job: j}
 	}
@@ -414,6 +416,8 @@ type run struct {
 	// and the front one is taken; a new number only when none is free.
 	running int // attempts running
 	// feed brings RunStream's jobs; nil once closed (and for Run).
+	// stream: a RunStream, whose results keep no output once written.
+	stream  bool
 	feed    <-chan Job
 	gate    gate // Throttle's state (throttle.go)
 	events  chan attemptDone
@@ -822,6 +826,10 @@ func (r *run) output(res *Result) {
 			r.joblogFailed = true
 			fmt.Fprintf(r.errOut, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
 		}
+	}
+	if r.stream {
+		// Written: a stream's output may be larger than memory.
+		res.Stdout, res.Stderr = nil, nil
 	}
 }
 
