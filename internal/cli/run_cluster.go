@@ -116,6 +116,7 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config,
 	if cfg.resume || cfg.resumeFailed {
 		sink.logged = joblogDone(all, todo)
 	}
+	sink.tag = rcfg.Tag
 	if cfg.gnu.results != "" {
 		rs, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
 		if err != nil {
@@ -372,8 +373,7 @@ type resultSink struct {
 
 func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runner.Joblog, stdout, stderr io.Writer) *resultSink {
 	s := &resultSink{keepOrder: cfg.keepOrder, out: prog.wrap(stdout), errOut: prog.wrap(stderr), jl: jl,
-		bySeq: map[int]runner.Job{}, todo: todo, held: map[int]cluster.Result{},
-		tag: (cfg.gnu.tag || cfg.gnu.tagString != "") && !cfg.gnu.ungroup}
+		bySeq: map[int]runner.Job{}, todo: todo, held: map[int]cluster.Result{}}
 	for _, j := range todo {
 		s.bySeq[j.Seq] = j
 	}
