@@ -20,9 +20,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
+
+// errNoReader: no process has the fifo open to read yet.
+var errNoReader = errors.New("runner: no reader on the fifo")
 
 // DefaultBlock is GNU parallel's --block: 1 MiB.
 const DefaultBlock = 1 << 20
@@ -571,14 +573,14 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 			// it: wait for the job to open it, or for the attempt to end.
 			wait := time.Millisecond
 			for {
-				w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				w, err := openFifoWriter(path)
 				if err == nil {
 					c, _ := io.Copy(w, in.reader()) // fails once the job closes it
 					w.Close()
 					n.Store(c)
 					return
 				}
-				if !errors.Is(err, syscall.ENXIO) {
+				if !errors.Is(err, errNoReader) {
 					return
 				}
 				select {
@@ -629,7 +631,7 @@ func (in *jobInput) makeFile(fifo bool) (string, error) {
 	if fifo {
 		f.Close()
 		os.Remove(path)
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
+		if err := mkfifo(path); err != nil {
 			return "", fmt.Errorf("--fifo: %w", err)
 		}
 		in.path = path
