@@ -18,9 +18,9 @@ import (
 	"time"
 )
 
-// wsRun runs "worksteal run args" in dir with stdin, and returns its
+// gnuRunIn runs "worksteal run args" in dir with stdin, and returns its
 // stdout, stderr and exit status.
-func wsRun(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
+func gnuRunIn(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -79,8 +79,8 @@ func TestRunNatsTakesGNUOptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		localDir, natsDir := t.TempDir(), t.TempDir()
-		lout, lerr, lcode := wsRun(t, localDir, c.stdin, c.args...)
-		nout, nerr, ncode := wsRun(t, natsDir, c.stdin, append([]string{"--nats", srv.url()}, c.args...)...)
+		lout, lerr, lcode := gnuRunIn(t, localDir, c.stdin, c.args...)
+		nout, nerr, ncode := gnuRunIn(t, natsDir, c.stdin, append([]string{"--nats", srv.url()}, c.args...)...)
 		if lcode != 0 && c.name != "--results DIR" {
 			t.Fatalf("%s: the local run exited %d: %s", c.name, lcode, lerr)
 		}
@@ -115,7 +115,7 @@ func TestRunNatsTakesGNUOptions(t *testing.T) {
 	for i := 0; i < 41; i++ {
 		args = append(args, "0")
 	}
-	out, errs, code := wsRun(t, dir, "", args...)
+	out, errs, code := gnuRunIn(t, dir, "", args...)
 	if code != 3 {
 		t.Fatalf("run --nats --halt now,fail=1: exit %d; want 3, the failed job's status\nstdout %q\nstderr %s", code, out, errs)
 	}
