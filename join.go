@@ -123,7 +123,10 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 	guard(func() { f.rb = f.call(w) }, func(pe *PanicError) { f.pe = pe })
 }
 
-// joinPush takes the frame for the current depth and offers it to thieves.
+// joinPush takes the frame for the current depth and makes it w's
+// youngest latent frame: w alone knows it exists until a poll point
+// promotes it (PROTOCOL.md "Join"). The poll itself is one load of the
+// sleep state: while no worker is idle, a Join writes only w's own memory.
 func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	checkWorker(w)
 	d := w.depth
@@ -143,17 +146,36 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
 	w.depth = d + 1
-	w.dq.Push(&f.job) // [J1]
 	w.st.spawned++
-	// PROTOCOL.md "Posting work": PushWork, then ReadState. notify, spelt
-	// out: wakeNeeded inlines, notify itself is over the inlining budget.
-	if s := &w.pool.sleep; s.wakeNeeded() {
-		s.wakeOne()
+	// Poll point [P1]: some worker is idle (searching or parked), or the
+	// pool runs the eager protocol: promote the latent frames, oldest
+	// first, this one included.
+	if w.pool.sleep.state.Load() != 0 || w.eager {
+		w.promote()
 	}
 	if w.st.spawned%publishEvery == 0 {
 		w.publish()
 	}
 	return f, d
+}
+
+// promote makes every latent frame of w public, oldest first: it pushes
+// frames [lo, depth) on w's deque, where thieves take the oldest first
+// (PushWork), then posts them (ReadState: wake a sleeper if none
+// searches). Owner only.
+func (w *Worker) promote() {
+	if w.lo >= w.depth {
+		return
+	}
+	for d := w.lo; d < w.depth; d++ {
+		w.dq.Push(w.fjobs[d]) // [J1]
+	}
+	w.st.promoted += uint64(w.depth - w.lo)
+	w.lo = w.depth
+	// PROTOCOL.md "Posting work": PushWork, then ReadState.
+	if s := &w.pool.sleep; s.wakeNeeded() {
+		s.wakeOne()
+	}
 }
 
 func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
@@ -163,33 +185,57 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	f.thief.Store(-1)
 	if d < len(w.frames) {
 		w.frames[d] = f // a frame of another type used this depth before
+		w.fjobs[d] = &f.job
 	} else {
 		w.frames = append(w.frames, f)
+		w.fjobs = append(w.fjobs, &f.job)
 	}
 	return f
 }
 
-// joinPop finishes a Join after fa returned: pop fb back and run it, or,
-// if it was stolen, help until the thief has finished it.
+// joinPop finishes a Join after fa returned. If the frame is still latent
+// (d >= lo: no poll point promoted it), nobody else can have it: run fb
+// inline, having touched only w's own memory. Otherwise the frame was
+// promoted to the deque: pop it back, or, if a thief took it, help until
+// the thief has finished it.
 func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
-	if w.prof == nil {
-		// The fast path: nobody stole fb and nothing was pushed after it.
-		if j, ok := w.dq.Pop(); ok && j == &f.job {
-			w.st.executed++
-			rb := f.call(w)
-			// The frame keeps fb and xb until it is reused: clearing them
-			// costs a typed memory clear with write barriers on every Join,
-			// and what they keep alive is bounded by the join depth.
+	if d >= w.lo && w.prof == nil {
+		// The fast path. depth goes back to d first: fb runs as the
+		// continuation, and its own Joins reuse frame d (call has read
+		// fb and xb already).
+		w.depth = d
+		w.st.executed++
+		// The frame keeps fb and xb until it is reused: clearing them
+		// costs a typed memory clear with write barriers on every Join,
+		// and what they keep alive is bounded by the join depth.
+		return f.call(w)
+	}
+	return joinPopPromoted(w, f, d)
+}
+
+// joinPopPromoted finishes a profiled Join, or one whose frame a poll
+// point promoted to the deque.
+func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
+	var jp joinProf
+	if w.prof != nil {
+		jp = joinProf{ps: w.prof}
+		jp.spanA, jp.bspanA = w.prof.cut()
+		if d >= w.lo { // latent: run inline, continuing the longer path
 			w.depth = d
-			return rb
-		} else {
-			return joinPopSlow(w, f, d, j, joinProf{})
+			return f.runInline(w, jp)
 		}
 	}
-	jp := joinProf{ps: w.prof}
-	jp.spanA, jp.bspanA = w.prof.cut()
 	j, _ := w.dq.Pop()
-	return joinPopSlow(w, f, d, j, jp)
+	if j == &f.job && jp.ps == nil {
+		// Promoted, and nobody took it.
+		w.st.executed++
+		rb := f.call(w)
+		w.depth, w.lo = d, d
+		return rb
+	}
+	rb := joinPopSlow(w, f, d, j, jp)
+	w.lo = d // frames below d were promoted before frame d ([P2])
+	return rb
 }
 
 // joinProf is a profiled Join's state when its first half ended: the
@@ -269,8 +315,17 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 	if r != nil {
 		pe = asPanicError(r)
 	}
-	if phase == joinRunningA {
-		// fa panicked; fb is still queued (maybe under newer jobs) or stolen.
+	if phase == joinRunningA && d >= w.lo {
+		// fa panicked; fb is still latent: nobody else can have it.
+		func() {
+			defer func() { _ = recover() }() // fa's panic wins
+			w.depth = d
+			w.st.executed++
+			f.call(w)
+		}()
+	} else if phase == joinRunningA {
+		// fa panicked; fb was promoted: it is still queued (maybe under
+		// newer jobs) or stolen.
 		for {
 			j, ok := w.dq.Pop()
 			if !ok {
@@ -302,6 +357,7 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 	var zr RB
 	f.rb = zr
 	w.depth = d
+	w.lo = min(w.lo, d)
 	if pe != nil {
 		panic(pe)
 	}

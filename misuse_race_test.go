@@ -29,8 +29,9 @@ func TestForeignWorkerIsReported(t *testing.T) {
 	var started atomic.Bool
 	msg = panicMessage(func() {
 		Run(p, func(w *Worker) int {
-			a, b := Join(w, func(*Worker) int {
+			a, b := Join(w, func(w *Worker) int {
 				for !started.Load() {
+					w.Poll() // fb is offered at poll points
 				}
 				return 1
 			}, func(*Worker) int {

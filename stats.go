@@ -16,6 +16,7 @@ import (
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
 	busy, idle                                         time.Duration
+	promoted                                           uint64 // latent frames made public (not published)
 }
 
 // publishEvery bounds how many spawns a busy worker makes between publishes.
