@@ -28,7 +28,23 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// fb travels as the argument with a nil function (see frame.call): a
 	// func value made from the generic callFunc[B] would need a closure
 	// binding B's dictionary, allocated on every Join.
-	f, d := joinPush[func(*Worker) B, B](w, nil, fb)
+	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[func(*Worker) B, B]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[func(*Worker) B, B])
+	}
+	if f != nil {
+		f.fb, f.xb = nil, fb
+		w.depth = d + 1
+		w.st.spawned++
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 || w.eager { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow[func(*Worker) B, B](w, nil, fb)
+	}
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
@@ -37,7 +53,14 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	}()
 	ra = fa(w)
 	phase = joinTakingB
-	rb = joinPop(w, f, d)
+	if d >= w.lo && w.prof == nil {
+		// The fast path (see joinPop): fb is still latent.
+		w.depth = d
+		w.st.executed++
+		rb = fb(w)
+	} else {
+		rb = joinPop(w, f, d)
+	}
 	phase = joinDone
 	return ra, rb
 }
@@ -53,7 +76,23 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // (BenchmarkJoin in bench_test.go measures it); the semantics, panics
 // included, are those of [Join].
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	f, d := joinPush(w, fb, xb)
+	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[XB, RB]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[XB, RB])
+	}
+	if f != nil {
+		f.fb, f.xb = fb, xb
+		w.depth = d + 1
+		w.st.spawned++
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 || w.eager { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow(w, fb, xb)
+	}
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
@@ -62,7 +101,15 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	}()
 	ra = fa(w, xa)
 	phase = joinTakingB
-	rb = joinPop(w, f, d)
+	if d >= w.lo && w.prof == nil {
+		// The fast path (see joinPop): fb is still latent, so nobody else
+		// has seen the frame; w runs fb from its own arguments.
+		w.depth = d
+		w.st.executed++
+		rb = fb(w, xb)
+	} else {
+		rb = joinPop(w, f, d)
+	}
 	phase = joinDone
 	return ra, rb
 }
@@ -123,12 +170,26 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 	guard(func() { f.rb = f.call(w) }, func(pe *PanicError) { f.pe = pe })
 }
 
-// joinPush takes the frame for the current depth and makes it w's
-// youngest latent frame: w alone knows it exists until a poll point
-// promotes it (PROTOCOL.md "Join"). The poll itself is one load of the
-// sleep state: while no worker is idle, a Join writes only w's own memory.
-func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
-	checkWorker(w)
+// A Join's frame: its fast path (written out in Join and JoinFunc) takes
+// the frame for the current depth and makes it w's youngest latent frame:
+// w alone knows it exists until a poll point promotes it (PROTOCOL.md
+// "Join"). The poll itself is one load of the sleep state: while no worker
+// is idle, a Join writes only w's own memory.
+
+// pollJoin is the rest of a Join's poll point when the quick test found
+// something to do.
+func (w *Worker) pollJoin() {
+	if w.idle.Load() != 0 || w.eager {
+		w.promote()
+	}
+	if w.st.spawned&(publishEvery-1) == 0 {
+		w.publish()
+	}
+}
+
+// joinPushSlow is joinPush for a depth whose frame is missing or of
+// another type, and for profiled computations.
+func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
@@ -147,15 +208,7 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 	}
 	w.depth = d + 1
 	w.st.spawned++
-	// Poll point [P1]: some worker is idle (searching or parked), or the
-	// pool runs the eager protocol: promote the latent frames, oldest
-	// first, this one included.
-	if w.pool.sleep.state.Load() != 0 || w.eager {
-		w.promote()
-	}
-	if w.st.spawned%publishEvery == 0 {
-		w.publish()
-	}
+	w.pollJoin()
 	return f, d
 }
 

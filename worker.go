@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/deque"
@@ -32,7 +33,8 @@ type Worker struct {
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
 	lo      int
-	eager   bool // promote at every Join: the deque protocol before latent frames (Pool.eager)
+	idle    *atomic.Uint64 // &pool.sleep.state: nonzero when a worker is idle (the poll's one load)
+	eager   bool           // promote at every Join: the deque protocol before latent frames (Pool.eager)
 	pool    *Pool
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
@@ -78,6 +80,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		spare:   spare,
 		noStats: p.cfg.NoStats,
 		eager:   p.eager,
+		idle:    &p.sleep.state,
 	}
 }
 
@@ -129,7 +132,7 @@ func (w *Worker) PeersIdle() bool {
 // second halves of its Joins wait until the leaf ends (then w runs them
 // itself, in order, without parallelism).
 func (w *Worker) Poll() {
-	if w.pool.sleep.state.Load() != 0 {
+	if w.idle.Load() != 0 {
 		w.promote()
 	}
 }
