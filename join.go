@@ -6,12 +6,20 @@ import (
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
 //
-// fa runs at once on the calling worker; fb is first offered to thieves
-// (pushed on w's deque). When fa returns, w takes fb back and runs it too,
-// unless a thief took it; then w does not block: it runs other work — its
-// own deque, then steals, preferring the worker that took fb — until fb has
-// finished. This is work-first fork-join: a Join nobody steals costs a push,
-// a pop and two calls.
+// fa runs at once on the calling worker; fb waits, latent, until fa
+// returns, and w then runs it too — unless some worker went idle meanwhile:
+// then the first poll point w reaches (every Join and Spawn inside fa,
+// every chunk of a package par loop, [Worker.Poll]) offers fb to thieves,
+// oldest Joins' halves first. If a thief took fb, w does not block: it runs
+// other work — its own deque, then steals, preferring the worker that took
+// fb — until fb has finished. A Join that nobody is idle for costs two
+// calls and a few writes to w's own memory (no atomic write).
+//
+// A first half that runs long without a poll point (a sequential leaf of a
+// millisecond or more) keeps fb from idle workers until it returns: call
+// w.Poll in its loop. A first half that waits for something fb does must
+// poll while it waits, or wait inside w.Blocking (which offers fb first);
+// otherwise it may wait for itself, as on a one-worker pool.
 //
 // Join allocates fb's closure and what it captures (they escape to the
 // deque, where a thief can see them): about 30–50 ns per Join more than
@@ -72,9 +80,9 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // Pass functions declared at top level (or method values bound once); an
 // argument that is a closure or a pointer to a local escapes like in Join.
 //
-// A JoinFunc that nobody steals costs about 10–20 ns on a current x86 core
-// (BenchmarkJoin in bench_test.go measures it); the semantics, panics
-// included, are those of [Join].
+// A JoinFunc that nobody steals costs about 6 ns of CPU over a plain call
+// on the 2-core AMD EPYC development machine (BenchmarkJoin's cpu-ns/join
+// in bench_test.go); the semantics, panics included, are those of [Join].
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
 	// joinPush's fast path, written out (joinPush is over the inlining budget).
 	checkWorker(w)
