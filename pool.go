@@ -106,9 +106,12 @@ func (p *Pool) Config() Config { return p.cfg }
 // all wait until the pool has finished; a call after that returns nil at
 // once.
 //
-// Close must not be called from a task running on the pool (it would wait
-// for itself).
+// Close must not be called from a task running on the pool: it would wait
+// for itself, so it panics with a message saying so (inside Blocking too).
+// From a task of another pool it panics like a nested [Run], unless inside
+// [Worker.Blocking].
 func (p *Pool) Close() error {
+	p.checkCloseNotInTask()
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
 	if p.closed.Load() {

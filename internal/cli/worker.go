@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,6 +50,7 @@ type shellTask struct {
 	Cmd       string `json:"cmd"`
 	Seq       int    `json:"seq"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"`
+	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
 }
 
 // shellResult is the output of a shell task.
@@ -71,7 +73,9 @@ with more slots, or faster ones, takes more of the batch. Long tasks are
 kept alive with heartbeats; if the worker dies (kill -9 included), its
 commands' processes are killed by its reaper and its tasks go to other
 workers after the ack deadline. On SIGINT or SIGTERM the running tasks are
-stopped and handed back at once. Neither is an attempt of the task: only a
+stopped and handed back at once (while the server is unreachable, the
+worker exits after --grace and a second more, and its tasks go to other
+workers after the ack wait). Neither is an attempt of the task: only a
 command's own failure counts against run's --retries.
 
 Workers and submitters that work together use the same --stream. The ack
@@ -179,8 +183,14 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	node, err := cluster.New(nc, append(opts, roleOpts...)...)
+	defer closeWithin(nc, time.Second)
+	var node *cluster.Node
+	// "serving" is printed once the worker is in the registry: a
+	// submitter started after it sees this worker's handlers and labels.
+	ready := cluster.WithReady(func() {
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
+	})
+	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready)...)
 	if err != nil {
 		return usageError(err)
 	}
@@ -198,12 +208,45 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
-	err = node.Serve(ctx)
+	served := make(chan error, 1)
+	go func() { served <- node.Serve(ctx) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		// Stopping: Serve hands the running tasks back and says goodbye
+		// to the server. While the server is unreachable each of those
+		// waits for a connection that does not come (the client holds
+		// its lock for each reconnection attempt), so the worker stops
+		// after the commands' grace and a short wait, as a dead worker
+		// would: its tasks go to other workers after the ack wait.
+		limit := cfg.grace + workerStopWait
+		select {
+		case err = <-served:
+		case <-time.After(limit):
+			fmt.Fprintf(errs, "worksteal worker: stopped without the NATS server's answer within %v (is it unreachable?): the tasks that ran go to other workers after the ack wait\n", limit)
+			return nil
+		}
+	}
 	if r := refused(ctx); r != nil {
 		return r
 	}
 	return err
+}
+
+// workerStopWait is how long a stopping worker waits, beyond its commands'
+// grace, for the server to take back its tasks.
+const workerStopWait = time.Second
+
+// closeWithin closes nc, waiting at most d: closing waits for the client's
+// lock, which a reconnection attempt to an unreachable server holds for
+// its whole timeout.
+func closeWithin(nc *nats.Conn, d time.Duration) {
+	done := make(chan struct{})
+	go func() { nc.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // shellTaskHandler runs one shell command per task, its process group
@@ -222,8 +265,12 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
-			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}})
+		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
+			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}}
+		if t.Stdin != nil {
+			c.Stdin = bytes.NewReader(t.Stdin)
+		}
+		e := runner.Exec(ctx, c)
 		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
