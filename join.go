@@ -47,7 +47,7 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 		f.fb, f.xb = nil, fb
 		w.depth = d + 1
 		w.st.spawned++
-		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 || w.eager { // [P1]
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
 			w.pollJoin()
 		}
 	} else {
@@ -95,7 +95,7 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 		f.fb, f.xb = fb, xb
 		w.depth = d + 1
 		w.st.spawned++
-		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 || w.eager { // [P1]
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
 			w.pollJoin()
 		}
 	} else {
@@ -187,7 +187,7 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 // pollJoin is the rest of a Join's poll point when the quick test found
 // something to do.
 func (w *Worker) pollJoin() {
-	if w.idle.Load() != 0 || w.eager {
+	if w.idle.Load() != 0 {
 		w.promote()
 	}
 	if w.st.spawned&(publishEvery-1) == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,7 +22,6 @@ import (
 // A Pool must be closed with [Pool.Close] to stop its goroutines.
 type Pool struct {
 	cfg      Config
-	eager    bool // WORKSTEAL_JOIN=eager: promote at every Join (the deque protocol), for A/B runs
 	workers  []*Worker
 	stealers []deque.Stealer[job] // stealers[i] steals from workers[i]
 	injector queue
@@ -63,7 +61,7 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, start: time.Now(), startMono: now(), eager: os.Getenv("WORKSTEAL_JOIN") == "eager"}
+	p := &Pool{cfg: cfg, start: time.Now(), startMono: now()}
 	n := cfg.Workers
 	p.workers = make([]*Worker, n)
 	p.stealers = make([]deque.Stealer[job], n)

@@ -34,7 +34,6 @@ type Worker struct {
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
 	lo      int
 	idle    *atomic.Uint64 // &pool.sleep.state: nonzero when a worker is idle (the poll's one load)
-	eager   bool           // promote at every Join: the deque protocol before latent frames (Pool.eager)
 	pool    *Pool
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
@@ -80,7 +79,6 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idleIdx: -1,
 		spare:   spare,
 		noStats: p.cfg.NoStats,
-		eager:   p.eager,
 		idle:    &p.sleep.state,
 	}
 }
