@@ -124,7 +124,7 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 
 // Phases of a Join, for the panic path.
 const (
-	joinRunningA = iota // fb is queued or stolen, fa runs
+	joinRunningA = iota // fb is latent, queued or stolen; fa runs
 	joinTakingB         // fa returned; fb is being taken back, run, or waited for
 	joinDone
 )
