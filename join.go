@@ -188,7 +188,7 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 // something to do.
 func (w *Worker) pollJoin() {
 	if w.idle.Load() != 0 {
-		w.promote()
+		w.offer()
 	}
 	if w.st.spawned&(publishEvery-1) == 0 {
 		w.publish()
@@ -218,6 +218,18 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	w.st.spawned++
 	w.pollJoin()
 	return f, d
+}
+
+// offer is a poll point's response to an idle worker: promote the latent
+// frames, unless w's deque holds work already — then the idle worker can
+// take that (it was posted when it was pushed), and the frames, younger
+// than what the deque holds, wait for the next poll that finds the deque
+// empty. This bounds promotions while a thief searches to one per emptied
+// deque instead of one per Join.
+func (w *Worker) offer() {
+	if w.dq.Len() == 0 {
+		w.promote()
+	}
 }
 
 // promote makes every latent frame of w public, oldest first: it pushes

@@ -110,9 +110,9 @@ func (w *Worker) HasPendingTasks() bool {
 // caller acts on it, so use it as a hint, never for correctness. It is a
 // poll point (see [Worker.Poll]).
 func (w *Worker) PeersIdle() bool {
-	st := w.pool.sleep.state.Load()
+	st := w.idle.Load()
 	if st != 0 {
-		w.promote()
+		w.offer()
 	}
 	sleepers, searching := counts(st)
 	return sleepers != 0 || searching != 0
@@ -132,7 +132,7 @@ func (w *Worker) PeersIdle() bool {
 // itself, in order, without parallelism).
 func (w *Worker) Poll() {
 	if w.idle.Load() != 0 {
-		w.promote()
+		w.offer()
 	}
 }
 
