@@ -8,7 +8,7 @@ import (
 )
 
 // Config chooses a pool's size and policies. The zero value is useful:
-// GOMAXPROCS workers, random victims, steal one, the default idle schedule.
+// GOMAXPROCS workers, random victims, steal half, the default idle schedule.
 type Config struct {
 	// Workers is the number of workers; 0 means runtime.GOMAXPROCS(0).
 	Workers int
@@ -43,6 +43,14 @@ type Config struct {
 	// Trace, if positive, records scheduling events in a ring buffer of
 	// this many events per worker (see Pool.Trace); 0 turns tracing off.
 	Trace int
+
+	// Counters turns on hardware and kernel event counters (Linux
+	// perf_event_open: instructions, cycles, cache references and misses,
+	// LLC misses, context switches, page faults) and RAPL energy, read by
+	// Pool.Stats: Stats.Counters for the whole process since New and, with
+	// Pin, WorkerStats.Counters for each worker's thread. Counts the machine
+	// cannot give are named in Counters.Unavailable with the reason.
+	Counters bool
 
 	// NoStats turns off the per-worker counters (they cost about 1% of the
 	// finest-grained fork-join work; see BenchmarkStatsOverhead).

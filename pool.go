@@ -49,6 +49,8 @@ type Pool struct {
 	start     time.Time     // when New made the pool: event time 0
 	startMono time.Duration // now() at start
 
+	counters *poolCounters // Config.Counters; nil when off (counters.go)
+
 	panicMu    sync.Mutex
 	firstPanic *PanicError // first unhandled panic of a submitted task
 	_          pad.Line
@@ -61,7 +63,7 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, start: time.Now(), startMono: now()}
+	p := &Pool{cfg: cfg, start: time.Now(), startMono: now(), counters: newPoolCounters(cfg)}
 	n := cfg.Workers
 	p.workers = make([]*Worker, n)
 	p.stealers = make([]deque.Stealer[job], n)
@@ -127,6 +129,7 @@ func (p *Pool) Close() error {
 		p.wakeForClose()
 	}
 	p.running.Wait()
+	p.counters.close()
 	p.panicMu.Lock()
 	defer p.panicMu.Unlock()
 	if p.firstPanic != nil {
@@ -206,7 +209,9 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 // spreading a batch of external tasks across the pool instead of funnelling
 // them through one shared queue.
 func (p *Pool) SubmitSpread(f func(w *Worker)) error {
-	i := int(p.rr.Add(1)-1) % len(p.workers)
+	// The modulo is taken in uint32: converting the cursor to int first
+	// made it negative after 2^31 calls where int has 32 bits.
+	i := int((p.rr.Add(1) - 1) % uint32(len(p.workers)))
 	return p.SubmitTo(i, f)
 }
 

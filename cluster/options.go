@@ -36,6 +36,7 @@ type options struct {
 	role           Role // "": no role, may do everything
 	labels         Labels
 	speed          float64
+	admit          func() bool
 }
 
 func defaultOptions() options {
@@ -171,6 +172,18 @@ func WithSlots(n int) Option {
 			return fmt.Errorf("%w: slots %d: must be 1 or more", ErrInvalidOption, n)
 		}
 		o.slots = n
+		return nil
+	}
+}
+
+// WithAdmission makes a worker start new tasks only while admit returns
+// true — for example while the machine's load and free memory allow
+// (worksteal worker --load, --memfree). It is asked before each pull
+// request; while it says no, the free slots wait and ask again every
+// 250 ms, so the tasks go to other workers. Running tasks are not affected.
+func WithAdmission(admit func() bool) Option {
+	return func(o *options) error {
+		o.admit = admit
 		return nil
 	}
 }

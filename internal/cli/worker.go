@@ -39,6 +39,9 @@ type workerConfig struct {
 	// that require labels go only to workers that have them.
 	labels []string
 	speed  float64
+	// load and memFree (--load, --memfree): take no new tasks while the
+	// machine is busier or shorter of memory than this (worker_load.go).
+	load, memFree string
 }
 
 // shellHandler is the name of the handler that runs shell commands, the
@@ -82,9 +85,18 @@ Workers and submitters that work together use the same --stream. The ack
 wait is the deployment's: the first worker or submitter of a stream sets it
 (--ack-wait), the others adopt it. A task whose deliveries end without an
 outcome --max-deliver times (it kills its workers) is recorded as a poison
-task. The worker logs losing and regaining the server.`,
+task. The worker logs losing and regaining the server.
+
+Besides the --label ones, a worker's labels say what it measures of its
+machine: cores=N, mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
+driver shows; 0 when none) and dri=N (render devices, when present); a
+--label with the same key wins. With --load or --memfree (GNU parallel's
+flags) the worker takes no new tasks while the machine runs that many
+processes or has less memory available, and says so on stderr; the tasks go
+to other workers, and its running tasks go on.`,
 		Example: `  worksteal worker --nats nats://127.0.0.1:4222
-  worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box`,
+  worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box
+  worksteal worker --nats nats://10.0.0.1:4222 --load 100% --memfree 2G`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runWorker(env, cmd, cfg) },
 	}
@@ -93,6 +105,8 @@ task. The worker logs losing and regaining the server.`,
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
 	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
 	f.StringArrayVar(&cfg.labels, "label", nil, "a label of this worker, KEY=VALUE (repeatable): tasks that require it (run --require) run only on workers that have it")
+	f.StringVar(&cfg.load, "load", "", "take no new tasks while the machine's load (processes running or waiting for the disk) is this or more: N, +N, -N (CPUs plus or minus N) or N% of the CPUs, as run --load; running tasks go on")
+	f.StringVar(&cfg.memFree, "memfree", "", "take no new tasks while the machine has less free memory than this (2G, 500M, as run --memfree; a running task is never killed)")
 	f.Float64Var(&cfg.speed, "speed", 1, "this worker's relative speed, shown in the worker registry (pulling already gives a faster worker more tasks)")
 	cfg.clusterFlags.add(f, "")
 	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
@@ -176,8 +190,15 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if !(cfg.speed > 0) {
 		return usageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
 	}
-	opts = append(opts, cluster.WithLabels(labels), cluster.WithSpeed(cfg.speed))
+	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
 	errs := cmd.ErrOrStderr()
+	admit, err := newAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	if err != nil {
+		return usageError(err)
+	}
+	if admit != nil {
+		opts = append(opts, cluster.WithAdmission(admit.ok.Load))
+	}
 	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal worker", cluster.RoleWorker, cfg.creds, errs)
 	if err != nil {
@@ -207,6 +228,9 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	}
 	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
+	}
+	if admit != nil {
+		go admit.run(ctx, "worksteal worker "+node.Name(), errs)
 	}
 	served := make(chan error, 1)
 	go func() { served <- node.Serve(ctx) }()
