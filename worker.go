@@ -131,6 +131,7 @@ func (w *Worker) PeersIdle() bool {
 // second halves of its Joins wait until the leaf ends (then w runs them
 // itself, in order, without parallelism).
 func (w *Worker) Poll() {
+	checkWorker(w)
 	if w.idle.Load() != 0 {
 		w.offer()
 	}
