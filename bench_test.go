@@ -47,10 +47,14 @@ func BenchmarkJoin(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("Join/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
+			c0 := proctest.CPUTime()
 			for b.Loop() {
 				Run(p, func(w *Worker) int { return fibClosure(w, 30) })
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+			if workers == 1 {
+				cpu(b, c0)
+			}
 		})
 	}
 }
