@@ -122,8 +122,9 @@ func (w *Worker) PeersIdle() bool {
 // if any worker is idle. It costs one load when none is.
 //
 // A Join does not show its second half to other workers at once: it stays
-// latent, known only to w, until a poll point finds a worker idle and
-// publishes every latent half, oldest (largest) first. Every Join,
+// latent, known only to w, until a poll point finds a worker idle while
+// w's deque is empty, and publishes every latent half on the deque, oldest
+// (largest) first. Every Join,
 // JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
 // point, and so is every chunk of package par's loops. A task that runs
 // long without any of them — a sequential leaf of a millisecond or more
