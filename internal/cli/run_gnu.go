@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -166,7 +167,10 @@ func gnuCount(f *pflag.FlagSet, name, s string) (n int, given bool, err error) {
 		}
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 || v > (1<<31)/mult {
+	// At most 2^31 (2^31-1 where int has 32 bits), in int64 so that the
+	// bound compiles for 32-bit platforms too.
+	limit := min(int64(1)<<31, int64(math.MaxInt))
+	if err != nil || v < 0 || int64(v) > limit/int64(mult) {
 		return 0, true, bad
 	}
 	return v * mult, true, nil
