@@ -60,6 +60,12 @@ func TestForeignWorkerIsReportedAfterGoexit(t *testing.T) {
 		t.Fatalf("Run of a task that called Goexit did not panic")
 	}
 	onEveryWorker(t, p) // the replacement goroutine runs
+	// onEveryWorker returns once its task sent the worker's id, which can
+	// be before the worker left that task: wait until it runs none, or
+	// the forks below pass the check as forks from inside a task.
+	for kept.owner.tasks.Load() != 0 {
+		runtime.Gosched()
+	}
 	for i := range 3 {  // Blocking: a fork that does nothing else without spares
 		msg := panicMessage(func() { kept.Blocking(func() {}) })
 		if !strings.Contains(msg, "used on a goroutine that is not running its task") {
