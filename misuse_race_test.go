@@ -66,7 +66,7 @@ func TestForeignWorkerIsReportedAfterGoexit(t *testing.T) {
 	for kept.owner.tasks.Load() != 0 {
 		runtime.Gosched()
 	}
-	for i := range 3 {  // Blocking: a fork that does nothing else without spares
+	for i := range 3 { // Blocking: a fork that does nothing else without spares
 		msg := panicMessage(func() { kept.Blocking(func() {}) })
 		if !strings.Contains(msg, "used on a goroutine that is not running its task") {
 			t.Errorf("fork %d through a handle kept across a Goexit: panic %q; want the foreign-handle message", i, msg)
