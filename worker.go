@@ -207,6 +207,20 @@ func (w *Worker) findWork(woken bool) *job {
 			iw.leave()
 			return nil
 		}
+		if w.surplus() {
+			// SetWorkers left this worker out of the active set: it parks
+			// for good once its own work is done (resize.go). Stopping
+			// searching first passes the wake-up on (the chain wake-up):
+			// work that woke it still finds an active worker.
+			if j := w.takeLocal(); j != nil {
+				iw.end()
+				return j
+			}
+			p.sleep.stopSearching(true)
+			w.retire()
+			p.sleep.startSearching()
+			continue
+		}
 		if j := w.search(); j != nil {
 			iw.end()
 			return j
@@ -255,12 +269,16 @@ func (w *Worker) search() *job {
 func (w *Worker) stealRound() *job {
 	p := w.pool
 	n := len(p.workers)
+	active := int(p.resize.active.Load())
 	if n > 1 || w.spare {
 		w.sel.Begin()
 		for a := w.sel.Attempts(); a > 0; a-- {
 			v := w.sel.Next(p.queueLen)
 			if v < 0 || v >= n || v == w.id && !w.spare {
 				continue
+			}
+			if v >= active && p.stealers[v].Len() == 0 {
+				continue // a surplus worker (SetWorkers) with nothing left to drain
 			}
 			if j := w.trySteal(v); j != nil {
 				return j
