@@ -45,7 +45,8 @@ type Pool struct {
 
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
-	resize   resizeState // the active set (SetWorkers, resize.go)
+	resize   resizeState  // the active set (SetWorkers, resize.go)
+	governor *governorRun // Config.Governor; nil when off (governor.go)
 
 	start     time.Time     // when New made the pool: event time 0
 	startMono time.Duration // now() at start
@@ -87,6 +88,7 @@ func New(cfg Config) (*Pool, error) {
 	for _, w := range p.workers {
 		go w.main(true)
 	}
+	p.governor = p.startGovernor()
 	return p, nil
 }
 
@@ -116,6 +118,7 @@ func (p *Pool) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
+	p.governor.stop()
 	p.submitMu.Lock()
 	p.refusing = true
 	p.submitMu.Unlock()
