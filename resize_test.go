@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/xrand"
+	"github.com/worksteal/worksteal/policy"
 )
 
 // checkResize checks the invariants of resize.go: every retired worker is
@@ -283,4 +284,26 @@ func TestWakeUpReachesTheActiveSet(t *testing.T) {
 		<-lowered
 	}
 	closeWithin(t, p)
+}
+
+// TestAdaptiveIdle: a pool with Idle.Adaptive computes right under bursts,
+// and a pool that sits idle between bursts tunes its rounds down (parks
+// that last far longer than the backoff budget).
+func TestAdaptiveIdle(t *testing.T) {
+	p, err := New(Config{Workers: 2, Idle: policy.Idle{Adaptive: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 12 {
+		if v, err := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); err != nil || v != 610 {
+			t.Fatalf("fib 15 = %d, %v", v, err)
+		}
+		time.Sleep(10 * time.Millisecond) // idle: every worker parks
+	}
+	closeWithin(t, p)
+	for _, w := range p.workers {
+		if r := w.tuner.Rounds(); r >= 8 {
+			t.Errorf("worker %d: %d rounds after 12 idle gaps of 10 ms; want fewer than the starting 8", w.id, r)
+		}
+	}
 }

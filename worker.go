@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/deque"
@@ -34,14 +35,16 @@ type Worker struct {
 	sel     *policy.Selector
 	id      int
 	spare   bool
-	rec     *recorder  // event trace; nil when tracing is off
-	prof    *profState // work/span profiling of the running strand; nil when off
-	owner   ownerState // -race builds: which goroutine may use the handle (owner_race.go)
+	rec     *recorder         // event trace; nil when tracing is off
+	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
+	prof    *profState        // work/span profiling of the running strand; nil when off
+	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
 	_       pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
+	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
 	timer   *time.Timer   // for timed parks (owner only)
 	_       pad.Line
@@ -71,6 +74,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idleIdx: -1,
 		spare:   spare,
 		noStats: p.cfg.NoStats,
+		tuner:   newTuner(p.cfg.Idle),
 	}
 }
 
