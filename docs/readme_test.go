@@ -252,7 +252,7 @@ func dashboard(pool *worksteal.Pool) {
 //lint:ignore U1000 a README snippet: compiled, not run
 func adapting(work func()) {
 	pool, _ := worksteal.New(worksteal.Config{Workers: 8})
-	pool.SetWorkers(2) // while computations run
+	pool.SetWorkers(2)                                // while computations run
 	fmt.Println(pool.ActiveWorkers(), pool.Workers()) // 2 8
 
 	{
