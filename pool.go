@@ -110,9 +110,12 @@ func (p *Pool) Config() Config { return p.cfg }
 // all wait until the pool has finished; a call after that returns nil at
 // once.
 //
-// Close must not be called from a task running on the pool (it would wait
-// for itself).
+// Close must not be called from a task running on the pool: it would wait
+// for itself, so it panics with a message saying so (inside Blocking too).
+// From a task of another pool it panics like a nested [Run], unless inside
+// [Worker.Blocking].
 func (p *Pool) Close() error {
+	p.checkCloseNotInTask()
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
 	if p.closed.Load() {
@@ -213,7 +216,9 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 // order, spreading a batch of external tasks across the pool instead of
 // funnelling them through one shared queue.
 func (p *Pool) SubmitSpread(f func(w *Worker)) error {
-	i := int(p.rr.Add(1)-1) % max(1, p.ActiveWorkers())
+	// The modulo is taken in uint32: converting the cursor to int first
+	// made it negative after 2^31 calls where int has 32 bits.
+	i := int((p.rr.Add(1) - 1) % uint32(max(1, p.ActiveWorkers())))
 	return p.SubmitTo(i, f)
 }
 

@@ -46,6 +46,7 @@ type Worker struct {
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
 	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
+	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
 	timer   *time.Timer   // for timed parks (owner only)
 	_       pad.Line
 	pub     published
@@ -127,13 +128,14 @@ func (w *Worker) main(parked bool) {
 		}
 		p.running.Done()
 	}()
+	w.gid.Store(goid())
 	w.ownerStart()
 	if p.cfg.Pin {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
 		p.counters.startWorker(w)
 	}
-	w.mark = now()
+	w.mark = now() // start of the first stretch: idle if parked (idleWait.woken)
 	if parked {
 		<-w.wake // whoever woke us counted us as searching (park.go)
 	}
@@ -367,6 +369,21 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 		iw.failed()
 	}
 	iw.end()
+}
+
+// helpUntilExit is helpUntil for a deferred call that runs while the
+// goroutine exits through runtime.Goexit: a job it runs may call Goexit
+// too, which abandons the wait; its deferred call then waits again, so it
+// never returns before l is set.
+func (w *Worker) helpUntilExit(l *latch) {
+	finished := false
+	defer func() {
+		if !finished {
+			w.helpUntilExit(l)
+		}
+	}()
+	w.helpUntil(l, nil)
+	finished = true
 }
 
 // helpSearch is a waiting joiner's round: the thief of its frame first

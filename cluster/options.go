@@ -32,6 +32,7 @@ type options struct {
 	defaultTimeout time.Duration
 	fetchWait      time.Duration
 	onError        func(error)
+	onReady        func()
 	role           Role // "": no role, may do everything
 	labels         Labels
 	speed          float64
@@ -255,6 +256,20 @@ func WithErrorHandler(f func(error)) Option {
 			return fmt.Errorf("%w: nil error handler", ErrInvalidOption)
 		}
 		o.onError = f
+		return nil
+	}
+}
+
+// WithReady calls f once Serve has put this worker in the registry and is
+// about to pull tasks: from then on a submitter sees its handlers and
+// labels (a job that requires them is accepted). Tools print "serving"
+// from it, and health checks wait for it. Default: none.
+func WithReady(f func()) Option {
+	return func(o *options) error {
+		if f == nil {
+			return fmt.Errorf("%w: nil ready func", ErrInvalidOption)
+		}
+		o.onReady = f
 		return nil
 	}
 }

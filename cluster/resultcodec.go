@@ -22,7 +22,8 @@ import (
 func appendResult(dst []byte, r Result) []byte {
 	if dst == nil {
 		n := 160 + len(r.Job) + len(r.Task) + len(r.Handler) + len(r.Worker) + base64.StdEncoding.EncodedLen(len(r.Output))
-		dst = make([]byte, 0, n+len(r.Error)+len(r.Error)/8)
+		n += len(r.Error) + len(r.Stack)
+		dst = make([]byte, 0, n+n/8)
 	}
 	dst = append(dst, `{"job":`...)
 	dst = appendJSONString(dst, r.Job)
@@ -41,6 +42,14 @@ func appendResult(dst []byte, r Result) []byte {
 		dst = append(dst, `,"error":`...)
 		dst = appendJSONString(dst, r.Error)
 	}
+	if r.Failure != "" {
+		dst = append(dst, `,"failure":`...)
+		dst = appendJSONString(dst, string(r.Failure))
+	}
+	if r.Stack != "" {
+		dst = append(dst, `,"stack":`...)
+		dst = appendJSONString(dst, r.Stack)
+	}
 	dst = append(dst, `,"worker":`...)
 	dst = appendJSONString(dst, r.Worker)
 	dst = append(dst, `,"attempt":`...)
@@ -48,6 +57,10 @@ func appendResult(dst []byte, r Result) []byte {
 	if r.Deliveries != 0 {
 		dst = append(dst, `,"deliveries":`...)
 		dst = strconv.AppendInt(dst, int64(r.Deliveries), 10)
+	}
+	if r.Discarded != 0 {
+		dst = append(dst, `,"discarded":`...)
+		dst = strconv.AppendInt(dst, int64(r.Discarded), 10)
 	}
 	if r.Speculative {
 		dst = append(dst, `,"speculative":true`...)
@@ -132,7 +145,7 @@ func decodeResult(b []byte, r *Result) error {
 		}
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
 	if w.StartNs != 0 {
 		r.Start = time.Unix(0, w.StartNs)
 	}
@@ -164,6 +177,10 @@ func fastWire(b []byte, w *wireResult) bool {
 			w.Handler, ok = p.str()
 		case "error":
 			w.Error, ok = p.str()
+		case "failure":
+			w.Failure, ok = p.str()
+		case "stack":
+			w.Stack, ok = p.str()
 		case "worker":
 			w.Worker, ok = p.str()
 		case "output":
@@ -177,6 +194,8 @@ func fastWire(b []byte, w *wireResult) bool {
 			ok = scanInt(&p, &w.Attempt, strconv.IntSize)
 		case "deliveries":
 			ok = scanInt(&p, &w.Deliveries, strconv.IntSize)
+		case "discarded":
+			ok = scanInt(&p, &w.Discarded, strconv.IntSize)
 		case "start_ns":
 			ok = scanInt(&p, &w.StartNs, 64)
 		case "runtime_ns":

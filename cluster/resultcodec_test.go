@@ -14,15 +14,16 @@ var codecCases = []Result{
 	{},
 	{Job: "j", Task: "t", Index: 3, Handler: "upper", Worker: "w1", Attempt: 1, Runtime: time.Millisecond},
 	{Job: "job-1", Task: "a=b", Index: -7, Handler: "h", Output: []byte("out\x00put"), Error: `quote " back \ slash`,
-		Worker: "w", Attempt: 2, Deliveries: 5, Speculative: true, Start: time.Unix(1700000000, 123456789), Runtime: -3},
+		Worker: "w", Attempt: 2, Deliveries: 5, Discarded: 2, Speculative: true, Start: time.Unix(1700000000, 123456789), Runtime: -3},
 	{Error: "<html> & \u2028 \u2029 \b\f\n\r\t \x01\x1f \x7f é 日本 \xff\xfe bad utf8", Output: []byte{}},
+	{Error: "cluster: handler panicked: boom", Failure: FailurePanic, Stack: "goroutine 7 [running]:\n\tmain.go:12 +0x1f\n"},
 	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: math.MaxInt, Attempt: math.MinInt},
 	{Job: strings.Repeat("x", 3000), Output: []byte(strings.Repeat("\xff", 1000))},
 }
 
 // wireOf is the wireResult json.Marshal encoded before appendResult.
 func wireOf(r Result) wireResult {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime)}
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Speculative, 0, int64(r.Runtime)}
 	if !r.Start.IsZero() {
 		w.StartNs = r.Start.UnixNano()
 	}
@@ -60,8 +61,8 @@ func checkDecode(t *testing.T, b []byte) {
 	if werr != nil {
 		return
 	}
-	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error, Failure: Failure(w.Failure), Stack: w.Stack,
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
 	if w.StartNs != 0 {
 		want.Start = time.Unix(0, w.StartNs)
 	}

@@ -169,7 +169,7 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 	n := s.n
 	s.mu.Lock()
 	var failed []Result
-	for _, r := range s.results {
+	for _, r := range s.queue[s.head:] { // Submit calls this before anyone calls Next
 		if !r.OK() {
 			failed = append(failed, r)
 		}
@@ -211,10 +211,15 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 			s.finished = false
 			s.done = make(chan struct{})
 		}
-		delete(s.results, r.Task)
-		s.arrivals = slices.DeleteFunc(s.arrivals, func(a Result) bool { return a.Task == r.Task })
+		s.unmark(r)
+		s.queue = append(s.queue[:s.head], slices.DeleteFunc(s.queue[s.head:], func(a Result) bool { return a.Task == r.Task })...)
+		if s.firstFailed != nil && s.firstFailed.Task == r.Task {
+			s.firstFailed = nil
+		}
 		s.failed--
 		s.retries -= max(0, r.Attempt-1)
+		s.extra -= r.Reruns() + s.discarded[r.Task] - r.Discarded
+		delete(s.discarded, r.Task)
 		s.mu.Unlock()
 		i, ok := s.index[r.Task]
 		if !ok {
@@ -351,12 +356,13 @@ type Progress struct {
 	// Copies is the number of speculative copies published.
 	Copies int
 	// Retries is the number of attempts after a failure, summed over the
-	// recorded results; Redeliveries the deliveries beyond those (a
-	// worker died, stopped or lost the server, and the task ran again),
-	// from the results and the workers' notices of runs whose result was
-	// discarded (one lost while this Submission was away is missed).
-	// Retries + Redeliveries estimates the executions beyond one per task.
-	Retries, Redeliveries int
+	// recorded results; Reruns the runs beyond those (Result.Reruns: a
+	// worker died, stopped or lost the server and the task ran again, or a
+	// run's result was discarded), as the records say: the same counts as
+	// worksteal job status and job results. Retries + Reruns is the
+	// executions beyond one per task. (Node.Stats's Redelivered is
+	// something else: the deliveries a worker received again.)
+	Retries, Reruns int
 }
 
 // RunningTask is a task a worker reports running.
@@ -400,16 +406,33 @@ type Submission struct {
 
 	mu       sync.Mutex
 	retrying bool // retryFailed runs: the routes stay
-	results  map[string]Result
-	arrivals []Result // in the order they were seen
-	read     int      // Next's cursor into arrivals
-	started  map[string]startNote
-	copied   map[string]bool
+	// What the Submission keeps of the results: its memory is bounded by
+	// the results its caller has not consumed through Next (plus a bit per
+	// task), not by the job.
+	//   - doneBits: the tasks that have a result, a bit per task index (a
+	//     result whose index does not name its task, and every result of
+	//     an Opened job, which has no task list, is in doneIDs instead);
+	//     ndone counts both.
+	//   - queue[head:]: the results Next has not returned, oldest first
+	//     (all of them for a caller that only uses Wait or Results);
+	//     consumed counts those Next returned, which are the caller's.
+	doneBits []uint64
+	doneIDs  map[string]bool
+	ndone    int
+	queue    []Result
+	head     int
+	consumed int
+	// firstFailed is the first failure seen (its output dropped), for
+	// Wait's error after Next returned it.
+	firstFailed *Result
+	started     map[string]startNote
+	copied      map[string]bool
 	// Counts kept as results arrive, so that Progress is O(1) per result:
-	// extra is Σ over tasks of reruns.extra(), from the results and the
-	// workers' notices of discarded runs (reruns holds the tasks with any).
+	// extra is Σ Result.Reruns over the recorded results, as their
+	// records say (discarded holds the tasks with discarded runs, whose
+	// records a worker updates).
 	succeeded, failed, retries, extra int
-	reruns                            map[string]reruns
+	discarded                         map[string]int
 	notify                            chan struct{} // closed and replaced on every change
 	err                               error         // the watch failed
 	finished                          bool
@@ -421,8 +444,8 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
-		done: make(chan struct{}), results: map[string]Result{}, started: map[string]startNote{},
-		copied: map[string]bool{}, notify: make(chan struct{}), reruns: map[string]reruns{},
+		done: make(chan struct{}), doneIDs: map[string]bool{}, started: map[string]startNote{},
+		copied: map[string]bool{}, notify: make(chan struct{}), discarded: map[string]int{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
 	if ids != nil {
@@ -430,15 +453,11 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 		for i, id := range ids {
 			s.index[id] = i
 		}
+		s.doneBits = make([]uint64, (len(ids)+63)/64)
 	}
 	sub, err := n.nc.Subscribe(n.startedSubject(rec.ID), s.onStarted)
 	if err != nil {
 		cancel()
-		return nil, err
-	}
-	s.subs = append(s.subs, sub)
-	if sub, err = n.nc.Subscribe(n.ranSubject(rec.ID), s.onRan); err != nil {
-		s.Stop()
 		return nil, err
 	}
 	s.subs = append(s.subs, sub)
@@ -523,25 +542,38 @@ func (s *Submission) watchRecord(w jetstream.KeyWatcher) {
 func (s *Submission) add(r Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.results[r.Task]; dup {
+	if !s.mark(r) {
+		// The record again, updated: a discarded run was added.
+		if old := s.discarded[r.Task]; r.Discarded > old {
+			s.extra += r.Discarded - old
+			s.discarded[r.Task] = r.Discarded
+			s.changed()
+		}
 		return
 	}
-	s.results[r.Task] = r
-	s.arrivals = append(s.arrivals, r)
+	s.queue = append(s.queue, r)
 	delete(s.started, r.Task)
 	if r.OK() {
 		s.succeeded++
 		s.hedge.History.Observe(r.Runtime)
 	} else {
 		s.failed++
+		if s.firstFailed == nil {
+			f := r
+			f.Output = nil
+			s.firstFailed = &f
+		}
 	}
 	s.retries += max(0, r.Attempt-1)
-	s.delivered(r.Task, r.Deliveries)
+	s.extra += r.Reruns()
+	if r.Discarded > 0 {
+		s.discarded[r.Task] = r.Discarded
+	}
 	if s.copied[r.Task] {
 		// The race is decided: stop the other copy.
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
 	}
-	if len(s.results) == s.total && !s.finished {
+	if s.ndone == s.total && !s.finished {
 		s.finished = true
 		close(s.done)
 		s.closing.Go(s.markDone)
@@ -549,50 +581,50 @@ func (s *Submission) add(r Result) {
 	s.changed()
 }
 
-// reruns is what a Submission knows of a task's extra runs.
-type reruns struct {
-	maxDelivery int // the highest delivery count seen
-	discarded   int // runs whose result was discarded (ws.ran notices)
+// bit returns the done bit of r's task, or false if r's index does not
+// name its task. Called with s.mu held.
+func (s *Submission) bit(r Result) (word int, mask uint64, ok bool) {
+	if r.Index < 0 || r.Index >= len(s.ids) || s.ids[r.Index] != r.Task {
+		return 0, 0, false
+	}
+	return r.Index / 64, 1 << (r.Index % 64), true
 }
 
-// extra estimates the task's runs beyond one: a discarded run may carry a
-// delivery count the server forgot (a restart loses the latest consumer
-// state, so a task can be delivered as "first" twice), hence the max.
-func (r reruns) extra() int { return max(r.maxDelivery-1, r.discarded) }
+// mark notes that r's task has a result, and says false if it had one.
+// Called with s.mu held.
+func (s *Submission) mark(r Result) bool {
+	if w, m, ok := s.bit(r); ok {
+		if s.doneBits[w]&m != 0 {
+			return false
+		}
+		s.doneBits[w] |= m
+	} else {
+		if s.doneIDs[r.Task] {
+			return false
+		}
+		s.doneIDs[r.Task] = true
+	}
+	s.ndone++
+	return true
+}
 
-// rerun updates task's reruns with f. Called with s.mu held.
-func (s *Submission) rerun(task string, f func(*reruns)) {
-	r := s.reruns[task]
-	before := r.extra()
-	f(&r)
-	if r.extra() != before {
-		s.extra += r.extra() - before
-		s.reruns[task] = r
+// unmark forgets r's result (retryFailed). Called with s.mu held.
+func (s *Submission) unmark(r Result) {
+	if w, m, ok := s.bit(r); ok && s.doneBits[w]&m != 0 {
+		s.doneBits[w] &^= m
+		s.ndone--
+	} else if s.doneIDs[r.Task] {
+		delete(s.doneIDs, r.Task)
+		s.ndone--
 	}
 }
 
-// delivered notes that task was delivered d times. Called with s.mu held.
-func (s *Submission) delivered(task string, d int) {
-	if d > 1 {
-		s.rerun(task, func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d) })
+// isDone says task has a result. Called with s.mu held.
+func (s *Submission) isDone(task string) bool {
+	if i, ok := s.index[task]; ok && s.doneBits[i/64]&(1<<(i%64)) != 0 {
+		return true
 	}
-}
-
-// onRan takes a worker's notice that it ran a task whose result another
-// run had recorded: "task \t delivery \t worker". A run after a server
-// restart may be such a duplicate, and no result counts it.
-func (s *Submission) onRan(m *nats.Msg) {
-	f := strings.Split(string(m.Data), "\t")
-	if len(f) < 2 {
-		return
-	}
-	d, err := strconv.Atoi(f[1])
-	if err != nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rerun(f[0], func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d); r.discarded++ })
+	return s.doneIDs[task]
 }
 
 // changed wakes the waiters of Next. Called with s.mu held.
@@ -667,7 +699,7 @@ func (s *Submission) onStarted(m *nats.Msg) {
 	attempt, _ := strconv.Atoi(f[1])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, done := s.results[f[0]]; !done {
+	if !s.isDone(f[0]) {
 		s.started[f[0]] = startNote{RunningTask{Task: f[0], Worker: f[3], Attempt: attempt, Start: time.Unix(0, ns)}, time.Now()}
 	}
 }
@@ -793,8 +825,7 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 func (s *Submission) hasResult(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.results[id]
-	return ok
+	return s.isDone(id)
 }
 
 // speculate publishes copies of stragglers once every unfinished task is
@@ -826,7 +857,7 @@ func (s *Submission) speculate(ctx context.Context) {
 func (s *Submission) stragglers() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pending := s.total - len(s.results)
+	pending := s.total - s.ndone
 	if pending == 0 || len(s.started) < pending {
 		return nil // some tasks still wait in the queue: no spare capacity
 	}
@@ -854,7 +885,7 @@ func (s *Submission) Progress() Progress {
 	now := time.Now()
 	s.expireStarted(now)
 	p := Progress{Total: s.total, Succeeded: s.succeeded, Failed: s.failed, Running: len(s.started),
-		Copies: len(s.copied), Retries: s.retries, Redeliveries: max(0, s.extra-s.retries)}
+		Copies: len(s.copied), Retries: s.retries, Reruns: s.extra}
 	for _, st := range s.started {
 		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
 			p.Longest = st.RunningTask
@@ -866,16 +897,24 @@ func (s *Submission) Progress() Progress {
 // Next returns the next result not yet returned, in the order they were
 // recorded (the results recorded before a resume come first), waiting for
 // one if need be. After the last, it returns ErrNoMoreResults.
+//
+// A result Next returns is the caller's: the Submission keeps no copy, so
+// its memory stays bounded by the results not consumed yet, however large
+// the job. Hence, once Next has been called, Results and Wait return only
+// the results Next has not returned yet.
 func (s *Submission) Next(ctx context.Context) (Result, error) {
 	for {
 		s.mu.Lock()
-		if s.read < len(s.arrivals) {
-			r := s.arrivals[s.read]
-			s.read++
+		if s.head < len(s.queue) {
+			r := s.queue[s.head]
+			s.queue[s.head] = Result{} // the output is the caller's now
+			s.head++
+			s.consumed++
+			s.compact()
 			s.mu.Unlock()
 			return r, nil
 		}
-		if s.read == s.total {
+		if s.consumed == s.total {
 			s.mu.Unlock()
 			return Result{}, ErrNoMoreResults
 		}
@@ -894,18 +933,42 @@ func (s *Submission) Next(ctx context.Context) (Result, error) {
 	}
 }
 
+// compact drops the consumed part of the queue once it is most of it,
+// and gives back an array grown for a burst. Called with s.mu held.
+func (s *Submission) compact() {
+	if s.head < 64 || 2*s.head < len(s.queue) {
+		return
+	}
+	n := len(s.queue) - s.head
+	if cap(s.queue) > 4*n+64 {
+		s.queue = append(make([]Result, 0, 2*n+16), s.queue[s.head:]...)
+	} else {
+		copy(s.queue, s.queue[s.head:])
+		clear(s.queue[n:])
+		s.queue = s.queue[:n]
+	}
+	s.head = 0
+}
+
 // Done is closed when every task has a result.
 func (s *Submission) Done() <-chan struct{} { return s.done }
 
 // Wait waits until every task has a result and returns them all, in task
-// order.
+// order (after Next, those Next has not returned). If some tasks failed,
+// it returns the results with an error wrapping ErrTasksFailed that says
+// how many failed and which first: a caller that only checks the error
+// does not miss a failure.
 func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 	for {
 		s.mu.Lock()
 		finished, err, ch := s.finished, s.err, s.notify
 		s.mu.Unlock()
 		if finished {
-			return s.Results(), nil
+			rs := s.Results()
+			s.mu.Lock()
+			err := failedError(s.ID, s.failed, s.total, s.firstFailed)
+			s.mu.Unlock()
+			return rs, err
 		}
 		if err != nil {
 			return nil, err
@@ -918,13 +981,24 @@ func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 	}
 }
 
-// Results returns the results recorded so far, in task order.
+// failedError is Wait's error for a job of total tasks of which failed
+// failed, first the first seen: nil if none failed.
+func failedError(job string, failed, total int, first *Result) error {
+	if failed == 0 {
+		return nil
+	}
+	which := ""
+	if first != nil {
+		which = fmt.Sprintf(" (task %s: %s: %s)", first.Task, first.Failure, first.Error)
+	}
+	return fmt.Errorf("%w: job %s: %d of %d tasks failed%s", ErrTasksFailed, job, failed, total, which)
+}
+
+// Results returns the results recorded so far, in task order; once Next
+// has been called, those it has not returned.
 func (s *Submission) Results() []Result {
 	s.mu.Lock()
-	rs := make([]Result, 0, len(s.results))
-	for _, r := range s.results {
-		rs = append(rs, r)
-	}
+	rs := slices.Clone(s.queue[s.head:])
 	s.mu.Unlock()
 	slices.SortFunc(rs, func(a, b Result) int { return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Task, b.Task)) })
 	return rs

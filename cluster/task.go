@@ -81,8 +81,14 @@ type Result struct {
 	Index   int // position of the task in Job.Tasks
 	Handler string
 	Output  []byte
-	// Error is the handler's error, "" on success.
+	// Error is the handler's error, "" on success: its message only (a
+	// panic's stack is in Stack).
 	Error string
+	// Failure says what kind of failure Error is, "" on success.
+	Failure Failure
+	// Stack is the stack of a handler's panic (Failure == FailurePanic),
+	// "" otherwise.
+	Stack string
 	// Worker is the name of the worker that recorded the result.
 	Worker string
 	// Attempt is the attempt that produced it, from 1: the handler's
@@ -92,6 +98,12 @@ type Result struct {
 	// included: more than Attempt when deliveries were lost with their
 	// worker or server (the task then ran again), or handed back.
 	Deliveries int
+	// Discarded counts the runs of the task that ended after this result
+	// was recorded and whose results were discarded, beyond the
+	// deliveries above: a run that went on while the server was away (its
+	// delivery forgotten by a restart, or redelivered meanwhile), a
+	// speculative copy. The worker of such a run adds it to the record.
+	Discarded int
 	// Speculative says a speculative copy produced it.
 	Speculative bool
 	Start       time.Time
@@ -100,6 +112,36 @@ type Result struct {
 
 // OK says the task succeeded.
 func (r Result) OK() bool { return r.Error == "" }
+
+// Reruns is how many more times the task ran than its attempts: the
+// deliveries lost with a worker or a server (it ran again), and the
+// discarded runs. Attempt-1 + Reruns are its executions beyond one; a
+// Submission's Progress, worksteal job status and job results all count
+// them from the recorded results.
+func (r Result) Reruns() int { return max(0, r.Deliveries-r.Attempt) + r.Discarded }
+
+// Failure is the kind of a task's failure.
+type Failure string
+
+// Kinds of failure.
+const (
+	// FailureError: the handler returned an error on every attempt the
+	// job allows (Job.MaxAttempts), or its result was over the server's
+	// size limit.
+	FailureError Failure = "error"
+	// FailurePermanent: the handler returned an error wrapped with
+	// Permanent; it was not retried.
+	FailurePermanent Failure = "permanent"
+	// FailurePanic: the handler panicked on its last attempt; the stack is
+	// in Result.Stack.
+	FailurePanic Failure = "panic"
+	// FailurePoison: the task's deliveries ended without an outcome too
+	// often (WithMaxDeliver): Error wraps ErrMaxDeliveries's text.
+	FailurePoison Failure = "poison"
+	// FailureUnknownHandler: no worker that received the task had its
+	// handler.
+	FailureUnknownHandler Failure = "unknown-handler"
+)
 
 // wireResult is Result as stored: times as integers, which encode in a
 // tenth of the time of RFC 3339 text (one result is written per task).
@@ -110,9 +152,12 @@ type wireResult struct {
 	Handler     string `json:"handler"`
 	Output      []byte `json:"output,omitempty"`
 	Error       string `json:"error,omitempty"`
+	Failure     string `json:"failure,omitempty"`
+	Stack       string `json:"stack,omitempty"`
 	Worker      string `json:"worker"`
 	Attempt     int    `json:"attempt"`
 	Deliveries  int    `json:"deliveries,omitempty"`
+	Discarded   int    `json:"discarded,omitempty"`
 	Speculative bool   `json:"speculative,omitempty"`
 	StartNs     int64  `json:"start_ns,omitempty"`
 	RuntimeNs   int64  `json:"runtime_ns"`

@@ -47,6 +47,9 @@ type WorkerInfo struct {
 	// speed (WithSpeed).
 	Labels Labels  `json:"labels,omitempty"`
 	Speed  float64 `json:"speed,omitempty"`
+	// Stopped: the worker stopped serving; its entry stays until it
+	// expires (15 s), so that its handlers stay known to Submit.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -83,8 +86,15 @@ func (n *Node) Stats() Stats {
 }
 
 // Workers lists the live workers (those that refreshed their registration
-// in the last 15 seconds).
+// in the last 15 seconds and have not stopped).
 func (n *Node) Workers(ctx context.Context) ([]WorkerInfo, error) {
+	ws, err := n.registry(ctx)
+	return slices.DeleteFunc(ws, func(w WorkerInfo) bool { return w.Stopped }), err
+}
+
+// registry lists the worker registry's entries: the live workers, and
+// those that stopped in the last 15 seconds.
+func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -177,6 +187,13 @@ func (n *Node) Serve(ctx context.Context) error {
 	}
 	defer cancelSub.Unsubscribe()
 
+	// The first registration is made before Serve reports ready, so a
+	// submitter that waits for the ready signal sees this worker's
+	// handlers and labels (checkRoutes would refuse a job otherwise).
+	s.registerOnce(ctx)
+	if n.opts.onReady != nil {
+		n.opts.onReady()
+	}
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
 	statusDone, tasksDone := make(chan struct{}), make(chan struct{})
@@ -204,10 +221,26 @@ func (n *Node) Serve(ctx context.Context) error {
 	close(tasksDone)
 	<-regDone
 	<-statusDone
+	// The entry says the worker stopped, and expires as a lost worker's
+	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
 	defer cancel()
-	n.workers.Delete(dctx, n.opts.name)
+	info := s.info()
+	info.Stopped = true
+	data, _ := json.Marshal(info)
+	n.workers.Put(dctx, n.opts.name, data)
 	return err
+}
+
+// info is this worker's registry entry now.
+func (s *serving) info() WorkerInfo {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -220,27 +253,27 @@ func maps(m map[string]Handler) map[string]Handler {
 
 // register keeps this worker in the registry until ctx is done.
 func (s *serving) register(ctx context.Context) {
-	names := make([]string, 0, len(s.handlers))
-	for h := range s.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-			Labels: s.n.opts.labels, Speed: s.n.opts.speed}
-		data, _ := json.Marshal(info)
-		pctx, cancel := s.n.timeout(ctx)
-		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
-			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
-		}
-		cancel()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		s.putRegistration(ctx)
+	}
+}
+
+// registerOnce makes the first registry entry (register renews it).
+func (s *serving) registerOnce(ctx context.Context) { s.putRegistration(ctx) }
+
+func (s *serving) putRegistration(ctx context.Context) {
+	data, _ := json.Marshal(s.info())
+	pctx, cancel := s.n.timeout(ctx)
+	defer cancel()
+	if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
+		s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
 	}
 }
 
@@ -452,13 +485,14 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	switch {
 	case d.lost() >= d.maxLost:
 		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
+		res.Failure = FailurePoison
 		s.settle(*d, res)
 		return nil, false
 	case d.attempt() > d.maxAttempts:
 		// Its last failure was counted but not recorded (the worker died
 		// between the two): record it now.
 		res.Attempt = d.maxAttempts
-		res.Error = d.seen.Error
+		res.Error, res.Failure = d.seen.Error, FailureError
 		s.settle(*d, res)
 		return nil, false
 	}
@@ -466,6 +500,7 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	if !ok {
 		if d.lost()+1 >= d.maxLost {
 			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, d.handler)
+			res.Failure = FailureUnknownHandler
 			s.settle(*d, res)
 			return nil, false
 		}
@@ -521,8 +556,15 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	free()
 	res.Output = out
 	if err != nil {
-		res.Error = err.Error()
-		if !isPermanent(err) && d.attempt() < d.maxAttempts {
+		res.Error, res.Failure = err.Error(), FailureError
+		var p *panicError
+		switch {
+		case isPermanent(err):
+			res.Failure = FailurePermanent
+		case errors.As(err, &p):
+			res.Failure, res.Stack = FailurePanic, p.stack
+		}
+		if res.Failure != FailurePermanent && d.attempt() < d.maxAttempts {
 			s.retry(d, res.Error)
 			return
 		}
@@ -618,8 +660,10 @@ func (s *serving) settle(d delivery, res Result) {
 		s.meter.recorded(res)
 	} else {
 		n.duplicates.Add(1)
-		if res.Runtime > 0 { // it ran: tell the submitter, no result will
-			n.nc.Publish(n.ranSubject(d.job), []byte(d.task+"\t"+strconv.Itoa(d.delivered)+"\t"+n.opts.name))
+		if res.Runtime > 0 { // it ran: the record counts it (Result.Discarded)
+			if err := n.addDiscarded(s.settleCtx, d.key, d.delivered); err != nil {
+				n.opts.onError(fmt.Errorf("cluster: counting a discarded run of %s: %w", d.key, err))
+			}
 		}
 	}
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
@@ -645,14 +689,57 @@ func handlerOf(subject string) string {
 	return f[3]
 }
 
-// call runs a handler, turning a panic into an error.
+// call runs a handler, turning a panic into an error (a *panicError).
 func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("cluster: handler panicked: %v\n%s", p, debug.Stack())
+			err = &panicError{value: p, stack: string(debug.Stack())}
 		}
 	}()
 	return h(ctx, payload)
+}
+
+// panicError is a handler's panic: its message is the panic's value, and
+// the stack goes to Result.Stack, apart from it.
+type panicError struct {
+	value any
+	stack string
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
+
+// addDiscarded counts, in the result recorded under key, a run of the task
+// whose own result was discarded: one the record's delivery count does not
+// cover already (a delivery from delivered on; an earlier one is counted
+// in Deliveries). The record is updated with a compare-and-set on its
+// revision, retried on a concurrent update; its outcome is not touched.
+// This is the one count of extra runs that Progress, job status and job
+// results read.
+func (n *Node) addDiscarded(ctx context.Context, key string, delivered int) error {
+	for tries := 1; ; tries++ {
+		tctx, cancel := n.timeout(ctx)
+		e, err := n.results.Get(tctx, key)
+		if err == nil {
+			var r Result
+			if err = decodeResult(e.Value(), &r); err != nil {
+				cancel()
+				return err
+			}
+			if delivered < r.Deliveries {
+				cancel()
+				return nil // counted in Deliveries
+			}
+			r.Discarded++
+			_, err = n.results.Update(tctx, key, appendResult(nil, r), e.Revision())
+		}
+		cancel()
+		if err == nil || isNotFound(err) {
+			return nil // no record any more: the job was deleted
+		}
+		if tries >= 20 || !sleepCtx(ctx, backoffDelay(tries)) {
+			return err
+		}
+	}
 }
 
 // hasResult says a result is recorded for key. On doubt (the server does
@@ -672,8 +759,9 @@ func (n *Node) hasResult(key string) bool {
 func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
 	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
-		res.Output = nil
+		res.Output, res.Stack = nil, ""
 		res.Error = fmt.Sprintf("cluster: result of %d bytes is over the server's limit of %d", len(data), limit)
+		res.Failure = FailureError
 		data = appendResult(nil, res)
 	}
 	var err error

@@ -70,3 +70,33 @@ func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
 		t.Errorf("serve --insecure with nkeys and no TLS: stderr %q; want a warning about TLS only", errs)
 	}
 }
+
+// A submitter follows its own jobs with its own credentials: job list,
+// status and results with --role submitter (an observer's credentials are
+// not needed), and without --role the refusal says to give it.
+func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+		t.Fatalf("serve init: %s", errs)
+	}
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
+	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
+	waitForEither(t, worker, "serving sh", "not set up yet")
+	if code, out, errs := run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
+		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
+	}
+	for _, verb := range [][]string{{"list"}, {"status", "mine"}, {"results", "mine"}} {
+		args := append([]string{"job"}, verb...)
+		args = append(args, "--nats", url, "--creds", creds("submitter"), "--role", "submitter")
+		code, out, errs := run(t, "", nil, args...)
+		if code != 0 || !strings.Contains(out+errs, "mine") && verb[0] == "list" || code == 0 && verb[0] == "status" && !strings.Contains(out, "1 succeeded") {
+			t.Errorf("job %s with a submitter's credentials: exit %d, %q, %q", verb[0], code, out, errs)
+		}
+	}
+	code, out, errs := run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter"))
+	if code == 0 || !strings.Contains(errs, "--role submitter") {
+		t.Errorf("job status with a submitter's credentials and no --role: exit %d, %q, %q; want a refusal that says to give --role submitter", code, out, errs)
+	}
+}

@@ -75,7 +75,9 @@ func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
 			}
 			srv.start(t)
 			worker := launchEnv(t, "worker", workerEnv, "worker", "--nats", srv.url(), "-j", "2", "--ack-wait", ackWait)
-			worker.waitFor(t, "serving sh")
+			// With roles the worker cannot set the tier up: it waits for
+			// the first submitter, saying so, and serves once it has.
+			worker.waitFor(t, "serving sh|not set up yet")
 			// A batch sets the tier up and runs; a second one keeps the
 			// worker busy when the server goes.
 			b := newBatch(t, 2)

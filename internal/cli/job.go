@@ -22,6 +22,7 @@ type jobConfig struct {
 	nats string
 	clusterFlags
 	json bool
+	role string // the credentials' role, "" for the verb's default
 }
 
 func newJobCommand(env *Env) *cobra.Command {
@@ -36,11 +37,15 @@ func newJobCommand(env *Env) *cobra.Command {
   status ID     its progress: succeeded, failed, running, the longest-running
                 task and its worker, extra executions
   results ID    its results so far, one line each (task, state, worker,
-                attempt, deliveries, start, run time, error); --json for
-                the whole records
+                attempt, deliveries, reruns, start, run time, error);
+                --json for the whole records
   cancel ID     its queued tasks are removed and its running tasks stopped
                 without a result; a "run --nats" that follows it ends
   delete ID     it is removed with its results: the same batch runs afresh
+
+With credentials (--creds), list, status and results connect as an
+observer and cancel and delete as a submitter; a submitter follows its own
+jobs with its own credentials with --role submitter.
 
 Exit status: 0, 1 if the job does not exist or the server refuses, 2 for
 bad usage.`,
@@ -57,6 +62,7 @@ bad usage.`,
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	cfg.clusterFlags.add(f, "")
 	f.BoolVar(&cfg.json, "json", false, "results: one JSON record per line")
+	f.StringVar(&cfg.role, "role", "", "the role of the --creds credentials: observer (the default for list, status, results) or submitter (the default for cancel, delete; it may do all)")
 	return cmd
 }
 
@@ -77,6 +83,17 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	if verb == "cancel" || verb == "delete" {
 		role = cluster.RoleSubmitter
 	}
+	switch cfg.role {
+	case "":
+	case string(cluster.RoleSubmitter):
+		role = cluster.RoleSubmitter
+	case string(cluster.RoleObserver):
+		if role == cluster.RoleSubmitter {
+			return usageError(fmt.Errorf("--role observer: job %s changes the cluster, which only a submitter may", verb))
+		}
+	default:
+		return usageError(fmt.Errorf("--role %q: want observer or submitter", cfg.role))
+	}
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal job", role, cfg.creds, errs)
 	if err != nil {
 		return err
@@ -88,6 +105,9 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	}
 	fail := func(err error) error {
 		if r := refused(ctx); r != nil {
+			if cfg.role == "" && role == cluster.RoleObserver {
+				return fmt.Errorf("%w; with a submitter's credentials, give --role submitter", r)
+			}
 			return r
 		}
 		return err
@@ -157,7 +177,16 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 	if l := p.Longest; l.Task != "" {
 		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
 	}
-	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n", p.Reruns+p.Retries, p.Reruns, p.Retries)
+	if p.Done() < p.Total {
+		stalls, err := node.Stalls(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, s := range stalls {
+			fmt.Fprintf(w, "waits: %s\n", s)
+		}
+	}
 	return nil
 }
 
@@ -177,13 +206,13 @@ func jobResults(ctx context.Context, node *cluster.Node, w io.Writer, id string,
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tWORKER\tATTEMPT\tDELIVERIES\tSTART\tRUNTIME\tERROR")
+	fmt.Fprintln(tw, "TASK\tSTATE\tWORKER\tATTEMPT\tDELIVERIES\tRERUNS\tSTART\tRUNTIME\tERROR")
 	for _, r := range sub.Results() {
 		state := "ok"
 		if !r.OK() {
 			state = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Task, state, r.Worker, r.Attempt, r.Deliveries,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", r.Task, state, r.Worker, r.Attempt, r.Deliveries, r.Reruns(),
 			r.Start.Format(time.RFC3339), r.Runtime.Round(time.Millisecond), strings.ReplaceAll(r.Error, "\n", " "))
 	}
 	return tw.Flush()

@@ -205,7 +205,13 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 		return err
 	}
 	defer closeWithin(nc, time.Second)
-	node, err := cluster.New(nc, append(opts, roleOpts...)...)
+	var node *cluster.Node
+	// "serving" is printed once the worker is in the registry: a
+	// submitter started after it sees this worker's handlers and labels.
+	ready := cluster.WithReady(func() {
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
+	})
+	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready)...)
 	if err != nil {
 		return usageError(err)
 	}
@@ -223,7 +229,6 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
 	if admit != nil {
 		go admit.run(ctx, "worksteal worker "+node.Name(), errs)
 	}
