@@ -91,7 +91,7 @@ outcome --max-deliver times (it kills its workers) is recorded as a poison
 task. The worker logs losing and regaining the server.
 
 Besides the --label ones, a worker's labels say what it measures of its
-machine: cores=N, mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
+machine: cores=N (CPUs it may use, capped by its cgroup quota), mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
 driver shows; 0 when none) and dri=N (render devices, when present); a
 --label with the same key wins. With --load or --memfree (GNU parallel's
 flags) the worker takes no new tasks while the machine runs that many
