@@ -17,7 +17,7 @@ import (
 // This file turns the GNU parallel options of gnuConfig into the runner's
 // Input and Config, with GNU parallel's (20221122) rules.
 
-// gnuInput fills in the parts of in that gnuConfig sets. slots is the
+// input fills in the parts of in that gnuConfig sets. slots is the
 // number of slots the jobs will run on (for -m and -X, which spread the
 // last arguments over them, and {0%}).
 func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
@@ -105,7 +105,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Output = runner.OutputUngroup
 	}
 	// GNU: --tag is ignored under -u.
-	rcfg.Tag = (g.tag || g.tagString != "" || flagGiven(f, "tagstring")) && !g.ungroup
+	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := runner.ParseHalt(g.halt)
 		if err != nil {
