@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,6 +55,8 @@ type shellTask struct {
 	Seq       int    `json:"seq"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"`
 	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
+	// Env is what run --env copies to the job: NAME=value.
+	Env []string `json:"env,omitempty"`
 }
 
 // shellResult is the output of a shell task.
@@ -289,8 +292,8 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
-			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}}
+		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker)
+		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
 		if t.Stdin != nil {
 			c.Stdin = bytes.NewReader(t.Stdin)
 		}
