@@ -18,11 +18,13 @@ var codecCases = []Result{
 	{Error: "<html> & \u2028 \u2029 \b\f\n\r\t \x01\x1f \x7f é 日本 \xff\xfe bad utf8", Output: []byte{}},
 	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: math.MaxInt, Attempt: math.MinInt},
 	{Job: strings.Repeat("x", 3000), Output: []byte(strings.Repeat("\xff", 1000))},
+	{Job: "tree", Task: "r=0=3", Parent: "r", Spawned: []string{"r=0=3=1", "r=0=3=2\"<"}, Value: []byte("42\n")},
 }
 
 // wireOf is the wireResult json.Marshal encoded before appendResult.
 func wireOf(r Result) wireResult {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime)}
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime),
+		r.Parent, r.Spawned, r.Value}
 	if !r.Start.IsZero() {
 		w.StartNs = r.Start.UnixNano()
 	}
@@ -61,7 +63,8 @@ func checkDecode(t *testing.T, b []byte) {
 		return
 	}
 	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Parent: w.Parent, Spawned: w.Spawned, Value: w.Value}
 	if w.StartNs != 0 {
 		want.Start = time.Unix(0, w.StartNs)
 	}
@@ -82,6 +85,7 @@ func TestResultCodecMatchesEncodingJSON(t *testing.T) {
 		`{"output":"aGk="}`, `{"output":"aGk"}`, `{"output":""}`, `{"speculative":true}`, `{"speculative":1}`,
 		`{"speculative":truex}`, `{"extra":{"a":[1,2]},"job":"a"}`, `{"job":"a","job":"b"}`, `[]`, `null`, ``,
 		`{"start_ns":0,"runtime_ns":5}`, `{"attempt":2}{"attempt":3}`,
+		`{"parent":"p","value":"NDI="}`, `{"value":"NDI"}`, `{"spawned":["a","b"]}`, `{"spawned":null}`,
 	} {
 		checkDecode(t, []byte(s))
 	}

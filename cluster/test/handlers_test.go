@@ -63,6 +63,7 @@ func register(n *cluster.Node) {
 			panic(err)
 		}
 	}
+	registerTree(n) // tree_test.go
 	must(n.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) {
 		return []byte(strings.ToUpper(string(p))), nil
 	}))

@@ -1,0 +1,168 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// registerTree installs the tree handlers: "tree" with payload
+// "depth,fanout,ms" runs a node that sleeps ms milliseconds and, above
+// depth 0, spawns fanout children of depth−1; its value is 1, so a job
+// reduced with "sum" counts the nodes: (fanout^(depth+1) − 1)/(fanout − 1).
+// "treefail" is the same but a node of depth 0 with index 3 fails once
+// per worker process (the first time it runs there).
+func registerTree(n *cluster.Node) {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(n.Handle("tree", treeNode))
+}
+
+func treeNode(ctx context.Context, p []byte) ([]byte, error) {
+	f := strings.Split(string(p), ",")
+	if len(f) != 3 {
+		return nil, cluster.Permanent(fmt.Errorf("tree payload %q: want depth,fanout,ms", p))
+	}
+	depth, _ := strconv.Atoi(f[0])
+	fanout, _ := strconv.Atoi(f[1])
+	ms, _ := strconv.Atoi(f[2])
+	if os.Getenv(envRole) == "worker" {
+		info, _ := cluster.TaskOf(ctx)
+		fmt.Printf("start %s %d\n", info.Task, info.Attempt) // a test may wait for this line
+	}
+	if depth > 0 {
+		for range fanout {
+			if err := cluster.Spawn(ctx, "tree", fmt.Appendf(nil, "%d,%d,%d", depth-1, fanout, ms)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	select {
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return []byte("1"), nil
+}
+
+// treeSize is the number of nodes of a tree of that depth and fanout.
+func treeSize(depth, fanout int) int {
+	n, level := 0, 1
+	for range depth + 1 {
+		n += level
+		level *= fanout
+	}
+	return n
+}
+
+// treeJob is one "tree" task, its nodes counted by the "sum" reduction.
+func treeJob(id string, depth, fanout, ms int) cluster.Job {
+	return cluster.Job{ID: id, Reduce: "sum", Tasks: []cluster.Task{{ID: "root", Handler: "tree", Payload: fmt.Appendf(nil, "%d,%d,%d", depth, fanout, ms)}}}
+}
+
+// checkTree checks the promise a user of trees sees: the job ends with
+// every node counted exactly once, no failure, and the tasks recorded are
+// the root and exactly the children handed over.
+func checkTree(t *testing.T, s *cluster.Submission, rs []cluster.Result, want int) {
+	t.Helper()
+	for _, r := range rs {
+		if !r.OK() {
+			t.Errorf("task %s failed: %s", r.Task, r.Error)
+		}
+	}
+	v, ok, err := s.Value()
+	if err != nil || !ok || string(v) != strconv.Itoa(want) {
+		t.Errorf("Value = %q, %v, %v; want %d nodes", v, ok, err, want)
+	}
+	p := s.Progress()
+	if p.Total != 1+p.Spawned || len(rs) != p.Total || p.Done() != p.Total {
+		t.Errorf("progress %+v with %d results: want total = 1 + spawned = results", p, len(rs))
+	}
+}
+
+// Two workers, one tree: the worker that gets the root keeps its children
+// until the other one says it is idle, then hands it half of them; the
+// job ends with each node counted once, and the other worker did some.
+func TestTreeSpillsToIdleWorkerAndCountsEachNodeOnce(t *testing.T) {
+	srv := startServer(t)
+	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("a"))
+	b := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("b"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	const depth, fanout = 4, 4 // 341 nodes of 2 ms: 0.35 s on 2 slots
+	s, err := n.Submit(context.Background(), treeJob("tree1", depth, fanout, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(depth, fanout))
+	sa, sb := a.Stats(), b.Stats()
+	if sa.Spawned+sb.Spawned != int64(treeSize(depth, fanout)-1) {
+		t.Errorf("spawned %d + %d children; want %d", sa.Spawned, sb.Spawned, treeSize(depth, fanout)-1)
+	}
+	if sa.Spilled+sb.Spilled == 0 || sa.Executed == 0 || sb.Executed == 0 {
+		t.Errorf("no hand-over: a %+v, b %+v; want both workers to run nodes", sa, sb)
+	}
+	if p := s.Progress(); p.Spawned != int(sa.Spilled+sb.Spilled) {
+		t.Errorf("progress shows %d spawned tasks; the workers handed over %d", p.Spawned, sa.Spilled+sb.Spilled)
+	}
+	checkRecordedOnce(t, n2(t, srv), len(rs))
+}
+
+// A lone worker with every slot busy hands nothing over: the whole tree
+// is one task and one result (local first: no message per child).
+func TestTreeStaysLocalWithoutIdleWorkers(t *testing.T) {
+	srv := startServer(t)
+	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	s, err := n.Submit(context.Background(), treeJob("tree2", 3, 5, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(3, 5))
+	if st := a.Stats(); len(rs) != 1 || st.Spilled != 0 || st.Spawned != int64(treeSize(3, 5)-1) {
+		t.Errorf("%d results, stats %+v; want one result, nothing handed over", len(rs), st)
+	}
+}
+
+// A worker killed (SIGKILL) in the middle of a tree, holding children it
+// handed over and children it kept: the job still counts every node once.
+func TestTreeSurvivesAWorkerKilledMidTree(t *testing.T) {
+	srv := startServer(t)
+	victim := startWorkerProcess(t, srv.ClientURL(), "victim", nil)
+	handed := make(chan string, 1000)
+	n := submitter(t, connect(t, srv.ClientURL()))
+	const depth, fanout = 4, 4
+	s, err := n.Submit(context.Background(), treeJob("tree3", depth, fanout, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	// The victim has the root and its subtree to itself (about 1.7 s on 4
+	// slots); a second worker starts, says it is idle and is handed
+	// subtrees; then the victim dies with the rest.
+	startWorkerProcess(t, srv.ClientURL(), "survivor", handed)
+	select {
+	case <-handed: // the survivor runs a node: it was handed over
+	case <-time.After(60 * time.Second):
+		t.Fatal("nothing was handed over to the idle survivor")
+	}
+	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	victim.Wait()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(depth, fanout))
+}
