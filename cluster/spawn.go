@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,11 @@ type treeUnit struct {
 	// route, whose consumer lives as long as the job).
 	handler string
 
+	// handed: the children an earlier run of this task handed over (its
+	// checkpoint, loaded when the task is delivered again): they are
+	// published again under the same ids instead of run here.
+	handed map[string]bool
+
 	mu      sync.Mutex
 	open    int
 	fold    fold
@@ -103,6 +109,9 @@ func (r *running) treeNode() (*treeNode, error) {
 		open: 1, done: make(chan struct{})}
 	u.fold.r = red
 	u.ctx, u.cancel = context.WithCancelCause(r.ctx)
+	if r.delivered > 1 || r.info.Speculative {
+		u.handed = r.s.loadHanded(u)
+	}
 	r.tnode = &treeNode{unit: u, id: r.info.Task, handler: u.handler}
 	return r.tnode, nil
 }
@@ -153,12 +162,20 @@ func Spawn(ctx context.Context, handler string, payload []byte) error {
 	if limit := int(u.s.n.nc.MaxPayload()) - 1024; len(payload) > limit {
 		return fmt.Errorf("%w: spawn: payload of %d bytes is over the server's limit of %d", ErrInvalidJob, len(payload), limit)
 	}
-	i := parent.next.Add(1) - 1
-	c := &treeNode{unit: u, id: parent.id + "=" + strconv.FormatInt(i, 10), handler: handler, payload: payload}
 	u.mu.Lock()
+	if u.open == 0 {
+		u.mu.Unlock()
+		return fmt.Errorf("%w: task %s has finished (spawn before the handler returns)", ErrNotInTask, parent.id)
+	}
 	u.open++
 	u.mu.Unlock()
+	i := parent.next.Add(1) - 1
+	c := &treeNode{unit: u, id: parent.id + "=" + strconv.FormatInt(i, 10), handler: handler, payload: payload}
 	u.s.n.spawned.Add(1)
+	if u.handed[c.id] {
+		u.s.tree.handOver(c, false) // an earlier run handed it over: the same task
+		return nil
+	}
 	u.s.tree.push(c)
 	return nil
 }
@@ -343,38 +360,102 @@ func (t *treeState) spill(k int) {
 		return
 	}
 	defer t.spilling.Store(false)
-	n := t.s.n
 	for _, nd := range t.popOldest(k) {
-		u := nd.unit
-		m := nats.NewMsg(u.msg.Subject)
-		for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrNonce, hdrReduce} {
-			if v := u.msg.Header.Get(h); v != "" {
-				m.Header.Set(h, v)
-			}
-		}
-		m.Header.Set(hdrTask, nd.id)
-		m.Header.Set(hdrParent, u.task)
-		m.Data = nd.payload
-		nonce := u.msg.Header.Get(hdrNonce)
-		if nonce == "" {
-			nonce = u.job
-		}
-		ctx, cancel := context.WithTimeout(u.ctx, n.opts.defaultTimeout)
-		_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+nd.id))
-		cancel()
-		if err != nil {
+		t.handOver(nd, true)
+	}
+}
+
+// handOver publishes nd as a task of its own, in its unit's route, with a
+// message id that any run of its unit gives it (JetStream drops a copy
+// published again within its de-duplication window; a later copy finds
+// the result recorded). First the unit's checkpoint lists it (record:
+// false when it is listed already), so that a re-run of the unit, after
+// this worker died, publishes it again rather than running it: the
+// checkpoint rule of the package doc. A child that cannot be listed or
+// published runs here.
+func (t *treeState) handOver(nd *treeNode, record bool) {
+	n, u := t.s.n, nd.unit
+	if record {
+		if err := t.s.recordHanded(u, nd.id); err != nil {
 			if u.ctx.Err() == nil {
 				n.opts.onError(fmt.Errorf("cluster: handing over task %s: %w", nd.id, err))
 			}
-			t.push(nd) // runs here (or is skipped, its unit stopping)
-			continue
+			t.push(nd)
+			return
 		}
-		n.spilled.Add(1)
-		u.mu.Lock()
-		u.spilled = append(u.spilled, nd.id)
-		u.closeOne()
-		u.mu.Unlock()
 	}
+	m := nats.NewMsg(u.msg.Subject)
+	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrNonce, hdrReduce} {
+		if v := u.msg.Header.Get(h); v != "" {
+			m.Header.Set(h, v)
+		}
+	}
+	m.Header.Set(hdrTask, nd.id)
+	m.Header.Set(hdrParent, u.task)
+	m.Data = nd.payload
+	nonce := u.msg.Header.Get(hdrNonce)
+	if nonce == "" {
+		nonce = u.job
+	}
+	ctx, cancel := context.WithTimeout(u.ctx, n.opts.defaultTimeout)
+	_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+nd.id))
+	cancel()
+	if err != nil {
+		if u.ctx.Err() == nil {
+			n.opts.onError(fmt.Errorf("cluster: handing over task %s: %w", nd.id, err))
+		}
+		t.push(nd) // runs here (or is skipped, its unit stopping)
+		return
+	}
+	n.spilled.Add(1)
+	u.mu.Lock()
+	u.spilled = append(u.spilled, nd.id)
+	u.closeOne()
+	u.mu.Unlock()
+}
+
+// handedKey is the checkpoint key of the children a unit handed over.
+func handedKey(u *treeUnit) string { return resultKey(u.job, u.task) + ".handed" }
+
+// recordHanded adds id to the unit's checkpoint of handed-over children
+// (a compare-and-set on its revision).
+func (s *serving) recordHanded(u *treeUnit, id string) error {
+	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
+	defer cancel()
+	kv := s.n.checkpoints
+	for {
+		e, err := kv.Get(ctx, handedKey(u))
+		switch {
+		case isNotFound(err):
+			if _, err = kv.Create(ctx, handedKey(u), []byte(id)); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			v := append(append(append([]byte(nil), e.Value()...), '\n'), id...)
+			if _, err = kv.Update(ctx, handedKey(u), v, e.Revision()); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+				return err
+			}
+		}
+		// Changed meanwhile (another run of the unit): read it again.
+	}
+}
+
+// loadHanded reads the children that earlier runs of u handed over; on
+// doubt, none (they then run here: correct, only slower).
+func (s *serving) loadHanded(u *treeUnit) map[string]bool {
+	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
+	defer cancel()
+	e, err := s.n.checkpoints.Get(ctx, handedKey(u))
+	if err != nil {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, id := range strings.Split(string(e.Value()), "\n") {
+		m[id] = true
+	}
+	return m
 }
 
 // Idle signals: a worker with nothing to run says so on <stream>.idle,

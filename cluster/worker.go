@@ -648,6 +648,11 @@ func (s *serving) settle(d delivery, res Result) {
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
+	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with
+		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
+		n.checkpoints.Purge(ctx, resultKey(d.job, d.task)+".handed")
+		cancel()
+	}
 	if d.delivered > 1 || d.spec || d.checkpointed {
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
 		defer cancel()
