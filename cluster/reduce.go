@@ -21,7 +21,8 @@ type Combine func(a, b []byte) ([]byte, error)
 //	concat  the values one after the other, in the order they finish (the default of a tree)
 //
 // A task's value is its handler's output, or what it set with ReduceValue;
-// numbers are read with white space trimmed. A program adds its own with
+// numbers are read with white space trimmed; an empty value contributes
+// nothing. A program adds its own with
 // Node.Reduce.
 var builtinReduces = map[string]reducer{
 	"sum":    {combine: numeric(func(a, b int64) int64 { return a + b }, func(a, b float64) float64 { return a + b })},
@@ -91,13 +92,17 @@ type fold struct {
 	err error
 }
 
-// add folds one task's value (already lifted when lifted is true).
+// add folds one task's value (already lifted when lifted is true). An
+// empty value contributes nothing.
 func (f *fold) add(v []byte, lifted bool) {
 	if f.err != nil {
 		return
 	}
 	if !lifted && f.r.lift != nil {
 		v = f.r.lift(v)
+	}
+	if len(v) == 0 {
+		return
 	}
 	if !f.has {
 		f.v, f.has = append([]byte(nil), v...), true

@@ -74,7 +74,7 @@ func appendResult(dst []byte, r Result) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	if len(r.Value) > 0 {
+	if r.Value != nil {
 		dst = append(dst, `,"value":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, r.Value)
 		dst = append(dst, '"')
@@ -152,7 +152,13 @@ func decodeResult(b []byte, r *Result) error {
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
 		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
-		Parent: w.Parent, Spawned: w.Spawned, Value: w.Value}
+		Parent: w.Parent, Spawned: w.Spawned}
+	if w.Value != nil {
+		r.Value = *w.Value
+		if r.Value == nil {
+			r.Value = []byte{}
+		}
+	}
 	if w.StartNs != 0 {
 		r.Start = time.Unix(0, w.StartNs)
 	}
@@ -208,7 +214,9 @@ func fastWire(b []byte, w *wireResult) bool {
 		case "value":
 			var s []byte
 			if s, ok = p.raw(); ok {
-				w.Value, ok = decodeBase64(s)
+				var v []byte
+				v, ok = decodeBase64(s)
+				w.Value = &v
 			}
 		default:
 			return false

@@ -236,7 +236,11 @@ func (u *treeUnit) wait(root *treeNode, out []byte, err error) ([]byte, []byte, 
 	<-u.done
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return out, u.fold.v, u.spilled, u.err
+	v := u.fold.v
+	if v == nil {
+		v = []byte{} // a value, empty
+	}
+	return out, v, u.spilled, u.err
 }
 
 // treeState is a serving worker's local queue of spawned children, its

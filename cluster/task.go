@@ -111,7 +111,8 @@ type Result struct {
 	// handed over to other workers, recorded as tasks of their own; Value
 	// the job's reduction of what this task and the children it ran
 	// itself produced, when it spawned or set a value (ReduceValue), else
-	// nil (its value is then Output). Runtime includes its local children.
+	// nil (its value is then Output; an empty value is not nil). Runtime
+	// includes its local children.
 	Parent  string
 	Spawned []string
 	Value   []byte
@@ -137,7 +138,7 @@ type wireResult struct {
 	RuntimeNs   int64    `json:"runtime_ns"`
 	Parent      string   `json:"parent,omitempty"`
 	Spawned     []string `json:"spawned,omitempty"`
-	Value       []byte   `json:"value,omitempty"`
+	Value       *[]byte  `json:"value,omitempty"` // nil: none; empty: an empty value
 }
 
 // MarshalJSON encodes r with its times as nanoseconds (see appendResult).

@@ -76,7 +76,7 @@ func (s *Submission) foldValue(r Result) {
 		s.folding, s.fold.r, s.fold.err = true, red, err
 	}
 	if r.Value != nil {
-		s.fold.add(r.Value, true) // already reduced by its worker
+		s.fold.add(r.Value, true) // already reduced by its worker (count: already counted)
 	} else {
 		s.fold.add(r.Output, false)
 	}

@@ -142,6 +142,7 @@ type serving struct {
 	settling chan struct{}
 
 	tree      *treeState   // spawned children kept here (spawn.go)
+	spawnSrv  *spawnServer // spawn requests from tasks' processes (spawnenv.go)
 	busyLocal atomic.Int64 // spawned children running here
 }
 
@@ -184,6 +185,8 @@ func (n *Node) Serve(ctx context.Context) error {
 	}
 	defer cancelSub.Unsubscribe()
 	s.tree = newTreeState(s)
+	s.spawnSrv = newSpawnServer()
+	defer s.spawnSrv.close()
 	idleSub, err := n.nc.Subscribe(n.idleSubject(), s.tree.onIdle)
 	if err != nil {
 		return err

@@ -55,6 +55,7 @@ type runConfig struct {
 	nats    string
 	jobName string
 	require []string // --require KEY=VALUE
+	reduce  string   // --reduce NAME: the job's reduction of its tasks' outputs
 	clusterFlags
 }
 

@@ -222,9 +222,19 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
-			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}})
-		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
+		env := []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker, "WORKSTEAL_TASK=" + info.Task}
+		if spawn, err := cluster.SpawnEnv(ctx); err == nil { // its command may spawn children (worksteal spawn)
+			env = append(env, spawn...)
+		}
+		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env})
+		sr := shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr}
+		// A command that succeeds gives its standard output as its value
+		// (the job's reduction: printed by run, concatenated with its
+		// children's, or summed...), not twice.
+		if e.Err == nil && e.Signal == 0 && e.Code == 0 && cluster.ReduceValue(ctx, e.Stdout) == nil {
+			sr.Stdout = nil
+		}
+		out, _ := json.Marshal(sr)
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
 			return out, fmt.Errorf("timed out after %v", time.Duration(t.TimeoutMs)*time.Millisecond)
