@@ -201,3 +201,37 @@ func TestTreeServerKilledAndRestarted(t *testing.T) {
 	srv.start(t)
 	tr.check(t, run)
 }
+
+// TestBenchCellCluster: the cluster's uts-sha1 cell counts a tree on
+// three worker processes exactly as the single-process cell does, and
+// reports the subtrees handed between workers.
+func TestBenchCellCluster(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	const tree = "t=1,a=3,d=7,b=4,r=19"
+	local := launch(t, "cell ws", "bench", "cell", "ws", "uts-sha1", tree, "1")
+	if code := local.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("bench cell ws exited %d:\n%s", code, local.out.String())
+	}
+	want := regexp.MustCompile(`ws uts-sha1 \S+ 1 [0-9.]+ (\d+ leaves=\d+ depth=\d+)`).FindStringSubmatch(local.out.String())
+	if want == nil {
+		t.Fatalf("bench cell ws printed:\n%s", local.out.String())
+	}
+	cell := launch(t, "cell cluster", "bench", "cell", "cluster", "uts-sha1", tree, "12", "2", "0", "--nats", srv.url(), "--split", "3")
+	if code := cell.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("bench cell cluster exited %d:\n%s", code, cell.out.String())
+	}
+	lines := regexp.MustCompile(`(?m)^cluster uts-sha1 \S+ 12 [0-9.]+ (\d+ leaves=\d+ depth=\d+) handed=(\d+) idle=(\d+) task-msgs=(\d+)$`).FindAllStringSubmatch(cell.out.String(), -1)
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines of the cell's format, got:\n%s", cell.out.String())
+	}
+	for _, m := range lines {
+		if m[1] != want[1] {
+			t.Errorf("cluster counted %s; one process counted %s", m[1], want[1])
+		}
+	}
+	bad := launch(t, "cell cluster bad", "bench", "cell", "cluster", "uts-sha1", "T1", "2")
+	if code := bad.wait(t, 30*time.Second); code == 0 || !strings.Contains(bad.out.String(), "--nats URL is required") {
+		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.out.String())
+	}
+}

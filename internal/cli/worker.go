@@ -198,6 +198,9 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
 	}
+	if err := registerBuiltins(node); err != nil { // bench_cluster.go
+		return err
+	}
 	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
 	err = node.Serve(ctx)
 	if r := refused(ctx); r != nil {
