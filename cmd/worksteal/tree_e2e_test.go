@@ -155,6 +155,19 @@ func TestTreeThroughTheBinary(t *testing.T) {
 	if !strings.Contains(run.out.String(), "spawned") {
 		t.Errorf("the progress lines do not show spawned tasks:\n%s", run.out.String())
 	}
+	// The job's status shows the tasks handed over and the value.
+	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
+	if id == nil {
+		t.Fatalf("run named no job:\n%s", run.out.String())
+	}
+	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
+	if code := st.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("job status exited %d:\n%s", code, st.out.String())
+	}
+	if out := st.out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
+		!strings.Contains(out, "value (sum) so far: "+strconv.Itoa(len(tr.ids()))) {
+		t.Errorf("job status does not show the tasks handed over and the sum %d:\n%s", len(tr.ids()), out)
+	}
 }
 
 // TestTreeWorkerKilledHoldingTheRoot: the worker that runs the root (and

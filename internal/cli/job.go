@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -158,6 +159,12 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
 	}
 	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	if p.Spawned > 0 {
+		fmt.Fprintf(w, "spawned: %d tasks handed over between workers (counted in the tasks; the children a worker ran itself are in their parent's result)\n", p.Spawned)
+	}
+	if v, ok, err := sub.Value(); err == nil && ok && info.Reduce != "" {
+		fmt.Fprintf(w, "value (%s) so far: %s\n", info.Reduce, bytes.TrimSpace(v))
+	}
 	return nil
 }
 
