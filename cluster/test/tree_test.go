@@ -26,6 +26,47 @@ func registerTree(n *cluster.Node) {
 		}
 	}
 	must(n.Handle("tree", treeNode))
+	must(n.Handle("spin", spinNode))
+}
+
+// spinNode is a node of a tree of fixed work: payload "lo,hi,us" covers
+// the leaves lo..hi−1; an inner node spawns up to four children that
+// split its range, a leaf spins us microseconds. Every node's value is 1.
+func spinNode(ctx context.Context, p []byte) ([]byte, error) {
+	var lo, hi, us int
+	if _, err := fmt.Sscanf(string(p), "%d,%d,%d", &lo, &hi, &us); err != nil || hi <= lo {
+		return nil, cluster.Permanent(fmt.Errorf("spin payload %q: want lo,hi,us", p))
+	}
+	if hi-lo == 1 {
+		spin(time.Duration(us) * time.Microsecond)
+		return []byte("1"), nil
+	}
+	k := min(4, hi-lo)
+	for i := range k {
+		a, b := lo+(hi-lo)*i/k, lo+(hi-lo)*(i+1)/k
+		if err := cluster.Spawn(ctx, "spin", fmt.Appendf(nil, "%d,%d,%d", a, b, us)); err != nil {
+			return nil, err
+		}
+	}
+	return []byte("1"), nil
+}
+
+// spin busy-waits d.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+// spinNodes is the number of nodes of the spin tree over n leaves.
+func spinNodes(n int) int {
+	if n == 1 {
+		return 1
+	}
+	k, total := min(4, n), 1
+	for i := range k {
+		total += spinNodes(n*(i+1)/k - n*i/k)
+	}
+	return total
 }
 
 func treeNode(ctx context.Context, p []byte) ([]byte, error) {
