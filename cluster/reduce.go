@@ -29,7 +29,7 @@ var builtinReduces = map[string]reducer{
 	"count":  {lift: func([]byte) []byte { return []byte("1") }, combine: numeric(func(a, b int64) int64 { return a + b }, func(a, b float64) float64 { return a + b })},
 	"min":    {combine: numeric(func(a, b int64) int64 { return min(a, b) }, func(a, b float64) float64 { return min(a, b) })},
 	"max":    {combine: numeric(func(a, b int64) int64 { return max(a, b) }, func(a, b float64) float64 { return max(a, b) })},
-	"concat": {combine: func(a, b []byte) ([]byte, error) { return append(a[:len(a):len(a)], b...), nil }},
+	"concat": {combine: func(a, b []byte) ([]byte, error) { return append(a, b...), nil }}, // a is the fold's own (see fold.add)
 }
 
 // reducer is a named reduction: lift turns one task's value into the
@@ -105,7 +105,7 @@ func (f *fold) add(v []byte, lifted bool) {
 		return
 	}
 	if !f.has {
-		f.v, f.has = append([]byte(nil), v...), true
+		f.v, f.has = append([]byte(nil), v...), true // the fold's own: a combine may append to it
 		return
 	}
 	f.v, f.err = f.r.combine(f.v, v)

@@ -63,6 +63,19 @@ type treeNode struct {
 
 	value    []byte // set by ReduceValue (the node's own goroutine)
 	valueSet bool
+
+	// Continuations (continuation.go), under the unit's mu: parent and
+	// index place a local child; pending counts its own handler and its
+	// children not yet complete; then is its continuation, contOf the
+	// node a continuation completes; results are its children's outputs.
+	parent  *treeNode
+	index   int
+	pending int
+	output  []byte
+	then    *treeNode
+	hasThen bool // then was set (it stays true once then is queued)
+	contOf  *treeNode
+	results [][]byte
 }
 
 // treeUnit is a delivered task whose handler spawned: its local subtree.
@@ -85,6 +98,7 @@ type treeUnit struct {
 
 	mu      sync.Mutex
 	open    int
+	rootOut []byte // the root's continuation's output, if it has one
 	fold    fold
 	err     error
 	spilled []string
@@ -112,7 +126,7 @@ func (r *running) treeNode() (*treeNode, error) {
 	if r.delivered > 1 || r.info.Speculative {
 		u.handed = r.s.loadHanded(u)
 	}
-	r.tnode = &treeNode{unit: u, id: r.info.Task, handler: u.handler}
+	r.tnode = &treeNode{unit: u, id: r.info.Task, handler: u.handler, pending: 1}
 	return r.tnode, nil
 }
 
@@ -168,9 +182,11 @@ func Spawn(ctx context.Context, handler string, payload []byte) error {
 		return fmt.Errorf("%w: task %s has finished (spawn before the handler returns)", ErrNotInTask, parent.id)
 	}
 	u.open++
-	u.mu.Unlock()
 	i := parent.next.Add(1) - 1
-	c := &treeNode{unit: u, id: parent.id + "=" + strconv.FormatInt(i, 10), handler: handler, payload: payload}
+	c := &treeNode{unit: u, id: parent.id + "=" + strconv.FormatInt(i, 10), handler: handler, payload: payload,
+		parent: parent, index: int(i), pending: 1}
+	parent.pending++
+	u.mu.Unlock()
 	u.s.n.spawned.Add(1)
 	if u.handed[c.id] {
 		u.s.tree.handOver(c, false) // an earlier run handed it over: the same task
@@ -216,6 +232,10 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 			u.err = u.fold.err
 			u.cancel(u.err)
 		}
+		if u.err == nil {
+			nd.output = out
+			u.release(nd) // continuation.go
+		}
 	}
 	u.closeOne()
 }
@@ -236,6 +256,9 @@ func (u *treeUnit) wait(root *treeNode, out []byte, err error) ([]byte, []byte, 
 	<-u.done
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if u.rootOut != nil {
+		out = u.rootOut // its continuation's
+	}
 	v := u.fold.v
 	if v == nil {
 		v = []byte{} // a value, empty
@@ -300,7 +323,7 @@ func (t *treeState) popOldest(k int) []*treeNode {
 	var out []*treeNode
 	for i := t.head; i < len(t.q) && len(out) < k; i++ {
 		nd := t.q[i]
-		if nd == nil || nd.handler != nd.unit.handler || nd.unit.ctx.Err() != nil {
+		if nd == nil || nd.handler != nd.unit.handler || nd.unit.ctx.Err() != nil || nd.pinned() {
 			continue
 		}
 		out = append(out, nd)
@@ -414,6 +437,12 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 	n.spilled.Add(1)
 	u.mu.Lock()
 	u.spilled = append(u.spilled, nd.id)
+	if p := nd.parent; p != nil { // it completes elsewhere: not a child its parent waits for
+		p.pending--
+		if p.pending == 0 {
+			u.complete(p)
+		}
+	}
 	u.closeOne()
 	u.mu.Unlock()
 }

@@ -46,7 +46,10 @@ func (s *Submission) inTree(r Result) bool {
 // grow counts a counted result's children and folds its value. Called
 // with s.mu held.
 func (s *Submission) grow(r Result) {
-	if r.OK() {
+	// A job that names no reduction folds only what its workers reduced
+	// (the results of tasks that spawned or set a value): a flat batch
+	// pays nothing for it.
+	if r.OK() && (s.tree.reduce != "" || r.Value != nil) {
 		s.foldValue(r)
 	}
 	// All the children are counted before any kept-aside one is taken:
@@ -85,7 +88,8 @@ func (s *Submission) foldValue(r Result) {
 // Value returns the job's reduction (Job.Reduce) of the values of the
 // tasks that succeeded so far, the children included; once Done is
 // closed, of all of them. A task's value is its output, or what it set
-// with ReduceValue. ok is false while no value has arrived; err says the
+// with ReduceValue. A job that names no Reduce is reduced (concat) only
+// over the results that carry a Value (tasks that spawned or set one). ok is false while no value has arrived; err says the
 // reduction failed (ErrReduce: a value that is not a number) or is not
 // known here (ErrUnknownReduce).
 func (s *Submission) Value() (v []byte, ok bool, err error) {

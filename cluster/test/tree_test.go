@@ -27,6 +27,40 @@ func registerTree(n *cluster.Node) {
 	}
 	must(n.Handle("tree", treeNode))
 	must(n.Handle("spin", spinNode))
+	// sizetree "d": a node of depth d > 0 spawns three children and a
+	// continuation, sizeup, that adds their outputs + 1: the root's
+	// output is the number of nodes, computed by continuations.
+	must(n.Handle("sizetree", func(ctx context.Context, p []byte) ([]byte, error) {
+		d, _ := strconv.Atoi(string(p))
+		if d == 0 {
+			time.Sleep(5 * time.Millisecond) // long enough for the idle worker to ask for work
+			return []byte("1"), nil
+		}
+		if err := cluster.Then(ctx, "sizeup", nil); err != nil {
+			return nil, err
+		}
+		for range 3 {
+			if err := cluster.Spawn(ctx, "sizetree", []byte(strconv.Itoa(d-1))); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}))
+	must(n.Handle("sizeup", func(ctx context.Context, _ []byte) ([]byte, error) {
+		total := 1
+		rs := cluster.ChildResults(ctx)
+		if len(rs) != 3 {
+			return nil, fmt.Errorf("continuation got %d child results; want 3", len(rs))
+		}
+		for _, r := range rs {
+			k, err := strconv.Atoi(string(r))
+			if err != nil {
+				return nil, fmt.Errorf("child result %q: %w", r, err)
+			}
+			total += k
+		}
+		return []byte(strconv.Itoa(total)), nil
+	}))
 }
 
 // spinNode is a node of a tree of fixed work: payload "lo,hi,us" covers
@@ -206,4 +240,30 @@ func TestTreeSurvivesAWorkerKilledMidTree(t *testing.T) {
 	victim.Wait()
 	rs := waitJob(t, s)
 	checkTree(t, s, rs, treeSize(depth, fanout))
+}
+
+// A continuation runs when its children are done, with their outputs, and
+// holds no slot while it waits: on a worker of one slot (one runner) a
+// tree of depth 4 whose every inner node waits for three children
+// completes, and the root's output is the tree's size as the
+// continuations added it up.
+func TestTreeContinuationsAddUpChildren(t *testing.T) {
+	srv := startServer(t)
+	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(1), cluster.WithName("a"))
+	b := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(1), cluster.WithName("b"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	s, err := n.Submit(context.Background(), cluster.Job{ID: "sizes", Tasks: []cluster.Task{{ID: "root", Handler: "sizetree", Payload: []byte("4")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	if len(rs) != 1 || !rs[0].OK() || string(rs[0].Output) != strconv.Itoa(treeSize(4, 3)) {
+		t.Fatalf("results %+v; want one, the root's, with output %d", rs, treeSize(4, 3))
+	}
+	// The idle worker asked for work, and got none: the children of a
+	// task with a continuation stay where their outputs are awaited.
+	if sa, sb := a.Stats(), b.Stats(); sb.IdleSignals == 0 || sa.Spilled+sb.Spilled != 0 {
+		t.Errorf("a %+v, b %+v: want b idle and nothing handed over", sa, sb)
+	}
 }
