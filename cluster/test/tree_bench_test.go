@@ -154,7 +154,7 @@ func BenchmarkTreeWorkerKilled(b *testing.B) {
 			c.Process.Kill()
 			c.Wait()
 		}
-		lost, whole = float64((killed-base).Milliseconds()), float64(base.Milliseconds())
+		lost, whole = float64((killed - base).Milliseconds()), float64(base.Milliseconds())
 	}
 	b.ReportMetric(whole, "whole-ms")
 	b.ReportMetric(lost, "lost-ms")
