@@ -149,6 +149,15 @@
 // retried whole, with its attempts). The submitter folds the values of
 // the results as they arrive (Submission.Value).
 //
+// Continuations: a task that calls Then(ctx, handler, payload) before its
+// first Spawn gets a continuation, queued on its worker once its handler
+// and all its children (their continuations included) have completed; it
+// reads their outputs with ChildResults and its output stands for its
+// task's (a delivered task's Result.Output is its root's continuation's).
+// Nothing waits meanwhile: a counter per task (its own handler + its
+// children not complete) queues the continuation when it reaches zero.
+// The children of a task with a continuation stay on its worker.
+//
 // # Quiescence: when a job of spawning tasks is done
 //
 // The job counts its own tasks, plus every child listed in the Spawned of
