@@ -248,3 +248,13 @@ func TestBenchCellCluster(t *testing.T) {
 		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.out.String())
 	}
 }
+
+// TestSpawnOutsideATask: worksteal spawn run by hand says what is missing
+// and fails.
+func TestSpawnOutsideATask(t *testing.T) {
+	t.Parallel()
+	p := launch(t, "spawn", "spawn", "--", "echo", "hi")
+	if code := p.wait(t, 30*time.Second); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
+		t.Errorf("spawn outside a task exited %d:\n%s", code, p.out.String())
+	}
+}
