@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,5 +60,54 @@ func TestCloseKeepsWorkersForComputationsInFlight(t *testing.T) {
 		if n := p.live.Load(); n != 0 {
 			t.Fatalf("after Close %d workers still live", n)
 		}
+	}
+}
+
+// Close called from a task would wait for that task to finish: it is
+// reported by a panic that says what to do, from a task of the pool
+// itself (inside Blocking too, which does not help here), and from a task
+// of another pool outside Blocking (like a nested Run). Inside Blocking,
+// a task may close another pool. The pool stays usable after the misuse.
+func TestCloseInsideTaskIsReported(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 2})
+	other, err := New(Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct {
+		name string
+		call func(w *Worker)
+		want string
+	}{
+		{"own pool", func(*Worker) { p.Close() }, "from a task of the same pool"},
+		{"own pool, inside Blocking", func(w *Worker) { w.Blocking(func() { p.Close() }) }, "from a task of the same pool"},
+		{"another pool", func(*Worker) { other.Close() }, "called from inside a task"},
+	}
+	for _, c := range calls {
+		var msg string
+		if !within(10*time.Second, func() { msg = panicMessage(func() { Run(p, func(w *Worker) int { c.call(w); return 0 }) }) }) {
+			dieHung(c.name + ": Close inside a task did not return within 10 s (it waits for itself)")
+		}
+		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "Close") {
+			t.Errorf("%s: Close inside a task panicked with %q; want a message containing %q", c.name, msg, c.want)
+		}
+	}
+	// Inside Blocking, closing another pool is fine.
+	if _, err := Run(p, func(w *Worker) int {
+		w.Blocking(func() {
+			if err := other.Close(); err != nil {
+				t.Errorf("other.Close inside Blocking: %v", err)
+			}
+		})
+		return 0
+	}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := Run(other, func(*Worker) int { return 0 }); err != ErrClosed {
+		t.Errorf("Run on the pool closed inside Blocking: %v; want ErrClosed", err)
+	}
+	if got, err := Run(p, func(w *Worker) int { return fibJoin(w, 10) }); err != nil || got != 55 {
+		t.Errorf("after the misuse Run = %d, %v; want 55 (the pool must still work)", got, err)
 	}
 }

@@ -44,6 +44,14 @@ type Config struct {
 	// this many events per worker (see Pool.Trace); 0 turns tracing off.
 	Trace int
 
+	// Counters turns on hardware and kernel event counters (Linux
+	// perf_event_open: instructions, cycles, cache references and misses,
+	// LLC misses, context switches, page faults) and RAPL energy, read by
+	// Pool.Stats: Stats.Counters for the whole process since New and, with
+	// Pin, WorkerStats.Counters for each worker's thread. Counts the machine
+	// cannot give are named in Counters.Unavailable with the reason.
+	Counters bool
+
 	// NoStats turns off the per-worker counters (they cost about 1% of the
 	// finest-grained fork-join work; see BenchmarkStatsOverhead).
 	NoStats bool

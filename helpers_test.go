@@ -31,12 +31,27 @@ func watchdog(t testing.TB, d time.Duration) (stop func()) {
 		select {
 		case <-done:
 		case <-time.After(d):
-			var buf bytes.Buffer
-			pprof.Lookup("goroutine").WriteTo(&buf, 2)
-			panic("watchdog: test still running after " + d.String() + "\n" + buf.String())
+			panic("watchdog: test still running after " + d.String() + "\n" + goroutineStacks())
 		}
 	}()
 	return func() { close(done) }
+}
+
+// dieHung ends the test binary with msg and every goroutine's stack. Call it
+// when a test finds a goroutine or a pool stuck: t.Fatal would run the
+// test's cleanup, whose Close waits on the same stuck work, and the
+// diagnosis would never print (the failure would show as go test's
+// timeout). It panics on a goroutine of its own, which no recover stops.
+func dieHung(msg string) {
+	stacks := goroutineStacks()
+	go func() { panic(msg + "\n" + stacks) }()
+	select {}
+}
+
+func goroutineStacks() string {
+	var buf bytes.Buffer
+	pprof.Lookup("goroutine").WriteTo(&buf, 2)
+	return buf.String()
 }
 
 func fibSeq(n int) int {

@@ -201,11 +201,25 @@ type joinProf struct {
 
 // joinPopSlow finishes a Join whose first pop (j, nil when the deque was
 // empty) did not return its frame, or any Join of a profiled computation.
+//
+// Until fb is taken back or its thief has finished, w runs other jobs
+// (popOwn, the wait in waitStolen); if one of them calls runtime.Goexit,
+// this goroutine unwinds with fb still queued or running on a thief. The
+// deferred settleB then finishes the Join's part first, so that Join's
+// joinUnwind frees a frame nobody else holds and the computation is not
+// reported failed before both halves have run.
 func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp joinProf) (rb RB) {
+	settled := false
+	defer func() {
+		if !settled { // only Goexit leaves early: execute never lets a panic out
+			settleB(w, f)
+		}
+	}()
 	if popOwn(w, &f.job, j) {
+		settled = true
 		rb = f.runInline(w, jp)
 	} else {
-		rb = f.waitStolen(w, jp)
+		rb = f.waitStolen(w, jp, &settled)
 	}
 	w.depth = d
 	return rb
@@ -243,9 +257,10 @@ func (f *frame[XB, RB]) runInline(w *Worker, jp joinProf) RB {
 // waitStolen helps until the thief of the frame has set its latch, then
 // frees the frame for reuse and returns the thief's result, or re-panics
 // with its panic (Join's deferred joinUnwind then frees the frame).
-func (f *frame[XB, RB]) waitStolen(w *Worker, jp joinProf) RB {
+func (f *frame[XB, RB]) waitStolen(w *Worker, jp joinProf, settled *bool) RB {
 	waitFrom := now()
 	w.helpUntil(&f.done, &f.job)
+	*settled = true
 	f.done.reset()
 	f.thief.Store(-1)
 	if jp.ps != nil {
@@ -264,35 +279,80 @@ func (f *frame[XB, RB]) waitStolen(w *Worker, jp joinProf) RB {
 // the frame is free before the panic continues, so the frame and the deque
 // stay consistent. It is called from the deferred function that recovered,
 // so the stack of the panic is still there to capture.
+//
+// In phase joinTakingB fb is done: it panicked or called Goexit inline, or
+// the thief's panic is being re-raised by waitStolen, or (Goexit while
+// joinPopSlow ran other jobs) joinPopSlow's settleB has settled it.
 func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any) {
 	var pe *PanicError
 	if r != nil {
 		pe = asPanicError(r)
 	}
 	if phase == joinRunningA {
-		// fa panicked; fb is still queued (maybe under newer jobs) or stolen.
-		for {
-			j, ok := w.dq.Pop()
-			if !ok {
-				w.helpUntil(&f.done, &f.job)
-				f.done.reset()
-				f.thief.Store(-1)
-				f.pe = nil // fa's panic wins
-				break
-			}
-			if j == &f.job {
-				func() {
-					defer func() { _ = recover() }() // fa's panic wins
-					w.st.executed++
-					f.call(w)
-				}()
-				break
-			}
-			w.execute(j)
-		}
+		// fa panicked or called Goexit; fb is still queued (maybe under
+		// newer jobs) or stolen. The frame is released also when a job
+		// run while settling calls Goexit (then settleB carried on first).
+		func() {
+			defer f.release(w, d)
+			settleB(w, f)
+		}()
+	} else {
+		f.release(w, d)
 	}
-	// phase == joinTakingB: fb panicked inline, or the thief's panic is being
-	// re-raised by joinPop; either way fb is done and not queued.
+	if pe != nil {
+		panic(pe)
+	}
+}
+
+// settleB makes sure the second half of the Join of frame f has finished
+// when that Join is left by a panic or by runtime.Goexit: it pops the
+// jobs above the frame and runs them, then fb itself (its own panic is
+// dropped: the first half's wins), or, if fb was stolen, helps until the
+// thief has set the latch. Jobs it runs may call Goexit themselves (the
+// goroutine is already exiting, or starts to): then its deferred call
+// carries on where it stopped, so it never returns before fb has finished.
+func settleB[XB, RB any](w *Worker, f *frame[XB, RB]) {
+	taken := false // fb was popped back: it ran (or ended by Goexit) here
+	settleFrom(w, f, &taken)
+}
+
+func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], taken *bool) {
+	finished := false
+	defer func() {
+		if !finished { // a job run below called Goexit
+			settleFrom(w, f, taken)
+		}
+	}()
+	for !*taken {
+		j, ok := w.dq.Pop()
+		if !ok {
+			// Stolen: everything left in the deque was newer and has run.
+			w.helpUntil(&f.done, &f.job)
+			break
+		}
+		if j == &f.job {
+			*taken = true
+			func() {
+				defer func() { _ = recover() }() // the first half's panic wins
+				w.st.executed++
+				f.call(w)
+			}()
+			break
+		}
+		w.execute(j)
+	}
+	finished = true
+}
+
+// release frees the frame for the next Join at depth d: the latch of a
+// stolen fb, set once its thief finished, is reset (the owner may reuse the
+// frame only after that), and what the frame holds is dropped.
+func (f *frame[XB, RB]) release(w *Worker, d int) {
+	if f.done.isSet() {
+		f.done.reset()
+	}
+	f.thief.Store(-1)
+	f.pe = nil // fa's panic wins; a re-raised thief's panic was taken already
 	if f.pf != nil {
 		f.pf.prof = nil
 	}
@@ -302,7 +362,4 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 	var zr RB
 	f.rb = zr
 	w.depth = d
-	if pe != nil {
-		panic(pe)
-	}
 }

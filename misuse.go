@@ -18,6 +18,52 @@ const errNestedRun = "worksteal: Run, Pool.Scope or Profile called from inside a
 	"Inside a task, call the function directly with the task's *Worker (f(w), or w.Scope); " +
 	"to wait for a different pool, wrap the call in w.Blocking"
 
+// errCloseInOwnTask is the panic of Close called from a task of the pool.
+const errCloseInOwnTask = "worksteal: Pool.Close called from a task of the same pool. " +
+	"Close waits until every task has finished, the calling one included, so it would never return (Blocking does not change that). " +
+	"Close the pool from plain code, after the computations you wait for (Run returns when its task has finished)"
+
+// errCloseInTask is the panic of Close of another pool from a task.
+const errCloseInTask = "worksteal: Pool.Close called from inside a task running on a pool. " +
+	"It would block that worker while the closed pool drains, and deadlock a pool whose workers all do so. " +
+	"Close from plain code, or wrap the call in w.Blocking"
+
+// checkCloseNotInTask is Close's check: it panics if the calling goroutine
+// is a worker of p (errCloseInOwnTask: Close would wait for itself, inside
+// Blocking too), or runs a task of another pool outside Blocking
+// (errCloseInTask, as a nested Run). Close is rare: reading the
+// goroutine's id (a stack trace header) costs nothing that matters here.
+func (p *Pool) checkCloseNotInTask() {
+	g := goid()
+	own := false
+	for _, w := range p.workers {
+		own = own || w.gid.Load() == g
+	}
+	p.spares.each(func(w *Worker) { own = own || w.gid.Load() == g })
+	if own {
+		panic(errCloseInOwnTask)
+	}
+	if inTaskOutsideBlocking() {
+		panic(errCloseInTask)
+	}
+}
+
+// goid returns the calling goroutine's id from the header of its stack
+// trace ("goroutine 123 [running]:").
+func goid() uint64 {
+	var buf [32]byte
+	n := runtime.Stack(buf[:], false)
+	const prefix = len("goroutine ")
+	var id uint64
+	for _, c := range buf[prefix:n] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
+}
+
 // checkWorker is the check at every entry point that takes a *Worker: it
 // panics with errNilWorker if w is nil and, in -race builds, if w belongs
 // to another goroutine (checkOwner).
@@ -50,6 +96,14 @@ func funcEntry(f any) uintptr {
 // No goroutine can tell which pool a worker goroutine belongs to, so this
 // rejects a Run of any pool from a task, unless inside Blocking.
 func checkNotInTask() {
+	if inTaskOutsideBlocking() {
+		panic(errNestedRun)
+	}
+}
+
+// inTaskOutsideBlocking reports whether the calling goroutine runs a task
+// of some pool outside a Blocking region (see checkNotInTask).
+func inTaskOutsideBlocking() bool {
 	entriesOnce.Do(func() {
 		mainEntry = funcEntry((*Worker).main)
 		blockingEntry = funcEntry((*Worker).Blocking)
@@ -57,10 +111,10 @@ func checkNotInTask() {
 	buf := pcBufs.Get().(*[64]uintptr) // runtime.Callers makes a local buffer escape
 	defer pcBufs.Put(buf)
 	pcs := buf[:]
-	n := runtime.Callers(2, pcs)
+	n := runtime.Callers(3, pcs)
 	for n == len(pcs) { // deeper than the buffer: take the whole stack
 		pcs = make([]uintptr, 2*len(pcs))
-		n = runtime.Callers(2, pcs)
+		n = runtime.Callers(3, pcs)
 	}
 	pcs = pcs[:n]
 	// The bottom of a worker goroutine: (*Worker).main, then runtime.goexit.
@@ -71,17 +125,17 @@ func checkNotInTask() {
 		}
 	}
 	if !worker {
-		return
+		return false
 	}
 	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
 		if f.Entry == blockingEntry {
-			return
+			return false
 		}
 		if !more {
 			break
 		}
 	}
-	panic(errNestedRun)
+	return true
 }

@@ -3,7 +3,6 @@
 package worksteal
 
 import (
-	"runtime"
 	"strconv"
 	"sync/atomic"
 )
@@ -44,22 +43,6 @@ func checkOwner(w *Worker) {
 	if goid() != w.owner.gid.Load() {
 		panic(errForeignWorker(w))
 	}
-}
-
-// goid returns the calling goroutine's id from the header of its stack
-// trace ("goroutine 123 [running]:").
-func goid() uint64 {
-	var buf [32]byte
-	n := runtime.Stack(buf[:], false)
-	const prefix = len("goroutine ")
-	var id uint64
-	for _, c := range buf[prefix:n] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + uint64(c-'0')
-	}
-	return id
 }
 
 // errForeignWorker is the panic of a fork through another task's handle.

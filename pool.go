@@ -49,6 +49,8 @@ type Pool struct {
 	start     time.Time     // when New made the pool: event time 0
 	startMono time.Duration // now() at start
 
+	counters *poolCounters // Config.Counters; nil when off (counters.go)
+
 	panicMu    sync.Mutex
 	firstPanic *PanicError // first unhandled panic of a submitted task
 	_          pad.Line
@@ -61,7 +63,7 @@ func New(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, start: time.Now(), startMono: now()}
+	p := &Pool{cfg: cfg, start: time.Now(), startMono: now(), counters: newPoolCounters(cfg)}
 	n := cfg.Workers
 	p.workers = make([]*Worker, n)
 	p.stealers = make([]deque.Stealer[job], n)
@@ -104,9 +106,12 @@ func (p *Pool) Config() Config { return p.cfg }
 // all wait until the pool has finished; a call after that returns nil at
 // once.
 //
-// Close must not be called from a task running on the pool (it would wait
-// for itself).
+// Close must not be called from a task running on the pool: it would wait
+// for itself, so it panics with a message saying so (inside Blocking too).
+// From a task of another pool it panics like a nested [Run], unless inside
+// [Worker.Blocking].
 func (p *Pool) Close() error {
+	p.checkCloseNotInTask()
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
 	if p.closed.Load() {
@@ -124,6 +129,7 @@ func (p *Pool) Close() error {
 		p.wakeForClose()
 	}
 	p.running.Wait()
+	p.counters.close()
 	p.panicMu.Lock()
 	defer p.panicMu.Unlock()
 	if p.firstPanic != nil {

@@ -17,18 +17,23 @@ type queue struct {
 	n     atomic.Int64 // == count, readable without mu ([Q1]: stored under mu after the push)
 }
 
+// minQueue is the ring's smallest size once it has grown.
+const minQueue = 16
+
+// resize moves the queued jobs, oldest first, to a ring of size slots.
+// Called with q.mu held.
+func (q *queue) resize(size int) {
+	items := make([]*job, size)
+	for i := 0; i < q.count; i++ {
+		items[i] = q.items[(q.head+i)&(len(q.items)-1)]
+	}
+	q.items, q.head = items, 0
+}
+
 func (q *queue) push(j *job) {
 	q.mu.Lock()
 	if q.count == len(q.items) {
-		size := 2 * len(q.items)
-		if size == 0 {
-			size = 16
-		}
-		items := make([]*job, size)
-		for i := 0; i < q.count; i++ {
-			items[i] = q.items[(q.head+i)&(len(q.items)-1)]
-		}
-		q.items, q.head = items, 0
+		q.resize(max(minQueue, 2*len(q.items)))
 	}
 	q.items[(q.head+q.count)&(len(q.items)-1)] = j
 	q.count++
@@ -50,6 +55,12 @@ func (q *queue) pop() *job {
 	q.head = (q.head + 1) & (len(q.items) - 1)
 	q.count--
 	q.n.Store(int64(q.count))
+	// The ring shrinks by half when a quarter full, so a burst of
+	// submissions does not hold its memory for the pool's life (the
+	// hysteresis keeps a steady queue from resizing back and forth).
+	if len(q.items) > minQueue && q.count <= len(q.items)/4 {
+		q.resize(len(q.items) / 2)
+	}
 	q.mu.Unlock()
 	return j
 }

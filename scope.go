@@ -57,18 +57,33 @@ func (w *Worker) Scope(ctx context.Context, body func(w *Worker, s *Scope) error
 	defer s.cancel()
 	s.done.waiter = w
 	s.pending.Store(1)
+	// If the body, or a job this worker runs while it waits, calls
+	// runtime.Goexit, the goroutine unwinds past the code below; the
+	// deferred call still retires the body and waits for every task, so
+	// the computation is not reported failed while its tasks run.
+	bodyDone, waited := false, false
+	defer func() {
+		if !waited {
+			if !bodyDone {
+				s.finish()
+			}
+			w.helpUntilExit(&s.done)
+		}
+	}()
 	guard(func() {
 		if err := body(w, s); err != nil {
 			s.setErr(err)
 		}
-	}, s.setPanic)
+	}, s.setPanic) // under Goexit: records ErrGoexit, which cancels the scope
 	ps := w.prof
 	var spanBody, bspanBody time.Duration
 	if ps != nil {
 		spanBody, bspanBody = ps.cut()
 	}
 	s.finish()
+	bodyDone = true
 	w.helpUntil(&s.done, nil)
+	waited = true
 	if ps != nil { // the scope joins its tasks: continue from the longest path
 		ps.resume(max(spanBody, time.Duration(s.maxSpan.Load())), max(bspanBody, time.Duration(s.maxBSpan.Load())))
 	}

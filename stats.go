@@ -76,11 +76,19 @@ type WorkerStats struct {
 	Parks         uint64        // times it parked for lack of work
 	Busy          time.Duration // time spent running work
 	Idle          time.Duration // time spent looking for work or parked
+	// Counters are the hardware and kernel counts of the worker's thread
+	// (Config.Counters with Config.Pin: an unpinned worker moves between
+	// OS threads); nil when not counted.
+	Counters *Counters
 }
 
 // Stats is a snapshot of a pool's statistics.
 type Stats struct {
 	Workers []WorkerStats // regular workers, then spares that ever ran
+	// Counters are the process's hardware and kernel counts and the
+	// machine's energy since the pool started (Config.Counters); nil when
+	// not counted.
+	Counters *Counters
 }
 
 // Stats returns a snapshot of the pool's statistics. It is cheap (no locks,
@@ -106,6 +114,7 @@ func (p *Pool) Stats() Stats {
 		add(w)
 	}
 	p.spares.each(add)
+	p.counters.fill(&s)
 	return s
 }
 
@@ -122,6 +131,12 @@ func (s Stats) Total() WorkerStats {
 		t.Parks += w.Parks
 		t.Busy += w.Busy
 		t.Idle += w.Idle
+		if w.Counters != nil {
+			if t.Counters == nil {
+				t.Counters = &Counters{}
+			}
+			t.Counters.add(*w.Counters)
+		}
 	}
 	return t
 }
@@ -129,7 +144,7 @@ func (s Stats) Total() WorkerStats {
 // Sub returns the counters accumulated between an earlier snapshot and s,
 // worker by worker (for measuring one phase of a long-lived pool).
 func (s Stats) Sub(earlier Stats) Stats {
-	out := Stats{Workers: slices.Clone(s.Workers)}
+	out := Stats{Workers: slices.Clone(s.Workers), Counters: subCounters(s.Counters, earlier.Counters)}
 	for i := range out.Workers {
 		if i >= len(earlier.Workers) {
 			break
@@ -144,8 +159,18 @@ func (s Stats) Sub(earlier Stats) Stats {
 		w.Parks -= e.Parks
 		w.Busy -= e.Busy
 		w.Idle -= e.Idle
+		w.Counters = subCounters(w.Counters, e.Counters)
 	}
 	return out
+}
+
+// subCounters is c − earlier, nil when c is nil.
+func subCounters(c, earlier *Counters) *Counters {
+	if c == nil || earlier == nil {
+		return c
+	}
+	d := c.Sub(*earlier)
+	return &d
 }
 
 // StealRate is stolen jobs per executed job (glossary: steal rate).

@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/deque"
@@ -43,6 +44,7 @@ type Worker struct {
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
+	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
 	timer   *time.Timer   // for timed parks (owner only)
 	_       pad.Line
 	pub     published
@@ -123,10 +125,12 @@ func (w *Worker) main(parked bool) {
 		}
 		p.running.Done()
 	}()
+	w.gid.Store(goid())
 	w.ownerStart()
 	if p.cfg.Pin {
 		runtime.LockOSThread()
 		pinToCPU(w.id) // best effort; see topology_linux.go
+		p.counters.startWorker(w)
 	}
 	w.mark = now()
 	if parked {
@@ -344,6 +348,21 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 		iw.failed()
 	}
 	iw.end()
+}
+
+// helpUntilExit is helpUntil for a deferred call that runs while the
+// goroutine exits through runtime.Goexit: a job it runs may call Goexit
+// too, which abandons the wait; its deferred call then waits again, so it
+// never returns before l is set.
+func (w *Worker) helpUntilExit(l *latch) {
+	finished := false
+	defer func() {
+		if !finished {
+			w.helpUntilExit(l)
+		}
+	}()
+	w.helpUntil(l, nil)
+	finished = true
 }
 
 // helpSearch is a waiting joiner's round: the thief of its frame first

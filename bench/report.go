@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/worksteal/worksteal"
 )
 
 // Report is the outcome of Suite.Run: every cell's measurements and the
@@ -38,6 +40,8 @@ type CellResult struct {
 	LoadKnown bool    `json:"load_known"`      // Linux, and the cell ran for at least 0.5 s
 	Attempts  int     `json:"attempts"`        // runs of the cell (see Suite.MaxLoad)
 	Err       string  `json:"error,omitempty"` // wrong or unstable result
+	// Counters are the process's counts per timed iteration (Suite.Counters).
+	Counters *worksteal.Counters `json:"counters,omitempty"`
 }
 
 // Table compares the implementations of one entry (workload and size).
@@ -180,6 +184,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 		t.writeText(&b)
 	}
+	writeCounters(&b, r.Cells)
 	if checks := r.Targets(); len(checks) > 0 {
 		b.WriteString("\nTargets (issue 2):\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/internal/loadstat"
 )
 
@@ -78,6 +79,10 @@ type Suite struct {
 	// RetryBudget, if positive, bounds the total time spent re-running cells:
 	// once re-runs have taken that long, no cell is re-run any more.
 	RetryBudget time.Duration
+	// Counters, if set, counts each cell's timed iterations with
+	// worksteal.CountProcess (hardware and kernel events of the whole
+	// process, RAPL energy): CellResult.Counters, per iteration.
+	Counters bool
 }
 
 // DefaultPlan is the standard comparison: fib 30 and 35, nqueens 12 and 13,
@@ -231,7 +236,7 @@ func (s *Suite) Run(ctx context.Context) (*Report, error) {
 			prog.Starting = false
 			var cr CellResult
 			t0 := time.Now()
-			cr, err = runCell(ctx, c, reps, warm, func() { prog.Done++; report() })
+			cr, err = runCell(ctx, c, reps, warm, s.Counters, func() { prog.Done++; report() })
 			if attempt > 1 {
 				retrySpent += time.Since(t0)
 			}
@@ -267,7 +272,7 @@ func (s *Suite) Run(ctx context.Context) (*Report, error) {
 }
 
 // runCell measures one cell; tick is called after every iteration.
-func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResult, error) {
+func runCell(ctx context.Context, c Cell, reps, warm int, counters bool, tick func()) (CellResult, error) {
 	cr := CellResult{Cell: c}
 	in, err := Prepare(c.Workload, c.Size, c.Impl, c.Workers)
 	if err != nil {
@@ -285,9 +290,18 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 	runtime.GC()
 	before := sampleCPU()
 	var steals []uint64
+	var count *worksteal.ProcessCounters
+	defer func() {
+		if count != nil {
+			count.Close()
+		}
+	}()
 	for i := range warm + reps {
 		if err := ctx.Err(); err != nil {
 			return cr, err
+		}
+		if counters && i == warm {
+			count = worksteal.CountProcess()
 		}
 		it, err := in.RunContext(ctx)
 		if ctx.Err() != nil && err == ctx.Err() {
@@ -307,6 +321,10 @@ func runCell(ctx context.Context, c Cell, reps, warm int, tick func()) (CellResu
 			steals = append(steals, it.Steals)
 		}
 		tick()
+	}
+	if count != nil {
+		c := perIteration(count.Read(), reps)
+		cr.Counters = &c
 	}
 	cr.OtherLoad, cr.LoadKnown = otherLoad(before, sampleCPU())
 	cr.MedianMs, cr.MinMs, cr.MaxMs = loadstat.Median(cr.Ms), slices.Min(cr.Ms), slices.Max(cr.Ms)

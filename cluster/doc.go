@@ -1,6 +1,6 @@
 // Package cluster runs batches of tasks on many machines, with NATS
-// JetStream as the engine: an embedded server (worksteal serve) or an
-// existing NATS cluster.
+// JetStream as the engine: an embedded server (worksteal serve, or package
+// cluster/embedded inside a Go program) or an existing NATS cluster.
 //
 // A worker registers named handlers and serves them; a submitter submits a
 // job of tasks and follows its results:
@@ -14,7 +14,7 @@
 //	go node.Serve(ctx)
 //
 //	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Tasks: tasks})
-//	results, _ := sub.Wait(ctx)
+//	results, err := sub.Wait(ctx) // err wraps ErrTasksFailed if some failed
 //
 // # Where things live (the data model)
 //
@@ -283,7 +283,11 @@
 // $WORKSTEAL_CREDS), --tls-key FILE. A flag or an environment variable would
 // show in ps; a file name does not give the secret away. No error or log
 // line quotes a credentials file, and the nkey seed is read again to sign
-// each connect rather than kept in memory.
+// each connect rather than kept in memory. A credentials or key file that
+// group or others may read is refused, as ssh refuses such a private key
+// (chmod 600; serve init writes them so), and a value of --creds or
+// $WORKSTEAL_CREDS that is a seed or a key rather than a file name is
+// refused without being printed.
 //
 // TLS covers clients (server certificate; client certificates too with
 // serve --tls-verify or serve init --mtls) and the routes between the

@@ -33,6 +33,10 @@ var (
 	// died, hung, stopped or lost the server) more often than WithMaxDeliver
 	// allows.
 	ErrMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
+	// ErrTasksFailed: Submission.Wait's error when some tasks of the job
+	// failed; it says how many, and Wait returns every result with it
+	// (see Result.Failure for what each failure was).
+	ErrTasksFailed = errors.New("cluster: tasks failed")
 	// ErrJobCancelled: the job was cancelled (Node.Cancel) while it was
 	// followed; its unfinished tasks will not run.
 	ErrJobCancelled = errors.New("cluster: job cancelled")

@@ -3,29 +3,23 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	embeddedserver "github.com/worksteal/worksteal/cluster/embedded"
 )
 
 // embedded starts a JetStream server in this process (what worksteal
 // serve runs) and returns its URL and a stop function.
 func embedded() (string, func()) {
-	dir, _ := os.MkdirTemp("", "cluster-example")
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true})
+	srv, err := embeddedserver.Start(embeddedserver.Config{})
 	if err != nil {
 		panic(err)
 	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		panic("server not ready")
-	}
-	return s.ClientURL(), func() { s.Shutdown(); s.WaitForShutdown(); os.RemoveAll(dir) }
+	return srv.URL(), srv.Shutdown
 }
 
 // A worker serves a handler; a submitter submits a job and waits for its

@@ -3,8 +3,12 @@ package cluster
 import (
 	"fmt"
 	stdmaps "maps"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/worksteal/worksteal/internal/machine"
 )
 
 // Labels describe a worker (WithLabels: gpu=1, mem=64G, zone=eu) or what
@@ -118,4 +122,34 @@ func WithSpeed(s float64) Option {
 		o.speed = s
 		return nil
 	}
+}
+
+// MachineLabels are the labels a worker measures of its machine: cores
+// (the CPUs this process may use), mem (total memory, whole GiB: "mem=23G"),
+// gpu (NVIDIA GPUs the driver shows: /proc/driver/nvidia/gpus, /dev/nvidiaN;
+// "gpu=0" when none) and, where the machine has DRM render nodes
+// (/dev/dri/renderD*, any vendor's GPU), dri (their number). A label that
+// cannot be measured is left out. Given labels override them (Merge).
+func MachineLabels() Labels { return machineLabels(machine.FS{}, runtime.NumCPU()) }
+
+func machineLabels(fs machine.FS, cpus int) Labels {
+	l := Labels{"cores": strconv.Itoa(cpus)}
+	if total, _, err := fs.Memory(); err == nil {
+		l["mem"] = strconv.FormatUint(total>>30, 10) + "G"
+	}
+	nvidia, render := fs.GPUs()
+	l["gpu"] = strconv.Itoa(nvidia)
+	if render > 0 {
+		l["dri"] = strconv.Itoa(render)
+	}
+	return l
+}
+
+// Merge returns l with over's labels added, over's value winning where
+// both have a key.
+func (l Labels) Merge(over Labels) Labels {
+	m := Labels{}
+	stdmaps.Copy(m, l)
+	stdmaps.Copy(m, over)
+	return m
 }

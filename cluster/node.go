@@ -72,7 +72,10 @@ func New(nc *nats.Conn, opts ...Option) (*Node, error) {
 	if o.heartbeatSet && o.ackWaitSet && o.heartbeat >= o.ackWait {
 		return nil, fmt.Errorf("%w: heartbeat %v must be shorter than the ack wait %v", ErrInvalidOption, o.heartbeat, o.ackWait)
 	}
-	js, err := jetstream.New(nc)
+	// Every request has a deadline: an asynchronous publish (a task)
+	// that the server does not acknowledge within the default timeout
+	// fails instead of being waited for for ever.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(o.defaultTimeout))
 	if err != nil {
 		return nil, err
 	}

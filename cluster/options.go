@@ -32,9 +32,11 @@ type options struct {
 	defaultTimeout time.Duration
 	fetchWait      time.Duration
 	onError        func(error)
+	onReady        func()
 	role           Role // "": no role, may do everything
 	labels         Labels
 	speed          float64
+	admit          func() bool
 }
 
 func defaultOptions() options {
@@ -122,7 +124,7 @@ func WithHeartbeat(d time.Duration) Option {
 
 // WithMaxDeliver sets how many deliveries of a task may end without an
 // outcome from its handler before the task is recorded as failed with
-// ErrPoison (default 10). A delivery ends without an outcome when its
+// ErrMaxDeliveries, a poison task (default 10). A delivery ends without an outcome when its
 // worker dies, stops, loses the server, or the server restarts: none of
 // these is an attempt of the task (Job.MaxAttempts counts the handler's
 // failures only), but a task that kills every worker it reaches must end
@@ -170,6 +172,18 @@ func WithSlots(n int) Option {
 			return fmt.Errorf("%w: slots %d: must be 1 or more", ErrInvalidOption, n)
 		}
 		o.slots = n
+		return nil
+	}
+}
+
+// WithAdmission makes a worker start new tasks only while admit returns
+// true — for example while the machine's load and free memory allow
+// (worksteal worker --load, --memfree). It is asked before each pull
+// request; while it says no, the free slots wait and ask again every
+// 250 ms, so the tasks go to other workers. Running tasks are not affected.
+func WithAdmission(admit func() bool) Option {
+	return func(o *options) error {
+		o.admit = admit
 		return nil
 	}
 }
@@ -242,6 +256,20 @@ func WithErrorHandler(f func(error)) Option {
 			return fmt.Errorf("%w: nil error handler", ErrInvalidOption)
 		}
 		o.onError = f
+		return nil
+	}
+}
+
+// WithReady calls f once Serve has put this worker in the registry and is
+// about to pull tasks: from then on a submitter sees its handlers and
+// labels (a job that requires them is accepted). Tools print "serving"
+// from it, and health checks wait for it. Default: none.
+func WithReady(f func()) Option {
+	return func(o *options) error {
+		if f == nil {
+			return fmt.Errorf("%w: nil ready func", ErrInvalidOption)
+		}
+		o.onReady = f
 		return nil
 	}
 }

@@ -78,6 +78,12 @@ type puller struct {
 	run     func(m *nats.Msg, done func()) // start a task; done gives its token back
 	nak     func(m *nats.Msg)              // hand a task back
 	onErr   func(error)
+	// admit, if set, says whether new tasks may start now (WithAdmission);
+	// while it says no, the loop keeps the free tokens in withheld (loop
+	// goroutine only; the invariant below counts them with parked) and
+	// asks again every admitEvery.
+	admit    func() bool
+	withheld int
 
 	// mu guards what follows. Invariant: tokens in the channel + parked +
 	// the open requests' n + tasks holding a token = slots, give or take a
@@ -110,6 +116,9 @@ type pullReq struct {
 	sent     bool // published (tokens of the same pass join it until then)
 	deadline time.Time
 }
+
+// admitEvery is how often withheld tokens ask WithAdmission's function again.
+const admitEvery = 250 * time.Millisecond
 
 func newPuller(nc *nats.Conn, stream string, slots int, wait time.Duration) *puller {
 	p := &puller{
@@ -157,6 +166,12 @@ func (p *puller) loop(ctx context.Context) error {
 	defer expire.Stop()
 	refresh := time.NewTicker(p.every)
 	defer refresh.Stop()
+	var admitTick <-chan time.Time
+	if p.admit != nil {
+		t := time.NewTicker(admitEvery)
+		defer t.Stop()
+		admitTick = t.C
+	}
 	p.update(ctx)
 	for {
 		select {
@@ -170,7 +185,17 @@ func (p *puller) loop(ctx context.Context) error {
 					more = false
 				}
 			}
+			if p.admit != nil && !p.admit() {
+				p.withheld += k
+				continue
+			}
 			p.request(k)
+		case <-admitTick:
+			if p.withheld > 0 && p.admit() {
+				k := p.withheld
+				p.withheld = 0
+				p.request(k)
+			}
 		case <-expire.C:
 			p.expire(time.Now())
 		case <-refresh.C:

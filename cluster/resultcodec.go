@@ -22,7 +22,8 @@ import (
 func appendResult(dst []byte, r Result) []byte {
 	if dst == nil {
 		n := 160 + len(r.Job) + len(r.Task) + len(r.Handler) + len(r.Worker) + base64.StdEncoding.EncodedLen(len(r.Output))
-		dst = make([]byte, 0, n+len(r.Error)+len(r.Error)/8)
+		n += len(r.Error) + len(r.Stack)
+		dst = make([]byte, 0, n+n/8)
 	}
 	dst = append(dst, `{"job":`...)
 	dst = appendJSONString(dst, r.Job)
@@ -40,6 +41,14 @@ func appendResult(dst []byte, r Result) []byte {
 	if r.Error != "" {
 		dst = append(dst, `,"error":`...)
 		dst = appendJSONString(dst, r.Error)
+	}
+	if r.Failure != "" {
+		dst = append(dst, `,"failure":`...)
+		dst = appendJSONString(dst, string(r.Failure))
+	}
+	if r.Stack != "" {
+		dst = append(dst, `,"stack":`...)
+		dst = appendJSONString(dst, r.Stack)
 	}
 	dst = append(dst, `,"worker":`...)
 	dst = appendJSONString(dst, r.Worker)
@@ -151,7 +160,7 @@ func decodeResult(b []byte, r *Result) error {
 		}
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
 		Parent: w.Parent, Spawned: w.Spawned}
 	if w.Value != nil {
 		r.Value = *w.Value
@@ -190,6 +199,10 @@ func fastWire(b []byte, w *wireResult) bool {
 			w.Handler, ok = p.str()
 		case "error":
 			w.Error, ok = p.str()
+		case "failure":
+			w.Failure, ok = p.str()
+		case "stack":
+			w.Stack, ok = p.str()
 		case "worker":
 			w.Worker, ok = p.str()
 		case "output":

@@ -137,17 +137,35 @@ type routeInfo struct {
 
 // capableRoutes lists the routes that a worker with these handlers and
 // labels can serve.
+//
+// It returns when ctx is done even if the listing has not: a client
+// reconnecting to an unreachable server holds its lock for each attempt,
+// and a request waits for it whatever its ctx says; a stopping worker
+// must not wait with it. The listing ends by itself later.
 func (n *Node) capableRoutes(ctx context.Context, handlers map[string]Handler, labels Labels) ([]routeInfo, error) {
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	lister := n.stream.ListConsumers(ctx)
-	var rs []routeInfo
-	for info := range lister.Info() {
-		if r, ok := capable(info, handlers, labels); ok {
-			rs = append(rs, r)
-		}
+	type listing struct {
+		rs  []routeInfo
+		err error
 	}
-	return rs, lister.Err()
+	done := make(chan listing, 1)
+	go func() {
+		lister := n.stream.ListConsumers(ctx)
+		var rs []routeInfo
+		for info := range lister.Info() {
+			if r, ok := capable(info, handlers, labels); ok {
+				rs = append(rs, r)
+			}
+		}
+		done <- listing{rs, lister.Err()}
+	}()
+	select {
+	case l := <-done:
+		return l.rs, l.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // capable says whether a worker with handlers and labels can serve the

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -261,6 +263,9 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 		opts = append(opts, nats.CustomInboxPrefix(role.InboxPrefix()))
 	}
 	if c.Creds != "" {
+		if err := secretFile("credentials", EnvCreds, c.Creds); err != nil {
+			return nil, err
+		}
 		data, err := os.ReadFile(c.Creds)
 		if err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
@@ -298,6 +303,9 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return nil, fmt.Errorf("%w: a TLS client certificate needs both the certificate and its key file", ErrInvalidOption)
 	case c.TLSCert != "":
+		if err := secretFile("TLS client key", EnvTLSKey, c.TLSKey); err != nil {
+			return nil, err
+		}
 		for _, f := range []string{c.TLSCert, c.TLSKey} {
 			if _, err := os.Stat(f); err != nil {
 				return nil, fmt.Errorf("TLS client certificate: %w", err)
@@ -386,4 +394,39 @@ func (n *Node) ensureWaiting(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// secretFile checks the name of a file that holds a secret (what, given by
+// a flag or by the environment variable env) before it is read: a value
+// that is key material rather than a file name is refused without being
+// printed, and a file that group or others may read is refused, as ssh
+// refuses such a private key (on systems with Unix permissions).
+func secretFile(what, env, name string) error {
+	if looksLikeKey(name) {
+		src := "the value given"
+		if os.Getenv(env) == name {
+			src = "$" + env
+		}
+		return fmt.Errorf("%w: %s: %s holds key material, not a file name (not printed): put it in a file only you can read, and give that file's name", ErrInvalidOption, what, src)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%w: %s %s: readable by group or others (mode %#o): a secret must be readable by its owner only: chmod 600 %s", ErrInvalidOption, what, name, st.Mode().Perm(), name)
+	}
+	return nil
+}
+
+// looksLikeKey says s is key material rather than a file name: an nkey
+// seed, a PEM block, or several lines.
+func looksLikeKey(s string) bool {
+	if strings.ContainsAny(s, "\n\r") || strings.Contains(s, "-----BEGIN") {
+		return true
+	}
+	if _, err := nkeys.ParseDecoratedNKey([]byte(s)); err == nil {
+		return true
+	}
+	return false
 }

@@ -222,7 +222,7 @@ func (s *serving) publishStatus(ctx context.Context, tasksDone <-chan struct{}) 
 		case <-ctx.Done():
 			<-tasksDone // the results of the tasks that were finishing
 			send(true)
-			s.n.nc.Flush()
+			s.n.nc.FlushTimeout(s.n.opts.defaultTimeout)
 			return
 		case <-t.C:
 		case <-s.meter.full:

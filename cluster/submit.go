@@ -176,7 +176,7 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 	n := s.n
 	s.mu.Lock()
 	var failed []Result
-	for _, r := range s.results {
+	for _, r := range s.queue[s.head:] { // Submit calls this before anyone calls Next
 		if !r.OK() {
 			failed = append(failed, r)
 		}
@@ -218,8 +218,11 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 			s.finished = false
 			s.done = make(chan struct{})
 		}
-		delete(s.results, r.Task)
-		s.arrivals = slices.DeleteFunc(s.arrivals, func(a Result) bool { return a.Task == r.Task })
+		s.unmark(r)
+		s.queue = append(s.queue[:s.head], slices.DeleteFunc(s.queue[s.head:], func(a Result) bool { return a.Task == r.Task })...)
+		if s.firstFailed != nil && s.firstFailed.Task == r.Task {
+			s.firstFailed = nil
+		}
 		s.failed--
 		s.retries -= max(0, r.Attempt-1)
 		s.mu.Unlock()
@@ -413,11 +416,27 @@ type Submission struct {
 
 	mu       sync.Mutex
 	retrying bool // retryFailed runs: the routes stay
-	results  map[string]Result
-	arrivals []Result // in the order they were seen
-	read     int      // Next's cursor into arrivals
-	started  map[string]startNote
-	copied   map[string]bool
+	// What the Submission keeps of the results: its memory is bounded by
+	// the results its caller has not consumed through Next (plus a bit per
+	// task), not by the job.
+	//   - doneBits: the tasks that have a result, a bit per task index (a
+	//     result whose index does not name its task, and every result of
+	//     an Opened job, which has no task list, is in doneIDs instead);
+	//     ndone counts both.
+	//   - queue[head:]: the results Next has not returned, oldest first
+	//     (all of them for a caller that only uses Wait or Results);
+	//     consumed counts those Next returned, which are the caller's.
+	doneBits []uint64
+	doneIDs  map[string]bool
+	ndone    int
+	queue    []Result
+	head     int
+	consumed int
+	// firstFailed is the first failure seen (its output dropped), for
+	// Wait's error after Next returned it.
+	firstFailed *Result
+	started     map[string]startNote
+	copied      map[string]bool
 	// Counts kept as results arrive, so that Progress is O(1) per result:
 	// extra is Σ over tasks of reruns.extra(), from the results and the
 	// workers' notices of discarded runs (reruns holds the tasks with any).
@@ -436,7 +455,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel, tree: tree{reduce: rec.Reduce},
-		done: make(chan struct{}), results: map[string]Result{}, started: map[string]startNote{},
+		done: make(chan struct{}), doneIDs: map[string]bool{}, started: map[string]startNote{},
 		copied: map[string]bool{}, notify: make(chan struct{}), reruns: map[string]reruns{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
@@ -445,6 +464,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 		for i, id := range ids {
 			s.index[id] = i
 		}
+		s.doneBits = make([]uint64, (len(ids)+63)/64)
 	}
 	sub, err := n.nc.Subscribe(n.startedSubject(rec.ID), s.onStarted)
 	if err != nil {
@@ -543,20 +563,25 @@ func (s *Submission) add(r Result) {
 
 // addLocked is add with s.mu held.
 func (s *Submission) addLocked(r Result) {
-	if _, dup := s.results[r.Task]; dup {
-		return
+	if s.isDone(r.Task) {
+		return // a duplicate
 	}
 	if !s.inTree(r) {
 		return // not (yet) listed by its parent's recorded result
 	}
-	s.results[r.Task] = r
-	s.arrivals = append(s.arrivals, r)
+	s.mark(r)
+	s.queue = append(s.queue, r)
 	delete(s.started, r.Task)
 	if r.OK() {
 		s.succeeded++
 		s.hedge.History.Observe(r.Runtime)
 	} else {
 		s.failed++
+		if s.firstFailed == nil {
+			f := r
+			f.Output = nil
+			s.firstFailed = &f
+		}
 	}
 	s.retries += max(0, r.Attempt-1)
 	s.delivered(r.Task, r.Deliveries)
@@ -565,12 +590,58 @@ func (s *Submission) addLocked(r Result) {
 		// The race is decided: stop the other copy.
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
 	}
-	if len(s.results) == s.total && !s.finished {
+	if s.ndone == s.total && !s.finished {
 		s.finished = true
 		close(s.done)
 		s.closing.Go(s.markDone)
 	}
 	s.changed()
+}
+
+// bit returns the done bit of r's task, or false if r's index does not
+// name its task. Called with s.mu held.
+func (s *Submission) bit(r Result) (word int, mask uint64, ok bool) {
+	if r.Index < 0 || r.Index >= len(s.ids) || s.ids[r.Index] != r.Task {
+		return 0, 0, false
+	}
+	return r.Index / 64, 1 << (r.Index % 64), true
+}
+
+// mark notes that r's task has a result, and says false if it had one.
+// Called with s.mu held.
+func (s *Submission) mark(r Result) bool {
+	if w, m, ok := s.bit(r); ok {
+		if s.doneBits[w]&m != 0 {
+			return false
+		}
+		s.doneBits[w] |= m
+	} else {
+		if s.doneIDs[r.Task] {
+			return false
+		}
+		s.doneIDs[r.Task] = true
+	}
+	s.ndone++
+	return true
+}
+
+// unmark forgets r's result (retryFailed). Called with s.mu held.
+func (s *Submission) unmark(r Result) {
+	if w, m, ok := s.bit(r); ok && s.doneBits[w]&m != 0 {
+		s.doneBits[w] &^= m
+		s.ndone--
+	} else if s.doneIDs[r.Task] {
+		delete(s.doneIDs, r.Task)
+		s.ndone--
+	}
+}
+
+// isDone says task has a result. Called with s.mu held.
+func (s *Submission) isDone(task string) bool {
+	if i, ok := s.index[task]; ok && s.doneBits[i/64]&(1<<(i%64)) != 0 {
+		return true
+	}
+	return s.doneIDs[task]
 }
 
 // reruns is what a Submission knows of a task's extra runs.
@@ -691,7 +762,7 @@ func (s *Submission) onStarted(m *nats.Msg) {
 	attempt, _ := strconv.Atoi(f[1])
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, done := s.results[f[0]]; !done {
+	if !s.isDone(f[0]) {
 		s.started[f[0]] = startNote{RunningTask{Task: f[0], Worker: f[3], Attempt: attempt, Start: time.Unix(0, ns)}, time.Now()}
 	}
 }
@@ -717,16 +788,32 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 	var futures []jetstream.PubAckFuture
 	announced := false
 	flush := func(upTo int) error {
+		// Each publish fails on its own after the default timeout
+		// (WithPublishAsyncTimeout in New); the timer also bounds the
+		// wait for them all.
+		limit := 2 * n.opts.defaultTimeout
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
 		select {
 		case <-n.js.PublishAsyncComplete():
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-timer.C:
+			return fmt.Errorf("%w: job %s: the server did not acknowledge %d published tasks within %v (overloaded, or its store overwritten by another server?)",
+				ErrJetStream, s.ID, len(futures), limit)
 		}
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
 			case err := <-f.Err():
-				return fmt.Errorf("%w: publishing tasks of job %s: %w", ErrJetStream, s.ID, err)
+				task := f.Msg().Header.Get(hdrTask)
+				if errors.Is(err, jetstream.ErrAsyncPublishTimeout) {
+					return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v (overloaded, or its store overwritten by another server?)",
+						ErrJetStream, s.ID, task, n.opts.defaultTimeout)
+				}
+				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, err)
+			case <-timer.C:
+				return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v", ErrJetStream, s.ID, f.Msg().Header.Get(hdrTask), limit)
 			}
 		}
 		futures = futures[:0]
@@ -805,8 +892,7 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 func (s *Submission) hasResult(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.results[id]
-	return ok
+	return s.isDone(id)
 }
 
 // speculate publishes copies of stragglers once every unfinished task is
@@ -824,7 +910,10 @@ func (s *Submission) speculate(ctx context.Context) {
 		}
 		for _, i := range s.stragglers() {
 			msg := s.taskMsg(i, true)
-			if _, err := s.n.js.PublishMsg(ctx, msg, jetstream.WithMsgID(s.nonce+"."+s.ids[i]+".copy")); err != nil {
+			pctx, cancel := s.n.timeout(ctx)
+			_, err := s.n.js.PublishMsg(pctx, msg, jetstream.WithMsgID(s.nonce+"."+s.ids[i]+".copy"))
+			cancel()
+			if err != nil {
 				s.n.opts.onError(fmt.Errorf("cluster: publishing a copy of task %s: %w", s.ids[i], err))
 			}
 		}
@@ -835,7 +924,7 @@ func (s *Submission) speculate(ctx context.Context) {
 func (s *Submission) stragglers() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pending := s.total - len(s.results)
+	pending := s.total - s.ndone
 	if pending == 0 || len(s.started) < pending {
 		return nil // some tasks still wait in the queue: no spare capacity
 	}
@@ -875,16 +964,24 @@ func (s *Submission) Progress() Progress {
 // Next returns the next result not yet returned, in the order they were
 // recorded (the results recorded before a resume come first), waiting for
 // one if need be. After the last, it returns ErrNoMoreResults.
+//
+// A result Next returns is the caller's: the Submission keeps no copy, so
+// its memory stays bounded by the results not consumed yet, however large
+// the job. Hence, once Next has been called, Results and Wait return only
+// the results Next has not returned yet.
 func (s *Submission) Next(ctx context.Context) (Result, error) {
 	for {
 		s.mu.Lock()
-		if s.read < len(s.arrivals) {
-			r := s.arrivals[s.read]
-			s.read++
+		if s.head < len(s.queue) {
+			r := s.queue[s.head]
+			s.queue[s.head] = Result{} // the output is the caller's now
+			s.head++
+			s.consumed++
+			s.compact()
 			s.mu.Unlock()
 			return r, nil
 		}
-		if s.read == s.total {
+		if s.consumed == s.total {
 			s.mu.Unlock()
 			return Result{}, ErrNoMoreResults
 		}
@@ -903,18 +1000,42 @@ func (s *Submission) Next(ctx context.Context) (Result, error) {
 	}
 }
 
+// compact drops the consumed part of the queue once it is most of it,
+// and gives back an array grown for a burst. Called with s.mu held.
+func (s *Submission) compact() {
+	if s.head < 64 || 2*s.head < len(s.queue) {
+		return
+	}
+	n := len(s.queue) - s.head
+	if cap(s.queue) > 4*n+64 {
+		s.queue = append(make([]Result, 0, 2*n+16), s.queue[s.head:]...)
+	} else {
+		copy(s.queue, s.queue[s.head:])
+		clear(s.queue[n:])
+		s.queue = s.queue[:n]
+	}
+	s.head = 0
+}
+
 // Done is closed when every task has a result.
 func (s *Submission) Done() <-chan struct{} { return s.done }
 
 // Wait waits until every task has a result and returns them all, in task
-// order.
+// order (after Next, those Next has not returned). If some tasks failed,
+// it returns the results with an error wrapping ErrTasksFailed that says
+// how many failed and which first: a caller that only checks the error
+// does not miss a failure.
 func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 	for {
 		s.mu.Lock()
 		finished, err, ch := s.finished, s.err, s.notify
 		s.mu.Unlock()
 		if finished {
-			return s.Results(), nil
+			rs := s.Results()
+			s.mu.Lock()
+			err := failedError(s.ID, s.failed, s.total, s.firstFailed)
+			s.mu.Unlock()
+			return rs, err
 		}
 		if err != nil {
 			return nil, err
@@ -927,13 +1048,24 @@ func (s *Submission) Wait(ctx context.Context) ([]Result, error) {
 	}
 }
 
-// Results returns the results recorded so far, in task order.
+// failedError is Wait's error for a job of total tasks of which failed
+// failed, first the first seen: nil if none failed.
+func failedError(job string, failed, total int, first *Result) error {
+	if failed == 0 {
+		return nil
+	}
+	which := ""
+	if first != nil {
+		which = fmt.Sprintf(" (task %s: %s: %s)", first.Task, first.Failure, first.Error)
+	}
+	return fmt.Errorf("%w: job %s: %d of %d tasks failed%s", ErrTasksFailed, job, failed, total, which)
+}
+
+// Results returns the results recorded so far, in task order; once Next
+// has been called, those it has not returned.
 func (s *Submission) Results() []Result {
 	s.mu.Lock()
-	rs := make([]Result, 0, len(s.results))
-	for _, r := range s.results {
-		rs = append(rs, r)
-	}
+	rs := slices.Clone(s.queue[s.head:])
 	s.mu.Unlock()
 	slices.SortFunc(rs, func(a, b Result) int { return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Task, b.Task)) })
 	return rs

@@ -91,8 +91,14 @@ type Result struct {
 	Index   int // position of the task in Job.Tasks
 	Handler string
 	Output  []byte
-	// Error is the handler's error, "" on success.
+	// Error is the handler's error, "" on success: its message only (a
+	// panic's stack is in Stack).
 	Error string
+	// Failure says what kind of failure Error is, "" on success.
+	Failure Failure
+	// Stack is the stack of a handler's panic (Failure == FailurePanic),
+	// "" otherwise.
+	Stack string
 	// Worker is the name of the worker that recorded the result.
 	Worker string
 	// Attempt is the attempt that produced it, from 1: the handler's
@@ -121,6 +127,29 @@ type Result struct {
 // OK says the task succeeded.
 func (r Result) OK() bool { return r.Error == "" }
 
+// Failure is the kind of a task's failure.
+type Failure string
+
+// Kinds of failure.
+const (
+	// FailureError: the handler returned an error on every attempt the
+	// job allows (Job.MaxAttempts), or its result was over the server's
+	// size limit.
+	FailureError Failure = "error"
+	// FailurePermanent: the handler returned an error wrapped with
+	// Permanent; it was not retried.
+	FailurePermanent Failure = "permanent"
+	// FailurePanic: the handler panicked on its last attempt; the stack is
+	// in Result.Stack.
+	FailurePanic Failure = "panic"
+	// FailurePoison: the task's deliveries ended without an outcome too
+	// often (WithMaxDeliver): Error wraps ErrMaxDeliveries's text.
+	FailurePoison Failure = "poison"
+	// FailureUnknownHandler: no worker that received the task had its
+	// handler.
+	FailureUnknownHandler Failure = "unknown-handler"
+)
+
 // wireResult is Result as stored: times as integers, which encode in a
 // tenth of the time of RFC 3339 text (one result is written per task).
 type wireResult struct {
@@ -130,6 +159,8 @@ type wireResult struct {
 	Handler     string   `json:"handler"`
 	Output      []byte   `json:"output,omitempty"`
 	Error       string   `json:"error,omitempty"`
+	Failure     string   `json:"failure,omitempty"`
+	Stack       string   `json:"stack,omitempty"`
 	Worker      string   `json:"worker"`
 	Attempt     int      `json:"attempt"`
 	Deliveries  int      `json:"deliveries,omitempty"`
@@ -141,10 +172,12 @@ type wireResult struct {
 	Value       *[]byte  `json:"value,omitempty"` // nil: none; empty: an empty value
 }
 
-// MarshalJSON encodes r with its times as nanoseconds (see appendResult).
+// MarshalJSON encodes r as it is stored in the results bucket: the
+// fields in snake case, Start as start_ns (Unix nanoseconds), Runtime as
+// runtime_ns, empty Output and Error left out.
 func (r Result) MarshalJSON() ([]byte, error) { return appendResult(nil, r), nil }
 
-// UnmarshalJSON decodes what MarshalJSON encodes (see decodeResult).
+// UnmarshalJSON decodes what MarshalJSON encodes.
 func (r *Result) UnmarshalJSON(b []byte) error { return decodeResult(b, r) }
 
 // TaskInfo describes the task a handler is running.
@@ -197,6 +230,13 @@ func TaskOf(ctx context.Context) (TaskInfo, bool) {
 // fine-grained parallel work (worksteal.Run, then Join, For, Scope inside):
 // coarse balance across machines comes from pulling tasks, fine balance
 // inside one from stealing. Nil outside a handler.
+//
+// A handler runs on a goroutine of its own, not on a pool worker: it reads
+// its files and waits on the network directly. Inside the pool, wrap a
+// wait that is long next to the work around it (a network call, a read
+// from a network file system or a cold disk) in w.Blocking, so that a
+// spare worker keeps the cores busy meanwhile; reading a local file that
+// the page cache holds is short work and needs no Blocking.
 func PoolFrom(ctx context.Context) *worksteal.Pool {
 	if r := runningFrom(ctx); r != nil {
 		return r.pool

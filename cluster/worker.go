@@ -195,6 +195,13 @@ func (n *Node) Serve(ctx context.Context) error {
 	idleDone := make(chan struct{})
 	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
 
+	// The first registration is made before Serve reports ready, so a
+	// submitter that waits for the ready signal sees this worker's
+	// handlers and labels (checkRoutes would refuse a job otherwise).
+	s.registerOnce(ctx)
+	if n.opts.onReady != nil {
+		n.opts.onReady()
+	}
 	regDone := make(chan struct{})
 	go func() { defer close(regDone); s.register(ctx) }()
 	statusDone, tasksDone := make(chan struct{}), make(chan struct{})
@@ -247,19 +254,33 @@ func (s *serving) register(ctx context.Context) {
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
-		info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-			Labels: s.n.opts.labels, Speed: s.n.opts.speed}
-		data, _ := json.Marshal(info)
-		pctx, cancel := s.n.timeout(ctx)
-		if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
-			s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
-		}
-		cancel()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		s.putRegistration(ctx, names)
+	}
+}
+
+// registerOnce makes the first registry entry (register renews it).
+func (s *serving) registerOnce(ctx context.Context) {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	s.putRegistration(ctx, names)
+}
+
+func (s *serving) putRegistration(ctx context.Context, names []string) {
+	info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
+	data, _ := json.Marshal(info)
+	pctx, cancel := s.n.timeout(ctx)
+	defer cancel()
+	if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
+		s.n.opts.onError(fmt.Errorf("cluster: registering worker: %w", err))
 	}
 }
 
@@ -270,6 +291,7 @@ func (s *serving) pull(ctx context.Context) error {
 	n := s.n
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
+	p.admit = n.opts.admit
 	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
 	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
 	p.run = func(m *nats.Msg, done func()) {
@@ -474,13 +496,14 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	switch {
 	case d.lost() >= d.maxLost:
 		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
+		res.Failure = FailurePoison
 		s.settle(*d, res)
 		return nil, false
 	case d.attempt() > d.maxAttempts:
 		// Its last failure was counted but not recorded (the worker died
 		// between the two): record it now.
 		res.Attempt = d.maxAttempts
-		res.Error = d.seen.Error
+		res.Error, res.Failure = d.seen.Error, FailureError
 		s.settle(*d, res)
 		return nil, false
 	}
@@ -488,6 +511,7 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	if !ok {
 		if d.lost()+1 >= d.maxLost {
 			res.Error = fmt.Sprintf("%v %q: no worker that received the task has it", ErrUnknownHandler, d.handler)
+			res.Failure = FailureUnknownHandler
 			s.settle(*d, res)
 			return nil, false
 		}
@@ -547,8 +571,15 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	free()
 	res.Output = out
 	if err != nil {
-		res.Error = err.Error()
-		if !isPermanent(err) && d.attempt() < d.maxAttempts {
+		res.Error, res.Failure = err.Error(), FailureError
+		var p *panicError
+		switch {
+		case isPermanent(err):
+			res.Failure = FailurePermanent
+		case errors.As(err, &p):
+			res.Failure, res.Stack = FailurePanic, p.stack
+		}
+		if res.Failure != FailurePermanent && d.attempt() < d.maxAttempts {
 			s.retry(d, res.Error)
 			return
 		}
@@ -676,15 +707,24 @@ func handlerOf(subject string) string {
 	return f[3]
 }
 
-// call runs a handler, turning a panic into an error.
+// call runs a handler, turning a panic into an error (a *panicError).
 func call(ctx context.Context, h Handler, payload []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("cluster: handler panicked: %v\n%s", p, debug.Stack())
+			err = &panicError{value: p, stack: string(debug.Stack())}
 		}
 	}()
 	return h(ctx, payload)
 }
+
+// panicError is a handler's panic: its message is the panic's value, and
+// the stack goes to Result.Stack, apart from it.
+type panicError struct {
+	value any
+	stack string
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
 
 // hasResult says a result is recorded for key. On doubt (the server does
 // not answer), it says no: running the task again is safe.
@@ -703,8 +743,9 @@ func (n *Node) hasResult(key string) bool {
 func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
 	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
-		res.Output = nil
+		res.Output, res.Stack = nil, ""
 		res.Error = fmt.Sprintf("cluster: result of %d bytes is over the server's limit of %d", len(data), limit)
+		res.Failure = FailureError
 		data = appendResult(nil, res)
 	}
 	var err error

@@ -8,10 +8,17 @@
 // A Go program watches its own pool by mounting a handler:
 //
 //	pool, _ := worksteal.New(worksteal.Config{})
-//	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
+//	d := dash.New(dash.Pool(pool), dash.Config{})
+//	mux := http.NewServeMux()
+//	mux.Handle("/dash/", http.StripPrefix("/dash", d))
+//	srv := &http.Server{Addr: "localhost:8080", Handler: mux}
+//	srv.RegisterOnShutdown(d.Close) // else Shutdown waits for the open event streams
+//	go srv.ListenAndServe()
 //
-// Routes: / the page, /api/state the state as JSON, /events the live
-// updates. A Server answers only GET and HEAD. The page gets at most one
+// Routes: / the page, /api/state the state as JSON (the page draws it at
+// once, then follows the events), /api/config the page's settings as JSON
+// ({"title": Config.Title, "interval_ms": Config.Interval}), /events the
+// live updates as server-sent events. A Server answers only GET and HEAD. The page gets at most one
 // message per Config.Interval (500ms), whatever the rate of the work it
 // shows: the server takes one snapshot per interval while a page listens,
 // and none when no page does.

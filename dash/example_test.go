@@ -28,9 +28,12 @@ func ExampleNew() {
 		panic(err)
 	}
 	defer pool.Close()
+	d := dash.New(dash.Pool(pool), dash.Config{Title: "fib"})
 	mux := http.NewServeMux()
-	mux.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{Title: "fib"})))
-	web := httptest.NewServer(mux) // a real program: http.ListenAndServe(addr, mux)
+	mux.Handle("/dash/", http.StripPrefix("/dash", d))
+	web := httptest.NewServer(mux) // a real program: an http.Server on its address
+	// The event streams end on Shutdown (else it waits for its deadline).
+	web.Config.RegisterOnShutdown(d.Close)
 	defer web.Close()
 
 	n, _ := worksteal.Run(pool, func(w *worksteal.Worker) int { return fib(w, 25) })

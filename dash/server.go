@@ -39,7 +39,8 @@ type Config struct {
 }
 
 // Server serves the dashboard: the page at /, the source's snapshot as
-// JSON at /api/state, and live updates as server-sent events at /events.
+// JSON at /api/state, the page's title and interval as JSON at
+// /api/config, and live updates as server-sent events at /events.
 // More read-only routes can be added with Handle. It only answers GET and
 // HEAD: a dashboard never changes what it shows.
 type Server struct {

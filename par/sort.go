@@ -3,7 +3,6 @@ package par
 import (
 	"cmp"
 	"slices"
-	"unsafe"
 
 	"github.com/worksteal/worksteal"
 )
@@ -183,26 +182,18 @@ type Integer interface {
 		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
 }
 
-// RadixSort sorts integers in ascending order, in parallel: one parallel
-// most-significant-digit pass (8-bit digits; counts and scatters by blocks
-// of the input) splits s into up to 256 buckets, which are then sorted in
-// parallel, each by least-significant-digit passes that skip the bytes all of
-// its keys share. Buckets larger than radixSplitMin are split again by the
-// next digit in parallel. It needs a scratch buffer as large as s and is
-// stable.
+// RadixSort sorts integers in ascending order, in parallel, by a
+// most-significant-digit radix sort that looks only at the bits in which the
+// keys differ: one parallel step (up to 11-bit digits; blocks of the input
+// count and scatter in parallel) splits s into buckets, which are then
+// sorted in parallel, each by further steps in one worker's cache and
+// insertion sorts of the smallest ranges. Input that is already sorted, in
+// either direction, costs one read (and a reversal). It needs a scratch
+// buffer as large as s (except for sorted or small input) and is stable.
 func RadixSort[T Integer](w *worksteal.Worker, s []T) {
-	if len(s) <= radixSeqMax {
+	if len(s) <= radixSmall {
 		slices.Sort(s)
 		return
 	}
-	var zero T
-	signed := zero-1 < zero
-	bits := uint(unsafe.Sizeof(zero)) * 8
-	var flip uint64
-	if signed {
-		flip = 1 << (bits - 1)
-	}
-	r := &radix[T]{flip: flip, bits: bits, workers: w.Pool().Workers()}
-	buf := make([]T, len(s))
-	r.msd(w, radixTask[T]{src: s, dst: buf, shift: bits - 8, srcHome: true})
+	radixSort(w, s)
 }

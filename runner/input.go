@@ -22,8 +22,12 @@ type Job struct {
 	// Weight is the job's estimated cost in any unit (bytes, seconds,
 	// frames); 0 means unknown. Weights only order the jobs (longest first).
 	Weight float64
+	// Stdin is what the job reads on its standard input (a chunk of GNU
+	// parallel's --pipe); nil: nothing, the job's stdin is empty.
+	Stdin []byte
 
-	slotParts []string // the command cut at each {%} of its template; nil if none
+	slotParts []string  // the command cut at each {%} of its template; nil if none
+	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
 }
 
 // CommandIn returns the command as run in slot: Command with each {%} of

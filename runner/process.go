@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"time"
 )
@@ -34,6 +35,14 @@ type Command struct {
 	Shell string   // the shell, run as Shell -c Line; "" means /bin/sh
 	Line  string   // the command line
 	Env   []string // extra environment, "KEY=value", added to the runner's
+	// Stdin is the command's standard input; nil: none (empty). Exec
+	// returns once the command has exited and Stdin is copied or the
+	// command closed its end.
+	Stdin io.Reader
+	// Nice, if > 0, runs the command at this niceness (GNU parallel's
+	// --nice): never below the runner's own, as an unprivileged process
+	// cannot lower it.
+	Nice int
 	// Grace is how long the process group has to exit after SIGTERM before
 	// it gets SIGKILL; ≤ 0 means 2s.
 	Grace time.Duration
@@ -61,6 +70,10 @@ func Exec(ctx context.Context, c Command) Exit {
 		grace = 2 * time.Second
 	}
 	cmd := exec.Command(shell, "-c", c.Line)
+	if c.Nice > 0 {
+		cmd = niceCommand(c.Nice, shell, c.Line)
+	}
+	cmd.Stdin = c.Stdin
 	if len(c.Env) > 0 {
 		cmd.Env = append(cmd.Environ(), c.Env...)
 	}

@@ -81,6 +81,13 @@ type Config struct {
 	// SIGKILL when it is stopped; ≤ 0 means 2s.
 	Grace time.Duration
 
+	// Nice, if > 0, runs every job at this niceness (GNU parallel's
+	// --nice; see Command.Nice).
+	Nice int
+	// Throttle, if set, holds jobs back while the machine has no room
+	// for them (GNU parallel's --load and --memfree; see Throttle).
+	Throttle *Throttle
+
 	// Progress, if set, is called after every start and finish, from one
 	// goroutine at a time (the one that also writes the output).
 	Progress func(Progress)
@@ -119,10 +126,11 @@ func (p Progress) Done() int { return p.Succeeded + p.Failed }
 type Result struct {
 	Job
 	Exit
-	Slot     int  // slot of the recorded attempt, from 1
-	Attempts int  // attempts started, speculative copies included
-	TimedOut bool // the recorded attempt was cut by the timeout
-	CopyWon  bool // a speculative copy finished first
+	Slot     int   // slot of the recorded attempt, from 1
+	Attempts int   // attempts started, speculative copies included
+	TimedOut bool  // the recorded attempt was cut by the timeout
+	CopyWon  bool  // a speculative copy finished first
+	Sent     int64 // bytes the recorded attempt was given on its input (--pipe)
 }
 
 // OK says the job succeeded.
@@ -140,7 +148,7 @@ func (r Result) Record(host string) Record {
 	if r.TimedOut && code == 0 {
 		code = -1
 	}
-	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Receive: int64(len(r.Stdout)), Exit: code, Signal: r.Signal, Command: r.Command}
+	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: int64(len(r.Stdout)), Exit: code, Signal: r.Signal, Command: r.Command}
 }
 
 // Summary is what happened to a batch, with the balance metrics of the run.
@@ -283,8 +291,9 @@ type attempt struct {
 }
 
 type attemptDone struct {
-	a *attempt
-	e Exit
+	a    *attempt
+	e    Exit
+	sent int64 // bytes the attempt was given on its input
 }
 
 // Run runs jobs on cfg.Slots slots and returns what happened. Jobs start in
@@ -305,10 +314,24 @@ type attemptDone struct {
 // an error wrapping ErrInvalidConfig, without running anything, for a bad
 // Config.
 func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
+	return runJobs(ctx, cfg, jobs, nil)
+}
+
+// RunStream is Run for a batch whose jobs come while it runs (GNU
+// parallel's --pipe: a job per chunk of input, made as the input is read),
+// started in the order they come, each as soon as a slot is free and the
+// job has come. It returns when jobs is closed and every job has finished.
+// Order and costs do not apply. When ctx is done, RunStream stops as Run
+// does and takes no more jobs: the sender must select on ctx.Done too.
+func RunStream(ctx context.Context, cfg Config, jobs <-chan Job) (*Summary, error) {
+	return runJobs(ctx, cfg, nil, jobs)
+}
+
+func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Summary, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs))}
+	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs)), feed: feed}
 	for i, j := range jobs {
 		r.jobs[i] = &jobState{idx: i, job: j}
 	}
@@ -319,7 +342,11 @@ func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
 	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), LPT: r.plan.lpt, CostsKnown: r.plan.known}
 	r.events = make(chan attemptDone)
 	r.retryCh = make(chan *jobState, len(jobs))
+	if feed != nil {
+		r.retryCh = make(chan *jobState, 1<<16) // retries wait in timers, not here, beyond that
+	}
 	err := r.loop(ctx)
+	r.releaseInputs()
 	r.finishSummary()
 	return &r.sum, err
 }
@@ -339,6 +366,9 @@ type run struct {
 	// Slots are GNU parallel's: a freed slot goes to the back of the queue
 	// and the front one is taken; a new number only when none is free.
 	running int // attempts running
+	// feed brings RunStream's jobs; nil once closed (and for Run).
+	feed    <-chan Job
+	gate    gate // Throttle's state (throttle.go)
 	events  chan attemptDone
 	retryCh chan *jobState
 	nextOut int // KeepOrder: first job whose output is not written yet
@@ -375,7 +405,23 @@ func (r *run) loop(ctx context.Context) error {
 		if r.running == 0 && (stopping || r.drained()) {
 			break
 		}
+		// A streamed job is taken only when it can start at once.
+		var feed <-chan Job
+		if !stopping && r.running < r.cfg.Slots && r.next == len(r.plan.order) && len(r.retries) == 0 {
+			feed = r.feed
+		}
 		select {
+		case j, ok := <-feed:
+			if !ok {
+				r.feed = nil
+				break
+			}
+			r.jobs = append(r.jobs, &jobState{idx: len(r.jobs), job: j})
+			r.plan.order = append(r.plan.order, len(r.jobs)-1)
+			r.sum.Jobs++
+		case <-r.gate.recheck:
+			r.gate.recheck = nil
+			r.checkMemory()
 		case d := <-r.events:
 			r.finished(d, stopping)
 		case js := <-r.retryCh:
@@ -403,12 +449,15 @@ func (r *run) loop(ctx context.Context) error {
 
 // drained says no job is waiting to start, now or after a backoff.
 func (r *run) drained() bool {
-	return r.next == len(r.plan.order) && len(r.retries) == 0 && r.delayed == 0
+	return r.next == len(r.plan.order) && len(r.retries) == 0 && r.delayed == 0 && r.feed == nil
 }
 
 // startReady fills the free slots: retries first, then the plan's order.
 func (r *run) startReady(ctx context.Context) {
 	for r.running < r.cfg.Slots {
+		if (len(r.retries) > 0 || r.next < len(r.plan.order)) && !r.roomForJob() {
+			return // the throttle rechecks later
+		}
 		var js *jobState
 		switch {
 		case len(r.retries) > 0:
@@ -473,9 +522,17 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
-	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace}
+	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, Nice: r.cfg.Nice}
+	in := openInput(js.job)
 	go func() {
-		r.events <- attemptDone{a, Exec(actx, c)}
+		stdin, extra, sent, err := in.attempt()
+		if err != nil {
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
+			return
+		}
+		c.Stdin, c.Env = stdin, append(c.Env, extra...)
+		e := Exec(actx, c)
+		r.events <- attemptDone{a: a, e: e, sent: sent()}
 	}()
 	r.progress()
 }
@@ -548,7 +605,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.sum.TimedOut++
 		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
 	}
-	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy}
+	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent}
 	res.Command = a.line
 	switch {
 	case js.res != nil:
@@ -588,6 +645,9 @@ func (r *run) finished(d attemptDone, stopping bool) {
 // complete records js's final result: counts, joblog, output.
 func (r *run) complete(js *jobState, res *Result) {
 	js.res = res
+	js.job.release()
+	// The input is spent: neither the job nor the Summary keeps it.
+	js.job.Stdin, res.Stdin, js.last = nil, nil, nil
 	if res.OK() {
 		r.sum.Succeeded++
 	} else {

@@ -77,7 +77,7 @@ func waitJob(t *testing.T, s *cluster.Submission) []cluster.Result {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	rs, err := s.Wait(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, cluster.ErrTasksFailed) { // the tests check the failures
 		t.Fatalf("Wait: %v (progress %+v)", err, s.Progress())
 	}
 	return rs
@@ -126,6 +126,7 @@ func TestSingleServer(t *testing.T) {
 	}
 	// Results stream in as they are recorded, each once.
 	seen := map[string]bool{}
+	rs := make([]cluster.Result, len(job.Tasks))
 	for {
 		r, err := s.Next(context.Background())
 		if errors.Is(err, cluster.ErrNoMoreResults) {
@@ -138,10 +139,11 @@ func TestSingleServer(t *testing.T) {
 			t.Errorf("Next returned %s twice", r.Task)
 		}
 		seen[r.Task] = true
+		rs[r.Index] = r
 	}
-	rs := waitJob(t, s)
-	if len(rs) != len(job.Tasks) || len(seen) != len(job.Tasks) {
-		t.Fatalf("%d results, %d streamed; want %d", len(rs), len(seen), len(job.Tasks))
+	// What Next returned is the caller's: Wait returns the rest (none).
+	if rest := waitJob(t, s); len(rest) != 0 || len(seen) != len(job.Tasks) {
+		t.Fatalf("%d streamed, then %d results from Wait; want %d and none", len(seen), len(rest), len(job.Tasks))
 	}
 	for i, r := range rs[:len(words)] {
 		if !r.OK() || string(r.Output) != strings.ToUpper(words[i]) || r.Index != i || r.Attempt != 1 {
@@ -184,18 +186,31 @@ func TestFailuresRetriesAndPermanentErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	rs := waitJob(t, s)
+	// Wait says how many tasks failed, and still returns every result.
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rs, err := s.Wait(ctx)
+	if !errors.Is(err, cluster.ErrTasksFailed) || !strings.Contains(err.Error(), "3 of 4 tasks failed") || len(rs) != 4 {
+		t.Fatalf("Wait: %d results, error %v; want 4 and an error wrapping ErrTasksFailed that says 3 of 4 tasks failed", len(rs), err)
+	}
 	want := []struct {
 		ok      bool
 		attempt int
 		text    string
-	}{{true, 3, "ok@3"}, {false, 3, "always fails"}, {false, 1, "bad payload"}, {false, 3, "handler panicked: handler bug"}}
+		failure cluster.Failure
+	}{{true, 3, "ok@3", ""}, {false, 3, "always fails", cluster.FailureError}, {false, 1, "bad payload", cluster.FailurePermanent},
+		{false, 3, "handler panicked: handler bug", cluster.FailurePanic}}
 	for i, w := range want {
 		r := rs[i]
-		if r.OK() != w.ok || r.Attempt != w.attempt || !strings.Contains(string(r.Output)+r.Error, w.text) {
-			t.Errorf("task %s: ok %v attempt %d output %q error %q; want ok %v attempt %d and %q",
-				r.Task, r.OK(), r.Attempt, r.Output, r.Error, w.ok, w.attempt, w.text)
+		if r.OK() != w.ok || r.Attempt != w.attempt || !strings.Contains(string(r.Output)+r.Error, w.text) || r.Failure != w.failure {
+			t.Errorf("task %s: ok %v attempt %d output %q error %q failure %q; want ok %v attempt %d, %q and failure %q",
+				r.Task, r.OK(), r.Attempt, r.Output, r.Error, r.Failure, w.ok, w.attempt, w.text, w.failure)
 		}
+	}
+	// A panic's stack is kept apart from its error.
+	if p := rs[3]; strings.Contains(p.Error, "goroutine") || !strings.Contains(p.Stack, "goroutine") || rs[1].Stack != "" {
+		t.Errorf("panic: error %q, stack %d bytes; a failure without a panic has a %d-byte stack; want the stack apart from the error, and only for a panic",
+			p.Error, len(p.Stack), len(rs[1].Stack))
 	}
 	if string(rs[1].Output) != "partial output" {
 		t.Errorf("a failed task's output %q; want it recorded with the error", rs[1].Output)
@@ -486,7 +501,7 @@ func TestPoisonTaskRecordedAfterLostDeliveries(t *testing.T) {
 	}
 	defer s.Stop()
 	rs := waitJob(t, s)
-	if r := rs[0]; r.OK() || !strings.Contains(r.Error, "poison") || r.Deliveries != 3 || r.Attempt != 1 {
+	if r := rs[0]; r.OK() || !strings.Contains(r.Error, "poison") || r.Failure != cluster.FailurePoison || r.Deliveries != 3 || r.Attempt != 1 {
 		t.Errorf("result %+v; want a poison failure on the 3rd delivery, no attempt spent", r)
 	}
 	after, err := n.Submit(context.Background(), cluster.Job{ID: "after", Tasks: []cluster.Task{{Handler: "upper", Payload: []byte("x")}}})

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -150,6 +151,14 @@ func register(n *cluster.Node) {
 		<-ctx.Done()
 		cancelled.Add(1)
 		return nil, ctx.Err()
+	}))
+	// bulk returns as many bytes as its payload says.
+	must(n.Handle("bulk", func(_ context.Context, p []byte) ([]byte, error) {
+		size, err := strconv.Atoi(string(p))
+		if err != nil {
+			return nil, cluster.Permanent(err)
+		}
+		return bytes.Repeat([]byte{'x'}, size), nil
 	}))
 }
 

@@ -49,7 +49,16 @@ type syncBuffer = syncbuf.Buffer
 // if the test failed).
 func launch(t *testing.T, name string, args ...string) *process {
 	t.Helper()
+	return launchEnv(t, name, nil, args...)
+}
+
+// launchEnv is launch with env added to the test's environment.
+func launchEnv(t *testing.T, name string, env []string, args ...string) *process {
+	t.Helper()
 	p := &process{name: name, cmd: exec.Command(wsBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -132,7 +141,7 @@ func (s *server) start(t *testing.T) {
 	t.Helper()
 	args := append([]string{"serve", "--listen", s.addr, "--store", s.store, "--name", s.name}, s.extra...)
 	s.p = launch(t, "serve "+s.name, args...)
-	s.p.waitFor(t, `JetStream on nats://`)
+	s.p.waitFor(t, `JetStream on (nats|tls)://`)
 }
 
 func (s *server) url() string { return "nats://" + s.addr }

@@ -76,6 +76,20 @@ func waitFor(t *testing.T, out *syncBuffer, re string) []string {
 	return nil
 }
 
+// waitForEither waits until p's stdout matches out or its stderr matches errs.
+func waitForEither(t *testing.T, p *proc, out, errs string) {
+	t.Helper()
+	ro, re := regexp.MustCompile(out), regexp.MustCompile(errs)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if ro.MatchString(p.stdout.String()) || re.MatchString(p.stderr.String()) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %q on stdout nor %q on stderr:\n%s\n%s", out, errs, p.stdout, p.stderr)
+}
+
 // secrets returns the secret parts of the files serve init wrote: each
 // seed, and each private key's base64 lines.
 func secrets(t *testing.T, dir string) []string {
@@ -135,7 +149,9 @@ func TestSecureDeployment(t *testing.T) {
 	// from flags.
 	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
 		"worker", "--nats", url, "-j", "2", "--name", "w1", "--ack-wait", "5s")
-	waitFor(t, worker.stdout, "serving sh")
+	// A worker cannot set the tier up: it says it waits for a submitter
+	// (or, if the tier is up, that it serves).
+	waitForEither(t, worker, "serving sh", "not set up yet")
 	joblog := filepath.Join(t.TempDir(), "jobs.tsv")
 	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", joblog)
 	if code != 0 || out != "one\ntwo\n" {

@@ -172,4 +172,10 @@ fetch("api/config").then((r) => r.json()).then((c) => {
   document.title = c.title;
   $("title").textContent = c.title;
 }).catch(() => {});
+// The first paint does not wait for the event stream (a proxy may buffer
+// it, its first event may come late on a loaded server): the state is
+// fetched at once and drawn unless an event has drawn one already.
+fetch("api/state").then((r) => r.json()).then((st) => {
+  if (!document.body.dataset.updates) draw(st);
+}).catch(() => {});
 connect();

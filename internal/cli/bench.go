@@ -32,6 +32,7 @@ type benchConfig struct {
 	maxLoad     float64 // re-run a cell when other processes used more cores
 	retries     int
 	retryBudget time.Duration
+	counters    bool
 }
 
 func newBenchCommand(env *Env) *cobra.Command {
@@ -63,6 +64,7 @@ small sizes in about 20 seconds. Compare within one run, as ratios.`,
   worksteal bench --workloads fib,uts --reps 5
   worksteal bench --entry uts-sha1=T3 --entry nqueens=11 --impls go-seq,ws
   worksteal bench --json > bench.json
+  worksteal bench --quick --counters --impls ws
   worksteal bench cell ws fib 35 1 5      # the anchors' protocol`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(env, cfg) },
@@ -79,6 +81,7 @@ small sizes in about 20 seconds. Compare within one run, as ratios.`,
 	f.StringVar(&cfg.progress, "progress", "auto", "progress display: auto (a bar when stdout is a terminal, else lines on stderr), bar, lines or none")
 	f.Float64Var(&cfg.maxLoad, "max-load", 0.3, "re-run a cell when other processes kept more than this many cores busy while it ran, beyond those the cell leaves free (Linux; 0: never)")
 	f.IntVar(&cfg.retries, "retries", 1, "re-runs per cell for --max-load (the quietest attempt is kept)")
+	f.BoolVar(&cfg.counters, "counters", false, "count each cell's hardware events (instructions, cycles, cache and LLC misses: perf_event_open), context switches, page faults and RAPL energy per timed iteration; counts this machine cannot give print n/a, with the reason once")
 	f.DurationVar(&cfg.retryBudget, "retry-budget", time.Minute, "no more re-runs once they have taken this long in all (0: no limit)")
 	cmd.AddCommand(newBenchCellCommand(env), newBenchListCommand(env))
 	return cmd
@@ -158,7 +161,7 @@ func runBench(env *Env, cfg benchConfig) error {
 			return usageError(fmt.Errorf("bench: --workers %d: want 1 to %d", w, bench.MaxWorkers))
 		}
 	}
-	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries, RetryBudget: cfg.retryBudget}
+	s := &bench.Suite{Entries: plan, Workers: cfg.workers, Reps: cfg.reps, Warmup: warm, MaxLoad: cfg.maxLoad, Retries: cfg.retries, RetryBudget: cfg.retryBudget, Counters: cfg.counters}
 	if err := s.Validate(); err != nil {
 		return usageError(err)
 	}

@@ -23,6 +23,7 @@ type jobConfig struct {
 	nats string
 	clusterFlags
 	json bool
+	role string // the credentials' role, "" for the verb's default
 }
 
 func newJobCommand(env *Env) *cobra.Command {
@@ -43,6 +44,10 @@ func newJobCommand(env *Env) *cobra.Command {
                 without a result; a "run --nats" that follows it ends
   delete ID     it is removed with its results: the same batch runs afresh
 
+With credentials (--creds), list, status and results connect as an
+observer and cancel and delete as a submitter; a submitter follows its own
+jobs with its own credentials with --role submitter.
+
 Exit status: 0, 1 if the job does not exist or the server refuses, 2 for
 bad usage.`,
 		Example: `  worksteal job list --nats nats://10.0.0.1:4222
@@ -58,6 +63,7 @@ bad usage.`,
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	cfg.clusterFlags.add(f, "")
 	f.BoolVar(&cfg.json, "json", false, "results: one JSON record per line")
+	f.StringVar(&cfg.role, "role", "", "the role of the --creds credentials: observer (the default for list, status, results) or submitter (the default for cancel, delete; it may do all)")
 	return cmd
 }
 
@@ -78,6 +84,17 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	if verb == "cancel" || verb == "delete" {
 		role = cluster.RoleSubmitter
 	}
+	switch cfg.role {
+	case "":
+	case string(cluster.RoleSubmitter):
+		role = cluster.RoleSubmitter
+	case string(cluster.RoleObserver):
+		if role == cluster.RoleSubmitter {
+			return usageError(fmt.Errorf("--role observer: job %s changes the cluster, which only a submitter may", verb))
+		}
+	default:
+		return usageError(fmt.Errorf("--role %q: want observer or submitter", cfg.role))
+	}
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal job", role, cfg.creds, errs)
 	if err != nil {
 		return err
@@ -89,6 +106,9 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	}
 	fail := func(err error) error {
 		if r := refused(ctx); r != nil {
+			if cfg.role == "" && role == cluster.RoleObserver {
+				return fmt.Errorf("%w; with a submitter's credentials, give --role submitter", r)
+			}
 			return r
 		}
 		return err

@@ -51,6 +51,11 @@ type runConfig struct {
 	// Derived in runRun.
 	showSummary bool
 
+	// GNU parallel's further options (run_gnuopts.go), and those of pipe
+	// mode, throttling and the semaphore (run_pipe_flags.go).
+	gnu  gnuConfig
+	pipe pipeConfig
+
 	// Cluster mode (run_cluster.go).
 	nats    string
 	jobName string
@@ -153,6 +158,8 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	f.BoolVar(&cfg.willCite, "will-cite", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
 	f.StringVar(&cfg.http, "http", "", "serve a live dashboard of the run on HOST:PORT while it runs (slots, progress, stragglers)")
 	addRunClusterFlags(f, &cfg)
+	addGNUFlags(f, &cfg.gnu)
+	addPipeFlags(f, &cfg.pipe)
 	return cmd
 }
 
@@ -361,6 +368,15 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
+		return err
+	}
+	if err := checkGNU(cmd.Flags()); err != nil {
+		return runError(err)
+	}
+	if err := cfg.pipe.check(cmd.Flags()); err != nil {
+		return runError(err)
+	}
 	if cfg.retries < 0 {
 		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
 	}
@@ -401,6 +417,13 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
 		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
+	}
+	throttle, nice, err := throttleOptions(cmd.Flags(), cfg) // --load, --memfree, --nice (run_pipe.go)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" && (throttle != nil || nice != 0) {
+		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 	}
 	jobs, err := readJobs(env, cfg, args)
 	if err != nil {
@@ -481,7 +504,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter,
 		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
-		Joblog: jl, Grace: cfg.grace, Progress: prog.update,
+		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
 	if err != nil {

@@ -40,6 +40,9 @@ func jobID(jobs []runner.Job) string {
 	h := sha256.New()
 	for _, j := range jobs {
 		fmt.Fprintf(h, "%d\x00%s\n", j.Seq, j.Command)
+		if j.Stdin != nil { // --pipe: the same command on other input is another batch
+			fmt.Fprintf(h, "%d\x00%x\n", len(j.Stdin), sha256.Sum256(j.Stdin))
+		}
 	}
 	return "run-" + hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -176,7 +179,7 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 		job.Require, _ = cluster.ParseLabels(cfg.require) // checked by runCluster
 	}
 	for _, j := range runner.Plan(all, mustOrder(cfg.order), history) {
-		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds()})
+		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds(), Stdin: j.Stdin})
 		job.Tasks = append(job.Tasks, cluster.Task{ID: strconv.Itoa(j.Seq), Handler: shellHandler, Payload: p})
 	}
 	return job
@@ -289,7 +292,7 @@ func (s *resultSink) take(r cluster.Result) {
 		if !r.OK() && code == 0 {
 			code = -1
 		}
-		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Receive: int64(len(sr.Stdout)), Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
+		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Send: int64(len(s.bySeq[seq].Stdin)), Receive: int64(len(sr.Stdout)), Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
 	}
 	if !s.keepOrder {
 		s.write(r, sr)

@@ -254,16 +254,14 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 // never taken for something else.
 func TestRunRefusesGNUOptionsByName(t *testing.T) {
 	cases := []struct{ flag, want string }{
-		{"--tag", "GNU parallel's option --tag is not supported"},
-		{"--pipe", "GNU parallel's option --pipe is not supported"},
-		{"-n", "GNU parallel's option -n (--max-args) is not supported"},
-		{"-X", "GNU parallel's option -X is not supported"},
-		{"-0", "GNU parallel's option -0 (--null) is not supported"},
-		{"--halt", "GNU parallel's option --halt (--halt-on-error) is not supported"},
-		{"--eta", "GNU parallel's option --eta is not supported"},
-		{"--results", "GNU parallel's option --results is not supported"},
-		{"-S", "GNU parallel's option -S (--sshlogin) is not supported"},
-		{"--line-buffer", "GNU parallel's option --line-buffer is not supported"},
+		{"--ctag", "GNU parallel's option --ctag is not supported"},
+		{"--tmux", "GNU parallel's option --tmux is not supported"},
+		{"-t", "GNU parallel's option -t (--verbose) is not supported"},
+		{"--files", "GNU parallel's option --files (--output-as-files) is not supported"},
+		{"-g", "GNU parallel's option -g is not supported"},
+		{"-S", "GNU parallel's option -S (--sshlogin) is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL"},
+		{"--sshlogin", "use worksteal run --nats URL"},
+		{"--compress", "GNU parallel's option --compress is not supported"},
 	}
 	for _, tc := range cases {
 		code, out, errs := runWithInput(t, "", "run", tc.flag, "echo", ":::", "a")
@@ -329,5 +327,19 @@ func TestRunUsesSHELL(t *testing.T) {
 	code, _, errs = runWithInput(t, "", "run", "echo", ":::", "a")
 	if code != exitRunError || !strings.Contains(errs, "$SHELL /nonexistent/shell: no such shell") {
 		t.Errorf("bad $SHELL: exit %d, stderr %q; want 255 naming $SHELL", code, errs)
+	}
+}
+
+// GNU parallel's other names of -j and --joblog work as they do.
+func TestRunTakesGNUNamesOfItsFlags(t *testing.T) {
+	for _, args := range [][]string{{"-P", "1"}, {"--max-procs", "1"}, {"--maxprocs=1"}, {"-P1"}} {
+		code, out, errs := runWithInput(t, "", append(append([]string{"run"}, args...), "echo", ":::", "a", "b")...)
+		if code != 0 || out != "a\nb\n" {
+			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want a, b in order (one slot)", args, code, out, errs)
+		}
+	}
+	code, out, errs := runWithInput(t, "", "run", "-k", "--jl", "-", "echo", ":::", "a")
+	if code != 0 || !strings.HasPrefix(out, runner.JoblogHeader+"\na\n1\t:\t") {
+		t.Errorf("run --jl -: exit %d, stdout %q, stderr %q; want the joblog on stdout", code, out, errs)
 	}
 }

@@ -4,7 +4,119 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
+
+// gnuConfig is what the GNU parallel options of "worksteal run" beyond its
+// first set fill in (issue 22, part A). Pipe mode, throttling and the
+// semaphore are in run_pipe_flags.go.
+type gnuConfig struct {
+	halt           string   // --halt, --halt-on-error
+	tag            bool     // --tag
+	tagString      string   // --tagstring, --tag-string
+	results        string   // --results, --result, --res
+	null           bool     // -0, --null
+	delimiter      string   // -d, --delimiter
+	maxArgs        string   // -n, --max-args (a count; gnuCount reads it)
+	maxReplaceArgs string   // -N, --max-replace-args (also the records of a --pipe block)
+	contextReplace bool     // -X
+	multiArgs      bool     // -m
+	xargs          bool     // --xargs
+	lineBuffer     bool     // --line-buffer, --lb
+	ungroup        bool     // -u, --ungroup
+	group          bool     // --group
+	eta            bool     // --eta
+	delay          string   // --delay
+	header         string   // --header (also the header of a --pipe block)
+	shuf           bool     // --shuf
+	trim           string   // --trim
+	plus           bool     // --plus
+	env            []string // --env
+}
+
+// addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
+// names of run's own flags (-P and --max-procs for -j, --jl for --joblog).
+func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
+	gnuAlias(f, "jobs", "max-procs", "maxprocs", "P")
+	gnuAlias(f, "joblog", "jl")
+	f.StringVar(&g.halt, "halt", "", "stop the batch early: when,why=N[%] (now,fail=1; soon,fail=20%; now,success=1; soon,done=3) or 0, 1, 2, -1, -2, N% (GNU parallel's)")
+	gnuAlias(f, "halt", "halt-on-error")
+	f.BoolVar(&g.tag, "tag", false, "prefix each output line with the job's arguments and a tab")
+	f.StringVar(&g.tagString, "tagstring", "", "prefix each output line with this string (replacement strings allowed) and a tab")
+	gnuAlias(f, "tagstring", "tag-string")
+	f.StringVar(&g.results, "results", "", "save each job's output: DIR (DIR/1/ARG/.../stdout, stderr, seq), a name with replacement strings, or FILE.csv, .tsv, .json (- for stdout)")
+	gnuAlias(f, "results", "result", "res")
+	f.BoolVarP(&g.null, "null", "0", false, "input items end with NUL, not newline (-d '\\0')")
+	f.StringVarP(&g.delimiter, "delimiter", "d", "", "input items end with this string (C escapes \\n \\t \\0 \\x41 \\101 allowed)")
+	f.StringVarP(&g.maxArgs, "max-args", "n", "", "at most N arguments per command line (implies -X unless -m)")
+	gnuAlias(f, "max-args", "maxargs")
+	f.StringVarP(&g.maxReplaceArgs, "max-replace-args", "N", "", "at most N arguments per command line, as {1} .. {N}")
+	gnuAlias(f, "max-replace-args", "maxreplaceargs")
+	f.BoolVarP(&g.contextReplace, "X", "X", false, "as many arguments per command line as fit, spread over the slots; a word holding {} is repeated for each")
+	f.BoolVarP(&g.multiArgs, "m", "m", false, "as many arguments per command line as fit, spread over the slots; {} is all of them")
+	f.BoolVar(&g.xargs, "xargs", false, "as many arguments per command line as fit (not spread over the slots)")
+	f.BoolVar(&g.lineBuffer, "line-buffer", false, "write the jobs' output a whole line at a time as it comes (lines of jobs may mix)")
+	gnuAlias(f, "line-buffer", "line-buffered", "linebuffer", "linebuffered", "lb")
+	f.BoolVarP(&g.ungroup, "ungroup", "u", false, "write the jobs' output as it comes (parts of lines may mix)")
+	f.BoolVar(&g.group, "group", false, "write each job's output whole when it finishes (the default)")
+	f.BoolVar(&g.eta, "eta", false, "show the estimated time left on stderr (implies --progress)")
+	f.StringVar(&g.delay, "delay", "", "wait this long between job starts: seconds, or with units (1m30s)")
+	f.StringVar(&g.header, "header", "", "the first line of each input source (':', a regexp, or N lines) names its columns: {name}")
+	f.BoolVar(&g.shuf, "shuf", false, "run the jobs in random order")
+	f.StringVar(&g.trim, "trim", "n", "trim white space of the arguments: n, l, r, lr or rl")
+	f.BoolVar(&g.plus, "plus", false, "more replacement strings: {+/} {+.} {+..} {+...} {..} {...} {/..} {/...} {##} {0#} {0%} {:-s} {:n} {:n:m} {#re} {%re} {/re/s} {^s} {,s} ...")
+	f.StringArrayVar(&g.env, "env", nil, "copy this environment variable to the jobs (with --nats: to the workers' jobs); repeatable")
+}
+
+// partANotYet are the options of gnuConfig not implemented yet.
+var partANotYet = []string{"halt", "tag", "tagstring", "results", "null", "delimiter", "max-args", "max-replace-args",
+	"X", "m", "xargs", "line-buffer", "ungroup", "group", "eta", "delay", "header", "shuf", "trim", "plus", "env"}
+
+// checkGNU refuses the options not implemented yet, by the name given.
+func checkGNU(f *pflag.FlagSet) error {
+	for _, name := range partANotYet {
+		if given, ok := gnuChanged(f, name); ok {
+			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
+		}
+	}
+	return nil
+}
+
+// gnuAliasOf is the annotation that names the flag an alias stands for.
+const gnuAliasOf = "gnu-alias-of"
+
+// gnuAlias registers GNU parallel's other names of flag main: hidden
+// flags sharing its value. A one-letter name is a shorthand.
+func gnuAlias(f *pflag.FlagSet, main string, names ...string) {
+	m := f.Lookup(main)
+	for _, n := range names {
+		a := &pflag.Flag{Name: n, Usage: "GNU parallel's name of --" + main, Value: m.Value, DefValue: m.DefValue,
+			NoOptDefVal: m.NoOptDefVal, Hidden: true, Annotations: map[string][]string{gnuAliasOf: {main}}}
+		if len(n) == 1 {
+			a.Shorthand = n
+		}
+		f.AddFlag(a)
+	}
+}
+
+// gnuChanged says whether flag main was given, by any of its names, and
+// how (the name as given, for errors).
+func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
+	f.Visit(func(fl *pflag.Flag) {
+		if ok {
+			return
+		}
+		if fl.Name == main || (len(fl.Annotations[gnuAliasOf]) > 0 && fl.Annotations[gnuAliasOf][0] == main) {
+			ok = true
+			given = "--" + fl.Name
+			if len(fl.Name) == 1 {
+				given = "-" + fl.Name
+			}
+		}
+	})
+	return given, ok
+}
 
 // gnuOptions are GNU parallel's options (20221122) that "worksteal run"
 // does not support, by every name GNU parallel accepts: a user who gives
@@ -12,24 +124,20 @@ import (
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"null|0", "delimiter|d", "arg-sep|argsep", "arg-file-sep|argfilesep", "xargs", "m", "X",
-	"max-args|maxargs|n", "max-replace-args|maxreplaceargs|N", "max-chars|maxchars|s", "L",
+	"arg-sep|argsep", "arg-file-sep|argfilesep", "max-chars|maxchars|s", "L",
 	"max-lines|maxlines|l", "no-run-if-empty|norunifempty|r", "eof|e", "E", "replace|i", "I",
 	"extensionreplace|er", "U", "basenamereplace|bnr", "dirnamereplace|dnr",
-	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "plus", "rpl", "parens",
-	"header", "csv", "trim", "skip-first-line|skipfirstline", "shuf", "linkinputsource|xapplyinputsource",
+	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "rpl", "parens",
+	"csv", "skip-first-line|skipfirstline", "linkinputsource|xapplyinputsource",
 	"xapply", "context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
-	"group|g", "ungroup|u", "line-buffer|line-buffered|linebuffer|linebuffered|lb",
-	"latest-line|latestline|ll", "tag", "tag-string|tagstring", "ctag", "ctag-string|ctagstring",
-	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "results|result|res",
-	"output-as-files|outputasfiles|files", "tmpdir|tempdir", "compress",
+	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
+	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "output-as-files|outputasfiles|files", "tmpdir|tempdir", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
-	"tee", "fifo", "cat", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
-	"verbose|t", "v", "silent", "eta", "total-jobs|totaljobs|total",
+	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
+	"verbose|t", "v", "silent", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"max-procs|maxprocs|P", "delay", "load", "noswap", "memfree", "memsuspend", "nice",
-	"halt-on-error|halt", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
+	"noswap", "memsuspend", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads", "process-slot-var|processslotvar",
@@ -38,16 +146,14 @@ var gnuOptions = gnuOptionSet(
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
-	"W", "rsync-opts|rsyncopts", "onall", "nonall", "filter-hosts|filterhosts", "env", "record-env|recordenv",
+	"W", "rsync-opts|rsyncopts", "onall", "nonall", "filter-hosts|filterhosts", "record-env|recordenv",
 	"hostgroups|hgrp|hostgroup", "B", "profile|J", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
 	"sqlandworker|sql-and-worker",
 	// Pipe mode.
-	"pipe|spreadstdin", "pipe-part|pipepart", "block|block-size|blocksize", "block-timeout|blocktimeout|bt",
-	"recstart", "recend", "regexp|regex", "remove-rec-sep|removerecsep|rrs", "round-robin|roundrobin|round",
+	"block-timeout|blocktimeout|bt",
 	"shard", "bin", "group-by|groupby",
 	// Other programs' modes.
-	"semaphore", "sem", "semaphore-timeout|semaphoretimeout|st", "semaphore-name|semaphorename|id",
-	"fg", "bg", "wait", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
+	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef", "gnu",
 	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion",
 )
@@ -93,6 +199,9 @@ func gnuFlagError(err error) error {
 	}
 	if given != canon {
 		given += " (" + canon + ")"
+	}
+	if canon == "--sshlogin" || canon == "--sshloginfile" {
+		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL", given)
 	}
 	return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run (see worksteal run --help for the options it supports)", given)
 }

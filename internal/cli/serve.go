@@ -162,6 +162,11 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	if err := checkServeResources(o); err != nil {
 		return err
 	}
+	release, err := lockStore(o.StoreDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	s, err := server.NewServer(o)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

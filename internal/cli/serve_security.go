@@ -164,8 +164,15 @@ func announceSecurity(out, errs io.Writer, o *server.Options, cfg serveConfig) {
 	if !cfg.security.insecure {
 		return
 	}
-	if exposed(o.Host) && (!authenticates(o) || o.TLSConfig == nil) {
-		fmt.Fprintf(errs, "worksteal serve: WARNING: --insecure: %s is reachable from the network without authentication or TLS. Anyone who reaches it can submit commands that every worker runs, and read every result.\n", net.JoinHostPort(o.Host, fmt.Sprint(o.Port)))
+	addr := net.JoinHostPort(o.Host, fmt.Sprint(o.Port))
+	switch {
+	case !exposed(o.Host):
+	case !authenticates(o) && o.TLSConfig == nil:
+		fmt.Fprintf(errs, "worksteal serve: WARNING: --insecure: %s is reachable from the network without authentication or TLS. Anyone who reaches it can submit commands that every worker runs, and read every result.\n", addr)
+	case !authenticates(o):
+		fmt.Fprintf(errs, "worksteal serve: WARNING: --insecure: %s is reachable from the network without authentication (TLS on). Anyone who reaches it can submit commands that every worker runs, and read every result.\n", addr)
+	case o.TLSConfig == nil:
+		fmt.Fprintf(errs, "worksteal serve: WARNING: --insecure: %s is reachable from the network without TLS (clients authenticate). Tasks, their outputs and results cross the network in clear text, for anyone on the path to read.\n", addr)
 	}
 	if o.Cluster.Port != 0 && exposed(o.Cluster.Host) && !verifiesRoutes(o) {
 		fmt.Fprintf(errs, "worksteal serve: WARNING: --insecure: routes on %s are not mutual TLS: any host can join the cluster and see every message.\n", net.JoinHostPort(o.Cluster.Host, fmt.Sprint(o.Cluster.Port)))

@@ -189,6 +189,7 @@ func newTraceRecordCommand(env *Env) *cobra.Command {
 	var wf workloadFlags
 	var out, svg string
 	var ring int
+	var counters, pin bool
 	cmd := &cobra.Command{
 		Use:   "record",
 		Short: "Run a workload on a pool with the event trace on and write the trace",
@@ -228,7 +229,7 @@ removes the files it had created.`,
 			if err != nil {
 				return err
 			}
-			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Trace: ring})
+			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Trace: ring, Counters: counters, Pin: pin})
 			if err != nil {
 				return usageError(err)
 			}
@@ -248,6 +249,7 @@ removes the files it had created.`,
 			if cerr := pool.Close(); err == nil {
 				err = cerr
 			}
+			stats := pool.Stats()
 			if err != nil {
 				return err
 			}
@@ -265,6 +267,9 @@ removes the files it had created.`,
 				wl, v, len(tr.Workers), elapsed.Round(time.Microsecond), events, dropped, ring)
 			if dropped > 0 {
 				fmt.Fprintf(w, "the rings wrapped: raise --ring to keep the whole run\n")
+			}
+			if counters {
+				writeRunCounters(w, stats)
 			}
 			if err := traceOut.write(tr.WriteChrome); err != nil {
 				return err
@@ -299,6 +304,8 @@ removes the files it had created.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "trace.json", "write the trace to this file")
 	cmd.Flags().StringVar(&svg, "svg", "", "also draw the timeline as SVG to this file")
 	cmd.Flags().IntVar(&ring, "ring", 1<<16, "events kept per worker (Config.Trace)")
+	cmd.Flags().BoolVar(&counters, "counters", false, "print the run's hardware and kernel counters and energy (Config.Counters); with --pin, each worker's too")
+	cmd.Flags().BoolVar(&pin, "pin", false, "lock each worker to an OS thread bound to a CPU (Config.Pin; Linux)")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,9 @@ type workerConfig struct {
 	// that require labels go only to workers that have them.
 	labels []string
 	speed  float64
+	// load and memFree (--load, --memfree): take no new tasks while the
+	// machine is busier or shorter of memory than this (worker_load.go).
+	load, memFree string
 }
 
 // shellHandler is the name of the handler that runs shell commands, the
@@ -49,6 +53,7 @@ type shellTask struct {
 	Cmd       string `json:"cmd"`
 	Seq       int    `json:"seq"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"`
+	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
 }
 
 // shellResult is the output of a shell task.
@@ -71,16 +76,27 @@ with more slots, or faster ones, takes more of the batch. Long tasks are
 kept alive with heartbeats; if the worker dies (kill -9 included), its
 commands' processes are killed by its reaper and its tasks go to other
 workers after the ack deadline. On SIGINT or SIGTERM the running tasks are
-stopped and handed back at once. Neither is an attempt of the task: only a
+stopped and handed back at once (while the server is unreachable, the
+worker exits after --grace and a second more, and its tasks go to other
+workers after the ack wait). Neither is an attempt of the task: only a
 command's own failure counts against run's --retries.
 
 Workers and submitters that work together use the same --stream. The ack
 wait is the deployment's: the first worker or submitter of a stream sets it
 (--ack-wait), the others adopt it. A task whose deliveries end without an
 outcome --max-deliver times (it kills its workers) is recorded as a poison
-task. The worker logs losing and regaining the server.`,
+task. The worker logs losing and regaining the server.
+
+Besides the --label ones, a worker's labels say what it measures of its
+machine: cores=N, mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
+driver shows; 0 when none) and dri=N (render devices, when present); a
+--label with the same key wins. With --load or --memfree (GNU parallel's
+flags) the worker takes no new tasks while the machine runs that many
+processes or has less memory available, and says so on stderr; the tasks go
+to other workers, and its running tasks go on.`,
 		Example: `  worksteal worker --nats nats://127.0.0.1:4222
-  worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box`,
+  worksteal worker --nats nats://10.0.0.1:4222 -j 32 --name big-box
+  worksteal worker --nats nats://10.0.0.1:4222 --load 100% --memfree 2G`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runWorker(env, cmd, cfg) },
 	}
@@ -89,6 +105,8 @@ task. The worker logs losing and regaining the server.`,
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
 	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
 	f.StringArrayVar(&cfg.labels, "label", nil, "a label of this worker, KEY=VALUE (repeatable): tasks that require it (run --require) run only on workers that have it")
+	f.StringVar(&cfg.load, "load", "", "take no new tasks while the machine's load (processes running or waiting for the disk) is this or more: N, +N, -N (CPUs plus or minus N) or N% of the CPUs, as run --load; running tasks go on")
+	f.StringVar(&cfg.memFree, "memfree", "", "take no new tasks while the machine has less free memory than this (2G, 500M, as run --memfree; a running task is never killed)")
 	f.Float64Var(&cfg.speed, "speed", 1, "this worker's relative speed, shown in the worker registry (pulling already gives a faster worker more tasks)")
 	cfg.clusterFlags.add(f, "")
 	f.StringVar(&cfg.shell, "shell", "/bin/sh", "shell that runs each command")
@@ -172,15 +190,28 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if !(cfg.speed > 0) {
 		return usageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
 	}
-	opts = append(opts, cluster.WithLabels(labels), cluster.WithSpeed(cfg.speed))
+	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
 	errs := cmd.ErrOrStderr()
+	admit, err := newAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	if err != nil {
+		return usageError(err)
+	}
+	if admit != nil {
+		opts = append(opts, cluster.WithAdmission(admit.ok.Load))
+	}
 	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal worker", cluster.RoleWorker, cfg.creds, errs)
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	node, err := cluster.New(nc, append(opts, roleOpts...)...)
+	defer closeWithin(nc, time.Second)
+	var node *cluster.Node
+	// "serving" is printed once the worker is in the registry: a
+	// submitter started after it sees this worker's handlers and labels.
+	ready := cluster.WithReady(func() {
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
+	})
+	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready)...)
 	if err != nil {
 		return usageError(err)
 	}
@@ -201,12 +232,48 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err := registerBuiltins(node); err != nil { // bench_cluster.go
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
-	err = node.Serve(ctx)
+	if admit != nil {
+		go admit.run(ctx, "worksteal worker "+node.Name(), errs)
+	}
+	served := make(chan error, 1)
+	go func() { served <- node.Serve(ctx) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		// Stopping: Serve hands the running tasks back and says goodbye
+		// to the server. While the server is unreachable each of those
+		// waits for a connection that does not come (the client holds
+		// its lock for each reconnection attempt), so the worker stops
+		// after the commands' grace and a short wait, as a dead worker
+		// would: its tasks go to other workers after the ack wait.
+		limit := cfg.grace + workerStopWait
+		select {
+		case err = <-served:
+		case <-time.After(limit):
+			fmt.Fprintf(errs, "worksteal worker: stopped without the NATS server's answer within %v (is it unreachable?): the tasks that ran go to other workers after the ack wait\n", limit)
+			return nil
+		}
+	}
 	if r := refused(ctx); r != nil {
 		return r
 	}
 	return err
+}
+
+// workerStopWait is how long a stopping worker waits, beyond its commands'
+// grace, for the server to take back its tasks.
+const workerStopWait = time.Second
+
+// closeWithin closes nc, waiting at most d: closing waits for the client's
+// lock, which a reconnection attempt to an unreachable server holds for
+// its whole timeout.
+func closeWithin(nc *nats.Conn, d time.Duration) {
+	done := make(chan struct{})
+	go func() { nc.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // shellTaskHandler runs one shell command per task, its process group
@@ -229,7 +296,11 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		if spawn, err := cluster.SpawnEnv(ctx); err == nil { // its command may spawn children (worksteal spawn)
 			env = append(env, spawn...)
 		}
-		e := runner.Exec(ctx, runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env})
+		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
+		if t.Stdin != nil {
+			c.Stdin = bytes.NewReader(t.Stdin)
+		}
+		e := runner.Exec(ctx, c)
 		sr := shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr}
 		// A command that succeeds gives its standard output as its value
 		// (the job's reduction: printed by run, concatenated with its

@@ -1,0 +1,42 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/worksteal/worksteal/internal/machine"
+)
+
+func TestMachineLabels(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"/proc/meminfo": "MemTotal:       65848392 kB\nMemAvailable:   60000000 kB\n",
+		"/proc/driver/nvidia/gpus/0000:01:00.0/information": "Model: H100\n",
+		"/dev/dri/renderD128":                               "",
+	}
+	for p, s := range files {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := machineLabels(machine.FS{Root: root}, 16)
+	want := Labels{"cores": "16", "mem": "62G", "gpu": "1", "dri": "1"}
+	if got.String() != want.String() {
+		t.Errorf("machineLabels = %v; want %v", got, want)
+	}
+	if err := got.check(); err != nil {
+		t.Errorf("measured labels fail the label charset: %v", err)
+	}
+	bare := machineLabels(machine.FS{Root: t.TempDir()}, 2)
+	if bare.String() != "cores=2,gpu=0" {
+		t.Errorf("on a machine with no meminfo and no GPU: %v; want cores=2,gpu=0 (memory left out, not 0G)", bare)
+	}
+	merged := got.Merge(Labels{"gpu": "h100", "zone": "eu"})
+	if merged["gpu"] != "h100" || merged["zone"] != "eu" || merged["cores"] != "16" || got["gpu"] != "1" {
+		t.Errorf("Merge = %v (receiver %v); want the given labels to win and the receiver unchanged", merged, got)
+	}
+	t.Logf("this machine: %v", MachineLabels())
+}

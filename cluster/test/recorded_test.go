@@ -1,0 +1,72 @@
+package test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/cluster"
+)
+
+// A task whose result is recorded is acked without running again when it
+// is delivered again: here its worker's acks are lost (a proxy drops
+// them), so the server delivers the finished task again after the ack
+// wait, to a second worker, which must not run its handler (the result
+// bucket's create-once write would discard a rerun's result, so only the
+// runs show it).
+func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
+	srv := startServer(t)
+	var mu sync.Mutex
+	runs := map[string]int{}
+	release := make(chan struct{})
+	handler := func(ctx context.Context, p []byte) ([]byte, error) {
+		info, _ := cluster.TaskOf(ctx)
+		mu.Lock()
+		runs[info.Task]++
+		mu.Unlock()
+		if string(p) == "hold" {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return p, nil
+	}
+	start := func(url, name string, slots int) *cluster.Node {
+		n, err := cluster.New(connect(t, url), testOptions(cluster.WithName(name), cluster.WithSlots(slots))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Handle("count", handler)
+		startServing(t, n)
+		return n
+	}
+	// Worker a's acks and heartbeats never reach the server.
+	a := start(dropProxy(t, srv.Addr().String(), "$JS.ACK."), "a", 1)
+	waitFor(t, 60*time.Second, "worker a's registration", func() bool { ws, _ := a.Workers(context.Background()); return len(ws) == 1 })
+	sub, err := submitter(t, connect(t, srv.ClientURL())).Submit(context.Background(), cluster.Job{ID: "acked", Tasks: []cluster.Task{
+		{ID: "quick", Handler: "count", Payload: []byte("quick")},
+		{ID: "held", Handler: "count", Payload: []byte("hold")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Stop()
+	waitFor(t, 60*time.Second, "the quick task's result", func() bool { return sub.Progress().Succeeded == 1 })
+	// b gets both again after the ack wait: the finished one is acked
+	// unrun, the held one runs.
+	b := start(srv.ClientURL(), "b", 2)
+	waitFor(t, 60*time.Second, "b's delivery of the recorded task", func() bool { return b.Stats().Duplicates >= 1 })
+	close(release)
+	waitJob(t, sub)
+	mu.Lock()
+	defer mu.Unlock()
+	if runs["quick"] != 1 {
+		t.Errorf("the recorded task's handler ran %d times; want 1 (a delivery after its result was recorded must ack it unrun)", runs["quick"])
+	}
+	if st := b.Stats(); st.Redelivered < 1 {
+		t.Errorf("worker b's stats %+v: want the redelivered task counted", st)
+	}
+}

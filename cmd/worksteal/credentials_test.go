@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Credentials files are refused, as ssh refuses a private key, when group
+// or others may read them; an environment variable that holds a seed
+// rather than a file name is refused without printing it.
+func TestCredentialsAreKeptSecret(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+		t.Fatalf("serve init: %s", errs)
+	}
+	creds := filepath.Join(dir, "worker.nk")
+	seedBytes, err := os.ReadFile(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seed string
+	for _, l := range strings.Fields(string(seedBytes)) {
+		if strings.HasPrefix(l, "SU") {
+			seed = l
+		}
+	}
+	if seed == "" {
+		t.Fatalf("no seed in %s", creds)
+	}
+
+	loose := filepath.Join(t.TempDir(), "loose.nk")
+	os.WriteFile(loose, seedBytes, 0o644)
+	os.Chmod(loose, 0o644)
+	code, out, errs := run(t, "", nil, "worker", "--nats", "nats://127.0.0.1:1", "--creds", loose)
+	if code == 0 || !strings.Contains(errs, loose) || !strings.Contains(errs, "readable by") || !strings.Contains(errs, "chmod 600") {
+		t.Errorf("worker with a credentials file of mode 0644: exit %d, stderr %q; want a refusal naming the file and the fix", code, errs)
+	}
+	for _, o := range []string{out, errs} {
+		if strings.Contains(o, seed) {
+			t.Errorf("the seed was printed: %q", o)
+		}
+	}
+
+	for _, env := range []string{"WORKSTEAL_CREDS=" + seed, "WORKSTEAL_CREDS=" + string(seedBytes)} {
+		code, out, errs := run(t, "", []string{env}, "worker", "--nats", "nats://127.0.0.1:1")
+		if code == 0 || !strings.Contains(errs, "WORKSTEAL_CREDS") {
+			t.Errorf("worker with a seed in $WORKSTEAL_CREDS: exit %d, stderr %q; want a refusal that names the variable", code, errs)
+		}
+		for _, o := range []string{out, errs} {
+			if strings.Contains(o, seed) || strings.Contains(o, seed[:12]) {
+				t.Errorf("the seed given in $WORKSTEAL_CREDS was printed: %q", o)
+			}
+		}
+	}
+}
+
+// serve --insecure with a configuration that authenticates but has no TLS
+// says exactly what is missing: TLS, not authentication.
+func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--no-tls"); code != 0 {
+		t.Fatalf("serve init: %s", errs)
+	}
+	p := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "0.0.0.0:0", "--store", t.TempDir(), "--insecure")
+	waitFor(t, p.stdout, `authentication 3 nkey users; TLS off`)
+	waitFor(t, p.stderr, `WARNING: --insecure`)
+	if errs := p.stderr.String(); strings.Contains(errs, "without authentication") || !strings.Contains(errs, "without TLS") {
+		t.Errorf("serve --insecure with nkeys and no TLS: stderr %q; want a warning about TLS only", errs)
+	}
+}
+
+// A submitter follows its own jobs with its own credentials: job list,
+// status and results with --role submitter (an observer's credentials are
+// not needed), and without --role the refusal says to give it.
+func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+		t.Fatalf("serve init: %s", errs)
+	}
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
+	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
+	waitFor(t, worker.stdout, "serving sh")
+	if code, out, errs := run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
+		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
+	}
+	for _, verb := range [][]string{{"list"}, {"status", "mine"}, {"results", "mine"}} {
+		args := append([]string{"job"}, verb...)
+		args = append(args, "--nats", url, "--creds", creds("submitter"), "--role", "submitter")
+		code, out, errs := run(t, "", nil, args...)
+		if code != 0 || !strings.Contains(out+errs, "mine") && verb[0] == "list" || code == 0 && verb[0] == "status" && !strings.Contains(out, "1 succeeded") {
+			t.Errorf("job %s with a submitter's credentials: exit %d, %q, %q", verb[0], code, out, errs)
+		}
+	}
+	code, out, errs := run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter"))
+	if code == 0 || !strings.Contains(errs, "--role submitter") {
+		t.Errorf("job status with a submitter's credentials and no --role: exit %d, %q, %q; want a refusal that says to give --role submitter", code, out, errs)
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// blackhole listens on addr and accepts connections without ever
+// answering: a server that has hung, or a host whose packets vanish, as the
+// client's reconnection attempts meet it.
+func blackhole(t *testing.T, addr string) {
+	t.Helper()
+	var l net.Listener
+	var err error
+	for range 100 { // the killed server's port is free a moment later
+		if l, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+}
+
+// A worker stops within moments of SIGTERM while its server is
+// unreachable (killed, its port answering nothing), with and without TLS:
+// it does not wait for a server that cannot hear it (its tasks go to other
+// workers after the ack wait, as a dead worker's do).
+func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
+	for _, tls := range []bool{false, true} {
+		name := "plain"
+		if tls {
+			name = "tls"
+		}
+		t.Run(name, func(t *testing.T) {
+			srv := &server{name: "s", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
+			var workerEnv, runArgs []string
+			if tls {
+				dir := filepath.Join(t.TempDir(), "secrets")
+				if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+					t.Fatalf("serve init: %s", errs)
+				}
+				srv.extra = []string{"--config", filepath.Join(dir, "server.conf")}
+				workerEnv = []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "worker.nk"), "WORKSTEAL_TLS_CA=" + filepath.Join(dir, "ca.pem")}
+				runArgs = []string{"--creds", filepath.Join(dir, "submitter.nk"), "--tls-ca", filepath.Join(dir, "ca.pem")}
+			}
+			srv.start(t)
+			worker := launchEnv(t, "worker", workerEnv, "worker", "--nats", srv.url(), "-j", "2", "--ack-wait", ackWait)
+			// With roles the worker cannot set the tier up: it waits for
+			// the first submitter, saying so, and serves once it has.
+			worker.waitFor(t, "serving sh|not set up yet")
+			// A batch sets the tier up and runs; a second one keeps the
+			// worker busy when the server goes.
+			b := newBatch(t, 2)
+			if code := b.run(t, srv.url(), runArgs...).wait(t, 60*time.Second); code != 0 {
+				t.Fatalf("run exited %d", code)
+			}
+			long := filepath.Join(t.TempDir(), "long")
+			os.WriteFile(long, []byte("sleep 30\nsleep 30\n"), 0o644)
+			launch(t, "run long", append([]string{"run", "--nats", srv.url(), "-a", long}, runArgs...)...)
+			time.Sleep(time.Second)
+			srv.p.cmd.Process.Kill()
+			<-srv.p.done
+			blackhole(t, srv.addr)
+			worker.waitFor(t, "lost the NATS server")
+			worker.signal(t, syscall.SIGTERM)
+			began := time.Now()
+			select {
+			case <-worker.done:
+			case <-time.After(12 * time.Second):
+				t.Fatalf("the worker still runs %v after SIGTERM (its server unreachable):\n%s", time.Since(began).Round(time.Millisecond), worker.out.String())
+			}
+			t.Logf("the worker exited %d, %v after SIGTERM", worker.code, time.Since(began).Round(time.Millisecond))
+			if !strings.Contains(worker.out.String(), "unreachable") {
+				t.Errorf("the worker did not say that it stopped without the server:\n%s", worker.out.String())
+			}
+		})
+	}
+}

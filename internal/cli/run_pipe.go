@@ -1,0 +1,546 @@
+package cli
+
+// GNU parallel's pipe mode (--pipe, --pipepart, --round-robin, --cat,
+// --fifo, --block, --recstart, --recend, -N and --header with --pipe) and
+// throttling (--load, --memfree, --nice) for "worksteal run". The
+// semaphore is in run_semaphore.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// pipeMode says the command line asks for pipe mode: --pipe, --pipepart,
+// or what implies --pipe (--cat, --fifo).
+func (p *pipeConfig) pipeMode() bool {
+	// GNU parallel 20221122: --round-robin alone does not (whatever its
+	// manual says): it is ignored in argument mode.
+	return p.pipe || p.pipePart || p.cat || p.fifo
+}
+
+// runGNUModes runs the modes of this file and run_semaphore.go: done says
+// the command line was one of them (and err is how it ended).
+func runGNUModes(env *Env, cmd *cobra.Command, cfg runConfig, args []string) (done bool, err error) {
+	f := cmd.Flags()
+	switch {
+	case cfg.pipe.semaphore || semaphoreOnly(f):
+		return true, runSemaphore(env, cmd, cfg, args)
+	case cfg.pipe.pipeMode():
+		return true, runPipe(env, cmd, cfg, args)
+	}
+	return false, nil
+}
+
+// pipeArgsOptions are the options of GNU parallel's argument mode that pipe
+// mode does not take, by their main names (-N and --header it does).
+var pipeArgsOptions = []string{"halt", "tag", "tagstring", "results", "null", "delimiter", "max-args",
+	"X", "m", "xargs", "line-buffer", "ungroup", "eta", "delay", "shuf", "trim", "plus", "env",
+	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote"}
+
+// pipeOptions reads the pipe flags into the runner's terms, refusing
+// what does not go with them (naming the option and the value).
+func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
+	p := cfg.pipe
+	var pj runner.PipeJobs
+	for _, name := range pipeArgsOptions {
+		if given, ok := gnuChanged(f, name); ok {
+			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
+		}
+	}
+	for _, name := range []string{"regexp", "remove-rec-sep"} {
+		if given, ok := gnuChanged(f, name); ok {
+			return pj, fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
+		}
+	}
+	if p.cat && p.fifo {
+		return pj, errors.New("--cat and --fifo: give one of them")
+	}
+	if p.roundRobin && (p.cat || p.fifo) {
+		return pj, errors.New("--round-robin gives the blocks on stdin: not with --cat or --fifo")
+	}
+	if p.roundRobin && p.pipePart {
+		return pj, errors.New("--round-robin with --pipepart is not supported: --pipepart --block -1 runs one job per slot")
+	}
+	pj.Cat, pj.Fifo, pj.Quote = p.cat, p.fifo, cfg.quote
+	if given, ok := gnuChanged(f, "block"); ok {
+		v, err := runner.ParseSize(given, p.block)
+		if err != nil {
+			return pj, errors.Unwrap(err) // the message names the option
+		}
+		switch {
+		case v < 0 && !p.pipePart:
+			return pj, fmt.Errorf("%s %q: a negative block (blocks per slot) is for --pipepart only", given, p.block)
+		case v < 0 && v != math.Trunc(v):
+			return pj, fmt.Errorf("%s %q: blocks per slot must be a whole number", given, p.block)
+		case v > 0 && v < 1:
+			return pj, fmt.Errorf("%s %q: want at least one byte", given, p.block)
+		}
+		pj.Block = int64(v)
+		if v > 0 {
+			pj.Block = int64(min(v, math.MaxInt32))
+		}
+	}
+	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
+	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
+		pj.Binary = true // --recend '': records end anywhere
+	}
+	if given, ok := gnuChanged(f, "max-replace-args"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(cfg.gnu.maxReplaceArgs))
+		if err != nil || n < 1 {
+			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, cfg.gnu.maxReplaceArgs)
+		}
+		if p.pipePart {
+			return pj, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
+		}
+		pj.Records = n
+	}
+	if given, ok := gnuChanged(f, "header"); ok {
+		h := cfg.gnu.header
+		switch {
+		case h == ":":
+			h = `.*\n`
+		case regexp.MustCompile(`^\d+$`).MatchString(h):
+			n, _ := strconv.Atoi(h)
+			if n > 10000 {
+				return pj, fmt.Errorf("%s %q: at most 10000 lines", given, cfg.gnu.header)
+			}
+			h = strings.Repeat(`.*\n`, n)
+		}
+		if _, err := regexp.Compile(h); err != nil {
+			return pj, fmt.Errorf("%s %q: not a regular expression: %v", given, cfg.gnu.header, err)
+		}
+		pj.Header = h
+	}
+	return pj, nil
+}
+
+// unescapeRec reads --recstart and --recend as GNU parallel does: \n \r
+// \t \0 \' \" \\ are the characters they name, anything else is literal.
+func unescapeRec(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			if c, ok := map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', '0': 0, '\'': '\'', '"': '"', '\\': '\\'}[s[i+1]]; ok {
+				b.WriteByte(c)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// runPipe runs a pipe-mode batch: a job per chunk of stdin (--pipe), of
+// the -a files (--pipepart), or a fixed set of jobs sharing the chunks
+// (--round-robin); with --nats, the chunks are the cluster's tasks.
+func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	f := cmd.Flags()
+	pj, err := pipeOptions(f, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	template, sources, err := splitPipeArgs(args)
+	if err != nil {
+		return runError(err)
+	}
+	pj.Template = template
+	files := append(append([]string(nil), cfg.argFiles...), sources...)
+	if !cfg.pipe.pipePart && len(files) > 0 {
+		return runError(fmt.Errorf("--pipe reads its input on stdin, not from -a or :::: %s (use --pipepart -a FILE, or < FILE)", files[0]))
+	}
+	if cfg.pipe.pipePart && len(files) == 0 {
+		return runError(errors.New("--pipepart needs the file to cut: -a FILE or :::: FILE"))
+	}
+	for _, name := range files {
+		if name == "-" {
+			return runError(errors.New("--pipepart cuts a file in place: not stdin (use --pipe)"))
+		}
+	}
+	if err := checkRunFlags(&cfg, cmd); err != nil {
+		return err
+	}
+	throttle, nice, err := throttleOptions(f, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" {
+		if throttle != nil || nice != 0 {
+			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
+		}
+		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
+			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat and --fifo are for a local run"))
+		}
+		return runPipeCluster(env, cmd, cfg, pj, files)
+	}
+	slots, err := parseSlots(cfg.jobs, 250) // -j 0: GNU's practical limit
+	if err != nil {
+		return runError(err)
+	}
+	absTimeout, factor, err := parseTimeout(cfg.timeout)
+	if err != nil {
+		return runError(err)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return runError(err)
+	}
+	stderr := cmd.ErrOrStderr()
+	pj.Warn = stderr
+
+	// The jobs: all at once (--pipepart), or as the input is read.
+	ctx, cancel := context.WithCancelCause(env.Ctx)
+	defer cancel(nil)
+	jobs := make(chan runner.Job, slots)
+	feedErr := make(chan error, 1)
+	var parts []runner.Job
+	switch {
+	case cfg.pipe.pipePart:
+		if parts, err = pj.Parts(files, slots); err != nil {
+			return runError(err)
+		}
+		go func() {
+			defer close(jobs)
+			for _, j := range parts {
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+					feedErr <- nil
+					return
+				}
+			}
+			feedErr <- nil
+		}()
+	case cfg.pipe.roundRobin:
+		go func() { feedErr <- pj.RoundRobin(ctx, env.Stdin, slots, jobs) }()
+	default:
+		go func() { feedErr <- pj.Stream(ctx, env.Stdin, jobs) }()
+	}
+	// Resume: the chunks the joblog lists are not run again (GNU's
+	// --resume with --pipe matches them by number, as in argument mode).
+	todo := (<-chan runner.Job)(jobs)
+	if cfg.resume || cfg.resumeFailed {
+		records, err := readJoblogIfAny(cfg.joblog)
+		if err != nil {
+			return runError(err)
+		}
+		todo = skipLogged(ctx, jobs, records, cfg.resumeFailed)
+	}
+	if cfg.dryRun {
+		for j := range todo {
+			fmt.Fprintln(cmd.OutOrStdout(), j.CommandIn(1))
+		}
+		return pipeFeedError(<-feedErr)
+	}
+	jl, closeLog, err := openRunJoblog(cmd, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	defer closeLog()
+	total := -1
+	if parts != nil {
+		total = len(parts)
+	}
+	prog := newJobProgress(cfg.progress, stderr, total)
+	rcfg := runner.Config{
+		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
+		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
+		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
+		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
+	}
+	sum, err := runner.RunStream(ctx, rcfg, todo)
+	prog.finish()
+	cancel(errors.New("the run ended"))
+	if ferr := pipeFeedError(<-feedErr); ferr != nil && err == nil {
+		// The input could not be read to its end: the jobs of what was
+		// read ran; the rest is lost, and said.
+		if sum != nil && cfg.showSummary {
+			fmt.Fprint(stderr, sum)
+		}
+		return ferr
+	}
+	if sum == nil {
+		return runError(err)
+	}
+	if cfg.showSummary {
+		fmt.Fprint(stderr, sum)
+	}
+	if err != nil {
+		if errors.Is(err, runner.ErrInterrupted) {
+			fmt.Fprintf(stderr, "interrupted: %d jobs finished\n", sum.Succeeded+sum.Failed)
+		}
+		return &exitError{code: interruptCode(err), err: err}
+	}
+	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// pipeFeedError is the error of reading the input, as run's exit: nil
+// when the input was read or the run stopped reading it.
+func pipeFeedError(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "the run ended") {
+		return nil
+	}
+	return runError(fmt.Errorf("reading the input: %w", err))
+}
+
+// splitPipeArgs cuts the command from the :::: files after it (pipe mode
+// has no ::: arguments).
+func splitPipeArgs(args []string) (template, files []string, err error) {
+	i := 0
+	for i < len(args) && !strings.HasPrefix(args[i], ":::") {
+		i++
+	}
+	template = args[:i]
+	for i < len(args) {
+		switch args[i] {
+		case "::::", "::::+":
+		default:
+			return nil, nil, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
+		}
+		i++
+		for ; i < len(args) && !strings.HasPrefix(args[i], ":::"); i++ {
+			files = append(files, args[i])
+		}
+	}
+	if len(template) == 0 {
+		return nil, nil, errors.New("pipe mode needs a command to give the blocks to")
+	}
+	return template, files, nil
+}
+
+// checkRunFlags checks the flags runRun checks, for pipe mode.
+func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
+	if cfg.retries < 0 {
+		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
+	}
+	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
+		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
+	}
+	if cfg.bar {
+		cfg.progress = "bar"
+	}
+	stderr := cmd.ErrOrStderr()
+	switch cfg.progress {
+	case "auto":
+		cfg.progress = "none"
+		if onTerminal(stderr) {
+			cfg.progress = "bar"
+		}
+	case "on":
+		cfg.progress = "auto"
+	case "bar", "lines", "none":
+	default:
+		return runError(fmt.Errorf("--progress=%q: want bar, lines or none (or --progress alone)", cfg.progress))
+	}
+	cfg.showSummary = cfg.summary
+	if !cmd.Flags().Changed("summary") {
+		cfg.showSummary = onTerminal(stderr)
+	}
+	return nil
+}
+
+// readJoblogIfAny reads --joblog's rows (none for a file not made yet).
+func readJoblogIfAny(joblog string) ([]runner.Record, error) {
+	path := strings.TrimPrefix(joblog, "+")
+	if path == "" || path == "-" {
+		return nil, nil
+	}
+	recs, err := runner.ReadJoblogFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--joblog %w", err)
+	}
+	return recs, nil
+}
+
+// skipLogged passes on the jobs the joblog does not list as done.
+func skipLogged(ctx context.Context, in <-chan runner.Job, records []runner.Record, failedToo bool) <-chan runner.Job {
+	done := map[int]bool{}
+	for _, r := range records {
+		done[r.Seq] = done[r.Seq] || !failedToo || r.OK()
+	}
+	out := make(chan runner.Job)
+	go func() {
+		defer close(out)
+		for j := range in {
+			if done[j.Seq] {
+				j.Stdin = nil
+				continue
+			}
+			select {
+			case out <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// openRunJoblog opens --joblog as a local run does (+FILE and --resume
+// append, - is stdout).
+func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), error) {
+	path, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed
+	if p, ok := strings.CutPrefix(path, "+"); ok {
+		path, appendLog = p, true
+	}
+	var jl *runner.Joblog
+	var err error
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		jl, err = runner.NewJoblog(cmd.OutOrStdout())
+	default:
+		jl, err = runner.OpenJoblog(path, appendLog)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--joblog: %w", err)
+	}
+	return jl, func() { jl.Close() }, nil
+}
+
+// runPipeCluster runs the chunks as the tasks of a cluster job: the whole
+// input is cut first (a job's tasks are submitted together), each chunk is
+// a task's stdin.
+func runPipeCluster(env *Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJobs, files []string) error {
+	if pj.Block == 0 {
+		// A task's chunk travels in one NATS message (1 MiB by default),
+		// base64 in JSON: GNU's 1 MiB block would not fit.
+		pj.Block = 512 << 10
+	}
+	var all []runner.Job
+	var err error
+	if cfg.pipe.pipePart {
+		all, err = pj.Parts(files, 1)
+		for i := range all {
+			if err == nil {
+				all[i].Stdin, err = all[i].Input()
+			}
+		}
+	} else {
+		ch := make(chan runner.Job)
+		errc := make(chan error, 1)
+		go func() { errc <- pj.Stream(env.Ctx, env.Stdin, ch) }()
+		for j := range ch {
+			all = append(all, j)
+		}
+		err = <-errc
+	}
+	if err != nil {
+		return runError(fmt.Errorf("reading the input: %w", err))
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	todo := all
+	if cfg.resume || cfg.resumeFailed {
+		records, err := readJoblogIfAny(cfg.joblog)
+		if err != nil {
+			return runError(err)
+		}
+		todo, _ = runner.Resume(all, records, cfg.resumeFailed)
+	}
+	return runCluster(env, cmd, cfg, all, todo)
+}
+
+// throttleOptions reads --load, --memfree and --nice (nil and 0 when not
+// given), checking that the machine can be read.
+func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, error) {
+	p := cfg.pipe
+	var th runner.Throttle
+	if given, ok := gnuChanged(f, "load"); ok {
+		v, err := parseLoad(p.load)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s %q: %v", given, p.load, err)
+		}
+		th.MaxLoad = v
+	}
+	if given, ok := gnuChanged(f, "memfree"); ok {
+		v, err := runner.ParseSize(given, p.memFree)
+		if err != nil {
+			return nil, 0, errors.Unwrap(err)
+		}
+		if v < 0 {
+			return nil, 0, fmt.Errorf("%s %q: want a size of 0 or more", given, p.memFree)
+		}
+		th.MemFree = int64(v)
+	}
+	nice := 0
+	if given, ok := gnuChanged(f, "nice"); ok {
+		if p.nice < -20 || p.nice > 19 {
+			return nil, 0, fmt.Errorf("%s %d: want a niceness from -20 to 19", given, p.nice)
+		}
+		nice = p.nice
+		if _, err := lookNice(); err != nil && nice > 0 {
+			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
+		}
+	}
+	if th.MaxLoad == 0 && th.MemFree == 0 {
+		return nil, nice, nil
+	}
+	if _, err := runner.ReadMachine(); err != nil {
+		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
+	}
+	return &th, nice, nil
+}
+
+func lookNice() (string, error) {
+	p, err := exec.LookPath("nice")
+	if err != nil {
+		return "", errors.New("nice(1), which runs the jobs at a niceness, is not installed")
+	}
+	return p, nil
+}
+
+// parseLoad reads --load as GNU parallel does: N (a decimal), +N or -N
+// (CPUs plus or minus N), N% (of the CPUs); 0 is 0.01.
+func parseLoad(s string) (float64, error) {
+	bad := errors.New("want N, +N, -N (CPUs plus or minus N) or N% (of the CPUs)")
+	s = strings.TrimSpace(s)
+	cpus := float64(runtime.NumCPU())
+	var v float64
+	switch {
+	case s == "":
+		return 0, bad
+	case strings.HasSuffix(s, "%"):
+		n, err := strconv.ParseUint(strings.TrimSuffix(s, "%"), 10, 32)
+		if err != nil {
+			return 0, bad
+		}
+		v = cpus * float64(n) / 100
+	case s[0] == '+' || s[0] == '-':
+		n, err := strconv.ParseUint(s[1:], 10, 32)
+		if err != nil {
+			return 0, bad
+		}
+		v = cpus + float64(n)
+		if s[0] == '-' {
+			v = cpus - float64(n)
+		}
+	default:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || n < 0 || math.IsInf(n, 0) || strings.ContainsAny(s, "eExXpP_") {
+			return 0, bad
+		}
+		v = n
+	}
+	if v == 0 {
+		v = 0.01
+	}
+	return v, nil
+}

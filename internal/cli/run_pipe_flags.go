@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+)
+
+// This file holds the flags of GNU parallel's pipe mode, throttling and
+// semaphore options (--pipe, --block, --pipepart, --round-robin, --cat,
+// --fifo, --recstart, --recend, --regexp, --remove-rec-sep, --load,
+// --memfree, --nice, --semaphore and its companions). --header and -N,
+// which pipe mode shares with the argument mode, are in run_gnuopts.go
+// (runConfig.gnu.header, runConfig.gnu.maxReplaceArgs).
+
+// pipeConfig is what the pipe, throttle and semaphore flags fill in.
+type pipeConfig struct {
+	pipe       bool   // --pipe, --spreadstdin
+	pipePart   bool   // --pipe-part, --pipepart
+	block      string // --block, --block-size, --blocksize: a size (1M, -1 with --pipepart)
+	roundRobin bool   // --round-robin, --roundrobin, --round
+	cat        bool   // --cat
+	fifo       bool   // --fifo
+	recStart   string // --recstart
+	recEnd     string // --recend
+	regexp     bool   // --regexp, --regex
+	removeRec  bool   // --remove-rec-sep, --removerecsep, --rrs
+
+	load    string // --load: max load average (N or N%)
+	memFree string // --memfree: a size
+	nice    int    // --nice: niceness of the jobs
+
+	semaphore  bool   // --semaphore (and the "sem" command)
+	semName    string // --semaphore-name, --semaphorename, --id
+	semTimeout string // --semaphore-timeout, --semaphoretimeout, --st
+	fg, bg     bool   // --fg, --bg
+	wait       bool   // --wait
+}
+
+func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
+	f.BoolVar(&p.pipe, "pipe", false, "spread stdin to the jobs' stdin in blocks (GNU parallel --pipe)")
+	gnuAlias(f, "pipe", "spreadstdin")
+	f.BoolVar(&p.pipePart, "pipe-part", false, "with -a FILE: spread the parts of FILE to the jobs' stdin (GNU parallel --pipepart)")
+	gnuAlias(f, "pipe-part", "pipepart")
+	f.StringVar(&p.block, "block", "", "with --pipe: size of a block (1M default; K, M, G, T suffixes)")
+	gnuAlias(f, "block", "block-size", "blocksize")
+	f.BoolVar(&p.roundRobin, "round-robin", false, "with --pipe: give the blocks to a fixed set of jobs, round robin")
+	gnuAlias(f, "round-robin", "roundrobin", "round")
+	f.BoolVar(&p.cat, "cat", false, "with --pipe: write each block to a temporary file, {} its name")
+	f.BoolVar(&p.fifo, "fifo", false, "with --pipe: write each block to a named pipe, {} its name")
+	f.StringVar(&p.recStart, "recstart", "", "with --pipe: a record starts with this string")
+	f.StringVar(&p.recEnd, "recend", "", "with --pipe: a record ends with this string (default \\n)")
+	f.BoolVar(&p.regexp, "regexp", false, "with --pipe: --recstart and --recend are regular expressions")
+	gnuAlias(f, "regexp", "regex")
+	f.BoolVar(&p.removeRec, "remove-rec-sep", false, "with --pipe: remove the record separators")
+	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
+	f.StringVar(&p.load, "load", "", "start jobs only while the load average is below this (N, or N% of the CPUs)")
+	f.StringVar(&p.memFree, "memfree", "", "start jobs only while this much memory is free (K, M, G, T suffixes)")
+	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness")
+	f.BoolVar(&p.semaphore, "semaphore", false, "work as a counting semaphore across invocations (GNU sem)")
+	f.StringVar(&p.semName, "semaphore-name", "", "with --semaphore: the semaphore's name")
+	gnuAlias(f, "semaphore-name", "semaphorename", "id")
+	f.StringVar(&p.semTimeout, "semaphore-timeout", "", "with --semaphore: give up (or go on) after waiting this long")
+	gnuAlias(f, "semaphore-timeout", "semaphoretimeout", "st")
+	f.BoolVar(&p.fg, "fg", false, "with --semaphore: run the command in the foreground")
+	f.BoolVar(&p.bg, "bg", false, "with --semaphore: run the command in the background")
+	f.BoolVar(&p.wait, "wait", false, "with --semaphore: wait for the semaphore's commands to finish")
+}
+
+// check refuses the options of this file that are not implemented yet,
+// naming the one given. (The others are read where they are used:
+// pipeOptions, throttleOptions, semaphoreOptions.)
+func (p *pipeConfig) check(f *pflag.FlagSet) error {
+	for _, name := range []string{"regexp", "remove-rec-sep"} {
+		if given, ok := gnuChanged(f, name); ok {
+			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
+		}
+	}
+	return nil
+}

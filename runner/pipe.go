@@ -1,0 +1,726 @@
+package runner
+
+// This file is GNU parallel's pipe mode (20221122): --pipe cuts its input
+// into chunks of whole records, a job per chunk on the job's stdin;
+// --pipepart cuts a file the same way without reading it through the
+// runner; --round-robin gives the chunks to a fixed set of jobs; --cat and
+// --fifo give a chunk as a temporary file or a named pipe instead of
+// stdin. The cutting rules are GNU's, byte for byte (see Pipe.Chunks).
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultBlock is GNU parallel's --block: 1 MiB.
+const DefaultBlock = 1 << 20
+
+// maxBlock is where a growing block stops (GNU's 2 GiB − 1).
+const maxBlock = 1<<31 - 1
+
+// Pipe says how a stream is cut into chunks of whole records: GNU
+// parallel's --block, --recstart, --recend, -N and --header with --pipe.
+// The zero value cuts lines into chunks of about 1 MiB.
+type Pipe struct {
+	// Block is the size of a chunk in bytes, about: a chunk ends at the
+	// last record end of a block, and what follows starts the next one. A
+	// record longer than Block makes the block grow (by 30 %, with a
+	// warning), as GNU parallel does. ≤ 0 means DefaultBlock; for Parts, a
+	// negative Block −k means k chunks per slot.
+	Block int64
+	// RecStart and RecEnd are the strings a record starts and ends with
+	// (literal, no escapes). With both, a chunk is cut only where RecEnd is
+	// followed by RecStart. With neither, RecEnd is "\n" unless Binary.
+	RecStart, RecEnd string
+	// Binary cuts anywhere: no record separator (GNU's --recend '').
+	Binary bool
+	// Records, if > 0, is the number of records of a chunk (GNU's -N with
+	// --pipe); Block then only says how much is read at a time.
+	Records int
+	// Header, a regular expression (Go syntax), matches the start of the
+	// input: the header, given to every chunk before its records. "" means
+	// none.
+	Header string
+	// Warn, if set, receives the warnings (a record longer than Block).
+	Warn io.Writer
+}
+
+// seps returns the record start and end, with GNU's default.
+func (p Pipe) seps() (start, end string) {
+	if p.RecStart == "" && p.RecEnd == "" && !p.Binary {
+		return "", "\n"
+	}
+	return p.RecStart, p.RecEnd
+}
+
+func (p Pipe) block() int {
+	if p.Block <= 0 {
+		return DefaultBlock
+	}
+	return int(min(p.Block, maxBlock))
+}
+
+func (p Pipe) check() error {
+	if p.Records < 0 {
+		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", ErrInvalidConfig, p.Records)
+	}
+	_, err := p.headerRE()
+	return err
+}
+
+func (p Pipe) headerRE() (*regexp.Regexp, error) {
+	if p.Header == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(`^(?:` + p.Header + `)`)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --header %q: %v", ErrInvalidConfig, p.Header, err)
+	}
+	return re, nil
+}
+
+// readHeader reads r until the header matches the start of what was read
+// (GNU: a block at a time) and returns the header and what follows it.
+// No match by the end of the input: no header, everything read is data.
+func (p Pipe) readHeader(r io.Reader, block int) (header, rest []byte, err error) {
+	re, err := p.headerRE()
+	if err != nil || re == nil {
+		return nil, nil, err
+	}
+	var buf []byte
+	for {
+		if cap(buf)-len(buf) < block {
+			buf = append(make([]byte, 0, len(buf)+block), buf...)
+		}
+		n, err := r.Read(buf[len(buf) : len(buf)+block])
+		buf = buf[:len(buf)+n]
+		if n > 0 {
+			if loc := re.FindIndex(buf); loc != nil {
+				return bytes.Clone(buf[:loc[1]]), buf[loc[1]:], nil
+			}
+		}
+		if err == io.EOF {
+			return nil, buf, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// Chunks reads r to its end and calls yield with each chunk, in order: the
+// header (if any) and whole records, cut as GNU parallel's --pipe cuts
+// them. A block is read until the data held is a multiple of Block; then,
+// unless the input has ended, the chunk is everything up to the last
+// place where RecEnd is followed by RecStart (with Records: every run of
+// that many records), and the rest waits for the next block. What is left
+// at the end is the last chunk. An empty input has no chunks.
+//
+// yield owns the chunk it is given. An error of yield, or of r, stops
+// Chunks and is returned.
+func (p Pipe) Chunks(r io.Reader, yield func(chunk []byte) error) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	block := p.block()
+	recstart, recend := p.seps()
+	sep := []byte(recend + recstart)
+	header, buf, err := p.readHeader(r, block)
+	if err != nil {
+		return err
+	}
+	// emit hands out buf[:n] with the header and keeps the rest in a
+	// buffer of its own: the chunk is never written again.
+	emit := func(n int) error {
+		var chunk []byte
+		if len(header) == 0 {
+			chunk = buf[:n:n]
+		} else {
+			chunk = make([]byte, 0, len(header)+n)
+			chunk = append(append(chunk, header...), buf[:n]...)
+		}
+		buf = append(make([]byte, 0, max(block, len(buf)-n)+block), buf[n:]...)
+		return yield(chunk)
+	}
+	for {
+		// GNU's read_block: read up to the next multiple of the block.
+		want := block - len(buf)%block
+		if cap(buf)-len(buf) < want {
+			buf = append(make([]byte, 0, len(buf)+want), buf...)
+		}
+		eof := false
+		for want > 0 {
+			n, err := r.Read(buf[len(buf) : len(buf)+want])
+			buf = buf[:len(buf)+n]
+			want -= n
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		written := false
+		switch {
+		case p.Records > 0:
+			for len(buf) > 0 {
+				i := nthIndex(buf, sep, p.Records)
+				if i < 0 {
+					break
+				}
+				if err := emit(i + len(recend)); err != nil {
+					return err
+				}
+				written = true
+			}
+		case !eof:
+			if i := bytes.LastIndex(buf, sep); i >= 0 && i+len(recend) > 0 {
+				if err := emit(i + len(recend)); err != nil {
+					return err
+				}
+				written = true
+			}
+		}
+		if eof {
+			break
+		}
+		if !written && block < maxBlock {
+			old := block
+			block = int(min(math.Ceil(float64(block)*1.3+1), maxBlock))
+			if p.Warn != nil {
+				fmt.Fprintf(p.Warn, "worksteal: warning: a record was longer than %d bytes: --block grows to %d\n", old, block)
+			}
+		}
+	}
+	if len(buf) > 0 {
+		return emit(len(buf))
+	}
+	return nil
+}
+
+// nthIndex is GNU's nindex: the position of the n-th sep in buf, the
+// search starting after position 0 and after each match; -1 if there are
+// fewer.
+func nthIndex(buf, sep []byte, n int) int {
+	i := 0
+	for range n {
+		k := bytes.Index(buf[min(i+1, len(buf)):], sep)
+		if k < 0 {
+			return -1
+		}
+		i += 1 + k
+	}
+	return i
+}
+
+// Part is a chunk of a file (--pipepart): Len bytes from Off, after the
+// file's header.
+type Part struct {
+	File     string
+	Off, Len int64
+	// Header is the file's header (Pipe.Header), given before the chunk.
+	Header []byte
+}
+
+// Parts cuts a file as GNU parallel's --pipepart does, without reading
+// more than the header and a little around each cut: from each multiple
+// of the block past the previous cut, the chunk ends at the first place
+// where RecEnd is followed by RecStart. A negative Block −k, or 0 (−10),
+// makes the block the file's size / slots / k, so that each of the slots
+// runs about k chunks. Records (-N) does not apply.
+func (p Pipe) Parts(file string, slots int) ([]Part, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if p.Records > 0 {
+		return nil, fmt.Errorf("%w: -N (records per chunk) does not work with --pipepart: cut by --recstart and --recend", ErrInvalidConfig)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", ErrBadInput, file)
+	}
+	size := st.Size()
+	block := p.Block
+	if block <= 0 {
+		k := -block
+		if k == 0 {
+			k = 10
+		}
+		block = 1 + size/int64(max(slots, 1))/k
+	}
+	header, _, err := p.readHeader(f, int(min(block, maxBlock)))
+	if err != nil {
+		return nil, err
+	}
+	recstart, recend := p.seps()
+	sep := []byte(recend + recstart)
+	skip := int64(len(header))
+	pos := []int64{skip}
+	const window = 128 << 10 // GNU's dd block
+	for at := block + skip; at < size; at += block {
+		if len(sep) == 0 {
+			pos = append(pos, at)
+			continue
+		}
+		// The first separator at or after at, read a window at a time.
+		var buf []byte
+		for off := at; off < size; off += window {
+			n := min(window, size-off)
+			k := len(buf)
+			buf = append(buf, make([]byte, n)...)
+			if _, err := f.ReadAt(buf[k:], off); err != nil && err != io.EOF {
+				return nil, err
+			}
+			if i := bytes.Index(buf, sep); i >= 0 {
+				at += int64(i + len(recend))
+				pos = append(pos, at)
+				break
+			}
+		}
+	}
+	if pos[len(pos)-1] != size {
+		pos = append(pos, size)
+	}
+	parts := make([]Part, 0, len(pos)-1)
+	for i := 0; i+1 < len(pos); i++ {
+		parts = append(parts, Part{File: file, Off: pos[i], Len: pos[i+1] - pos[i], Header: header})
+	}
+	return parts, nil
+}
+
+// PipeJobs makes the jobs of a pipe-mode batch: a job per chunk, each
+// running Template with its chunk as input.
+type PipeJobs struct {
+	Pipe
+	// Template is the command. {#} and {%} are the job's number and slot;
+	// {} is the chunk's file with Cat or Fifo ($PARALLEL_TMP), else empty
+	// (''), as in GNU parallel. Nothing is appended to the command.
+	Template []string
+	Quote    bool // GNU's -q
+	// Cat gives each job its chunk as a temporary file instead of stdin,
+	// named by $PARALLEL_TMP (GNU's --cat), removed when the job is done;
+	// Fifo as a named pipe (--fifo), which the job must open and read.
+	Cat, Fifo bool
+	// TempDir holds those files; "" means os.TempDir().
+	TempDir string
+}
+
+// tmpSentinel stands for $PARALLEL_TMP in a filled template: safe to the
+// shell quoting (left bare) and never in a user's command.
+const tmpSentinel = "WORKSTEAL_PIPE_TMP_7f3c9e"
+
+func (pj PipeJobs) template() (*template, error) {
+	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
+		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
+	}
+	t, err := compileTemplate(pj.Template, pj.Quote)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.words) > len(pj.Template) {
+		t.words = t.words[:len(pj.Template)] // GNU appends nothing in pipe mode
+	}
+	if pj.Cat && pj.Fifo {
+		return nil, fmt.Errorf("%w: --cat and --fifo: give one", ErrInvalidConfig)
+	}
+	return t, pj.check()
+}
+
+// job makes job seq around its input.
+func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64) Job {
+	arg := ""
+	if pj.Cat || pj.Fifo {
+		arg = tmpSentinel
+	}
+	j := t.job([]string{arg}, seq)
+	if pj.Cat || pj.Fifo {
+		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
+		for i, s := range j.slotParts {
+			j.slotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
+		}
+	}
+	j.Stdin = stdin
+	if src != nil || pj.Cat || pj.Fifo {
+		j.in = &jobInput{src: src, size: size, tempDir: pj.TempDir}
+		switch {
+		case pj.Cat:
+			j.in.mode = 'c'
+		case pj.Fifo:
+			j.in.mode = 'f'
+		}
+	}
+	return j
+}
+
+// Stream reads r and sends a job per chunk on jobs, numbered from 1, as
+// the chunks are cut, until r ends (nil), a read fails or ctx is done (the
+// error). It closes jobs. Give jobs to RunStream.
+func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) error {
+	defer close(jobs)
+	t, err := pj.template()
+	if err != nil {
+		return err
+	}
+	seq := 0
+	return pj.Chunks(r, func(chunk []byte) error {
+		seq++
+		select {
+		case jobs <- pj.job(t, seq, chunk, nil, int64(len(chunk))):
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+}
+
+// Parts returns a job per part of the files (GNU's --pipepart -a FILE),
+// in order; each job reads its part from the file when it starts.
+func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
+	t, err := pj.template()
+	if err != nil {
+		return nil, err
+	}
+	var jobs []Job
+	for _, file := range files {
+		parts, err := pj.Pipe.Parts(file, slots)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len)
+			j.in.noSend = true // GNU's joblog: the job reads the file itself
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, nil
+}
+
+// reader reads the part: its header, then its bytes of the file.
+func (p Part) reader() io.Reader {
+	f, err := os.Open(p.File)
+	if err != nil {
+		return errReader{err}
+	}
+	return &partReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f}
+}
+
+// partReader closes its file at the end (or when the attempt ends).
+type partReader struct {
+	io.Reader
+	f *os.File
+}
+
+func (r *partReader) Read(b []byte) (int, error) {
+	n, err := r.Reader.Read(b)
+	if err != nil {
+		r.f.Close()
+	}
+	return n, err
+}
+
+func (r *partReader) Close() error { return r.f.Close() }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// RoundRobin reads r and gives its chunks to at most n jobs (GNU's
+// --round-robin): job k (k ≤ n) is made, and sent on jobs, when the k-th
+// chunk is cut; each later chunk goes whole to whichever job reads next,
+// and each job's input ends when r does. Give jobs to RunStream with n
+// slots. RoundRobin returns when r is read (nil), a read fails or ctx is
+// done, and closes jobs.
+func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan<- Job) error {
+	defer close(jobs)
+	if pj.Cat || pj.Fifo {
+		return fmt.Errorf("%w: --round-robin gives the chunks on stdin: not with --cat or --fifo", ErrInvalidConfig)
+	}
+	t, err := pj.template()
+	if err != nil {
+		return err
+	}
+	ch := make(chan []byte)
+	defer close(ch)
+	made := 0
+	return pj.Chunks(r, func(chunk []byte) error {
+		if made < max(n, 1) {
+			made++
+			rr := &robinReader{ch: ch, cur: chunk}
+			select {
+			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0):
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		select {
+		case ch <- chunk:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+}
+
+// robinReader is a round-robin job's stdin: whole chunks from the shared
+// channel, one after the other. Read by the job's one copying goroutine.
+type robinReader struct {
+	ch  <-chan []byte
+	cur []byte
+}
+
+func (r *robinReader) Read(b []byte) (int, error) {
+	if len(r.cur) == 0 {
+		c, ok := <-r.ch
+		if !ok {
+			return 0, io.EOF
+		}
+		r.cur = c
+	}
+	n := copy(b, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// jobInput is how a pipe-mode job gets its input: where from (src, else
+// the job's Stdin) and how (stdin, a file, a named pipe). Shared by the
+// copies of the Job; used by the attempt goroutines one at a time (a job
+// has one attempt at a time, speculation aside: see attempt).
+type jobInput struct {
+	src     func() io.Reader // a fresh reader of the input; nil: stdin below
+	stdin   []byte
+	size    int64 // bytes of input, for the joblog of Cat and Fifo
+	mode    byte  // 0: stdin, 'c': a file (--cat), 'f': a named pipe (--fifo)
+	noSend  bool  // the joblog's Send is 0 (--pipepart, as GNU's)
+	tempDir string
+
+	mu       sync.Mutex
+	path     string // the file or fifo, once made
+	released bool
+}
+
+// openInput returns the input of j (never nil).
+func openInput(j Job) *jobInput {
+	if j.in != nil {
+		if j.in.src == nil && j.in.stdin == nil {
+			j.in.stdin = j.Stdin
+		}
+		return j.in
+	}
+	return &jobInput{stdin: j.Stdin}
+}
+
+func (in *jobInput) reader() io.Reader {
+	if in.src != nil {
+		return in.src()
+	}
+	return bytes.NewReader(in.stdin)
+}
+
+// attempt prepares one attempt of the job: its stdin (nil for none), the
+// environment it needs, and sent, to call once the attempt has ended: it
+// returns the bytes the attempt was given.
+func (in *jobInput) attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
+	stdin, env, sent, err = in.open()
+	if err == nil && in.noSend {
+		counted := sent
+		sent = func() int64 { counted(); return 0 }
+	}
+	return stdin, env, sent, err
+}
+
+func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, err error) {
+	switch in.mode {
+	case 'c':
+		path, err := in.makeFile(false)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 { return in.size }, nil
+	case 'f':
+		path, err := in.makeFile(true)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var n atomic.Int64
+		done, stop := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			// Opening a fifo to write fails (ENXIO) while no one reads
+			// it: wait for the job to open it, or for the attempt to end.
+			wait := time.Millisecond
+			for {
+				w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				if err == nil {
+					c, _ := io.Copy(w, in.reader()) // fails once the job closes it
+					w.Close()
+					n.Store(c)
+					return
+				}
+				if !errors.Is(err, syscall.ENXIO) {
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(wait):
+					wait = min(2*wait, 20*time.Millisecond)
+				}
+			}
+		}()
+		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 {
+			close(stop)
+			<-done
+			return n.Load()
+		}, nil
+	}
+	if in.src == nil && in.stdin == nil {
+		return nil, nil, func() int64 { return 0 }, nil
+	}
+	cr := &countReader{r: in.reader()}
+	return cr, nil, func() int64 {
+		if c, ok := cr.r.(io.Closer); ok {
+			c.Close()
+		}
+		return cr.n.Load()
+	}, nil
+}
+
+// makeFile makes the job's file (its input written to it) or fifo, once.
+func (in *jobInput) makeFile(fifo bool) (string, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.path != "" {
+		return in.path, nil
+	}
+	if in.released {
+		return "", errors.New("runner: the job's input is released")
+	}
+	dir := in.tempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "worksteal-pipe-*")
+	if err != nil {
+		return "", fmt.Errorf("--cat/--fifo: %w", err)
+	}
+	path := f.Name()
+	if fifo {
+		f.Close()
+		os.Remove(path)
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			return "", fmt.Errorf("--fifo: %w", err)
+		}
+		in.path = path
+		return path, nil
+	}
+	_, err = io.Copy(f, in.reader())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("--cat: %s: %w", path, err)
+	}
+	in.path = path
+	return path, nil
+}
+
+// release removes the job's file and drops its input: the job is done.
+func (in *jobInput) release() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.released = true
+	if in.path != "" {
+		os.Remove(in.path)
+		in.path = ""
+	}
+	in.stdin, in.src = nil, nil
+}
+
+// Input returns what j reads as its input: its Stdin, or its part of a
+// file (PipeJobs.Parts).
+func (j Job) Input() ([]byte, error) {
+	if j.in == nil || j.in.src == nil {
+		return j.Stdin, nil
+	}
+	b, err := io.ReadAll(j.in.src())
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// release drops j's input; called once j is finished for good.
+func (j Job) release() {
+	if j.in != nil {
+		j.in.release()
+	}
+}
+
+// releaseInputs releases the inputs of the jobs that never finished (an
+// interrupted run): no temporary file outlives Run.
+func (r *run) releaseInputs() {
+	for _, js := range r.jobs {
+		if js.res == nil {
+			js.job.release()
+		}
+	}
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// ParseSize reads a size as GNU parallel does (--block, --memfree): a
+// number, with an optional unit K M G T P (powers of 1024) or k m g t p
+// (powers of 1000). name names the option in the error.
+func ParseSize(name, s string) (float64, error) {
+	bad := fmt.Errorf("%w: %s %q: want a number of bytes, with an optional unit K, M, G, T, P (×1024) or k, m, g, t, p (×1000)", ErrInvalidConfig, name, s)
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, bad
+	}
+	mult := 1.0
+	if i := strings.IndexByte("kmgtp", t[len(t)-1]); i >= 0 {
+		mult = math.Pow(1000, float64(i+1))
+		t = t[:len(t)-1]
+	} else if i := strings.IndexByte("KMGTP", t[len(t)-1]); i >= 0 {
+		mult = math.Pow(1024, float64(i+1))
+		t = t[:len(t)-1]
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v*mult) > 1<<62 {
+		return 0, bad
+	}
+	return v * mult, nil
+}
