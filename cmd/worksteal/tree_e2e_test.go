@@ -73,8 +73,9 @@ func (tr *treeRun) runs() map[string][]string {
 	return m
 }
 
-func (tr *treeRun) run(t *testing.T, url string) *process {
-	return launch(t, "run", "run", "--nats", url, "--ack-wait", ackWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input)
+func (tr *treeRun) run(t *testing.T, url string, extra ...string) *process {
+	args := append([]string{"run", "--nats", url, "--ack-wait", ackWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input}, extra...)
+	return launch(t, "run", args...)
 }
 
 // waitRuns waits until k nodes have started.
@@ -257,4 +258,43 @@ func TestSpawnOutsideATask(t *testing.T) {
 	if code := p.wait(t, 30*time.Second); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
 		t.Errorf("spawn outside a task exited %d:\n%s", code, p.out.String())
 	}
+}
+
+// TestTreeClusterLosesStreamLeader: three serve processes form a
+// JetStream cluster, the tree runs with --replicas 3, and the server that
+// leads the task stream dies with SIGKILL a third of the way in.
+func TestTreeClusterLosesStreamLeader(t *testing.T) {
+	t.Parallel()
+	var servers []*server
+	var routes []string
+	clusterPorts := []int{freePort(t), freePort(t), freePort(t)}
+	for _, p := range clusterPorts {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	for i, p := range clusterPorts {
+		servers = append(servers, &server{name: fmt.Sprintf("s%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir(),
+			extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
+	}
+	var urls []string
+	for _, s := range servers {
+		s.start(t)
+		urls = append(urls, s.url())
+	}
+	all := strings.Join(urls, ",")
+	for i := 1; i <= 3; i++ {
+		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
+		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
+		w.waitFor(t, "serving sh")
+	}
+	tr := newTreeRun(t, 3, 4)
+	run := tr.run(t, all, "--replicas", "3")
+	tr.waitRuns(t, len(tr.ids())/3, run)
+	leader := streamLeader(t, all)
+	for _, s := range servers {
+		if s.name == leader {
+			t.Logf("killing %s, the task stream's leader", leader)
+			s.p.signal(t, syscall.SIGKILL)
+		}
+	}
+	tr.check(t, run)
 }
