@@ -373,6 +373,9 @@ type Progress struct {
 	// is in (Total includes them); children run by their parent's worker
 	// are inside their parent's result (see Spawn).
 	Spawned int
+	// Workers is the number of tasks each worker reports running (those
+	// counted in Running), by worker name.
+	Workers map[string]int
 }
 
 // RunningTask is a task a worker reports running.
@@ -957,6 +960,10 @@ func (s *Submission) Progress() Progress {
 		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
 			p.Longest = st.RunningTask
 		}
+		if p.Workers == nil {
+			p.Workers = map[string]int{}
+		}
+		p.Workers[st.Worker]++
 	}
 	return p
 }

@@ -268,3 +268,19 @@ func TestTreeContinuationsAddUpChildren(t *testing.T) {
 		t.Errorf("a %+v, b %+v: want one worker idle (asking) and nothing handed over", sa, sb)
 	}
 }
+
+// Progress says how many tasks each worker runs.
+func TestProgressCountsRunningTasksPerWorker(t *testing.T) {
+	srv := startServer(t)
+	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(3), cluster.WithName("pw1"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	s, err := n.Submit(context.Background(), slowJob("perworker", 3, 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	waitFor(t, 60*time.Second, "three tasks reported running on pw1", func() bool { return s.Progress().Workers["pw1"] == 3 })
+	if p := s.Progress(); len(p.Workers) != 1 || p.Running != 3 {
+		t.Errorf("progress %+v: want pw1 alone, running 3", p)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -179,6 +180,18 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
 	}
 	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	if len(p.Workers) > 0 {
+		names := make([]string, 0, len(p.Workers))
+		for w := range p.Workers {
+			names = append(names, w)
+		}
+		slices.Sort(names)
+		var parts []string
+		for _, w := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", w, p.Workers[w]))
+		}
+		fmt.Fprintf(w, "running per worker: %s\n", strings.Join(parts, ", "))
+	}
 	if p.Spawned > 0 {
 		fmt.Fprintf(w, "spawned: %d tasks handed over between workers (counted in the tasks; the children a worker ran itself are in their parent's result)\n", p.Spawned)
 	}
