@@ -8,7 +8,7 @@ import (
 )
 
 // Config chooses a pool's size and policies. The zero value is useful:
-// GOMAXPROCS workers, random victims, steal one, the default idle schedule.
+// GOMAXPROCS workers, random victims, steal half, the default idle schedule.
 type Config struct {
 	// Workers is the number of workers; 0 means runtime.GOMAXPROCS(0).
 	Workers int

@@ -39,9 +39,10 @@ func (iw *idleWait) begin() {
 }
 
 // woken starts the stretch of a worker woken from a park it made outside
-// any stretch (the start-up park): its waker counted it as searching.
+// any stretch (the start-up park): its waker counted it as searching. The
+// stretch began when the worker started (main set mark before parking):
+// the park is idle time, and the next end adds it to idle, not to busy.
 func (iw *idleWait) woken() {
-	iw.w.beginIdle()
 	iw.active = true
 }
 

@@ -52,8 +52,8 @@ func TestJoinClosures(t *testing.T) {
 			func(w *Worker) int { return sum(w, mid, hi) })
 		return a + b
 	}
-	got, _ := Run(p, func(w *Worker) int { return sum(w, 0, 100000) })
-	if want := 100000 * 99999 / 2; got != want {
+	got, _ := Run(p, func(w *Worker) int { return sum(w, 0, 60000) }) // the sum fits a 32-bit int
+	if want := 60000 * 59999 / 2; got != want {
 		t.Fatalf("sum = %d; want %d", got, want)
 	}
 }
@@ -147,7 +147,7 @@ func TestJoinPanics(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/workers=%d/stolen=%v", tc.name, workers, stolen), func(t *testing.T) {
 					p := newTestPool(t, Config{Workers: workers})
 					for rep := 0; rep < 20; rep++ {
-						var ranA, ranB, startedB atomic.Bool
+						var ranA, finishedB, startedB atomic.Bool
 						var aOn, bOn atomic.Int32
 						pe := runExpectPanic(t, p, func(w *Worker) int {
 							a, b := Join(w, func(w *Worker) int {
@@ -161,9 +161,14 @@ func TestJoinPanics(t *testing.T) {
 								}
 								return 1
 							}, func(w *Worker) int {
+								defer finishedB.Store(true) // when b has finished, by a panic or not
 								bOn.Store(int32(w.ID()))
 								startedB.Store(true)
-								ranB.Store(true)
+								if stolen {
+									// A Join that did not wait for its
+									// stolen half returns meanwhile.
+									time.Sleep(2 * time.Millisecond)
+								}
 								if tc.bPan {
 									return panicky("B")(w)
 								}
@@ -171,8 +176,8 @@ func TestJoinPanics(t *testing.T) {
 							})
 							return a + b
 						})
-						if !ranA.Load() || !ranB.Load() {
-							t.Fatalf("ranA=%v ranB=%v; both halves must run", ranA.Load(), ranB.Load())
+						if !ranA.Load() || !finishedB.Load() {
+							t.Fatalf("ranA=%v finishedB=%v when Join panicked; both halves must have run to completion", ranA.Load(), finishedB.Load())
 						}
 						if stolen && aOn.Load() == bOn.Load() {
 							t.Fatalf("both halves ran on worker %d; the second was to be stolen", aOn.Load())

@@ -3,6 +3,7 @@
 package worksteal
 
 import (
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,5 +44,25 @@ func TestForeignWorkerIsReported(t *testing.T) {
 	})
 	if !strings.Contains(msg, "used on a goroutine that is not running its task") {
 		t.Errorf("Join through the enclosing task's handle: panic %q", msg)
+	}
+}
+
+// The check holds after a task called runtime.Goexit: the goroutine that
+// replaces the exited one runs no task, so every fork through a kept
+// handle is caught, not only the sampled ones (the exited goroutine never
+// left the task it was running, and its count used to stay up for ever).
+func TestForeignWorkerIsReportedAfterGoexit(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 1, MaxBlocking: -1})
+	kept, _ := Run(p, func(w *Worker) *Worker { return w })
+	if r := catchPanic(func() { Run(p, func(*Worker) int { runtime.Goexit(); return 0 }) }); r == nil {
+		t.Fatalf("Run of a task that called Goexit did not panic")
+	}
+	onEveryWorker(t, p) // the replacement goroutine runs
+	for i := range 3 {  // Blocking: a fork that does nothing else without spares
+		msg := panicMessage(func() { kept.Blocking(func() {}) })
+		if !strings.Contains(msg, "used on a goroutine that is not running its task") {
+			t.Errorf("fork %d through a handle kept across a Goexit: panic %q; want the foreign-handle message", i, msg)
+		}
 	}
 }

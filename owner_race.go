@@ -12,7 +12,8 @@ import (
 // captured from an enclosing task and used in a closure that runs on
 // another worker, is reported by a panic instead of silently corrupting
 // the worker's deque. A fork through the handle of a worker that runs no
-// task at all is always caught. Reading the goroutine's id costs
+// task at all is always caught (after a task's runtime.Goexit too: the
+// replacement goroutine starts with no task). Reading the goroutine's id costs
 // microseconds (a stack trace header), so otherwise one fork in
 // ownerSample is checked, per worker, beginning with the first.
 
@@ -25,8 +26,14 @@ type ownerState struct {
 	checks atomic.Uint32 // forks seen, for sampling
 }
 
-// ownerStart records the worker's goroutine (main calls it first).
-func (w *Worker) ownerStart() { w.owner.gid.Store(goid()) }
+// ownerStart records the worker's goroutine (main calls it first) and
+// that it runs no task. A goroutine that replaces one that exited through
+// runtime.Goexit starts here too: the jobs the old one was running (their
+// ownerLeave never ran) have all ended.
+func (w *Worker) ownerStart() {
+	w.owner.gid.Store(goid())
+	w.owner.tasks.Store(0)
+}
 
 // ownerEnter and ownerLeave bracket every job the worker runs.
 func (w *Worker) ownerEnter() { w.owner.tasks.Add(1) }

@@ -209,7 +209,9 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 // spreading a batch of external tasks across the pool instead of funnelling
 // them through one shared queue.
 func (p *Pool) SubmitSpread(f func(w *Worker)) error {
-	i := int(p.rr.Add(1)-1) % len(p.workers)
+	// The modulo is taken in uint32: converting the cursor to int first
+	// made it negative after 2^31 calls where int has 32 bits.
+	i := int((p.rr.Add(1) - 1) % uint32(len(p.workers)))
 	return p.SubmitTo(i, f)
 }
 

@@ -298,3 +298,37 @@ func TestStatsMath(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// A pool that waits for its first task is idle, not busy: the workers'
+// start-up park used to be added to busy time when they woke (a pool left
+// idle for 3 s, then given a 50 ms loop, reported busy 6.1 s and
+// utilization 1.00). The pool is closed before the snapshot, so every
+// worker has ended its stretch and published it.
+func TestStatsStartUpParkIsIdle(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	const workers = 2
+	const parked = 300 * time.Millisecond
+	start := time.Now()
+	p, err := New(Config{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(parked) // both workers sit in their start-up park
+	if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 20) }); got != 6765 {
+		t.Fatalf("fib(20) = %d", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	tot := p.Stats().Total()
+	if limit := wall * workers; tot.Busy > limit {
+		t.Errorf("busy %v in all, more than wall time × workers = %v", tot.Busy, limit)
+	}
+	// Each worker was parked for at least the sleep; allow half of it,
+	// for a goroutine that started late on a loaded machine.
+	if least := parked * workers / 2; tot.Idle < least {
+		t.Errorf("idle %v in all (busy %v) after %d workers sat parked %v each; want at least %v: the start-up park counted as busy",
+			tot.Idle, tot.Busy, workers, parked, least)
+	}
+}

@@ -15,8 +15,9 @@ import (
 // TestNoLostWakeup posts bursts of work to a pool whose workers park almost
 // at once, cycle after cycle, so that posting races with parking in every
 // way the protocol allows (PROTOCOL.md "Parking"). A lost wake-up would
-// leave a burst's work queued while every worker sleeps; the watchdog fails
-// the test if no task completes for 10 s while work is outstanding.
+// leave a burst's work queued while every worker sleeps; the watchdog ends
+// the test binary with every goroutine's stack (dieHung) if no task
+// completes for 10 s while work is outstanding.
 //
 // Each cycle posts 1–8 tasks through a random way work becomes visible —
 // the injector, a worker's inbox, round-robin inboxes, the injector from
@@ -42,7 +43,7 @@ func TestNoLostWakeup(t *testing.T) {
 		{Workers: 4, Steal: policy.StealHalf, Idle: policy.Idle{Rounds: 3, Base: 30 * time.Microsecond, Cap: 60 * time.Microsecond, Jitter: 1}},
 	}
 	for i, cfg := range configs {
-		lostWakeupCycles(t, newTestPool(t, cfg), rng, cycles/len(configs), fmt.Sprintf("pool %d", i))
+		lostWakeupCycles(t, newTestPool(t, cfg), rng, cycles/len(configs), fmt.Sprintf("pool %d (seed %d)", i, seed))
 	}
 }
 
@@ -140,7 +141,9 @@ func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name st
 		select {
 		case <-done:
 		case msg := <-watchErr:
-			t.Fatalf("%s, cycle %d: %s", name, c, msg)
+			// Not t.Fatalf: the cleanup's Close would wait for the stuck
+			// work, and the diagnosis would never print.
+			dieHung(fmt.Sprintf("%s, cycle %d: %s", name, c, msg))
 		}
 		if rng.IntN(64) == 0 { // let every worker reach the parked state
 			time.Sleep(20 * time.Microsecond)

@@ -132,7 +132,7 @@ func (w *Worker) main(parked bool) {
 		pinToCPU(w.id) // best effort; see topology_linux.go
 		p.counters.startWorker(w)
 	}
-	w.mark = now()
+	w.mark = now() // start of the first stretch: idle if parked (idleWait.woken)
 	if parked {
 		<-w.wake // whoever woke us counted us as searching (park.go)
 	}

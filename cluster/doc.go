@@ -43,7 +43,10 @@
 //     finish, or delete them, before upgrading.)
 //   - ws_results: a key-value bucket, one key <job>.<task> per task, written
 //     once with a create (the exactly-once record); the value is a Result
-//     as JSON (see Result.MarshalJSON: times in ns).
+//     as JSON (see Result.MarshalJSON: times in ns). Its outcome never
+//     changes; a worker whose run of the task ends after it, its result
+//     discarded, adds one to its discarded count (a compare-and-set on
+//     the revision), so that the record is the one count of extra runs.
 //   - ws_jobs: one key per job, a JSON record: id, total, published (tasks
 //     [0, published) are in the stream or done), fingerprint of the tasks,
 //     created, done, cancelled; so a restarted submitter resumes and anyone
@@ -54,7 +57,10 @@
 //   - ws_checkpoints: handlers' progress (SaveCheckpoint), per task.
 //   - ws_workers: live workers, key = worker name, a WorkerInfo as JSON
 //     (name, slots, handlers, tasks running, start), refreshed every 5 s,
-//     gone 15 s after the last refresh.
+//     gone 15 s after the last refresh; a worker that stops writes its
+//     entry once more, marked stopped, so that its handlers stay known to
+//     Submit for those 15 s (an unknown handler is refused alike just
+//     before and just after it stops).
 //   - core subjects: ws.started.<job>, a worker's report that a task runs,
 //     "task<TAB>attempt<TAB>start-unix-ns<TAB>worker", sent at every
 //     heartbeat while the task runs (and at its start when the job
@@ -62,9 +68,9 @@
 //     routes (workers look at the consumers at once, not at their next
 //     look a second later); ws.cancel.<job>.<task> stops the local copies of a task
 //     (a speculative race was decided), ws.cancel.<job> those of a job;
-//     ws.ran.<job>, "task<TAB>delivery<TAB>worker", a run whose result was
-//     discarded because another run had recorded one (counted as an
-//     extra execution).
+//     ws.ran.<job>: unused since discarded runs are counted in their
+//     task's result (Result.Discarded); kept in the roles' permissions for
+//     workers of earlier versions.
 //   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
 //     every second (what it runs, its counters, its submit-to-start
 //     latency histogram, the results it recorded since the last one:
@@ -115,8 +121,19 @@
 // task's settlement overlap the next task's run. Every result is written
 // with a create on the task's key, so a
 // duplicate run (a redelivery whose ack was lost, a speculative copy)
-// finds the key taken and its result is discarded. Result.Deliveries and
-// Progress.Redeliveries say how often tasks ran again.
+// finds the key taken and its result is discarded. Result.Reruns (from
+// Deliveries and Discarded) and Progress.Reruns say how often tasks ran
+// again; worksteal run's summary, job status and job results all read
+// them from the records.
+//
+// A duplicate after an outage: a worker that finished a task while the
+// server was away keeps retrying its record; if the outage outlasted the
+// ack wait, the server meanwhile delivered the task again (or, restarted,
+// forgot the delivery), so the task ran twice, and the record counts the
+// second run (Discarded). To make such duplicates rare, set the ack wait
+// (WithAckWait, --ack-wait) longer than the outages to ride out: the
+// worker's heartbeats resume when the server is back, before the task is
+// delivered again.
 //
 // # Trees: tasks that spawn tasks
 //
@@ -220,7 +237,12 @@
 // meets (ErrNoCapableWorker, naming the labels the candidates have). With
 // no live worker registered at all Submit cannot tell and accepts: the
 // tasks wait in their route, without using deliveries, until a capable
-// worker starts (the documented wait; Progress shows them queued).
+// worker starts (the documented wait; Progress shows them queued). So do
+// tasks whose only capable worker is lost after Submit, or just before
+// (its registry entry lives 15 s): Node.Stalls says what they wait for
+// ("no live worker has gpu=1 (handler sh) since 12:03:04"), and so do
+// worksteal run --nats (on stderr; --wait-timeout bounds the wait), job
+// status and the dashboard.
 //
 // Capacity-weighted pulling stays: a worker asks for as many tasks as it
 // has free slots (one request per route at a time, for the slots freed
@@ -355,8 +377,15 @@
 // task's key and reads results (a redelivered task checks for one). A task
 // runs as its worker's user and can read what that user can, the worker's
 // credentials file included: run workers as a user that holds nothing
-// else. An observer can create read cursors on the buckets, and nothing
-// else.
+// else. An observer creates read cursors (consumers) on the jobs, results
+// and workers buckets, and NATS permissions cannot tell such a cursor from
+// any other consumer of those streams: an observer's credentials can make a
+// durable consumer there, or a push consumer that delivers the buckets'
+// records (task outputs included) onto a subject of its choosing. It
+// cannot publish a task, a result, an ack or a job record, nor read the
+// task stream. So give observer credentials to those who may read every
+// job's outputs; keeping outputs from the dashboard's role and making it
+// write-free (reading through direct gets only) is not done yet.
 //
 // Cost (BenchmarkThroughputSecurity in cluster/test: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a

@@ -82,3 +82,24 @@ func ExampleNode_Cancel() {
 	// film 1 true
 	// cluster: job cancelled: job film
 }
+
+// Stalls says what a job's queued tasks wait for when no live worker can
+// run them (here: no worker at all has started).
+func ExampleNode_Stalls() {
+	url, stop := embedded()
+	defer stop()
+	nc, _ := nats.Connect(url)
+	defer nc.Close()
+	ctx := context.Background()
+	node, _ := cluster.New(nc)
+	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Require: cluster.Labels{"gpu": "1"},
+		Tasks: []cluster.Task{{Handler: "render"}, {Handler: "render"}}})
+	defer sub.Stop()
+
+	stalls, _ := node.Stalls(ctx, "film")
+	for _, s := range stalls {
+		fmt.Println(s.Handler, s.Require, s.Queued)
+	}
+	// Output:
+	// render gpu=1 2
+}

@@ -72,7 +72,8 @@ type Observer struct {
 	workers map[string]*workerView
 	spans   map[string]*spanRing // recent finished tasks, by worker
 	jobs    map[string]*jobView
-	inQueue map[string]int // task messages in the stream, by job
+	inQueue map[string]int         // task messages in the stream, by job
+	waits   map[string][]routeWait // routes with queued tasks, by job
 }
 
 // workerView is what the observer knows of one worker.
@@ -91,19 +92,19 @@ type workerView struct {
 // replay and in statuses (a set: a result seen both ways counts once);
 // seen counts every result seen, for jobs not counted by the server yet.
 type jobView struct {
-	id                   string
-	total                int
-	created              time.Time
-	recorded             bool // a record exists
-	finished             bool
-	doneExact            int  // the server's count of results
-	counted              bool // doneExact is set
-	seen                 int
-	failedKeys           map[string]struct{}
-	retries, redelivered int // attempts after a failure; deliveries beyond the attempts
-	firstStart, lastEnd  time.Time
-	hist                 *balance.History // run times of successful tasks
-	samples              []doneSample     // the server's counts over the last rateWindow
+	id                  string
+	total               int
+	created             time.Time
+	recorded            bool // a record exists
+	finished            bool
+	doneExact           int  // the server's count of results
+	counted             bool // doneExact is set
+	seen                int
+	failedKeys          map[string]struct{}
+	retries, reruns     int // attempts after a failure; runs beyond the attempts (Result.Reruns)
+	firstStart, lastEnd time.Time
+	hist                *balance.History // run times of successful tasks
+	samples             []doneSample     // the server's counts over the last rateWindow
 }
 
 // doneSample is the server's count of a job's results at a time.
@@ -268,7 +269,7 @@ func (o *Observer) onStatus(m *nats.Msg) {
 		if r.StartNs == 0 {
 			start = st.Sent
 		}
-		o.addResult(r.Job, r.Task, st.Name, r.Failed, r.Attempt, r.Deliveries, start, start.Add(time.Duration(r.RuntimeNs)), r.StartNs != 0)
+		o.addResult(r.Job, r.Task, st.Name, r.Failed, r.Attempt, r.Deliveries, 0, start, start.Add(time.Duration(r.RuntimeNs)), r.StartNs != 0)
 	}
 	w.st.Results = nil
 	if st.Stopping {
@@ -316,6 +317,7 @@ type resultDigest struct {
 	Worker     string `json:"worker"`
 	Attempt    int    `json:"attempt"`
 	Deliveries int    `json:"deliveries"`
+	Discarded  int    `json:"discarded"`
 	StartNs    int64  `json:"start_ns"`
 	RuntimeNs  int64  `json:"runtime_ns"`
 }
@@ -339,6 +341,8 @@ func digest(b []byte) (resultDigest, bool) {
 	var attempt, deliveries int64
 	attempt, ok[3] = jsonInt(b, `,"attempt":`)
 	deliveries, _ = jsonInt(b, `,"deliveries":`)
+	discarded, _ := jsonInt(b, `,"discarded":`)
+	r.Discarded = int(discarded)
 	r.StartNs, _ = jsonInt(b, `,"start_ns":`)
 	r.RuntimeNs, ok[4] = jsonInt(b, `,"runtime_ns":`)
 	r.Attempt, r.Deliveries = int(attempt), int(deliveries)
@@ -400,12 +404,12 @@ func (o *Observer) onResult(e jetstream.KeyValueEntry) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.addResult(r.Job, r.Task, r.Worker, r.Error != "", r.Attempt, r.Deliveries, start, end, r.StartNs != 0)
+	o.addResult(r.Job, r.Task, r.Worker, r.Error != "", r.Attempt, r.Deliveries, r.Discarded, start, end, r.StartNs != 0)
 }
 
 // addResult counts one recorded result of a job: from the replay of the
 // results bucket or from a worker's status. Called with o.mu held.
-func (o *Observer) addResult(job, task, worker string, failed bool, attempt, deliveries int, start, end time.Time, ran bool) {
+func (o *Observer) addResult(job, task, worker string, failed bool, attempt, deliveries, discarded int, start, end time.Time, ran bool) {
 	j := o.job(job)
 	r := struct {
 		Job, Task, Worker  string
@@ -422,7 +426,7 @@ func (o *Observer) addResult(job, task, worker string, failed bool, attempt, del
 		j.failedKeys[task] = struct{}{}
 	}
 	j.retries += max(0, attempt-1)
-	j.redelivered += max(0, deliveries-attempt)
+	j.reruns += max(0, deliveries-attempt) + discarded
 	if j.firstStart.IsZero() || start.Before(j.firstStart) {
 		j.firstStart = start
 	}
@@ -537,8 +541,18 @@ func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
 			counts[rest[:i]] += int(n)
 		}
 	}
+	waits := map[string][]routeWait{}
+	lister := stream.ListConsumers(tctx)
+	for info := range lister.Info() {
+		if r, ok := routeWaitOf(info); ok {
+			waits[r.job] = append(waits[r.job], r)
+		}
+	}
 	o.mu.Lock()
 	o.inQueue = counts
+	if lister.Err() == nil {
+		o.waits = waits
+	}
 	o.mu.Unlock()
 }
 
@@ -611,13 +625,17 @@ type JobState struct {
 	Failed    int    `json:"failed"`
 	Running   int    `json:"running"`
 	Queued    int    `json:"queued"`
-	// Retries counts the attempts after a handler's failure, Redelivered
-	// the deliveries beyond the attempts (a worker died, stopped or lost
-	// the server), over the recorded results.
-	Retries     int       `json:"retries"`
-	Redelivered int       `json:"redelivered"`
-	Finished    bool      `json:"finished"`
-	Created     time.Time `json:"created"`
+	// Waiting says what queued tasks wait for when no worker up can run
+	// them (see Stall): "no live worker has gpu=1 (handler sh) since
+	// 12:03:04: 3 tasks wait"; "" otherwise.
+	Waiting string `json:"waiting,omitempty"`
+	// Retries counts the attempts after a handler's failure, Reruns the
+	// runs beyond the attempts (Result.Reruns: a worker died, stopped or
+	// lost the server, a result was discarded), over the recorded results.
+	Retries  int       `json:"retries"`
+	Reruns   int       `json:"reruns"`
+	Finished bool      `json:"finished"`
+	Created  time.Time `json:"created"`
 	// Rate is results per second over the last 10 s; ETASec the time left
 	// at that rate (-1: unknown).
 	Rate      float64 `json:"rate"`
@@ -651,6 +669,7 @@ func (o *Observer) State() State {
 	s := State{Kind: "cluster", Time: now, Stream: o.cfg.Stream, Ready: o.ready, Note: o.note, StragglerFactor: o.cfg.StragglerFactor,
 		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}}
 	running := map[string]int{}
+	var live []WorkerInfo // the workers up, for the jobs' stalls
 	for _, w := range o.workers {
 		st := w.st
 		ws := WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
@@ -669,6 +688,7 @@ func (o *Observer) State() State {
 			ws.Status = "lost"
 			ws.Utilization = 0
 		default:
+			live = append(live, WorkerInfo{Name: st.Name, Handlers: st.Handlers, Labels: st.Labels})
 			ws.Tasks = st.Running
 			ws.Running = len(st.Running)
 			for _, t := range st.Running {
@@ -700,13 +720,21 @@ func (o *Observer) State() State {
 			done = j.doneExact
 		}
 		js := JobState{ID: j.id, Total: j.total, Running: running[j.id],
-			Retries: j.retries, Redelivered: j.redelivered, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
+			Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
 		js.Finished = j.finished || (j.total > 0 && done >= j.total)
 		if js.Finished || (j.total > 0 && done > j.total) {
 			done = j.total // seen may count a result twice (replay and status)
 		}
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
+			var stalls []string
+			for _, r := range o.waits[j.id] {
+				if r.stalled(live) {
+					stalls = append(stalls, r.stall().String())
+				}
+			}
+			slices.Sort(stalls)
+			js.Waiting = strings.Join(stalls, "; ")
 		}
 		js.Failed = min(len(j.failedKeys), done)
 		js.Succeeded = done - js.Failed
@@ -776,7 +804,8 @@ const ObserverInboxPrefix = "_INBOX_observer"
 // and the consumers it may create are its own watches of the two buckets.
 // Its connection must use nats.CustomInboxPrefix(ObserverInboxPrefix).
 func ObserverPermissions(stream string) (publish, subscribe []string) {
-	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks"}
+	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks",
+		"$JS.API.CONSUMER.LIST." + stream + "_tasks"} // the routes, for what their tasks wait for
 	for _, b := range []string{"KV_" + stream + "_results", "KV_" + stream + "_jobs"} {
 		publish = append(publish, "$JS.API.STREAM.INFO."+b,
 			"$JS.API.CONSUMER.CREATE."+b, "$JS.API.CONSUMER.CREATE."+b+".>",

@@ -14,7 +14,7 @@ var codecCases = []Result{
 	{},
 	{Job: "j", Task: "t", Index: 3, Handler: "upper", Worker: "w1", Attempt: 1, Runtime: time.Millisecond},
 	{Job: "job-1", Task: "a=b", Index: -7, Handler: "h", Output: []byte("out\x00put"), Error: `quote " back \ slash`,
-		Worker: "w", Attempt: 2, Deliveries: 5, Speculative: true, Start: time.Unix(1700000000, 123456789), Runtime: -3},
+		Worker: "w", Attempt: 2, Deliveries: 5, Discarded: 2, Speculative: true, Start: time.Unix(1700000000, 123456789), Runtime: -3},
 	{Error: "<html> & \u2028 \u2029 \b\f\n\r\t \x01\x1f \x7f é 日本 \xff\xfe bad utf8", Output: []byte{}},
 	{Error: "cluster: handler panicked: boom", Failure: FailurePanic, Stack: "goroutine 7 [running]:\n\tmain.go:12 +0x1f\n"},
 	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: math.MaxInt, Attempt: math.MinInt},
@@ -25,7 +25,7 @@ var codecCases = []Result{
 
 // wireOf is the wireResult json.Marshal encoded before appendResult.
 func wireOf(r Result) wireResult {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Speculative, 0, int64(r.Runtime),
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Speculative, 0, int64(r.Runtime),
 		r.Parent, r.Spawned, nil}
 	if r.Value != nil {
 		w.Value = &r.Value
@@ -68,7 +68,7 @@ func checkDecode(t *testing.T, b []byte) {
 		return
 	}
 	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error, Failure: Failure(w.Failure), Stack: w.Stack,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
 		Parent: w.Parent, Spawned: w.Spawned}
 	if w.Value != nil {
 		want.Value = *w.Value

@@ -195,20 +195,24 @@ func capable(info *jetstream.ConsumerInfo, handlers map[string]Handler, labels L
 var ErrNoCapableWorker = errors.New("cluster: no live worker can run the task")
 
 // checkRoutes fails for a task that no live worker can run: with
-// ErrUnknownHandler if none has its handler, ErrNoCapableWorker if those
-// that have it lack a required label. With no live worker at all it cannot
-// tell, and accepts (workers may start later).
+// ErrUnknownHandler if no registered worker has its handler (a worker that
+// stopped stays registered for 15 s, as a lost one does), and
+// ErrNoCapableWorker if the live workers that have it lack a required
+// label. With no worker registered at all it cannot tell, and accepts
+// (workers may start later); with none live, the tasks wait too (Stalls
+// says for what).
 func (n *Node) checkRoutes(ctx context.Context, job Job) error {
-	ws, err := n.Workers(ctx)
-	if err != nil || len(ws) == 0 {
+	all, err := n.registry(ctx)
+	if err != nil || len(all) == 0 {
 		return nil
 	}
 	have := map[string]bool{}
-	for _, w := range ws {
+	for _, w := range all {
 		for _, h := range w.Handlers {
 			have[h] = true
 		}
 	}
+	ws := slices.DeleteFunc(slices.Clone(all), func(w WorkerInfo) bool { return w.Stopped })
 	for _, r := range routesOf(job) {
 		if !have[r.handler] {
 			known := slices.Sorted(func(yield func(string) bool) {
@@ -218,7 +222,14 @@ func (n *Node) checkRoutes(ctx context.Context, job Job) error {
 					}
 				}
 			})
-			return fmt.Errorf("%w %q: the %d live worker(s) have %s", ErrUnknownHandler, r.handler, len(ws), strings.Join(known, ", "))
+			who := fmt.Sprintf("the %d live worker(s)", len(all))
+			if len(ws) < len(all) {
+				who = fmt.Sprintf("the %d worker(s) registered in the last 15 s (%d live)", len(all), len(ws))
+			}
+			return fmt.Errorf("%w %q: %s have %s", ErrUnknownHandler, r.handler, who, strings.Join(known, ", "))
+		}
+		if len(ws) == 0 {
+			continue // none live: the tasks wait for one
 		}
 		ok := false
 		var seen []string

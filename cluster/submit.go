@@ -225,6 +225,8 @@ func (s *Submission) retryFailed(ctx context.Context) error {
 		}
 		s.failed--
 		s.retries -= max(0, r.Attempt-1)
+		s.extra -= r.Reruns() + s.discarded[r.Task] - r.Discarded
+		delete(s.discarded, r.Task)
 		s.mu.Unlock()
 		i, ok := s.index[r.Task]
 		if !ok {
@@ -362,12 +364,13 @@ type Progress struct {
 	// Copies is the number of speculative copies published.
 	Copies int
 	// Retries is the number of attempts after a failure, summed over the
-	// recorded results; Redeliveries the deliveries beyond those (a
-	// worker died, stopped or lost the server, and the task ran again),
-	// from the results and the workers' notices of runs whose result was
-	// discarded (one lost while this Submission was away is missed).
-	// Retries + Redeliveries estimates the executions beyond one per task.
-	Retries, Redeliveries int
+	// recorded results; Reruns the runs beyond those (Result.Reruns: a
+	// worker died, stopped or lost the server and the task ran again, or a
+	// run's result was discarded), as the records say: the same counts as
+	// worksteal job status and job results. Retries + Reruns is the
+	// executions beyond one per task. (Node.Stats's Redelivered is
+	// something else: the deliveries a worker received again.)
+	Retries, Reruns int
 	// Spawned is the number of children handed over between workers and
 	// recorded as tasks of their own, counted once their parent's result
 	// is in (Total includes them); children run by their parent's worker
@@ -441,10 +444,11 @@ type Submission struct {
 	started     map[string]startNote
 	copied      map[string]bool
 	// Counts kept as results arrive, so that Progress is O(1) per result:
-	// extra is Σ over tasks of reruns.extra(), from the results and the
-	// workers' notices of discarded runs (reruns holds the tasks with any).
+	// extra is Σ Result.Reruns over the recorded results, as their
+	// records say (discarded holds the tasks with discarded runs, whose
+	// records a worker updates).
 	succeeded, failed, retries, extra int
-	reruns                            map[string]reruns
+	discarded                         map[string]int
 	notify                            chan struct{} // closed and replaced on every change
 	err                               error         // the watch failed
 	finished                          bool
@@ -459,7 +463,7 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	s := &Submission{
 		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel, tree: tree{reduce: rec.Reduce},
 		done: make(chan struct{}), doneIDs: map[string]bool{}, started: map[string]startNote{},
-		copied: map[string]bool{}, notify: make(chan struct{}), reruns: map[string]reruns{},
+		copied: map[string]bool{}, notify: make(chan struct{}), discarded: map[string]int{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
 	}
 	if ids != nil {
@@ -472,11 +476,6 @@ func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string)
 	sub, err := n.nc.Subscribe(n.startedSubject(rec.ID), s.onStarted)
 	if err != nil {
 		cancel()
-		return nil, err
-	}
-	s.subs = append(s.subs, sub)
-	if sub, err = n.nc.Subscribe(n.ranSubject(rec.ID), s.onRan); err != nil {
-		s.Stop()
 		return nil, err
 	}
 	s.subs = append(s.subs, sub)
@@ -567,7 +566,13 @@ func (s *Submission) add(r Result) {
 // addLocked is add with s.mu held.
 func (s *Submission) addLocked(r Result) {
 	if s.isDone(r.Task) {
-		return // a duplicate
+		// The record again, updated: a discarded run was added.
+		if old := s.discarded[r.Task]; r.Discarded > old {
+			s.extra += r.Discarded - old
+			s.discarded[r.Task] = r.Discarded
+			s.changed()
+		}
+		return
 	}
 	if !s.inTree(r) {
 		return // not (yet) listed by its parent's recorded result
@@ -587,7 +592,10 @@ func (s *Submission) addLocked(r Result) {
 		}
 	}
 	s.retries += max(0, r.Attempt-1)
-	s.delivered(r.Task, r.Deliveries)
+	s.extra += r.Reruns()
+	if r.Discarded > 0 {
+		s.discarded[r.Task] = r.Discarded
+	}
 	s.grow(r)
 	if s.copied[r.Task] {
 		// The race is decided: stop the other copy.
@@ -645,52 +653,6 @@ func (s *Submission) isDone(task string) bool {
 		return true
 	}
 	return s.doneIDs[task]
-}
-
-// reruns is what a Submission knows of a task's extra runs.
-type reruns struct {
-	maxDelivery int // the highest delivery count seen
-	discarded   int // runs whose result was discarded (ws.ran notices)
-}
-
-// extra estimates the task's runs beyond one: a discarded run may carry a
-// delivery count the server forgot (a restart loses the latest consumer
-// state, so a task can be delivered as "first" twice), hence the max.
-func (r reruns) extra() int { return max(r.maxDelivery-1, r.discarded) }
-
-// rerun updates task's reruns with f. Called with s.mu held.
-func (s *Submission) rerun(task string, f func(*reruns)) {
-	r := s.reruns[task]
-	before := r.extra()
-	f(&r)
-	if r.extra() != before {
-		s.extra += r.extra() - before
-		s.reruns[task] = r
-	}
-}
-
-// delivered notes that task was delivered d times. Called with s.mu held.
-func (s *Submission) delivered(task string, d int) {
-	if d > 1 {
-		s.rerun(task, func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d) })
-	}
-}
-
-// onRan takes a worker's notice that it ran a task whose result another
-// run had recorded: "task \t delivery \t worker". A run after a server
-// restart may be such a duplicate, and no result counts it.
-func (s *Submission) onRan(m *nats.Msg) {
-	f := strings.Split(string(m.Data), "\t")
-	if len(f) < 2 {
-		return
-	}
-	d, err := strconv.Atoi(f[1])
-	if err != nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rerun(f[0], func(r *reruns) { r.maxDelivery = max(r.maxDelivery, d); r.discarded++ })
 }
 
 // changed wakes the waiters of Next. Called with s.mu held.
@@ -955,7 +917,7 @@ func (s *Submission) Progress() Progress {
 	now := time.Now()
 	s.expireStarted(now)
 	p := Progress{Total: s.total, Succeeded: s.succeeded, Failed: s.failed, Running: len(s.started),
-		Copies: len(s.copied), Retries: s.retries, Redeliveries: max(0, s.extra-s.retries), Spawned: s.spawned}
+		Copies: len(s.copied), Retries: s.retries, Reruns: s.extra, Spawned: s.spawned}
 	for _, st := range s.started {
 		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
 			p.Longest = st.RunningTask

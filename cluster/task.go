@@ -108,6 +108,12 @@ type Result struct {
 	// included: more than Attempt when deliveries were lost with their
 	// worker or server (the task then ran again), or handed back.
 	Deliveries int
+	// Discarded counts the runs of the task that ended after this result
+	// was recorded and whose results were discarded, beyond the
+	// deliveries above: a run that went on while the server was away (its
+	// delivery forgotten by a restart, or redelivered meanwhile), a
+	// speculative copy. The worker of such a run adds it to the record.
+	Discarded int
 	// Speculative says a speculative copy produced it.
 	Speculative bool
 	Start       time.Time
@@ -126,6 +132,13 @@ type Result struct {
 
 // OK says the task succeeded.
 func (r Result) OK() bool { return r.Error == "" }
+
+// Reruns is how many more times the task ran than its attempts: the
+// deliveries lost with a worker or a server (it ran again), and the
+// discarded runs. Attempt-1 + Reruns are its executions beyond one; a
+// Submission's Progress, worksteal job status and job results all count
+// them from the recorded results.
+func (r Result) Reruns() int { return max(0, r.Deliveries-r.Attempt) + r.Discarded }
 
 // Failure is the kind of a task's failure.
 type Failure string
@@ -164,6 +177,7 @@ type wireResult struct {
 	Worker      string   `json:"worker"`
 	Attempt     int      `json:"attempt"`
 	Deliveries  int      `json:"deliveries,omitempty"`
+	Discarded   int      `json:"discarded,omitempty"`
 	Speculative bool     `json:"speculative,omitempty"`
 	StartNs     int64    `json:"start_ns,omitempty"`
 	RuntimeNs   int64    `json:"runtime_ns"`

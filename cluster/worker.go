@@ -47,6 +47,9 @@ type WorkerInfo struct {
 	// speed (WithSpeed).
 	Labels Labels  `json:"labels,omitempty"`
 	Speed  float64 `json:"speed,omitempty"`
+	// Stopped: the worker stopped serving; its entry stays until it
+	// expires (15 s), so that its handlers stay known to Submit.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -87,8 +90,15 @@ func (n *Node) Stats() Stats {
 }
 
 // Workers lists the live workers (those that refreshed their registration
-// in the last 15 seconds).
+// in the last 15 seconds and have not stopped).
 func (n *Node) Workers(ctx context.Context) ([]WorkerInfo, error) {
+	ws, err := n.registry(ctx)
+	return slices.DeleteFunc(ws, func(w WorkerInfo) bool { return w.Stopped }), err
+}
+
+// registry lists the worker registry's entries: the live workers, and
+// those that stopped in the last 15 seconds.
+func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -230,10 +240,26 @@ func (n *Node) Serve(ctx context.Context) error {
 	<-regDone
 	<-statusDone
 	<-idleDone
+	// The entry says the worker stopped, and expires as a lost worker's
+	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
 	defer cancel()
-	n.workers.Delete(dctx, n.opts.name)
+	info := s.info()
+	info.Stopped = true
+	data, _ := json.Marshal(info)
+	n.workers.Put(dctx, n.opts.name, data)
 	return err
+}
+
+// info is this worker's registry entry now.
+func (s *serving) info() WorkerInfo {
+	names := make([]string, 0, len(s.handlers))
+	for h := range s.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -246,11 +272,6 @@ func maps(m map[string]Handler) map[string]Handler {
 
 // register keeps this worker in the registry until ctx is done.
 func (s *serving) register(ctx context.Context) {
-	names := make([]string, 0, len(s.handlers))
-	for h := range s.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
 	t := time.NewTicker(workerTTL / 3)
 	defer t.Stop()
 	for {
@@ -259,24 +280,15 @@ func (s *serving) register(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.putRegistration(ctx, names)
+		s.putRegistration(ctx)
 	}
 }
 
 // registerOnce makes the first registry entry (register renews it).
-func (s *serving) registerOnce(ctx context.Context) {
-	names := make([]string, 0, len(s.handlers))
-	for h := range s.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
-	s.putRegistration(ctx, names)
-}
+func (s *serving) registerOnce(ctx context.Context) { s.putRegistration(ctx) }
 
-func (s *serving) putRegistration(ctx context.Context, names []string) {
-	info := WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
-	data, _ := json.Marshal(info)
+func (s *serving) putRegistration(ctx context.Context) {
+	data, _ := json.Marshal(s.info())
 	pctx, cancel := s.n.timeout(ctx)
 	defer cancel()
 	if _, err := s.n.workers.Put(pctx, s.n.opts.name, data); err != nil && ctx.Err() == nil {
@@ -675,8 +687,10 @@ func (s *serving) settle(d delivery, res Result) {
 		s.meter.recorded(res)
 	} else {
 		n.duplicates.Add(1)
-		if res.Runtime > 0 { // it ran: tell the submitter, no result will
-			n.nc.Publish(n.ranSubject(d.job), []byte(d.task+"\t"+strconv.Itoa(d.delivered)+"\t"+n.opts.name))
+		if res.Runtime > 0 { // it ran: the record counts it (Result.Discarded)
+			if err := n.addDiscarded(s.settleCtx, d.key, d.delivered); err != nil {
+				n.opts.onError(fmt.Errorf("cluster: counting a discarded run of %s: %w", d.key, err))
+			}
 		}
 	}
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
@@ -725,6 +739,40 @@ type panicError struct {
 }
 
 func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
+
+// addDiscarded counts, in the result recorded under key, a run of the task
+// whose own result was discarded: one the record's delivery count does not
+// cover already (a delivery from delivered on; an earlier one is counted
+// in Deliveries). The record is updated with a compare-and-set on its
+// revision, retried on a concurrent update; its outcome is not touched.
+// This is the one count of extra runs that Progress, job status and job
+// results read.
+func (n *Node) addDiscarded(ctx context.Context, key string, delivered int) error {
+	for tries := 1; ; tries++ {
+		tctx, cancel := n.timeout(ctx)
+		e, err := n.results.Get(tctx, key)
+		if err == nil {
+			var r Result
+			if err = decodeResult(e.Value(), &r); err != nil {
+				cancel()
+				return err
+			}
+			if delivered < r.Deliveries {
+				cancel()
+				return nil // counted in Deliveries
+			}
+			r.Discarded++
+			_, err = n.results.Update(tctx, key, appendResult(nil, r), e.Revision())
+		}
+		cancel()
+		if err == nil || isNotFound(err) {
+			return nil // no record any more: the job was deleted
+		}
+		if tries >= 20 || !sleepCtx(ctx, backoffDelay(tries)) {
+			return err
+		}
+	}
+}
 
 // hasResult says a result is recorded for key. On doubt (the server does
 // not answer), it says no: running the task again is safe.

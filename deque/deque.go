@@ -194,6 +194,9 @@ func (w *Worker[T]) Pop() (*T, bool) {
 		return v, true
 	}
 	// Last item: race the thieves for it with the same CAS they use ([HB2]).
+	if testHookPopLast != nil {
+		testHookPopLast()
+	}
 	won := w.d.top.CompareAndSwap(t, t+1)
 	w.d.bottom.Store(b + 1) // the deque is empty either way: top == bottom == t+1
 	w.bottom = b + 1
@@ -243,18 +246,41 @@ func (s Stealer[T]) Len() int {
 // loads, so a test can put other operations exactly there.
 var testHookLen func()
 
+// testHookSteal and testHookPopLast, if set (by tests only), run inside
+// Steal (between its loads of top and bottom, and before its CAS) and
+// inside Pop (before the CAS on the last item), so that a test can put
+// other operations exactly there (interleave_internal_test.go). Unset,
+// each costs a load and a predicted branch.
+var (
+	testHookSteal   func(at stealPoint)
+	testHookPopLast func()
+)
+
+type stealPoint int
+
+const (
+	stealBetweenLoads stealPoint = iota
+	stealBeforeCAS
+)
+
 // Steal takes the item at the top (the oldest one). It returns Success with
 // the item, Empty when it saw no items, or Retry when it lost a race for an
 // item and the deque may still hold more.
 func (s Stealer[T]) Steal() (*T, Result) {
 	d := s.d
 	t := d.top.Load()
+	if testHookSteal != nil {
+		testHookSteal(stealBetweenLoads)
+	}
 	b := d.bottom.Load() // [HB1], [HB4]: loaded after top
 	if t >= b {
 		return nil, Empty
 	}
 	buf := d.buf.Load() // [HB3]: loaded after bottom
 	v := buf.slots[t&buf.mask].Load()
+	if testHookSteal != nil {
+		testHookSteal(stealBeforeCAS)
+	}
 	if !d.top.CompareAndSwap(t, t+1) { // [HB2] the commit point
 		return nil, Retry
 	}

@@ -102,7 +102,8 @@ func clusterFromGo(ctx context.Context, nc *nats.Conn, tasks []cluster.Task) {
 	})
 	go node.Serve(ctx)
 	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Tasks: tasks, Speculate: true})
-	_ = sub
+	results, err := sub.Wait(ctx) // err wraps cluster.ErrTasksFailed when some failed
+	_, _ = results, err
 }
 
 // balance/README.md, "Choosing a strategy".
@@ -245,4 +246,16 @@ func TestReadmeSnippets(t *testing.T) {
 //lint:ignore U1000 a README snippet: compiled, not run
 func dashboard(pool *worksteal.Pool) {
 	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
+}
+
+// README.md, "Watching it: the dashboard", from a Go program.
+//
+//lint:ignore U1000 a README snippet: compiled, not run
+func dashboardServer(pool *worksteal.Pool) {
+	d := dash.New(dash.Pool(pool), dash.Config{})
+	mux := http.NewServeMux()
+	mux.Handle("/dash/", http.StripPrefix("/dash", d))
+	srv := &http.Server{Addr: "localhost:8080", Handler: mux}
+	srv.RegisterOnShutdown(d.Close) // else Shutdown waits for the open event streams
+	go srv.ListenAndServe()
 }

@@ -44,7 +44,10 @@
 // Pieces whose measured remaining work is large are also split eagerly,
 // down to about 50 µs of work each, so that the deque always holds stealable
 // work and an idle worker never waits for the owner's next check (oneTBB's
-// auto_partitioner keeps a similar stock of stealable ranges).
+// auto_partitioner keeps a similar stock of stealable ranges). The halves of
+// an eager split inherit the estimate but run a chunk of their own before
+// they split again: one chunk slowed by the OS then costs one split, not a
+// range cut into pieces of a few iterations.
 //
 // Chunks grow geometrically, doubling while a chunk takes less than 5 µs
 // (like oneTBB's auto_partitioner, which grows ranges while they are cheap),
@@ -63,9 +66,10 @@
 //
 // # Sorting
 //
-// [Sort] sorts slices of built-in integer types with [RadixSort] (one
-// parallel most-significant-digit pass, then the buckets in parallel) and
-// other ordered types with a parallel merge sort; [SortFunc] and
-// [SortStableFunc] take a comparison. All need a scratch buffer as large as
-// the input.
+// [Sort] sorts slices of built-in integer types with [RadixSort]
+// (most-significant-digit steps on the bits in which the keys differ: one
+// parallel step, then the buckets in parallel) and other ordered types with
+// a parallel merge sort; [SortFunc] and [SortStableFunc] take a comparison.
+// All need a scratch buffer as large as the input; RadixSort keeps its
+// buffer for the next sort until the garbage collector takes it back.
 package par

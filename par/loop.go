@@ -10,7 +10,7 @@ import (
 )
 
 // chunkTarget is the chunk duration below which the chunk size doubles.
-const chunkTarget = 5 * time.Microsecond
+var chunkTarget = 5 * time.Microsecond
 
 // splitWorth is the least estimated remaining work for which a piece is
 // split: below it, waking or feeding another worker costs about as much as
@@ -143,14 +143,20 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 			}
 		}
 	}()
+	var t0 time.Time // the end of the previous chunk: one clock read per chunk
 	for s.n > 0 {
 		if l.stopped() || l.cut != nil && int64(s.lo) >= l.cut.Load() {
 			break
 		}
 		if s.n >= 2*l.cfg.minGrain && s.psPerIter > 0 && l.shouldSplit(w, s) {
 			half := s.n / 2
-			left, right := worksteal.JoinFunc(w, l.fn, piece{s.lo, half, s.psPerIter, chunk, s.sure},
-				l.fn, piece{s.lo + int(half), s.n - half, s.psPerIter, chunk, s.sure})
+			// The halves inherit the estimate but not its trust: each runs
+			// a chunk of its own before it splits eagerly again, so one
+			// chunk stalled by the OS (under load, a 1-iteration first
+			// chunk that took 10 µs) cannot cut the whole range into
+			// pieces of a few iterations.
+			left, right := worksteal.JoinFunc(w, l.fn, piece{s.lo, half, s.psPerIter, chunk, false},
+				l.fn, piece{s.lo + int(half), s.n - half, s.psPerIter, chunk, false})
 			acc = l.combine(acc, l.combine(left, right))
 			break
 		}
@@ -165,11 +171,15 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 				c = max(l.cfg.minGrain, s.n-l.cfg.minGrain)
 			}
 		}
-		t0 := time.Now()
+		if t0.IsZero() {
+			t0 = time.Now()
+		}
 		acc = l.leaf(w, s.lo, s.lo+int(c), acc)
 		s.lo += int(c)
 		s.n -= c
-		took := time.Since(t0)
+		t1 := time.Now()
+		took := t1.Sub(t0)
+		t0 = t1
 		s.psPerIter = max(1, uint64(took)*1000/uint64(c))
 		s.sure = took >= sureChunk
 		if took < chunkTarget && chunk < l.cfg.maxGrain {

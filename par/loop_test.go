@@ -398,3 +398,32 @@ func TestLoopChunksWithinGrains(t *testing.T) {
 		}
 	}
 }
+
+// One slow chunk (the OS took the core away, a page fault) must not make
+// the loop cut the rest of the range into tiny pieces: the halves of an
+// eager split measure a chunk of their own before they split again. Here
+// the first chunk (one iteration) takes 2 ms, an estimate of 2 ms per
+// iteration for iterations that cost nanoseconds; before the halves
+// re-measured, 1 worker ran the million iterations in a million chunks.
+func TestLoopStalledChunkDoesNotShatter(t *testing.T) {
+	p := newTestPool(t, worksteal.Config{Workers: 1})
+	const n = 1_000_000
+	chunks, sum := 0, 0
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		ForRange(w, 0, n, func(_ *worksteal.Worker, lo, hi int) {
+			if lo == 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			chunks++
+			sum += hi - lo
+		})
+		return struct{}{}
+	})
+	if sum != n {
+		t.Fatalf("the chunks covered %d iterations, want %d", sum, n)
+	}
+	if chunks > 20_000 {
+		t.Errorf("%d chunks for %d cheap iterations after one slow chunk: the range was shattered", chunks, n)
+	}
+	t.Logf("%d chunks", chunks)
+}

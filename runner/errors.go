@@ -24,4 +24,5 @@ var (
 	errTimedOut    = errors.New("runner: job timed out")
 	errLostRace    = errors.New("runner: a speculative copy finished first")
 	errInterrupted = ErrInterrupted
+	errHalted      = errors.New("runner: stopped by --halt now")
 )

@@ -108,7 +108,7 @@ func FuzzInputJobs(f *testing.F) {
 				t.Fatalf("command %q holds a NUL byte", c)
 			}
 		}
-		if len(jobs) > 0 && tmpl != "" && !quote && !rplRE.MatchString(tmpl) && !strings.HasPrefix(jobs[0].Command, tmpl) {
+		if len(jobs) > 0 && tmpl != "" && !quote && !hasRpl(tmpl) && !strings.HasPrefix(jobs[0].Command, tmpl) {
 			t.Fatalf("template %q without replacement strings: command %q does not start with it", tmpl, jobs[0].Command)
 		}
 	})
@@ -154,4 +154,10 @@ func FuzzReadJoblog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hasRpl says the template holds a replacement string.
+func hasRpl(tmpl string) bool {
+	t, err := compileTemplate([]string{tmpl}, false, rplSyntax{})
+	return err != nil || !t.appended
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,17 +27,56 @@ type Job struct {
 	// parallel's --pipe); nil: nothing, the job's stdin is empty.
 	Stdin []byte
 
-	slotParts []string  // the command cut at each {%} of its template; nil if none
-	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
+	// Args are the job's values, one per input source and record (GNU
+	// parallel's V1 ... Vn), and ArgNames name each one's source: its
+	// number from 1, or its column name under Input.Header. --tag,
+	// --results use them.
+	Args, ArgNames []string
+	// Tag is the prefix of each of the job's output lines (Input.Tag
+	// filled in); "" for none. {%} in it is the slot, as in Command.
+	Tag string
+	// Results is the name its output is saved under (Input.Results
+	// filled in); "" for none.
+	Results string
+
+	slotParts  []string  // the command cut at each {%} of its template; nil if none
+	in         *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
+	slotWidths []int     // the width each cut's slot number is padded to ({0%}); 0: none
+	tagParts   []string  // Tag cut at each {%}
+	tagWidths  []int
+	resParts   []string // Results cut at each {%}
+	resWidths  []int
 }
 
 // CommandIn returns the command as run in slot: Command with each {%} of
 // the template filled in (an argument that reads "{%}" is left alone).
 func (j Job) CommandIn(slot int) string {
-	if j.slotParts == nil {
-		return j.Command
+	return fillSlot(j.Command, j.slotParts, j.slotWidths, slot)
+}
+
+// TagIn returns the job's tag in slot: Tag with its {%} filled in.
+func (j Job) TagIn(slot int) string {
+	return fillSlot(j.Tag, j.tagParts, j.tagWidths, slot)
+}
+
+// ResultsIn returns the job's results name in slot: Results with its {%}
+// filled in.
+func (j Job) ResultsIn(slot int) string {
+	return fillSlot(j.Results, j.resParts, j.resWidths, slot)
+}
+
+func fillSlot(s string, parts []string, widths []int, slot int) string {
+	if parts == nil {
+		return s
 	}
-	return strings.Join(j.slotParts, strconv.Itoa(slot))
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			fmt.Fprintf(&b, "%0*d", widths[i-1], slot)
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // Source is one input source of GNU parallel: the arguments after a
@@ -88,6 +128,73 @@ type Input struct {
 	// is the argument. Only with a single source of lines; blank lines are
 	// skipped.
 	WeightCol int
+
+	// Delimiter ends each value read from a source of lines, and splits
+	// the ::: values (GNU parallel -d; -0 is "\x00"); "" means "\n".
+	Delimiter string
+	// Trim trims white space off each value (GNU parallel --trim): "n"
+	// none, "l" left, "r" right, "lr" or "rl" both; "" is GNU's default,
+	// "lr" for the columns of ColSep and "n" otherwise.
+	Trim string
+	// Header takes the first value of each source as its header (GNU
+	// parallel --header :): split at ColSep (or at tabs), its columns
+	// name replacement strings ({name} {name.} {name/} {name//}
+	// {name/.}). The values are split at tabs too when ColSep is "".
+	Header bool
+	// HeaderFiles names each source read from a file by the file's name
+	// ({foo/bar} for ":::: foo/bar", GNU parallel --header 0).
+	HeaderFiles bool
+	// Plus turns on GNU parallel's --plus replacement strings (plus.go).
+	Plus bool
+
+	// MaxArgs puts up to MaxArgs records (one value of each source) in one
+	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
+	// (-m, -X, --xargs), and MaxArgs, if set, caps them. {} is all of
+	// them, {n} the n-th value over the records. NoArgs reads one record
+	// per job and puts none in it (-n 0, -N 0).
+	MaxArgs int
+	Fill    bool
+	NoArgs  bool
+	// ContextReplace repeats a word holding {} for each value (-X, -N):
+	// pic{}.jpg becomes pica.jpg picb.jpg.
+	ContextReplace bool
+	// Spread, when above 1, spreads the last records over that many jobs
+	// (GNU parallel's -m and -X: when the input ends, the records of the
+	// job being filled are shared out over the slots, once).
+	Spread int
+	// MaxLen is the longest command (bytes, as GNU parallel counts them)
+	// that a job of several records is filled to; 0 means DefaultMaxLen.
+	MaxLen int
+
+	// Shuffle runs the jobs in a random order (GNU parallel --shuf),
+	// numbered in that order.
+	Shuffle bool
+	// Slots is the number of slots, for the width of {0%}.
+	Slots int
+	// Tag, if set, is the template of each job's Tag (GNU parallel's
+	// --tagstring; --tag is "{}"): values unquoted, nothing appended.
+	Tag *string
+	// Results, if set and holding a replacement string, is the template of
+	// each job's Results path (GNU parallel's --results NAME).
+	Results *string
+}
+
+// DefaultMaxLen is the longest command Input fills with records by
+// default: GNU parallel's reckoning, (max − 3000) / 2, with Linux's
+// limit on one argument (sh -c COMMAND), 128 KiB, as the max.
+const DefaultMaxLen = (128<<10 - 1 - 3000) / 2
+
+// value is one value of a source: its columns, and the value as read.
+type value struct {
+	cols []string
+	orig string
+}
+
+// record is one row of values, one of each source (or group of linked
+// sources): the columns side by side, and the values.
+type record struct {
+	cols  []string
+	origs []string
 }
 
 // Jobs reads the input and returns its jobs, numbered from 1 in input order.
@@ -96,17 +203,33 @@ func (in Input) Jobs() ([]Job, error) {
 	if in.WeightCol < 0 {
 		return nil, fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
 	}
+	if in.MaxArgs < 0 || in.MaxLen < 0 {
+		return nil, fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
+	}
+	switch in.Trim {
+	case "", "n", "l", "r", "lr", "rl":
+	default:
+		return nil, fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
+	}
 	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
 		return nil, fmt.Errorf("%w: empty command template", ErrBadInput)
 	}
-	tmpl, err := compileTemplate(in.Template, in.Quote)
-	if err != nil {
-		return nil, err
+	colsepStr := in.ColSep
+	if colsepStr == "" && (in.Header || in.HeaderFiles) {
+		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
 	}
 	var colsep *regexp.Regexp
-	if in.ColSep != "" {
-		if colsep, err = regexp.Compile(in.ColSep); err != nil {
+	if colsepStr != "" {
+		var err error
+		if colsep, err = regexp.Compile(colsepStr); err != nil {
 			return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
+		}
+	}
+	colTrim, valTrim := in.Trim, in.Trim
+	if colTrim == "" {
+		colTrim, valTrim = "lr", "n"
+		if in.ColSep == "" {
+			colTrim = "n" // a colsep implied by --header does not trim
 		}
 	}
 	sources := in.Sources
@@ -116,48 +239,233 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
+	syn := rplSyntax{plus: in.Plus}
 	if in.WeightCol > 0 {
 		if len(sources) != 1 || sources[0].Args != nil {
 			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
 		}
+		tmpl, err := compileTemplate(in.Template, in.Quote, syn)
+		if err != nil {
+			return nil, err
+		}
 		return in.weightedJobs(tmpl, colsep, sources[0])
 	}
 	// Each source's values, each value already split into its columns.
-	vals := make([][][]string, len(sources))
+	vals := make([][]value, len(sources))
+	var err error
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
-			if lines, err = readLines(src.Lines, src.Name); err != nil {
+			if lines, err = readItems(src.Lines, src.Name, in.Delimiter); err != nil {
 				return nil, err
 			}
 		} else {
+			sep := in.Delimiter
+			if sep == "" {
+				sep = "\n"
+			}
 			for _, a := range src.Args {
-				if strings.IndexByte(a, 0) >= 0 {
+				if strings.IndexByte(a, 0) >= 0 && !strings.Contains(sep, "\x00") {
 					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, errNUL)
 				}
-				lines = append(lines, strings.Split(a, "\n")...)
+				lines = append(lines, strings.Split(a, sep)...)
 			}
 		}
-		vals[i] = make([][]string, len(lines))
+		if in.Header && len(lines) > 0 {
+			names := splitColumns(colsep, lines[0], colTrim)
+			if syn.names == nil {
+				syn.names = map[string]int{}
+			}
+			for k, n := range names {
+				if _, dup := syn.names[n]; !dup {
+					syn.names[n] = columnsBefore(vals[:i]) + k + 1
+				}
+			}
+			lines = lines[1:]
+		}
+		if in.HeaderFiles && src.Args == nil && src.Name != "stdin" {
+			if syn.names == nil {
+				syn.names = map[string]int{}
+			}
+			syn.names[src.Name] = columnsBefore(vals[:i]) + 1
+		}
+		vals[i] = make([]value, len(lines))
 		for k, l := range lines {
-			vals[i][k] = splitColumns(colsep, l)
+			l = trimSpace(l, valTrim)
+			vals[i][k] = value{cols: splitColumns(colsep, l, colTrim), orig: l}
+		}
+	}
+	tmpl, err := compileTemplate(in.Template, in.Quote, syn)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.context = in.ContextReplace
+	tmpl.slotWidth = digits(in.Slots)
+	var tag, res *template
+	if in.Tag != nil {
+		if tag, err = compileTemplate([]string{*in.Tag}, false, syn); err != nil {
+			return nil, err
+		}
+		tag.quoteArgs = false
+		if tag.appended {
+			tag.words = tag.words[:len(tag.words)-1] // a tag without replacement strings is itself
+		}
+		tag.slotWidth = tmpl.slotWidth
+	}
+	if in.Results != nil {
+		if res, err = compileTemplate([]string{*in.Results}, false, syn); err != nil {
+			return nil, err
+		}
+		res.quoteArgs = false
+		res.slotWidth = tmpl.slotWidth
+		if res.appended {
+			res = nil // a plain name: a directory of the arguments
 		}
 	}
 	// GNU parallel: no values at all is no jobs; an empty source beside
 	// others gives one empty value.
-	if !slices.ContainsFunc(vals, func(v [][]string) bool { return len(v) > 0 }) {
+	if !slices.ContainsFunc(vals, func(v []value) bool { return len(v) > 0 }) {
 		return nil, nil
 	}
 	for i, v := range vals {
 		if len(v) == 0 {
-			vals[i] = [][]string{splitColumns(colsep, "")}
+			vals[i] = []value{{cols: splitColumns(colsep, "", colTrim)}}
 		}
 	}
-	var jobs []Job
-	for _, row := range rows(sources, vals, in.Link) {
-		jobs = append(jobs, tmpl.job(row, len(jobs)+1))
+	recs := rows(sources, vals, in.Link)
+	if in.Shuffle {
+		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	}
+	groups, err := in.group(tmpl, recs)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(sources))
+	for i := range names {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	if in.Header {
+		for n, pos := range syn.names {
+			for i := range sources {
+				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
+					names[i] = n
+				}
+			}
+		}
+	}
+	jobs := make([]Job, 0, len(groups))
+	for _, g := range groups {
+		var row, argv, argNames []string
+		for _, r := range g {
+			if !in.NoArgs {
+				row = append(row, r.cols...)
+			}
+			argv = append(argv, r.origs...)
+			for i := range r.origs {
+				argNames = append(argNames, names[i%len(names)])
+			}
+		}
+		j := tmpl.job(row, len(jobs)+1, len(groups))
+		j.Args, j.ArgNames = argv, argNames
+		if tag != nil {
+			parts, widths := tag.expand(row, j.Seq, len(groups))
+			j.Tag = strings.Join(parts, "{%}")
+			if len(parts) > 1 {
+				j.tagParts, j.tagWidths = parts, widths
+			}
+		}
+		if res != nil {
+			parts, widths := res.expand(row, j.Seq, len(groups))
+			j.Results = strings.Join(parts, "{%}")
+			if len(parts) > 1 {
+				j.resParts, j.resWidths = parts, widths
+			}
+		}
+		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+// columnsBefore is the number of columns the sources before one give a
+// row: those of each one's first value.
+func columnsBefore(vals [][]value) int {
+	n := 0
+	for _, v := range vals {
+		if len(v) > 0 {
+			n += len(v[0].cols)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// group cuts the records into jobs: one record each, or as many as
+// MaxArgs, Fill and MaxLen allow, spread at the end as GNU parallel's
+// populate does for -m and -X.
+func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
+	if in.NoArgs || (in.MaxArgs <= 1 && !in.Fill) {
+		groups := make([][]record, len(recs))
+		for i := range recs {
+			groups[i] = recs[i : i+1]
+		}
+		return groups, nil
+	}
+	maxLen := in.MaxLen
+	if maxLen == 0 {
+		maxLen = DefaultMaxLen
+	}
+	limit := in.MaxArgs // 0: no cap but the length
+	base := len(strings.Join(firstOf(tmpl.expand(nil, 1, 1)), ""))
+	cost := func(r record) int {
+		return max(len(strings.Join(firstOf(tmpl.expand(r.cols, 1, 1)), ""))-base, 0) + 1
+	}
+	var groups [][]record
+	spread := false
+	for i := 0; i < len(recs); {
+		k, length := 0, base
+		for i+k < len(recs) {
+			length += cost(recs[i+k])
+			k++
+			if length >= maxLen {
+				if k > 1 {
+					k--
+					break
+				}
+				return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, length, maxLen, i+1, strings.Join(recs[i].origs, " "))
+			}
+			if limit > 0 && k >= limit {
+				break
+			}
+		}
+		if in.Spread > 1 && !spread && i+k == len(recs) {
+			spread = true
+			if k > 1 {
+				limit = (k + in.Spread - 1) / in.Spread
+				k = limit
+			}
+		}
+		groups = append(groups, recs[i:i+k])
+		i += k
+	}
+	return groups, nil
+}
+
+func firstOf(parts []string, _ []int) []string { return parts }
+
+// trimSpace trims Perl's white space off v: "l" left, "r" right, "lr" or
+// "rl" both, else none.
+func trimSpace(v, mode string) string {
+	const ws = " \t\n\r\f\v"
+	switch mode {
+	case "l":
+		return strings.TrimLeft(v, ws)
+	case "r":
+		return strings.TrimRight(v, ws)
+	case "lr", "rl":
+		return strings.Trim(v, ws)
+	}
+	return v
 }
 
 func sourceName(s Source) string {
@@ -168,8 +476,9 @@ func sourceName(s Source) string {
 }
 
 // splitColumns splits a value at colsep (nil: no split) into columns,
-// trimmed as GNU parallel trims them (--trim lr, implied by --colsep).
-func splitColumns(colsep *regexp.Regexp, v string) []string {
+// trimmed as GNU parallel trims them (--trim lr, implied by --colsep,
+// unless --trim says otherwise).
+func splitColumns(colsep *regexp.Regexp, v, trim string) []string {
 	if colsep == nil {
 		return []string{v}
 	}
@@ -178,19 +487,19 @@ func splitColumns(colsep *regexp.Regexp, v string) []string {
 	}
 	cols := colsep.Split(v, -1)
 	for i, c := range cols {
-		cols[i] = strings.Trim(c, " \t\n\r\f\v")
+		cols[i] = trimSpace(c, trim)
 	}
 	return cols
 }
 
-// rows combines the sources' values into argument rows: linked sources
-// side by side (cut to the shortest, or, with link, every source wrapped
-// to the longest), the groups so formed in every combination, the first
-// varying slowest.
-func rows(sources []Source, vals [][][]string, link bool) [][]string {
-	type group [][]string // rows of one group of linked sources
+// rows combines the sources' values into records: linked sources side by
+// side (cut to the shortest, or, with link, every source wrapped to the
+// longest), the groups so formed in every combination, the first varying
+// slowest.
+func rows(sources []Source, vals [][]value, link bool) []record {
+	type group []record // records of one group of linked sources
 	var groups []group
-	zip := func(members [][][]string, wrap bool) group {
+	zip := func(members [][]value, wrap bool) group {
 		n := len(members[0])
 		for _, m := range members {
 			if wrap {
@@ -202,7 +511,9 @@ func rows(sources []Source, vals [][][]string, link bool) [][]string {
 		g := make(group, n)
 		for i := range g {
 			for _, m := range members {
-				g[i] = append(g[i], m[i%len(m)]...)
+				v := m[i%len(m)]
+				g[i].cols = append(g[i].cols, v.cols...)
+				g[i].origs = append(g[i].origs, v.orig)
 			}
 		}
 		return g
@@ -219,14 +530,15 @@ func rows(sources []Source, vals [][][]string, link bool) [][]string {
 			i = j
 		}
 	}
-	var out [][]string
+	var out []record
 	idx := make([]int, len(groups))
 	for {
-		var row []string
+		var r record
 		for g, k := range idx {
-			row = append(row, groups[g][k]...)
+			r.cols = append(r.cols, groups[g][k].cols...)
+			r.origs = append(r.origs, groups[g][k].origs...)
 		}
-		out = append(out, row)
+		out = append(out, r)
 		g := len(groups) - 1
 		for ; g >= 0; g-- {
 			idx[g]++
@@ -281,7 +593,7 @@ func (in Input) weightedJobs(tmpl *template, colsep *regexp.Regexp, src Source) 
 				row[i] = strings.Trim(c, " \t\n\r\f\v")
 			}
 		}
-		j := tmpl.job(row, len(jobs)+1)
+		j := tmpl.job(row, len(jobs)+1, len(lines))
 		j.Weight = w
 		jobs = append(jobs, j)
 	}

@@ -145,3 +145,20 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// GNU parallel pads {0#} and {0%} to 1+int(log(n)/log(10)) digits, one
+// short at 1000 and 1000000 (Perl's doubles, as Go's).
+func TestPlusPaddingWidths(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 9: 1, 10: 2, 99: 2, 100: 3, 999: 3, 1000: 3, 1001: 4, 9999: 4, 10000: 5, 1000000: 6, 1000001: 7} {
+		if got := digits(n); got != want {
+			t.Errorf("digits(%d) = %d; want %d (GNU parallel's)", n, got, want)
+		}
+	}
+	jobs, err := Input{Template: []string{"echo", "{0#}"}, Plus: true, Lines: strings.NewReader(strings.Repeat("x\n", 1000))}.Jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs[0].Command != "echo 001" || jobs[999].Command != "echo 1000" {
+		t.Errorf("{0#} of 1000 jobs: %q ... %q; want echo 001 ... echo 1000", jobs[0].Command, jobs[999].Command)
+	}
+}

@@ -20,9 +20,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
+
+// errNoReader: no process has the fifo open to read yet.
+var errNoReader = errors.New("runner: no reader on the fifo")
 
 // DefaultBlock is GNU parallel's --block: 1 MiB.
 const DefaultBlock = 1 << 20
@@ -334,7 +336,7 @@ func (pj PipeJobs) template() (*template, error) {
 	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
 		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
 	}
-	t, err := compileTemplate(pj.Template, pj.Quote)
+	t, err := compileTemplate(pj.Template, pj.Quote, rplSyntax{})
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +355,7 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq)
+	j := t.job([]string{arg}, seq, 0) // {##}: the number of chunks is not known
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {
@@ -571,14 +573,14 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 			// it: wait for the job to open it, or for the attempt to end.
 			wait := time.Millisecond
 			for {
-				w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				w, err := openFifoWriter(path)
 				if err == nil {
 					c, _ := io.Copy(w, in.reader()) // fails once the job closes it
 					w.Close()
 					n.Store(c)
 					return
 				}
-				if !errors.Is(err, syscall.ENXIO) {
+				if !errors.Is(err, errNoReader) {
 					return
 				}
 				select {
@@ -629,7 +631,7 @@ func (in *jobInput) makeFile(fifo bool) (string, error) {
 	if fifo {
 		f.Close()
 		os.Remove(path)
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
+		if err := mkfifo(path); err != nil {
 			return "", fmt.Errorf("--fifo: %w", err)
 		}
 		in.path = path

@@ -18,8 +18,11 @@ type Exit struct {
 	Code int
 	// Signal is the signal that killed the process, 0 if none.
 	Signal int
-	// Stdout and Stderr are the process's output, kept whole.
+	// Stdout and Stderr are the process's output, kept whole (empty when
+	// Command streamed it).
 	Stdout, Stderr []byte
+	// Received is the number of bytes the process wrote to stdout.
+	Received int64
 	// Err is why the command did not succeed when Code alone does not say:
 	// a failure to start it, or the cause of its cancellation (a timeout, a
 	// speculative copy that won, an interruption). Nil after a normal exit,
@@ -49,6 +52,9 @@ type Command struct {
 	// Reaper, if not nil, kills the command's process group should this
 	// process die while the command runs (see Reaper).
 	Reaper *Reaper
+	// Stdout and Stderr, if set, receive the output as it comes instead of
+	// Exit.Stdout and Exit.Stderr.
+	Stdout, Stderr io.Writer
 }
 
 // Exec runs c.Line with the shell in a new process group, with no stdin,
@@ -79,6 +85,14 @@ func Exec(ctx context.Context, c Command) Exit {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var counted *countingWriter
+	if c.Stdout != nil {
+		counted = &countingWriter{w: c.Stdout}
+		cmd.Stdout = counted
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
+	}
 	// A group of its own: the job's children die with it, and a terminal's
 	// Ctrl-C reaches only us (we then stop the jobs in order). See
 	// process_unix.go and process_other.go for what each system does.
@@ -127,6 +141,10 @@ func Exec(ctx context.Context, c Command) Exit {
 	<-killed
 	e.Runtime = time.Since(e.Start)
 	e.Stdout, e.Stderr = stdout.Bytes(), stderr.Bytes()
+	e.Received = int64(stdout.Len())
+	if counted != nil {
+		e.Received = counted.n
+	}
 	e.Code, e.Signal = exitStatus(cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -136,4 +154,16 @@ func Exec(ctx context.Context, c Command) Exit {
 		e.Err = context.Cause(ctx)
 	}
 	return e
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -64,11 +64,33 @@ type Config struct {
 	SpeculateAfter time.Duration
 
 	// KeepOrder writes the jobs' output in input order instead of as they
-	// finish. Either way the output of one job is written whole (stdout,
-	// then stderr), never interleaved with another's.
+	// finish. Either way, under OutputGroup, the output of one job is
+	// written whole (stdout, then stderr), never interleaved with
+	// another's.
 	KeepOrder bool
+	// Output says when the jobs' output is written: whole when the job
+	// finishes (OutputGroup, the default), a line at a time as it comes
+	// (OutputLineBuffer), or as it comes (OutputUngroup). Under KeepOrder
+	// it is always written whole.
+	Output OutputMode
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
+	// Tag prefixes each line of a job's output with its TagIn(slot) and a
+	// tab (GNU parallel's --tag, --tagstring); not under OutputUngroup.
+	Tag bool
+	// Results, if set, receives each finished job's result in place of
+	// Stdout and Stderr (GNU parallel's --results), from the goroutine
+	// that writes the output, before its joblog row. An error is reported
+	// once on Stderr and the batch goes on.
+	Results func(Result) error
+
+	// Halt stops the batch early when enough jobs failed, succeeded or
+	// finished (GNU parallel's --halt); Summary.HaltStatus is then GNU's
+	// exit status.
+	Halt Halt
+	// Delay is the least time between two job starts (GNU parallel's
+	// --delay); 0 means none.
+	Delay time.Duration
 
 	// Joblog, if set, receives one row per finished job, right after the
 	// job's output is written (as GNU parallel does: under KeepOrder, in
@@ -148,7 +170,7 @@ func (r Result) Record(host string) Record {
 	if r.TimedOut && code == 0 {
 		code = -1
 	}
-	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: int64(len(r.Stdout)), Exit: code, Signal: r.Signal, Command: r.Command}
+	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: r.Received, Exit: code, Signal: r.Signal, Command: r.Command}
 }
 
 // Summary is what happened to a batch, with the balance metrics of the run.
@@ -185,6 +207,13 @@ type Summary struct {
 
 	// Results holds the finished jobs' results in input order.
 	Results []Result
+
+	// Halted says the Halt condition was met; HaltStatus is the exit
+	// status GNU parallel gives under Config.Halt (met or not), and
+	// HaltSet says there is one (Halt is not never).
+	Halted     bool
+	HaltStatus int
+	HaltSet    bool
 }
 
 // Saving returns the fraction of the input-order makespan that LPT ordering
@@ -252,6 +281,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: timeout factor %v: must be 0 (none) or more", ErrInvalidConfig, c.TimeoutFactor)
 	case c.SpeculateAfter < 0:
 		return fmt.Errorf("%w: speculate after %v: must be 0 (relative) or more", ErrInvalidConfig, c.SpeculateAfter)
+	case c.Delay < 0:
+		return fmt.Errorf("%w: delay %v: must be 0 (none) or more", ErrInvalidConfig, c.Delay)
+	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent > 100:
+		return fmt.Errorf("%w: halt %+v: a count of 0 or more, or a percentage up to 100", ErrInvalidConfig, c.Halt)
 	}
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()
@@ -345,9 +378,20 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	if feed != nil {
 		r.retryCh = make(chan *jobState, 1<<16) // retries wait in timers, not here, beyond that
 	}
+	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
+	if cfg.Output != OutputGroup && !cfg.KeepOrder {
+		r.streamOut = &lockedWriter{w: cfg.Stdout}
+		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: &r.streamOut.mu0}
+		r.streamOut.mu = &r.streamOut.mu0
+	}
 	err := r.loop(ctx)
 	r.releaseInputs()
 	r.finishSummary()
+	if r.halt.When != HaltNever {
+		r.sum.HaltSet = true
+		r.sum.Halted = r.halt.triggered
+		r.sum.HaltStatus = r.halt.exitStatus(r.started)
+	}
 	return &r.sum, err
 }
 
@@ -384,6 +428,16 @@ type run struct {
 	backoff   balance.Backoff
 	sum       Summary
 	end       time.Time
+
+	halt      halting
+	started   int       // jobs started (first attempts)
+	nextStart time.Time // Delay: the earliest time the next job may start
+	delayT    *time.Timer
+	delayC    <-chan time.Time // fires at nextStart while a job waits for it
+	// streamOut and streamErr: the jobs' output as it comes (OutputLineBuffer,
+	// OutputUngroup), one write at a time.
+	streamOut, streamErr *lockedWriter
+	resultsFailed        bool
 }
 
 func (r *run) loop(ctx context.Context) error {
@@ -402,7 +456,7 @@ func (r *run) loop(ctx context.Context) error {
 				r.speculate(ctx)
 			}
 		}
-		if r.running == 0 && (stopping || r.drained()) {
+		if r.running == 0 && (stopping || r.drained() || r.halt.triggered) {
 			break
 		}
 		// A streamed job is taken only when it can start at once.
@@ -430,6 +484,8 @@ func (r *run) loop(ctx context.Context) error {
 				r.retries = append(r.retries, js)
 			}
 		case <-tick:
+		case <-r.delayC:
+			r.delayC = nil
 		case <-done:
 			done, stopping = nil, true
 			for _, js := range r.jobs {
@@ -440,6 +496,9 @@ func (r *run) loop(ctx context.Context) error {
 		}
 	}
 	r.end = time.Now()
+	if r.delayT != nil {
+		r.delayT.Stop()
+	}
 	r.flushOutput()
 	if stopping {
 		return fmt.Errorf("%w (%w)", ErrInterrupted, context.Cause(ctx))
@@ -453,20 +512,36 @@ func (r *run) drained() bool {
 }
 
 // startReady fills the free slots: retries first, then the plan's order.
+// Nothing starts once a Halt is met; under Delay, one job at a time.
 func (r *run) startReady(ctx context.Context) {
-	for r.running < r.cfg.Slots {
-		if (len(r.retries) > 0 || r.next < len(r.plan.order)) && !r.roomForJob() {
+	for r.running < r.cfg.Slots && !r.halt.triggered {
+		if len(r.retries) == 0 && r.next >= len(r.plan.order) {
+			return
+		}
+		if !r.roomForJob() {
 			return // the throttle rechecks later
 		}
+		if r.cfg.Delay > 0 {
+			if wait := time.Until(r.nextStart); wait > 0 {
+				if r.delayC == nil {
+					if r.delayT == nil {
+						r.delayT = time.NewTimer(wait)
+					} else {
+						r.delayT.Reset(wait)
+					}
+					r.delayC = r.delayT.C
+				}
+				return
+			}
+			r.nextStart = time.Now().Add(r.cfg.Delay)
+		}
 		var js *jobState
-		switch {
-		case len(r.retries) > 0:
+		if len(r.retries) > 0 {
 			js, r.retries = r.retries[0], r.retries[1:]
-		case r.next < len(r.plan.order):
+		} else {
 			js = r.jobs[r.plan.order[r.next]]
 			r.next++
-		default:
-			return
+			r.started++
 		}
 		r.launch(ctx, js, false)
 	}
@@ -523,6 +598,10 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
 	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, Nice: r.cfg.Nice}
+	var flush func()
+	if r.streamOut != nil {
+		c.Stdout, c.Stderr, flush = r.streams(js.job, slot)
+	}
 	in := openInput(js.job)
 	go func() {
 		stdin, extra, sent, err := in.attempt()
@@ -532,6 +611,9 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
 		e := Exec(actx, c)
+		if flush != nil {
+			flush()
+		}
 		r.events <- attemptDone{a: a, e: e, sent: sent()}
 	}()
 	r.progress()
@@ -611,7 +693,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 	case js.res != nil:
 		// The loser of a speculative race, killed or finishing late.
 		return
-	case errors.Is(e.Err, errInterrupted):
+	case errors.Is(e.Err, errInterrupted) || errors.Is(e.Err, errHalted):
 		return // not finished: neither logged nor counted
 	case e.OK():
 		r.hist.Observe(e.Runtime)
@@ -625,7 +707,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
-	case js.tries <= r.cfg.Retries && !stopping:
+	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res
 		r.sum.Retries++
 		if r.cfg.RetryDelay <= 0 {
@@ -655,11 +737,37 @@ func (r *run) complete(js *jobState, res *Result) {
 	}
 	if !r.cfg.KeepOrder {
 		r.output(res)
+	} else {
+		for r.nextOut < len(r.jobs) && r.jobs[r.nextOut].res != nil {
+			r.output(r.jobs[r.nextOut].res)
+			r.nextOut++
+		}
+	}
+	if r.halt.observe(res) {
+		r.halted(res)
+	}
+}
+
+// halted acts on a Halt just met: it says so on Stderr, as GNU parallel
+// does, and under HaltNow stops the running attempts (which are then
+// neither logged nor counted).
+func (r *run) halted(res *Result) {
+	what := map[HaltWhy]string{HaltOnFail: "failed", HaltOnSuccess: "succeeded", HaltOnDone: "finished"}[r.halt.Why]
+	if r.halt.Why == HaltOnDone {
+		what = "finished"
+	}
+	fmt.Fprintf(r.cfg.Stderr, "worksteal: This job %s:\n%s\n", what, res.Command)
+	if r.halt.When == HaltNow {
+		for _, js := range r.jobs {
+			for _, a := range js.running {
+				a.cancel(errHalted)
+			}
+		}
+		r.retries = nil
 		return
 	}
-	for r.nextOut < len(r.jobs) && r.jobs[r.nextOut].res != nil {
-		r.output(r.jobs[r.nextOut].res)
-		r.nextOut++
+	if r.running > 0 {
+		fmt.Fprintf(r.cfg.Stderr, "worksteal: Starting no more jobs. Waiting for %d jobs to finish.\n", r.running)
 	}
 }
 
@@ -677,11 +785,29 @@ func (r *run) flushOutput() {
 }
 
 func (r *run) output(res *Result) {
-	if len(res.Stdout) > 0 {
-		r.cfg.Stdout.Write(res.Stdout)
-	}
-	if len(res.Stderr) > 0 {
-		r.cfg.Stderr.Write(res.Stderr)
+	switch {
+	case r.cfg.Results != nil:
+		if err := r.cfg.Results(*res); err != nil && !r.resultsFailed {
+			r.resultsFailed = true
+			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: results: %v (the results are incomplete)\n", err)
+		}
+	case r.streamOut != nil:
+		// Written as it came.
+	case r.cfg.Tag:
+		tag := res.TagIn(res.Slot) + "\t"
+		if len(res.Stdout) > 0 {
+			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
+		}
+		if len(res.Stderr) > 0 {
+			r.cfg.Stderr.Write(tagLines(nil, tag, res.Stderr))
+		}
+	default:
+		if len(res.Stdout) > 0 {
+			r.cfg.Stdout.Write(res.Stdout)
+		}
+		if len(res.Stderr) > 0 {
+			r.cfg.Stderr.Write(res.Stderr)
+		}
 	}
 	switch {
 	case res.TimedOut:

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,10 +28,15 @@ import (
 //   - With Quote (GNU's -q) each word of the template is quoted whole once
 //     filled, and the values are not quoted on their own.
 
-// rplRE matches one replacement string. Braces that are not one are text.
-// A position may be followed by white space ({1 }, {2 .}), as in GNU's
-// /\{(-?\d+)\s*.../x.
-var rplRE = regexp.MustCompile(`\{(?:(-?[0-9]+)[ \t\n\r\f\v]*)?(\.|/|//|/\.)?\}|\{#\}|\{%\}`)
+// candRE matches the text that may be a replacement string: braces around
+// anything but braces. What is inside decides (parseRpl); braces that are
+// not a replacement string are text.
+var candRE = regexp.MustCompile(`\{[^{}]*\}`)
+
+// coreRE is the inside of GNU's own replacement strings: an optional
+// position (which may be followed by white space: {1 }, {2 .}, as GNU's
+// /\{(-?\d+)\s*.../x) and an optional modifier.
+var coreRE = regexp.MustCompile(`^(?:(-?[0-9]+)[ \t\n\r\f\v]*)?(\.|/|//|/\.)?$`)
 
 // perlRplRE matches GNU's {= perl expression =}, which is not supported.
 var perlRplRE = regexp.MustCompile(`\{=.*?=\}`)
@@ -37,22 +44,37 @@ var perlRplRE = regexp.MustCompile(`\{=.*?=\}`)
 // piece is literal text or one replacement string of a template word.
 type piece struct {
 	lit  string
-	kind byte   // 0: literal, 'a': argument(s), '#': sequence, '%': slot
-	pos  int    // 'a': 1-based position, negative from the end; 0 every argument
-	mod  string // 'a': "", ".", "/", "//" or "/."
+	kind byte // 0: literal, 'a': argument(s), '#': sequence, '%': slot, 'T': total jobs ({##}), 'S': padded sequence ({0#}), 'P': padded slot ({0%})
+	pos  int  // 'a': 1-based position, negative from the end; 0 every argument
+	mod  string
+	fn   func(string) string // 'a': a --plus expression applied after mod; nil if none
 }
+
+// context says p stands for every argument (no position): the word that
+// holds it is repeated for each argument under context replace (-X).
+func (p piece) context() bool { return p.kind == 'a' && p.pos == 0 }
 
 // template is a compiled command template.
 type template struct {
 	words      [][]piece // the template's words, each a list of pieces
 	quoteArgs  bool      // values are shell-quoted
 	quoteWords bool      // -q: each filled word is quoted whole
-	slot       bool      // the template holds {%}
+	context    bool      // -X: a word holding {} is repeated for each argument
+	slot       bool      // the template holds {%} or {0%}
+	slotWidth  int       // digits of {0%}
+	appended   bool      // the template had no replacement string: {} was appended
+}
+
+// rplSyntax says which replacement strings a template knows beyond GNU's
+// own: --plus's, and the column names of --header.
+type rplSyntax struct {
+	plus  bool
+	names map[string]int // column name → 1-based position
 }
 
 // compileTemplate parses the words of a command template. quote is GNU's
 // -q.
-func compileTemplate(words []string, quote bool) (*template, error) {
+func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, error) {
 	t := &template{quoteWords: quote}
 	if len(words) == 0 {
 		words = []string{"{}"}
@@ -67,39 +89,21 @@ func compileTemplate(words []string, quote bool) (*template, error) {
 		}
 		var ps []piece
 		last := 0
-		for _, loc := range rplRE.FindAllStringSubmatchIndex(w, -1) {
+		for _, loc := range candRE.FindAllStringIndex(w, -1) {
+			p, ok, err := syn.parse(w[loc[0]+1 : loc[1]-1])
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 			if loc[0] > last {
 				ps = append(ps, piece{lit: w[last:loc[0]]})
 			}
 			last = loc[1]
-			m := w[loc[0]:loc[1]]
 			any = true
-			switch m {
-			case "{#}":
-				ps = append(ps, piece{kind: '#'})
-				continue
-			case "{%}":
-				ps = append(ps, piece{kind: '%'})
+			if p.kind == '%' || p.kind == 'P' {
 				t.slot = true
-				continue
-			}
-			p := piece{kind: 'a'}
-			if loc[2] >= 0 {
-				num := w[loc[2]:loc[3]]
-				n, err := strconv.Atoi(num)
-				switch {
-				case err != nil: // beyond int: no argument can be there
-					n = 1 << 30
-					if num[0] == '-' {
-						n = -n
-					}
-				case n == 0 && num != "0":
-					n = 1 << 30 // "00", "-0": true in Perl, past the row
-				}
-				p.pos = n
-			}
-			if loc[4] >= 0 {
-				p.mod = w[loc[4]:loc[5]]
 			}
 			ps = append(ps, p)
 		}
@@ -110,9 +114,79 @@ func compileTemplate(words []string, quote bool) (*template, error) {
 	}
 	if !any {
 		t.words = append(t.words, []piece{{kind: 'a'}})
+		t.appended = true
 	}
 	t.quoteArgs = !quote && !rplInCommandWord(t.words)
 	return t, nil
+}
+
+// parse reads the inside of a pair of braces: a replacement string, or
+// false for text.
+func (syn rplSyntax) parse(in string) (piece, bool, error) {
+	switch in {
+	case "#":
+		return piece{kind: '#'}, true, nil
+	case "%":
+		return piece{kind: '%'}, true, nil
+	}
+	if syn.plus {
+		switch in {
+		case "##":
+			return piece{kind: 'T'}, true, nil
+		case "0#":
+			return piece{kind: 'S'}, true, nil
+		case "0%":
+			return piece{kind: 'P'}, true, nil
+		}
+	}
+	if m := coreRE.FindStringSubmatch(in); m != nil {
+		return piece{kind: 'a', pos: parsePos(m[1]), mod: m[2]}, true, nil
+	}
+	if pos, ok := syn.names[in]; ok {
+		return piece{kind: 'a', pos: pos}, true, nil
+	}
+	for _, mod := range []string{"/.", "//", ".", "/"} {
+		if pos, ok := syn.names[strings.TrimSuffix(in, mod)]; ok && strings.HasSuffix(in, mod) {
+			return piece{kind: 'a', pos: pos, mod: mod}, true, nil
+		}
+	}
+	if !syn.plus {
+		return piece{}, false, nil
+	}
+	// --plus: an optional position, then one of its strings.
+	pos, rest := 0, in
+	if m := plusPosRE.FindStringSubmatch(in); m != nil && m[2] != "" {
+		pos, rest = parsePos(m[1]), m[2]
+	}
+	if plusMods[rest] {
+		return piece{kind: 'a', pos: pos, mod: rest}, true, nil
+	}
+	fn, ok, err := plusExpr(rest)
+	if !ok || err != nil {
+		return piece{}, false, err
+	}
+	return piece{kind: 'a', pos: pos, fn: fn}, true, nil
+}
+
+var plusPosRE = regexp.MustCompile(`^(-?[0-9]+)(.*)$`)
+
+// parsePos reads a position: "" is 0 (every argument); {0} is {} (Perl's
+// truth of "0" in GNU's "if($1)"); {00} and {-0} are past the row.
+func parsePos(num string) int {
+	if num == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(num)
+	switch {
+	case err != nil: // beyond int: no argument can be there
+		n = 1 << 30
+		if num[0] == '-' {
+			n = -n
+		}
+	case n == 0 && num != "0":
+		n = 1 << 30 // "00", "-0": true in Perl, past the row
+	}
+	return n
 }
 
 // rplInCommandWord says a replacement string comes before the first space,
@@ -135,85 +209,125 @@ func rplInCommandWord(words [][]piece) bool {
 	return false
 }
 
-// job returns job seq for one row of arguments.
-func (t *template) job(row []string, seq int) Job {
-	parts := t.expand(row, seq)
+// job returns job seq of total for one row of arguments.
+func (t *template) job(row []string, seq, total int) Job {
+	parts, widths := t.expand(row, seq, total)
 	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
 	if len(parts) > 1 {
-		j.slotParts = parts
+		j.slotParts, j.slotWidths = parts, widths
 	}
 	return j
 }
 
-// expand returns the command for one row of arguments and job number seq,
-// cut at each {%} (whose slot is known only when the job starts).
-func (t *template) expand(row []string, seq int) []string {
-	var parts []string
+// expand returns the command for one row of arguments and job number seq
+// of total, cut at each {%} or {0%} (whose slot is known only when the job
+// starts), with the width each cut's slot number is padded to (0: none).
+func (t *template) expand(row []string, seq, total int) (parts []string, widths []int) {
 	var b strings.Builder
 	for i, w := range t.words {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		// groups: the word cut where {} puts a space between two
-		// arguments; with -q each group is quoted on its own.
-		var group strings.Builder
-		slotted := false // -q: a {%} cut this word
-		flush := func(sep bool) {
-			if t.quoteWords && group.Len() == 0 && slotted && !sep {
-				return // nothing after (or before) the slot to quote
+		reps := [][]string{row} // the rows the word is filled from
+		if t.context && len(row) > 1 && slices.ContainsFunc(w, piece.context) {
+			// -X: the word once per argument, its {} that argument.
+			reps = reps[:0]
+			for k := range row {
+				reps = append(reps, row[k:k+1])
 			}
-			if t.quoteWords {
-				b.WriteString(gnuQuote(group.String()))
-			} else {
-				b.WriteString(group.String())
-			}
-			group.Reset()
-			if sep {
+		}
+		for r, rrow := range reps {
+			if r > 0 {
 				b.WriteByte(' ')
 			}
+			parts, widths = t.fillWord(&b, w, rrow, row, seq, total, parts, widths)
 		}
-		for _, p := range w {
-			switch p.kind {
-			case 0:
-				group.WriteString(p.lit)
-			case '#':
-				group.WriteString(strconv.Itoa(seq))
-			case '%':
-				if t.quoteWords {
-					// -q quotes the word whole: the slot, a number,
-					// needs no quotes, so the word is cut around it.
-					slotted = slotted || group.Len() == 0
-					flush(false)
-					slotted = true
-				} else {
-					b.WriteString(group.String())
-					group.Reset()
-				}
-				parts = append(parts, b.String())
-				b.Reset()
-			case 'a':
-				if p.pos != 0 {
-					// GNU: a position past the row is "", not quoted.
-					if v, ok := argAt(row, p.pos); ok {
-						group.WriteString(t.value(v, p.mod))
-					}
-					continue
-				}
-				for k, v := range row {
-					if k > 0 {
-						flush(true)
-					}
-					group.WriteString(t.value(v, p.mod))
-				}
-			}
-		}
-		flush(false)
 	}
-	return append(parts, b.String())
+	return append(parts, b.String()), widths
 }
 
-func (t *template) value(v, mod string) string {
-	v = modify(v, mod)
+// fillWord writes word w into b: {} from ctx (the argument of a context
+// repetition, or the row), positions from row.
+func (t *template) fillWord(b *strings.Builder, w []piece, ctx, row []string, seq, total int, parts []string, widths []int) ([]string, []int) {
+	// groups: the word cut where {} puts a space between two
+	// arguments; with -q each group is quoted on its own.
+	var group strings.Builder
+	slotted := false // -q: a {%} cut this word
+	flush := func(sep bool) {
+		if t.quoteWords && group.Len() == 0 && slotted && !sep {
+			return // nothing after (or before) the slot to quote
+		}
+		if t.quoteWords {
+			b.WriteString(gnuQuote(group.String()))
+		} else {
+			b.WriteString(group.String())
+		}
+		group.Reset()
+		if sep {
+			b.WriteByte(' ')
+		}
+	}
+	for _, p := range w {
+		switch p.kind {
+		case 0:
+			group.WriteString(p.lit)
+		case '#':
+			group.WriteString(strconv.Itoa(seq))
+		case 'T':
+			group.WriteString(strconv.Itoa(total))
+		case 'S':
+			fmt.Fprintf(&group, "%0*d", digits(total), seq)
+		case '%', 'P':
+			if t.quoteWords {
+				// -q quotes the word whole: the slot, a number,
+				// needs no quotes, so the word is cut around it.
+				slotted = slotted || group.Len() == 0
+				flush(false)
+				slotted = true
+			} else {
+				b.WriteString(group.String())
+				group.Reset()
+			}
+			parts = append(parts, b.String())
+			width := 0
+			if p.kind == 'P' {
+				width = t.slotWidth
+			}
+			widths = append(widths, width)
+			b.Reset()
+		case 'a':
+			if p.pos != 0 {
+				// GNU: a position past the row is "", not quoted.
+				if v, ok := argAt(row, p.pos); ok {
+					group.WriteString(t.value(v, p))
+				}
+				continue
+			}
+			for k, v := range ctx {
+				if k > 0 {
+					flush(true)
+				}
+				group.WriteString(t.value(v, p))
+			}
+		}
+	}
+	flush(false)
+	return parts, widths
+}
+
+// digits is the width GNU pads {0#} and {0%} to: its Perl,
+// 1+int(log(n)/log(10)), which is one short at 1000 and 1000000 (the
+// quotient falls just below 3 and 6); the same doubles here give the same
+// widths (checked against Perl for every n up to 2,000,000).
+func digits(n int) int {
+	return 1 + int(math.Log(float64(max(n, 1)))/math.Log(10))
+}
+
+func (t *template) value(v string, p piece) string {
+	v = modify(v, p.mod)
+	if p.fn != nil {
+		v = p.fn(v)
+	}
 	if t.quoteArgs {
 		return gnuQuote(v)
 	}
@@ -249,6 +363,9 @@ func modify(v, mod string) string {
 		return dirName(v)
 	case "/.":
 		return noExt(baseName(v))
+	}
+	if plusMods[mod] {
+		return plusModify(v, mod)
 	}
 	return v
 }

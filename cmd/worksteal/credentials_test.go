@@ -83,7 +83,7 @@ func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
 	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
-	waitFor(t, worker.stdout, "serving sh")
+	waitForEither(t, worker, "serving sh", "not set up yet")
 	if code, out, errs := run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
 	}

@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -335,6 +336,7 @@ func TestServerKilledAndRestarted(t *testing.T) {
 			time.Sleep(away)
 			srv.start(t)
 			b.check(t, run, began)
+			b.checkCounts(t, run, srv.url())
 			// Workers say when they lose and regain the server.
 			for _, w := range workers {
 				if out := w.out.String(); !strings.Contains(out, "lost the NATS server") || !strings.Contains(out, "reconnected to") {
@@ -490,4 +492,57 @@ func isZombie(stat []byte) bool {
 		}
 	}
 	return false
+}
+
+// checkCounts checks that the run's summary, job status and job results
+// count the extra executions from one source: once the workers have
+// settled, job status and the sum over job results agree, cover every
+// extra execution that happened (the ids file), and the summary, written
+// when the last result came, says no more than they do.
+func (b *batch) checkCounts(t *testing.T, run *process, url string) {
+	t.Helper()
+	out := run.out.String()
+	m := regexp.MustCompile(`job (\S+): \d+ tasks`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the run does not name its job:\n%s", out)
+	}
+	job := m[1]
+	summary, _ := strconv.Atoi(regexp.MustCompile(`extra executions: (\d+)`).FindStringSubmatch(out)[1])
+	for last, stable := -1, 0; stable < 3; time.Sleep(time.Second) { // the runs still going end
+		if n := b.executions(); n == last {
+			stable++
+		} else {
+			last, stable = n, 0
+		}
+	}
+	actual := b.executions() - b.n
+	var status, results int
+	for range 10 { // a discarded run's count may still be on its way
+		st := launch(t, "job status", "job", "status", job, "--nats", url)
+		st.wait(t, 30*time.Second)
+		sm := regexp.MustCompile(`extra executions: (\d+)`).FindStringSubmatch(st.out.String())
+		if sm == nil {
+			t.Fatalf("job status does not count extra executions:\n%s", st.out.String())
+		}
+		status, _ = strconv.Atoi(sm[1])
+		rs := launch(t, "job results", "job", "results", job, "--json", "--nats", url)
+		rs.wait(t, 30*time.Second)
+		results = 0
+		for _, line := range strings.Split(strings.TrimSpace(rs.out.String()), "\n") {
+			var r struct{ Attempt, Deliveries, Discarded int }
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("job results --json: %v: %q", err, line)
+			}
+			results += r.Attempt - 1 + max(0, r.Deliveries-r.Attempt) + r.Discarded
+		}
+		if status == results && status >= actual {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("extra executions: %d happened; summary %d, job status %d, job results %d", actual, summary, status, results)
+	if status != results || status < actual || summary > status {
+		t.Errorf("extra executions: %d happened, the summary says %d, job status %d, job results %d: want status = results >= what happened, and the summary no more",
+			actual, summary, status, results)
+	}
 }

@@ -104,8 +104,12 @@ func gnuEnv(extra []string) []string {
 
 // gnuCase is one command line given to both programs.
 type gnuCase struct {
-	name  string
-	args  []string          // after "parallel" and "worksteal run"
+	name string
+	args []string // after "parallel" and "worksteal run"
+	// sh, when set, is a bash script run instead of args, in which $P is
+	// the program ("parallel" or "worksteal run"): for pipelines and
+	// process substitution.
+	sh    string
 	stdin string            //
 	files map[string]string // made in the working directory first
 	env   []string          // added to gnuEnv
@@ -132,6 +136,19 @@ type outcome struct {
 
 var joblogTimes = regexp.MustCompile(`(?m)^(\d+\t[^\t]*\t)[0-9.]+\t *[0-9.]+\t`)
 
+// tableTimes and jsonTimes match the times of --results FILE.csv, .tsv
+// and .json rows.
+var (
+	tableTimes = regexp.MustCompile(`(?m)^(\d+[,\t][^,\t]*[,\t])[0-9.]+([,\t])[0-9.]+([,\t])`)
+	jsonTimes  = regexp.MustCompile(`"Starttime": [0-9.]+, "JobRuntime": [0-9.]+,`)
+)
+
+// normTable blanks the times of a --results table.
+func normTable(s string) string {
+	s = tableTimes.ReplaceAllString(s, "${1}T${2}T${3}")
+	return jsonTimes.ReplaceAllString(s, `"Starttime": T, "JobRuntime": T,`)
+}
+
 // run runs bin in dir, made ready with the case's files.
 func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 	for name, content := range c.files {
@@ -144,8 +161,13 @@ func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(pre, c.args...)...)
+	env := c.env
+	if c.sh != "" {
+		cmd = exec.CommandContext(ctx, "/bin/bash", "-c", c.sh)
+		env = append(slices.Clip(env), "P="+strings.Join(append([]string{bin}, pre...), " "))
+	}
 	cmd.Dir = dir
-	cmd.Env = gnuEnv(c.env)
+	cmd.Env = gnuEnv(env)
 	cmd.Stdin = strings.NewReader(c.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -165,11 +187,17 @@ func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 		if rel == c.joblog {
 			data = []byte(normJoblog(string(data)))
 		}
+		if ext := filepath.Ext(rel); ext == ".csv" || ext == ".tsv" || ext == ".json" {
+			data = []byte(normTable(string(data)))
+		}
 		o.files[rel] = string(data)
 		return nil
 	})
 	if c.joblog == "-" {
 		o.stdout = normJoblog(o.stdout)
+	}
+	if slices.ContainsFunc(c.args, func(a string) bool { return a == "-.csv" || a == "-.tsv" || a == "-.json" }) {
+		o.stdout = normTable(o.stdout)
 	}
 	return o, nil
 }
@@ -187,11 +215,15 @@ func normJoblog(s string) string {
 
 // keepsOrder says the output order is defined: -k, or one slot.
 func (c gnuCase) keepsOrder() bool {
-	for i, a := range c.args {
+	args := c.args
+	if c.sh != "" {
+		args = strings.Fields(c.sh)
+	}
+	for i, a := range args {
 		if a == ":::" || a == "::::" {
 			break
 		}
-		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(c.args) && c.args[i+1] == "1") {
+		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(args) && args[i+1] == "1") {
 			return true
 		}
 	}
@@ -380,6 +412,159 @@ var gnuCases = []gnuCase{
 	{name: "--retries with a flapping job and a joblog", args: []string{"-k", "--retries", "3", "--joblog", "jl", "n=$(cat c{} 2>/dev/null || echo 0); echo $((n+1)) > c{}; echo {}$n; [ $n -ge 1 ]", ":::", "a", "b"}, joblog: "jl"},
 	{name: "--colsep with {} and -k", args: []string{"-k", "--colsep", ";", "echo", "{}", "{2}"}, stdin: "a;b c\nd;e\n"},
 	{name: "{} in the middle of a word, two sources, -q", args: []string{"-k", "-q", "echo", "<{}>", ":::", "a", ":::", "b c"}},
+	// Issue 22: input files whose last line has no newline.
+	{name: "-a file without a final newline", args: []string{"-k", "-a", "f", "echo"}, files: map[string]string{"f": "a\nb"}},
+	{name: ":::: file without a final newline", args: []string{"-k", "echo", "::::", "f"}, files: map[string]string{"f": "a\nb"}},
+	{name: "-a <(printf) without a final newline", sh: `$P -k -a <(printf 'a\nb') echo`},
+	{name: "two files without final newlines", args: []string{"-k", "echo", "::::", "f", "g"}, files: map[string]string{"f": "a\nb", "g": "1"}},
+
+	// Issue 22: GNU parallel's options that scripts use, with the cases of
+	// its man page, tutorial and testsuite.
+	// -P, --max-procs, --jl.
+	{name: "-P is -j", args: []string{"-P", "1", "echo", ":::", "c", "b", "a"}},
+	{name: "--max-procs", args: []string{"-k", "--max-procs", "2", "echo", ":::", "a", "b"}},
+	{name: "--jl is --joblog", args: []string{"-k", "--jl", "jl", "echo {}; exit {}", ":::", "0", "1"}, joblog: "jl"},
+
+	// --halt: every form. One slot, or sleeps, make the order certain.
+	{name: "--halt now,fail=1 kills the running jobs, logs none of them", args: []string{"-j2", "--halt", "now,fail=1", "--joblog", "jl", "sleep {}; echo {}; exit {}", ":::", "1", "4", "5"}, joblog: "jl"},
+	{name: "--halt soon,fail=1 lets the running jobs finish", args: []string{"-j2", "--halt", "soon,fail=1", "sleep {}; echo {}; exit {}", ":::", "1", "2", "3"}},
+	{name: "--halt soon,fail=1, exit status of the failed job", args: []string{"-j1", "--halt", "soon,fail=1", "echo {}; exit {}", ":::", "0", "2", "0", "3"}},
+	{name: "--halt now,fail=1 with -j1", args: []string{"-j1", "--halt", "now,fail=1", "echo {}; exit {}", ":::", "0", "0", "1", "2", "3"}},
+	{name: "--halt soon,fail=3", args: []string{"-j1", "--halt", "soon,fail=3", "echo {}; exit {}", ":::", "1", "0", "2", "0", "3", "4"}},
+	{name: "--halt soon,fail=20%", args: []string{"-j1", "--halt", "soon,fail=20%", "echo {}; exit {}", ":::", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}},
+	{name: "--halt soon,fail=20% not reached: exit is the failed percentage", args: []string{"-j1", "--halt", "soon,fail=20%", "echo {}; exit {}", ":::", "0", "1", "0", "0", "0", "0", "0", "0", "0", "0"}},
+	{name: "--halt now,success=1", args: []string{"-j1", "--halt", "now,success=1", "echo {}; exit {}", ":::", "1", "2", "3", "0", "4", "5", "6"}},
+	{name: "--halt soon,success=3%", args: []string{"-j1", "--halt", "soon,success=3%", "echo {}; exit {}", ":::", "1", "0", "0"}},
+	{name: "--halt now,done=1", args: []string{"-j1", "--halt", "now,done=1", "echo {}; exit {}", ":::", "5", "0"}},
+	{name: "--halt soon,done=3", args: []string{"-j1", "--halt", "soon,done=3", "echo {}; exit {}", ":::", "1", "0", "2", "0"}},
+	{name: "--halt now,done=50%", args: []string{"-j1", "--halt", "now,done=50%", "echo {}; exit {}", ":::", "1", "0", "2", "0"}},
+	{name: "--halt 0 is never", args: []string{"-j1", "--halt", "0", "echo {}; exit {}", ":::", "3", "0", "2"}},
+	{name: "--halt 1 is soon,fail=1", args: []string{"-j1", "--halt", "1", "echo {}; exit {}", ":::", "0", "3", "2"}},
+	{name: "--halt 2 is now,fail=1", args: []string{"-j1", "--halt", "2", "echo {}; exit {}", ":::", "0", "4", "0"}},
+	{name: "--halt -1 is soon,success=1", args: []string{"-j1", "--halt", "-1", "echo {}; exit {}", ":::", "3", "0", "2"}},
+	{name: "--halt -2 is now,success=1", args: []string{"-j1", "--halt", "-2", "echo {}; exit {}", ":::", "3", "0", "2"}},
+	{name: "--halt 50% is soon,fail=50%", args: []string{"-j1", "--halt", "50%", "echo {}; exit {}", ":::", "3", "0", "2", "0"}},
+	{name: "--halt-on-error", args: []string{"-j1", "--halt-on-error", "2", "echo {}; exit {}", ":::", "0", "4", "0"}},
+	{name: "--halt now,fail=1 after a signal: 128+signal", args: []string{"-j1", "--halt", "now,fail=1", "kill -9 $$", ":::", "1", "2"}},
+	{name: "--halt with --retries: only a failure after the last try", args: []string{"-j1", "--retries", "2", "--halt", "now,fail=1", "echo {}; exit {}", ":::", "1", "0"}},
+	{name: "--halt with -k", args: []string{"-k", "-j2", "--halt", "soon,fail=1", "sleep 0.{}; echo {}; exit {}", ":::", "3", "1", "0"}},
+	{name: "bad --halt when", args: []string{"--halt", "later,fail=1", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "bad --halt why", args: []string{"--halt", "now,foo=1", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "bad --halt count", args: []string{"--halt", "now,fail=x", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+
+	// --tag, --tagstring.
+	{name: "--tag", args: []string{"--tag", "echo", "foo-{}", ":::", "A", "B", "C"}},
+	{name: "--tag with several sources", args: []string{"-k", "--tag", "echo", ":::", "a", "b", ":::", "1", "2 x"}},
+	{name: "--tag tags stderr too", args: []string{"-k", "--tag", "echo out; echo err >&2", ":::", "a"}, stderr: true},
+	{name: "--tag every line, the last without its newline", args: []string{"-k", "--tag", `printf "x\n\ny"`, ":::", "a"}},
+	{name: "--tag with -n", args: []string{"-k", "--tag", "-n2", "echo", ":::", "a", "b", "c"}},
+	{name: "--tag with no output", args: []string{"--tag", "true", ":::", "a"}},
+	{name: "--tagstring", args: []string{"--tagstring", "{}-bar", "echo", "foo-{}", ":::", "A", "B", "C"}},
+	{name: "--tagstring with positions and {#}", args: []string{"-k", "--tagstring", "{2}-{1}:{#}", "echo out; echo err >&2", ":::", "a", ":::", "b c"}, stderr: true},
+	{name: "--tagstring without replacement strings", args: []string{"-k", "--tagstring", "foo", "echo", ":::", "a", "b"}},
+	{name: "--tag is ignored under -u", args: []string{"-u", "--tag", "echo", ":::", "a", "b"}},
+
+	// --results.
+	{name: "--results DIR", args: []string{"--results", "outdir", "echo", ":::", "A", "B", "C"}},
+	{name: "--results DIR, two sources", args: []string{"--results", "foo", "echo", "{1}", "{2}", ":::", "I", "II", ":::", "III", "IIII"}},
+	{name: "--results DIR escapes / and \\ and tabs", args: []string{"--results", "res", "echo", ":::", "b/c", `a\b`, "t\tu", ""}},
+	{name: "--results DIR with --header", args: []string{"--header", ":", "--results", "foo", "echo", "{a}", "{b}", ":::", "a", "I", "II", ":::", "b", "III", "IIII"}},
+	{name: "--results DIR sorts --header names", args: []string{"--header", ":", "--results", "foo", "echo", "{b}", "{a}", ":::", "b", "I", ":::", "a", "III"}},
+	{name: "--results DIR with -n2", args: []string{"--results", "res", "-n2", "echo", ":::", "a", "b", "c"}},
+	{name: "--results DIR keeps stderr and failures", args: []string{"--results", "res", "echo out{}; echo err{} >&2; exit {}", ":::", "0", "1"}},
+	{name: "--results name with a replacement string", args: []string{"--results", "my_{}", "echo", ":::", "foo", "bar", "baz"}},
+	{name: "--results name ending in /", args: []string{"--results", "my_{}/", "echo", ":::", "foo", "bar"}},
+	{name: "--results FILE.csv", args: []string{"-k", "--results", "res.csv", "echo {}; echo err{} >&2; exit {}", ":::", "0", "1", `a,b"c`}},
+	{name: "--results FILE.csv with --header", args: []string{"-k", "--header", ":", "--results", "h.csv", "echo", "{b}", "{a}", ":::", "b", "I", "II", ":::", "a", "III"}},
+	{name: "--results FILE.tsv", args: []string{"-k", "--results", "res.tsv", "echo", ":::", "0", "a\tb", "c d"}},
+	{name: "--results FILE.json", args: []string{"-k", "--results", "res.json", "echo", ":::", "0", "a\tb\"", `back\slash`}},
+	{name: "--results -.csv on stdout", args: []string{"-k", "--results", "-.csv", "echo {}; echo e >&2", ":::", "a", "b c"}, stderr: true},
+	{name: "--results -.json on stdout", args: []string{"-k", "--results", "-.json", "echo", ":::", "a"}},
+	{name: "--results with --joblog", args: []string{"-k", "--results", "r", "--joblog", "jl", "echo", ":::", "a"}, joblog: "jl"},
+
+	// -0, -d.
+	{name: "-0", args: []string{"-k", "-0", "echo", "[{}]"}, stdin: "a b\x00c\nd\x00e"},
+	{name: "--null with -a", args: []string{"-k", "--null", "-a", "f", "echo", "[{}]"}, files: map[string]string{"f": "a\x00b\n\x00c"}},
+	{name: "find -print0 | parallel -0", sh: "mkdir -p d && touch 'd/a b' 'd/c\nd' && find d -type f -print0 | $P -0 -k echo '[{/}]'"},
+	{name: "-d ,", args: []string{"-k", "-d", ",", "echo", "[{}]"}, stdin: "a,b\n"},
+	{name: "-d with a C escape", args: []string{"-k", "-d", `\t`, "echo", "[{}]"}, stdin: "a\tb\tc"},
+	{name: "-d with an octal escape", args: []string{"-k", "-d", `\101`, "echo", "[{}]"}, stdin: "xAyAz"},
+	{name: "-d '\\0' is -0", args: []string{"-k", "-d", `\0`, "echo", "[{}]"}, stdin: "a\x00b"},
+	{name: "-d of several characters", args: []string{"-k", "--delimiter", "XX", "echo", "[{}]"}, stdin: "aXXbXXXc"},
+	{name: "-d splits ::: values", args: []string{"-k", "-d", ",", "echo", "[{}]", ":::", "a,b", "c"}},
+	{name: "-d wins over -0", args: []string{"-k", "-0", "-d", ",", "echo", "[{}]"}, stdin: "a,b"},
+	{name: "-d '\\n' is the default", args: []string{"-k", "-d", `\n`, "echo", "[{}]"}, stdin: "a\nb\n"},
+
+	// -n, -N, -X, -m, --xargs.
+	{name: "-n2", args: []string{"-k", "-n2", "echo", ":::", "1", "2", "3", "4", "5"}},
+	{name: "--max-args with {} in a word is not context replace", args: []string{"-k", "--max-args", "2", "echo", "x{}y", ":::", "a", "b", "c"}},
+	{name: "-n0 runs once per argument, with none", args: []string{"-k", "-n0", "echo", "hi", ":::", "1", "2"}},
+	{name: "-n2 over two sources counts rows", args: []string{"-k", "-n2", "echo", "{1}-{2}", ":::", "a", "b", "c", ":::", "1", "2"}},
+	{name: "-N3 makes {1} {2} {3}", args: []string{"-k", "-N3", "echo", "{3}", "{2}", "{1}", ":::", "1", "2", "3", "4", "5", "6", "7"}},
+	{name: "-N2 is context replace", args: []string{"-k", "-N2", "echo", "x{}y", ":::", "a", "b", "c"}},
+	{name: "-N0", args: []string{"-k", "-N0", "echo", "foo", ":::", "1", "2", "3"}},
+	{name: "-N2 positions run over the sources", args: []string{"-j1", "-k", "-N2", "echo", "{1}/{2}/{3}", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "-N with {#}", args: []string{"-k", "-N2", "echo", "{#}", ":::", "a", "b", "c", "d", "e"}},
+	{name: "-X context replace", args: []string{"-j1", "-X", "echo", "pre-{}-post", ":::", "A", "B", "C", "D", "E"}},
+	{name: "-m", args: []string{"-j1", "-m", "echo", "pre-{}-post", ":::", "A", "B", "C", "D", "E"}},
+	{name: "--xargs", args: []string{"-j1", "--xargs", "echo", "pre-{}-post", ":::", "A", "B", "C", "D", "E"}},
+	{name: "-X spreads over the slots", args: []string{"-k", "-j3", "-X", "echo", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
+	{name: "-m spreads over the slots", args: []string{"-k", "-j2", "-m", "echo", "x{}y", ":::", "a", "b", "c", "d", "e"}},
+	{name: "--xargs does not spread", args: []string{"-k", "-j2", "--xargs", "echo", ":::", "a", "b", "c", "d", "e"}},
+	{name: "-X -n10 spreads the last ten", args: []string{"-k", "-j3", "-X", "-n", "10", "echo"}, stdin: seqLines(100)},
+	{name: "-X with several sources", args: []string{"-j1", "-k", "-X", "echo", "x{}y", "{1}-{2}", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "-X with path strings", args: []string{"-j1", "-X", "echo", "{.}", "x{/}y", ":::", "a.b/c.d", "e.f"}},
+	{name: "-X quotes each argument", args: []string{"-j1", "-X", "echo", ":::", "a b", "c'd", "$x"}},
+	{name: "-X packs a long input into lines under the limit", sh: "seq 20000 | $P -j1 -X echo | awk '{ n += NF; if (length($0) > 64036) print \"too long\" } END { print n }'"},
+	{name: "--dry-run -X", args: []string{"--dry-run", "-j1", "-X", "echo", "{#}", "x{#}y", "{%}", ":::", "a", "b"}},
+	{name: "--dry-run -N0", args: []string{"--dry-run", "-N0", "echo", "hi", ":::", "1"}},
+	{name: "-n with a unit", args: []string{"-k", "-n", "1k", "echo"}, stdin: seqLines(5)},
+
+	// Output modes.
+	{name: "--line-buffer", args: []string{"--line-buffer", "-j2", "echo a{}; sleep 0.{}; echo b{}", ":::", "1", "2"}},
+	{name: "--line-buffer --tag, last line without newline", args: []string{"--lb", "--tag", "-j2", "echo a{}; sleep 0.{}; printf b{}", ":::", "1", "2"}},
+	{name: "--line-buffer joins a line written in parts", args: []string{"--line-buffer", "-j2", "printf a{}; sleep 0.{}; echo b{}; printf c{}", ":::", "1", "2"}},
+	{name: "--line-buffer -k", args: []string{"--line-buffer", "-k", "-j2", "sleep 0.{}; echo {}", ":::", "3", "1"}},
+	{name: "-u", args: []string{"-u", "-j2", "echo a{}; sleep 0.{}; echo b{}", ":::", "1", "2"}},
+	{name: "--ungroup with -j1 keeps order", args: []string{"--ungroup", "-j1", "printf {}; echo {}", ":::", "a", "b"}},
+	{name: "--group", args: []string{"--group", "-k", "echo a{}; echo b{}", ":::", "1", "2"}},
+	{name: "--line-buffer joblog Receive", args: []string{"--lb", "--joblog", "jl", "echo abc", ":::", "1"}, joblog: "jl"},
+
+	// --eta, --delay, --shuf, --trim, --env.
+	{name: "--eta leaves stdout alone", args: []string{"-k", "--eta", "echo", ":::", "a", "b"}},
+	{name: "--delay", args: []string{"-k", "--delay", "0.2", "echo", ":::", "a", "b", "c"}},
+	{name: "--delay with a unit", args: []string{"--delay", "0.1s", "echo", ":::", "a"}},
+	{name: "--shuf runs every job", args: []string{"--shuf", "echo", ":::", "a", "b", "c", "d", "e"}},
+	{name: "--shuf numbers the jobs in the shuffled order", args: []string{"-j1", "--shuf", "echo", "{#}", ":::", "a", "b", "c", "d"}},
+	{name: "--trim lr", args: []string{"-k", "--trim", "lr", "echo", "[{}]", ":::", " a ", "b  "}},
+	{name: "--trim l", args: []string{"-k", "--trim", "l", "echo", "[{}]", ":::", " a "}},
+	{name: "--trim r", args: []string{"-k", "--trim", "r", "echo", "[{}]", ":::", " a "}},
+	{name: "--trim rl", args: []string{"-k", "--trim", "rl", "echo", "[{}]"}, stdin: " \ta b\t \n"},
+	{name: "--trim n keeps --colsep's spaces", args: []string{"-k", "--trim", "n", "--colsep", ",", "echo", "[{1}]", "[{2}]", ":::", " a , b"}},
+	{name: "bad --trim", args: []string{"--trim", "x", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "--env", args: []string{"--env", "MYVAR", "echo", "$MYVAR", ":::", "a"}, env: []string{"MYVAR=hello"}},
+
+	// --header (not --pipe).
+	{name: "--header : names the ::: sources", args: []string{"-k", "--header", ":", "echo", "{f1}", "{f2}", ":::", "f1", "A", "B", ":::", "f2", "C", "D"}},
+	{name: "--header : with modifiers", args: []string{"-k", "--header", ":", "echo", "{a}{b.}", "{a/}", "{b//}", "{b/.}", ":::", "a", "I", "II", ":::", "b", "x/III.y"}},
+	{name: "--header : --colsep names the columns", args: []string{"-k", "--header", ":", "--colsep", `\t`, "echo", "{y}-{x}", "{1}", "::::", "h.tsv"}, files: map[string]string{"h.tsv": "x\ty\n1\t2\n3\t4\n"}},
+	{name: "--header : splits at tabs", args: []string{"-k", "--header", ":", "echo", "{y}-{x}", "::::", "h.tsv"}, files: map[string]string{"h.tsv": "x\ty\n1\t2\n3\t4\n"}},
+	{name: "--header with a regexp", args: []string{"-k", "--header", `.*\n`, "--colsep", ",", "echo", "{b}", ":::", "a,b", "1,2"}},
+	{name: "--header 0 names sources by file", args: []string{"-k", "--header", "0", "echo", "{h.tsv}", "::::", "h.tsv"}, files: map[string]string{"h.tsv": "x\ty\n1\t2\n"}},
+	{name: "--header : {} is every value", args: []string{"-k", "--header", ":", "echo", ":::", "a", "I", ":::", "b", "III"}},
+
+	// --plus.
+	{name: "--plus path strings", args: []string{"-k", "--plus", "echo", "{+/}", "{+.}", "{+..}", "{+...}", "{..}", "{...}", "{/..}", "{/...}", ":::", "dir/sub/file.a.b.c.d", "noext", "a.b", "/x.y/z", ""}},
+	{name: "--plus {} = {+/}/{/} = {.}.{+.}", args: []string{"-k", "--plus", "echo", "{+/}/{/}", "{.}.{+.}", "{+/}/{/..}.{+..}", ":::", "dir/sub/file.ext.gz"}},
+	{name: "--plus {##} {0#}", args: []string{"-k", "--plus", "echo", "{0#}/{##}"}, stdin: seqLines(12)},
+	{name: "--plus {0%}", args: []string{"-j1", "--plus", "echo", "{0%}", ":::", "a"}},
+	{name: "--plus {:-str} {:n} {:n:m}", args: []string{"-k", "--plus", "echo", "{:-def}", "{:2}", "{:1:3}", ":::", "", "aaabbb", "0", "ab"}},
+	{name: "--plus {#re} {##re} {%re} {%%re}", args: []string{"-k", "--plus", "echo", "{#z.*z.}", "{##z.*z.}", "{%.z.*z}", "{%%.z.*z}", ":::", "z.z.z.foo", "foo.z.z.z"}},
+	{name: "--plus {/re/str} and kin", args: []string{"-k", "--plus", "echo", "{/a/X}", "{//a/X}", "{/#a/X}", "{/%a/X}", ":::", "aXa", "bab"}},
+	{name: "--plus case changes", args: []string{"-k", "--plus", "echo", "{^a}", "{^^a}", "{,A}", "{,,A}", ":::", "AbA", "abab"}},
+	{name: "--plus with positions", args: []string{"-k", "--plus", "echo", "{2/a/X}", "{1..}", "{-1^^b}", "{2+/}", ":::", "a.b.c", ":::", "bab", "d/e"}},
+	{name: "without --plus its strings are text", args: []string{"-k", "echo", "{+/}", "{##}", "{:-x}", ":::", "a/b"}},
+
 	{name: "timed-out jobs count as failed", args: []string{"--timeout", "1.5", "sleep", ":::", "0", "20", "21"}},
 }
 
@@ -419,7 +604,11 @@ func TestGNUParallel(t *testing.T) {
 			ok := true
 			fail := func(format string, args ...any) {
 				ok = false
-				t.Errorf("parallel %q:\n"+format, append([]any{c.args}, args...)...)
+				cmdline := fmt.Sprintf("parallel %q", c.args)
+				if c.sh != "" {
+					cmdline = c.sh
+				}
+				t.Errorf("%s:\n"+format, append([]any{cmdline}, args...)...)
 			}
 			if (gnu.code == 255) != c.refused {
 				t.Fatalf("GNU parallel exit status %d, refused %v: the case is wrong\nGNU stderr: %s", gnu.code, c.refused, gnu.stderr)

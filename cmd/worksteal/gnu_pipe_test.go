@@ -30,6 +30,13 @@ var gnuPipeCases = []gnuCase{
 	{name: "--pipe --block foo refused", args: []string{"--pipe", "--block", "foo", "wc"}, stdin: seq10, onlyStatus: true, refused: true},
 	{name: "--pipe --dry-run", args: []string{"--pipe", "-N1", "--dry-run", "wc", "-l"}, stdin: "1\n2\n3\n"},
 
+	// Argument mode's output and halting options with --pipe.
+	{name: "--pipe --halt now,fail=1", args: []string{"--pipe", "-N1", "-j1", "--halt", "now,fail=1", "-k", "cat; exit 1"}, stdin: "1\n2\n3\n"},
+	{name: "--pipe --halt now,success=1", args: []string{"--pipe", "-N1", "-j1", "--halt", "now,success=1", "cat"}, stdin: "1\n2\n3\n"},
+	{name: "--pipe --line-buffer", args: []string{"--pipe", "-N2", "--line-buffer", "-k", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe -u", args: []string{"--pipe", "-N2", "-u", "-j1", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe --delay", args: []string{"--pipe", "-N1", "--delay", "0.1", "-k", "cat"}, stdin: "1\n2\n3\n"},
+
 	// -N with --pipe: records per job.
 	{name: "--pipe -N3", args: []string{"--pipe", "-N3", "-k", "echo ---; cat"}, stdin: seq10},
 	{name: "--pipe -N1 joins an empty first record", args: []string{"--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "\n\na\nb\n"},
@@ -87,4 +94,17 @@ var gnuPipeCases = []gnuCase{
 	{name: "--nice", args: []string{"--nice", "5", "-k", "echo {} $(nice)", ":::", "a"}},
 	{name: "--nice with --pipe", args: []string{"--nice", "7", "--pipe", "-N1", "-k", "echo $(nice); cat"}, stdin: "a\nb\n"},
 	{name: "--nice foo refused", args: []string{"--nice", "foo", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+
+	// The semaphore (man sem): both programs share GNU's files in the
+	// test's HOME, so each case's --id is its own.
+	{name: "--semaphore --fg exit status", args: []string{"--semaphore", "--fg", "--id", "dfg", "echo a; exit 3"}},
+	{name: "--fg implies --semaphore", args: []string{"--fg", "--id", "dfg2", "echo", "hi"}},
+	{name: "--semaphore in the background", args: []string{"--semaphore", "--id", "dbg", "echo bg"}},
+	{name: "--id implies --semaphore", args: []string{"--id", "dbg2", "echo", "x"}},
+	{name: "--bg", args: []string{"--bg", "--id", "dbg3", "echo", "y"}},
+	{name: "--semaphore --wait", args: []string{"--semaphore", "--wait", "--id", "dw"}},
+	{name: "--semaphore-timeout", args: []string{"--semaphore", "--fg", "--semaphore-timeout", "1", "--id", "dst", "echo", "z"}},
+	{name: "--semaphore -j3", args: []string{"--semaphore", "-j3", "--fg", "--id", "dj", "echo", "j"}},
+	{name: "--semaphorename", args: []string{"--semaphore", "--semaphorename", "dn", "--fg", "echo", "n"}},
+	{name: "--semaphore default name", args: []string{"--semaphore", "--fg", "echo", "t"}},
 }

@@ -179,7 +179,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 		fields []string
 	}{
 		{"/api/workers", []string{"name", "status", "slots", "running", "handlers", "labels", "last_seen", "silent_s", "executed", "failures", "redelivered", "busy_s", "utilization", "tasks", "timeline"}},
-		{"/api/jobs", []string{"id", "total", "succeeded", "failed", "running", "queued", "retries", "redelivered", "finished", "rate", "eta_s", "median_s", "elapsed_s"}},
+		{"/api/jobs", []string{"id", "total", "succeeded", "failed", "running", "queued", "retries", "reruns", "finished", "rate", "eta_s", "median_s", "elapsed_s"}},
 	} {
 		var rows []map[string]any
 		getJSON(t, web.URL+c.path, &rows)

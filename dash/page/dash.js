@@ -81,10 +81,10 @@ function drawCluster(st) {
     const t = Math.max(1, j.total);
     const done = j.succeeded + j.failed;
     return `<tr data-job="${esc(j.id)}" class="${j.finished ? "finished" : ""}">
-      <td class="text">${esc(j.id)}</td>
+      <td class="text">${esc(j.id)}${j.waiting ? `<div class="waiting" data-waiting="${esc(j.id)}">waits: ${esc(j.waiting)}</div>` : ""}</td>
       <td class="bar"><div class="progress" title="${j.succeeded} ok, ${j.failed} failed, ${j.running} running of ${j.total}">
         <i class="ok" style="width:${(100 * j.succeeded) / t}%"></i><i class="fail" style="width:${(100 * j.failed) / t}%"></i><i class="run" style="width:${(100 * j.running) / t}%"></i></div></td>
-      <td class="done">${num(done)}/${num(j.total)}</td><td>${num(j.failed)}</td><td>${num(j.running)}</td><td>${num(j.queued)}</td><td>${num(j.retries)}</td><td>${num(j.redelivered)}</td>
+      <td class="done">${num(done)}/${num(j.total)}</td><td>${num(j.failed)}</td><td>${num(j.running)}</td><td>${num(j.queued)}</td><td>${num(j.retries)}</td><td>${num(j.reruns)}</td>
       <td>${j.rate.toFixed(j.rate < 10 ? 1 : 0)}/s</td><td>${j.finished ? "done" : dur(j.eta_s)}</td><td>${j.median_s ? dur(j.median_s) : "–"}</td><td>${dur(j.elapsed_s)}</td></tr>`;
   }), "no jobs yet", 12);
 

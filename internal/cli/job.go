@@ -39,8 +39,8 @@ func newJobCommand(env *Env) *cobra.Command {
   status ID     its progress: succeeded, failed, running, the longest-running
                 task and its worker, extra executions
   results ID    its results so far, one line each (task, state, worker,
-                attempt, deliveries, start, run time, error); --json for
-                the whole records
+                attempt, deliveries, reruns, start, run time, error);
+                --json for the whole records
   cancel ID     its queued tasks are removed and its running tasks stopped
                 without a result; a "run --nats" that follows it ends
   delete ID     it is removed with its results: the same batch runs afresh
@@ -179,7 +179,16 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 	if l := p.Longest; l.Task != "" {
 		fmt.Fprintf(w, "longest running: task %s on %s for %s (attempt %d)\n", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond), l.Attempt)
 	}
-	fmt.Fprintf(w, "extra executions: %d (%d redeliveries, %d retries after failures)\n", p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n", p.Reruns+p.Retries, p.Reruns, p.Retries)
+	if p.Done() < p.Total {
+		stalls, err := node.Stalls(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, s := range stalls {
+			fmt.Fprintf(w, "waits: %s\n", s)
+		}
+	}
 	if len(p.Workers) > 0 {
 		names := make([]string, 0, len(p.Workers))
 		for w := range p.Workers {
@@ -217,13 +226,13 @@ func jobResults(ctx context.Context, node *cluster.Node, w io.Writer, id string,
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATE\tWORKER\tATTEMPT\tDELIVERIES\tSTART\tRUNTIME\tERROR")
+	fmt.Fprintln(tw, "TASK\tSTATE\tWORKER\tATTEMPT\tDELIVERIES\tRERUNS\tSTART\tRUNTIME\tERROR")
 	for _, r := range sub.Results() {
 		state := "ok"
 		if !r.OK() {
 			state = "failed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Task, state, r.Worker, r.Attempt, r.Deliveries,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", r.Task, state, r.Worker, r.Attempt, r.Deliveries, r.Reruns(),
 			r.Start.Format(time.RFC3339), r.Runtime.Round(time.Millisecond), strings.ReplaceAll(r.Error, "\n", " "))
 	}
 	return tw.Flush()

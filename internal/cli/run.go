@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/worksteal/worksteal/runner"
@@ -61,6 +62,9 @@ type runConfig struct {
 	jobName string
 	require []string // --require KEY=VALUE
 	reduce  string   // --reduce NAME: the job's reduction of its tasks' outputs
+	// waitTimeout bounds how long a --nats batch waits while no live
+	// worker can run its queued tasks (0: for ever).
+	waitTimeout time.Duration
 	clusterFlags
 }
 
@@ -210,15 +214,24 @@ func fileSource(env *Env, name string) (runner.Source, error) {
 	if err != nil {
 		return runner.Source{}, err
 	}
-	return runner.Source{Name: name, Lines: closingReader{f}}, nil
+	return runner.Source{Name: name, Lines: &closingReader{f: f}}, nil
 }
 
-// closingReader closes its file at the end of the input.
-type closingReader struct{ f *os.File }
+// closingReader closes its file at the end of the input, and then keeps
+// answering with that end: a reader may ask again after io.EOF (bufio does,
+// after a last line without a newline).
+type closingReader struct {
+	f   *os.File
+	end error // the error that closed f; nil while open
+}
 
-func (c closingReader) Read(p []byte) (int, error) {
+func (c *closingReader) Read(p []byte) (int, error) {
+	if c.end != nil {
+		return 0, c.end
+	}
 	n, err := c.f.Read(p)
 	if err != nil {
+		c.end = err
 		c.f.Close()
 	}
 	return n, err
@@ -330,8 +343,9 @@ func resolveShell(flag string) (string, error) {
 	return path, nil
 }
 
-// readJobs builds the batch from the arguments and input sources.
-func readJobs(env *Env, cfg runConfig, args []string) ([]runner.Job, error) {
+// readJobs builds the batch from the arguments and input sources; slots
+// is the number of slots it will run on (-m and -X spread over them).
+func readJobs(env *Env, f *pflag.FlagSet, cfg runConfig, args []string, slots int) ([]runner.Job, error) {
 	template, cmdSources, err := splitArgs(env, args)
 	if err != nil {
 		return nil, err
@@ -349,9 +363,15 @@ func readJobs(env *Env, cfg runConfig, args []string) ([]runner.Job, error) {
 		sources = []runner.Source{{Name: "stdin", Lines: env.Stdin}}
 	}
 	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
+	if err := cfg.gnu.input(f, &in, slots); err != nil {
+		return nil, err
+	}
+	if cfg.gnu.results != "" {
+		in.Results = &cfg.gnu.results
+	}
 	jobs, err := in.Jobs()
 	for _, src := range sources {
-		if c, ok := src.Lines.(closingReader); ok {
+		if c, ok := src.Lines.(*closingReader); ok {
 			c.f.Close() // after an error, the files not read to the end
 		}
 	}
@@ -371,9 +391,6 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
-	if err := checkGNU(cmd.Flags()); err != nil {
-		return runError(err)
-	}
 	if err := cfg.pipe.check(cmd.Flags()); err != nil {
 		return runError(err)
 	}
@@ -385,6 +402,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	if cfg.bar {
 		cfg.progress = "bar"
+	}
+	if cfg.gnu.eta && !cmd.Flags().Changed("progress") && !cfg.bar {
+		cfg.progress = "on" // GNU: --eta implies --progress; ours shows the ETA
 	}
 	stderr := cmd.ErrOrStderr()
 	switch cfg.progress {
@@ -425,7 +445,17 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if cfg.nats != "" && (throttle != nil || nice != 0) {
 		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 	}
-	jobs, err := readJobs(env, cfg, args)
+	// The slots before the jobs are read, for -m, -X and {0%}: -j 0 is
+	// then as many as can be.
+	preSlots, err := parseSlots(cfg.jobs, 1<<20)
+	if err != nil {
+		return runError(err)
+	}
+	var rcfg runner.Config
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	jobs, err := readJobs(env, cmd.Flags(), cfg, args, preSlots)
 	if err != nil {
 		return runError(err)
 	}
@@ -498,13 +528,21 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		defer jl.Close()
 	}
 	prog := newJobProgress(cfg.progress, stderr, len(todo))
-	rcfg := runner.Config{
-		Slots: slots, Shell: shell, Order: order, History: history,
-		Timeout: absTimeout, TimeoutFactor: factor,
-		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
-		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter,
-		KeepOrder: cfg.keepOrder, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
-		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
+	rcfg.Slots, rcfg.Shell, rcfg.Order, rcfg.History = slots, shell, order, history
+	rcfg.Timeout, rcfg.TimeoutFactor = absTimeout, factor
+	rcfg.Retries, rcfg.RetryDelay = extraTries(cfg.retries), cfg.retryDelay
+	rcfg.Speculate, rcfg.SpeculateAfter = cfg.speculate, cfg.speculateAfter
+	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
+	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
+	rcfg.Throttle, rcfg.Nice = throttle, nice
+	if cfg.gnu.results != "" {
+		sink, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
+		if err != nil {
+			return runError(err)
+		}
+		defer sink.Close()
+		rcfg.Results = sink.take
+		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
 	if err != nil {
@@ -532,7 +570,24 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		}
 		return &exitError{code: interruptCode(err), err: err}
 	}
+	if sum.HaltSet {
+		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
+	}
 	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// haltExit is the exit status under --halt: GNU parallel's (the failed
+// job's own status for fail=1, the failed jobs' count or percentage
+// otherwise, 0 for success=...).
+func haltExit(status, failed int, say bool) error {
+	if status == 0 {
+		return nil
+	}
+	err := errSilent
+	if say {
+		err = fmt.Errorf("%d job(s) failed; --halt exit status %d", failed, status)
+	}
+	return &exitError{code: status, err: err}
 }
 
 // extraTries turns --retries N (GNU parallel's: N tries in all, 0 for no

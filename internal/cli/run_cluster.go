@@ -26,6 +26,7 @@ func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
 	f.StringArrayVar(&cfg.require, "require", nil, "with --nats: run the tasks only on workers with this label, KEY=VALUE (repeatable; worksteal worker --label)")
 	f.StringVar(&cfg.reduce, "reduce", "", "with --nats: reduce the commands' standard outputs (theirs and their spawned children's, worksteal spawn) with sum, count, min or max, and print the result at the end instead of each output (default: print each output)")
+	f.DurationVar(&cfg.waitTimeout, "wait-timeout", 0, "with --nats: fail when no live worker can run the waiting tasks for this long (0: wait for such a worker; what the tasks wait for is said on stderr either way)")
 	cfg.clusterFlags.add(f, "with --nats: ")
 }
 
@@ -69,6 +70,9 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	}
 	if _, err := cluster.ParseLabels(cfg.require); err != nil {
 		return runError(fmt.Errorf("--require: %w", err))
+	}
+	if cfg.waitTimeout < 0 {
+		return runError(fmt.Errorf("--wait-timeout %v: want 0 (wait for ever) or a positive duration", cfg.waitTimeout))
 	}
 	stderr := cmd.ErrOrStderr()
 	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.creds, stderr)
@@ -116,10 +120,22 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		sink.logged = joblogDone(all, todo)
 	}
 	stopTicks := progressTicks(sub, prog, start)
+	// What the tasks wait for is said as it changes; --wait-timeout ends
+	// a wait that lasts.
+	next, stopNext := context.WithCancelCause(ctx)
+	defer stopNext(nil)
+	stopStalls := watchStalls(next, node, sub.ID, stderr, cfg.waitTimeout, stopNext)
+	defer stopStalls()
 	for {
-		r, err := sub.Next(ctx)
+		r, err := sub.Next(next)
 		if errors.Is(err, cluster.ErrNoMoreResults) {
 			break
+		}
+		var st *stallTimeout
+		if err != nil && errors.As(context.Cause(next), &st) {
+			stopTicks()
+			prog.finish()
+			return runError(st)
 		}
 		if err != nil {
 			stopTicks()
@@ -158,6 +174,75 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		writeClusterSummary(stderr, sink.results, start, time.Since(start), slots, final)
 	}
 	return failedExit(final.Failed, cfg.showSummary)
+}
+
+// stallTimeout ends a run whose tasks no live worker could run for
+// --wait-timeout.
+type stallTimeout struct {
+	job   string
+	limit time.Duration
+	what  string
+}
+
+func (e *stallTimeout) Error() string {
+	return fmt.Sprintf("job %s: %s, for --wait-timeout %v; the job stays recorded: start such a worker and rerun the same command to follow it, or remove it (worksteal job delete %s)",
+		e.job, e.what, e.limit, e.job)
+}
+
+// stallEvery is how often a run looks for tasks that no live worker can
+// run.
+const stallEvery = time.Second
+
+// watchStalls says on w what job's queued tasks wait for (Node.Stalls)
+// whenever it changes, and calls stop with a *stallTimeout once they have
+// waited for no live worker for limit (> 0) without a break.
+func watchStalls(ctx context.Context, node *cluster.Node, job string, w io.Writer, limit time.Duration, stop context.CancelCauseFunc) (done func()) {
+	quit := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(stallEvery)
+		defer t.Stop()
+		said := ""
+		var since time.Time // when the present stall began, here
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			stalls, err := node.Stalls(ctx, job)
+			if err != nil {
+				continue
+			}
+			var lines []string
+			for _, s := range stalls {
+				lines = append(lines, s.String())
+			}
+			now := strings.Join(lines, "; ")
+			if now != said {
+				switch {
+				case now != "":
+					fmt.Fprintf(w, "worksteal: job %s waits: %s\n", job, now)
+				case said != "":
+					fmt.Fprintf(w, "worksteal: job %s: a worker that can run its waiting tasks is live again\n", job)
+				}
+				said = now
+			}
+			switch {
+			case now == "":
+				since = time.Time{}
+			case since.IsZero():
+				since = time.Now()
+			case limit > 0 && time.Since(since) >= limit:
+				stop(&stallTimeout{job: job, limit: limit, what: now})
+				return
+			}
+		}
+	}()
+	return func() { close(quit); <-ended }
 }
 
 // clusterJob is the batch as a cluster job: every job of the batch, in
@@ -368,6 +453,6 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, start time.Time,
 		fmt.Fprint(w, ":")
 	}
 	fmt.Fprintf(w, " load imbalance %.2f, straggler ratio %.2f\n", balance.Imbalance(loads), balance.StragglerRatio(durations))
-	fmt.Fprintf(w, "extra executions: %d (%d redeliveries after a worker was lost or stopped or the server restarted, %d retries after failures)\n",
-		p.Redeliveries+p.Retries, p.Redeliveries, p.Retries)
+	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n",
+		p.Reruns+p.Retries, p.Reruns, p.Retries)
 }

@@ -343,3 +343,48 @@ func TestRunTakesGNUNamesOfItsFlags(t *testing.T) {
 		t.Errorf("run --jl -: exit %d, stdout %q, stderr %q; want the joblog on stdout", code, out, errs)
 	}
 }
+
+// A bad value of one of GNU parallel's options is refused by name and
+// value, before anything runs, with exit status 255.
+func TestRunRefusesBadGNUValues(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--halt", "later,fail=1"}, `--halt "later,fail=1": it must start with never, soon or now`},
+		{[]string{"--halt", "now,fail=x"}, `--halt "now,fail=x"`},
+		{[]string{"--halt", "now,fail=200%"}, `--halt "now,fail=200%"`},
+		{[]string{"--halt", "soon,maybe=1"}, `--halt "soon,maybe=1"`},
+		{[]string{"-n", "x"}, `-n "x": want a count`},
+		{[]string{"-N", "-1"}, `-N "-1": want a count`},
+		{[]string{"--delay", "soon"}, `--delay "soon"`},
+		{[]string{"--trim", "x"}, `--trim "x": want n`},
+		{[]string{"-d", ""}, `-d ''`},
+		{[]string{"--env", "A-B"}, `--env "A-B"`},
+		{[]string{"--header", "("}, `--header "("`},
+		{[]string{"--plus", "--tagstring", "{/(/x}"}, `{/(/x}`},
+		{[]string{"--results", filepath.Join(dir, "no", "such", "r.csv")}, "--results " + filepath.Join(dir, "no", "such", "r.csv")},
+		{[]string{"--line-buffer", "-u"}, "--group, --line-buffer and -u (--ungroup) exclude each other"},
+	}
+	for _, tc := range cases {
+		args := append(append([]string{"run"}, tc.args...), "touch "+mark+"; echo {}", ":::", "a")
+		code, out, errs := runWithInput(t, "", args...)
+		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want 255 and %q", tc.args, code, out, errs, tc.want)
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Fatalf("run %q: a job ran", tc.args)
+		}
+	}
+	// One argument over the command line limit of -X: named, nothing run.
+	long := strings.Repeat("x", runner.DefaultMaxLen)
+	code, out, errs := runWithInput(t, "a\n"+long+"\n", "run", "-X", "touch "+mark+"; echo")
+	if code != exitRunError || out != "" || !strings.Contains(errs, "command line too long") || !strings.Contains(errs, "at input 2") {
+		t.Errorf("run -X with a %d-byte argument: exit %d, stdout %q, stderr %.200q; want 255 and command line too long at input 2", len(long), code, out, errs)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("run -X: a job ran")
+	}
+}

@@ -69,20 +69,6 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.StringArrayVar(&g.env, "env", nil, "copy this environment variable to the jobs (with --nats: to the workers' jobs); repeatable")
 }
 
-// partANotYet are the options of gnuConfig not implemented yet.
-var partANotYet = []string{"halt", "tag", "tagstring", "results", "null", "delimiter", "max-args", "max-replace-args",
-	"X", "m", "xargs", "line-buffer", "ungroup", "group", "eta", "delay", "header", "shuf", "trim", "plus", "env"}
-
-// checkGNU refuses the options not implemented yet, by the name given.
-func checkGNU(f *pflag.FlagSet) error {
-	for _, name := range partANotYet {
-		if given, ok := gnuChanged(f, name); ok {
-			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
-	return nil
-}
-
 // gnuAliasOf is the annotation that names the flag an alias stands for.
 const gnuAliasOf = "gnu-alias-of"
 

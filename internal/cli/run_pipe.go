@@ -45,8 +45,8 @@ func runGNUModes(env *Env, cmd *cobra.Command, cfg runConfig, args []string) (do
 
 // pipeArgsOptions are the options of GNU parallel's argument mode that pipe
 // mode does not take, by their main names (-N and --header it does).
-var pipeArgsOptions = []string{"halt", "tag", "tagstring", "results", "null", "delimiter", "max-args",
-	"X", "m", "xargs", "line-buffer", "ungroup", "eta", "delay", "shuf", "trim", "plus", "env",
+var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter", "max-args",
+	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
@@ -257,11 +257,21 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		total = len(parts)
 	}
 	prog := newJobProgress(cfg.progress, stderr, total)
-	rcfg := runner.Config{
+	// --halt, --delay, --line-buffer, -u, --env: as in argument mode.
+	var rcfg runner.Config
+	if err := cfg.gnu.config(f, &rcfg); err != nil {
+		return runError(err)
+	}
+	if strings.Contains(cfg.gnu.halt, "%") {
+		return runError(fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt))
+	}
+	base := rcfg
+	rcfg = runner.Config{
 		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
+		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
 	}
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
@@ -285,6 +295,9 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 			fmt.Fprintf(stderr, "interrupted: %d jobs finished\n", sum.Succeeded+sum.Failed)
 		}
 		return &exitError{code: interruptCode(err), err: err}
+	}
+	if sum.HaltSet {
+		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
 }

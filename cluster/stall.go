@@ -1,0 +1,129 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Stall is a route of a job whose queued tasks no live worker can run: no
+// live worker has the route's handler with labels that meet its
+// requirements (the only one that did was lost, say). The tasks wait,
+// without using deliveries, until such a worker starts.
+type Stall struct {
+	Job     string
+	Handler string
+	Require Labels
+	// Queued is the number of the route's tasks waiting for a worker.
+	Queued int
+	// Since is when the route last delivered a task (when it was made, if
+	// never): the tasks have waited since then at least.
+	Since time.Time
+}
+
+// String says what the tasks wait for, as a user reads it:
+// "no live worker has gpu=1 (handler sh) since 12:03:04: 3 tasks wait".
+func (s Stall) String() string {
+	what := "handler " + s.Handler
+	if len(s.Require) > 0 {
+		what = s.Require.String() + " (handler " + s.Handler + ")"
+	}
+	tasks := "tasks wait"
+	if s.Queued == 1 {
+		tasks = "task waits"
+	}
+	return fmt.Sprintf("no live worker has %s since %s: %d %s", what, s.Since.Format("15:04:05"), s.Queued, tasks)
+}
+
+// routeWait is a route with queued tasks, from its consumer's info.
+type routeWait struct {
+	job, handler string
+	require      Labels
+	queued       int
+	since        time.Time
+}
+
+// routeWaitOf reads a route consumer's info: false for a consumer that is
+// not a route or has no queued task.
+func routeWaitOf(info *jetstream.ConsumerInfo) (routeWait, bool) {
+	md := info.Config.Metadata
+	job, ok := md[metaJob]
+	if !ok || info.NumPending == 0 {
+		return routeWait{}, false
+	}
+	r := routeWait{job: job, handler: md[metaHandler], require: routeRequire(md), queued: int(info.NumPending), since: info.Created}
+	if last := info.Delivered.Last; last != nil && last.After(r.since) {
+		r.since = *last
+	}
+	return r, true
+}
+
+// routeRequire reads a route's requirements from its consumer's metadata.
+func routeRequire(md map[string]string) Labels {
+	req := Labels{}
+	if s := md[metaRequire]; s != "" {
+		for _, kv := range strings.Split(s, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			req[k] = v
+		}
+	}
+	return req
+}
+
+// stalled says no worker of live (handlers, labels) can run r's tasks.
+func (r routeWait) stalled(live []WorkerInfo) bool {
+	for _, w := range live {
+		if slices.Contains(w.Handlers, r.handler) && w.Labels.Satisfy(r.require) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r routeWait) stall() Stall {
+	return Stall{Job: r.job, Handler: r.handler, Require: r.require, Queued: r.queued, Since: r.since}
+}
+
+// Stalls lists the routes of job whose queued tasks no live worker can
+// run, as the worker registry says: a worker is live while its entry is
+// (it refreshes it every 5 s; the entry of a worker killed stays 15 s, so
+// a stall shows up to 15 s after the last capable worker died). Empty
+// when every queued task has a worker that can run it. worksteal run
+// --nats says on stderr what a job waits for, and bounds the wait with
+// --wait-timeout; worksteal job status and the dashboard show it too.
+func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
+	if err := n.ensure(ctx); err != nil {
+		return nil, err
+	}
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	var waits []routeWait
+	lister := n.stream.ListConsumers(ctx)
+	for info := range lister.Info() {
+		if r, ok := routeWaitOf(info); ok && r.job == job {
+			waits = append(waits, r)
+		}
+	}
+	if err := lister.Err(); err != nil {
+		return nil, err
+	}
+	if len(waits) == 0 {
+		return nil, nil
+	}
+	live, err := n.Workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var stalls []Stall
+	for _, r := range waits {
+		if r.stalled(live) {
+			stalls = append(stalls, r.stall())
+		}
+	}
+	slices.SortFunc(stalls, func(a, b Stall) int { return strings.Compare(a.String(), b.String()) })
+	return stalls, nil
+}

@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// resultsSink saves each job's output as GNU parallel's --results does
+// (20221122), in place of writing it to stdout and stderr:
+//
+//   - NAME (no replacement string): NAME/<ARGS>/stdout, stderr and seq,
+//     where <ARGS> is, for each value of the job, its source's number (or
+//     column name under --header) and the value, with \ \t NUL and /
+//     written as \\ \t \0 \_;
+//   - NAME with replacement strings: the file it names (stdout), with .err
+//     and .seq beside it; a NAME that ends in / is a directory holding
+//     stdout, stderr and seq;
+//   - NAME.csv, NAME.tsv, NAME.json: one row per job (Seq, Host,
+//     Starttime, JobRuntime, Send, Receive, Exitval, Signal, Command, the
+//     values, Stdout, Stderr); -.csv, -.tsv and -.json write it on stdout.
+//
+// Its method is called by the runner's output goroutine only.
+type resultsSink struct {
+	name    string
+	sep     string // "," or "\t" for a table; "" otherwise
+	json    bool
+	out     *bufio.Writer
+	file    *os.File // the table's file; nil for stdout
+	headers bool     // the value columns are named by --header, not V1 ... Vn
+	started bool     // the table's header row is written
+}
+
+// newResultsSink opens what --results NAME says; stdout is where -.csv
+// writes.
+func newResultsSink(name string, headers bool, stdout io.Writer) (*resultsSink, error) {
+	s := &resultsSink{name: name, headers: headers}
+	switch {
+	case strings.HasSuffix(name, ".csv"):
+		s.sep = ","
+	case strings.HasSuffix(name, ".tsv"):
+		s.sep = "\t"
+	case strings.HasSuffix(name, ".json"):
+		s.json = true
+	default:
+		return s, nil
+	}
+	if name == "-.csv" || name == "-.tsv" || name == "-.json" {
+		s.out = bufio.NewWriter(stdout)
+		return s, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("--results %s: %w", name, err)
+	}
+	s.file, s.out = f, bufio.NewWriter(f)
+	return s, nil
+}
+
+// Close flushes and closes the table.
+func (s *resultsSink) Close() error {
+	if s.out == nil {
+		return nil
+	}
+	err := s.out.Flush()
+	if s.file != nil {
+		if cerr := s.file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// take saves one job's result.
+func (s *resultsSink) take(res runner.Result) error {
+	if s.out != nil {
+		s.row(res)
+		return s.out.Flush()
+	}
+	seq := []byte(strconv.Itoa(res.Seq))
+	if p := res.ResultsIn(res.Slot); p != "" {
+		if strings.HasSuffix(p, "/") {
+			return writeFiles(p, res, seq, "stdout", "stderr", "seq")
+		}
+		return writeFiles(p, res, seq, "", ".err", ".seq")
+	}
+	return writeFiles(filepath.Join(s.name, argsAsDirname(res.Job))+"/", res, seq, "stdout", "stderr", "seq")
+}
+
+// writeFiles writes prefix+out, prefix+err and prefix+seq, making the
+// directories they are in.
+func writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqName string) error {
+	if err := os.MkdirAll(filepath.Dir(prefix+"x"), 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{prefix + out, res.Stdout}, {prefix + errName, res.Stderr}, {prefix + seqName, seq}} {
+		if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// argsAsDirname is GNU's args_as_dirname: name/value for each value, the
+// names in order (numbers by value, then names).
+func argsAsDirname(j runner.Job) string {
+	type nv struct{ name, value string }
+	var parts []string
+	// Per record: GNU sorts a record's values by their sources' names.
+	n := len(j.Args)
+	width := 0
+	for i, name := range j.ArgNames {
+		if i > 0 && name == j.ArgNames[0] {
+			break
+		}
+		width++
+	}
+	for start := 0; start < n; start += max(width, 1) {
+		var rec []nv
+		for i := start; i < min(start+width, n); i++ {
+			rec = append(rec, nv{j.ArgNames[i], j.Args[i]})
+		}
+		slices.SortStableFunc(rec, func(a, b nv) int { return compareHeaders(a.name, b.name) })
+		for _, x := range rec {
+			parts = append(parts, x.name, dirnameEscaper.Replace(x.value))
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+var dirnameEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\x00", `\0`, "/", `\_`)
+
+// compareHeaders orders source names as GNU's header_indexes_sorted: by
+// their leading number, then by name.
+func compareHeaders(a, b string) int {
+	num := func(s string) int {
+		k := 0
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		n, _ := strconv.Atoi(s[:k])
+		return n
+	}
+	if x, y := num(a), num(b); x != y {
+		return x - y
+	}
+	return strings.Compare(a, b)
+}
+
+// row writes one row of the table (and the header row first).
+func (s *resultsSink) row(res runner.Result) {
+	rec := res.Record(":")
+	start := fmt.Sprintf("%.3f", float64(rec.Start.UnixMilli())/1000)
+	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
+	if s.json {
+		var vs []string
+		for _, v := range res.Args {
+			vs = append(vs, `"`+jsonQuote(v)+`"`)
+		}
+		fmt.Fprintf(s.out, `{ "Seq": %d, "Host": "%s", "Starttime": %s, "JobRuntime": %s, "Send": %d, "Receive": %d, "Exitval": %d, "Signal": %d, "Command": "%s", "V": [ %s ], "Stdout": "%s", "Stderr": "%s" }`+"\n",
+			rec.Seq, jsonQuote(rec.Host), start, runtime, rec.Send, rec.Receive, rec.Exit, rec.Signal, jsonQuote(rec.Command),
+			strings.Join(vs, ","), jsonQuote(string(res.Stdout)), jsonQuote(string(res.Stderr)))
+		return
+	}
+	if !s.started {
+		s.started = true
+		cols := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
+		for i := range res.Args {
+			name := "V" + strconv.Itoa(i+1)
+			if s.headers && i < len(res.ArgNames) {
+				name = res.ArgNames[i]
+			}
+			cols = append(cols, name)
+		}
+		s.writeRow(append(cols, "Stdout", "Stderr"))
+	}
+	cols := []string{strconv.Itoa(rec.Seq), rec.Host, start, runtime, strconv.FormatInt(rec.Send, 10), strconv.FormatInt(rec.Receive, 10),
+		strconv.Itoa(rec.Exit), strconv.Itoa(rec.Signal), rec.Command}
+	cols = append(cols, res.Args...)
+	s.writeRow(append(cols, string(res.Stdout), string(res.Stderr)))
+}
+
+// writeRow is GNU's combine_ref: a column holding a quote, white space,
+// the separator or a NUL is quoted, its quotes doubled.
+func (s *resultsSink) writeRow(cols []string) {
+	for i, c := range cols {
+		if i > 0 {
+			s.out.WriteString(s.sep)
+		}
+		if strings.ContainsAny(c, "\" \t\n\r\f\v\x00"+s.sep) {
+			c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+		}
+		s.out.WriteString(c)
+	}
+	s.out.WriteByte('\n')
+}
+
+// jsonQuote is GNU's jsonquote: \ and " escaped, bytes below 32 as \u00XX.
+func jsonQuote(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 32:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Halt says when a batch stops early, as GNU parallel's --halt does. The
+// zero value never stops.
+type Halt struct {
+	// When: HaltNever, HaltSoon (start no more jobs, let the running ones
+	// finish) or HaltNow (also stop the running ones; they are neither
+	// logged nor counted, as when interrupted).
+	When HaltWhen
+	// Why: HaltOnFail, HaltOnSuccess or HaltOnDone, counted over the jobs
+	// that finished (after their retries).
+	Why HaltWhy
+	// Count, or Percent of the batch when Percent > 0, is how many such
+	// jobs trigger the halt.
+	Count   int
+	Percent float64
+}
+
+// HaltWhen is when a Halt stops the batch.
+type HaltWhen int
+
+// HaltWhy is what a Halt counts.
+type HaltWhy int
+
+const (
+	HaltNever HaltWhen = iota
+	HaltSoon
+	HaltNow
+)
+
+const (
+	HaltOnFail HaltWhy = iota
+	HaltOnSuccess
+	HaltOnDone
+)
+
+// ParseHalt reads GNU parallel's --halt: when,why=N or when,why=N% (when:
+// never, soon, now; why: fail, success, done), or its short forms 0
+// (never), 1 (soon,fail=1), 2 (now,fail=1), -1 (soon,success=1), -2
+// (now,success=1) and N% (soon,fail=N%).
+func ParseHalt(s string) (Halt, error) {
+	long := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
+	v := s
+	if l, ok := long[v]; ok {
+		v = l
+	}
+	if p, ok := strings.CutSuffix(v, "%"); ok && p != "" && strings.Trim(p, "0123456789") == "" {
+		v = "soon,fail=" + v
+	}
+	bad := func(why string) (Halt, error) {
+		return Halt{}, fmt.Errorf("%w: --halt %q: %s (want when,why=N or N%%: now,fail=1, soon,fail=20%%, now,success=1, soon,done=3; or 0, 1, 2, -1, -2)", ErrInvalidConfig, s, why)
+	}
+	when, rest, _ := strings.Cut(v, ",")
+	var h Halt
+	switch when {
+	case "never":
+		return Halt{}, nil
+	case "soon":
+		h.When = HaltSoon
+	case "now":
+		h.When = HaltNow
+	default:
+		return bad("it must start with never, soon or now")
+	}
+	why, n, _ := strings.Cut(rest, "=")
+	switch why {
+	case "fail":
+		h.Why = HaltOnFail
+	case "success":
+		h.Why = HaltOnSuccess
+	case "done":
+		h.Why = HaltOnDone
+	default:
+		return bad(when + " must be followed by ,fail ,success or ,done")
+	}
+	num, pct := strings.CutSuffix(n, "%")
+	k, err := strconv.Atoi(num)
+	if err != nil || k < 0 || strings.Trim(num, "0123456789") != "" {
+		return bad(when + "," + why + " must be followed by =number or =percent%")
+	}
+	if pct {
+		if k == 0 || k > 100 {
+			return bad("a percentage from 1% to 100%")
+		}
+		h.Percent = float64(k)
+	} else {
+		h.Count = k
+	}
+	return h, nil
+}
+
+// halting is the state of a run's Halt: the counts GNU parallel keeps and
+// the exit status it settles on. Owned by the loop goroutine.
+type halting struct {
+	Halt
+	total     int  // jobs in the batch
+	finished  int  // jobs finished, retries spent
+	failed    int  //
+	triggered bool // the halt condition was met: start nothing more
+	status    int  // the exit status fixed when it was met
+	hasStatus bool
+}
+
+// observe counts a finished job and says whether the halt is met now.
+func (h *halting) observe(res *Result) bool {
+	if h.When == HaltNever {
+		return false
+	}
+	h.finished++
+	ok := res.OK()
+	if !ok {
+		h.failed++
+	}
+	var limit int
+	switch {
+	case h.Why == HaltOnDone:
+		limit = h.finished
+	case h.Why == HaltOnFail && !ok:
+		limit = h.failed
+	case h.Why == HaltOnSuccess && ok:
+		limit = h.finished - h.failed
+	default:
+		return false
+	}
+	count := float64(h.Count)
+	if h.Percent > 0 {
+		count = float64(h.total) * h.Percent / 100
+	}
+	if float64(limit) < count {
+		return false
+	}
+	if !h.hasStatus {
+		h.hasStatus = true
+		switch {
+		case h.Why == HaltOnSuccess:
+			h.status = 0
+		case h.Percent > 0:
+			h.status = int(math.Ceil(float64(h.failed) / float64(h.total) * 100))
+		case h.Count == 1:
+			h.status = res.Code
+			if res.Signal != 0 {
+				h.status = res.Signal + 128
+			} else if res.Code < 0 {
+				h.status = 1
+			}
+		default:
+			h.status = min(h.failed, 101)
+		}
+	}
+	first := !h.triggered
+	h.triggered = true
+	return first
+}
+
+// exitStatus is the batch's exit status under a Halt other than never,
+// GNU parallel's: the one fixed when the halt was met, else the failed
+// jobs' count (at most 101), or their percentage of those started for a
+// percentage halt.
+func (h *halting) exitStatus(started int) int {
+	if h.hasStatus {
+		return h.status
+	}
+	if h.Percent > 0 {
+		return int(math.Ceil(float64(h.failed) / float64(max(started, 1)) * 100))
+	}
+	return min(h.failed, 101)
+}

@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// OutputMode says when the jobs' output is written.
+type OutputMode int
+
+const (
+	// OutputGroup writes each job's output whole when it finishes (GNU
+	// parallel's --group, the default).
+	OutputGroup OutputMode = iota
+	// OutputLineBuffer writes each line of a job's output as soon as it
+	// is whole: lines of different jobs mix, never parts of lines (GNU
+	// parallel's --line-buffer). A last line without a newline is written
+	// when the job ends.
+	OutputLineBuffer
+	// OutputUngroup writes the output as it comes: parts of lines of
+	// different jobs may mix (GNU parallel's -u).
+	OutputUngroup
+)
+
+// lockedWriter serializes writes to w: the jobs' streamed output and the
+// runner's own lines. mu is shared by the stdout and stderr writers of a
+// run, so that a line is never cut by one of the other stream.
+type lockedWriter struct {
+	mu  *sync.Mutex
+	mu0 sync.Mutex
+	w   io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// streams returns the writers an attempt of job in slot streams its output
+// to, and a flush to call once it has ended (the last line, under
+// OutputLineBuffer). Called by the loop goroutine; the writers are used by
+// the attempt's goroutine (os/exec's copiers) only.
+func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()) {
+	if r.cfg.Output == OutputUngroup {
+		return r.streamOut, r.streamErr, nil
+	}
+	tag := ""
+	if r.cfg.Tag {
+		tag = job.TagIn(slot) + "\t"
+	}
+	o := &lineWriter{out: r.streamOut, tag: tag}
+	e := &lineWriter{out: r.streamErr, tag: tag}
+	return o, e, func() { o.flush(); e.flush() }
+}
+
+// lineWriter writes whole lines to out, each prefixed with tag, and keeps
+// a part line until its newline (or flush) comes. One goroutine writes to
+// it at a time (os/exec copies each stream in one goroutine).
+type lineWriter struct {
+	out  io.Writer
+	tag  string
+	part []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	end := bytes.LastIndexByte(p, '\n')
+	if end < 0 {
+		l.part = append(l.part, p...)
+		return n, nil
+	}
+	whole := append(l.part, p[:end+1]...)
+	l.part = append([]byte(nil), p[end+1:]...)
+	if l.tag != "" {
+		whole = tagLines(nil, l.tag, whole)
+	}
+	if _, err := l.out.Write(whole); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (l *lineWriter) flush() {
+	if len(l.part) == 0 {
+		return
+	}
+	p := l.part
+	if l.tag != "" {
+		p = tagLines(nil, l.tag, p)
+	}
+	l.out.Write(p)
+	l.part = nil
+}
+
+// tagLines appends to dst each line of p (the last one may lack its
+// newline) with tag before it.
+func tagLines(dst []byte, tag string, p []byte) []byte {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		dst = append(dst, tag...)
+		if i < 0 {
+			return append(dst, p...)
+		}
+		dst = append(dst, p[:i+1]...)
+		p = p[i+1:]
+	}
+	return dst
+}
