@@ -143,7 +143,7 @@
 // children it spawns, and theirs, form a unit: the children run on the
 // same worker, on up to its slots of runner goroutines, newest first
 // (depth first), with no message per child. A worker with nothing to run
-// says so on ws.idle ("name<TAB>free slots"; every 10 ms while idle,
+// says so on ws.idle ("id<TAB>free slots<TAB>name"; every 10 ms while idle,
 // backing off to 500 ms, none while busy: a few messages a second per
 // idle worker, whatever the number of tasks); a worker holding two or more
 // pending children hands half of them over, oldest first (the biggest

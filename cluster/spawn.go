@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 )
 
 // Tasks that spawn tasks (see the package doc, "Trees"): a delivered task
@@ -278,9 +279,12 @@ type treeState struct {
 	runners int
 
 	spilling atomic.Bool
+	id       string // this serving's own, in its idle signals (names may repeat in one process)
 }
 
-func newTreeState(s *serving) *treeState { return &treeState{s: s, max: max(1, s.n.opts.slots)} }
+func newTreeState(s *serving) *treeState {
+	return &treeState{s: s, max: max(1, s.n.opts.slots), id: nuid.Next()}
+}
 
 // push queues a child and starts a runner if one is free.
 func (t *treeState) push(nd *treeNode) {
@@ -492,7 +496,7 @@ func (s *serving) loadHanded(u *treeUnit) map[string]bool {
 }
 
 // Idle signals: a worker with nothing to run says so on <stream>.idle,
-// "name<TAB>free slots", every idleEvery while it stays idle, backing off
+// "id<TAB>free slots<TAB>name" (id: its Serve's own, random), every idleEvery while it stays idle, backing off
 // to idleMax while nobody hands it anything; a worker with two or more
 // pending children hears it and hands over half of them, at most the free
 // slots. So the signals cost a few messages a second per idle worker,
@@ -517,7 +521,7 @@ func (t *treeState) idleLoop(ctx context.Context) {
 		case <-timer.C:
 		}
 		if s.busy.Load() == 0 && s.busyLocal.Load() == 0 && t.pending() == 0 {
-			s.n.nc.Publish(s.n.idleSubject(), []byte(s.n.opts.name+"\t"+strconv.Itoa(s.n.opts.slots)))
+			s.n.nc.Publish(s.n.idleSubject(), []byte(t.id+"\t"+strconv.Itoa(s.n.opts.slots)+"\t"+s.n.opts.name))
 			s.n.idleSignals.Add(1)
 			wait = min(2*wait, idleMax)
 		} else {
@@ -530,10 +534,11 @@ func (t *treeState) idleLoop(ctx context.Context) {
 // onIdle hears another worker's idle signal and hands over half of the
 // pending children, at most its free slots.
 func (t *treeState) onIdle(m *nats.Msg) {
-	name, slots, ok := cut(string(m.Data))
-	if !ok || name == t.s.n.opts.name {
-		return
+	id, rest, ok := cut(string(m.Data))
+	if !ok || id == t.id {
+		return // its own
 	}
+	slots, _, _ := cut(rest + "\t")
 	free, err := strconv.Atoi(slots)
 	if err != nil || free < 1 {
 		return

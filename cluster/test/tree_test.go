@@ -284,3 +284,22 @@ func TestProgressCountsRunningTasksPerWorker(t *testing.T) {
 		t.Errorf("progress %+v: want pw1 alone, running 3", p)
 	}
 }
+
+// Two workers of one name (two nodes of one process, default names) still
+// hand work to each other: an idle signal names its Serve, not the worker.
+func TestTreeSpillsBetweenWorkersOfOneName(t *testing.T) {
+	srv := startServer(t)
+	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("twin"))
+	b := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("twin"))
+	n := submitter(t, connect(t, srv.ClientURL()))
+	s, err := n.Submit(context.Background(), treeJob("twins", 4, 4, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(4, 4))
+	if sa, sb := a.Stats(), b.Stats(); sa.Spilled+sb.Spilled == 0 || sa.Executed == 0 || sb.Executed == 0 {
+		t.Errorf("a %+v, b %+v: want both to run nodes", sa, sb)
+	}
+}
