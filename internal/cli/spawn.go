@@ -31,8 +31,8 @@ it is printed).
 A child's id is its parent's id, '=', and its index: a task that runs again
 (its worker died) spawns the same children, so none runs twice, provided it
 spawns them in the same order.`,
-		Example: `  worksteal run --nats nats://127.0.0.1:4222 'for i in 1 2 3; do worksteal spawn -- echo child $i; done' ::: x
-  worksteal run --nats nats://127.0.0.1:4222 --reduce sum 'worksteal spawn -- echo 40; echo 2' ::: x`,
+		Example: `  worksteal run --nats nats://127.0.0.1:4222 'for i in 1 2 3; do worksteal spawn -- echo {} $i; done' ::: child
+  worksteal run --nats nats://127.0.0.1:4222 --reduce sum 'worksteal spawn -- echo 40; echo {}' ::: 2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			line := args[0]
