@@ -151,8 +151,8 @@
 // worker's free slots: each is published as a task of its own in its
 // unit's route (so only children with their unit's handler are handed
 // over), with the headers of its unit plus Ws-Parent (the unit's task)
-// and a JetStream message id of the job's nonce (Ws-Nonce) and its own
-// id.
+// and a JetStream message id of the job's nonce (the first part of its
+// unit's message id, which the submitter set) and its own id.
 //
 // A child's id is its spawner's id, '=', and its index among its
 // siblings: "root=2=0" is the first child of the third child of root.

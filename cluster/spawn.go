@@ -38,7 +38,6 @@ import (
 // Headers of a spilled child's message, besides the unit's (copied).
 const (
 	hdrParent = "Ws-Parent" // the task whose result lists this one
-	hdrNonce  = "Ws-Nonce"  // the job's nonce: message ids of spilled children
 	hdrReduce = "Ws-Reduce" // the job's reduction
 )
 
@@ -416,7 +415,7 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 		}
 	}
 	m := nats.NewMsg(u.msg.Subject)
-	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrNonce, hdrReduce} {
+	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrReduce} {
 		if v := u.msg.Header.Get(h); v != "" {
 			m.Header.Set(h, v)
 		}
@@ -424,7 +423,10 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 	m.Header.Set(hdrTask, nd.id)
 	m.Header.Set(hdrParent, u.task)
 	m.Data = nd.payload
-	nonce := u.msg.Header.Get(hdrNonce)
+	// The job's nonce, as its submitter's message ids begin ("<nonce>.<task>",
+	// kept by JetStream in the delivered message): no header of its own on
+	// every task.
+	nonce, _, _ := strings.Cut(u.msg.Header.Get(jetstream.MsgIDHeader), ".")
 	if nonce == "" {
 		nonce = u.job
 	}
@@ -514,13 +516,19 @@ func (t *treeState) idleLoop(ctx context.Context) {
 	wait := idleEvery
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	seen := s.n.delivered.Load()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		}
-		if s.busy.Load() == 0 && s.busyLocal.Load() == 0 && t.pending() == 0 {
+		// Idle: nothing delivered since the last look (a worker between
+		// two short tasks of a batch is not idle) and nothing to run.
+		delivered := s.n.delivered.Load()
+		quiet := delivered == seen
+		seen = delivered
+		if quiet && s.busy.Load() == 0 && s.busyLocal.Load() == 0 && t.pending() == 0 {
 			s.n.nc.Publish(s.n.idleSubject(), []byte(t.id+"\t"+strconv.Itoa(s.n.opts.slots)+"\t"+s.n.opts.name))
 			s.n.idleSignals.Add(1)
 			wait = min(2*wait, idleMax)

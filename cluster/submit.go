@@ -837,7 +837,6 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 		m.Header.Set(hdrAttempts, strconv.Itoa(s.job.MaxAttempts))
 	}
 	m.Header.Set(hdrMaxLost, strconv.Itoa(s.n.opts.maxLost))
-	m.Header.Set(hdrNonce, s.nonce)
 	if s.job.Reduce != "" {
 		m.Header.Set(hdrReduce, s.job.Reduce)
 	}
