@@ -97,7 +97,6 @@ func (n *Node) timeout(ctx context.Context) (context.Context, context.CancelFunc
 func (n *Node) streamName() string             { return n.opts.stream + "_tasks" }
 func (n *Node) consumerName() string           { return n.opts.stream + "_workers" }
 func (n *Node) startedSubject(j string) string { return n.opts.stream + ".started." + j }
-func (n *Node) ranSubject(j string) string     { return n.opts.stream + ".ran." + j }
 func (n *Node) cancelSubject(j, t string) string {
 	return n.opts.stream + ".cancel." + j + "." + t
 }
