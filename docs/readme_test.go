@@ -52,6 +52,9 @@ func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker
 
 	// Nothing to return: Do (DoErr for a function that returns an error).
 	err = pool.Do(func(w *worksteal.Worker) { par.For(w, 0, len(out), body) })
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// Any number of tasks that spawn more; the first error cancels the rest.
 	err = pool.Scope(ctx, func(w *worksteal.Worker, s *worksteal.Scope) error {
