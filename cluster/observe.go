@@ -57,6 +57,14 @@ type ObserverConfig struct {
 //     the failures among those are not shown, since the observer may not
 //     read results); running: the workers' statuses; queued: the tasks of
 //     the job in the stream, less the running ones;
+//   - trees: a worker's children spawned and handed over come in its
+//     statuses; a job's tasks handed over are the children listed by the
+//     results the statuses report (a count per result, no ids), and its
+//     total is its record's plus those; a job with a reduction is finished
+//     only by its record (the submitter's quiescence rule), since a
+//     child's result can be counted before the result listing it is seen.
+//     The value reduced so far is not shown: it is made of the tasks'
+//     outputs, which the observer may not read;
 //   - stragglers: running tasks against their job's median (see
 //     ObserverConfig.StragglerFactor);
 //   - throughput: the growth of the done count over the last 10 s; ETA:
@@ -102,7 +110,10 @@ type jobView struct {
 	countAfter          time.Time // when countDone may count it again
 	seen                int
 	failedKeys          map[string]struct{}
-	retries, reruns     int // attempts after a failure; runs beyond the attempts (Result.Reruns)
+	handed              map[string]int // children listed by a result, by the listing task (a set: reported twice counts once)
+	handedSum           int            // the sum of handed
+	reduce              string         // the record's Reduce
+	retries, reruns     int            // attempts after a failure; runs beyond the attempts (Result.Reruns)
 	firstStart, lastEnd time.Time
 	hist                *balance.History // run times of successful tasks
 	samples             []doneSample     // the server's counts over the last rateWindow
@@ -263,6 +274,9 @@ func (o *Observer) onStatus(m *nats.Msg) {
 			start = st.Sent
 		}
 		o.addResult(r.Job, r.Task, st.Name, r.Failed, r.Attempt, r.Deliveries, 0, start, start.Add(time.Duration(r.RuntimeNs)), r.StartNs != 0)
+		if r.Handed > 0 {
+			o.job(r.Job).addHanded(r.Task, r.Handed)
+		}
 	}
 	w.st.Results = nil
 	if st.Stopping {
@@ -313,9 +327,23 @@ func (o *Observer) onJob(rec jobRecord) {
 		// The id was deleted and submitted again: start over.
 		*j = jobView{id: rec.ID, hist: balance.NewHistory(0), failedKeys: map[string]struct{}{}}
 	}
-	j.total, j.created, j.recorded = rec.Total, rec.Created, true
+	j.total, j.created, j.recorded, j.reduce = rec.Total, rec.Created, true, rec.Reduce
 	j.finished = j.finished || rec.Done
 }
+
+// addHanded notes that task's recorded result lists n children handed
+// over. Called with o.mu held.
+func (j *jobView) addHanded(task string, n int) {
+	if j.handed == nil {
+		j.handed = map[string]int{}
+	}
+	j.handedSum += n - j.handed[task]
+	j.handed[task] = n
+}
+
+// tasks is the job's tasks as far as the observer knows: those its record
+// counts and the children handed over that the results seen list.
+func (j *jobView) tasks() int { return j.total + j.handedSum }
 
 // job returns the view of job id, made if need be. Called with o.mu held.
 func (o *Observer) job(id string) *jobView {
@@ -412,7 +440,11 @@ func (o *Observer) countDone(ctx context.Context) {
 // setDone takes the server's count of the job's results at t.
 func (j *jobView) setDone(n int, t time.Time) {
 	j.doneExact, j.counted = n, true
-	if j.total > 0 && n >= j.total {
+	// A job whose tasks may spawn (it names a reduction) is finished only
+	// by its record (Done, set by its submitter's quiescence rule): a
+	// child's result may be counted before the observer has seen the
+	// result that lists it, so a count cannot tell that every task is in.
+	if j.total > 0 && n >= j.tasks() && j.reduce == "" && j.handedSum == 0 {
 		j.finished = true
 	}
 	j.samples = append(j.samples, doneSample{t, n})
@@ -501,7 +533,11 @@ type WorkerState struct {
 	Executed    int64     `json:"executed"`
 	Failures    int64     `json:"failures"`
 	Redelivered int64     `json:"redelivered"`
-	BusySec     float64   `json:"busy_s"`
+	// Spawned counts the children its tasks spawned (Spawn), Spilled
+	// those it handed over to other workers (WorkerStatus).
+	Spawned int64   `json:"spawned"`
+	Spilled int64   `json:"spilled"`
+	BusySec float64 `json:"busy_s"`
 	// Utilization is busy slots over slots between its last two statuses.
 	Utilization float64      `json:"utilization"`
 	Tasks       []StatusTask `json:"tasks"`
@@ -520,8 +556,18 @@ type Span struct {
 
 // JobState is one job in a State.
 type JobState struct {
-	ID        string `json:"id"`
+	ID string `json:"id"`
+	// Total is the tasks the job's record counts plus Handed, the
+	// children handed over between workers that the results seen so far
+	// list (a tree's total grows as it does; results recorded before the
+	// observer started are not seen, so neither are the children they
+	// list). Reduce names the job's reduction (Job.Reduce); the value
+	// reduced so far is not shown: it is made of the tasks' outputs, which
+	// the observer may not read (Submission.Value and worksteal job status
+	// show it).
 	Total     int    `json:"total"`
+	Handed    int    `json:"handed"`
+	Reduce    string `json:"reduce,omitempty"`
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	Running   int    `json:"running"`
@@ -575,7 +621,7 @@ func (o *Observer) State() State {
 		st := w.st
 		ws := WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
 			LastSeen: w.seen, SilentSec: now.Sub(w.seen).Seconds(), Executed: st.Executed, Failures: st.Failures,
-			Redelivered: st.Redelivered, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
+			Redelivered: st.Redelivered, Spawned: st.Spawned, Spilled: st.Spilled, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
 		every := cmp.Or(st.Every, statusEvery)
 		if silent := now.Sub(w.seen); (st.Stopping && silent > forgetStopped) || silent > forgetLost {
 			delete(o.workers, st.Name)
@@ -620,11 +666,12 @@ func (o *Observer) State() State {
 		if j.counted {
 			done = j.doneExact
 		}
-		js := JobState{ID: j.id, Total: j.total, Running: running[j.id],
+		total := j.tasks()
+		js := JobState{ID: j.id, Total: total, Handed: j.handedSum, Reduce: j.reduce, Running: running[j.id],
 			Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
-		js.Finished = j.finished || (j.total > 0 && done >= j.total)
-		if js.Finished || (j.total > 0 && done > j.total) {
-			done = j.total // seen may count a result twice (reported twice)
+		js.Finished = j.finished || (j.total > 0 && done >= total && j.reduce == "" && j.handedSum == 0)
+		if js.Finished || (total > 0 && done > total) {
+			done = total // seen may count a result twice (reported twice)
 		}
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
@@ -645,7 +692,7 @@ func (o *Observer) State() State {
 				js.Rate = float64(j.samples[n-1].n-j.samples[0].n) / dt.Seconds()
 			}
 		}
-		if left := j.total - done; js.Finished || left <= 0 {
+		if left := total - done; js.Finished || left <= 0 {
 			js.ETASec = 0
 		} else if js.Rate > 0 {
 			js.ETASec = float64(left) / js.Rate

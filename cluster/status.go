@@ -105,6 +105,10 @@ type StatusResult struct {
 	Deliveries int    `json:"deliveries,omitempty"`
 	StartNs    int64  `json:"start_ns,omitempty"`
 	RuntimeNs  int64  `json:"runtime_ns,omitempty"`
+	// Handed is the number of children the result lists (Result.Spawned):
+	// tasks handed over to other workers, which record results of their
+	// own. The ids are not sent: an observer needs only the count.
+	Handed int `json:"handed,omitempty"`
 }
 
 // StatusTask is a task running on a worker, as its status reports it.
@@ -162,7 +166,7 @@ func (m *meter) finish(r *running, runtime time.Duration, failed bool) {
 
 // recorded notes a result this worker recorded, for its next status.
 func (m *meter) recorded(r Result) {
-	sr := StatusResult{Job: r.Job, Task: r.Task, Failed: r.Error != "", Attempt: r.Attempt, Deliveries: r.Deliveries, RuntimeNs: int64(r.Runtime)}
+	sr := StatusResult{Job: r.Job, Task: r.Task, Failed: r.Error != "", Attempt: r.Attempt, Deliveries: r.Deliveries, RuntimeNs: int64(r.Runtime), Handed: len(r.Spawned)}
 	if !r.Start.IsZero() {
 		sr.StartNs = r.Start.UnixNano()
 	}

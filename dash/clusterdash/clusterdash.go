@@ -6,8 +6,8 @@
 //
 // Routes, besides dash's / (page), /api/state and /events:
 //
-//	/api/workers     the workers: slots, running tasks, status (up, lost, stopped), counters, timeline
-//	/api/jobs        the jobs: done, failed, running, queued, rate, ETA
+//	/api/workers     the workers: slots, running tasks, status (up, lost, stopped), counters (children spawned and handed over included), timeline
+//	/api/jobs        the jobs: done, failed, running, queued, handed over, rate, ETA
 //	/api/stragglers  tasks running longer than the straggler factor × their job's median
 //	/metrics         Prometheus metrics (see Collector)
 package clusterdash

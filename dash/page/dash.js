@@ -81,12 +81,12 @@ function drawCluster(st) {
     const t = Math.max(1, j.total);
     const done = j.succeeded + j.failed;
     return `<tr data-job="${esc(j.id)}" class="${j.finished ? "finished" : ""}">
-      <td class="text">${esc(j.id)}${j.waiting ? `<div class="waiting" data-waiting="${esc(j.id)}">waits: ${esc(j.waiting)}</div>` : ""}</td>
+      <td class="text">${esc(j.id)}${j.reduce ? ` <span class="reduce" title="reduced with ${esc(j.reduce)}: the value is not shown, the observer may not read results">${esc(j.reduce)}</span>` : ""}${j.waiting ? `<div class="waiting" data-waiting="${esc(j.id)}">waits: ${esc(j.waiting)}</div>` : ""}</td>
       <td class="bar"><div class="progress" title="${j.succeeded} ok, ${j.failed} failed, ${j.running} running of ${j.total}">
         <i class="ok" style="width:${(100 * j.succeeded) / t}%"></i><i class="fail" style="width:${(100 * j.failed) / t}%"></i><i class="run" style="width:${(100 * j.running) / t}%"></i></div></td>
-      <td class="done">${num(done)}/${num(j.total)}</td><td>${num(j.failed)}</td><td>${num(j.running)}</td><td>${num(j.queued)}</td><td>${num(j.retries)}</td><td>${num(j.reruns)}</td>
+      <td class="done">${num(done)}/${num(j.total)}</td><td>${num(j.failed)}</td><td>${num(j.running)}</td><td>${num(j.queued)}</td><td class="handed">${num(j.handed || 0)}</td><td>${num(j.retries)}</td><td>${num(j.reruns)}</td>
       <td>${j.rate.toFixed(j.rate < 10 ? 1 : 0)}/s</td><td>${j.finished ? "done" : dur(j.eta_s)}</td><td>${j.median_s ? dur(j.median_s) : "–"}</td><td>${dur(j.elapsed_s)}</td></tr>`;
-  }), "no jobs yet", 12);
+  }), "no jobs yet", 13);
 
   $("straggler-rule").textContent = `(running over ${Math.round(st.straggler_factor * 100)}% of the job's median)`;
   const slow = new Set(st.stragglers.map((s) => s.job + "/" + s.task));
@@ -109,9 +109,10 @@ function drawCluster(st) {
       <td class="text">${esc(w.name)}</td><td class="text"><span class="badge ${esc(w.status)}">${esc(w.status)}</span></td>
       <td>${w.slots}</td><td class="running">${w.running}</td><td class="bar">${utilBar(w.utilization)}</td>
       <td>${num(w.executed)}</td><td>${num(w.failures)}</td><td>${num(w.redelivered)}</td>
+      <td class="spawned">${num(w.spawned || 0)}</td><td class="spilled">${num(w.spilled || 0)}</td>
       <td>${dur(w.silent_s)} ago</td><td class="labels" title="${esc(labels)}">${esc(labels)}</td>
       <td class="timeline"><canvas class="tl"></canvas></td></tr>`;
-  }), "no workers seen yet", 11);
+  }), "no workers seen yet", 13);
   drawTimelines(st.workers, now, span, slow);
 }
 
