@@ -315,15 +315,15 @@ func describeCosts(c *Costs) string {
 
 func describeDist(d *Dist) string {
 	switch d.Dist {
-	case DistUniform:
+	case distUniform:
 		return fmt.Sprintf("uniform %s..%s", fmtSec(float64(d.Min)), fmtSec(float64(d.Max)))
-	case DistExponential:
+	case distExponential:
 		return "exponential mean " + fmtSec(float64(d.Mean))
-	case DistLognormal:
+	case distLognormal:
 		return fmt.Sprintf("lognormal mean %s sigma %g", fmtSec(float64(d.Mean)), d.Sigma)
-	case DistPareto:
+	case distPareto:
 		return fmt.Sprintf("pareto min %s alpha %g", fmtSec(float64(d.Min)), d.Alpha)
-	case DistBimodal:
+	case distBimodal:
 		return fmt.Sprintf("bimodal %s / %s (%g long)", fmtSec(float64(d.Short)), fmtSec(float64(d.Long)), d.LongFrac)
 	}
 	return "constant " + fmtSec(float64(d.Value))
@@ -360,13 +360,13 @@ func describeWorkload(s *Scenario) string {
 	}
 	a := &wl.Arrival
 	switch a.Pattern {
-	case ArriveBursts:
+	case arriveBursts:
 		fmt.Fprintf(&b, ", %d bursts", len(a.Bursts))
-	case ArrivePoisson:
+	case arrivePoisson:
 		fmt.Fprintf(&b, ", poisson %g/s", a.Rate)
 	}
-	if s.Policy.Scheduler == SchedSteal && a.Pattern != ArriveBursts {
-		if a.Target == TargetOne {
+	if s.Policy.Scheduler == SchedSteal && a.Pattern != arriveBursts {
+		if a.Target == targetOne {
 			fmt.Fprintf(&b, " to worker %d", a.Worker)
 		} else {
 			fmt.Fprintf(&b, " to %s workers", a.Target)

@@ -59,20 +59,20 @@ type sampler struct {
 func (s *sampler) sample(r *xrand.Rand) float64 {
 	d := &s.d
 	switch d.Dist {
-	case DistUniform:
+	case distUniform:
 		return float64(d.Min) + float64(d.Max-d.Min)*r.Float64()
-	case DistExponential:
+	case distExponential:
 		return -float64(d.Mean) * math.Log(1-r.Float64())
-	case DistLognormal:
+	case distLognormal:
 		mu := math.Log(float64(d.Mean)) - d.Sigma*d.Sigma/2
 		return math.Exp(mu + d.Sigma*normal(r))
-	case DistPareto:
+	case distPareto:
 		x := float64(d.Min) / math.Pow(1-r.Float64(), 1/d.Alpha)
 		if d.Max > 0 && x > float64(d.Max) {
 			x = float64(d.Max)
 		}
 		return x
-	case DistBimodal:
+	case distBimodal:
 		if r.Float64() < d.LongFrac {
 			return float64(d.Long)
 		}
