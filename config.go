@@ -44,6 +44,12 @@ type Config struct {
 	// this many events per worker (see Pool.Trace); 0 turns tracing off.
 	Trace int
 
+	// Governor, if set, adapts the number of active workers to the machine
+	// (CPU pressure, cgroup quota, temperature, power; see Governor): it
+	// calls Pool.SetWorkers from a goroutine of the pool. Nil: the pool
+	// keeps its workers active, unless the program calls SetWorkers.
+	Governor *Governor
+
 	// Counters turns on hardware and kernel event counters (Linux
 	// perf_event_open: instructions, cycles, cache references and misses,
 	// LLC misses, context switches, page faults) and RAPL energy, read by
@@ -107,6 +113,11 @@ func (c Config) normalize() (Config, error) {
 			return c, fmt.Errorf("worksteal: Config.CacheGroups: %w", err)
 		}
 		c.Groups = g
+	}
+	if c.Governor != nil {
+		if err := c.Governor.check(c.Workers); err != nil {
+			return c, err
+		}
 	}
 	if c.Pin && !pinSupported {
 		return c, fmt.Errorf("worksteal: Config.Pin is not supported on %s", runtime.GOOS)

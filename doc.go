@@ -36,12 +36,13 @@
 // fork through the handle of a worker that runs no task, a sample of the
 // others) and panic if not.
 //
-// Inside a task, do not call [Run], [Pool.Scope] or [Profile]: call the
+// Inside a task, do not call [Run], [Pool.Do], [Pool.Scope] or [Profile]: call the
 // function directly with the task's handle (or use [Worker.Scope]). Such a
 // call would block the worker while it waits, and deadlock any pool whose
 // workers all do so — every 1-worker pool — so it panics instead. To wait
 // for work on a different pool from a task, wrap the call in
-// [Worker.Blocking].
+// [Worker.Blocking] (or [Worker.BlockingErr], [BlockingValue]). [Pool.Close]
+// from a task of its own pool would wait for itself: it panics too.
 //
 // # Entry points
 //
@@ -52,6 +53,8 @@
 //     until it returns, with its result. A panic in the function, or in any
 //     task it joins or waits for, is re-raised in the caller of Run as a
 //     [*PanicError] that carries the stack of the original panic.
+//     [Pool.Do] and [Pool.DoErr] are Run for a function that returns
+//     nothing or an error.
 //   - [Pool.Scope] runs a body with a [Scope] in which tasks may spawn more
 //     tasks, and returns when all have finished. The first error returned by
 //     the body or by a task started with [Scope.Go] cancels the scope's
@@ -64,7 +67,10 @@
 //
 // Inside the pool, [Join] always runs both halves to completion and then
 // re-panics with the first half's panic if both panicked. A task's panic
-// never kills a worker goroutine.
+// never kills a worker goroutine. A task that calls [runtime.Goexit] (as
+// t.FailNow does) ends its goroutine, which the pool replaces; the
+// computation fails with [ErrGoexit], after every half and scope task it
+// started has finished.
 //
 // The protocols that make this work — how workers find work, post it, park
 // without losing a wake-up, join a stolen half, and close — are written down

@@ -33,9 +33,9 @@ func ExampleConfig_counters() {
 func ExampleCountProcess() {
 	c := worksteal.CountProcess()
 	defer c.Close()
-	sum := 0
+	var sum int64 // the sum overflows a 32-bit int
 	for i := range 1_000_000 {
-		sum += i
+		sum += int64(i)
 	}
 	n := c.Read()
 	_ = n.String() // "instructions=… cycles=…", or "instructions=n/a …" and n.Reasons()

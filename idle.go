@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/worksteal/worksteal/policy"
 )
@@ -21,6 +22,9 @@ type idleWait struct {
 	latch  *latch // what a joiner waits for; nil in the main loop
 	sched  policy.IdleState
 	active bool
+	// parked is how long the stretch's last park lasted, until the next
+	// round tells whether it ended with work (Idle.Adaptive only).
+	parked time.Duration
 }
 
 // begin starts the stretch (no-op if active): the worker is idle and
@@ -58,6 +62,14 @@ func (iw *idleWait) end() {
 	if iw.latch != nil && w.rec != nil {
 		w.rec.record(EvWaitEnd, -1, 0)
 	}
+	if t := w.tuner; t != nil {
+		if iw.parked > 0 {
+			t.Parked(iw.parked, true)
+		} else {
+			t.Found(iw.sched.Round())
+		}
+		iw.parked = 0
+	}
 	iw.sched.Reset()
 	iw.active = false
 }
@@ -82,7 +94,15 @@ func (iw *idleWait) leave() {
 func (iw *idleWait) failed() {
 	w := iw.w
 	p := w.pool
-	step := iw.sched.Next(p.cfg.Idle, w.sel.Rand())
+	sched := p.cfg.Idle
+	if t := w.tuner; t != nil {
+		if iw.parked > 0 {
+			t.Parked(iw.parked, false) // woken, or the park cancelled, and nothing found
+			iw.parked = 0
+		}
+		sched = t.Idle()
+	}
+	step := iw.sched.Next(sched, w.sel.Rand())
 	if step.Kind == policy.IdleSpin {
 		iw.spin(step)
 		return
@@ -90,7 +110,23 @@ func (iw *idleWait) failed() {
 	if l := iw.latch; l != nil {
 		l.state.CompareAndSwap(latchUnset, latchSleeping) // [L2]
 	}
+	if w.tuner != nil && step.Kind == policy.IdlePark {
+		t0 := now()
+		w.park(iw.recheck, step.Delay)
+		iw.parked = max(1, now()-t0)
+		return
+	}
 	w.park(iw.recheck, step.Delay)
+}
+
+// newTuner returns a worker's idle tuner for schedule p, nil unless
+// p.Adaptive.
+func newTuner(p policy.Idle) *policy.IdleTuner {
+	if !p.Adaptive {
+		return nil
+	}
+	t := policy.NewIdleTuner(p)
+	return &t
 }
 
 // spin stays awake for step.Delay, yielding the processor (a runnable

@@ -12,8 +12,9 @@ import (
 // errNilWorker is the panic of a fork through a nil *Worker.
 const errNilWorker = "worksteal: nil *Worker: call inside a task, passing the *Worker of the running task (the w its function received)"
 
-// errNestedRun is the panic of Run, Pool.Scope or Profile called from a task.
-const errNestedRun = "worksteal: Run, Pool.Scope or Profile called from inside a task running on a pool. " +
+// errNestedRun is the panic of Run, Pool.Do, Pool.DoErr, Pool.Scope or
+// Profile called from a task.
+const errNestedRun = "worksteal: Run, Pool.Do, Pool.DoErr, Pool.Scope or Profile called from inside a task running on a pool. " +
 	"It would block that worker while it waits, and deadlock any pool whose workers all do so (every 1-worker pool). " +
 	"Inside a task, call the function directly with the task's *Worker (f(w), or w.Scope); " +
 	"to wait for a different pool, wrap the call in w.Blocking"

@@ -37,6 +37,8 @@ func TestNestedRunIsReported(t *testing.T) {
 			"Run":        func() { Run(p, func(*Worker) int { return 1 }) },
 			"Pool.Scope": func() { p.Scope(context.Background(), func(*Worker, *Scope) error { return nil }) },
 			"Profile":    func() { Profile(p, func(*Worker) int { return 1 }) },
+			"Pool.Do":    func() { p.Do(func(*Worker) {}) },
+			"Pool.DoErr": func() { p.DoErr(func(*Worker) error { return nil }) },
 		}
 		for name, call := range nested {
 			msg := panicMessage(func() { Run(p, func(*Worker) int { call(); return 0 }) })

@@ -91,6 +91,7 @@ func (s *sleepState) wakeOne() {
 	w := s.idle[n-1]
 	s.removeLocked(w)
 	s.mu.Unlock()
+	w.stampWake()
 	w.wake <- struct{}{} // never blocks: one token per removal
 }
 
@@ -104,8 +105,17 @@ func (p *Pool) wakeWorker(w *Worker) bool {
 	}
 	s.removeLocked(w)
 	s.mu.Unlock()
+	w.stampWake()
 	w.wake <- struct{}{}
 	return true
+}
+
+// stampWake records when w's token was sent, for its wake-up latency
+// (Idle.Adaptive; the tuner is set at creation, so reading it is safe).
+func (w *Worker) stampWake() {
+	if w.tuner != nil {
+		w.wokenAt.Store(int64(now()))
+	}
 }
 
 // wakeAll wakes every parked worker (Close).
@@ -117,6 +127,7 @@ func (s *sleepState) wakeAll() {
 	}
 	s.mu.Unlock()
 	for _, w := range woken {
+		w.stampWake()
 		w.wake <- struct{}{}
 	}
 }
@@ -168,6 +179,9 @@ func (w *Worker) park(recheck func() bool, timeout time.Duration) {
 		w.st.parks++
 		w.publish()
 		<-w.wake
+		if w.tuner != nil {
+			w.tuner.Woken(now() - time.Duration(w.wokenAt.Load()))
+		}
 		return
 	}
 	if w.timer == nil {

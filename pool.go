@@ -45,6 +45,8 @@ type Pool struct {
 
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
+	resize   resizeState  // the active set (SetWorkers, resize.go)
+	governor *governorRun // Config.Governor; nil when off (governor.go)
 
 	start     time.Time     // when New made the pool: event time 0
 	startMono time.Duration // now() at start
@@ -81,10 +83,12 @@ func New(cfg Config) (*Pool, error) {
 	}
 	p.sleep.state.Store(uint64(n) * sleeper1)
 	p.live.Store(int32(n))
+	p.resize.active.Store(int32(n))
 	p.running.Add(n)
 	for _, w := range p.workers {
 		go w.main(true)
 	}
+	p.governor = p.startGovernor()
 	return p, nil
 }
 
@@ -117,6 +121,7 @@ func (p *Pool) Close() error {
 	if p.closed.Load() {
 		return nil
 	}
+	p.governor.stop()
 	p.submitMu.Lock()
 	p.refusing = true
 	p.submitMu.Unlock()
@@ -156,10 +161,12 @@ func (p *Pool) computationDone() {
 	}
 }
 
-// wakeForClose wakes every parked worker and retired spare.
+// wakeForClose wakes every parked worker, retired spare and surplus
+// worker (SetWorkers).
 func (p *Pool) wakeForClose() {
 	p.sleep.wakeAll()
 	p.spares.wakeAll()
+	p.wakeRetired()
 }
 
 // Submit queues f on the pool's shared injection queue and returns without
@@ -205,13 +212,13 @@ func (p *Pool) SubmitTo(i int, f func(w *Worker)) error {
 	return p.inject(&w.inbox, &newSubmitted(f).job, w)
 }
 
-// SubmitSpread queues f on the workers' inboxes in round-robin order,
-// spreading a batch of external tasks across the pool instead of funnelling
-// them through one shared queue.
+// SubmitSpread queues f on the active workers' inboxes in round-robin
+// order, spreading a batch of external tasks across the pool instead of
+// funnelling them through one shared queue.
 func (p *Pool) SubmitSpread(f func(w *Worker)) error {
 	// The modulo is taken in uint32: converting the cursor to int first
 	// made it negative after 2^31 calls where int has 32 bits.
-	i := int((p.rr.Add(1) - 1) % uint32(len(p.workers)))
+	i := int((p.rr.Add(1) - 1) % uint32(max(1, p.ActiveWorkers())))
 	return p.SubmitTo(i, f)
 }
 

@@ -108,45 +108,50 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 }
 
-func TestPool(t *testing.T) {
+// TestEveryEntryPointReturnsErrClosedAfterClose: every entry point returns ErrClosed after Close.
+func TestEveryEntryPointReturnsErrClosedAfterClose(t *testing.T) {
 	defer watchdog(t, time.Minute)()
+	p, err := New(Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	noop := func(*Worker) {}
+	if _, err := Run(p, func(*Worker) int { t.Error("Run after Close ran f"); return 0 }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close = %v; want ErrClosed", err)
+	}
+	err = p.Scope(context.Background(), func(*Worker, *Scope) error { t.Error("Scope after Close ran body"); return nil })
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("Scope after Close = %v; want ErrClosed", err)
+	}
+	if err := p.Submit(noop); !errors.Is(err, ErrClosed) {
+		t.Errorf("Submit after Close = %v; want ErrClosed", err)
+	}
+	if err := p.SubmitTo(1, noop); !errors.Is(err, ErrClosed) {
+		t.Errorf("SubmitTo after Close = %v; want ErrClosed", err)
+	}
+	if err := p.SubmitSpread(noop); !errors.Is(err, ErrClosed) {
+		t.Errorf("SubmitSpread after Close = %v; want ErrClosed", err)
+	}
+}
 
-	t.Run("every entry point returns ErrClosed after Close", func(t *testing.T) {
-		p, err := New(Config{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Close(); err != nil {
-			t.Fatalf("Close = %v", err)
-		}
-		noop := func(*Worker) {}
-		if _, err := Run(p, func(*Worker) int { t.Error("Run after Close ran f"); return 0 }); !errors.Is(err, ErrClosed) {
-			t.Errorf("Run after Close = %v; want ErrClosed", err)
-		}
-		err = p.Scope(context.Background(), func(*Worker, *Scope) error { t.Error("Scope after Close ran body"); return nil })
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("Scope after Close = %v; want ErrClosed", err)
-		}
-		if err := p.Submit(noop); !errors.Is(err, ErrClosed) {
-			t.Errorf("Submit after Close = %v; want ErrClosed", err)
-		}
-		if err := p.SubmitTo(1, noop); !errors.Is(err, ErrClosed) {
-			t.Errorf("SubmitTo after Close = %v; want ErrClosed", err)
-		}
-		if err := p.SubmitSpread(noop); !errors.Is(err, ErrClosed) {
-			t.Errorf("SubmitSpread after Close = %v; want ErrClosed", err)
-		}
-	})
+// TestRunReturnsTheResult: Run returns the result.
+func TestRunReturnsTheResult(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 2})
+	got, err := Run(p, func(w *Worker) string { return fmt.Sprint(fibJoin(w, 12)) })
+	if err != nil || got != "144" {
+		t.Fatalf("Run = %q, %v; want \"144\", nil", got, err)
+	}
+}
 
-	t.Run("Run returns the result", func(t *testing.T) {
-		p := newTestPool(t, Config{Workers: 2})
-		got, err := Run(p, func(w *Worker) string { return fmt.Sprint(fibJoin(w, 12)) })
-		if err != nil || got != "144" {
-			t.Fatalf("Run = %q, %v; want \"144\", nil", got, err)
-		}
-	})
-
-	// Each task counts its own runs: every task must run exactly once.
+// TestSubmitRunsEveryTaskExactlyOnce: Submit, SubmitTo and SubmitSpread,
+// from one and from four goroutines; each task counts its own runs: every
+// task must run exactly once.
+func TestSubmitRunsEveryTaskExactlyOnce(t *testing.T) {
+	defer watchdog(t, time.Minute)()
 	n := 20000
 	if testing.Short() {
 		n = 2000
@@ -189,273 +194,289 @@ func TestPool(t *testing.T) {
 			})
 		}
 	}
+}
 
-	t.Run("SubmitSpread spreads over the inboxes", func(t *testing.T) {
-		p := newTestPool(t, Config{Workers: 4})
-		// Hold every worker so that the tasks stay in the inboxes.
-		release := make(chan struct{})
-		var held sync.WaitGroup
-		held.Add(4)
-		for range 4 {
-			mustSubmit(t, p, func(*Worker) { held.Done(); <-release })
-		}
-		held.Wait()
-		var done sync.WaitGroup
-		done.Add(8)
-		for range 8 {
-			if err := p.SubmitSpread(func(*Worker) { done.Done() }); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for i, w := range p.workers {
-			if got := w.inbox.len(); got != 2 {
-				t.Errorf("worker %d inbox holds %d tasks after 8 SubmitSpread on 4 workers; want 2", i, got)
-			}
-		}
-		close(release)
-		done.Wait()
-	})
-
-	t.Run("SubmitTo refuses a worker out of range", func(t *testing.T) {
-		p := newTestPool(t, Config{Workers: 2})
-		for _, i := range []int{-1, 2, 100} {
-			err := p.SubmitTo(i, func(*Worker) { t.Errorf("SubmitTo(%d) ran the task", i) })
-			if err == nil || errors.Is(err, ErrClosed) {
-				t.Errorf("SubmitTo(%d) = %v; want an out-of-range error", i, err)
-			}
-		}
-		if err := p.SubmitTo(0, nil); err == nil {
-			t.Errorf("SubmitTo(0, nil) = nil; want an error")
-		}
-		if err := p.Submit(nil); err == nil {
-			t.Errorf("Submit(nil) = nil; want an error")
-		}
-	})
-
-	t.Run("OnPanic receives submitted panics", func(t *testing.T) {
-		var mu sync.Mutex
-		got := map[any]*PanicError{}
-		var handled sync.WaitGroup
-		const k = 10
-		handled.Add(k)
-		p, err := New(Config{Workers: 2, OnPanic: func(pe *PanicError) {
-			mu.Lock()
-			got[pe.Value] = pe
-			mu.Unlock()
-			handled.Done()
-		}})
-		if err != nil {
+// TestSubmitSpreadSpreadsOverTheInboxes: SubmitSpread spreads over the inboxes.
+func TestSubmitSpreadSpreadsOverTheInboxes(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 4})
+	// Hold every worker so that the tasks stay in the inboxes.
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	held.Add(4)
+	for range 4 {
+		mustSubmit(t, p, func(*Worker) { held.Done(); <-release })
+	}
+	held.Wait()
+	var done sync.WaitGroup
+	done.Add(8)
+	for range 8 {
+		if err := p.SubmitSpread(func(*Worker) { done.Done() }); err != nil {
 			t.Fatal(err)
 		}
-		for i := range k {
-			mustSubmit(t, p, func(*Worker) { submittedTaskPanics(i) })
+	}
+	for i, w := range p.workers {
+		if got := w.inbox.len(); got != 2 {
+			t.Errorf("worker %d inbox holds %d tasks after 8 SubmitSpread on 4 workers; want 2", i, got)
 		}
-		handled.Wait()
-		if err := p.Close(); err != nil {
-			t.Errorf("Close = %v; want nil: OnPanic took every panic", err)
-		}
-		for i := range k {
-			pe := got[i]
-			if pe == nil {
-				t.Errorf("OnPanic never received panic %d", i)
-				continue
-			}
-			if !strings.Contains(string(pe.Stack), "submittedTaskPanics") {
-				t.Errorf("panic %d: stack lacks the panicking function:\n%s", i, pe.Stack)
-			}
-		}
-	})
+	}
+	close(release)
+	done.Wait()
+}
 
-	t.Run("without OnPanic Close returns the first panic", func(t *testing.T) {
-		// One worker takes the injector in FIFO order: "first" panics first.
-		p, err := New(Config{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
+// TestSubmitToRefusesWorkerOutOfRange: SubmitTo refuses a worker out of range.
+func TestSubmitToRefusesWorkerOutOfRange(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 2})
+	for _, i := range []int{-1, 2, 100} {
+		err := p.SubmitTo(i, func(*Worker) { t.Errorf("SubmitTo(%d) ran the task", i) })
+		if err == nil || errors.Is(err, ErrClosed) {
+			t.Errorf("SubmitTo(%d) = %v; want an out-of-range error", i, err)
 		}
-		var logged bytes.Buffer
-		log.SetOutput(&logged)
-		defer log.SetOutput(os.Stderr)
-		mustSubmit(t, p, func(*Worker) { submittedTaskPanics("first") })
-		mustSubmit(t, p, func(*Worker) { submittedTaskPanics("second") })
-		err = p.Close()
-		var pe *PanicError
-		if !errors.As(err, &pe) || pe.Value != "first" {
-			t.Fatalf("Close = %v; want *PanicError with Value \"first\"", err)
-		}
-		// Each panic is also logged, with its stack, for callers that drop
-		// Close's result.
-		for _, want := range []string{"panicked (set Config.OnPanic to handle it): worksteal: task panicked: first", "task panicked: second", "submittedTaskPanics"} {
-			if !strings.Contains(logged.String(), want) {
-				t.Errorf("log lacks %q:\n%s", want, logged.String())
-			}
-		}
-		if err := p.Close(); err != nil {
-			t.Errorf("second Close = %v; want nil", err)
-		}
-	})
+	}
+	if err := p.SubmitTo(0, nil); err == nil {
+		t.Errorf("SubmitTo(0, nil) = nil; want an error")
+	}
+	if err := p.Submit(nil); err == nil {
+		t.Errorf("Submit(nil) = nil; want an error")
+	}
+}
 
-	t.Run("Close waits for queued work and what it spawns", func(t *testing.T) {
-		n := 10000
-		if testing.Short() {
-			n = 2000
+// TestOnPanicReceivesSubmittedPanics: OnPanic receives submitted panics.
+func TestOnPanicReceivesSubmittedPanics(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	var mu sync.Mutex
+	got := map[any]*PanicError{}
+	var handled sync.WaitGroup
+	const k = 10
+	handled.Add(k)
+	p, err := New(Config{Workers: 2, OnPanic: func(pe *PanicError) {
+		mu.Lock()
+		got[pe.Value] = pe
+		mu.Unlock()
+		handled.Done()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range k {
+		mustSubmit(t, p, func(*Worker) { submittedTaskPanics(i) })
+	}
+	handled.Wait()
+	if err := p.Close(); err != nil {
+		t.Errorf("Close = %v; want nil: OnPanic took every panic", err)
+	}
+	for i := range k {
+		pe := got[i]
+		if pe == nil {
+			t.Errorf("OnPanic never received panic %d", i)
+			continue
 		}
-		p, err := New(Config{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
+		if !strings.Contains(string(pe.Stack), "submittedTaskPanics") {
+			t.Errorf("panic %d: stack lacks the panicking function:\n%s", i, pe.Stack)
 		}
-		var ran, spawned atomic.Int64
-		for i := range n {
-			mustSubmit(t, p, func(w *Worker) {
-				ran.Add(1)
-				if i%100 == 0 { // some tasks fork more work
-					_ = w.Scope(context.Background(), func(w *Worker, s *Scope) error {
-						for range 10 {
-							s.Spawn(w, func(w *Worker) { fibJoin(w, 8); spawned.Add(1) })
-						}
-						return nil
-					})
-				}
-			})
-		}
-		if err := p.Close(); err != nil {
-			t.Fatalf("Close = %v", err)
-		}
-		if got := ran.Load(); got != int64(n) {
-			t.Errorf("after Close %d of %d submitted tasks ran", got, n)
-		}
-		if got, want := spawned.Load(), int64(n/100*10); got != want {
-			t.Errorf("after Close %d of %d spawned tasks ran", got, want)
-		}
-		if err := p.Close(); err != nil {
-			t.Errorf("second Close = %v; want nil", err)
-		}
-	})
+	}
+}
 
-	t.Run("Close from many goroutines", func(t *testing.T) {
-		p, err := New(Config{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
+// TestCloseReturnsFirstPanicWithoutOnPanic: without OnPanic Close returns the first panic.
+func TestCloseReturnsFirstPanicWithoutOnPanic(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	// One worker takes the injector in FIFO order: "first" panics first.
+	p, err := New(Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	mustSubmit(t, p, func(*Worker) { submittedTaskPanics("first") })
+	mustSubmit(t, p, func(*Worker) { submittedTaskPanics("second") })
+	err = p.Close()
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Value != "first" {
+		t.Fatalf("Close = %v; want *PanicError with Value \"first\"", err)
+	}
+	// Each panic is also logged, with its stack, for callers that drop
+	// Close's result.
+	for _, want := range []string{"panicked (set Config.OnPanic to handle it): worksteal: task panicked: first", "task panicked: second", "submittedTaskPanics"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logged.String())
 		}
-		const n = 1000
-		var ran atomic.Int64
-		for range n {
-			mustSubmit(t, p, func(*Worker) { ran.Add(1) })
-		}
-		var closers sync.WaitGroup
-		for g := range 16 {
-			closers.Add(1)
-			go func() {
-				defer closers.Done()
-				if err := p.Close(); err != nil {
-					t.Errorf("Close (goroutine %d) = %v", g, err)
-				}
-				// Whichever Close returns, the pool has drained.
-				if got := ran.Load(); got != n {
-					t.Errorf("Close (goroutine %d) returned after %d of %d tasks ran", g, got, n)
-				}
-			}()
-		}
-		closers.Wait()
-	})
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v; want nil", err)
+	}
+}
 
-	t.Run("a panic never kills a worker", func(t *testing.T) {
-		const workers = 4
-		var handled atomic.Int64
-		p := newTestPool(t, Config{Workers: workers, OnPanic: func(*PanicError) { handled.Add(1) }})
-		// Panics by every route: submitted tasks, Run, Join halves, scope tasks.
-		const k = 50
-		for i := range k {
-			mustSubmit(t, p, func(*Worker) { panic(i) })
-		}
-		for range k {
-			catchPanic(func() {
-				Run(p, func(w *Worker) int {
-					a, b := Join(w,
-						func(w *Worker) int { return fibJoin(w, 8) },
-						func(*Worker) int { panic("b") })
-					return a + b
-				})
-			})
-			catchPanic(func() {
-				p.Scope(context.Background(), func(w *Worker, s *Scope) error {
-					s.Spawn(w, func(*Worker) { panic("task") })
+// TestCloseWaitsForQueuedWorkAndWhatItSpawns: Close waits for queued work and what it spawns.
+func TestCloseWaitsForQueuedWorkAndWhatItSpawns(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	n := 10000
+	if testing.Short() {
+		n = 2000
+	}
+	p, err := New(Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran, spawned atomic.Int64
+	for i := range n {
+		mustSubmit(t, p, func(w *Worker) {
+			ran.Add(1)
+			if i%100 == 0 { // some tasks fork more work
+				_ = w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					for range 10 {
+						s.Spawn(w, func(w *Worker) { fibJoin(w, 8); spawned.Add(1) })
+					}
 					return nil
 				})
-			})
-		}
-		waitUntil(t, "OnPanic took every submitted panic", func() bool { return handled.Load() == k })
-		// Now all workers must be alive: a barrier that needs one task on
-		// each of them at once (no Blocking, so no spare can stand in).
-		ids := onEveryWorker(t, p)
-		for id := range workers {
-			if !ids[id] {
-				t.Errorf("worker %d ran none of the barrier tasks (ids %v)", id, ids)
-			}
-		}
-		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
-			t.Errorf("after panics fib(15) = %d; want 610", got)
-		}
-	})
-
-	t.Run("Run re-raises panics as *PanicError", func(t *testing.T) {
-		p := newTestPool(t, Config{Workers: 2})
-		sentinel := fs.ErrNotExist
-		cases := []struct {
-			name string
-			f    func(w *Worker) int
-			site string // function name the stack must show
-			is   error  // errors.Is target, if any
-		}{
-			{"panic in f", func(w *Worker) int { runPanics("boom"); return 0 }, "runPanics", nil},
-			{"panic with an error value", func(w *Worker) int { runPanics(sentinel); return 0 }, "runPanics", sentinel},
-			{"panic with a wrapped error", func(w *Worker) int { runPanics(fmt.Errorf("open: %w", sentinel)); return 0 }, "runPanics", sentinel},
-			{"panic in a joined half", func(w *Worker) int {
-				a, b := Join(w,
-					func(w *Worker) int { return fibJoin(w, 10) },
-					func(w *Worker) int { runPanics("half"); return 0 })
-				return a + b
-			}, "runPanics", nil},
-			{"panic in a nested scope task", func(w *Worker) int {
-				w.Scope(context.Background(), func(w *Worker, s *Scope) error {
-					s.Spawn(w, func(w *Worker) { runPanics(&customErr{code: 7}) })
-					return nil
-				})
-				return 0
-			}, "runPanics", nil},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				r := catchPanic(func() { Run(p, tc.f) })
-				pe, ok := r.(*PanicError)
-				if !ok {
-					t.Fatalf("Run panicked with %T %v; want *PanicError", r, r)
-				}
-				if !strings.Contains(string(pe.Stack), tc.site) {
-					t.Errorf("stack lacks %s:\n%s", tc.site, pe.Stack)
-				}
-				if !strings.Contains(pe.Error(), fmt.Sprint(pe.Value)) {
-					t.Errorf("Error() = %q; want it to show the value %v", pe.Error(), pe.Value)
-				}
-				if tc.is != nil && !errors.Is(pe, tc.is) {
-					t.Errorf("errors.Is(%v, %v) = false; want true through Unwrap", pe.Value, tc.is)
-				}
-				if _, isErr := pe.Value.(error); !isErr && pe.Unwrap() != nil {
-					t.Errorf("Unwrap() = %v for a non-error value; want nil", pe.Unwrap())
-				}
-			})
-		}
-		t.Run("errors.As finds a custom error type", func(t *testing.T) {
-			r := catchPanic(func() { Run(p, cases[4].f) })
-			var ce *customErr
-			if err, _ := r.(error); !errors.As(err, &ce) || ce.code != 7 {
-				t.Fatalf("errors.As(%v, *customErr) failed; want code 7", r)
 			}
 		})
-		// The pool survives all of it.
-		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 12) }); got != 144 {
-			t.Errorf("after panics fib(12) = %d; want 144", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	if got := ran.Load(); got != int64(n) {
+		t.Errorf("after Close %d of %d submitted tasks ran", got, n)
+	}
+	if got, want := spawned.Load(), int64(n/100*10); got != want {
+		t.Errorf("after Close %d of %d spawned tasks ran", got, want)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v; want nil", err)
+	}
+}
+
+// TestCloseFromManyGoroutines: Close from many goroutines.
+func TestCloseFromManyGoroutines(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p, err := New(Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	var ran atomic.Int64
+	for range n {
+		mustSubmit(t, p, func(*Worker) { ran.Add(1) })
+	}
+	var closers sync.WaitGroup
+	for g := range 16 {
+		closers.Add(1)
+		go func() {
+			defer closers.Done()
+			if err := p.Close(); err != nil {
+				t.Errorf("Close (goroutine %d) = %v", g, err)
+			}
+			// Whichever Close returns, the pool has drained.
+			if got := ran.Load(); got != n {
+				t.Errorf("Close (goroutine %d) returned after %d of %d tasks ran", g, got, n)
+			}
+		}()
+	}
+	closers.Wait()
+}
+
+// TestPanicNeverKillsWorker: a panic never kills a worker.
+func TestPanicNeverKillsWorker(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	const workers = 4
+	var handled atomic.Int64
+	p := newTestPool(t, Config{Workers: workers, OnPanic: func(*PanicError) { handled.Add(1) }})
+	// Panics by every route: submitted tasks, Run, Join halves, scope tasks.
+	const k = 50
+	for i := range k {
+		mustSubmit(t, p, func(*Worker) { panic(i) })
+	}
+	for range k {
+		catchPanic(func() {
+			Run(p, func(w *Worker) int {
+				a, b := Join(w,
+					func(w *Worker) int { return fibJoin(w, 8) },
+					func(*Worker) int { panic("b") })
+				return a + b
+			})
+		})
+		catchPanic(func() {
+			p.Scope(context.Background(), func(w *Worker, s *Scope) error {
+				s.Spawn(w, func(*Worker) { panic("task") })
+				return nil
+			})
+		})
+	}
+	waitUntil(t, "OnPanic took every submitted panic", func() bool { return handled.Load() == k })
+	// Now all workers must be alive: a barrier that needs one task on
+	// each of them at once (no Blocking, so no spare can stand in).
+	ids := onEveryWorker(t, p)
+	for id := range workers {
+		if !ids[id] {
+			t.Errorf("worker %d ran none of the barrier tasks (ids %v)", id, ids)
+		}
+	}
+	if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+		t.Errorf("after panics fib(15) = %d; want 610", got)
+	}
+}
+
+// TestRunReraisesPanicsAsPanicError: Run re-raises panics as *PanicError.
+func TestRunReraisesPanicsAsPanicError(t *testing.T) {
+	defer watchdog(t, time.Minute)()
+	p := newTestPool(t, Config{Workers: 2})
+	sentinel := fs.ErrNotExist
+	cases := []struct {
+		name string
+		f    func(w *Worker) int
+		site string // function name the stack must show
+		is   error  // errors.Is target, if any
+	}{
+		{"panic in f", func(w *Worker) int { runPanics("boom"); return 0 }, "runPanics", nil},
+		{"panic with an error value", func(w *Worker) int { runPanics(sentinel); return 0 }, "runPanics", sentinel},
+		{"panic with a wrapped error", func(w *Worker) int { runPanics(fmt.Errorf("open: %w", sentinel)); return 0 }, "runPanics", sentinel},
+		{"panic in a joined half", func(w *Worker) int {
+			a, b := Join(w,
+				func(w *Worker) int { return fibJoin(w, 10) },
+				func(w *Worker) int { runPanics("half"); return 0 })
+			return a + b
+		}, "runPanics", nil},
+		{"panic in a nested scope task", func(w *Worker) int {
+			w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+				s.Spawn(w, func(w *Worker) { runPanics(&customErr{code: 7}) })
+				return nil
+			})
+			return 0
+		}, "runPanics", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := catchPanic(func() { Run(p, tc.f) })
+			pe, ok := r.(*PanicError)
+			if !ok {
+				t.Fatalf("Run panicked with %T %v; want *PanicError", r, r)
+			}
+			if !strings.Contains(string(pe.Stack), tc.site) {
+				t.Errorf("stack lacks %s:\n%s", tc.site, pe.Stack)
+			}
+			if !strings.Contains(pe.Error(), fmt.Sprint(pe.Value)) {
+				t.Errorf("Error() = %q; want it to show the value %v", pe.Error(), pe.Value)
+			}
+			if tc.is != nil && !errors.Is(pe, tc.is) {
+				t.Errorf("errors.Is(%v, %v) = false; want true through Unwrap", pe.Value, tc.is)
+			}
+			if _, isErr := pe.Value.(error); !isErr && pe.Unwrap() != nil {
+				t.Errorf("Unwrap() = %v for a non-error value; want nil", pe.Unwrap())
+			}
+		})
+	}
+	t.Run("errors.As finds a custom error type", func(t *testing.T) {
+		r := catchPanic(func() { Run(p, cases[4].f) })
+		var ce *customErr
+		if err, _ := r.(error); !errors.As(err, &ce) || ce.code != 7 {
+			t.Fatalf("errors.As(%v, *customErr) failed; want code 7", r)
 		}
 	})
+	// The pool survives all of it.
+	if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 12) }); got != 144 {
+		t.Errorf("after panics fib(12) = %d; want 144", got)
+	}
 }
 
 // A submission that races Close either returns ErrClosed or its task runs

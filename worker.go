@@ -35,14 +35,16 @@ type Worker struct {
 	sel     *policy.Selector
 	id      int
 	spare   bool
-	rec     *recorder  // event trace; nil when tracing is off
-	prof    *profState // work/span profiling of the running strand; nil when off
-	owner   ownerState // -race builds: which goroutine may use the handle (owner_race.go)
+	rec     *recorder         // event trace; nil when tracing is off
+	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
+	prof    *profState        // work/span profiling of the running strand; nil when off
+	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
 	_       pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
+	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
 	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
 	timer   *time.Timer   // for timed parks (owner only)
@@ -73,6 +75,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idleIdx: -1,
 		spare:   spare,
 		noStats: p.cfg.NoStats,
+		tuner:   newTuner(p.cfg.Idle),
 	}
 }
 
@@ -210,6 +213,20 @@ func (w *Worker) findWork(woken bool) *job {
 			iw.leave()
 			return nil
 		}
+		if w.surplus() {
+			// SetWorkers left this worker out of the active set: it parks
+			// for good once its own work is done (resize.go). Stopping
+			// searching first passes the wake-up on (the chain wake-up):
+			// work that woke it still finds an active worker.
+			if j := w.takeLocal(); j != nil {
+				iw.end()
+				return j
+			}
+			p.sleep.stopSearching(true)
+			w.retire()
+			p.sleep.startSearching()
+			continue
+		}
 		if j := w.search(); j != nil {
 			iw.end()
 			return j
@@ -258,12 +275,16 @@ func (w *Worker) search() *job {
 func (w *Worker) stealRound() *job {
 	p := w.pool
 	n := len(p.workers)
+	active := int(p.resize.active.Load())
 	if n > 1 || w.spare {
 		w.sel.Begin()
 		for a := w.sel.Attempts(); a > 0; a-- {
 			v := w.sel.Next(p.queueLen)
 			if v < 0 || v >= n || v == w.id && !w.spare {
 				continue
+			}
+			if v >= active && p.stealers[v].Len() == 0 {
+				continue // a surplus worker (SetWorkers) with nothing left to drain
 			}
 			if j := w.trySteal(v); j != nil {
 				return j

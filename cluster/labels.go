@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	stdmaps "maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -125,7 +126,8 @@ func WithSpeed(s float64) Option {
 }
 
 // MachineLabels are the labels a worker measures of its machine: cores
-// (the CPUs this process may use), mem (total memory, whole GiB: "mem=23G"),
+// (the CPUs this process may use, capped by its cgroup's CPU quota rounded
+// up), mem (total memory, whole GiB: "mem=23G"),
 // gpu (NVIDIA GPUs the driver shows: /proc/driver/nvidia/gpus, /dev/nvidiaN;
 // "gpu=0" when none) and, where the machine has DRM render nodes
 // (/dev/dri/renderD*, any vendor's GPU), dri (their number). A label that
@@ -133,6 +135,9 @@ func WithSpeed(s float64) Option {
 func MachineLabels() Labels { return machineLabels(machine.FS{}, runtime.NumCPU()) }
 
 func machineLabels(fs machine.FS, cpus int) Labels {
+	if q, limited, err := fs.CPUQuota(); err == nil && limited {
+		cpus = min(cpus, max(1, int(math.Ceil(q))))
+	}
 	l := Labels{"cores": strconv.Itoa(cpus)}
 	if total, _, err := fs.Memory(); err == nil {
 		l["mem"] = strconv.FormatUint(total>>30, 10) + "G"

@@ -38,5 +38,14 @@ func TestMachineLabels(t *testing.T) {
 	if merged["gpu"] != "h100" || merged["zone"] != "eu" || merged["cores"] != "16" || got["gpu"] != "1" {
 		t.Errorf("Merge = %v (receiver %v); want the given labels to win and the receiver unchanged", merged, got)
 	}
+	quota := machine.FS{Root: t.TempDir()}
+	for p, c := range map[string]string{"/proc/self/cgroup": "0::/job\n", "/sys/fs/cgroup/job/cpu.max": "150000 100000\n"} {
+		full := filepath.Join(quota.Root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+	}
+	if got := machineLabels(quota, 16)["cores"]; got != "2" {
+		t.Errorf("16 CPUs under a 1.5-CPU quota: cores=%s; want 2", got)
+	}
 	t.Logf("this machine: %v", MachineLabels())
 }

@@ -248,6 +248,27 @@ func dashboard(pool *worksteal.Pool) {
 	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
 }
 
+// README.md, "Adapting to the machine".
+//
+//lint:ignore U1000 a README snippet: compiled, not run
+func adapting(work func()) {
+	pool, _ := worksteal.New(worksteal.Config{Workers: 8})
+	pool.SetWorkers(2)                                // while computations run
+	fmt.Println(pool.ActiveWorkers(), pool.Workers()) // 2 8
+
+	{
+		pool, _ := worksteal.New(worksteal.Config{Governor: &worksteal.Governor{
+			OnChange: func(c worksteal.GovernorChange) { log.Printf("%d -> %d: %s", c.From, c.To, c.Reason) },
+		}})
+		_ = pool
+	}
+
+	c := worksteal.CountProcess()
+	defer c.Close()
+	work()
+	fmt.Println(c.Read()) // instructions=… cycles=… or instructions=n/a …, then c.Read().Reasons()
+}
+
 // README.md, "Watching it: the dashboard", from a Go program.
 //
 //lint:ignore U1000 a README snippet: compiled, not run

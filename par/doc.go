@@ -11,6 +11,16 @@
 //		return par.Index(w, keys, isWanted)
 //	})
 //
+// From plain code, [worksteal.Pool.Do] (nothing to return),
+// [worksteal.Pool.DoErr] (an error) and [worksteal.Run] (a value) hand the
+// pool's worker in, one line for any function of this package:
+//
+//	err := pool.Do(func(w *worksteal.Worker) { par.For(w, 0, n, body) })
+//
+// rather than a second, pool-taking form of each of the functions below:
+// the forms would double the package, and calls made in one Do share one
+// computation (one wake-up, one wait).
+//
 // Bodies receive the handle of the worker that runs them; nested loops and
 // joins inside a body fork through that handle. A panic in a body stops the
 // loop from handing out new chunks and reaches the caller, after the chunks

@@ -255,3 +255,25 @@ func ExampleMaxGrain() {
 	fmt.Println("longest chunk at most 64:", longest.Load() <= 64)
 	// Output: longest chunk at most 64: true
 }
+
+// From plain code (main, a handler), pass the pool's worker in with
+// Pool.Do, or worksteal.Run for a result: one line for every function of
+// this package, and several calls in one computation share its workers.
+func Example_fromPlainCode() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+	xs := make([]int, 1000)
+	if err := pool.Do(func(w *worksteal.Worker) {
+		par.For(w, 0, len(xs), func(_ *worksteal.Worker, i int) { xs[i] = i })
+	}); err != nil {
+		panic(err) // worksteal.ErrClosed
+	}
+	sum, err := worksteal.Run(pool, func(w *worksteal.Worker) int {
+		return par.Reduce(w, xs, 0, func(a, b int) int { return a + b })
+	})
+	fmt.Println(sum, err)
+	// Output: 499500 <nil>
+}

@@ -18,8 +18,10 @@ import (
 // range differ (the OR of the keys XOR their AND, computed in the same read
 // as the counts), so bits that all keys share cost nothing: keys below 2^20
 // in a []uint64 take the steps of 20-bit keys, and a range of equal keys
-// stops at once. The first read also tells whether the input is already
-// sorted, in either direction.
+// stops at once. Before any of this, a read that stops at the first pair
+// out of order (for random keys, within the first few) tells whether the
+// input is already sorted, in either direction: then it is left as is or
+// reversed in place, and no scratch buffer is taken.
 //
 // Three kinds of step:
 //
@@ -50,7 +52,7 @@ const (
 	// insertion sort that ends a leaf step.
 	radixInsertMax = 16
 	// radixLeafMax is the largest range sorted by a leaf step: its counts
-	// (2^bits.Len(radixLeafMax) of them) and keys stay in a core's L2.
+	// (at most 2^radixLeafBits) and keys stay in a core's L2.
 	radixLeafMax  = 1 << 14
 	radixLeafBits = 14
 	// radixParMin: a range larger than this is split by a parallel step.
@@ -76,7 +78,6 @@ const (
 // T (uint64 of a negative value sign-extends beyond them).
 type radix[T Integer] struct {
 	flip, keyMask uint64
-	nbits         int
 	workers       int
 	buf           *[]uint64 // the scratch buffer, from radixBufPool
 }
@@ -105,46 +106,32 @@ func digit(top, width int) (uint, int) {
 	return uint(top - width), width
 }
 
-// keyStats is what one read of a range tells besides its counts: the OR and
-// AND of its keys (as uint64), whether it is non-decreasing or
-// non-increasing, and its first and last key.
-type keyStats[T Integer] struct {
-	or, and     uint64
-	asc, desc   bool
-	first, last T
-}
-
-// diff returns the bits in which the keys differ.
-func (st keyStats[T]) diff(keyMask uint64) uint64 { return (st.or ^ st.and) & keyMask }
-
-// statsOf reads s (not empty) for its keyStats.
-func statsOf[T Integer](s []T) keyStats[T] {
-	or, and := uint64(0), ^uint64(0)
-	ups, downs := 0, 0
-	prev := s[0]
-	for _, x := range s {
-		k := uint64(x)
-		or |= k
-		and &= k
-		if x < prev {
-			downs++
-		}
-		if x > prev {
-			ups++
-		}
-		prev = x
+// sortedness tells whether s is non-decreasing (asc) or non-increasing
+// (desc), reading only as far as it takes to tell: on unsorted input it
+// stops at the first pair that rules out both, which for random keys is
+// within the first few.
+func sortedness[T Integer](s []T) (asc, desc bool) {
+	i := 1
+	for i < len(s) && s[i-1] == s[i] {
+		i++
 	}
-	return keyStats[T]{or: or, and: and, asc: downs == 0, desc: ups == 0, first: s[0], last: prev}
-}
-
-// then returns the stats of a range followed by the range of b.
-func (st keyStats[T]) then(b keyStats[T]) keyStats[T] {
-	return keyStats[T]{
-		or: st.or | b.or, and: st.and & b.and,
-		asc:   st.asc && b.asc && st.last <= b.first,
-		desc:  st.desc && b.desc && st.last >= b.first,
-		first: st.first, last: b.last,
+	if i >= len(s) {
+		return true, true
 	}
+	if s[i-1] < s[i] {
+		for ; i < len(s); i++ {
+			if s[i-1] > s[i] {
+				return false, false
+			}
+		}
+		return true, false
+	}
+	for ; i < len(s); i++ {
+		if s[i-1] < s[i] {
+			return false, false
+		}
+	}
+	return false, true
 }
 
 // countMask counts the digits (shift, dmask) of src into c (which it adds
@@ -160,36 +147,17 @@ func countMask[T Integer](src []T, c []uint32, flip uint64, shift uint, dmask, k
 	return (or ^ and) & keyMask
 }
 
-// countStats counts the digits (shift, dmask) of s (not empty) into c and
-// returns its keyStats; the order fields only withOrder.
-func countStats[T Integer](s []T, c []int, flip uint64, shift uint, dmask uint64, withOrder bool) keyStats[T] {
-	if withOrder {
-		or, and := uint64(0), ^uint64(0)
-		ups, downs := 0, 0
-		prev := s[0]
-		for _, x := range s {
-			k := uint64(x)
-			or |= k
-			and &= k
-			if x < prev {
-				downs++
-			}
-			if x > prev {
-				ups++
-			}
-			prev = x
-			c[((k^flip)>>shift)&dmask]++
-		}
-		return keyStats[T]{or: or, and: and, asc: downs == 0, desc: ups == 0, first: s[0], last: prev}
-	}
-	or, and := uint64(0), ^uint64(0)
+// countOrAnd counts the digits (shift, dmask) of s into c and returns the
+// OR and AND of its keys.
+func countOrAnd[T Integer](s []T, c []int, flip uint64, shift uint, dmask uint64) (or, and uint64) {
+	or, and = 0, ^uint64(0)
 	for _, x := range s {
 		k := uint64(x)
 		or |= k
 		and &= k
 		c[((k^flip)>>shift)&dmask]++
 	}
-	return keyStats[T]{or: or, and: and}
+	return or, and
 }
 
 // scatter moves src into dst by digit: next[d] is the slot for the next key
@@ -284,33 +252,17 @@ func (r *radix[T]) seq(src, dst []T, srcHome bool, top int, depth int, sc *radix
 }
 
 // par sorts src, with a parallel step when it is large; dst, srcHome and
-// top as for seq. With checkSorted it returns true, having done nothing
-// else, when src is already sorted, and reverses src when it is sorted
-// in descending order (src must then be home).
-func (r *radix[T]) par(w *worksteal.Worker, src, dst []T, srcHome bool, top int, checkSorted bool) {
+// top as for seq. A nil dst is allocated (from radixBufPool) when needed.
+func (r *radix[T]) par(w *worksteal.Worker, src, dst []T, srcHome bool, top int) {
 	n := len(src)
+	if dst == nil {
+		dst = r.scratch(n)
+	}
 	if n <= radixParMin {
-		if checkSorted {
-			st := statsOf(src)
-			switch {
-			case st.asc:
-				return
-			case st.desc:
-				reverse(w, src)
-				return
-			}
-			top = bits.Len64(st.diff(r.keyMask))
-		}
-		if dst == nil {
-			dst = r.scratch(n)
-		}
 		sc := radixScratchPool.Get().(*radixScratch)
 		r.seq(src, dst, srcHome, top, 0, sc)
 		radixScratchPool.Put(sc)
 		return
-	}
-	if dst == nil {
-		dst = r.scratch(n)
 	}
 	nb := max(1, min(4*r.workers, n/radixBlockMin))
 	block := func(b int) []T { return src[b*n/nb : (b+1)*n/nb] }
@@ -322,24 +274,16 @@ func (r *radix[T]) par(w *worksteal.Worker, src, dst []T, srcHome bool, top int,
 	nw := 1 << wwidth
 	flip, wmask, keyMask := r.flip, uint64(nw-1), r.keyMask
 	wide := make([]int, nb*nw)
-	stats := make([]keyStats[T], nb)
+	ors := make([][2]uint64, nb)
 	For(w, 0, nb, func(_ *worksteal.Worker, b int) {
-		stats[b] = countStats(block(b), wide[b*nw:(b+1)*nw], flip, wshift, wmask, checkSorted)
+		ors[b][0], ors[b][1] = countOrAnd(block(b), wide[b*nw:(b+1)*nw], flip, wshift, wmask)
 	})
-	st := stats[0]
-	for _, s := range stats[1:] {
-		st = st.then(s)
+	or, and := uint64(0), ^uint64(0)
+	for _, oa := range ors {
+		or |= oa[0]
+		and &= oa[1]
 	}
-	if checkSorted {
-		switch {
-		case st.asc:
-			return
-		case st.desc:
-			reverse(w, src)
-			return
-		}
-	}
-	mask := st.diff(keyMask)
+	mask := (or ^ and) & keyMask
 	if mask == 0 {
 		if !srcHome {
 			copy(dst, src)
@@ -397,7 +341,7 @@ func (r *radix[T]) par(w *worksteal.Worker, src, dst []T, srcHome bool, top int,
 					copy(src[start:end], dst[start:end])
 				}
 			case end-start > radixParMin:
-				r.par(w, dst[start:end], src[start:end], !srcHome, int(shift), false)
+				r.par(w, dst[start:end], src[start:end], !srcHome, int(shift))
 			default:
 				if sc == nil {
 					sc = radixScratchPool.Get().(*radixScratch)
@@ -437,11 +381,18 @@ func reverse[T any](w *worksteal.Worker, s []T) {
 func radixSort[T Integer](w *worksteal.Worker, s []T) {
 	var zero T
 	nbits := 8 * int(unsafe.Sizeof(zero))
-	r := &radix[T]{keyMask: ^uint64(0) >> (64 - nbits), nbits: nbits, workers: w.Pool().Workers()}
+	r := &radix[T]{keyMask: ^uint64(0) >> (64 - nbits), workers: w.Pool().Workers()}
 	if zero-1 < zero { // signed
 		r.flip = 1 << (nbits - 1)
 	}
-	r.par(w, s, nil, true, nbits, true) // the scratch once s is known unsorted
+	switch asc, desc := sortedness(s); {
+	case asc:
+		return
+	case desc:
+		reverse(w, s)
+		return
+	}
+	r.par(w, s, nil, true, nbits)
 	if r.buf != nil {
 		radixBufPool.Put(r.buf)
 	}

@@ -51,6 +51,18 @@ var radixInputs = []struct {
 		}
 		return uint64(i + 1)
 	}},
+	{"reverse-but-last", func(i, n int, _ uint64) uint64 {
+		if i == n-1 {
+			return uint64(n)
+		}
+		return uint64(n - 1 - i)
+	}},
+	{"equal-then-random", func(i, n int, r uint64) uint64 { // sortedness must look past a run of equal keys
+		if i < n/2 {
+			return 7
+		}
+		return r
+	}},
 	{"two-sorted-runs", func(i, n int, _ uint64) uint64 { // ascending blocks, a descent where two meet
 		return uint64((i + n/2) % max(n, 1))
 	}},

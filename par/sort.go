@@ -184,12 +184,13 @@ type Integer interface {
 
 // RadixSort sorts integers in ascending order, in parallel, by a
 // most-significant-digit radix sort that looks only at the bits in which the
-// keys differ: one parallel step (up to 11-bit digits; blocks of the input
+// keys differ: one parallel step (up to 10-bit digits; blocks of the input
 // count and scatter in parallel) splits s into buckets, which are then
 // sorted in parallel, each by further steps in one worker's cache and
 // insertion sorts of the smallest ranges. Input that is already sorted, in
 // either direction, costs one read (and a reversal). It needs a scratch
-// buffer as large as s (except for sorted or small input) and is stable.
+// buffer as large as s (except for sorted or small input), which it keeps
+// for the next sort until the garbage collector drops it, and is stable.
 func RadixSort[T Integer](w *worksteal.Worker, s []T) {
 	if len(s) <= radixSmall {
 		slices.Sort(s)

@@ -22,6 +22,10 @@ type Idle struct {
 	Base   time.Duration // backoff after the first failed round (default 1µs)
 	Cap    time.Duration // largest single backoff (default 100µs)
 	Jitter float64       // fraction of each delay drawn at random, in [0,1] (default 0.5)
+	// Adaptive tunes Rounds per worker from what the worker observes
+	// (IdleTuner): the round in which it finds work, how long its parks
+	// last, and how long its wake-ups take. Rounds is the starting point.
+	Adaptive bool
 }
 
 // DefaultIdle is the schedule used when a Config leaves Idle zero: 8 rounds
@@ -35,8 +39,10 @@ const SpinLimit = 20 * time.Microsecond
 
 // Normalize fills zero fields with the defaults and checks the others.
 func (p Idle) Normalize() (Idle, error) {
-	if p == (Idle{}) {
-		return DefaultIdle, nil
+	if p == (Idle{}) || p == (Idle{Adaptive: true}) {
+		d := DefaultIdle
+		d.Adaptive = p.Adaptive
+		return d, nil
 	}
 	if p.Rounds == 0 {
 		p.Rounds = DefaultIdle.Rounds

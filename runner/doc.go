@@ -12,6 +12,15 @@
 //	sum, err := runner.Run(ctx, runner.Config{Slots: 8, Stdout: os.Stdout}, jobs)
 //	fmt.Print(sum)
 //
+// Input also takes GNU parallel's other input forms: delimiters (-0,
+// -d), several records per job (-n, -N, -X, -m, --xargs, with GNU's
+// spreading of the last ones over the slots), --trim, --header column
+// names, --plus replacement strings, --shuf, and the templates of --tag
+// and --results names. Run stops a batch early under a Halt (GNU's
+// --halt, ParseHalt; HaltTracker for results that come from elsewhere),
+// writes output whole, a line at a time or as it comes (OutputMode),
+// tags its lines, or hands each result to a Results hook.
+//
 // Balancing: jobs start as slots free up (dynamic), longest first when their
 // costs are known (a weight column, or run times remembered by an earlier
 // joblog: LPT, Graham's longest processing time rule), which shortens the

@@ -76,11 +76,12 @@ func ExamplePipeJobs_RoundRobin() {
 	pj := runner.PipeJobs{Pipe: runner.Pipe{Records: 1}, Template: []string{"wc", "-l"}}
 	jobs := make(chan runner.Job)
 	go pj.RoundRobin(context.Background(), strings.NewReader(strings.Repeat("x\n", 100)), 2, jobs)
-	sum, _ := runner.RunStream(context.Background(), runner.Config{Slots: 2}, jobs)
+	var out strings.Builder
+	sum, _ := runner.RunStream(context.Background(), runner.Config{Slots: 2, Stdout: &out}, jobs)
 	lines := 0
-	for _, r := range sum.Results {
+	for _, f := range strings.Fields(out.String()) {
 		var n int
-		fmt.Sscan(string(r.Stdout), &n)
+		fmt.Sscan(f, &n)
 		lines += n
 	}
 	fmt.Println(sum.Jobs, "jobs,", lines, "lines")

@@ -152,3 +152,56 @@ func ExampleReapGroups() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// A HaltTracker applies GNU parallel's --halt to results that come from
+// elsewhere: here, stop at the second failure.
+func ExampleHaltTracker() {
+	h, err := runner.ParseHalt("soon,fail=2")
+	if err != nil {
+		panic(err)
+	}
+	t := runner.NewHaltTracker(h, 4)
+	for seq, code := range []int{0, 3, 0, 5} {
+		if t.Observe(runner.Result{Job: runner.Job{Seq: seq + 1}, Exit: runner.Exit{Code: code}}) {
+			fmt.Printf("halt after job %d, exit status %d\n", seq+1, t.ExitStatus(seq+1))
+			break
+		}
+	}
+	// Output: halt after job 4, exit status 2
+}
+
+// ParseHalt reads GNU parallel's --halt, long form or short.
+func ExampleParseHalt() {
+	for _, s := range []string{"now,fail=1", "soon,fail=20%", "-1"} {
+		h, err := runner.ParseHalt(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: when %d, why %d, count %d, percent %g\n", s, h.When, h.Why, h.Count, h.Percent)
+	}
+	// Output:
+	// now,fail=1: when 2, why 0, count 1, percent 0
+	// soon,fail=20%: when 1, why 0, count 0, percent 20
+	// -1: when 1, why 1, count 1, percent 0
+}
+
+// Several arguments per job, as GNU parallel's -X: the word that holds {}
+// is repeated for each, and the last arguments are spread over the slots;
+// each job is tagged with its arguments (--tag).
+func ExampleInput_contextReplace() {
+	tag := "{}"
+	jobs, err := runner.Input{
+		Template: []string{"convert", "pic{}.jpg", "out.pdf"},
+		Sources:  []runner.Source{{Args: []string{"1", "2", "3", "4", "5"}}},
+		Fill:     true, ContextReplace: true, Spread: 2, Tag: &tag,
+	}.Jobs()
+	if err != nil {
+		panic(err)
+	}
+	for _, j := range jobs {
+		fmt.Printf("%s\t(tag %q)\n", j.Command, j.TagIn(1))
+	}
+	// Output:
+	// convert pic1.jpg pic2.jpg pic3.jpg out.pdf	(tag "1 2 3")
+	// convert pic4.jpg pic5.jpg out.pdf	(tag "4 5")
+}

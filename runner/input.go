@@ -27,42 +27,67 @@ type Job struct {
 	// parallel's --pipe); nil: nothing, the job's stdin is empty.
 	Stdin []byte
 
-	// Args are the job's values, one per input source and record (GNU
-	// parallel's V1 ... Vn), and ArgNames name each one's source: its
-	// number from 1, or its column name under Input.Header. --tag,
-	// --results use them.
-	Args, ArgNames []string
-	// Tag is the prefix of each of the job's output lines (Input.Tag
-	// filled in); "" for none. {%} in it is the slot, as in Command.
-	Tag string
-	// Results is the name its output is saved under (Input.Results
-	// filled in); "" for none.
-	Results string
+	slotParts []string  // the command cut at each {%} of its template; nil if none
+	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
+	gnu       *jobGNU   // what --tag, --results and {0%} need; nil without them
+}
 
-	slotParts  []string  // the command cut at each {%} of its template; nil if none
-	in         *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
-	slotWidths []int     // the width each cut's slot number is padded to ({0%}); 0: none
-	tagParts   []string  // Tag cut at each {%}
-	tagWidths  []int
-	resParts   []string // Results cut at each {%}
-	resWidths  []int
+// jobGNU is what --tag, --results and {0%} need of a job, kept apart:
+// most batches use none, and a Job is copied around.
+type jobGNU struct {
+	slotWidths           []int // the width each cut of slotParts pads its slot number to ({0%}); 0: none
+	args, argNames       []string
+	tag, results         string
+	tagParts, resParts   []string // tag and results cut at each {%}
+	tagWidths, resWidths []int
 }
 
 // CommandIn returns the command as run in slot: Command with each {%} of
 // the template filled in (an argument that reads "{%}" is left alone).
 func (j Job) CommandIn(slot int) string {
-	return fillSlot(j.Command, j.slotParts, j.slotWidths, slot)
+	var widths []int
+	if j.gnu != nil {
+		widths = j.gnu.slotWidths
+	}
+	return fillSlot(j.Command, j.slotParts, widths, slot)
 }
 
-// TagIn returns the job's tag in slot: Tag with its {%} filled in.
+// Args returns the job's values, one per input source and record (GNU
+// parallel's V1 ... Vn), and ArgNames the name of each one's source: its
+// number from 1, or its column name under Input.Header. Set when Input.Tag
+// or Input.Results is (--tag and --results use them); nil otherwise.
+func (j Job) Args() []string {
+	if j.gnu == nil {
+		return nil
+	}
+	return j.gnu.args
+}
+
+// ArgNames: see Args.
+func (j Job) ArgNames() []string {
+	if j.gnu == nil {
+		return nil
+	}
+	return j.gnu.argNames
+}
+
+// TagIn returns the prefix of each of the job's output lines in slot
+// (Input.Tag filled in, its {%} the slot); "" for none.
 func (j Job) TagIn(slot int) string {
-	return fillSlot(j.Tag, j.tagParts, j.tagWidths, slot)
+	if j.gnu == nil {
+		return ""
+	}
+	return fillSlot(j.gnu.tag, j.gnu.tagParts, j.gnu.tagWidths, slot)
 }
 
-// ResultsIn returns the job's results name in slot: Results with its {%}
-// filled in.
+// ResultsIn returns the name the job's output is saved under in slot
+// (Input.Results filled in, when it holds a replacement string); "" for
+// none.
 func (j Job) ResultsIn(slot int) string {
-	return fillSlot(j.Results, j.resParts, j.resWidths, slot)
+	if j.gnu == nil {
+		return ""
+	}
+	return fillSlot(j.gnu.results, j.gnu.resParts, j.gnu.resWidths, slot)
 }
 
 func fillSlot(s string, parts []string, widths []int, slot int) string {
@@ -72,7 +97,11 @@ func fillSlot(s string, parts []string, widths []int, slot int) string {
 	var b strings.Builder
 	for i, p := range parts {
 		if i > 0 {
-			fmt.Fprintf(&b, "%0*d", widths[i-1], slot)
+			w := 0
+			if i-1 < len(widths) {
+				w = widths[i-1]
+			}
+			fmt.Fprintf(&b, "%0*d", w, slot)
 		}
 		b.WriteString(p)
 	}
@@ -184,10 +213,11 @@ type Input struct {
 // limit on one argument (sh -c COMMAND), 128 KiB, as the max.
 const DefaultMaxLen = (128<<10 - 1 - 3000) / 2
 
-// value is one value of a source: its columns, and the value as read.
+// value is one value of a source: its columns, and the value as read
+// (only kept for --tag and --results).
 type value struct {
 	cols []string
-	orig string
+	orig *string
 }
 
 // record is one row of values, one of each source (or group of linked
@@ -251,6 +281,7 @@ func (in Input) Jobs() ([]Job, error) {
 		return in.weightedJobs(tmpl, colsep, sources[0])
 	}
 	// Each source's values, each value already split into its columns.
+	keepArgs := in.Tag != nil || in.Results != nil // only --tag and --results use the values as read
 	vals := make([][]value, len(sources))
 	var err error
 	for i, src := range sources {
@@ -292,7 +323,11 @@ func (in Input) Jobs() ([]Job, error) {
 		vals[i] = make([]value, len(lines))
 		for k, l := range lines {
 			l = trimSpace(l, valTrim)
-			vals[i][k] = value{cols: splitColumns(colsep, l, colTrim), orig: l}
+			lines[k] = l
+			vals[i][k] = value{cols: splitColumns(colsep, l, colTrim)}
+			if keepArgs {
+				vals[i][k].orig = &lines[k]
+			}
 		}
 	}
 	tmpl, err := compileTemplate(in.Template, in.Quote, syn)
@@ -332,13 +367,19 @@ func (in Input) Jobs() ([]Job, error) {
 			vals[i] = []value{{cols: splitColumns(colsep, "", colTrim)}}
 		}
 	}
-	recs := rows(sources, vals, in.Link)
+	recs := rows(sources, vals, in.Link, keepArgs)
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
-	groups, err := in.group(tmpl, recs)
-	if err != nil {
-		return nil, err
+	var groups [][]record
+	if in.NoArgs || in.MaxArgs > 1 || in.Fill {
+		if groups, err = in.group(tmpl, recs); err != nil {
+			return nil, err
+		}
+	}
+	total := len(recs)
+	if groups != nil {
+		total = len(groups)
 	}
 	names := make([]string, len(sources))
 	for i := range names {
@@ -353,33 +394,48 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 	}
-	jobs := make([]Job, 0, len(groups))
-	for _, g := range groups {
-		var row, argv, argNames []string
-		for _, r := range g {
-			if !in.NoArgs {
-				row = append(row, r.cols...)
-			}
-			argv = append(argv, r.origs...)
-			for i := range r.origs {
-				argNames = append(argNames, names[i%len(names)])
+	jobs := make([]Job, 0, total)
+	for n := range total {
+		g := recs[n : n+1]
+		if groups != nil {
+			g = groups[n]
+		}
+		row := g[0].cols
+		if len(g) > 1 || in.NoArgs {
+			row = nil
+			for _, r := range g {
+				if !in.NoArgs {
+					row = append(row, r.cols...)
+				}
 			}
 		}
-		j := tmpl.job(row, len(jobs)+1, len(groups))
-		j.Args, j.ArgNames = argv, argNames
-		if tag != nil {
-			parts, widths := tag.expand(row, j.Seq, len(groups))
-			j.Tag = strings.Join(parts, "{%}")
-			if len(parts) > 1 {
-				j.tagParts, j.tagWidths = parts, widths
+		j := tmpl.job(row, len(jobs)+1, total)
+		if keepArgs {
+			x := j.gnu
+			if x == nil {
+				x = &jobGNU{}
 			}
-		}
-		if res != nil {
-			parts, widths := res.expand(row, j.Seq, len(groups))
-			j.Results = strings.Join(parts, "{%}")
-			if len(parts) > 1 {
-				j.resParts, j.resWidths = parts, widths
+			for _, r := range g {
+				x.args = append(x.args, r.origs...)
+				for i := range r.origs {
+					x.argNames = append(x.argNames, names[i%len(names)])
+				}
 			}
+			if tag != nil {
+				parts, widths := tag.expand(row, j.Seq, total)
+				x.tag = strings.Join(parts, "{%}")
+				if len(parts) > 1 {
+					x.tagParts, x.tagWidths = parts, widths
+				}
+			}
+			if res != nil {
+				parts, widths := res.expand(row, j.Seq, total)
+				x.results = strings.Join(parts, "{%}")
+				if len(parts) > 1 {
+					x.resParts, x.resWidths = parts, widths
+				}
+			}
+			j.gnu = x
 		}
 		jobs = append(jobs, j)
 	}
@@ -405,6 +461,7 @@ func columnsBefore(vals [][]value) int {
 // populate does for -m and -X.
 func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 	if in.NoArgs || (in.MaxArgs <= 1 && !in.Fill) {
+		// One record each.
 		groups := make([][]record, len(recs))
 		for i := range recs {
 			groups[i] = recs[i : i+1]
@@ -432,7 +489,7 @@ func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 					k--
 					break
 				}
-				return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, length, maxLen, i+1, strings.Join(recs[i].origs, " "))
+				return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, length, maxLen, i+1, strings.Join(recs[i].cols, " "))
 			}
 			if limit > 0 && k >= limit {
 				break
@@ -496,7 +553,7 @@ func splitColumns(colsep *regexp.Regexp, v, trim string) []string {
 // side (cut to the shortest, or, with link, every source wrapped to the
 // longest), the groups so formed in every combination, the first varying
 // slowest.
-func rows(sources []Source, vals [][]value, link bool) []record {
+func rows(sources []Source, vals [][]value, link, origs bool) []record {
 	type group []record // records of one group of linked sources
 	var groups []group
 	zip := func(members [][]value, wrap bool) group {
@@ -512,8 +569,18 @@ func rows(sources []Source, vals [][]value, link bool) []record {
 		for i := range g {
 			for _, m := range members {
 				v := m[i%len(m)]
-				g[i].cols = append(g[i].cols, v.cols...)
-				g[i].origs = append(g[i].origs, v.orig)
+				if len(members) == 1 {
+					g[i].cols = v.cols // shared: never appended to in place
+				} else {
+					g[i].cols = append(g[i].cols, v.cols...)
+				}
+				if origs {
+					orig := ""
+					if v.orig != nil {
+						orig = *v.orig
+					}
+					g[i].origs = append(g[i].origs, orig)
+				}
 			}
 		}
 		return g
@@ -534,9 +601,13 @@ func rows(sources []Source, vals [][]value, link bool) []record {
 	idx := make([]int, len(groups))
 	for {
 		var r record
-		for g, k := range idx {
-			r.cols = append(r.cols, groups[g][k].cols...)
-			r.origs = append(r.origs, groups[g][k].origs...)
+		if len(groups) == 1 {
+			r = groups[0][idx[0]]
+		} else {
+			for g, k := range idx {
+				r.cols = append(r.cols, groups[g][k].cols...)
+				r.origs = append(r.origs, groups[g][k].origs...)
+			}
 		}
 		out = append(out, r)
 		g := len(groups) - 1

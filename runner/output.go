@@ -27,9 +27,8 @@ const (
 // runner's own lines. mu is shared by the stdout and stderr writers of a
 // run, so that a line is never cut by one of the other stream.
 type lockedWriter struct {
-	mu  *sync.Mutex
-	mu0 sync.Mutex
-	w   io.Writer
+	mu *sync.Mutex
+	w  io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {

@@ -355,7 +355,7 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq, 0) // {##}: the number of chunks is not known
+	j := t.job([]string{arg}, seq, 0) // the number of jobs is not known while the input is read
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {
@@ -424,13 +424,14 @@ func (p Part) reader() io.Reader {
 	if err != nil {
 		return errReader{err}
 	}
-	return &partReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f}
+	return &partReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f, p: p}
 }
 
 // partReader closes its file at the end (or when the attempt ends).
 type partReader struct {
 	io.Reader
 	f *os.File
+	p Part
 }
 
 func (r *partReader) Read(b []byte) (int, error) {
@@ -600,7 +601,15 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 	if in.src == nil && in.stdin == nil {
 		return nil, nil, func() int64 { return 0 }, nil
 	}
-	cr := &countReader{r: in.reader()}
+	rd := in.reader()
+	if pr, ok := rd.(*partReader); ok {
+		// A part of a file: the kernel copies it to the job's pipe
+		// where it can (pipe_linux.go).
+		if stdin, sent, ok := pr.pipe(); ok {
+			return stdin, nil, sent, nil
+		}
+	}
+	cr := &countReader{r: rd}
 	return cr, nil, func() int64 {
 		if c, ok := cr.r.(io.Closer); ok {
 			c.Close()

@@ -237,3 +237,22 @@ func TestPipeRoundRobin(t *testing.T) {
 		t.Errorf("empty input: %d jobs", sum.Jobs)
 	}
 }
+
+// RunStream's results keep no output once it is written: a stream's
+// output may be larger than memory.
+func TestRunStreamKeepsNoOutput(t *testing.T) {
+	pj := PipeJobs{Pipe: Pipe{Block: 1000}, Template: []string{"cat"}}
+	input := strings.Repeat("0123456789\n", 10000)
+	jobs := make(chan Job)
+	go pj.Stream(context.Background(), strings.NewReader(input), jobs)
+	var out bytes.Buffer
+	sum, err := RunStream(context.Background(), Config{Slots: 2, KeepOrder: true, Stdout: &out}, jobs)
+	if err != nil || out.String() != input {
+		t.Fatalf("%v; output of %d bytes, want the input's %d", err, out.Len(), len(input))
+	}
+	for _, r := range sum.Results {
+		if r.Stdout != nil || r.Stdin != nil {
+			t.Fatalf("job %d keeps %d bytes of output, %d of input", r.Seq, len(r.Stdout), len(r.Stdin))
+		}
+	}
+}

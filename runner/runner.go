@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
@@ -356,6 +357,8 @@ func Run(ctx context.Context, cfg Config, jobs []Job) (*Summary, error) {
 // job has come. It returns when jobs is closed and every job has finished.
 // Order and costs do not apply. When ctx is done, RunStream stops as Run
 // does and takes no more jobs: the sender must select on ctx.Done too.
+// The Summary's Results keep no output (a stream's output may be larger
+// than memory): it goes to Stdout and Stderr (or Results) as it is written.
 func RunStream(ctx context.Context, cfg Config, jobs <-chan Job) (*Summary, error) {
 	return runJobs(ctx, cfg, nil, jobs)
 }
@@ -364,7 +367,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs)), feed: feed}
+	r := &run{cfg: cfg, start: time.Now(), jobs: make([]*jobState, len(jobs)), feed: feed, stream: feed != nil}
 	for i, j := range jobs {
 		r.jobs[i] = &jobState{idx: i, job: j}
 	}
@@ -379,10 +382,12 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 		r.retryCh = make(chan *jobState, 1<<16) // retries wait in timers, not here, beyond that
 	}
 	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
-	if cfg.Output != OutputGroup && !cfg.KeepOrder {
-		r.streamOut = &lockedWriter{w: cfg.Stdout}
-		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: &r.streamOut.mu0}
-		r.streamOut.mu = &r.streamOut.mu0
+	r.errOut = cfg.Stderr
+	if cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil {
+		mu := new(sync.Mutex)
+		r.streamOut = &lockedWriter{w: cfg.Stdout, mu: mu}
+		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: mu}
+		r.errOut = r.streamErr // the runner's own lines too, between the jobs' writes
 	}
 	err := r.loop(ctx)
 	r.releaseInputs()
@@ -411,6 +416,8 @@ type run struct {
 	// and the front one is taken; a new number only when none is free.
 	running int // attempts running
 	// feed brings RunStream's jobs; nil once closed (and for Run).
+	// stream: a RunStream, whose results keep no output once written.
+	stream  bool
 	feed    <-chan Job
 	gate    gate // Throttle's state (throttle.go)
 	events  chan attemptDone
@@ -437,6 +444,7 @@ type run struct {
 	// streamOut and streamErr: the jobs' output as it comes (OutputLineBuffer,
 	// OutputUngroup), one write at a time.
 	streamOut, streamErr *lockedWriter
+	errOut               io.Writer // where the runner's own lines go: Stderr, or streamErr
 	resultsFailed        bool
 }
 
@@ -743,6 +751,7 @@ func (r *run) complete(js *jobState, res *Result) {
 			r.nextOut++
 		}
 	}
+	r.halt.total = len(r.jobs) // RunStream: the jobs made so far
 	if r.halt.observe(res) {
 		r.halted(res)
 	}
@@ -753,10 +762,7 @@ func (r *run) complete(js *jobState, res *Result) {
 // neither logged nor counted).
 func (r *run) halted(res *Result) {
 	what := map[HaltWhy]string{HaltOnFail: "failed", HaltOnSuccess: "succeeded", HaltOnDone: "finished"}[r.halt.Why]
-	if r.halt.Why == HaltOnDone {
-		what = "finished"
-	}
-	fmt.Fprintf(r.cfg.Stderr, "worksteal: This job %s:\n%s\n", what, res.Command)
+	fmt.Fprintf(r.errOut, "worksteal: This job %s:\n%s\n", what, res.Command)
 	if r.halt.When == HaltNow {
 		for _, js := range r.jobs {
 			for _, a := range js.running {
@@ -767,7 +773,7 @@ func (r *run) halted(res *Result) {
 		return
 	}
 	if r.running > 0 {
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: Starting no more jobs. Waiting for %d jobs to finish.\n", r.running)
+		fmt.Fprintf(r.errOut, "worksteal: Starting no more jobs. Waiting for %d jobs to finish.\n", r.running)
 	}
 }
 
@@ -789,7 +795,7 @@ func (r *run) output(res *Result) {
 	case r.cfg.Results != nil:
 		if err := r.cfg.Results(*res); err != nil && !r.resultsFailed {
 			r.resultsFailed = true
-			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: results: %v (the results are incomplete)\n", err)
+			fmt.Fprintf(r.errOut, "worksteal: warning: results: %v (the results are incomplete)\n", err)
 		}
 	case r.streamOut != nil:
 		// Written as it came.
@@ -799,27 +805,31 @@ func (r *run) output(res *Result) {
 			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
 		}
 		if len(res.Stderr) > 0 {
-			r.cfg.Stderr.Write(tagLines(nil, tag, res.Stderr))
+			r.errOut.Write(tagLines(nil, tag, res.Stderr))
 		}
 	default:
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(res.Stdout)
 		}
 		if len(res.Stderr) > 0 {
-			r.cfg.Stderr.Write(res.Stderr)
+			r.errOut.Write(res.Stderr)
 		}
 	}
 	switch {
 	case res.TimedOut:
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
+		fmt.Fprintf(r.errOut, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
 	case res.Exit.Err != nil:
-		fmt.Fprintf(r.cfg.Stderr, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
+		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}
 	if r.cfg.Joblog != nil {
 		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil && !r.joblogFailed {
 			r.joblogFailed = true
-			fmt.Fprintf(r.cfg.Stderr, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
+			fmt.Fprintf(r.errOut, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
 		}
+	}
+	if r.stream {
+		// Written: a stream's output may be larger than memory.
+		res.Stdout, res.Stderr = nil, nil
 	}
 }
 

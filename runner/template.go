@@ -214,7 +214,10 @@ func (t *template) job(row []string, seq, total int) Job {
 	parts, widths := t.expand(row, seq, total)
 	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
 	if len(parts) > 1 {
-		j.slotParts, j.slotWidths = parts, widths
+		j.slotParts = parts
+		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {
+			j.gnu = &jobGNU{slotWidths: widths} // {0%}
+		}
 	}
 	return j
 }
@@ -228,19 +231,16 @@ func (t *template) expand(row []string, seq, total int) (parts []string, widths 
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		reps := [][]string{row} // the rows the word is filled from
-		if t.context && len(row) > 1 && slices.ContainsFunc(w, piece.context) {
-			// -X: the word once per argument, its {} that argument.
-			reps = reps[:0]
-			for k := range row {
-				reps = append(reps, row[k:k+1])
-			}
+		if !t.context || len(row) < 2 || !slices.ContainsFunc(w, piece.context) {
+			parts, widths = t.fillWord(&b, w, row, row, seq, total, parts, widths)
+			continue
 		}
-		for r, rrow := range reps {
-			if r > 0 {
+		// -X: the word once per argument, its {} that argument.
+		for k := range row {
+			if k > 0 {
 				b.WriteByte(' ')
 			}
-			parts, widths = t.fillWord(&b, w, rrow, row, seq, total, parts, widths)
+			parts, widths = t.fillWord(&b, w, row[k:k+1], row, seq, total, parts, widths)
 		}
 	}
 	return append(parts, b.String()), widths

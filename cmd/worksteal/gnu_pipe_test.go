@@ -37,6 +37,11 @@ var gnuPipeCases = []gnuCase{
 	{name: "--pipe -u", args: []string{"--pipe", "-N2", "-u", "-j1", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
 	{name: "--pipe --delay", args: []string{"--pipe", "-N1", "--delay", "0.1", "-k", "cat"}, stdin: "1\n2\n3\n"},
 
+	{name: "--pipe --resume skips the logged chunks", args: []string{"--pipe", "-N2", "-k", "--resume", "--joblog", "jl", "cat"}, stdin: "1\n2\n3\n4\n5\n6\n", joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t4\t2\t0\t0\tcat\n"}},
+	{name: "--pipe --resume-failed reruns the failed chunks", args: []string{"--pipe", "-N2", "-k", "--resume-failed", "--joblog", "jl", "cat"}, stdin: "1\n2\n3\n4\n5\n6\n", joblog: "jl",
+		files: map[string]string{"jl": "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1.000\t0.500\t4\t2\t0\t0\tcat\n2\t:\t1.000\t0.500\t4\t2\t1\t0\tcat\n"}},
+
 	// -N with --pipe: records per job.
 	{name: "--pipe -N3", args: []string{"--pipe", "-N3", "-k", "echo ---; cat"}, stdin: seq10},
 	{name: "--pipe -N1 joins an empty first record", args: []string{"--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "\n\na\nb\n"},

@@ -17,8 +17,8 @@ import (
 	"github.com/worksteal/worksteal/runner"
 )
 
-// wsRun runs the binary to its end with stdin and extra environment.
-func wsRun(t *testing.T, stdin string, env []string, args ...string) (stdout, stderr string, code int) {
+// wsRunEnv runs the binary to its end with stdin and extra environment.
+func wsRunEnv(t *testing.T, stdin string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	c := exec.Command(wsBin, args...)
 	c.Env = append(os.Environ(), env...)
@@ -42,14 +42,14 @@ func TestPipeChunksAsClusterTasks(t *testing.T) {
 	t.Parallel()
 	srv, _ := deployment(t)
 	input := seqLines(20000) // 108,894 bytes: 28 chunks of about 4 KiB
-	local, _, code := wsRun(t, input, nil, "run", "--pipe", "--block", "4k", "-k", "-j2", "echo {#}; wc -l")
+	local, _, code := wsRunEnv(t, input, nil, "run", "--pipe", "--block", "4k", "-k", "-j2", "echo {#}; wc -l")
 	chunks := strings.Count(local, "\n") / 2
 	if code != 0 || chunks < 20 {
 		t.Fatalf("local run: exit %d, output %q", code, local)
 	}
 	joblog := filepath.Join(t.TempDir(), "jl")
 	nats := []string{"run", "--nats", srv.url(), "--ack-wait", ackWait, "--pipe", "--block", "4k", "-k", "--joblog", joblog, "echo {#}; wc -l"}
-	out, errOut, code := wsRun(t, input, nil, nats...)
+	out, errOut, code := wsRunEnv(t, input, nil, nats...)
 	if code != 0 || out != local {
 		t.Fatalf("run --nats --pipe: exit %d, output differs from the local run's:\n%s\nlocal:\n%s\nstderr: %s", code, out, local, errOut)
 	}
@@ -68,7 +68,7 @@ func TestPipeChunksAsClusterTasks(t *testing.T) {
 		t.Errorf("joblog: %d rows, %d bytes sent; want %d, %d", len(recs), sent, chunks, len(input))
 	}
 	// The same input again: the batch's results, nothing runs again.
-	out2, errOut2, code := wsRun(t, input, nil, nats...)
+	out2, errOut2, code := wsRunEnv(t, input, nil, nats...)
 	if code != 0 || out2 != local || !strings.Contains(errOut2, "finished earlier") {
 		t.Errorf("rerun: exit %d, stderr %q, output same: %v", code, errOut2, out2 == local)
 	}
@@ -81,11 +81,11 @@ func TestPipeChunksAsClusterTasks(t *testing.T) {
 		return r
 	}, input)
 	tail := append(nats[:len(nats)-1:len(nats)-1], "echo {#}; tail -1")
-	want, _, _ := wsRun(t, other, nil, "run", "--pipe", "--block", "4k", "-k", "echo {#}; tail -1")
-	if _, _, code := wsRun(t, input, nil, tail...); code != 0 {
+	want, _, _ := wsRunEnv(t, other, nil, "run", "--pipe", "--block", "4k", "-k", "echo {#}; tail -1")
+	if _, _, code := wsRunEnv(t, input, nil, tail...); code != 0 {
 		t.Fatalf("tail -1 over the cluster: exit %d", code)
 	}
-	out3, errOut3, code := wsRun(t, other, nil, tail...)
+	out3, errOut3, code := wsRunEnv(t, other, nil, tail...)
 	if code != 0 || out3 != want {
 		t.Errorf("other input: exit %d, output %q (stderr %q); want its own chunks' last lines %q", code, out3, errOut3, want)
 	}
@@ -137,7 +137,7 @@ func TestSemaphoreAcrossProcesses(t *testing.T) {
 			t.Fatalf("sem %d: %v", i, err)
 		}
 	}
-	if _, errOut, code := wsRun(t, "", env, "sem", "--wait", "--id", "t"); code != 0 {
+	if _, errOut, code := wsRunEnv(t, "", env, "sem", "--wait", "--id", "t"); code != 0 {
 		t.Fatalf("sem --wait: exit %d: %s", code, errOut)
 	}
 	most, starts, ends := semMost(t, log)
@@ -160,7 +160,7 @@ func TestSemaphoreForegroundTimeoutAndDeadHolder(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	env := []string{"PARALLEL_HOME=" + home}
-	if out, _, code := wsRun(t, "", env, "run", "--semaphore", "--fg", "--id", "f", "echo hi; exit 7"); code != 7 || out != "hi\n" {
+	if out, _, code := wsRunEnv(t, "", env, "run", "--semaphore", "--fg", "--id", "f", "echo hi; exit 7"); code != 7 || out != "hi\n" {
 		t.Errorf("--fg: exit %d, output %q; want 7, hi", code, out)
 	}
 	// A holder in the background, found by its link, then killed.
@@ -172,7 +172,7 @@ func TestSemaphoreForegroundTimeoutAndDeadHolder(t *testing.T) {
 	if err := c.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := wsRun(t, "", env, "sem", "--fg", "--id", "k", "--st", "-0.5", "true"); code != 1 || !strings.Contains(errOut, "timed out") {
+	if _, errOut, code := wsRunEnv(t, "", env, "sem", "--fg", "--id", "k", "--st", "-0.5", "true"); code != 1 || !strings.Contains(errOut, "timed out") {
 		t.Fatalf("a held semaphore with --st -0.5: exit %d, stderr %q; want 1, timed out", code, errOut)
 	}
 	links, _ := filepath.Glob(filepath.Join(home, "semaphores", "id-k", "*@*"))
@@ -186,7 +186,57 @@ func TestSemaphoreForegroundTimeoutAndDeadHolder(t *testing.T) {
 		t.Fatalf("killing the holder %d: %v", pid, err)
 	}
 	start := time.Now()
-	if out, errOut, code := wsRun(t, "", env, "sem", "--fg", "--id", "k", "--st", "-20", "echo freed"); code != 0 || out != "freed\n" {
+	if out, errOut, code := wsRunEnv(t, "", env, "sem", "--fg", "--id", "k", "--st", "-20", "echo freed"); code != 0 || out != "freed\n" {
 		t.Errorf("after the holder died: exit %d, output %q, stderr %q (after %v)", code, out, errOut, time.Since(start))
+	}
+}
+
+// TestPipeStopsOnAnEndlessInput: with a stdin that never ends, run --pipe
+// stops on SIGINT (130) and on --halt now,fail=1 (1), without waiting
+// for the input's end.
+func TestPipeStopsOnAnEndlessInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		args []string
+		sig  bool
+		want int
+	}{
+		{"SIGINT", []string{"run", "--pipe", "-N1", "cat >/dev/null"}, true, 130},
+		// A block is read whole before it is cut (GNU's rule): 10 bytes.
+		{"--halt now,fail=1", []string{"run", "--pipe", "--block", "10", "-N1", "--halt", "now,fail=1", "cat >/dev/null; exit 1"}, false, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			cmd := exec.Command(wsBin, c.args...)
+			cmd.Stdin = pr
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			pw.Write([]byte("a\nb\nc\nd\ne\n")) // and no end
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if c.sig {
+				time.Sleep(300 * time.Millisecond)
+				cmd.Process.Signal(os.Interrupt)
+			}
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 30 s on: %s", out.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != c.want {
+				t.Errorf("exit %d, want %d: %s", code, c.want, out.String())
+			}
+		})
 	}
 }

@@ -116,7 +116,11 @@ With --nats URL the batch runs on the workers of a NATS cluster instead
 (worksteal serve, worksteal worker); rerunning the same batch resumes it.
 
 Output: each job's output is written whole when it finishes (input order
-with -k). Off a terminal nothing else is written unless asked
+with -k); --line-buffer writes whole lines as they come, -u as it comes;
+--tag and --tagstring prefix every line; --results saves it in files
+instead. --halt stops the batch early (now,fail=1; soon,fail=20%;
+now,success=1; ...). -n, -N, -X, -m and --xargs put several arguments in
+a job; -0 and -d change the input's delimiter. Off a terminal nothing else is written unless asked
 (--progress, --summary); on one, a progress bar and the summary. Exit
 status: 0 if every job succeeded, the number of failed jobs (at most 101),
 130 or 143 when interrupted, 255 for any other error.`,
@@ -498,7 +502,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		if cfg.http != "" {
 			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
 		}
-		return runCluster(env, cmd, cfg, jobs, todo)
+		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
 	}
 	if cfg.http != "" {
 		if _, _, err := splitHostPort("http", cfg.http); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -53,12 +54,14 @@ func jobID(jobs []runner.Job) string {
 // job decides what runs, not the joblog: --resume-failed runs the tasks
 // recorded as failed again; --resume and --resume-failed append to the
 // joblog the rows it lacks; neither makes a second job beside a live one.
-func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.Job) error {
+func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config, all, todo []runner.Job) error {
 	switch {
 	case strings.HasSuffix(strings.TrimSpace(cfg.timeout), "%"):
 		return runError(errors.New("--timeout N% is not supported with --nats (give a duration)"))
 	case cfg.jobs != "":
 		return runError(errors.New("-j is not used with --nats: the workers' slots run the batch (worksteal worker -j N)"))
+	case cfg.gnu.delay != "":
+		return runError(errors.New("--delay is for a local run: with --nats the workers start the tasks"))
 	case cfg.dryRun:
 		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
 	}
@@ -113,6 +116,19 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 	if cfg.resume || cfg.resumeFailed {
 		sink.logged = joblogDone(all, todo)
 	}
+	sink.tag = rcfg.Tag
+	if cfg.gnu.results != "" {
+		rs, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
+		if err != nil {
+			return runError(err)
+		}
+		defer rs.Close()
+		sink.saved = rs
+	}
+	var halt *runner.HaltTracker
+	if h := rcfg.Halt; h.When != runner.HaltNever {
+		halt = runner.NewHaltTracker(h, len(all))
+	}
 	stopTicks := progressTicks(sub, prog, start)
 	// What the tasks wait for is said as it changes; --wait-timeout ends
 	// a wait that lasts.
@@ -141,8 +157,17 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 			}
 			return runError(err)
 		}
-		sink.take(r)
+		res := sink.take(r)
 		prog.updateCluster(sub.Progress(), time.Since(start))
+		if halt != nil && res != nil && halt.Observe(*res) {
+			// --halt: the job stops in the cluster (queued tasks removed,
+			// running ones stopped and not recorded), as a rerun shows.
+			fmt.Fprintf(stderr, "worksteal: This job %s:\n%s\nworksteal: --halt: cancelling job %s in the cluster\n", haltWord(rcfg.Halt), res.Command, sub.ID)
+			if err := node.Cancel(context.WithoutCancel(ctx), sub.ID); err != nil {
+				fmt.Fprintf(stderr, "worksteal: --halt: cancelling job %s: %v\n", sub.ID, err)
+			}
+			break
+		}
 	}
 	stopTicks()
 	prog.finish()
@@ -156,7 +181,21 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, all, todo []runner.
 		}
 		writeClusterSummary(stderr, sink.results, start, time.Since(start), slots, final)
 	}
+	if halt != nil {
+		return haltExit(halt.ExitStatus(final.Done()), final.Failed, cfg.showSummary)
+	}
 	return failedExit(final.Failed, cfg.showSummary)
+}
+
+// haltWord says what the job that met a --halt did.
+func haltWord(h runner.Halt) string {
+	switch h.Why {
+	case runner.HaltOnSuccess:
+		return "succeeded"
+	case runner.HaltOnDone:
+		return "finished"
+	}
+	return "failed"
 }
 
 // stallTimeout ends a run whose tasks no live worker could run for
@@ -247,7 +286,7 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 		job.Require, _ = cluster.ParseLabels(cfg.require) // checked by runCluster
 	}
 	for _, j := range runner.Plan(all, mustOrder(cfg.order), history) {
-		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds(), Stdin: j.Stdin})
+		p, _ := json.Marshal(shellTask{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds(), Stdin: j.Stdin, Env: cfg.gnu.envOf()})
 		job.Tasks = append(job.Tasks, cluster.Task{ID: strconv.Itoa(j.Seq), Handler: shellHandler, Payload: p})
 	}
 	return job
@@ -328,6 +367,8 @@ type resultSink struct {
 	held        map[int]cluster.Result
 	next        int // index into todo
 	results     []cluster.Result
+	tag         bool         // --tag, --tagstring: each output line prefixed with its job's tag
+	saved       *resultsSink // --results: the output saved there, not written
 }
 
 func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runner.Joblog, stdout, stderr io.Writer) *resultSink {
@@ -339,14 +380,17 @@ func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runn
 	return s
 }
 
-func (s *resultSink) take(r cluster.Result) {
+// take writes one result, and returns it as the runner's (nil for one
+// that --resume had logged).
+func (s *resultSink) take(r cluster.Result) *runner.Result {
 	s.results = append(s.results, r)
 	seq, _ := strconv.Atoi(r.Task)
 	var sr shellResult
 	json.Unmarshal(r.Output, &sr)
 	if s.logged[seq] {
-		return // --resume: the joblog has it, and its output was written then
+		return nil // --resume: the joblog has it, and its output was written then
 	}
+	res := s.asRunner(r, sr)
 	if s.jl != nil {
 		code := sr.Exit
 		if !r.OK() && code == 0 {
@@ -356,7 +400,7 @@ func (s *resultSink) take(r cluster.Result) {
 	}
 	if !s.keepOrder {
 		s.write(r, sr)
-		return
+		return res
 	}
 	// Keep order: results are held until every earlier job (in input
 	// order, not the start order) has written.
@@ -371,11 +415,34 @@ func (s *resultSink) take(r cluster.Result) {
 		s.write(h, hr)
 		delete(s.held, s.todo[s.next].Seq)
 	}
+	return res
+}
+
+// asRunner is a cluster result as the runner's.
+func (s *resultSink) asRunner(r cluster.Result, sr shellResult) *runner.Result {
+	code := sr.Exit
+	if !r.OK() && code == 0 && sr.Signal == 0 {
+		code = -1
+	}
+	seq, _ := strconv.Atoi(r.Task)
+	return &runner.Result{Job: s.bySeq[seq], Slot: 1, Exit: runner.Exit{Start: r.Start, Runtime: r.Runtime, Code: code, Signal: sr.Signal,
+		Stdout: sr.Stdout, Stderr: sr.Stderr, Received: int64(len(sr.Stdout))}}
 }
 
 func (s *resultSink) write(r cluster.Result, sr shellResult) {
-	s.out.Write(sr.Stdout)
-	s.errOut.Write(sr.Stderr)
+	if s.saved != nil {
+		if err := s.saved.takeOn(*s.asRunner(r, sr), r.Worker); err != nil {
+			fmt.Fprintf(s.errOut, "worksteal: warning: results: %v\n", err)
+		}
+	} else if s.tag {
+		seq, _ := strconv.Atoi(r.Task)
+		tag := s.bySeq[seq].TagIn(1) + "\t"
+		s.out.Write(tagLines(tag, sr.Stdout))
+		s.errOut.Write(tagLines(tag, sr.Stderr))
+	} else {
+		s.out.Write(sr.Stdout)
+		s.errOut.Write(sr.Stderr)
+	}
 	if !r.OK() && !strings.HasPrefix(r.Error, "exit status") {
 		fmt.Fprintf(s.errOut, "worksteal: job %s on %s: %s\n", r.Task, r.Worker, r.Error)
 	}
@@ -425,4 +492,20 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, start time.Time,
 	fmt.Fprintf(w, " load imbalance %.2f, straggler ratio %.2f\n", balance.Imbalance(loads), balance.StragglerRatio(durations))
 	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n",
 		p.Reruns+p.Retries, p.Reruns, p.Retries)
+}
+
+// tagLines is p with tag before each of its lines (the last may lack its
+// newline), as --tag writes them.
+func tagLines(tag string, p []byte) []byte {
+	var out []byte
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		out = append(out, tag...)
+		if i < 0 {
+			return append(out, p...)
+		}
+		out = append(out, p[:i+1]...)
+		p = p[i+1:]
+	}
+	return out
 }

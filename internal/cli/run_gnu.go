@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 // This file turns the GNU parallel options of gnuConfig into the runner's
 // Input and Config, with GNU parallel's (20221122) rules.
 
-// gnuInput fills in the parts of in that gnuConfig sets. slots is the
+// input fills in the parts of in that gnuConfig sets. slots is the
 // number of slots the jobs will run on (for -m and -X, which spread the
 // last arguments over them, and {0%}).
 func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
@@ -104,7 +105,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Output = runner.OutputUngroup
 	}
 	// GNU: --tag is ignored under -u.
-	rcfg.Tag = (g.tag || g.tagString != "" || flagGiven(f, "tagstring")) && !g.ungroup
+	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := runner.ParseHalt(g.halt)
 		if err != nil {
@@ -166,7 +167,10 @@ func gnuCount(f *pflag.FlagSet, name, s string) (n int, given bool, err error) {
 		}
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 || v > (1<<31)/mult {
+	// At most 2^31 (2^31-1 where int has 32 bits), in int64 so that the
+	// bound compiles for 32-bit platforms too.
+	limit := min(int64(1)<<31, int64(math.MaxInt))
+	if err != nil || v < 0 || int64(v) > limit/int64(mult) {
 		return 0, true, bad
 	}
 	return v * mult, true, nil

@@ -77,7 +77,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	if given, ok := gnuChanged(f, "block"); ok {
 		v, err := runner.ParseSize(given, p.block)
 		if err != nil {
-			return pj, errors.Unwrap(err) // the message names the option
+			return pj, sizeError(err)
 		}
 		switch {
 		case v < 0 && !p.pipePart:
@@ -97,6 +97,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		pj.Binary = true // --recend '': records end anywhere
 	}
 	if given, ok := gnuChanged(f, "max-replace-args"); ok {
+		given = "-N (" + given + ")"
 		n, err := strconv.Atoi(strings.TrimSpace(cfg.gnu.maxReplaceArgs))
 		if err != nil || n < 1 {
 			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, cfg.gnu.maxReplaceArgs)
@@ -124,6 +125,12 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		pj.Header = h
 	}
 	return pj, nil
+}
+
+// sizeError is ParseSize's error without the runner's prefix: it names
+// the option and the value.
+func sizeError(err error) error {
+	return errors.New(strings.TrimPrefix(err.Error(), runner.ErrInvalidConfig.Error()+": "))
 }
 
 // unescapeRec reads --recstart and --recend as GNU parallel does: \n \r
@@ -273,10 +280,21 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
 		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
 	}
+	// --halt, output modes, --delay (run_gnu.go) apply to the chunks' jobs too.
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
-	cancel(errors.New("the run ended"))
-	if ferr := pipeFeedError(<-feedErr); ferr != nil && err == nil {
+	cancel(errRunEnded)
+	// The reader of the input has returned once the run took every job
+	// (it closes jobs last); after a halt or an interruption it may be
+	// blocked reading a stdin that does not end: it is not waited for.
+	var ferr error
+	if err == nil && (sum == nil || !sum.Halted) {
+		ferr = pipeFeedError(<-feedErr)
+	}
+	if ferr != nil {
 		// The input could not be read to its end: the jobs of what was
 		// read ran; the rest is lost, and said.
 		if sum != nil && cfg.showSummary {
@@ -302,10 +320,13 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	return failedExit(sum.Failed, cfg.showSummary)
 }
 
+// errRunEnded stops the reader of the input once the run has ended.
+var errRunEnded = errors.New("the run ended")
+
 // pipeFeedError is the error of reading the input, as run's exit: nil
 // when the input was read or the run stopped reading it.
 func pipeFeedError(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "the run ended") {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errRunEnded) {
 		return nil
 	}
 	return runError(fmt.Errorf("reading the input: %w", err))
@@ -468,7 +489,11 @@ func runPipeCluster(env *Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJ
 		}
 		todo, _ = runner.Resume(all, records, cfg.resumeFailed)
 	}
-	return runCluster(env, cmd, cfg, all, todo)
+	var rcfg runner.Config // --halt, --tag, --results (run_gnu.go)
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	return runCluster(env, cmd, cfg, rcfg, all, todo)
 }
 
 // throttleOptions reads --load, --memfree and --nice (nil and 0 when not
@@ -486,7 +511,7 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 	if given, ok := gnuChanged(f, "memfree"); ok {
 		v, err := runner.ParseSize(given, p.memFree)
 		if err != nil {
-			return nil, 0, errors.Unwrap(err)
+			return nil, 0, sizeError(err)
 		}
 		if v < 0 {
 			return nil, 0, fmt.Errorf("%s %q: want a size of 0 or more", given, p.memFree)

@@ -78,10 +78,14 @@ func (s *resultsSink) Close() error {
 	return err
 }
 
-// take saves one job's result.
-func (s *resultsSink) take(res runner.Result) error {
+// take saves one job's result, run on this machine.
+func (s *resultsSink) take(res runner.Result) error { return s.takeOn(res, ":") }
+
+// takeOn saves one job's result, run on host (a worker's name, or ":" for
+// this machine).
+func (s *resultsSink) takeOn(res runner.Result, host string) error {
 	if s.out != nil {
-		s.row(res)
+		s.row(res, host)
 		return s.out.Flush()
 	}
 	seq := []byte(strconv.Itoa(res.Seq))
@@ -117,10 +121,11 @@ func argsAsDirname(j runner.Job) string {
 	type nv struct{ name, value string }
 	var parts []string
 	// Per record: GNU sorts a record's values by their sources' names.
-	n := len(j.Args)
+	args, names := j.Args(), j.ArgNames()
+	n := len(args)
 	width := 0
-	for i, name := range j.ArgNames {
-		if i > 0 && name == j.ArgNames[0] {
+	for i, name := range names {
+		if i > 0 && name == names[0] {
 			break
 		}
 		width++
@@ -128,7 +133,7 @@ func argsAsDirname(j runner.Job) string {
 	for start := 0; start < n; start += max(width, 1) {
 		var rec []nv
 		for i := start; i < min(start+width, n); i++ {
-			rec = append(rec, nv{j.ArgNames[i], j.Args[i]})
+			rec = append(rec, nv{names[i], args[i]})
 		}
 		slices.SortStableFunc(rec, func(a, b nv) int { return compareHeaders(a.name, b.name) })
 		for _, x := range rec {
@@ -158,13 +163,13 @@ func compareHeaders(a, b string) int {
 }
 
 // row writes one row of the table (and the header row first).
-func (s *resultsSink) row(res runner.Result) {
-	rec := res.Record(":")
+func (s *resultsSink) row(res runner.Result, host string) {
+	rec := res.Record(host)
 	start := fmt.Sprintf("%.3f", float64(rec.Start.UnixMilli())/1000)
 	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
 	if s.json {
 		var vs []string
-		for _, v := range res.Args {
+		for _, v := range res.Args() {
 			vs = append(vs, `"`+jsonQuote(v)+`"`)
 		}
 		fmt.Fprintf(s.out, `{ "Seq": %d, "Host": "%s", "Starttime": %s, "JobRuntime": %s, "Send": %d, "Receive": %d, "Exitval": %d, "Signal": %d, "Command": "%s", "V": [ %s ], "Stdout": "%s", "Stderr": "%s" }`+"\n",
@@ -175,10 +180,11 @@ func (s *resultsSink) row(res runner.Result) {
 	if !s.started {
 		s.started = true
 		cols := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
-		for i := range res.Args {
+		names := res.ArgNames()
+		for i := range res.Args() {
 			name := "V" + strconv.Itoa(i+1)
-			if s.headers && i < len(res.ArgNames) {
-				name = res.ArgNames[i]
+			if s.headers && i < len(names) {
+				name = names[i]
 			}
 			cols = append(cols, name)
 		}
@@ -186,7 +192,7 @@ func (s *resultsSink) row(res runner.Result) {
 	}
 	cols := []string{strconv.Itoa(rec.Seq), rec.Host, start, runtime, strconv.FormatInt(rec.Send, 10), strconv.FormatInt(rec.Receive, 10),
 		strconv.Itoa(rec.Exit), strconv.Itoa(rec.Signal), rec.Command}
-	cols = append(cols, res.Args...)
+	cols = append(cols, res.Args()...)
 	s.writeRow(append(cols, string(res.Stdout), string(res.Stderr)))
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -269,6 +270,25 @@ func TestSimPredictShowsTheSpeedup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the runtime")
 	}
+	// The prediction is calibrated from a real run: on a loaded machine a
+	// worker descheduled mid-run stretches the measured span. The property
+	// must hold for at least one of three calibrations (a build that
+	// predicts no speedup fails all three).
+	var problems []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		problem := simPredictProblem(t)
+		if problem == "" {
+			return
+		}
+		problems = append(problems, fmt.Sprintf("attempt %d: %s", attempt, problem))
+	}
+	t.Error(strings.Join(problems, "\n"))
+}
+
+// simPredictProblem runs sim --predict fib:23 once and says what is wrong
+// with its prediction ("" if nothing).
+func simPredictProblem(t *testing.T) string {
+	t.Helper()
 	code, out, errs := runSimCLI(t, "sim", "--predict", "fib:23", "--reps", "3", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -288,9 +308,10 @@ func TestSimPredictShowsTheSpeedup(t *testing.T) {
 	}
 	p1, p2 := got.Rows[0].Predicted, got.Rows[1].Predicted
 	if p2 >= p1 || p2 < p1/2*0.99 {
-		t.Errorf("predicted %.3g s at 1 worker and %.3g s at 2; want the second between half the first and the first", p1, p2)
+		return fmt.Sprintf("predicted %.3g s at 1 worker and %.3g s at 2; want the second between half the first and the first", p1, p2)
 	}
 	if c := got.Calibrated; c.BurdenedSpan >= c.Work/2 {
-		t.Errorf("calibrated burdened span %.3g s against work %.3g s; want far less (fib's parallelism is in the thousands)", c.BurdenedSpan, c.Work)
+		return fmt.Sprintf("calibrated burdened span %.3g s against work %.3g s; want far less (fib's parallelism is in the thousands)", c.BurdenedSpan, c.Work)
 	}
+	return ""
 }

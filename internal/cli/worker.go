@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,6 +55,8 @@ type shellTask struct {
 	Seq       int    `json:"seq"`
 	TimeoutMs int64  `json:"timeout_ms,omitempty"`
 	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
+	// Env is what run --env copies to the job: NAME=value.
+	Env []string `json:"env,omitempty"`
 }
 
 // shellResult is the output of a shell task.
@@ -88,7 +91,7 @@ outcome --max-deliver times (it kills its workers) is recorded as a poison
 task. The worker logs losing and regaining the server.
 
 Besides the --label ones, a worker's labels say what it measures of its
-machine: cores=N, mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
+machine: cores=N (CPUs it may use, capped by its cgroup quota), mem=NG (total memory, whole GiB), gpu=N (NVIDIA GPUs the
 driver shows; 0 when none) and dri=N (render devices, when present); a
 --label with the same key wins. With --load or --memfree (GNU parallel's
 flags) the worker takes no new tasks while the machine runs that many
@@ -289,8 +292,8 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper,
-			Env: []string{"WORKSTEAL_SEQ=" + seq, "PARALLEL_SEQ=" + seq, "WORKSTEAL_WORKER=" + info.Worker}}
+		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker)
+		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
 		if t.Stdin != nil {
 			c.Stdin = bytes.NewReader(t.Stdin)
 		}

@@ -114,6 +114,7 @@ type Reading struct {
 
 // Decision is the outcome of one Step.
 type Decision struct {
+	From    int // the target before this step
 	Target  int
 	Changed bool
 	Reason  string // why the target changed or held, in words
@@ -187,7 +188,7 @@ func (g *Governor) read(now time.Time) Reading {
 // Step reads the machine at time now and returns the target it decides.
 func (g *Governor) Step(now time.Time) Decision {
 	r := g.read(now)
-	d := Decision{Target: g.target, Reading: r}
+	d := Decision{From: g.target, Target: g.target, Reading: r}
 
 	limit := g.cfg.Max
 	if q := r.QuotaCPUs; !math.IsNaN(q) && !math.IsInf(q, 1) {
@@ -278,15 +279,20 @@ type Sizer interface {
 }
 
 // Run steps g every interval until ctx is done and calls s.SetWorkers
-// with each new target, and report, if not nil, with every decision that
-// changed it.
+// with each new target, and report, if not nil, with the first decision
+// (whether or not it changed the target: it says which signals can be
+// read) and every later one that changed the target.
 func Run(ctx context.Context, g *Governor, interval time.Duration, s Sizer, report func(Decision)) {
+	first := true
 	apply := func(d Decision) {
-		if !d.Changed {
+		if !d.Changed && !first {
 			return
 		}
-		if err := s.SetWorkers(d.Target); err != nil {
-			d.Reason += fmt.Sprintf(" (SetWorkers(%d): %v)", d.Target, err)
+		first = false
+		if d.Changed {
+			if err := s.SetWorkers(d.Target); err != nil {
+				d.Reason += fmt.Sprintf(" (SetWorkers(%d): %v)", d.Target, err)
+			}
 		}
 		if report != nil {
 			report(d)

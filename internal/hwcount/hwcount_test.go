@@ -3,23 +3,10 @@ package hwcount
 import (
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
-
-// touch allocates and writes n MiB, so the thread takes page faults and
-// runs instructions.
-func touch(n int) int {
-	b := make([]byte, n<<20)
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = byte(i)
-	}
-	s := 0
-	for i := range b {
-		s += int(b[i])
-	}
-	return s
-}
 
 // TestThreadCounts: every event is either counted (work done on the thread
 // shows up) or named unavailable with a reason, never a silent zero.
@@ -75,15 +62,31 @@ func TestProcessCountsOtherThreads(t *testing.T) {
 	}
 	defer p.Close()
 	before := p.Read()
-	done := make(chan int)
-	go func() { // another goroutine, likely another thread
-		runtime.LockOSThread()
-		done <- touch(16)
-	}()
-	<-done
+	// Four goroutines locked to their threads at once, blocked until all
+	// are: at least some of those threads are created after OpenProcess.
+	const n = 4
+	var ready, done sync.WaitGroup
+	ready.Add(n)
+	done.Add(n)
+	start, finish := make(chan struct{}), make(chan struct{})
+	for range n {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ready.Done()
+			<-start
+			touch(16)
+			done.Done()
+			<-finish // the thread lives until the reading
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
 	got := p.Read().Sub(before)
-	if got[PageFaults] < 16<<20/4096/2 {
-		t.Errorf("process page faults = %d after another thread touched 16 MiB", got[PageFaults])
+	close(finish)
+	if got[PageFaults] < n*16<<20/4096/2 {
+		t.Errorf("process page faults = %d after %d threads, some of them new, touched 16 MiB each", got[PageFaults], n)
 	}
 	if why := missing[Instructions]; why != "" && !strings.Contains(why, "PMU") && !strings.Contains(why, "paranoid") {
 		t.Errorf("instructions unavailable without a plain reason: %q", why)

@@ -54,6 +54,7 @@ const (
 	swContextSwitches = 3
 	swPageFaults      = 2
 
+	flagInherit       = 1 << 1
 	flagExcludeKernel = 1 << 5
 	flagExcludeHV     = 1 << 6
 
@@ -86,13 +87,18 @@ type Set struct {
 // Events the kernel refuses are left out and named, with the reason, in
 // the returned map (nil when all opened); the error is non-nil only when
 // no event at all could be opened.
-func Open(tid int) (*Set, map[Event]string, error) {
+func Open(tid int) (*Set, map[Event]string, error) { return open(tid, false) }
+
+// open opens every event for thread tid; with inherit, the threads that
+// tid creates later are counted too (the kernel adds their counts to the
+// reading of tid's counters).
+func open(tid int, inherit bool) (*Set, map[Event]string, error) {
 	s := &Set{}
 	var missing map[Event]string
 	opened := 0
 	for e := range NumEvents {
 		s.fds[e] = -1
-		fd, err := open(events[e].typ, events[e].config, tid)
+		fd, err := openEvent(events[e].typ, events[e].config, tid, inherit)
 		if err != nil {
 			if missing == nil {
 				missing = map[Event]string{}
@@ -109,7 +115,7 @@ func Open(tid int) (*Set, map[Event]string, error) {
 	return s, missing, nil
 }
 
-func open(typ uint32, config uint64, tid int) (int, error) {
+func openEvent(typ uint32, config uint64, tid int, inherit bool) (int, error) {
 	a := attr{
 		typ:        typ,
 		size:       uint32(unsafe.Sizeof(attr{})),
@@ -121,6 +127,9 @@ func open(typ uint32, config uint64, tid int) (int, error) {
 		// software events (a context switch happens in the kernel) are
 		// counted whole, which paranoid 2 also permits.
 		a.flags = flagExcludeKernel | flagExcludeHV
+	}
+	if inherit {
+		a.flags |= flagInherit
 	}
 	fd, _, errno := syscall.Syscall6(syscall.SYS_PERF_EVENT_OPEN, uintptr(unsafe.Pointer(&a)),
 		uintptr(tid), ^uintptr(0) /* cpu -1: any */, ^uintptr(0) /* no group */, perfFlagFDCloexec, 0)
@@ -185,11 +194,12 @@ func (s *Set) Close() {
 	}
 }
 
-// Process counts the events of every thread of the process: the threads
-// present at Open, and those found at each later Read (counted from then
-// on: a thread is seen when it first appears in /proc/self/task at a Read).
-// Go starts most of a program's threads early, so in practice this is the
-// whole process; the Go runtime's own threads (GC workers) are included.
+// Process counts the events of every thread of the process: each thread
+// present at OpenProcess is opened with inherit set, so every thread
+// created later (always cloned from one that exists) is counted too, from
+// its start; the kernel adds an inherited counter's counts, live or exited,
+// to its parent's reading. The Go runtime's own threads (GC workers) are
+// included.
 type Process struct {
 	mu      sync.Mutex
 	threads map[int]*Set
@@ -221,7 +231,7 @@ func (p *Process) scan() error {
 		if _, ok := p.threads[tid]; ok {
 			continue
 		}
-		s, missing, err := Open(tid)
+		s, missing, err := open(tid, true)
 		if p.missing == nil && missing != nil {
 			p.missing = missing
 		}
@@ -237,7 +247,6 @@ func (p *Process) scan() error {
 func (p *Process) Read() Values {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_ = p.scan()
 	var v Values
 	for _, s := range p.threads {
 		v.Add(s.Read())

@@ -1,0 +1,116 @@
+package worksteal_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/worksteal/worksteal"
+)
+
+// Do runs a computation that returns nothing from plain code: here a loop
+// written with Join (package par's loops are called the same way).
+func ExamplePool_Do() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	squares := make([]int, 8)
+	var fill func(w *worksteal.Worker, lo, hi int)
+	fill = func(w *worksteal.Worker, lo, hi int) {
+		if hi-lo == 1 {
+			squares[lo] = lo * lo
+			return
+		}
+		mid := (lo + hi) / 2
+		worksteal.Join(w,
+			func(w *worksteal.Worker) int { fill(w, lo, mid); return 0 },
+			func(w *worksteal.Worker) int { fill(w, mid, hi); return 0 })
+	}
+	if err := pool.Do(func(w *worksteal.Worker) { fill(w, 0, len(squares)) }); err != nil {
+		log.Fatal(err) // ErrClosed
+	}
+	fmt.Println(squares)
+	// Output: [0 1 4 9 16 25 36 49]
+}
+
+// DoErr returns the computation's error (or ErrClosed after Close).
+func ExamplePool_DoErr() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	err = pool.DoErr(func(w *worksteal.Worker) error {
+		if n := fib(w, 13); n%2 == 1 {
+			return fmt.Errorf("fib(13) = %d is odd", n)
+		}
+		return nil
+	})
+	fmt.Println(err)
+	pool.Close()
+	fmt.Println(pool.DoErr(func(*worksteal.Worker) error { return nil }))
+	// Output:
+	// fib(13) = 233 is odd
+	// worksteal: pool closed
+}
+
+// BlockingErr wraps a blocking call that returns an error; the pool starts
+// a spare worker meanwhile, as for Blocking.
+func ExampleWorker_BlockingErr() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	err = pool.DoErr(func(w *worksteal.Worker) error {
+		return w.BlockingErr(func() error {
+			return os.WriteFile(filepath.Join(dir, "out.txt"), []byte("done\n"), 0o644)
+		})
+	})
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+// BlockingValue wraps a blocking call that returns a value and an error.
+func ExampleBlockingValue() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	name := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(name, []byte("hello"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	n, err := worksteal.Run(pool, func(w *worksteal.Worker) int {
+		data, err := worksteal.BlockingValue(w, func() ([]byte, error) { return os.ReadFile(name) })
+		if err != nil {
+			return -1
+		}
+		return len(data)
+	})
+	fmt.Println(n, err)
+	missing, _ := worksteal.Run(pool, func(w *worksteal.Worker) bool {
+		_, err := worksteal.BlockingValue(w, func() ([]byte, error) { return os.ReadFile(filepath.Join(dir, "missing")) })
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	fmt.Println(missing)
+	// Output:
+	// 5 <nil>
+	// true
+}

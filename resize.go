@@ -1,0 +1,132 @@
+package worksteal
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// resizeState is the pool's active set (Pool.SetWorkers): regular workers
+// 0 … active−1 take work; the others, the surplus, finish the job they run
+// and then park for good, in the retired list, until SetWorkers raises the
+// count again or the pool closes. See PROTOCOL.md "Resizing".
+//
+// Invariants (under mu): a worker is in retired iff it is parked for good;
+// a retired worker's id is ≥ active; it is not in the sleep state's idle
+// list and is counted neither as a sleeper nor as a searcher; its deque is
+// empty (it retires only after popping its own deque empty, and only its
+// owner pushes onto it). Whoever removes a worker from retired sends it
+// exactly one token on its wake channel; nobody else sends it one while it
+// is there (it is in no other list).
+type resizeState struct {
+	active  atomic.Int32
+	mu      sync.Mutex
+	retired []*Worker
+}
+
+// SetWorkers sets how many of the pool's workers take work, from 1 to
+// Workers(), while computations run. Workers n … Workers()−1 finish the
+// job they are running (helping, as any joiner does, while they wait for
+// its stolen parts), then park until SetWorkers raises the count again;
+// they are not picked as victims and not woken for new work. Nothing queued
+// is lost: a surplus worker first runs what its own deque holds (other
+// workers may steal it meanwhile), and work submitted to its inbox
+// (SubmitTo) is taken by the active workers. Raising the count wakes the
+// parked workers at once. It returns an error naming n if n is out of range.
+//
+// Blocking's spare workers are not counted: they start and retire as
+// before.
+func (p *Pool) SetWorkers(n int) error {
+	if n < 1 || n > len(p.workers) {
+		return fmt.Errorf("worksteal: SetWorkers(%d): want 1 to %d (the workers the pool was created with)", n, len(p.workers))
+	}
+	r := &p.resize
+	r.mu.Lock()
+	old := int(r.active.Swap(int32(n)))
+	var woken []*Worker
+	if n > old {
+		r.retired = removeRetired(r.retired, func(w *Worker) bool { return w.id < n }, &woken)
+	}
+	r.mu.Unlock()
+	for _, w := range woken {
+		w.wake <- struct{}{} // one token per removal from retired
+	}
+	if n < old {
+		// The surplus workers parked in the idle list are woken, so that
+		// they move to the retired list now instead of at the next posted
+		// work (each one woken then passes the wake-up on, but the first
+		// few posts would be slower).
+		for _, w := range p.workers[n:old] {
+			p.wakeWorker(w)
+		}
+	}
+	return nil
+}
+
+// ActiveWorkers returns the number of workers that take work: Workers(),
+// unless SetWorkers (or Config.Governor) lowered it.
+func (p *Pool) ActiveWorkers() int { return int(p.resize.active.Load()) }
+
+// surplus reports whether regular worker w is outside the active set.
+func (w *Worker) surplus() bool {
+	return !w.spare && w.id >= int(w.pool.resize.active.Load())
+}
+
+// retire parks a surplus worker for good, from findWork after its own
+// deque and inbox were found empty and it stopped searching. It returns at
+// once if w is no longer surplus or the pool is finished, else when
+// SetWorkers raises the count over w.id or the pool finishes.
+//
+// Both checks are made under mu, where SetWorkers changes the count and
+// wakeRetired empties the list, so a raise or a close that happens as w
+// retires either is seen here or finds w in the list (no lost wake-up).
+func (w *Worker) retire() {
+	p := w.pool
+	r := &p.resize
+	r.mu.Lock()
+	if w.id < int(r.active.Load()) || p.finished() {
+		r.mu.Unlock()
+		return
+	}
+	r.retired = append(r.retired, w)
+	r.mu.Unlock()
+	if w.rec != nil {
+		w.rec.record(EvPark, -1, 0)
+		defer w.rec.record(EvWake, -1, 0)
+	}
+	w.st.parks++
+	w.publish()
+	<-w.wake
+}
+
+// wakeRetired wakes every retired worker (the pool finished: they exit).
+func (p *Pool) wakeRetired() {
+	r := &p.resize
+	r.mu.Lock()
+	woken := r.retired
+	r.retired = nil
+	r.mu.Unlock()
+	for _, w := range woken {
+		w.wake <- struct{}{}
+	}
+}
+
+// retiredCount is the number of workers parked for good (tests).
+func (p *Pool) retiredCount() int {
+	p.resize.mu.Lock()
+	defer p.resize.mu.Unlock()
+	return len(p.resize.retired)
+}
+
+func removeRetired(list []*Worker, take func(*Worker) bool, out *[]*Worker) []*Worker {
+	kept := list[:0]
+	for _, w := range list {
+		if take(w) {
+			*out = append(*out, w)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(list[len(kept):])
+	return kept
+}
