@@ -17,6 +17,7 @@ import (
 // long compared with that (microseconds or more), not around every lock.
 func (w *Worker) Blocking(f func()) {
 	checkWorker(w)
+	w.promote() // the halves w's joins hold must stay takeable while it blocks
 	p := w.pool
 	p.blocking.Add(1)
 	p.spares.start(p)

@@ -6,10 +6,12 @@
 //
 // A [Pool] is a fixed set of worker goroutines (by default GOMAXPROCS), each
 // with its own deque of tasks, plus a queue for work arriving from outside.
-// A worker pushes and pops the tasks it forks at the bottom of its own deque
-// without contention; a worker that runs dry steals the oldest task (usually
-// the largest piece of work) from the top of another's, then backs off and
-// parks until work is posted. [New] makes a pool from a [Config] whose zero
+// The second half of a Join stays latent — known only to its worker, at the
+// cost of a few private writes — until a poll point (every Join, Spawn, par
+// chunk, [Worker.Poll]) finds some worker idle; then the worker publishes
+// its latent halves on its deque, oldest first. A worker that runs dry
+// steals the oldest task (usually the largest piece of work) from the top
+// of another's deque, then backs off and parks until work is posted. [New] makes a pool from a [Config] whose zero
 // value is useful; [Pool.Close] drains it and stops its goroutines.
 //
 //	pool, err := worksteal.New(worksteal.Config{})

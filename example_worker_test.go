@@ -53,3 +53,35 @@ func ExampleWorker_HasPendingTasks() {
 	// in the first half: true
 	// in the second half: false
 }
+
+// sumPolling is a sequential leaf that polls every 4096 elements, so that
+// while it runs an idle worker can take the second half of the Join it is
+// inside (without the polls, that half waits for the leaf to end).
+func sumPolling(w *worksteal.Worker, xs []int) int {
+	s := 0
+	for i, x := range xs {
+		if i%4096 == 0 {
+			w.Poll()
+		}
+		s += x
+	}
+	return s
+}
+
+func ExampleWorker_Poll() {
+	pool, _ := worksteal.New(worksteal.Config{Workers: 2})
+	defer pool.Close()
+	xs := make([]int, 1<<20)
+	for i := range xs {
+		xs[i] = 1
+	}
+	half := len(xs) / 2
+	sum, _ := worksteal.Run(pool, func(w *worksteal.Worker) int {
+		a, b := worksteal.Join(w,
+			func(w *worksteal.Worker) int { return sumPolling(w, xs[:half]) },
+			func(w *worksteal.Worker) int { return sumPolling(w, xs[half:]) })
+		return a + b
+	})
+	fmt.Println(sum)
+	// Output: 1048576
+}

@@ -34,6 +34,16 @@ func spinUntil(b *atomic.Bool) {
 	}
 }
 
+// spinUntilPolling is spinUntil inside a Join's first half that waits for
+// its own second half to start elsewhere: it polls, so the latent half is
+// offered to idle workers (PROTOCOL.md "Join").
+func spinUntilPolling(w *Worker, b *atomic.Bool) {
+	for !b.Load() {
+		w.Poll()
+		runtime.Gosched()
+	}
+}
+
 // A joiner whose second half was stolen helps while it waits; the job it
 // helps with (a piece of the thief's work) calls Goexit. The Join must not
 // let its computation end, nor free its frame, before the thief finished
@@ -48,13 +58,13 @@ func TestGoexitWhileJoinerHelpsWaitsForStolenHalf(t *testing.T) {
 		defer func() { finishedAtReturn = bFinished.Load() }()
 		_, _ = Run(p, func(w *Worker) int {
 			a, b := Join(w,
-				func(*Worker) int { spinUntil(&bStarted); return 1 }, // so that fb is stolen
+				func(w *Worker) int { spinUntilPolling(w, &bStarted); return 1 }, // so that fb is stolen
 				func(w *Worker) int { // on the thief
 					defer bFinished.Store(true)
 					bStarted.Store(true)
 					x, y := Join(w,
-						func(*Worker) int {
-							spinUntil(&helped) // its fb can only be taken by the waiting joiner
+						func(w *Worker) int {
+							spinUntilPolling(w, &helped) // its fb can only be taken by the waiting joiner
 							time.Sleep(window)
 							return 1
 						},
@@ -81,7 +91,7 @@ func TestGoexitWhileJoinerHelpsWaitsForStolenHalf(t *testing.T) {
 			got, _ = Run(p, func(w *Worker) int {
 				var started atomic.Bool
 				a, b := Join(w, // the frame type of the Join above, at its depth
-					func(*Worker) int { spinUntil(&started); return 1 }, // fb is stolen
+					func(w *Worker) int { spinUntilPolling(w, &started); return 1 }, // fb is stolen
 					func(*Worker) int { started.Store(true); return 2 })
 				return a + b
 			})

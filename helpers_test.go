@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"bytes"
+	"runtime"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -69,4 +70,20 @@ func fibJoin(w *Worker, n int) int {
 	}
 	a, b := JoinFunc(w, fibJoin, n-2, fibJoin, n-1)
 	return a + b
+}
+
+// awaitPolling waits, inside a first half, for something only the Join's
+// second half does, the way a user must (Worker.Poll): a second half is
+// offered to idle workers at poll points only, so a first half that blocks
+// on it without polling may wait for itself.
+func awaitPolling(w *Worker, ch <-chan struct{}) {
+	for {
+		select {
+		case <-ch:
+			return
+		default:
+			w.Poll()
+			runtime.Gosched()
+		}
+	}
 }

@@ -48,7 +48,7 @@ func TestWaitersWokenNotTimed(t *testing.T) {
 	for c := 0; c < cycles; c++ {
 		started := make(chan struct{}, 1)
 		got, err := Run(p, func(w *Worker) int {
-			a, b := Join(w, func(*Worker) int { <-started; return 1 }, awaited(started))
+			a, b := Join(w, func(w *Worker) int { awaitPolling(w, started); return 1 }, awaited(started))
 			return a + b
 		})
 		if err != nil || got != 2 {

@@ -6,12 +6,20 @@ import (
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
 //
-// fa runs at once on the calling worker; fb is first offered to thieves
-// (pushed on w's deque). When fa returns, w takes fb back and runs it too,
-// unless a thief took it; then w does not block: it runs other work — its
-// own deque, then steals, preferring the worker that took fb — until fb has
-// finished. This is work-first fork-join: a Join nobody steals costs a push,
-// a pop and two calls.
+// fa runs at once on the calling worker; fb waits, latent, until fa
+// returns, and w then runs it too — unless some worker went idle meanwhile:
+// then the first poll point w reaches (every Join and Spawn inside fa,
+// every chunk of a package par loop, [Worker.Poll]) offers fb to thieves,
+// oldest Joins' halves first. If a thief took fb, w does not block: it runs
+// other work — its own deque, then steals, preferring the worker that took
+// fb — until fb has finished. A Join that nobody is idle for costs two
+// calls and a few writes to w's own memory (no atomic write).
+//
+// A first half that runs long without a poll point (a sequential leaf of a
+// millisecond or more) keeps fb from idle workers until it returns: call
+// w.Poll in its loop. A first half that waits for something fb does must
+// poll while it waits, or wait inside w.Blocking (which offers fb first);
+// otherwise it may wait for itself, as on a one-worker pool.
 //
 // Join allocates fb's closure and what it captures (they escape to the
 // deque, where a thief can see them): about 30–50 ns per Join more than
@@ -28,7 +36,23 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// fb travels as the argument with a nil function (see frame.call): a
 	// func value made from the generic callFunc[B] would need a closure
 	// binding B's dictionary, allocated on every Join.
-	f, d := joinPush[func(*Worker) B, B](w, nil, fb)
+	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[func(*Worker) B, B]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[func(*Worker) B, B])
+	}
+	if f != nil {
+		f.fb, f.xb = nil, fb
+		w.depth = d + 1
+		w.st.spawned++
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow[func(*Worker) B, B](w, nil, fb)
+	}
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
@@ -37,7 +61,14 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	}()
 	ra = fa(w)
 	phase = joinTakingB
-	rb = joinPop(w, f, d)
+	if d >= w.lo && w.prof == nil {
+		// The fast path (see joinPop): fb is still latent.
+		w.depth = d
+		w.st.executed++
+		rb = fb(w)
+	} else {
+		rb = joinPop(w, f, d)
+	}
 	phase = joinDone
 	return ra, rb
 }
@@ -49,11 +80,27 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // Pass functions declared at top level (or method values bound once); an
 // argument that is a closure or a pointer to a local escapes like in Join.
 //
-// A JoinFunc that nobody steals costs about 10–20 ns on a current x86 core
-// (BenchmarkJoin in bench_test.go measures it); the semantics, panics
-// included, are those of [Join].
+// A JoinFunc that nobody steals costs about 6 ns of CPU over a plain call
+// on the 2-core AMD EPYC development machine (BenchmarkJoin's cpu-ns/join
+// in bench_test.go); the semantics, panics included, are those of [Join].
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	f, d := joinPush(w, fb, xb)
+	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[XB, RB]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[XB, RB])
+	}
+	if f != nil {
+		f.fb, f.xb = fb, xb
+		w.depth = d + 1
+		w.st.spawned++
+		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow(w, fb, xb)
+	}
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
@@ -62,14 +109,22 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	}()
 	ra = fa(w, xa)
 	phase = joinTakingB
-	rb = joinPop(w, f, d)
+	if d >= w.lo && w.prof == nil {
+		// The fast path (see joinPop): fb is still latent, so nobody else
+		// has seen the frame; w runs fb from its own arguments.
+		w.depth = d
+		w.st.executed++
+		rb = fb(w, xb)
+	} else {
+		rb = joinPop(w, f, d)
+	}
 	phase = joinDone
 	return ra, rb
 }
 
 // Phases of a Join, for the panic path.
 const (
-	joinRunningA = iota // fb is queued or stolen, fa runs
+	joinRunningA = iota // fb is latent, queued or stolen; fa runs
 	joinTakingB         // fa returned; fb is being taken back, run, or waited for
 	joinDone
 )
@@ -123,9 +178,26 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 	guard(func() { f.rb = f.call(w) }, func(pe *PanicError) { f.pe = pe })
 }
 
-// joinPush takes the frame for the current depth and offers it to thieves.
-func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
-	checkWorker(w)
+// A Join's frame: its fast path (written out in Join and JoinFunc) takes
+// the frame for the current depth and makes it w's youngest latent frame:
+// w alone knows it exists until a poll point promotes it (PROTOCOL.md
+// "Join"). The poll itself is one load of the sleep state: while no worker
+// is idle, a Join writes only w's own memory.
+
+// pollJoin is the rest of a Join's poll point when the quick test found
+// something to do.
+func (w *Worker) pollJoin() {
+	if w.idle.Load() != 0 {
+		w.offer()
+	}
+	if w.st.spawned&(publishEvery-1) == 0 {
+		w.publish()
+	}
+}
+
+// joinPushSlow is joinPush for a depth whose frame is missing or of
+// another type, and for profiled computations.
+func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
@@ -143,17 +215,40 @@ func joinPush[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB,
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
 	w.depth = d + 1
-	w.dq.Push(&f.job) // [J1]
 	w.st.spawned++
-	// PROTOCOL.md "Posting work": PushWork, then ReadState. notify, spelt
-	// out: wakeNeeded inlines, notify itself is over the inlining budget.
+	w.pollJoin()
+	return f, d
+}
+
+// offer is a poll point's response to an idle worker: promote the latent
+// frames, unless w's deque holds work already — then the idle worker can
+// take that (it was posted when it was pushed), and the frames, younger
+// than what the deque holds, wait for the next poll that finds the deque
+// empty. This bounds promotions while a thief searches to one per emptied
+// deque instead of one per Join.
+func (w *Worker) offer() {
+	if w.dq.Len() == 0 {
+		w.promote()
+	}
+}
+
+// promote makes every latent frame of w public, oldest first: it pushes
+// frames [lo, depth) on w's deque, where thieves take the oldest first
+// (PushWork), then posts them (ReadState: wake a sleeper if none
+// searches). Owner only.
+func (w *Worker) promote() {
+	if w.lo >= w.depth {
+		return
+	}
+	for d := w.lo; d < w.depth; d++ {
+		w.dq.Push(w.fjobs[d]) // [J1]
+	}
+	w.st.promoted += uint64(w.depth - w.lo)
+	w.lo = w.depth
+	// PROTOCOL.md "Posting work": PushWork, then ReadState.
 	if s := &w.pool.sleep; s.wakeNeeded() {
 		s.wakeOne()
 	}
-	if w.st.spawned%publishEvery == 0 {
-		w.publish()
-	}
-	return f, d
 }
 
 func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
@@ -163,33 +258,57 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	f.thief.Store(-1)
 	if d < len(w.frames) {
 		w.frames[d] = f // a frame of another type used this depth before
+		w.fjobs[d] = &f.job
 	} else {
 		w.frames = append(w.frames, f)
+		w.fjobs = append(w.fjobs, &f.job)
 	}
 	return f
 }
 
-// joinPop finishes a Join after fa returned: pop fb back and run it, or,
-// if it was stolen, help until the thief has finished it.
+// joinPop finishes a Join after fa returned. If the frame is still latent
+// (d >= lo: no poll point promoted it), nobody else can have it: run fb
+// inline, having touched only w's own memory. Otherwise the frame was
+// promoted to the deque: pop it back, or, if a thief took it, help until
+// the thief has finished it.
 func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
-	if w.prof == nil {
-		// The fast path: nobody stole fb and nothing was pushed after it.
-		if j, ok := w.dq.Pop(); ok && j == &f.job {
-			w.st.executed++
-			rb := f.call(w)
-			// The frame keeps fb and xb until it is reused: clearing them
-			// costs a typed memory clear with write barriers on every Join,
-			// and what they keep alive is bounded by the join depth.
+	if d >= w.lo && w.prof == nil {
+		// The fast path. depth goes back to d first: fb runs as the
+		// continuation, and its own Joins reuse frame d (call has read
+		// fb and xb already).
+		w.depth = d
+		w.st.executed++
+		// The frame keeps fb and xb until it is reused: clearing them
+		// costs a typed memory clear with write barriers on every Join,
+		// and what they keep alive is bounded by the join depth.
+		return f.call(w)
+	}
+	return joinPopPromoted(w, f, d)
+}
+
+// joinPopPromoted finishes a profiled Join, or one whose frame a poll
+// point promoted to the deque.
+func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
+	var jp joinProf
+	if w.prof != nil {
+		jp = joinProf{ps: w.prof}
+		jp.spanA, jp.bspanA = w.prof.cut()
+		if d >= w.lo { // latent: run inline, continuing the longer path
 			w.depth = d
-			return rb
-		} else {
-			return joinPopSlow(w, f, d, j, joinProf{})
+			return f.runInline(w, jp)
 		}
 	}
-	jp := joinProf{ps: w.prof}
-	jp.spanA, jp.bspanA = w.prof.cut()
 	j, _ := w.dq.Pop()
-	return joinPopSlow(w, f, d, j, jp)
+	if j == &f.job && jp.ps == nil {
+		// Promoted, and nobody took it.
+		w.st.executed++
+		rb := f.call(w)
+		w.depth, w.lo = d, d
+		return rb
+	}
+	rb := joinPopSlow(w, f, d, j, jp)
+	w.lo = d // frames below d were promoted before frame d ([P2])
+	return rb
 }
 
 // joinProf is a profiled Join's state when its first half ended: the
@@ -289,12 +408,19 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 		pe = asPanicError(r)
 	}
 	if phase == joinRunningA {
-		// fa panicked or called Goexit; fb is still queued (maybe under
-		// newer jobs) or stolen. The frame is released also when a job
-		// run while settling calls Goexit (then settleB carried on first).
+		// fa panicked or called Goexit. fb is still latent (d >= lo:
+		// nobody else can have it; the Joins nested in fa unwound first,
+		// restoring depth and lo), or it was promoted: still queued (maybe
+		// under newer jobs) or stolen. The frame is released also when a
+		// job run while settling calls Goexit (then settleB carried on
+		// first).
 		func() {
 			defer f.release(w, d)
-			settleB(w, f)
+			if d >= w.lo {
+				settleLatent(w, f, d)
+			} else {
+				settleB(w, f)
+			}
 		}()
 	} else {
 		f.release(w, d)
@@ -314,6 +440,18 @@ func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any
 func settleB[XB, RB any](w *Worker, f *frame[XB, RB]) {
 	taken := false // fb was popped back: it ran (or ended by Goexit) here
 	settleFrom(w, f, &taken)
+}
+
+// settleLatent runs the latent second half of the Join of frame f at depth
+// d, which is being left by a panic or runtime.Goexit in its first half:
+// nobody else knows of fb, so w runs it inline (its own panic is dropped:
+// the first half's wins; if it calls Goexit, the goroutine goes on exiting,
+// fb having ended).
+func settleLatent[XB, RB any](w *Worker, f *frame[XB, RB], d int) {
+	defer func() { _ = recover() }() // the first half's panic wins
+	w.depth = d
+	w.st.executed++
+	f.call(w)
 }
 
 func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], taken *bool) {
@@ -362,4 +500,5 @@ func (f *frame[XB, RB]) release(w *Worker, d int) {
 	var zr RB
 	f.rb = zr
 	w.depth = d
+	w.lo = min(w.lo, d) // frames below d stay as they were ([P2])
 }

@@ -152,6 +152,7 @@ func TestJoinPanics(t *testing.T) {
 						pe := runExpectPanic(t, p, func(w *Worker) int {
 							a, b := Join(w, func(w *Worker) int {
 								for stolen && !startedB.Load() {
+									w.Poll() // b is offered at poll points
 									runtime.Gosched()
 								}
 								aOn.Store(int32(w.ID()))

@@ -30,8 +30,9 @@ func TestForeignWorkerIsReported(t *testing.T) {
 	var started atomic.Bool
 	msg = panicMessage(func() {
 		Run(p, func(w *Worker) int {
-			a, b := Join(w, func(*Worker) int {
+			a, b := Join(w, func(w *Worker) int {
 				for !started.Load() {
+					w.Poll() // fb is offered at poll points
 				}
 				return 1
 			}, func(*Worker) int {
@@ -59,7 +60,13 @@ func TestForeignWorkerIsReportedAfterGoexit(t *testing.T) {
 		t.Fatalf("Run of a task that called Goexit did not panic")
 	}
 	onEveryWorker(t, p) // the replacement goroutine runs
-	for i := range 3 {  // Blocking: a fork that does nothing else without spares
+	// onEveryWorker returns once its task sent the worker's id, which can
+	// be before the worker left that task: wait until it runs none, or
+	// the forks below pass the check as forks from inside a task.
+	for kept.owner.tasks.Load() != 0 {
+		runtime.Gosched()
+	}
+	for i := range 3 { // Blocking: a fork that does nothing else without spares
 		msg := panicMessage(func() { kept.Blocking(func() {}) })
 		if !strings.Contains(msg, "used on a goroutine that is not running its task") {
 			t.Errorf("fork %d through a handle kept across a Goexit: panic %q; want the foreign-handle message", i, msg)

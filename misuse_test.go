@@ -69,6 +69,7 @@ func TestNilWorkerIsReported(t *testing.T) {
 		"Spawn":      func() { s.Spawn(nil, func(*Worker) {}) },
 		"SpawnValue": func() { SpawnValue(s, nil, func(*Worker) int { return 1 }) },
 		"Blocking":   func() { (*Worker)(nil).Blocking(func() {}) },
+		"Poll":       func() { (*Worker)(nil).Poll() },
 	}
 	for name, call := range calls {
 		if msg := panicMessage(call); msg != errNilWorker {

@@ -567,8 +567,9 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 				_, err = Run(p, func(w *Worker) int {
 					var stolen atomic.Bool
 					a, b := Join(w,
-						func(*Worker) int {
+						func(w *Worker) int {
 							for !stolen.Load() { // fb can only start on the other worker
+								w.Poll() // fb is offered at poll points
 								runtime.Gosched()
 							}
 							return 1

@@ -126,6 +126,9 @@ func (s *Scope) Go(w *Worker, f func(w *Worker) error) {
 // posted (PROTOCOL.md "Posting work").
 func (s *Scope) push(w *Worker, j *job, pf *profFrame) {
 	checkWorker(w)
+	if w.idle.Load() != 0 {
+		w.promote() // latent frames are older than the task: they go first
+	}
 	pf.fork(w)
 	s.pending.Add(1)
 	w.dq.Push(j)

@@ -16,6 +16,7 @@ import (
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
 	busy, idle                                         time.Duration
+	promoted                                           uint64 // latent frames made public (not published)
 }
 
 // publishEvery bounds how many spawns a busy worker makes between publishes.
@@ -68,7 +69,7 @@ func (w *Worker) endIdle() {
 // WorkerStats are one worker's counters since the pool started.
 type WorkerStats struct {
 	Executed      uint64        // jobs run: stolen or popped Join halves, scope and submitted tasks
-	Spawned       uint64        // jobs pushed onto its deque (Join second halves, Spawns)
+	Spawned       uint64        // Joins it forked (their second halves, latent or pushed) and tasks it spawned
 	Stolen        uint64        // jobs it took from other workers' deques
 	StolenFrom    uint64        // jobs other workers took from its deque
 	StealAttempts uint64        // steal attempts, successful or not

@@ -143,8 +143,9 @@ func TestTraceRecordsJoinWaits(t *testing.T) {
 	Run(p, func(w *Worker) int {
 		var stolen atomic.Bool
 		a, b := Join(w,
-			func(*Worker) int {
+			func(w *Worker) int {
 				for !stolen.Load() {
+					w.Poll() // the second half is offered at poll points
 					runtime.Gosched()
 				}
 				return 1

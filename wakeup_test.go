@@ -21,9 +21,11 @@ import (
 //
 // Each cycle posts 1–8 tasks through a random way work becomes visible —
 // the injector, a worker's inbox, round-robin inboxes, the injector from
-// inside a task, a Join's push onto a deque that only a thief can run, and
-// a Scope's spawns that must be spread over the workers (a barrier) —
-// waits for all of them, and sometimes lets the pool go idle first. Half
+// inside a task, a Join whose latent second half only a thief can run (its
+// first half polls until one has: a poll promotes the half and wakes a
+// sleeper), the same Join forked while every worker is busy (the others
+// park after the fork, so only a later poll can offer the half), and a
+// Scope's spawns that must be spread over the workers (a barrier) — waits for all of them, and sometimes lets the pool go idle first. Half
 // the cycles run on a pool that parks after one round and steals one; the
 // other half on a pool that steals half (moving items into thieves'
 // deques) and sleeps between rounds (timed parks, woken like any park).
@@ -91,7 +93,7 @@ func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name st
 	for c := 0; c < cycles; c++ {
 		k := 1 + rng.IntN(8)
 		outstanding.Store(int64(k))
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
 		case 0:
 			for i := 0; i < k; i++ {
 				p.Submit(func(*Worker) { finish() })
@@ -112,15 +114,38 @@ func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name st
 				}
 				finish()
 			})
-		case 4: // Join pushes: each second half can only run on a thief
+		case 4: // Joins whose second half can only run on a thief: the
+			// first half polls until it has (PROTOCOL.md "Join": the
+			// poll promotes the latent half and wakes a sleeper)
 			p.Submit(func(w *Worker) {
 				for i := 1; i < k; i++ {
 					var ran atomic.Bool
-					Join(w, func(*Worker) int { spin(ran.Load); return 0 },
+					Join(w, func(w *Worker) int { spinPolling(w, ran.Load); return 0 },
 						func(*Worker) int { ran.Store(true); finish(); return 0 })
 				}
 				finish()
 			})
+		case 6: // a Join forked while every worker is busy (a barrier of
+			// one task per worker): the others go idle and park only
+			// after the fork, so only a later poll can offer its half
+			n := p.Workers()
+			outstanding.Store(int64(n + 1))
+			var arrived atomic.Int32
+			for i := 0; i < n; i++ {
+				p.Submit(func(w *Worker) {
+					if arrived.Add(1) == int32(n) {
+						var ran atomic.Bool
+						Join(w, func(w *Worker) int {
+							// every other worker runs its barrier task now
+							spinPolling(w, ran.Load)
+							return 0
+						}, func(*Worker) int { ran.Store(true); finish(); return 0 })
+					} else {
+						spin(func() bool { return arrived.Load() == int32(n) })
+					}
+					finish()
+				})
+			}
 		case 5: // Spawns: m tasks that wait for each other need m workers
 			m := min(k, p.Workers())
 			outstanding.Store(int64(m))
@@ -166,5 +191,14 @@ func TestNoLostWakeupJoin(t *testing.T) {
 		if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, n) }); got != fibSeq(n) {
 			t.Fatalf("cycle %d: fib(%d) = %d", c, n, got)
 		}
+	}
+}
+
+// spinPolling waits for cond inside a Join's first half, polling so that
+// the Join's latent second half is offered to idle workers.
+func spinPolling(w *Worker, cond func() bool) {
+	for !cond() {
+		w.Poll()
+		runtime.Gosched()
 	}
 }

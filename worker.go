@@ -26,8 +26,14 @@ type Worker struct {
 	// frames[d] is the Join frame used at nesting depth d. Joins are
 	// strictly nested on a worker, so a frame is free again when the Join
 	// that used it returns. A frame is reused only when its type matches.
-	frames  []any
-	depth   int
+	frames []any
+	fjobs  []*job // fjobs[d] is &frames[d].job
+	depth  int
+	// Frames [lo, depth) are latent: their second halves wait for the
+	// owner alone, and no other worker knows they exist. Frames [0, lo)
+	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
+	lo      int
+	idle    *atomic.Uint64 // &pool.sleep.state: nonzero when a worker is idle (the poll's one load)
 	pool    *Pool
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
@@ -75,6 +81,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idleIdx: -1,
 		spare:   spare,
 		noStats: p.cfg.NoStats,
+		idle:    &p.sleep.state,
 		tuner:   newTuner(p.cfg.Idle),
 	}
 }
@@ -86,23 +93,52 @@ func (w *Worker) ID() int { return w.id }
 // Pool returns the pool the worker belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-// HasPendingTasks reports whether w's own deque holds tasks that other
-// workers could steal: second halves of joins, or scope tasks, queued by
-// the running task or by the tasks below it on this worker. Algorithms that
-// split work on demand (package par) split only when this is false, so a
-// thief always finds the oldest, largest piece first.
+// HasPendingTasks reports whether w holds tasks that other workers could
+// take: second halves of the joins the running task (or a task below it on
+// this worker) is inside, or scope tasks it queued, that nobody took yet.
+// Algorithms that split work on demand (package par) split only when this
+// is false, so a thief always finds the oldest, largest piece first. It is
+// a poll point (see [Worker.Poll]).
 //
 // Call it only from the task w was passed to, like every *Worker method.
-func (w *Worker) HasPendingTasks() bool { return w.dq.Len() != 0 }
+func (w *Worker) HasPendingTasks() bool {
+	w.Poll()
+	return w.lo < w.depth || w.dq.Len() != 0
+}
 
 // PeersIdle reports whether some worker of w's pool is looking for work
 // (stealing or backing off) or parked: work offered now would find a taker.
 // It reads one word that idle workers update, so it is cheap enough to ask
 // between two chunks of a loop; the answer may be stale by the time the
-// caller acts on it, so use it as a hint, never for correctness.
+// caller acts on it, so use it as a hint, never for correctness. It is a
+// poll point (see [Worker.Poll]).
 func (w *Worker) PeersIdle() bool {
-	sleepers, searching := counts(w.pool.sleep.state.Load())
+	st := w.idle.Load()
+	if st != 0 {
+		w.offer()
+	}
+	sleepers, searching := counts(st)
 	return sleepers != 0 || searching != 0
+}
+
+// Poll offers the second halves of the joins w is inside to idle workers,
+// if any worker is idle. It costs one load when none is.
+//
+// A Join does not show its second half to other workers at once: it stays
+// latent, known only to w, until a poll point finds a worker idle while
+// w's deque is empty, and publishes every latent half on the deque, oldest
+// (largest) first. Every Join,
+// JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
+// point, and so is every chunk of package par's loops. A task that runs
+// long without any of them — a sequential leaf of a millisecond or more
+// under a Join — should call Poll every few tens of microseconds, or the
+// second halves of its Joins wait until the leaf ends (then w runs them
+// itself, in order, without parallelism).
+func (w *Worker) Poll() {
+	checkWorker(w)
+	if w.idle.Load() != 0 {
+		w.offer()
+	}
 }
 
 // main is the worker goroutine: find work, run it, until the pool is
@@ -350,6 +386,9 @@ func (w *Worker) trySteal(v int) *job {
 // fruitless rounds it follows the idle schedule as the main loop does
 // (idleWait), and it can block only announced to l's setter.
 func (w *Worker) helpUntil(l *latch, hint *job) {
+	// A waiting worker offers everything: the second halves of the joins
+	// it is inside would otherwise wait for it alone.
+	w.promote()
 	iw := idleWait{w: w, latch: l}
 	for !l.isSet() {
 		if j := w.takeLocal(); j != nil {

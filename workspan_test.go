@@ -178,7 +178,7 @@ func TestProfileGoexitInStolenHalf(t *testing.T) {
 		r := catchPanic(func() {
 			Profile(p, func(w *Worker) int {
 				a, b := Join(w,
-					func(*Worker) int { <-started; return 1 }, // returns once the thief runs fb
+					func(w *Worker) int { awaitPolling(w, started); return 1 }, // returns once the thief runs fb
 					func(*Worker) int { close(started); runtime.Goexit(); return 2 })
 				return a + b
 			})

@@ -41,7 +41,7 @@ func fib(w *worksteal.Worker, n int) int {
 }
 
 // README.md, "Quick start".
-func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker, int) error) {
+func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker, int) error, out []float64, body func(*worksteal.Worker, int)) {
 	pool, err := worksteal.New(worksteal.Config{}) // GOMAXPROCS workers, random victims, steal half
 	if err != nil {
 		log.Fatal(err)
@@ -49,6 +49,12 @@ func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker
 	defer pool.Close()
 
 	n, _ := worksteal.Run(pool, func(w *worksteal.Worker) int { return fib(w, 30) })
+
+	// Nothing to return: Do (DoErr for a function that returns an error).
+	err = pool.Do(func(w *worksteal.Worker) { par.For(w, 0, len(out), body) })
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// Any number of tasks that spawn more; the first error cancels the rest.
 	err = pool.Scope(ctx, func(w *worksteal.Worker, s *worksteal.Scope) error {

@@ -1,0 +1,145 @@
+package worksteal
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+// onceTree is a complete binary tree of JoinFuncs over node ids (heap
+// numbering: node i has children 2i and 2i+1). Every node counts how often
+// it ran, and which worker ran it; leaves do a little uneven work, and
+// every so often a leaf goes quiet for a moment so that workers go idle,
+// search and park while others hold latent frames.
+type onceTree struct {
+	depth int
+	ran   []atomic.Uint32
+	owner []atomic.Int32 // worker that ran the node
+	seed  uint64
+}
+
+type onceArg struct {
+	id    int
+	depth int
+}
+
+func (t *onceTree) node(w *Worker, a onceArg) int {
+	t.ran[a.id].Add(1)
+	t.owner[a.id].Store(int32(w.ID()))
+	if a.depth == 0 {
+		h := mix(t.seed ^ uint64(a.id))
+		for i := uint64(0); i < h%64; i++ {
+			h = mix(h)
+		}
+		if h%4096 == 0 {
+			time.Sleep(20 * time.Microsecond) // the others run dry meanwhile
+		}
+		return 1
+	}
+	l, r := JoinFunc(w, t.node, onceArg{2 * a.id, a.depth - 1}, t.node, onceArg{2*a.id + 1, a.depth - 1})
+	return l + r
+}
+
+// TestJoinExactlyOnce: every Join half runs exactly once while idle
+// workers keep making poll points promote latent frames and thieves keep
+// taking them: millions of Joins (without -race) on pools of 4 workers
+// under every victim policy and both steal amounts, with two computations
+// at a time so that workers go busy and idle at random moments.
+func TestJoinExactlyOnce(t *testing.T) {
+	defer watchdog(t, 3*time.Minute)()
+	depth, trees := 19, 2
+	if testing.Short() || raceEnabled {
+		depth, trees = 12, 1
+	}
+	seed := rand.Uint64()
+	t.Logf("seed %d, %d trees of 2^%d leaves per configuration", seed, trees, depth)
+	for _, victim := range []policy.Victim{policy.Random, policy.Locality} {
+		for _, amount := range []policy.Amount{policy.StealOne, policy.StealHalf} {
+			t.Run(fmt.Sprintf("%v/%v", victim, amount), func(t *testing.T) {
+				p := newTestPool(t, Config{Workers: 4, Victim: victim, Steal: amount, Groups: policy.EvenGroups(4, 2),
+					Idle: policy.Idle{Rounds: 2, Base: 100 * time.Nanosecond, Cap: 5 * time.Microsecond}})
+				var wg sync.WaitGroup
+				for k := 0; k < trees; k++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						checkOnceTree(t, p, depth, seed+uint64(k), amount == policy.StealOne)
+					}()
+				}
+				wg.Wait()
+				if st := p.Stats().Total(); st.Stolen == 0 {
+					t.Logf("no steals: the test did not exercise the hand-over (stats %+v)", st)
+				}
+			})
+		}
+	}
+}
+
+// checkOnceTree runs one tree and checks that every node ran exactly once.
+// With oldestFirst (steal one: a thief runs what it took, so the worker
+// that ran a half is the one that took it) it checks the order of the
+// hand-over too: a thief took a second half only after every older second
+// half of the same owner that was pending then had been taken.
+func checkOnceTree(t *testing.T, p *Pool, depth int, seed uint64, oldestFirst bool) {
+	tr := &onceTree{depth: depth, seed: seed, ran: make([]atomic.Uint32, 2<<depth), owner: make([]atomic.Int32, 2<<depth)}
+	got, err := Run(p, func(w *Worker) int { return tr.node(w, onceArg{1, depth}) })
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	if got != 1<<depth {
+		t.Errorf("tree of 2^%d leaves returned %d", depth, got)
+	}
+	bad := 0
+	for id := 1; id < len(tr.ran); id++ {
+		if n := tr.ran[id].Load(); n != 1 {
+			if bad++; bad <= 5 {
+				t.Errorf("node %d ran %d times; want exactly once", id, n)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("... %d nodes in all did not run exactly once", bad)
+	}
+	if oldestFirst && bad == 0 {
+		checkOldestFirst(t, tr)
+	}
+}
+
+// checkOldestFirst: for every second half R = 2i+1 that a thief ran (its
+// worker is not i's), walk up from i while the ancestors ran on i's worker
+// o. Each such ancestor A whose first half holds i had its second half
+// 2A+1 on o's join stack, older than R, when R was forked; the owner hands
+// frames oldest first (promotion pushes them in age order, thieves take
+// the oldest), so 2A+1 must have been taken by a thief too: run by a worker
+// other than o. If o ran it, a younger frame was handed before an older one.
+func checkOldestFirst(t *testing.T, tr *onceTree) {
+	bad := 0
+	for i := 1; 2*i+1 < len(tr.ran); i++ {
+		o := tr.owner[i].Load()
+		if tr.owner[2*i+1].Load() == o {
+			continue
+		}
+		for cur := i; cur > 1; cur /= 2 {
+			a := cur / 2
+			if tr.owner[a].Load() != o {
+				break
+			}
+			if cur == 2*a && tr.owner[2*a+1].Load() == o {
+				if bad++; bad <= 5 {
+					t.Errorf("node %d's second half was stolen (worker %d ran it) while the older second half %d stayed with owner %d",
+						i, tr.owner[2*i+1].Load(), 2*a+1, o)
+				}
+				break
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("... %d hand-overs in all took a younger frame first", bad)
+	}
+}
