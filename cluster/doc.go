@@ -135,6 +135,92 @@
 // worker's heartbeats resume when the server is back, before the task is
 // delivered again.
 //
+// # Trees: tasks that spawn tasks
+//
+// A handler adds child tasks to its own job with Spawn(ctx, handler,
+// payload) (a shell task with worksteal spawn -- CMD ARGS..., through the
+// environment its worker sets: SpawnEnv). A delivered task and the
+// children it spawns, and theirs, form a unit: the children run on the
+// same worker, on up to its slots of runner goroutines, newest first
+// (depth first), with no message per child. A worker with nothing to run
+// says so on ws.idle ("id<TAB>free slots<TAB>name"; every 10 ms while idle,
+// backing off to 500 ms, none while busy: a few messages a second per
+// idle worker, whatever the number of tasks); a worker holding two or more
+// pending children hands half of them over, oldest first (the biggest
+// subtrees, as a thief steals the top of a deque), at most the idle
+// worker's free slots: each is published as a task of its own in its
+// unit's route (so only children with their unit's handler are handed
+// over), with the headers of its unit plus Ws-Parent (the unit's task)
+// and a JetStream message id of the job's nonce (the first part of its
+// unit's message id, which the submitter set) and its own id.
+//
+// A child's id is its spawner's id, '=', and its index among its
+// siblings: "root=2=0" is the first child of the third child of root.
+// A handler that runs again spawns the same children under the same ids,
+// provided it spawns them in the same order.
+//
+// Results: a unit's Result carries Value, the job's reduction (Job.Reduce)
+// of its own value and those of the children it ran, and Spawned, the ids
+// of the children it handed over, which record results of their own
+// (Parent names the unit). A child's failure fails its unit (which is
+// retried whole, with its attempts). The submitter folds the values of
+// the results as they arrive (Submission.Value).
+//
+// Continuations: a task that calls Then(ctx, handler, payload) before its
+// first Spawn gets a continuation, queued on its worker once its handler
+// and all its children (their continuations included) have completed; it
+// reads their outputs with ChildResults and its output stands for its
+// task's (a delivered task's Result.Output is its root's continuation's).
+// Nothing waits meanwhile: a counter per task (its own handler + its
+// children not complete) queues the continuation when it reaches zero.
+// The children of a task with a continuation stay on its worker.
+//
+// # Quiescence: when a job of spawning tasks is done
+//
+// The job counts its own tasks, plus every child listed in the Spawned of
+// a counted result; it is done when every counted task has a result. A
+// result whose parent's recorded result does not list it is not counted
+// (kept aside until the listing arrives, and never counted if none does).
+// This cannot end a job early:
+//
+//   - A unit's result is written only when none of its nodes is open: its
+//     handler has returned, every child it kept has finished, and every
+//     child it hands over is stored in the stream (a durable work queue:
+//     the message stays until its result is recorded) and listed in the
+//     result. So when the result that lists a child is recorded, the child
+//     is counted and queued, in that order, and cannot be missed: a child
+//     spawned while its parent's result is being recorded belongs to that
+//     result (it holds the unit open) or to no counted result.
+//   - The count uses the one recorded result of each task (a create on
+//     its key): a redelivered parent, or a speculative copy, whose result
+//     is refused lists nothing, and the children it handed over are not
+//     counted, even if they record results (their values are already in
+//     the recorded parent's, which ran them itself, or listed them). A
+//     child's result that arrives before its parent's is not counted until
+//     the parent's arrives, and all the children a result lists are
+//     counted before any of them is taken, so the count never reaches the
+//     results while a listed sibling is missing.
+//   - So "every counted task has a result" means: no task is pending or
+//     running that the job depends on, and none can be spawned (a task can
+//     only be spawned by a running task, whose own result is missing).
+//
+// Checkpoint rule: what a worker holds locally (pending and running
+// children) is recovered by its unit's redelivery: the unit's handler
+// runs again and spawns the same children under the same ids. Before a
+// child is handed over, its id is appended to the unit's checkpoint
+// (<job>.<task>.handed in ws_checkpoints, dropped once the unit's result
+// is recorded); a re-run of the unit publishes those children again under
+// the same message ids (a copy JetStream drops, or one that finds the
+// result recorded) instead of running them. So a worker killed mid-tree
+// costs the ack wait plus the part of the subtree it held, not what it had
+// handed over.
+//
+// Limits: a child handed over after its unit's result was recorded (a
+// copy of the unit that lost the race) may stay queued in a route that is
+// gone (purged when the job is deleted); values are combined in the order
+// subtrees finish, so Combine must be associative (concat's order is not
+// deterministic).
+//
 // # Routing: each task goes to a worker that can run it
 //
 // A worker pulls only from the routes it can serve: it has the route's
@@ -285,8 +371,9 @@
 // worker started first waits for a submitter to set them up).
 //
 // Limits, by design: roles are not tenants. A submitter can make every
-// worker run any command, so its credentials are the keys to the cluster;
-// it reads every job's results. A worker may record a result under any
+// worker run any command, and so can a worker, which may publish tasks
+// (it hands spawned children over): their credentials are the keys to
+// the cluster. A submitter reads every job's results. A worker may record a result under any
 // task's key and reads results (a redelivered task checks for one). A task
 // runs as its worker's user and can read what that user can, the worker's
 // credentials file included: run workers as a user that holds nothing

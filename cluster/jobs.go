@@ -19,10 +19,11 @@ type JobInfo struct {
 	Created   time.Time // when it was first submitted
 	Done      bool      // every task has a result (as its last follower saw)
 	Cancelled bool      // cancelled: its unfinished tasks will not run
+	Reduce    string    // the job's reduction (Job.Reduce), "" if it named none
 }
 
 func (r jobRecord) info() JobInfo {
-	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled}
+	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled, Reduce: r.Reduce}
 }
 
 // Jobs lists the recorded jobs, oldest first.

@@ -39,6 +39,10 @@ type Node struct {
 
 	// Worker counters (Stats).
 	executed, recorded, duplicates, redelivered, delivered atomic.Int64
+	// Tree counters (spawn.go): children spawned, handed over, idle signals sent.
+	spawned, spilled, idleSignals atomic.Int64
+
+	reduces map[string]Combine // Reduce's, under mu
 }
 
 // New returns a Node that works through the connection nc. It does not

@@ -73,6 +73,25 @@ func appendResult(dst []byte, r Result) []byte {
 	}
 	dst = append(dst, `,"runtime_ns":`...)
 	dst = strconv.AppendInt(dst, int64(r.Runtime), 10)
+	if r.Parent != "" {
+		dst = append(dst, `,"parent":`...)
+		dst = appendJSONString(dst, r.Parent)
+	}
+	if len(r.Spawned) > 0 {
+		dst = append(dst, `,"spawned":[`...)
+		for i, c := range r.Spawned {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, c)
+		}
+		dst = append(dst, ']')
+	}
+	if r.Value != nil {
+		dst = append(dst, `,"value":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, r.Value)
+		dst = append(dst, '"')
+	}
 	return append(dst, '}')
 }
 
@@ -145,7 +164,14 @@ func decodeResult(b []byte, r *Result) error {
 		}
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Parent: w.Parent, Spawned: w.Spawned}
+	if w.Value != nil {
+		r.Value = *w.Value
+		if r.Value == nil {
+			r.Value = []byte{}
+		}
+	}
 	if w.StartNs != 0 {
 		r.Start = time.Unix(0, w.StartNs)
 	}
@@ -202,6 +228,15 @@ func fastWire(b []byte, w *wireResult) bool {
 			ok = scanInt(&p, &w.RuntimeNs, 64)
 		case "speculative":
 			w.Speculative, ok = p.boolean()
+		case "parent":
+			w.Parent, ok = p.str()
+		case "value":
+			var s []byte
+			if s, ok = p.raw(); ok {
+				var v []byte
+				v, ok = decodeBase64(s)
+				w.Value = &v
+			}
 		default:
 			return false
 		}

@@ -19,11 +19,17 @@ var codecCases = []Result{
 	{Error: "cluster: handler panicked: boom", Failure: FailurePanic, Stack: "goroutine 7 [running]:\n\tmain.go:12 +0x1f\n"},
 	{Start: time.Unix(0, 0), Runtime: 1 << 62, Index: math.MaxInt, Attempt: math.MinInt},
 	{Job: strings.Repeat("x", 3000), Output: []byte(strings.Repeat("\xff", 1000))},
+	{Job: "tree", Task: "r=0=3", Parent: "r", Spawned: []string{"r=0=3=1", "r=0=3=2\"<"}, Value: []byte("42\n")},
+	{Job: "tree", Task: "leaf", Parent: "r", Value: []byte{}},
 }
 
 // wireOf is the wireResult json.Marshal encoded before appendResult.
 func wireOf(r Result) wireResult {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Speculative, 0, int64(r.Runtime)}
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Speculative, 0, int64(r.Runtime),
+		r.Parent, r.Spawned, nil}
+	if r.Value != nil {
+		w.Value = &r.Value
+	}
 	if !r.Start.IsZero() {
 		w.StartNs = r.Start.UnixNano()
 	}
@@ -62,7 +68,14 @@ func checkDecode(t *testing.T, b []byte) {
 		return
 	}
 	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error, Failure: Failure(w.Failure), Stack: w.Stack,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs)}
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Parent: w.Parent, Spawned: w.Spawned}
+	if w.Value != nil {
+		want.Value = *w.Value
+		if want.Value == nil {
+			want.Value = []byte{}
+		}
+	}
 	if w.StartNs != 0 {
 		want.Start = time.Unix(0, w.StartNs)
 	}
@@ -83,6 +96,7 @@ func TestResultCodecMatchesEncodingJSON(t *testing.T) {
 		`{"output":"aGk="}`, `{"output":"aGk"}`, `{"output":""}`, `{"speculative":true}`, `{"speculative":1}`,
 		`{"speculative":truex}`, `{"extra":{"a":[1,2]},"job":"a"}`, `{"job":"a","job":"b"}`, `[]`, `null`, ``,
 		`{"start_ns":0,"runtime_ns":5}`, `{"attempt":2}{"attempt":3}`,
+		`{"parent":"p","value":"NDI="}`, `{"value":"NDI"}`, `{"value":""}`, `{"value":null}`, `{"spawned":["a","b"]}`, `{"spawned":null}`,
 	} {
 		checkDecode(t, []byte(s))
 	}

@@ -24,7 +24,9 @@ type Role string
 // The roles.
 const (
 	// RoleWorker pulls tasks, runs them, heartbeats, records their results
-	// and checkpoints, and registers itself. It cannot submit tasks, read
+	// and checkpoints, and registers itself; it publishes the children
+	// its tasks spawn when it hands them over to idle workers (a task
+	// message, see Spawn). It cannot create jobs, read
 	// the task stream by sequence, read job records or create, change or
 	// delete anything in JetStream.
 	RoleWorker Role = "worker"
@@ -125,8 +127,10 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".started.>",                      // start notices
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate
+			s+".task.>",                         // hand a spawned child over to an idle worker
+			s+".idle",                           // say it is idle
 		)
-		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes") // stop a copy that lost its race; hear of new routes
+		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle") // stop a copy that lost its race; hear of new routes; of idle workers
 	case RoleSubmitter:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up

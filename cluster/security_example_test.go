@@ -12,7 +12,8 @@ import (
 )
 
 // A role's permissions, for a server configuration: a worker may pull
-// tasks and record results, and may not publish tasks (what is not
+// tasks and record results, publish the children its tasks spawn (to hand
+// them over to idle workers), and may not create jobs (what is not
 // allowed is refused).
 func ExampleRolePermissions() {
 	p, err := cluster.RolePermissions(cluster.RoleWorker, "ws")
@@ -24,13 +25,15 @@ func ExampleRolePermissions() {
 			fmt.Println("may publish", s)
 		}
 	}
-	fmt.Println("may submit:", slices.Contains(p.Publish.Allow, "ws.task.>"))
+	fmt.Println("may hand children over:", slices.Contains(p.Publish.Allow, "ws.task.>"))
+	fmt.Println("may create jobs:", slices.Contains(p.Publish.Allow, "$KV.ws_jobs.>"))
 	fmt.Println("may subscribe", p.Subscribe.Allow)
 	// Output:
 	// may publish $JS.API.CONSUMER.MSG.NEXT.ws_tasks.*
 	// may publish $KV.ws_results.>
-	// may submit: false
-	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes]
+	// may hand children over: true
+	// may create jobs: false
+	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes ws.idle]
 }
 
 // A dashboard connects as an observer, with the files serve init wrote

@@ -81,6 +81,10 @@ type WorkerStatus struct {
 	Executed    int64 `json:"executed"`
 	Failures    int64 `json:"failures"`
 	Redelivered int64 `json:"redelivered"`
+	// Spawned counts the children its tasks spawned, Spilled those it
+	// handed over to other workers (see Spawn).
+	Spawned int64 `json:"spawned,omitempty"`
+	Spilled int64 `json:"spilled,omitempty"`
 	// Busy is the handlers' running time summed, the running ones included.
 	Busy    time.Duration `json:"busy_ns"`
 	Latency Latency       `json:"latency"`
@@ -180,6 +184,7 @@ func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 	st := WorkerStatus{
 		Name: n.opts.name, Slots: n.opts.slots, Handlers: handlers, Labels: n.opts.labels, Started: s.started, Sent: now, Every: statusEvery,
 		Executed: n.executed.Load(), Failures: m.failures.Load(), Redelivered: n.redelivered.Load(),
+		Spawned: n.spawned.Load(), Spilled: n.spilled.Load(),
 		Busy: time.Duration(m.busyNs.Load()), Running: []StatusTask{},
 		Latency: Latency{Counts: make([]uint64, len(m.latency)), SumSec: time.Duration(m.latNs.Load()).Seconds()},
 	}

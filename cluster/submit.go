@@ -29,6 +29,7 @@ type jobRecord struct {
 	Total       int       `json:"total"`
 	Published   int       `json:"published"` // tasks [0, Published) are in the stream or done
 	Fingerprint string    `json:"fingerprint"`
+	Reduce      string    `json:"reduce,omitempty"` // Job.Reduce
 	MaxAttempts int       `json:"max_attempts,omitempty"`
 	Created     time.Time `json:"created"`
 	Done        bool      `json:"done,omitempty"`
@@ -58,6 +59,9 @@ func (n *Node) validate(job *Job) ([]string, error) {
 	if job.RetryDelay < 0 {
 		return nil, fmt.Errorf("%w: job %s: retry delay %v: must be 0 (default) or more", ErrInvalidJob, job.ID, job.RetryDelay)
 	}
+	if _, err := n.reducerOf(job.Reduce); err != nil {
+		return nil, fmt.Errorf("%w: job %s: reduce: %w", ErrInvalidJob, job.ID, err)
+	}
 	if err := job.Require.check(); err != nil {
 		return nil, fmt.Errorf("%w: job %s: requirement: %w", ErrInvalidJob, job.ID, err)
 	}
@@ -84,6 +88,9 @@ func (n *Node) validate(job *Job) ([]string, error) {
 		}
 		seen[id] = i
 		ids[i] = id
+	}
+	if err := checkChildIDs(job.ID, ids, seen); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
@@ -268,7 +275,8 @@ func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRec
 		if !isNotFound(err) {
 			return rec, false, err
 		}
-		rec = jobRecord{ID: job.ID, Nonce: nuid.Next(), Total: len(job.Tasks), Fingerprint: fp, MaxAttempts: job.MaxAttempts, Created: time.Now()}
+		rec = jobRecord{ID: job.ID, Nonce: nuid.Next(), Total: len(job.Tasks), Fingerprint: fp, MaxAttempts: job.MaxAttempts, Created: time.Now(),
+			Reduce: job.Reduce}
 		data, _ := json.Marshal(rec)
 		if _, err := n.jobs.Create(tctx, job.ID, data); err == nil {
 			return rec, false, nil
@@ -363,6 +371,14 @@ type Progress struct {
 	// executions beyond one per task. (Node.Stats's Redelivered is
 	// something else: the deliveries a worker received again.)
 	Retries, Reruns int
+	// Spawned is the number of children handed over between workers and
+	// recorded as tasks of their own, counted once their parent's result
+	// is in (Total includes them); children run by their parent's worker
+	// are inside their parent's result (see Spawn).
+	Spawned int
+	// Workers is the number of tasks each worker reports running (those
+	// counted in Running), by worker name.
+	Workers map[string]int
 }
 
 // RunningTask is a task a worker reports running.
@@ -436,6 +452,8 @@ type Submission struct {
 	notify                            chan struct{} // closed and replaced on every change
 	err                               error         // the watch failed
 	finished                          bool
+
+	tree // tasks spawned by tasks, and the job's reduction (tree.go)
 }
 
 // follow starts watching the job's results and workers' start notices,
@@ -443,7 +461,7 @@ type Submission struct {
 func (n *Node) follow(ctx context.Context, rec jobRecord, job Job, ids []string) (*Submission, error) {
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Submission{
-		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel,
+		ID: rec.ID, n: n, job: job, ids: ids, nonce: rec.Nonce, total: rec.Total, cancel: cancel, tree: tree{reduce: rec.Reduce},
 		done: make(chan struct{}), doneIDs: map[string]bool{}, started: map[string]startNote{},
 		copied: map[string]bool{}, notify: make(chan struct{}), discarded: map[string]int{},
 		hedge: &balance.Hedge{Delay: job.SpeculateAfter, MinSamples: 3, History: balance.NewHistory(0)},
@@ -542,7 +560,12 @@ func (s *Submission) watchRecord(w jetstream.KeyWatcher) {
 func (s *Submission) add(r Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.mark(r) {
+	s.addLocked(r)
+}
+
+// addLocked is add with s.mu held.
+func (s *Submission) addLocked(r Result) {
+	if s.isDone(r.Task) {
 		// The record again, updated: a discarded run was added.
 		if old := s.discarded[r.Task]; r.Discarded > old {
 			s.extra += r.Discarded - old
@@ -551,6 +574,10 @@ func (s *Submission) add(r Result) {
 		}
 		return
 	}
+	if !s.inTree(r) {
+		return // not (yet) listed by its parent's recorded result
+	}
+	s.mark(r)
 	s.queue = append(s.queue, r)
 	delete(s.started, r.Task)
 	if r.OK() {
@@ -569,6 +596,7 @@ func (s *Submission) add(r Result) {
 	if r.Discarded > 0 {
 		s.discarded[r.Task] = r.Discarded
 	}
+	s.grow(r)
 	if s.copied[r.Task] {
 		// The race is decided: stop the other copy.
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
@@ -809,6 +837,9 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 		m.Header.Set(hdrAttempts, strconv.Itoa(s.job.MaxAttempts))
 	}
 	m.Header.Set(hdrMaxLost, strconv.Itoa(s.n.opts.maxLost))
+	if s.job.Reduce != "" {
+		m.Header.Set(hdrReduce, s.job.Reduce)
+	}
 	if s.job.RetryDelay > 0 {
 		m.Header.Set(hdrRetryDelay, strconv.FormatInt(s.job.RetryDelay.Nanoseconds(), 10))
 	}
@@ -885,11 +916,15 @@ func (s *Submission) Progress() Progress {
 	now := time.Now()
 	s.expireStarted(now)
 	p := Progress{Total: s.total, Succeeded: s.succeeded, Failed: s.failed, Running: len(s.started),
-		Copies: len(s.copied), Retries: s.retries, Reruns: s.extra}
+		Copies: len(s.copied), Retries: s.retries, Reruns: s.extra, Spawned: s.spawned}
 	for _, st := range s.started {
 		if p.Longest.Task == "" || st.Start.Before(p.Longest.Start) {
 			p.Longest = st.RunningTask
 		}
+		if p.Workers == nil {
+			p.Workers = map[string]int{}
+		}
+		p.Workers[st.Worker]++
 	}
 	return p
 }

@@ -2,7 +2,10 @@ package cluster
 
 import (
 	"context"
+	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal"
 )
@@ -62,6 +65,13 @@ type Job struct {
 	// the other copy's handler is cancelled. For idempotent handlers only.
 	Speculate      bool
 	SpeculateAfter time.Duration
+	// Reduce names the reduction of the job's values (see Combine): a
+	// built-in one (sum, count, min, max, concat) or one registered with
+	// Node.Reduce on the submitter and the workers. The workers reduce the
+	// children they run themselves into their parent's Result.Value, the
+	// submitter the results as they arrive (Submission.Value). "" is
+	// concat.
+	Reduce string
 	// RetryFailed, when the job is resumed, runs again the tasks whose
 	// recorded result is a failure: their results are removed and the
 	// tasks published anew, with their attempts reset.
@@ -108,6 +118,16 @@ type Result struct {
 	Speculative bool
 	Start       time.Time
 	Runtime     time.Duration
+	// Trees (see Spawn). Parent is the task whose result lists this one
+	// ("" for the job's own tasks); Spawned the children this task's run
+	// handed over to other workers, recorded as tasks of their own; Value
+	// the job's reduction of what this task and the children it ran
+	// itself produced, when it spawned or set a value (ReduceValue), else
+	// nil (its value is then Output; an empty value is not nil). Runtime
+	// includes its local children.
+	Parent  string
+	Spawned []string
+	Value   []byte
 }
 
 // OK says the task succeeded.
@@ -146,21 +166,24 @@ const (
 // wireResult is Result as stored: times as integers, which encode in a
 // tenth of the time of RFC 3339 text (one result is written per task).
 type wireResult struct {
-	Job         string `json:"job"`
-	Task        string `json:"task"`
-	Index       int    `json:"index"`
-	Handler     string `json:"handler"`
-	Output      []byte `json:"output,omitempty"`
-	Error       string `json:"error,omitempty"`
-	Failure     string `json:"failure,omitempty"`
-	Stack       string `json:"stack,omitempty"`
-	Worker      string `json:"worker"`
-	Attempt     int    `json:"attempt"`
-	Deliveries  int    `json:"deliveries,omitempty"`
-	Discarded   int    `json:"discarded,omitempty"`
-	Speculative bool   `json:"speculative,omitempty"`
-	StartNs     int64  `json:"start_ns,omitempty"`
-	RuntimeNs   int64  `json:"runtime_ns"`
+	Job         string   `json:"job"`
+	Task        string   `json:"task"`
+	Index       int      `json:"index"`
+	Handler     string   `json:"handler"`
+	Output      []byte   `json:"output,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Failure     string   `json:"failure,omitempty"`
+	Stack       string   `json:"stack,omitempty"`
+	Worker      string   `json:"worker"`
+	Attempt     int      `json:"attempt"`
+	Deliveries  int      `json:"deliveries,omitempty"`
+	Discarded   int      `json:"discarded,omitempty"`
+	Speculative bool     `json:"speculative,omitempty"`
+	StartNs     int64    `json:"start_ns,omitempty"`
+	RuntimeNs   int64    `json:"runtime_ns"`
+	Parent      string   `json:"parent,omitempty"`
+	Spawned     []string `json:"spawned,omitempty"`
+	Value       *[]byte  `json:"value,omitempty"` // nil: none; empty: an empty value
 }
 
 // MarshalJSON encodes r as it is stored in the results bucket: the
@@ -192,6 +215,15 @@ type running struct {
 	cancel       context.CancelCauseFunc
 	delivered    int  // the delivery count: 1 has no checkpoint to load
 	checkpointed bool // written by the handler's goroutine only
+
+	// Trees (spawn.go): the serving worker, the delivered message and the
+	// handler's ctx; tnode is the task's place in its unit's tree, made on
+	// its first Spawn or ReduceValue.
+	s      *serving
+	msg    *nats.Msg
+	ctx    context.Context
+	treeMu sync.Mutex
+	tnode  *treeNode
 }
 
 func runningFrom(ctx context.Context) *running {

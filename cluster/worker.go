@@ -61,6 +61,10 @@ type Stats struct {
 	// Delivered counts the task messages the server delivered to this
 	// worker, those handed back included: each is one delivery spent.
 	Delivered int64
+	// Spawned counts the children that this worker's tasks spawned,
+	// Spilled those it handed over to other workers (each one message),
+	// IdleSignals the idle signals it sent (see Spawn).
+	Spawned, Spilled, IdleSignals int64
 }
 
 // Handle registers h under name for Serve. Names use letters, digits, '-'
@@ -82,7 +86,7 @@ func (n *Node) Handle(name string, h Handler) error {
 // Stats returns the node's worker counters.
 func (n *Node) Stats() Stats {
 	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
-		Delivered: n.delivered.Load()}
+		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load()}
 }
 
 // Workers lists the live workers (those that refreshed their registration
@@ -146,6 +150,10 @@ type serving struct {
 	// slots being settled, and a slow server slows the pulls (a handler's
 	// slot waits for a place here) instead of piling writes up.
 	settling chan struct{}
+
+	tree      *treeState   // spawned children kept here (spawn.go)
+	spawnSrv  *spawnServer // spawn requests from tasks' processes (spawnenv.go)
+	busyLocal atomic.Int64 // spawned children running here
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -186,6 +194,16 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	defer cancelSub.Unsubscribe()
+	s.tree = newTreeState(s)
+	s.spawnSrv = newSpawnServer()
+	defer s.spawnSrv.close()
+	idleSub, err := n.nc.Subscribe(n.idleSubject(), s.tree.onIdle)
+	if err != nil {
+		return err
+	}
+	defer idleSub.Unsubscribe()
+	idleDone := make(chan struct{})
+	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
 
 	// The first registration is made before Serve reports ready, so a
 	// submitter that waits for the ready signal sees this worker's
@@ -221,6 +239,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	close(tasksDone)
 	<-regDone
 	<-statusDone
+	<-idleDone
 	// The entry says the worker stopped, and expires as a lost worker's
 	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
@@ -376,6 +395,7 @@ type delivery struct {
 	delivered   int // the server's delivery count, from 1
 	maxAttempts int
 	maxLost     int
+	parent      string        // the task whose result lists this one (a handed-over child)
 	seen        failureRecord // the handler's failures before this delivery
 	// checkpointed: the handler saved a checkpoint, to drop once recorded.
 	checkpointed bool
@@ -386,6 +406,7 @@ func (s *serving) parse(msg *nats.Msg) delivery {
 	d := delivery{msg: msg, job: h.Get(hdrJob), task: h.Get(hdrTask), spec: h.Get(hdrSpec) != "",
 		handler: handlerOf(msg.Subject), delivered: 1, maxAttempts: defaultAttempts}
 	d.index, _ = strconv.Atoi(h.Get(hdrIndex))
+	d.parent = h.Get(hdrParent)
 	d.key = resultKey(d.job, d.task)
 	if md, err := msg.Metadata(); err == nil {
 		d.delivered = int(md.NumDelivered)
@@ -409,7 +430,7 @@ func (d delivery) attempt() int { return d.seen.Failures + 1 }
 
 func (d delivery) result(worker string) Result {
 	return Result{Job: d.job, Task: d.task, Index: d.index, Handler: d.handler, Worker: worker,
-		Attempt: d.attempt(), Deliveries: d.delivered, Speculative: d.spec}
+		Attempt: d.attempt(), Deliveries: d.delivered, Speculative: d.spec, Parent: d.parent}
 }
 
 // execute runs one delivered task and settles its message, following the
@@ -462,7 +483,9 @@ func (sn *startNotice) get() []byte { sn.mu.Lock(); defer sn.mu.Unlock(); return
 // handler; those are settled here. It fills in d.seen.
 func (s *serving) admit(d *delivery) (Handler, bool) {
 	n := s.n
-	if d.delivered > 1 || d.spec {
+	// A handed-over child may be published again by its parent's re-run
+	// after JetStream's de-duplication window: its result may be in.
+	if d.delivered > 1 || d.spec || d.parent != "" {
 		if d.delivered > 1 {
 			n.redelivered.Add(1)
 		}
@@ -515,9 +538,10 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *startNotice, free func()) {
 	n, msg := s.n, d.msg
 	res := d.result(n.opts.name)
-	r := &running{node: n, key: d.key, pool: s.pool, delivered: d.delivered, info: TaskInfo{Job: d.job, Task: d.task, Index: d.index, Attempt: d.attempt(), Speculative: d.spec, Worker: n.opts.name}}
+	r := &running{node: n, key: d.key, pool: s.pool, delivered: d.delivered, info: TaskInfo{Job: d.job, Task: d.task, Index: d.index, Attempt: d.attempt(), Speculative: d.spec, Worker: n.opts.name},
+		s: s, msg: msg}
 	tctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(ctx), taskCtxKey{}, r))
-	r.cancel = cancel
+	r.cancel, r.ctx = cancel, tctx
 	defer cancel(nil)
 	if !s.track(d.key, r) {
 		n.settleMsg(msg, ackNak) // stopping: handed back, not an attempt
@@ -533,6 +557,9 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	}
 	s.meter.start(r, res.Start, msg, d.delivered == 1 && !d.spec)
 	out, err := call(tctx, hf, msg.Data)
+	if nd := r.treeNodeIfAny(); nd != nil { // it spawned: its local subtree runs to the end
+		out, res.Value, res.Spawned, err = nd.unit.wait(nd, out, err)
+	}
 	res.Runtime = time.Since(res.Start)
 	s.untrack(d.key, r)
 	s.meter.finish(r, res.Runtime, err != nil)
@@ -668,6 +695,11 @@ func (s *serving) settle(d delivery, res Result) {
 	}
 	if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
+	}
+	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with
+		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
+		n.checkpoints.Purge(ctx, resultKey(d.job, d.task)+".handed")
+		cancel()
 	}
 	if d.delivered > 1 || d.spec || d.checkpointed {
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)

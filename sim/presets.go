@@ -145,6 +145,25 @@ func Presets() []Preset {
 		Costs:    Costs{Steal: 1e-4, Failed: 5e-5, CrossGroup: 2e-4},
 	})
 
+	// The cluster tier's two tiers (issue 20): 16 machines of 8 cores, a
+	// steal inside a machine costs what a deque steal does, one across
+	// machines a network hand-over.
+	room := func(name string) Scenario {
+		return Scenario{
+			Name: name, Seed: 1, Workers: Workers{Count: 128, GroupSize: 8},
+			Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 11, Node: 100e-6}},
+			Policy:   Policy{Amount: "half"},
+			Costs:    Costs{Steal: 50e-9, Failed: 50e-9, CrossGroup: 500e-6},
+		}
+	}
+	s = room("machine-room")
+	s.Sweep = &Sweep{Param: "victim", Values: []string{"locality", "random"}}
+	add("two-tier machine room: 16 machines x 8 cores, a UTS tree (b0=4, depth 11, 51,000 nodes) of 100 µs nodes, steal half; 50 ns per steal in a machine, 500 µs more across machines: local-first (locality victims) vs flat random stealing (compare machine-room-central)", s)
+	s = room("machine-room-central")
+	s.Policy = Policy{Scheduler: SchedCentral}
+	s.Costs = Costs{Queue: 50e-6}
+	add("the machine room with one central queue (a broker): every task goes through it, 50 µs per access, serialized (the cluster tier's measured rate, about 20,000 tasks a second)", s)
+
 	add("scale: 1,000,000 tasks on 1,024 workers (exponential, mean 1 ms), steal half; costs 100 ns per task, 1 µs per steal, 0.5 µs per failed steal", scaleScenario())
 	return ps
 }

@@ -25,10 +25,11 @@ import (
 // Environment of a child process started by these tests (the test binary
 // re-exec pattern): its role and its settings.
 const (
-	envRole = "WS_CLUSTER_TEST_ROLE" // "worker", "submitter" or "server"
-	envURL  = "WS_CLUSTER_TEST_URL"
-	envName = "WS_CLUSTER_TEST_NAME"
-	envJob  = "WS_CLUSTER_TEST_JOB"
+	envRole  = "WS_CLUSTER_TEST_ROLE" // "worker", "submitter" or "server"
+	envURL   = "WS_CLUSTER_TEST_URL"
+	envName  = "WS_CLUSTER_TEST_NAME"
+	envJob   = "WS_CLUSTER_TEST_JOB"
+	envSlots = "WS_CLUSTER_TEST_SLOTS" // a worker process's slots (default 4)
 )
 
 func TestMain(m *testing.M) {
@@ -64,6 +65,7 @@ func register(n *cluster.Node) {
 			panic(err)
 		}
 	}
+	registerTree(n) // tree_test.go
 	must(n.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) {
 		return []byte(strings.ToUpper(string(p))), nil
 	}))
@@ -168,7 +170,11 @@ func workerMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	n, err := cluster.New(nc, testOptions(cluster.WithSlots(4), cluster.WithName(os.Getenv(envName)))...)
+	slots := 4
+	if v, err := strconv.Atoi(os.Getenv(envSlots)); err == nil && v > 0 {
+		slots = v // tree_bench_test.go
+	}
+	n, err := cluster.New(nc, testOptions(cluster.WithSlots(slots), cluster.WithName(os.Getenv(envName)))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -138,9 +138,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 	}
 	msgs0, cfg0, jobs0 := state()
 
-	const task = "ws.task.evil.upper"
 	forWorker := []refusal{
-		{what: "submit a task", subject: task},
 		{what: "create a job record", subject: "$KV.ws_jobs.evil"},
 		{what: "read a task by sequence", subject: "$JS.API.STREAM.MSG.GET.ws_tasks", body: `{"seq":1}`},
 		{what: "read job records", subject: "$JS.API.DIRECT.GET.KV_ws_jobs.$KV.ws_jobs.waiting"},

@@ -298,6 +298,9 @@ them. See internal/bench/anchors.md for adding worksteal to the anchors' run.sh.
 					return cmd.Help()
 				}
 			}
+			if len(args) > 0 && args[0] == "cluster" {
+				return runClusterCell(env, args) // bench_cluster.go: its own flags
+			}
 			if len(args) < 4 || len(args) > 6 {
 				return usageError(fmt.Errorf("bench cell: want IMPL WORKLOAD SIZE THREADS [REPS [WARM]], got %d argument(s)", len(args)))
 			}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -186,6 +188,24 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		for _, s := range stalls {
 			fmt.Fprintf(w, "waits: %s\n", s)
 		}
+	}
+	if len(p.Workers) > 0 {
+		names := make([]string, 0, len(p.Workers))
+		for w := range p.Workers {
+			names = append(names, w)
+		}
+		slices.Sort(names)
+		var parts []string
+		for _, w := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", w, p.Workers[w]))
+		}
+		fmt.Fprintf(w, "running per worker: %s\n", strings.Join(parts, ", "))
+	}
+	if p.Spawned > 0 {
+		fmt.Fprintf(w, "spawned: %d tasks handed over between workers (counted in the tasks; the children a worker ran itself are in their parent's result)\n", p.Spawned)
+	}
+	if v, ok, err := sub.Value(); err == nil && ok && info.Reduce != "" {
+		fmt.Fprintf(w, "value (%s) so far: %s\n", info.Reduce, bytes.TrimSpace(v))
 	}
 	return nil
 }

@@ -61,6 +61,7 @@ type runConfig struct {
 	nats    string
 	jobName string
 	require []string // --require KEY=VALUE
+	reduce  string   // --reduce NAME: the job's reduction of its tasks' outputs
 	// waitTimeout bounds how long a --nats batch waits while no live
 	// worker can run its queued tasks (0: for ever).
 	waitTimeout time.Duration

@@ -25,9 +25,14 @@ func addRunClusterFlags(f *pflag.FlagSet, cfg *runConfig) {
 	f.StringVar(&cfg.nats, "nats", "", "run the batch on the workers of the NATS server at URL (worksteal serve, worksteal worker)")
 	f.StringVar(&cfg.jobName, "job", "", "with --nats: the job's name (default: derived from the commands, so rerunning a batch resumes it)")
 	f.StringArrayVar(&cfg.require, "require", nil, "with --nats: run the tasks only on workers with this label, KEY=VALUE (repeatable; worksteal worker --label)")
+	f.StringVar(&cfg.reduce, "reduce", "", "with --nats: reduce the commands' standard outputs (theirs and their spawned children's, worksteal spawn) with sum, count, min or max, and print the result at the end instead of each output (default: print each output)")
 	f.DurationVar(&cfg.waitTimeout, "wait-timeout", 0, "with --nats: fail when no live worker can run the waiting tasks for this long (0: wait for such a worker; what the tasks wait for is said on stderr either way)")
 	cfg.clusterFlags.add(f, "with --nats: ")
 }
+
+// printsEach says whether run prints each task's output (no --reduce, or
+// concat) rather than the reduced value at the end.
+func (cfg runConfig) printsEach() bool { return cfg.reduce == "" || cfg.reduce == "concat" }
 
 // jobID names a batch by its commands: the same batch gets the same id,
 // which is what lets a rerun of "run --nats" resume it or collect its
@@ -172,6 +177,17 @@ func runCluster(env *Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config,
 	stopTicks()
 	prog.finish()
 	final := sub.Progress()
+	if !cfg.printsEach() {
+		v, _, err := sub.Value()
+		if err != nil {
+			fmt.Fprintf(stderr, "worksteal: job %s: --reduce %s: %v\n", sub.ID, cfg.reduce, err)
+			if final.Failed == 0 {
+				return &exitError{code: 1, err: err}
+			}
+		} else {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", bytes.TrimSpace(v))
+		}
+	}
 	if cfg.showSummary {
 		slots := 0
 		if ws, err := node.Workers(ctx); err == nil {
@@ -278,7 +294,7 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 		history = runner.Runtimes(recs)
 	}
 	job := cluster.Job{ID: cfg.jobName, MaxAttempts: min(extraTries(cfg.retries), 1<<20) + 1, RetryDelay: cfg.retryDelay,
-		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter, RetryFailed: cfg.resumeFailed}
+		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter, RetryFailed: cfg.resumeFailed, Reduce: cfg.reduce}
 	if job.ID == "" {
 		job.ID = jobID(all)
 	}
@@ -359,6 +375,7 @@ func progressTicks(sub *cluster.Submission, prog *jobProgress, start time.Time) 
 // its joblog row.
 type resultSink struct {
 	keepOrder   bool
+	printEach   bool // each output, not the reduction at the end (--reduce)
 	out, errOut io.Writer
 	jl          *runner.Joblog
 	bySeq       map[int]runner.Job
@@ -372,7 +389,7 @@ type resultSink struct {
 }
 
 func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runner.Joblog, stdout, stderr io.Writer) *resultSink {
-	s := &resultSink{keepOrder: cfg.keepOrder, out: prog.wrap(stdout), errOut: prog.wrap(stderr), jl: jl,
+	s := &resultSink{keepOrder: cfg.keepOrder, printEach: cfg.printsEach(), out: prog.wrap(stdout), errOut: prog.wrap(stderr), jl: jl,
 		bySeq: map[int]runner.Job{}, todo: todo, held: map[int]cluster.Result{}}
 	for _, j := range todo {
 		s.bySeq[j.Seq] = j
@@ -384,9 +401,16 @@ func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runn
 // that --resume had logged).
 func (s *resultSink) take(r cluster.Result) *runner.Result {
 	s.results = append(s.results, r)
-	seq, _ := strconv.Atoi(r.Task)
 	var sr shellResult
 	json.Unmarshal(r.Output, &sr)
+	if r.Value != nil && s.printEach {
+		sr.Stdout = r.Value // its output and its children's (run --reduce concat)
+	}
+	if r.Parent != "" {
+		s.write(r, sr) // a spawned child handed over to another worker: no row of its own
+		return nil
+	}
+	seq, _ := strconv.Atoi(r.Task)
 	if s.logged[seq] {
 		return nil // --resume: the joblog has it, and its output was written then
 	}
@@ -412,6 +436,9 @@ func (s *resultSink) take(r cluster.Result) *runner.Result {
 		}
 		var hr shellResult
 		json.Unmarshal(h.Output, &hr)
+		if h.Value != nil && s.printEach {
+			hr.Stdout = h.Value
+		}
 		s.write(h, hr)
 		delete(s.held, s.todo[s.next].Seq)
 	}
@@ -437,10 +464,14 @@ func (s *resultSink) write(r cluster.Result, sr shellResult) {
 	} else if s.tag {
 		seq, _ := strconv.Atoi(r.Task)
 		tag := s.bySeq[seq].TagIn(1) + "\t"
-		s.out.Write(tagLines(tag, sr.Stdout))
+		if s.printEach {
+			s.out.Write(tagLines(tag, sr.Stdout))
+		}
 		s.errOut.Write(tagLines(tag, sr.Stderr))
 	} else {
-		s.out.Write(sr.Stdout)
+		if s.printEach {
+			s.out.Write(sr.Stdout)
+		}
 		s.errOut.Write(sr.Stderr)
 	}
 	if !r.OK() && !strings.HasPrefix(r.Error, "exit status") {

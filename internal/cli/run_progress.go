@@ -80,6 +80,10 @@ func (pr *jobProgress) updateCluster(p cluster.Progress, elapsed time.Duration) 
 	if l := p.Longest; l.Task != "" {
 		pr.longest = fmt.Sprintf(" (longest: job %s on %s for %s)", l.Task, l.Worker, time.Since(l.Start).Round(100*time.Millisecond))
 	}
+	if p.Spawned > 0 { // a tree: the total grows as tasks hand children over
+		pr.longest += fmt.Sprintf(", %d spawned", p.Spawned)
+		pr.total = p.Total
+	}
 	pr.mu.Unlock()
 	pr.update(runner.Progress{Total: p.Total, Succeeded: p.Succeeded, Failed: p.Failed, Running: p.Running, Elapsed: elapsed})
 }

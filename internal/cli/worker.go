@@ -232,6 +232,9 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err := node.Handle(shellHandler, shellTaskHandler(cfg.shell, cfg.grace, reaper)); err != nil {
 		return err
 	}
+	if err := registerBuiltins(node); err != nil { // bench_cluster.go
+		return err
+	}
 	if admit != nil {
 		go admit.run(ctx, "worksteal worker "+node.Name(), errs)
 	}
@@ -292,13 +295,23 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		seq := fmt.Sprint(t.Seq)
 		info, _ := cluster.TaskOf(ctx)
-		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker)
+		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker, "WORKSTEAL_TASK="+info.Task)
+		if spawn, err := cluster.SpawnEnv(ctx); err == nil { // its command may spawn children (worksteal spawn)
+			env = append(env, spawn...)
+		}
 		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
 		if t.Stdin != nil {
 			c.Stdin = bytes.NewReader(t.Stdin)
 		}
 		e := runner.Exec(ctx, c)
-		out, _ := json.Marshal(shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr})
+		sr := shellResult{Exit: e.Code, Signal: e.Signal, Stdout: e.Stdout, Stderr: e.Stderr}
+		// A command that succeeds gives its standard output as its value
+		// (the job's reduction: printed by run, concatenated with its
+		// children's, or summed...), not twice.
+		if e.Err == nil && e.Signal == 0 && e.Code == 0 && cluster.ReduceValue(ctx, e.Stdout) == nil {
+			sr.Stdout = nil
+		}
+		out, _ := json.Marshal(sr)
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
 			return out, fmt.Errorf("timed out after %v", time.Duration(t.TimeoutMs)*time.Millisecond)

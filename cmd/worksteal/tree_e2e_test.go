@@ -1,0 +1,300 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// treeRun is a tree of shell tasks: the one command of the batch is the
+// root; a node of depth d > 0 spawns fanout children of depth d−1 with
+// worksteal spawn; every node appends "task worker" to a file, sleeps,
+// and prints 1, so run --reduce sum prints the number of nodes.
+type treeRun struct {
+	dir, ran, input string
+	depth, fanout   int
+}
+
+func newTreeRun(t *testing.T, depth, fanout int) *treeRun {
+	dir := t.TempDir()
+	tr := &treeRun{dir: dir, ran: filepath.Join(dir, "ran"), input: filepath.Join(dir, "input"), depth: depth, fanout: fanout}
+	script := filepath.Join(dir, "node.sh")
+	body := fmt.Sprintf(`d=$1
+echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s
+if [ "$d" -gt 0 ]; then
+  i=0
+  while [ $i -lt %d ]; do %s spawn -- sh %s $((d-1)) || exit 9; i=$((i+1)); done
+fi
+sleep 0.15
+echo 1
+`, tr.ran, fanout, wsBin, script)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr.input, []byte(fmt.Sprintf("sh %s %d\n", script, depth)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// ids are the task ids of the whole tree: "1" (the batch's first task)
+// and "<parent>=<i>".
+func (tr *treeRun) ids() []string {
+	level := []string{"1"}
+	all := append([]string(nil), level...)
+	for range tr.depth {
+		var next []string
+		for _, p := range level {
+			for i := range tr.fanout {
+				next = append(next, p+"="+strconv.Itoa(i))
+			}
+		}
+		all = append(all, next...)
+		level = next
+	}
+	return all
+}
+
+// runs returns the nodes started so far, task -> workers that started it.
+func (tr *treeRun) runs() map[string][]string {
+	data, _ := os.ReadFile(tr.ran)
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			m[f[0]] = append(m[f[0]], f[1])
+		}
+	}
+	return m
+}
+
+func (tr *treeRun) run(t *testing.T, url string, extra ...string) *process {
+	args := append([]string{"run", "--nats", url, "--ack-wait", ackWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input}, extra...)
+	return launch(t, "run", args...)
+}
+
+// waitRuns waits until k nodes have started.
+func (tr *treeRun) waitRuns(t *testing.T, k int, run *process) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for len(tr.runs()) < k {
+		select {
+		case <-run.done:
+			t.Fatalf("run exited %d after %d of %d nodes:\n%s", run.code, len(tr.runs()), k, run.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d nodes started:\n%s", len(tr.runs()), k, run.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// check asserts the promise: run exits 0 and prints the exact number of
+// nodes as the reduced value; every node of the tree ran (at least once)
+// and no task outside it did.
+func (tr *treeRun) check(t *testing.T, run *process) {
+	t.Helper()
+	if code := run.wait(t, 180*time.Second); code != 0 {
+		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
+	}
+	ids := tr.ids()
+	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(len(ids)) + `$`).MatchString(run.out.String()) {
+		t.Errorf("run did not print the sum %d (one per node):\n%s", len(ids), run.out.String())
+	}
+	runs := tr.runs()
+	extra := 0
+	for _, id := range ids {
+		if len(runs[id]) == 0 {
+			t.Errorf("node %s never ran", id)
+		}
+		extra += max(0, len(runs[id])-1)
+		delete(runs, id)
+	}
+	for id := range runs {
+		t.Errorf("task %s ran, and is not a node of the tree", id)
+	}
+	t.Logf("%d nodes, %d ran again", len(ids), extra)
+}
+
+// rootWorker is the index of the worker that ran the root.
+func (tr *treeRun) rootWorker(t *testing.T) int {
+	t.Helper()
+	w := tr.runs()["1"]
+	if len(w) == 0 {
+		t.Fatal("the root has not run")
+	}
+	i, err := strconv.Atoi(strings.TrimPrefix(w[0], "w"))
+	if err != nil {
+		t.Fatalf("root ran on %q", w[0])
+	}
+	return i - 1
+}
+
+// TestTreeThroughTheBinary: a shell tree spills to idle workers and run
+// prints the exact sum; no fault.
+func TestTreeThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	tr := newTreeRun(t, 3, 4) // 85 nodes
+	run := tr.run(t, srv.url())
+	tr.check(t, run)
+	workers := map[string]bool{}
+	for _, ws := range tr.runs() {
+		for _, w := range ws {
+			workers[w] = true
+		}
+	}
+	if len(workers) < 2 {
+		t.Errorf("the tree ran on %d worker(s); want it handed over to idle ones", len(workers))
+	}
+	if !strings.Contains(run.out.String(), "spawned") {
+		t.Errorf("the progress lines do not show spawned tasks:\n%s", run.out.String())
+	}
+	// The job's status shows the tasks handed over and the value.
+	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
+	if id == nil {
+		t.Fatalf("run named no job:\n%s", run.out.String())
+	}
+	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
+	if code := st.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("job status exited %d:\n%s", code, st.out.String())
+	}
+	if out := st.out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
+		!strings.Contains(out, "value (sum) so far: "+strconv.Itoa(len(tr.ids()))) {
+		t.Errorf("job status does not show the tasks handed over and the sum %d:\n%s", len(tr.ids()), out)
+	}
+}
+
+// TestTreeWorkerKilledHoldingTheRoot: the worker that runs the root (and
+// holds the subtrees it has not handed over) dies with SIGKILL a third of
+// the way in; another worker runs the root again, which hands over again
+// (same ids) what it handed over before, and the sum is exact.
+func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
+	t.Parallel()
+	srv, workers := deployment(t)
+	tr := newTreeRun(t, 3, 4)
+	run := tr.run(t, srv.url())
+	tr.waitRuns(t, len(tr.ids())/3, run)
+	workers[tr.rootWorker(t)].signal(t, syscall.SIGKILL)
+	tr.check(t, run)
+}
+
+// TestTreeWorkerStopped: the worker holding the root is stopped with
+// SIGTERM: it hands its tasks back at once and exits 0.
+func TestTreeWorkerStopped(t *testing.T) {
+	t.Parallel()
+	srv, workers := deployment(t)
+	tr := newTreeRun(t, 3, 4)
+	run := tr.run(t, srv.url())
+	tr.waitRuns(t, len(tr.ids())/3, run)
+	w := workers[tr.rootWorker(t)]
+	w.signal(t, syscall.SIGTERM)
+	if code := w.wait(t, 30*time.Second); code != 0 {
+		t.Errorf("the stopped worker exited %d; want 0", code)
+	}
+	tr.check(t, run)
+}
+
+// TestTreeServerKilledAndRestarted: serve dies with SIGKILL mid-tree and
+// comes back on its store 3 s later.
+func TestTreeServerKilledAndRestarted(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	tr := newTreeRun(t, 3, 4)
+	run := tr.run(t, srv.url())
+	tr.waitRuns(t, len(tr.ids())/3, run)
+	srv.p.signal(t, syscall.SIGKILL)
+	<-srv.p.done
+	time.Sleep(3 * time.Second)
+	srv.start(t)
+	tr.check(t, run)
+}
+
+// TestBenchCellCluster: the cluster's uts-sha1 cell counts a tree on
+// three worker processes exactly as the single-process cell does, and
+// reports the subtrees handed between workers.
+func TestBenchCellCluster(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	const tree = "t=1,a=3,d=7,b=4,r=19"
+	local := launch(t, "cell ws", "bench", "cell", "ws", "uts-sha1", tree, "1")
+	if code := local.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("bench cell ws exited %d:\n%s", code, local.out.String())
+	}
+	want := regexp.MustCompile(`ws uts-sha1 \S+ 1 [0-9.]+ (\d+ leaves=\d+ depth=\d+)`).FindStringSubmatch(local.out.String())
+	if want == nil {
+		t.Fatalf("bench cell ws printed:\n%s", local.out.String())
+	}
+	cell := launch(t, "cell cluster", "bench", "cell", "cluster", "uts-sha1", tree, "12", "2", "0", "--nats", srv.url(), "--split", "3")
+	if code := cell.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("bench cell cluster exited %d:\n%s", code, cell.out.String())
+	}
+	lines := regexp.MustCompile(`(?m)^cluster uts-sha1 \S+ 12 [0-9.]+ (\d+ leaves=\d+ depth=\d+) handed=(\d+) idle=(\d+) task-msgs=(\d+)$`).FindAllStringSubmatch(cell.out.String(), -1)
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines of the cell's format, got:\n%s", cell.out.String())
+	}
+	for _, m := range lines {
+		if m[1] != want[1] {
+			t.Errorf("cluster counted %s; one process counted %s", m[1], want[1])
+		}
+	}
+	bad := launch(t, "cell cluster bad", "bench", "cell", "cluster", "uts-sha1", "T1", "2")
+	if code := bad.wait(t, 30*time.Second); code == 0 || !strings.Contains(bad.out.String(), "--nats URL is required") {
+		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.out.String())
+	}
+}
+
+// TestSpawnOutsideATask: worksteal spawn run by hand says what is missing
+// and fails.
+func TestSpawnOutsideATask(t *testing.T) {
+	t.Parallel()
+	p := launch(t, "spawn", "spawn", "--", "echo", "hi")
+	if code := p.wait(t, 30*time.Second); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
+		t.Errorf("spawn outside a task exited %d:\n%s", code, p.out.String())
+	}
+}
+
+// TestTreeClusterLosesStreamLeader: three serve processes form a
+// JetStream cluster, the tree runs with --replicas 3, and the server that
+// leads the task stream dies with SIGKILL a third of the way in.
+func TestTreeClusterLosesStreamLeader(t *testing.T) {
+	t.Parallel()
+	var servers []*server
+	var routes []string
+	clusterPorts := []int{freePort(t), freePort(t), freePort(t)}
+	for _, p := range clusterPorts {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	for i, p := range clusterPorts {
+		servers = append(servers, &server{name: fmt.Sprintf("s%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir(),
+			extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
+	}
+	var urls []string
+	for _, s := range servers {
+		s.start(t)
+		urls = append(urls, s.url())
+	}
+	all := strings.Join(urls, ",")
+	for i := 1; i <= 3; i++ {
+		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
+		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
+		w.waitFor(t, "serving sh")
+	}
+	tr := newTreeRun(t, 3, 4)
+	run := tr.run(t, all, "--replicas", "3")
+	tr.waitRuns(t, len(tr.ids())/3, run)
+	leader := streamLeader(t, all)
+	for _, s := range servers {
+		if s.name == leader {
+			t.Logf("killing %s, the task stream's leader", leader)
+			s.p.signal(t, syscall.SIGKILL)
+		}
+	}
+	tr.check(t, run)
+}
