@@ -353,7 +353,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.placeRng.Seed(xrand.SplitMix64(s.Seed ^ 0x91ace))
 	e.arrRng.Seed(xrand.SplitMix64(s.Seed ^ 0xa771e))
 	e.maxTasks = 1 << 28
-	if s.Workload.Kind == KindUTS {
+	if s.Workload.Kind == kindUTS {
 		e.maxTasks = int64(s.Workload.UTS.MaxNodes)
 	}
 	if o.Log != nil {

@@ -87,8 +87,8 @@ func TestExactlyOnce(t *testing.T) {
 		{"poisson", func(s *Scenario) {
 			s.Workload.Arrival = Arrival{Pattern: arrivePoisson, Rate: 500, Target: targetRoundRobin}
 		}},
-		{"fib", func(s *Scenario) { s.Workload = Workload{Kind: KindFib, Fib: Fib{N: 18, Cutoff: 8}} }},
-		{"uts", func(s *Scenario) { s.Workload = Workload{Kind: KindUTS} }},
+		{"fib", func(s *Scenario) { s.Workload = Workload{Kind: kindFib, Fib: Fib{N: 18, Cutoff: 8}} }},
+		{"uts", func(s *Scenario) { s.Workload = Workload{Kind: kindUTS} }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,8 +154,8 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 		{"independent", Workload{Tasks: 50, Duration: Dist{Dist: distLognormal, Mean: 0.01}}},
 		{"spawn", Workload{Tasks: 20, Duration: Dist{Dist: distUniform, Min: 0.001, Max: 0.01}, Spawn: Spawn{Prob: 0.5}}},
 		{"fork-join", Workload{Tasks: 5, Duration: Dist{Dist: distExponential, Mean: 0.01}, Spawn: Spawn{Prob: 0.8, Join: true, Depth: 3}}},
-		{"fib", Workload{Kind: KindFib, Fib: Fib{N: 20, Cutoff: 6}}},
-		{"uts", Workload{Kind: KindUTS}},
+		{"fib", Workload{Kind: kindFib, Fib: Fib{N: 20, Cutoff: 6}}},
+		{"uts", Workload{Kind: kindUTS}},
 	}
 	for _, tc := range cases {
 		for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedLPT} {
@@ -187,9 +187,9 @@ func randomScenario(r *xrand.Rand) Scenario {
 	wl := &s.Workload
 	switch r.Intn(6) {
 	case 0:
-		wl.Kind, wl.Fib = KindFib, Fib{N: 8 + r.Intn(8), Cutoff: 2 + r.Intn(5), Leaf: 1e-6, Split: Seconds(r.Float64() * 1e-5), Join: Seconds(r.Float64() * 1e-5)}
+		wl.Kind, wl.Fib = kindFib, Fib{N: 8 + r.Intn(8), Cutoff: 2 + r.Intn(5), Leaf: 1e-6, Split: Seconds(r.Float64() * 1e-5), Join: Seconds(r.Float64() * 1e-5)}
 	case 1:
-		wl.Kind, wl.UTS = KindUTS, UTS{Type: []string{UTSGeometric, UTSBinomial}[r.Intn(2)], B0: 2 + 3*r.Float64(), Depth: 3 + r.Intn(3), Q: 0.2, M: 3, Root: r.Intn(100)}
+		wl.Kind, wl.UTS = kindUTS, UTS{Type: []string{utsGeometric, utsBinomial}[r.Intn(2)], B0: 2 + 3*r.Float64(), Depth: 3 + r.Intn(3), Q: 0.2, M: 3, Root: r.Intn(100)}
 	default:
 		wl.Tasks = 1 + r.Intn(40)
 		wl.Duration = dists[r.Intn(len(dists))]
@@ -356,8 +356,8 @@ func TestUTSReferenceCounts(t *testing.T) {
 		u                    UTS
 		nodes, leaves, depth int
 	}{
-		{"default", UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 6, Root: 0}, 1732, 1050, 6},
-		{"T1", UTS{Type: UTSGeometric, Shape: ShapeFixed, B0: 4, Depth: 10, Root: 19}, 4130071, 3305118, 10},
+		{"default", UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 6, Root: 0}, 1732, 1050, 6},
+		{"T1", UTS{Type: utsGeometric, Shape: shapeFixed, B0: 4, Depth: 10, Root: 19}, 4130071, 3305118, 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -371,7 +371,7 @@ func TestUTSReferenceCounts(t *testing.T) {
 		})
 	}
 	// the simulated tree is the same tree
-	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 8}, Workload: Workload{Kind: KindUTS}}, Options{})
+	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 8}, Workload: Workload{Kind: kindUTS}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestUTSReferenceCounts(t *testing.T) {
 
 func TestFibShape(t *testing.T) {
 	// fib(n) with cutoff c: tasks = internal nodes + leaves of the call tree above c
-	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 1}, Workload: Workload{Kind: KindFib, Fib: Fib{N: 10, Cutoff: 11, Leaf: 1e-9}}}, Options{})
+	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 1}, Workload: Workload{Kind: kindFib, Fib: Fib{N: 10, Cutoff: 11, Leaf: 1e-9}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -305,7 +305,7 @@ func (e *engine) arrive(i int) {
 	for _, j := range order {
 		r := base + int(j)
 		var st [20]byte
-		if wl.Kind == KindUTS {
+		if wl.Kind == kindUTS {
 			st = utsRoot(wl.UTS.Root + r)
 		}
 		ids[j] = e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st)

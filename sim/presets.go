@@ -109,14 +109,14 @@ func Presets() []Preset {
 
 	add("fib(27) fork-join tree with cutoff 12 on 8 workers, steal half; costs 20 ns per task, 200 ns per steal, 100 ns per failed steal", Scenario{
 		Name: "fib", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Kind: KindFib, Fib: Fib{N: 27, Cutoff: 12, Leaf: 2e-9}},
+		Workload: Workload{Kind: kindFib, Fib: Fib{N: 27, Cutoff: 12, Leaf: 2e-9}},
 		Policy:   Policy{Amount: "half"},
 		Costs:    Costs{Steal: 200e-9, Failed: 100e-9, Task: 20e-9},
 	})
 
 	add("UTS geometric tree (b0=4, depth 6, root 0: 1,732 nodes) of 1 µs nodes on 8 workers; costs 100 ns per steal, 50 ns per failed steal", Scenario{
 		Name: "uts", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 6, Node: 1e-6}},
+		Workload: Workload{Kind: kindUTS, UTS: UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 6, Node: 1e-6}},
 		Costs:    Costs{Steal: 100e-9, Failed: 50e-9},
 	})
 
@@ -151,7 +151,7 @@ func Presets() []Preset {
 	room := func(name string) Scenario {
 		return Scenario{
 			Name: name, Seed: 1, Workers: Workers{Count: 128, GroupSize: 8},
-			Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 11, Node: 100e-6}},
+			Workload: Workload{Kind: kindUTS, UTS: UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 11, Node: 100e-6}},
 			Policy:   Policy{Amount: "half"},
 			Costs:    Costs{Steal: 50e-9, Failed: 50e-9, CrossGroup: 500e-6},
 		}

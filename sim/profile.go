@@ -155,7 +155,7 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 	s := Scenario{
 		Name:     name,
 		Workers:  Workers{Count: workers},
-		Workload: Workload{Kind: KindFib, Fib: best.Fib},
+		Workload: Workload{Kind: kindFib, Fib: best.Fib},
 		Costs:    Costs{Move: p.StealCost},
 		// Policy: the simulator's default, steal one, whose schedules the
 		// burdened-span bound T1/P + burdened T∞ describes (and

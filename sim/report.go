@@ -333,12 +333,12 @@ func describeWorkload(s *Scenario) string {
 	wl := &s.Workload
 	var b strings.Builder
 	switch wl.Kind {
-	case KindFib:
+	case kindFib:
 		fmt.Fprintf(&b, "fib(%d) cutoff %d, leaf %s per call", wl.Fib.N, wl.Fib.Cutoff, fmtSec(float64(wl.Fib.Leaf)))
-	case KindUTS:
+	case kindUTS:
 		u := &wl.UTS
 		fmt.Fprintf(&b, "uts %s", u.Type)
-		if u.Type != UTSBinomial {
+		if u.Type != utsBinomial {
 			fmt.Fprintf(&b, " %s", u.Shape)
 		}
 		fmt.Fprintf(&b, " b0=%g depth=%d root=%d, %s per node", u.B0, u.Depth, u.Root, fmtSec(float64(u.Node)))
@@ -355,7 +355,7 @@ func describeWorkload(s *Scenario) string {
 			}
 		}
 	}
-	if wl.Kind != KindTasks && wl.Tasks > 1 {
+	if wl.Kind != kindTasks && wl.Tasks > 1 {
 		fmt.Fprintf(&b, ", %d trees", wl.Tasks)
 	}
 	a := &wl.Arrival

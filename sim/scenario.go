@@ -60,9 +60,9 @@ type Workers struct {
 
 // Workload kinds.
 const (
-	KindTasks = "tasks" // independent tasks, optionally spawning children (Spawn)
-	KindFib   = "fib"   // fork-join divide and conquer, fib-like, with a cutoff
-	KindUTS   = "uts"   // the Unbalanced Tree Search tree (WORKLOADS.md)
+	kindTasks = "tasks" // independent tasks, optionally spawning children (Spawn)
+	kindFib   = "fib"   // fork-join divide and conquer, fib-like, with a cutoff
+	kindUTS   = "uts"   // the Unbalanced Tree Search tree (WORKLOADS.md)
 )
 
 // Workload describes the tasks: how many, how long, when they arrive, and
@@ -391,10 +391,10 @@ func checkSec(path string, v Seconds) *FieldError {
 func (wl *Workload) normalize(workers int) *FieldError {
 	switch wl.Kind {
 	case "":
-		wl.Kind = KindTasks
-	case KindTasks, KindFib, KindUTS:
+		wl.Kind = kindTasks
+	case kindTasks, kindFib, kindUTS:
 	default:
-		return oneOf("workload.kind", wl.Kind, KindTasks, KindFib, KindUTS)
+		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS)
 	}
 	if err := wl.Duration.normalize("workload.duration"); err != nil {
 		return err
@@ -413,26 +413,26 @@ func (wl *Workload) normalize(workers int) *FieldError {
 		for _, b := range wl.Arrival.Bursts {
 			sum += b.Tasks
 		}
-		if wl.Kind == KindTasks && wl.Tasks != 0 && wl.Tasks != sum {
+		if wl.Kind == kindTasks && wl.Tasks != 0 && wl.Tasks != sum {
 			return ferr("workload.tasks", "is %d but the bursts hold %d tasks", wl.Tasks, sum)
 		}
 		wl.Tasks = sum
 	}
 	switch wl.Kind {
-	case KindTasks:
+	case kindTasks:
 		if err := wl.normalizeTasks(); err != nil {
 			return err
 		}
-	case KindFib:
+	case kindFib:
 		if err := wl.Fib.normalize(); err != nil {
 			return err
 		}
-	case KindUTS:
+	case kindUTS:
 		if err := wl.UTS.normalize(); err != nil {
 			return err
 		}
 	}
-	if wl.Kind != KindTasks {
+	if wl.Kind != kindTasks {
 		if wl.Tasks == 0 {
 			wl.Tasks = 1
 		}
@@ -695,30 +695,30 @@ func (sp *Spawn) normalize() *FieldError {
 
 // UTS tree types and geometric shapes.
 const (
-	UTSGeometric = "geometric"
-	UTSBinomial  = "binomial"
-	UTSHybrid    = "hybrid"
+	utsGeometric = "geometric"
+	utsBinomial  = "binomial"
+	utsHybrid    = "hybrid"
 
-	ShapeLinear = "linear"
-	ShapeExpDec = "exp-dec"
-	ShapeCyclic = "cyclic"
-	ShapeFixed  = "fixed"
+	shapeLinear = "linear"
+	shapeExpDec = "exp-dec"
+	shapeCyclic = "cyclic"
+	shapeFixed  = "fixed"
 )
 
 func (u *UTS) normalize() *FieldError {
 	switch u.Type {
 	case "":
-		u.Type = UTSGeometric
-	case UTSGeometric, UTSBinomial, UTSHybrid:
+		u.Type = utsGeometric
+	case utsGeometric, utsBinomial, utsHybrid:
 	default:
-		return oneOf("workload.uts.type", u.Type, UTSGeometric, UTSBinomial, UTSHybrid)
+		return oneOf("workload.uts.type", u.Type, utsGeometric, utsBinomial, utsHybrid)
 	}
 	switch u.Shape {
 	case "":
-		u.Shape = ShapeLinear
-	case ShapeLinear, ShapeExpDec, ShapeCyclic, ShapeFixed:
+		u.Shape = shapeLinear
+	case shapeLinear, shapeExpDec, shapeCyclic, shapeFixed:
 	default:
-		return oneOf("workload.uts.shape", u.Shape, ShapeLinear, ShapeExpDec, ShapeCyclic, ShapeFixed)
+		return oneOf("workload.uts.shape", u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed)
 	}
 	if u.B0 == 0 {
 		u.B0 = 4

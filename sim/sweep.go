@@ -118,7 +118,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 			s.Workers.Groups = s.Workers.Groups[:n]
 		}
 	case "grain":
-		if s.Workload.Kind == KindFib {
+		if s.Workload.Kind == kindFib {
 			n, err := integer()
 			if err != nil {
 				return err
