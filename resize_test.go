@@ -295,10 +295,25 @@ func TestAdaptiveIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 12 {
+		before := p.Stats().Workers
 		if v, err := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); err != nil || v != 610 {
 			t.Fatalf("fib 15 = %d, %v", v, err)
 		}
-		time.Sleep(10 * time.Millisecond) // idle: every worker parks
+		// Idle: every worker parks (waited for, not assumed from a sleep:
+		// on a loaded machine a worker may not run within 10 ms).
+		time.Sleep(10 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			parked := 0
+			for i, ws := range p.Stats().Workers {
+				if ws.Parks > before[i].Parks {
+					parked++
+				}
+			}
+			if parked == len(before) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	closeWithin(t, p)
 	for _, w := range p.workers {

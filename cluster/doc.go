@@ -357,14 +357,15 @@
 //	             receive  ws.started.>, ws.ran.>
 //	             refused  $JS.API.CONSUMER.MSG.NEXT.> (pull), $JS.ACK.> (settle),
 //	                      STREAM.DELETE, ws.cancel.> as a subscription
-//	observer     publish  read requests only: DIRECT.GET, CONSUMER.CREATE/INFO/
-//	                      DELETE (read cursors) and $JS.FC on KV_ws_jobs,
-//	                      KV_ws_results, KV_ws_workers; CONSUMER.LIST/NAMES of
-//	                      ws_tasks (the dashboard's ObserverPermissions are a
-//	                      subset)
+//	observer     publish  read requests only: DIRECT.GET of KV_ws_jobs and
+//	                      KV_ws_workers, CONSUMER.LIST/NAMES of ws_tasks
+//	                      (the dashboard's ObserverPermissions are a subset)
 //	             receive  ws.started.>, ws.ran.>, ws.status.*
 //	             refused  every subject a worker or a submitter may publish to,
-//	                      ws.task.> as a subscription, checkpoints
+//	                      any CONSUMER.CREATE (durable or not, push or pull),
+//	                      reading results (DIRECT.GET, STREAM.MSG.GET of
+//	                      KV_ws_results: they hold the outputs), ws.task.> as
+//	                      a subscription, checkpoints
 //
 // A node told its role (WithRole) does only what the role may: a worker or
 // observer never creates or changes the stream, consumer or buckets (a
@@ -377,15 +378,20 @@
 // task's key and reads results (a redelivered task checks for one). A task
 // runs as its worker's user and can read what that user can, the worker's
 // credentials file included: run workers as a user that holds nothing
-// else. An observer creates read cursors (consumers) on the jobs, results
-// and workers buckets, and NATS permissions cannot tell such a cursor from
-// any other consumer of those streams: an observer's credentials can make a
-// durable consumer there, or a push consumer that delivers the buckets'
-// records (task outputs included) onto a subject of its choosing. It
-// cannot publish a task, a result, an ack or a job record, nor read the
-// task stream. So give observer credentials to those who may read every
-// job's outputs; keeping outputs from the dashboard's role and making it
-// write-free (reading through direct gets only) is not done yet.
+// else.
+//
+// An observer writes nothing and reads no task's output. NATS permissions
+// see a request's subject, not its body, and a consumer's config (durable
+// or not, its deliver subject) is in the body; nor does the server check a
+// push consumer's deliver subject against its creator's permissions. So a
+// role allowed to create a read cursor could also create a durable
+// consumer, or one that makes the server deliver a bucket's records onto
+// ws.routes, which workers receive. The observer role is therefore allowed
+// no CONSUMER.CREATE at all: it lists a bucket's keys from the stream's
+// per-subject counts (stream info) and reads job records and live workers
+// by direct gets. Results are the submitter's: following a job's results
+// (job status, job results, Node.Open) takes a submitter's credentials;
+// the dashboard does without them (see Observer for what it shows).
 //
 // Cost (BenchmarkThroughputSecurity in cluster/test: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a

@@ -33,15 +33,15 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	keys, err := n.jobs.ListKeys(ctx)
+	keys, err := bucketKeys(ctx, n.js, n.jobs.Bucket())
 	if err != nil {
 		return nil, err
 	}
 	var out []JobInfo
-	for k := range keys.Keys() {
+	for _, k := range keys {
 		rec, _, err := n.jobRecordOf(ctx, k)
 		if err != nil {
-			continue // deleted since listed
+			continue // deleted
 		}
 		out = append(out, rec.info())
 	}

@@ -1,14 +1,12 @@
 package cluster
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,27 +34,29 @@ type ObserverConfig struct {
 }
 
 // Observer follows a cluster's state for a dashboard or a monitoring job,
-// and never changes it: it reads the jobs bucket (a key-value watch), the
-// results bucket (once, at start), the task stream's per-subject counts,
-// the results' count per job, and the workers' status messages
-// (WorkerStatus), and it publishes nothing to the cluster's streams,
-// buckets or subjects. It works with an observer's read-only credentials.
-// State returns the view; it is safe for concurrent use.
+// and never changes it: it reads the job records (direct gets, once a
+// second), the task stream's and the results bucket's per-subject counts
+// (stream info), and the workers' status messages (WorkerStatus). It
+// publishes nothing to the cluster's streams, buckets or subjects, creates
+// no consumer, and reads no result (so no task's output): it works with
+// an observer's credentials (RolePermissions), which allow it nothing
+// else. State returns the view; it is safe for concurrent use.
 //
 // Its cost does not grow with the task rate: it reads no message per task.
-// Results recorded after it started come in the workers' statuses, a
-// thousand at most per message, and the count of a job's results is asked
-// of the server once a second (a read cursor's pending count).
+// Results come in the workers' statuses, a thousand at most per message,
+// and the count of a job's results is asked of the server once a second.
 //
 // Where each figure comes from:
 //   - workers: their status messages, one a second each; a worker silent
 //     for 3 statuses is lost, one that said it was stopping is stopped;
 //   - a job's total: its record; done: the server's count of its results
-//     (exact, at most a second old); failed, retries, redeliveries and the
-//     median: the results replayed at start and those the statuses report
-//     (a worker killed loses the report of its last second's results: the
-//     failures among them are not shown); running: the workers' statuses;
-//     queued: the tasks of the job in the stream, less the running ones;
+//     (exact, at most a second old); failed, retries, redeliveries, the
+//     median and the timeline: the results the statuses report after the
+//     observer started (results recorded before it started count as done,
+//     and a worker killed loses the report of its last second's results:
+//     the failures among those are not shown, since the observer may not
+//     read results); running: the workers' statuses; queued: the tasks of
+//     the job in the stream, less the running ones;
 //   - stragglers: running tasks against their job's median (see
 //     ObserverConfig.StragglerFactor);
 //   - throughput: the growth of the done count over the last 10 s; ETA:
@@ -88,8 +88,8 @@ type workerView struct {
 // jobView is what the observer knows of one job.
 //
 // Counts: done is the server's count of the job's results (countDone,
-// exact as of the last poll); failedKeys are the failed tasks seen in the
-// replay and in statuses (a set: a result seen both ways counts once);
+// exact as of the last poll); failedKeys are the failed tasks seen in
+// statuses (a set: a result reported twice counts once);
 // seen counts every result seen, for jobs not counted by the server yet.
 type jobView struct {
 	id                  string
@@ -97,8 +97,9 @@ type jobView struct {
 	created             time.Time
 	recorded            bool // a record exists
 	finished            bool
-	doneExact           int  // the server's count of results
-	counted             bool // doneExact is set
+	doneExact           int       // the server's count of results
+	counted             bool      // doneExact is set
+	countAfter          time.Time // when countDone may count it again
 	seen                int
 	failedKeys          map[string]struct{}
 	retries, reruns     int // attempts after a failure; runs beyond the attempts (Result.Reruns)
@@ -171,9 +172,9 @@ func (o *Observer) Run(ctx context.Context) error {
 	}
 	defer sub.Unsubscribe()
 
-	var results, jobs jetstream.KeyValue
+	var jobs jetstream.KeyValue
 	for {
-		results, jobs, err = o.bind(ctx)
+		jobs, err = o.bind(ctx)
 		if err == nil {
 			break
 		}
@@ -182,54 +183,46 @@ func (o *Observer) Run(ctx context.Context) error {
 			return nil
 		}
 	}
-	jw, err := jobs.WatchAll(ctx)
-	if err != nil {
-		o.setNote("watching jobs: " + err.Error())
-		<-ctx.Done()
-		return nil
-	}
-	defer jw.Stop()
-	if err := o.replay(ctx, results); err != nil {
-		o.setNote("reading results: " + err.Error())
-	}
+	stream, _ := o.js.Stream(ctx, o.cfg.Stream+"_tasks")
+	o.pollJobs(ctx, jobs)
+	o.countQueued(ctx, stream)
+	o.countDone(ctx)
 	o.mu.Lock()
 	o.ready, o.note = true, ""
 	o.mu.Unlock()
 
-	stream, _ := o.js.Stream(ctx, o.cfg.Stream+"_tasks")
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
-	o.countQueued(ctx, stream)
-	o.countDone(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case e := <-jw.Updates():
-			if e != nil {
-				o.onJob(e)
-			}
 		case <-poll.C:
 			if stream == nil {
 				stream, _ = o.js.Stream(ctx, o.cfg.Stream+"_tasks")
 			}
+			o.pollJobs(ctx, jobs)
 			o.countQueued(ctx, stream)
 			o.countDone(ctx)
 		}
 	}
 }
 
-// bind finds the jobs and results buckets (without creating anything).
-func (o *Observer) bind(ctx context.Context) (results, jobs jetstream.KeyValue, err error) {
+// bind finds the jobs and results buckets (without creating anything,
+// and reading no result).
+func (o *Observer) bind(ctx context.Context) (jobs jetstream.KeyValue, err error) {
 	tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
 	defer cancel()
-	if results, err = o.js.KeyValue(tctx, o.cfg.Stream+"_results"); err != nil {
-		return nil, nil, bindError(o.cfg.Stream+"_results", err)
+	if _, err = o.js.Stream(tctx, "KV_"+o.cfg.Stream+"_results"); err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			err = jetstream.ErrBucketNotFound
+		}
+		return nil, bindError(o.cfg.Stream+"_results", err)
 	}
 	if jobs, err = o.js.KeyValue(tctx, o.cfg.Stream+"_jobs"); err != nil {
-		return nil, nil, bindError(o.cfg.Stream+"_jobs", err)
+		return nil, bindError(o.cfg.Stream+"_jobs", err)
 	}
-	return results, jobs, nil
+	return jobs, nil
 }
 
 func bindError(bucket string, err error) error {
@@ -278,18 +271,43 @@ func (o *Observer) onStatus(m *nats.Msg) {
 	}
 }
 
-// onJob takes an update of the jobs bucket.
-func (o *Observer) onJob(e jetstream.KeyValueEntry) {
+// pollJobs reads the jobs bucket: its keys (the stream's per-subject
+// counts), then each record by a direct get. No consumer: the observer
+// role may create none (RolePermissions). A job whose record is gone is
+// forgotten with its results.
+func (o *Observer) pollJobs(ctx context.Context, jobs jetstream.KeyValue) {
+	tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
+	defer cancel()
+	keys, err := bucketKeys(tctx, o.js, jobs.Bucket())
+	if err != nil {
+		return
+	}
+	recs := map[string]jobRecord{}
+	for _, k := range keys {
+		e, err := jobs.Get(tctx, k)
+		if isNotFound(err) {
+			continue // deleted
+		}
+		var rec jobRecord
+		if err != nil || json.Unmarshal(e.Value(), &rec) != nil {
+			return // try again at the next poll, forgetting nothing
+		}
+		recs[rec.ID] = rec
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e.Operation() != jetstream.KeyValuePut {
-		delete(o.jobs, e.Key()) // deleted: its results go with it
-		return
+	for id := range o.jobs {
+		if _, ok := recs[id]; !ok {
+			delete(o.jobs, id) // deleted: its results go with it
+		}
 	}
-	var rec jobRecord
-	if json.Unmarshal(e.Value(), &rec) != nil {
-		return
+	for _, rec := range recs {
+		o.onJob(rec)
 	}
+}
+
+// onJob takes a job's record. Called with o.mu held.
+func (o *Observer) onJob(rec jobRecord) {
 	j := o.job(rec.ID)
 	if j.recorded && !rec.Created.Equal(j.created) && !j.created.IsZero() {
 		// The id was deleted and submitted again: start over.
@@ -309,106 +327,8 @@ func (o *Observer) job(id string) *jobView {
 	return j
 }
 
-// resultDigest is the part of a stored result that the observer reads.
-type resultDigest struct {
-	Job        string `json:"job"`
-	Task       string `json:"task"`
-	Error      string `json:"error"`
-	Worker     string `json:"worker"`
-	Attempt    int    `json:"attempt"`
-	Deliveries int    `json:"deliveries"`
-	Discarded  int    `json:"discarded"`
-	StartNs    int64  `json:"start_ns"`
-	RuntimeNs  int64  `json:"runtime_ns"`
-}
-
-// digest reads the fields the observer needs from a stored result.
-//
-// Why not json.Unmarshal alone: the observer reads every result the cluster
-// records, and decoding each whole one (its output included) cost about 3%
-// of the cluster's CPU at 10,000 tasks/s; picking six fields out of the
-// bytes costs a third of that (BenchmarkDigest). This is safe for what Result.MarshalJSON
-// writes: in valid JSON a quote preceded by ',' or '{' outside a string
-// cannot occur inside one (quotes in strings are escaped), so `,"worker":`
-// is the key. Anything unexpected falls back to json.Unmarshal.
-func digest(b []byte) (resultDigest, bool) {
-	var r resultDigest
-	var ok [5]bool
-	r.Job, ok[0] = jsonString(b, `{"job":`)
-	r.Task, ok[1] = jsonString(b, `,"task":`)
-	r.Worker, ok[2] = jsonString(b, `,"worker":`)
-	r.Error, _ = jsonString(b, `,"error":`) // omitted when empty
-	var attempt, deliveries int64
-	attempt, ok[3] = jsonInt(b, `,"attempt":`)
-	deliveries, _ = jsonInt(b, `,"deliveries":`)
-	discarded, _ := jsonInt(b, `,"discarded":`)
-	r.Discarded = int(discarded)
-	r.StartNs, _ = jsonInt(b, `,"start_ns":`)
-	r.RuntimeNs, ok[4] = jsonInt(b, `,"runtime_ns":`)
-	r.Attempt, r.Deliveries = int(attempt), int(deliveries)
-	if ok != [5]bool{true, true, true, true, true} {
-		r = resultDigest{} // another layout
-		return r, json.Unmarshal(b, &r) == nil
-	}
-	return r, true
-}
-
-// jsonString returns the string after key (which ends with ':'), without
-// unescaping: digest's callers need no escapes but in Error, whose
-// non-emptiness is what counts.
-func jsonString(b []byte, key string) (string, bool) {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 || i+len(key) >= len(b) || b[i+len(key)] != '"' {
-		return "", false
-	}
-	rest := b[i+len(key)+1:]
-	for j := 0; j < len(rest); j++ {
-		switch rest[j] {
-		case '\\':
-			j++
-		case '"':
-			return string(rest[:j]), true
-		}
-	}
-	return "", false
-}
-
-// jsonInt returns the integer after key.
-func jsonInt(b []byte, key string) (int64, bool) {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return 0, false
-	}
-	rest := b[i+len(key):]
-	j := 0
-	for j < len(rest) && (rest[j] == '-' || rest[j] >= '0' && rest[j] <= '9') {
-		j++
-	}
-	n, err := strconv.ParseInt(string(rest[:j]), 10, 64)
-	return n, err == nil
-}
-
-// onResult takes a result recorded in the results bucket.
-func (o *Observer) onResult(e jetstream.KeyValueEntry) {
-	if e.Operation() != jetstream.KeyValuePut {
-		return
-	}
-	r, ok := digest(e.Value())
-	if !ok || r.Job == "" {
-		return
-	}
-	start := time.Unix(0, r.StartNs)
-	end := start.Add(time.Duration(r.RuntimeNs))
-	if r.StartNs == 0 {
-		start, end = e.Created(), e.Created() // recorded without a run (deliveries spent)
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.addResult(r.Job, r.Task, r.Worker, r.Error != "", r.Attempt, r.Deliveries, r.Discarded, start, end, r.StartNs != 0)
-}
-
-// addResult counts one recorded result of a job: from the replay of the
-// results bucket or from a worker's status. Called with o.mu held.
+// addResult counts one recorded result of a job, from a worker's status.
+// Called with o.mu held.
 func (o *Observer) addResult(job, task, worker string, failed bool, attempt, deliveries, discarded int, start, end time.Time, ran bool) {
 	j := o.job(job)
 	r := struct {
@@ -449,38 +369,20 @@ func (o *Observer) addResult(job, task, worker string, failed bool, attempt, del
 	}
 }
 
-// replay reads the results recorded before the observer started, once
-// (a watch stopped after the values it found); later results come with
-// the workers' statuses.
-func (o *Observer) replay(ctx context.Context, results jetstream.KeyValue) error {
-	w, err := results.WatchAll(ctx)
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case e, ok := <-w.Updates():
-			if !ok || e == nil {
-				return nil // the end of the recorded values
-			}
-			o.onResult(e)
-		}
-	}
-}
-
-// countDone asks the server how many results each unfinished job has: a
-// read cursor (a consumer of the results bucket's stream on the job's
-// keys, one message per key) whose pending count is the answer; nothing is
-// delivered. One request per unfinished job per second, whatever the task
+// countDone asks the server how many results each unfinished job has:
+// the number of the job's keys in the results bucket's stream (a stream
+// info request's subject total: no message is read, nothing is created).
+// The server's work grows with the job's results (35-45 ms for 100,000,
+// BenchmarkCountDone), so a job is counted at most once a second and no
+// more often than every 25 × its last count's time: one job's counts take
+// at most about 4% of the server's time, whatever its size and the task
 // rate.
 func (o *Observer) countDone(ctx context.Context) {
+	now := time.Now()
 	o.mu.Lock()
 	var ids []string
 	for id, j := range o.jobs {
-		if j.recorded && !j.finished {
+		if j.recorded && !j.finished && !now.Before(j.countAfter) {
 			ids = append(ids, id)
 		}
 	}
@@ -491,20 +393,19 @@ func (o *Observer) countDone(ctx context.Context) {
 	stream := "KV_" + o.cfg.Stream + "_results"
 	for _, id := range ids {
 		tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)
-		c, err := o.js.CreateConsumer(tctx, stream, jetstream.ConsumerConfig{
-			FilterSubject: "$KV." + o.cfg.Stream + "_results." + id + ".*", DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
-			AckPolicy: jetstream.AckNonePolicy, InactiveThreshold: 10 * time.Second, MemoryStorage: true,
-		})
-		if err == nil {
-			n := int(c.CachedInfo().NumPending)
-			o.js.DeleteConsumer(tctx, stream, c.CachedInfo().Name)
-			o.mu.Lock()
-			if j := o.jobs[id]; j != nil {
-				j.setDone(n, time.Now())
-			}
-			o.mu.Unlock()
-		}
+		start := time.Now()
+		n, err := subjectCount(tctx, o.nc, stream, "$KV."+o.cfg.Stream+"_results."+id+".*")
 		cancel()
+		if err != nil {
+			continue
+		}
+		end := time.Now()
+		o.mu.Lock()
+		if j := o.jobs[id]; j != nil {
+			j.setDone(n, end)
+			j.countAfter = start.Add(25 * end.Sub(start))
+		}
+		o.mu.Unlock()
 	}
 }
 
@@ -723,7 +624,7 @@ func (o *Observer) State() State {
 			Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
 		js.Finished = j.finished || (j.total > 0 && done >= j.total)
 		if js.Finished || (j.total > 0 && done > j.total) {
-			done = j.total // seen may count a result twice (replay and status)
+			done = j.total // seen may count a result twice (reported twice)
 		}
 		if !js.Finished {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
@@ -790,26 +691,25 @@ func (o *Observer) straggler(s *State, now time.Time, worker string, t StatusTas
 }
 
 // ObserverInboxPrefix is the inbox prefix of an observer's connection
-// (nats.CustomInboxPrefix): its replies and watches arrive there, so its
-// credentials need not let it read other clients' inboxes, where task
-// payloads travel.
+// (nats.CustomInboxPrefix): its replies arrive there, so its credentials
+// need not let it read other clients' inboxes, where task payloads
+// travel.
 const ObserverInboxPrefix = "_INBOX_observer"
 
 // ObserverPermissions lists the subjects an Observer of stream uses, for a
 // read-only observer role: what it must be allowed to publish (JetStream
-// API requests that read a stream's state or open a watch of the jobs and
-// results buckets, and the flow-control replies of those watches) and to
-// subscribe to (worker statuses, its own inbox). None of them changes the
-// cluster: no task, result, job, ack or checkpoint subject is among them,
-// and the consumers it may create are its own watches of the two buckets.
-// Its connection must use nats.CustomInboxPrefix(ObserverInboxPrefix).
+// API requests that read state: stream info, the task stream's consumer
+// list, direct gets of job records) and to subscribe to (worker statuses,
+// its own inbox). None of them changes the cluster or creates anything (no
+// consumer: NATS cannot confine a consumer's deliveries to its creator),
+// and none reads a result, so no task's output. Its connection must use
+// nats.CustomInboxPrefix(ObserverInboxPrefix).
 func ObserverPermissions(stream string) (publish, subscribe []string) {
 	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks",
-		"$JS.API.CONSUMER.LIST." + stream + "_tasks"} // the routes, for what their tasks wait for
-	for _, b := range []string{"KV_" + stream + "_results", "KV_" + stream + "_jobs"} {
-		publish = append(publish, "$JS.API.STREAM.INFO."+b,
-			"$JS.API.CONSUMER.CREATE."+b, "$JS.API.CONSUMER.CREATE."+b+".>",
-			"$JS.API.CONSUMER.DELETE."+b+".>", "$JS.API.CONSUMER.INFO."+b+".>", "$JS.FC."+b+".>")
+		"$JS.API.CONSUMER.LIST." + stream + "_tasks",    // the routes, for what their tasks wait for
+		"$JS.API.STREAM.INFO.KV_" + stream + "_results", // count a job's results
+		"$JS.API.STREAM.INFO.KV_" + stream + "_jobs",    // list the jobs
+		"$JS.API.DIRECT.GET.KV_" + stream + "_jobs.>",   // and read their records
 	}
 	subscribe = []string{stream + ".status.*", ObserverInboxPrefix + ".>"}
 	return publish, subscribe

@@ -34,9 +34,11 @@ const (
 	// follows, cancels and deletes them. It cannot pull or acknowledge
 	// tasks.
 	RoleSubmitter Role = "submitter"
-	// RoleObserver (a dashboard, a monitoring job) reads: stream and
-	// consumer state, job records, results, live workers, start notices.
-	// It cannot publish anything but read requests to the JetStream API.
+	// RoleObserver (a dashboard, a monitoring job, job list) reads: stream
+	// and consumer state, job records, live workers, worker statuses and
+	// start notices. It cannot publish anything but read requests to the
+	// JetStream API, creates no consumer and reads no result (no task's
+	// output: following a job's results takes RoleSubmitter).
 	RoleObserver Role = "observer"
 )
 
@@ -167,19 +169,18 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		)
 		sub.Allow = append(sub.Allow, s+".started.>", s+".ran.>") // start notices (progress, speculation), duplicate runs
 	case RoleObserver:
+		// Reads only, and no consumer: a consumer's config (durable or
+		// not, its deliver subject) is in the request's body, which NATS
+		// permissions do not see, and the server does not check a deliver
+		// subject against its creator's permissions; so a role that may
+		// create a read cursor may also make a durable consumer, or one
+		// that delivers onto ws.routes. Lists come from stream info (the
+		// per-subject counts), records from direct gets. No results
+		// either: they hold the tasks' outputs.
 		pub.Allow = append(pub.Allow,
-			api+"CONSUMER.LIST."+tasks, api+"CONSUMER.NAMES."+tasks,
-			api+"DIRECT.GET."+jobs+".>",
-			api+"DIRECT.GET."+results+".>",
-			api+"DIRECT.GET."+workers+".>",
-			api+"CONSUMER.CREATE."+results+".>", // watch (an ordered consumer is a read cursor)
-			api+"CONSUMER.CREATE."+jobs+".>",
-			api+"CONSUMER.CREATE."+workers+".>",
-			api+"CONSUMER.DELETE."+results+".*", // end its own read cursors
-			api+"CONSUMER.DELETE."+jobs+".*",
-			api+"CONSUMER.DELETE."+workers+".*",
-			api+"CONSUMER.INFO."+workers+".>",
-			"$JS.FC."+workers+".>",
+			api+"CONSUMER.LIST."+tasks, api+"CONSUMER.NAMES."+tasks, // the routes
+			api+"DIRECT.GET."+jobs+".>",    // job records
+			api+"DIRECT.GET."+workers+".>", // live workers
 		)
 		// The dashboard's Observer (observe.go) reads the same way.
 		obsPub, obsSub := ObserverPermissions(stream)

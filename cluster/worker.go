@@ -104,15 +104,15 @@ func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	keys, err := n.workers.ListKeys(ctx)
+	keys, err := bucketKeys(ctx, n.js, n.workers.Bucket())
 	if err != nil {
 		return nil, err
 	}
 	var ws []WorkerInfo
-	for k := range keys.Keys() {
+	for _, k := range keys {
 		e, err := n.workers.Get(ctx, k)
 		if err != nil {
-			continue // expired since listed
+			continue // deregistered, or expired since listed
 		}
 		var w WorkerInfo
 		if json.Unmarshal(e.Value(), &w) == nil {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Credentials files are refused, as ssh refuses a private key, when group
@@ -95,8 +99,65 @@ func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 			t.Errorf("job %s with a submitter's credentials: exit %d, %q, %q", verb[0], code, out, errs)
 		}
 	}
-	code, out, errs := run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter"))
+	code, out, errs := run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("submitter"))
 	if code == 0 || !strings.Contains(errs, "--role submitter") {
-		t.Errorf("job status with a submitter's credentials and no --role: exit %d, %q, %q; want a refusal that says to give --role submitter", code, out, errs)
+		t.Errorf("job list with a submitter's credentials and no --role: exit %d, %q, %q; want a refusal that says to give --role submitter", code, out, errs)
+	}
+	if code, out, errs := run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter")); code != 0 || !strings.Contains(out, "1 succeeded") {
+		t.Errorf("job status with a submitter's credentials and no --role: exit %d, %q, %q; want 1 succeeded", code, out, errs)
+	}
+}
+
+// An observer's credentials list jobs but read no task's output: job
+// status and job results (which read the results) are refused by the
+// server, with or without --role observer, and print nothing of the
+// output; the dashboard, with the same credentials, shows the job done.
+func TestObserverReadsNoOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+		t.Fatalf("serve init: %s", errs)
+	}
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
+	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
+	waitForEither(t, worker, "serving sh", "not set up yet")
+	if code, out, errs := run(t, "echo top-secret\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "top-secret\n" {
+		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
+	}
+	if code, out, errs := run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("observer")); code != 0 || !strings.Contains(out, "mine") {
+		t.Errorf("job list with an observer's credentials: exit %d, %q, %q; want job mine", code, out, errs)
+	}
+	for _, args := range [][]string{{"status", "mine"}, {"results", "mine"}, {"results", "mine", "--json"}} {
+		args = append(append([]string{"job"}, args...), "--nats", url, "--creds", creds("observer"))
+		code, out, errs := run(t, "", nil, args...)
+		if code == 0 || strings.Contains(out+errs, "top-secret") || !strings.Contains(errs, "submitter") {
+			t.Errorf("%v with an observer's credentials: exit %d, %q, %q; want a refusal that names the submitter's credentials, and no output", args, code, out, errs)
+		}
+		code, out, errs = run(t, "", nil, append(args, "--role", "observer")...)
+		if code == 0 || strings.Contains(out+errs, "top-secret") {
+			t.Errorf("%v --role observer: exit %d, %q, %q; want a refusal, and no output", args, code, out, errs)
+		}
+	}
+	dash := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--http", "127.0.0.1:0")
+	page := waitFor(t, dash.stdout, `dashboard on (http://\S+/)`)[1]
+	var body string
+	shows := func() bool {
+		var jobs []struct {
+			ID        string `json:"id"`
+			Succeeded int    `json:"succeeded"`
+			Finished  bool   `json:"finished"`
+		}
+		return json.Unmarshal([]byte(body), &jobs) == nil && len(jobs) == 1 && jobs[0].ID == "mine" && jobs[0].Succeeded == 1 && jobs[0].Finished
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && !shows(); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get(page + "api/jobs"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+	}
+	if !shows() || strings.Contains(body, "top-secret") {
+		t.Errorf("dash with an observer's credentials: /api/jobs = %q (stderr %q); want job mine with 1 succeeded", body, dash.stderr)
 	}
 }

@@ -45,9 +45,10 @@ func newJobCommand(env *Env) *cobra.Command {
                 without a result; a "run --nats" that follows it ends
   delete ID     it is removed with its results: the same batch runs afresh
 
-With credentials (--creds), list, status and results connect as an
-observer and cancel and delete as a submitter; a submitter follows its own
-jobs with its own credentials with --role submitter.
+With credentials (--creds), list connects as an observer, and status,
+results, cancel and delete as a submitter: status and results read the
+job's results (the tasks' outputs), which an observer may not. A
+submitter lists jobs with its own credentials with --role submitter.
 
 Exit status: 0, 1 if the job does not exist or the server refuses, 2 for
 bad usage.`,
@@ -64,7 +65,7 @@ bad usage.`,
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	cfg.clusterFlags.add(f, "")
 	f.BoolVar(&cfg.json, "json", false, "results: one JSON record per line")
-	f.StringVar(&cfg.role, "role", "", "the role of the --creds credentials: observer (the default for list, status, results) or submitter (the default for cancel, delete; it may do all)")
+	f.StringVar(&cfg.role, "role", "", "the role of the --creds credentials: observer (the default for list) or submitter (the default for status, results, cancel, delete; it may do all)")
 	return cmd
 }
 
@@ -81,16 +82,21 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 		return usageError(fmt.Errorf("job %q: want list, status, results, cancel or delete", verb))
 	}
 	out, errs := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	role := cluster.RoleObserver
-	if verb == "cancel" || verb == "delete" {
-		role = cluster.RoleSubmitter
+	// An observer lists jobs; following a job reads its results (the
+	// tasks' outputs), which only a submitter may, as it may change them.
+	role := cluster.RoleSubmitter
+	if verb == "list" {
+		role = cluster.RoleObserver
 	}
 	switch cfg.role {
 	case "":
 	case string(cluster.RoleSubmitter):
 		role = cluster.RoleSubmitter
 	case string(cluster.RoleObserver):
-		if role == cluster.RoleSubmitter {
+		switch verb {
+		case "status", "results":
+			return usageError(fmt.Errorf("--role observer: job %s reads the job's results (the tasks' outputs), which only a submitter may", verb))
+		case "cancel", "delete":
 			return usageError(fmt.Errorf("--role observer: job %s changes the cluster, which only a submitter may", verb))
 		}
 	default:
@@ -107,8 +113,11 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	}
 	fail := func(err error) error {
 		if r := refused(ctx); r != nil {
-			if cfg.role == "" && role == cluster.RoleObserver {
+			switch {
+			case cfg.role == "" && role == cluster.RoleObserver:
 				return fmt.Errorf("%w; with a submitter's credentials, give --role submitter", r)
+			case cfg.role == "" && (verb == "status" || verb == "results"):
+				return fmt.Errorf("%w; job %s reads the job's results (the tasks' outputs): it takes a submitter's credentials", r, verb)
 			}
 			return r
 		}
