@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/policy"
 )
 

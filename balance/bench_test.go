@@ -115,7 +115,7 @@ func BenchmarkChunkerNext(b *testing.B) {
 }
 
 func BenchmarkHistoryObserve(b *testing.B) {
-	h := NewHistory(DefaultWindow)
+	h := NewHistory(defaultWindow)
 	r := rand.New(rand.NewPCG(4, 4))
 	for b.Loop() {
 		h.Observe(time.Duration(r.Int64N(int64(time.Second))))

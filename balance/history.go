@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// DefaultWindow is the number of recent durations a History keeps when made
+// defaultWindow is the number of recent durations a History keeps when made
 // with a window ≤ 0 or used as a zero value.
-const DefaultWindow = 1024
+const defaultWindow = 1024
 
 // History keeps the durations of the most recently finished tasks (a sliding
 // window) and answers quantile queries over them; Timeout and Hedge read
 // their relative thresholds from it. It is safe for concurrent use. The zero
-// value is an empty History with DefaultWindow.
+// value is an empty History that keeps the last 1,024 durations.
 //
 // Cost: Observe is O(window) in the worst case (one memmove in a sorted
 // array, about 100 ns at the default window); Quantile is O(1). Both hold a
@@ -35,10 +35,10 @@ type History struct {
 }
 
 // NewHistory returns an empty History that keeps the last window durations;
-// window ≤ 0 means DefaultWindow.
+// window ≤ 0 means 1,024.
 func NewHistory(window int) *History {
 	if window <= 0 {
-		window = DefaultWindow
+		window = defaultWindow
 	}
 	return &History{window: window}
 }
@@ -49,7 +49,7 @@ func (h *History) Observe(d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.window <= 0 {
-		h.window = DefaultWindow
+		h.window = defaultWindow
 	}
 	if len(h.ring) < h.window {
 		h.ring = append(h.ring, d)

@@ -53,7 +53,7 @@ type Timeout struct {
 	MinSamples int
 	// History receives the duration of every task that succeeds, and the
 	// limit of every task cut by it (see History on censoring). nil means a
-	// History of the Timeout's own with DefaultWindow.
+	// History of the Timeout's own that keeps the last 1,024.
 	History *History
 
 	own      History

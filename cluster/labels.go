@@ -22,9 +22,9 @@ type Labels map[string]string
 // consumer metadata and the worker registry, and are shown in errors.
 var labelPattern = charset("_.:/+-")
 
-// ParseLabel parses "key=value" (the form of worksteal worker --label and
+// parseLabel parses "key=value" (the form of worksteal worker --label and
 // run --require); the error names the text and the cause.
-func ParseLabel(s string) (key, value string, err error) {
+func parseLabel(s string) (key, value string, err error) {
 	k, v, ok := strings.Cut(s, "=")
 	switch {
 	case !ok:
@@ -41,7 +41,7 @@ func ParseLabel(s string) (key, value string, err error) {
 func ParseLabels(list []string) (Labels, error) {
 	l := Labels{}
 	for _, s := range list {
-		k, v, err := ParseLabel(s)
+		k, v, err := parseLabel(s)
 		if err != nil {
 			return nil, err
 		}

@@ -45,8 +45,8 @@ const (
 // Roles lists the roles in the order serve init writes them.
 var Roles = []Role{RoleWorker, RoleSubmitter, RoleObserver}
 
-// ParseRole returns the role named s.
-func ParseRole(s string) (Role, error) {
+// parseRole returns the role named s.
+func parseRole(s string) (Role, error) {
 	for _, r := range Roles {
 		if string(r) == s {
 			return r, nil
@@ -258,7 +258,7 @@ func (c Credentials) FromEnv() Credentials {
 func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 	var opts []nats.Option
 	if role != "" {
-		if _, err := ParseRole(string(role)); err != nil {
+		if _, err := parseRole(string(role)); err != nil {
 			return nil, err
 		}
 		opts = append(opts, nats.CustomInboxPrefix(role.InboxPrefix()))
@@ -325,7 +325,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 // server without authentication.
 func WithRole(r Role) Option {
 	return func(o *options) error {
-		if _, err := ParseRole(string(r)); err != nil {
+		if _, err := parseRole(string(r)); err != nil {
 			return err
 		}
 		o.role = r

@@ -65,9 +65,9 @@ func New(src Source, cfg Config) *Server {
 	s := &Server{mux: http.NewServeMux(), cfg: cfg, hub: &hub{src: src, every: cfg.Interval, clients: map[chan []byte]struct{}{}, closed: make(chan struct{})}}
 	static, _ := fs.Sub(pageFS, "page")
 	s.mux.Handle("GET /", http.FileServerFS(static))
-	s.mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { WriteJSON(w, src.Snapshot()) })
+	s.mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, src.Snapshot()) })
 	s.mux.HandleFunc("GET /api/config", func(w http.ResponseWriter, r *http.Request) {
-		WriteJSON(w, map[string]any{"title": cfg.Title, "interval_ms": cfg.Interval.Milliseconds()})
+		writeJSON(w, map[string]any{"title": cfg.Title, "interval_ms": cfg.Interval.Milliseconds()})
 	})
 	s.mux.HandleFunc("GET /events", s.hub.serve)
 	return s
@@ -94,8 +94,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// WriteJSON writes v as an indented JSON response.
-func WriteJSON(w http.ResponseWriter, v any) {
+// writeJSON writes v as an indented JSON response.
+func writeJSON(w http.ResponseWriter, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -26,8 +26,8 @@ import (
 // errNoReader: no process has the fifo open to read yet.
 var errNoReader = errors.New("runner: no reader on the fifo")
 
-// DefaultBlock is GNU parallel's --block: 1 MiB.
-const DefaultBlock = 1 << 20
+// defaultBlock is GNU parallel's --block: 1 MiB.
+const defaultBlock = 1 << 20
 
 // maxBlock is where a growing block stops (GNU's 2 GiB − 1).
 const maxBlock = 1<<31 - 1
@@ -39,8 +39,8 @@ type Pipe struct {
 	// Block is the size of a chunk in bytes, about: a chunk ends at the
 	// last record end of a block, and what follows starts the next one. A
 	// record longer than Block makes the block grow (by 30 %, with a
-	// warning), as GNU parallel does. ≤ 0 means DefaultBlock; for Parts, a
-	// negative Block −k means k chunks per slot.
+	// warning), as GNU parallel does. ≤ 0 means 1 MiB (GNU's default); for
+	// Parts, a negative Block −k means k chunks per slot.
 	Block int64
 	// RecStart and RecEnd are the strings a record starts and ends with
 	// (literal, no escapes). With both, a chunk is cut only where RecEnd is
@@ -69,7 +69,7 @@ func (p Pipe) seps() (start, end string) {
 
 func (p Pipe) block() int {
 	if p.Block <= 0 {
-		return DefaultBlock
+		return defaultBlock
 	}
 	return int(min(p.Block, maxBlock))
 }

@@ -37,7 +37,9 @@ var ErrSemaphoreTimeout = errors.New("runner: semaphore timed out")
 // Semaphore is a counting semaphore shared by the processes of a machine
 // (and, on a shared home, of several) through files: GNU parallel's.
 type Semaphore struct {
-	// Dir holds the semaphores; "" means SemaphoreDir().
+	// Dir holds the semaphores; "" means GNU parallel's: the "semaphores"
+	// directory of $PARALLEL_HOME, else of $XDG_CACHE_HOME/parallel, else
+	// of ~/.parallel (the first that exists).
 	Dir string
 	// Name names the semaphore (GNU's --id); any characters.
 	Name string
@@ -45,10 +47,10 @@ type Semaphore struct {
 	Slots int
 }
 
-// SemaphoreDir is where GNU parallel keeps its semaphores: the
+// semaphoreDir is where GNU parallel keeps its semaphores: the
 // "semaphores" directory of $PARALLEL_HOME, else of
 // $XDG_CACHE_HOME/parallel, else of ~/.parallel (the first that exists).
-func SemaphoreDir() string {
+func semaphoreDir() string {
 	base := ""
 	for _, d := range []string{os.Getenv("PARALLEL_HOME"), filepath.Join(os.Getenv("XDG_CACHE_HOME"), "parallel")} {
 		if d == "" || d == "parallel" {
@@ -72,7 +74,7 @@ var semNameRE = regexp.MustCompile(`(?i)[^-_a-z0-9]`)
 func (s *Semaphore) paths() (dir, idfile, lockfile string) {
 	base := s.Dir
 	if base == "" {
-		base = SemaphoreDir()
+		base = semaphoreDir()
 	}
 	// GNU: every character but -_a-z0-9 as its bytes in hex.
 	id := "id-" + semNameRE.ReplaceAllStringFunc(s.Name, func(c string) string { return fmt.Sprintf("%x", c) })

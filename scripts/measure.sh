@@ -37,7 +37,7 @@ mkdir -p "$BIN" "$OUT"
 if [[ ${ONLY_BUILD:-0} == 1 ]]; then
 	flags=(-trimpath -ldflags=-s\ -w)
 	go build "${flags[@]}" -o "$BIN/worksteal" ./cmd/worksteal
-	go test -c "${flags[@]}" -o "$BIN/bench.test" ./bench
+	go test -c "${flags[@]}" -o "$BIN/bench.test" ./internal/bench
 	go test -c "${flags[@]}" -o "$BIN/cluster.test" ./cluster/test
 	go test -c "${flags[@]}" -o "$BIN/sim.test" ./sim
 	exit 0

@@ -47,7 +47,7 @@ mkdir -p "$BIN"
 if [[ ! -x $BIN/worksteal || ! -x $BIN/bench.test ]]; then
 	echo "== building into $BIN"
 	go build -o "$BIN/worksteal" ./cmd/worksteal
-	go test -c -o "$BIN/bench.test" ./bench
+	go test -c -o "$BIN/bench.test" ./internal/bench
 fi
 if [[ ${ONLY_BUILD:-0} == 1 ]]; then exit 0; fi
 

@@ -80,7 +80,7 @@ func BenchmarkEngine(b *testing.B) {
 // cap the attempts per round, as the scale preset does.)
 func BenchmarkManyWorkers(b *testing.B) {
 	s := Scenario{Seed: 1, Workers: Workers{Count: 100_000},
-		Workload: Workload{Tasks: 100_000, Duration: Dist{Value: 1e-3}, Arrival: Arrival{Target: TargetRandom}}}
+		Workload: Workload{Tasks: 100_000, Duration: Dist{Value: 1e-3}, Arrival: Arrival{Target: targetRandom}}}
 	var events int64
 	for b.Loop() {
 		r, err := Run(context.Background(), s, Options{})

@@ -79,7 +79,7 @@ func (s *Scenario) explicitZeros() *FieldError {
 	if _, ok := s.lines["workers.count"]; ok && s.Workers.Count == 0 {
 		return ferr("workers.count", "must be between 1 and %d, got 0 (leave it out for the default 4)", MaxWorkers)
 	}
-	if _, ok := s.lines["workload.tasks"]; ok && s.Workload.Tasks == 0 && s.Workload.Arrival.Pattern != ArriveBursts {
+	if _, ok := s.lines["workload.tasks"]; ok && s.Workload.Tasks == 0 && s.Workload.Arrival.Pattern != arriveBursts {
 		return ferr("workload.tasks", "must be at least 1, got 0 (leave it out for one task, or give workload.total)")
 	}
 	return nil

@@ -144,7 +144,7 @@ func FuzzParseScenario(f *testing.F) {
 			t.Fatalf("an accepted scenario fails to normalize again: %v", err)
 		}
 		// run what is small enough to run quickly
-		if s.Workers.Count <= 64 && s.Workload.Tasks <= 200 && s.Workload.Kind == KindTasks && s.Workload.Spawn.Prob == 0 {
+		if s.Workers.Count <= 64 && s.Workload.Tasks <= 200 && s.Workload.Kind == kindTasks && s.Workload.Spawn.Prob == 0 {
 			s.Limit = 100
 			s.Sweep = nil
 			runEngineNoFail(s)

@@ -353,7 +353,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.placeRng.Seed(xrand.SplitMix64(s.Seed ^ 0x91ace))
 	e.arrRng.Seed(xrand.SplitMix64(s.Seed ^ 0xa771e))
 	e.maxTasks = 1 << 28
-	if s.Workload.Kind == KindUTS {
+	if s.Workload.Kind == kindUTS {
 		e.maxTasks = int64(s.Workload.UTS.MaxNodes)
 	}
 	if o.Log != nil {
@@ -371,11 +371,11 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 func (e *engine) schedule(s *Scenario) {
 	a := &s.Workload.Arrival
 	switch a.Pattern {
-	case ArriveBursts:
+	case arriveBursts:
 		for _, b := range a.Bursts {
 			t := b.Target
 			if t == "" {
-				t = TargetOne
+				t = targetOne
 			}
 			var d *sampler
 			if b.Duration != nil {
@@ -389,7 +389,7 @@ func (e *engine) schedule(s *Scenario) {
 				e.batches[j], e.batches[j-1] = e.batches[j-1], e.batches[j]
 			}
 		}
-	case ArrivePoisson:
+	case arrivePoisson:
 		e.poisson = s.Workload.Tasks
 	default:
 		e.batches = []batch{{0, s.Workload.Tasks, a.Target, a.Worker, nil}}
@@ -405,10 +405,10 @@ func (e *engine) schedule(s *Scenario) {
 	e.push(event{kind: evStart})
 	for i, f := range s.Faults {
 		e.push(event{at: f.At.Duration(), kind: evFault, arg: int32(i * 4)})
-		if f.Kind == FaultSlow && f.Until > 0 {
+		if f.Kind == faultSlow && f.Until > 0 {
 			e.push(event{at: f.Until.Duration(), kind: evFault, arg: int32(i*4 + 1)})
 		}
-		if f.Kind == FaultLose {
+		if f.Kind == faultLose {
 			e.push(event{at: f.At.Duration() + f.Detect.Duration(), kind: evFault, arg: int32(i*4 + 2)})
 		}
 	}

@@ -66,8 +66,8 @@ func checkOnce(t *testing.T, e *engine) int {
 
 func TestExactlyOnce(t *testing.T) {
 	base := Scenario{Seed: 7, Workers: Workers{Count: 6, GroupSize: 2},
-		Workload: Workload{Tasks: 300, Duration: Dist{Dist: DistExponential, Mean: 0.01},
-			Spawn: Spawn{Prob: 0.3, Min: 1, Max: 3, Depth: 3}, Arrival: Arrival{Target: TargetRandom}},
+		Workload: Workload{Tasks: 300, Duration: Dist{Dist: distExponential, Mean: 0.01},
+			Spawn: Spawn{Prob: 0.3, Min: 1, Max: 3, Depth: 3}, Arrival: Arrival{Target: targetRandom}},
 		Costs: Costs{Steal: 1e-4, Failed: 5e-5, Task: 1e-5, Queue: 1e-6, Contention: 1e-6, Wake: 1e-5}}
 	cases := []struct {
 		name   string
@@ -85,10 +85,10 @@ func TestExactlyOnce(t *testing.T) {
 		{"round-robin", func(s *Scenario) { s.Policy.Scheduler = SchedRoundRobin }},
 		{"lpt", func(s *Scenario) { s.Policy.Scheduler = SchedLPT }},
 		{"poisson", func(s *Scenario) {
-			s.Workload.Arrival = Arrival{Pattern: ArrivePoisson, Rate: 500, Target: TargetRoundRobin}
+			s.Workload.Arrival = Arrival{Pattern: arrivePoisson, Rate: 500, Target: targetRoundRobin}
 		}},
-		{"fib", func(s *Scenario) { s.Workload = Workload{Kind: KindFib, Fib: Fib{N: 18, Cutoff: 8}} }},
-		{"uts", func(s *Scenario) { s.Workload = Workload{Kind: KindUTS} }},
+		{"fib", func(s *Scenario) { s.Workload = Workload{Kind: kindFib, Fib: Fib{N: 18, Cutoff: 8}} }},
+		{"uts", func(s *Scenario) { s.Workload = Workload{Kind: kindUTS} }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,15 +107,15 @@ func TestFaultsReexecuteAndLoseNothing(t *testing.T) {
 		for _, join := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s join=%v", sched, join), func(t *testing.T) {
 				s := Scenario{Seed: 3, Workers: Workers{Count: 5},
-					Workload: Workload{Tasks: 200, Duration: Dist{Dist: DistUniform, Min: 0.005, Max: 0.02},
-						Spawn: Spawn{Prob: 0.4, Depth: 2, Join: join}, Arrival: Arrival{Target: TargetRoundRobin}},
+					Workload: Workload{Tasks: 200, Duration: Dist{Dist: distUniform, Min: 0.005, Max: 0.02},
+						Spawn: Spawn{Prob: 0.4, Depth: 2, Join: join}, Arrival: Arrival{Target: targetRoundRobin}},
 					Policy: Policy{Scheduler: sched},
 					Costs:  Costs{Steal: 1e-4, Failed: 1e-4, Queue: 1e-5},
 					Faults: []Fault{
-						{Kind: FaultLose, Worker: 1, At: 0.05, Detect: 0.02},
-						{Kind: FaultLose, Worker: 3, At: 0.1013, Detect: 0},
-						{Kind: FaultSlow, Worker: 0, At: 0.01, Until: 0.2, Factor: 0.3},
-						{Kind: FaultSlow, Worker: 0, At: 0.05, Until: 0.1, Factor: 0.5},
+						{Kind: faultLose, Worker: 1, At: 0.05, Detect: 0.02},
+						{Kind: faultLose, Worker: 3, At: 0.1013, Detect: 0},
+						{Kind: faultSlow, Worker: 0, At: 0.01, Until: 0.2, Factor: 0.3},
+						{Kind: faultSlow, Worker: 0, At: 0.05, Until: 0.1, Factor: 0.5},
 					}}
 				e := runEngine(t, s)
 				aborts := checkOnce(t, e)
@@ -136,7 +136,7 @@ func TestFaultsReexecuteAndLoseNothing(t *testing.T) {
 
 func TestAllWorkersLostStopsIncomplete(t *testing.T) {
 	s := Scenario{Workers: Workers{Count: 2}, Workload: Workload{Tasks: 10},
-		Faults: []Fault{{Kind: FaultLose, Worker: 0, At: 2.5}, {Kind: FaultLose, Worker: 1, At: 2.5}}}
+		Faults: []Fault{{Kind: faultLose, Worker: 0, At: 2.5}, {Kind: faultLose, Worker: 1, At: 2.5}}}
 	r, err := Run(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -151,11 +151,11 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 		name string
 		wl   Workload
 	}{
-		{"independent", Workload{Tasks: 50, Duration: Dist{Dist: DistLognormal, Mean: 0.01}}},
-		{"spawn", Workload{Tasks: 20, Duration: Dist{Dist: DistUniform, Min: 0.001, Max: 0.01}, Spawn: Spawn{Prob: 0.5}}},
-		{"fork-join", Workload{Tasks: 5, Duration: Dist{Dist: DistExponential, Mean: 0.01}, Spawn: Spawn{Prob: 0.8, Join: true, Depth: 3}}},
-		{"fib", Workload{Kind: KindFib, Fib: Fib{N: 20, Cutoff: 6}}},
-		{"uts", Workload{Kind: KindUTS}},
+		{"independent", Workload{Tasks: 50, Duration: Dist{Dist: distLognormal, Mean: 0.01}}},
+		{"spawn", Workload{Tasks: 20, Duration: Dist{Dist: distUniform, Min: 0.001, Max: 0.01}, Spawn: Spawn{Prob: 0.5}}},
+		{"fork-join", Workload{Tasks: 5, Duration: Dist{Dist: distExponential, Mean: 0.01}, Spawn: Spawn{Prob: 0.8, Join: true, Depth: 3}}},
+		{"fib", Workload{Kind: kindFib, Fib: Fib{N: 20, Cutoff: 6}}},
+		{"uts", Workload{Kind: kindUTS}},
 	}
 	for _, tc := range cases {
 		for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedLPT} {
@@ -177,19 +177,19 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 func randomScenario(r *xrand.Rand) Scenario {
 	s := Scenario{Seed: r.Uint64(), Workers: Workers{Count: 1 + r.Intn(12)}}
 	dists := []Dist{
-		{Dist: DistConstant, Value: 0.01},
-		{Dist: DistUniform, Min: 0.001, Max: 0.02},
-		{Dist: DistExponential, Mean: 0.01},
-		{Dist: DistLognormal, Mean: 0.01, Sigma: 1.5},
-		{Dist: DistPareto, Min: 0.001, Alpha: 1.2, Max: 0.5},
-		{Dist: DistBimodal, Short: 0.001, Long: 0.05, LongFrac: 0.1},
+		{Dist: distConstant, Value: 0.01},
+		{Dist: distUniform, Min: 0.001, Max: 0.02},
+		{Dist: distExponential, Mean: 0.01},
+		{Dist: distLognormal, Mean: 0.01, Sigma: 1.5},
+		{Dist: distPareto, Min: 0.001, Alpha: 1.2, Max: 0.5},
+		{Dist: distBimodal, Short: 0.001, Long: 0.05, LongFrac: 0.1},
 	}
 	wl := &s.Workload
 	switch r.Intn(6) {
 	case 0:
-		wl.Kind, wl.Fib = KindFib, Fib{N: 8 + r.Intn(8), Cutoff: 2 + r.Intn(5), Leaf: 1e-6, Split: Seconds(r.Float64() * 1e-5), Join: Seconds(r.Float64() * 1e-5)}
+		wl.Kind, wl.Fib = kindFib, Fib{N: 8 + r.Intn(8), Cutoff: 2 + r.Intn(5), Leaf: 1e-6, Split: Seconds(r.Float64() * 1e-5), Join: Seconds(r.Float64() * 1e-5)}
 	case 1:
-		wl.Kind, wl.UTS = KindUTS, UTS{Type: []string{UTSGeometric, UTSBinomial}[r.Intn(2)], B0: 2 + 3*r.Float64(), Depth: 3 + r.Intn(3), Q: 0.2, M: 3, Root: r.Intn(100)}
+		wl.Kind, wl.UTS = kindUTS, UTS{Type: []string{utsGeometric, utsBinomial}[r.Intn(2)], B0: 2 + 3*r.Float64(), Depth: 3 + r.Intn(3), Q: 0.2, M: 3, Root: r.Intn(100)}
 	default:
 		wl.Tasks = 1 + r.Intn(40)
 		wl.Duration = dists[r.Intn(len(dists))]
@@ -198,11 +198,11 @@ func randomScenario(r *xrand.Rand) Scenario {
 		}
 		switch r.Intn(3) {
 		case 1:
-			wl.Arrival = Arrival{Pattern: ArrivePoisson, Rate: 50 + 500*r.Float64(), Target: TargetRandom}
+			wl.Arrival = Arrival{Pattern: arrivePoisson, Rate: 50 + 500*r.Float64(), Target: targetRandom}
 		case 2:
 			wl.Tasks = 0
 			for k := 0; k < 1+r.Intn(3); k++ {
-				wl.Arrival.Pattern = ArriveBursts
+				wl.Arrival.Pattern = arriveBursts
 				wl.Arrival.Bursts = append(wl.Arrival.Bursts, Burst{At: Seconds(r.Float64() * 0.05), Tasks: 1 + r.Intn(10), Worker: r.Intn(s.Workers.Count)})
 			}
 		}
@@ -255,7 +255,7 @@ func TestWorkSpanBounds(t *testing.T) {
 // queue with contention starts losing to per-worker deques on fine tasks.
 func TestCentralQueueCrossover(t *testing.T) {
 	base := Scenario{Seed: 1,
-		Workload: Workload{Tasks: 8000, Duration: Dist{Dist: DistConstant, Value: 10e-6}},
+		Workload: Workload{Tasks: 8000, Duration: Dist{Dist: distConstant, Value: 10e-6}},
 		Costs:    Costs{Queue: 100e-9, Contention: 50e-9, Steal: 300e-9, Failed: 100e-9}}
 	crossover := 0
 	for p := 2; p <= 128; p *= 2 {
@@ -356,8 +356,8 @@ func TestUTSReferenceCounts(t *testing.T) {
 		u                    UTS
 		nodes, leaves, depth int
 	}{
-		{"default", UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 6, Root: 0}, 1732, 1050, 6},
-		{"T1", UTS{Type: UTSGeometric, Shape: ShapeFixed, B0: 4, Depth: 10, Root: 19}, 4130071, 3305118, 10},
+		{"default", UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 6, Root: 0}, 1732, 1050, 6},
+		{"T1", UTS{Type: utsGeometric, Shape: shapeFixed, B0: 4, Depth: 10, Root: 19}, 4130071, 3305118, 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -371,7 +371,7 @@ func TestUTSReferenceCounts(t *testing.T) {
 		})
 	}
 	// the simulated tree is the same tree
-	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 8}, Workload: Workload{Kind: KindUTS}}, Options{})
+	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 8}, Workload: Workload{Kind: kindUTS}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestUTSReferenceCounts(t *testing.T) {
 
 func TestFibShape(t *testing.T) {
 	// fib(n) with cutoff c: tasks = internal nodes + leaves of the call tree above c
-	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 1}, Workload: Workload{Kind: KindFib, Fib: Fib{N: 10, Cutoff: 11, Leaf: 1e-9}}}, Options{})
+	r, err := Run(context.Background(), Scenario{Workers: Workers{Count: 1}, Workload: Workload{Kind: kindFib, Fib: Fib{N: 10, Cutoff: 11, Leaf: 1e-9}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func TestSpansAreTheWork(t *testing.T) {
 // would exhaust any event budget).
 func TestLoneSpinnerWaits(t *testing.T) {
 	s := Scenario{Workers: Workers{Count: 1},
-		Workload: Workload{Arrival: Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
+		Workload: Workload{Arrival: Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
 		Policy:   Policy{Idle: Idle{Mode: IdleSpin}}, Costs: Costs{Steal: 1e-6}}
 	r, err := Run(context.Background(), s, Options{MaxEvents: 1000})
 	if err != nil {

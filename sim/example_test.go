@@ -17,7 +17,7 @@ func ExampleRun() {
 		Seed:    1,
 		Workers: sim.Workers{Count: 3},
 		Workload: sim.Workload{Tasks: 10,
-			Duration: sim.Dist{Dist: sim.DistUniform, Min: 0.5, Max: 2}},
+			Duration: sim.Dist{Dist: "uniform", Min: 0.5, Max: 2}},
 		Policy: sim.Policy{Victim: "random", Amount: "one"},
 		Costs:  sim.Costs{Steal: 0.05, Failed: 0.02},
 	}

@@ -20,7 +20,7 @@ func (e *engine) fault(arg int) {
 	w := &e.ws[f.Worker]
 	switch arg % 4 {
 	case faultBegin:
-		if f.Kind == FaultSlow {
+		if f.Kind == faultSlow {
 			w.slows = append(w.slows, int32(arg/4))
 			e.setSpeed(w)
 			return
@@ -154,5 +154,5 @@ func (e *engine) detect(w *worker) {
 		}
 		return
 	}
-	e.placeBatch(ids, TargetRoundRobin, 0)
+	e.placeBatch(ids, targetRoundRobin, 0)
 }

@@ -242,9 +242,9 @@ func (e *engine) placeBatch(ids []int32, target string, wk int) {
 		for _, id := range ids {
 			var x *worker
 			switch target {
-			case TargetRandom:
+			case targetRandom:
 				x = e.live(e.placeRng.Intn(len(e.ws)))
-			case TargetRoundRobin:
+			case targetRoundRobin:
 				x = e.nextRR()
 			default:
 				x = e.live(wk)
@@ -284,7 +284,7 @@ func (e *engine) arrive(i int) {
 	for j := range order {
 		order[j] = int32(j)
 	}
-	if e.sched == SchedSteal && target == TargetRandom && n > 1 {
+	if e.sched == SchedSteal && target == targetRandom && n > 1 {
 		targets = make([]int32, n)
 		count := make([]int32, len(e.ws)+1)
 		for j := range targets {
@@ -305,7 +305,7 @@ func (e *engine) arrive(i int) {
 	for _, j := range order {
 		r := base + int(j)
 		var st [20]byte
-		if wl.Kind == KindUTS {
+		if wl.Kind == kindUTS {
 			st = utsRoot(wl.UTS.Root + r)
 		}
 		ids[j] = e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st)

@@ -34,7 +34,7 @@ func tutorial(name string, workers, tasks int, d Dist) Scenario {
 		Name:     name,
 		Seed:     1,
 		Workers:  Workers{Count: workers},
-		Workload: Workload{Tasks: tasks, Duration: d, Arrival: Arrival{Target: TargetRandom}},
+		Workload: Workload{Tasks: tasks, Duration: d, Arrival: Arrival{Target: targetRandom}},
 		Policy:   Policy{Idle: Idle{Mode: IdlePoll, Interval: tutorialPoll}},
 	}
 }
@@ -57,32 +57,32 @@ func Presets() []Preset {
 	add := func(desc string, s Scenario) { ps = append(ps, Preset{Name: s.Name, Description: desc, Scenario: s}) }
 	const tut = "tutorial: "
 	const tutCosts = "; zero-cost steals, 0.1 s retry"
-	basicDur := Dist{Dist: DistUniform, Min: 0.5, Max: 2.0}
+	basicDur := Dist{Dist: distUniform, Min: 0.5, Max: 2.0}
 
 	add(tut+"3 workers, 10 tasks of 0.5-2.0 s submitted to random workers"+tutCosts,
 		tutorial("basic", 3, 10, basicDur))
 
-	s := tutorial("nested", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 3.0})
-	s.Workload.Arrival = Arrival{Pattern: ArriveBursts}
+	s := tutorial("nested", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 3.0})
+	s.Workload.Arrival = Arrival{Pattern: arriveBursts}
 	for i := 0; i < 5; i++ {
-		s.Workload.Arrival.Bursts = append(s.Workload.Arrival.Bursts, Burst{At: Seconds(0.5 * float64(i)), Tasks: 1, Target: TargetRandom})
+		s.Workload.Arrival.Bursts = append(s.Workload.Arrival.Bursts, Burst{At: Seconds(0.5 * float64(i)), Tasks: 1, Target: targetRandom})
 	}
-	s.Workload.Spawn = Spawn{Prob: 0.3, Min: 1, Max: 3, At: 0.5, Depth: 8, Duration: &Dist{Dist: DistUniform, Min: 0.3, Max: 1.0}}
+	s.Workload.Spawn = Spawn{Prob: 0.3, Min: 1, Max: 3, At: 0.5, Depth: 8, Duration: &Dist{Dist: distUniform, Min: 0.3, Max: 1.0}}
 	add(tut+"4 workers, 5 tasks of 1-3 s submitted every 0.5 s; halfway through, a task spawns 1-3 children of 0.3-1.0 s with probability 30%"+tutCosts, s)
 
-	s = tutorial("adaptive", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 2.0})
-	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 0, Tasks: 12, Worker: 0}, {At: 0, Tasks: 3, Target: TargetRandom}}}
+	s = tutorial("adaptive", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 2.0})
+	s.Workload.Arrival = Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 0, Tasks: 12, Worker: 0}, {At: 0, Tasks: 3, Target: targetRandom}}}
 	s.Policy.Victim = "largest"
 	add(tut+"4 workers, 15 tasks of 1-2 s, 12 of them on worker 0; thieves steal from the largest queue"+tutCosts, s)
 
-	s = tutorial("granularity", 4, 0, Dist{Dist: DistConstant, Value: 1})
+	s = tutorial("granularity", 4, 0, Dist{Dist: distConstant, Value: 1})
 	s.Workload.Total = 50
 	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
 	add(tut+"50 s of work on 4 workers in tasks of 0.1, 0.5 and 2.0 s: wall time, speedup, efficiency, steal rate"+tutCosts, s)
 
-	s = tutorial("fork-join", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 3.0})
+	s = tutorial("fork-join", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 3.0})
 	s.Workload.Arrival = ps[1].Scenario.Workload.Arrival
-	s.Workload.Spawn = Spawn{Prob: 0.4, Min: 1, Max: 3, At: 0.5, Depth: 8, Join: true, Duration: &Dist{Dist: DistUniform, Min: 0.3, Max: 0.8}}
+	s.Workload.Spawn = Spawn{Prob: 0.4, Min: 1, Max: 3, At: 0.5, Depth: 8, Join: true, Duration: &Dist{Dist: distUniform, Min: 0.3, Max: 0.8}}
 	add(tut+"nested, as fork-join: with probability 40% a task forks 1-3 children of 0.3-0.8 s and resumes when they finish (the parent's worker is free meanwhile, as in a real runtime)"+tutCosts, s)
 
 	s = tutorial("workers", 2, 20, basicDur)
@@ -94,14 +94,14 @@ func Presets() []Preset {
 	s.Sweep = &Sweep{Param: "idle", Values: []string{"poll", "backoff"}}
 	add(tut+"exercise 4: the basic run with a fixed 0.1 s retry vs exponential backoff from 0.05 s to 0.5 s; zero-cost steals", s)
 
-	s = tutorial("bursty", 4, 0, Dist{Dist: DistUniform, Min: 1.0, Max: 2.0})
-	s.Workload.Arrival = Arrival{Pattern: ArriveBursts, Bursts: []Burst{{At: 0, Tasks: 10, Worker: 0}, {At: 5, Tasks: 10, Worker: 1}}}
+	s = tutorial("bursty", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 2.0})
+	s.Workload.Arrival = Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 0, Tasks: 10, Worker: 0}, {At: 5, Tasks: 10, Worker: 1}}}
 	s.Sweep = &Sweep{Param: "victim", Values: []string{"random", "largest"}}
 	add(tut+"exercise 5: worker 0's 10 tasks at t=0, worker 1's 10 at t=5 (1-2 s each): largest-queue (adaptive) vs random victims"+tutCosts, s)
 
-	s = tutorial("granularity-costs", 4, 0, Dist{Dist: DistConstant, Value: 1})
+	s = tutorial("granularity-costs", 4, 0, Dist{Dist: distConstant, Value: 1})
 	s.Workload.Total = 50
-	s.Workload.Arrival = Arrival{Target: TargetOne}
+	s.Workload.Arrival = Arrival{Target: targetOne}
 	s.Policy.Idle = Idle{Rounds: 3, Base: 0.1, Cap: 1, Jitter: 0.5}
 	s.Costs = Costs{Task: 0.01, Steal: 0.05, Failed: 0.02}
 	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
@@ -109,20 +109,20 @@ func Presets() []Preset {
 
 	add("fib(27) fork-join tree with cutoff 12 on 8 workers, steal half; costs 20 ns per task, 200 ns per steal, 100 ns per failed steal", Scenario{
 		Name: "fib", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Kind: KindFib, Fib: Fib{N: 27, Cutoff: 12, Leaf: 2e-9}},
+		Workload: Workload{Kind: kindFib, Fib: Fib{N: 27, Cutoff: 12, Leaf: 2e-9}},
 		Policy:   Policy{Amount: "half"},
 		Costs:    Costs{Steal: 200e-9, Failed: 100e-9, Task: 20e-9},
 	})
 
 	add("UTS geometric tree (b0=4, depth 6, root 0: 1,732 nodes) of 1 µs nodes on 8 workers; costs 100 ns per steal, 50 ns per failed steal", Scenario{
 		Name: "uts", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 6, Node: 1e-6}},
+		Workload: Workload{Kind: kindUTS, UTS: UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 6, Node: 1e-6}},
 		Costs:    Costs{Steal: 100e-9, Failed: 50e-9},
 	})
 
 	add("central queue on 10 µs tasks, 1..64 workers; costs 100 ns per access plus 50 ns per waiting worker (compare --scheduler steal: 200 ns per steal)", Scenario{
 		Name: "central", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Tasks: 20000, Duration: Dist{Dist: DistConstant, Value: 10e-6}, Arrival: Arrival{Target: TargetRoundRobin}},
+		Workload: Workload{Tasks: 20000, Duration: Dist{Dist: distConstant, Value: 10e-6}, Arrival: Arrival{Target: targetRoundRobin}},
 		Policy:   Policy{Scheduler: SchedCentral},
 		Costs:    Costs{Queue: 100e-9, Contention: 50e-9, Steal: 200e-9, Failed: 100e-9},
 		Sweep:    &Sweep{Param: "workers", Values: []string{"1", "2", "4", "8", "16", "32", "64"}},
@@ -130,17 +130,17 @@ func Presets() []Preset {
 
 	add("faults: worker 3 is lost at t=1 s (detected 0.5 s later), worker 5 runs 4x slower from 0.5 s to 2 s; costs 100 µs per steal, 50 µs per failed steal", Scenario{
 		Name: "faults", Seed: 1, Workers: Workers{Count: 8},
-		Workload: Workload{Tasks: 400, Duration: Dist{Dist: DistExponential, Mean: 0.05}, Arrival: Arrival{Target: TargetRandom}},
+		Workload: Workload{Tasks: 400, Duration: Dist{Dist: distExponential, Mean: 0.05}, Arrival: Arrival{Target: targetRandom}},
 		Costs:    Costs{Steal: 1e-4, Failed: 5e-5},
 		Policy:   Policy{Idle: Idle{Rounds: 4, Base: 1e-3, Cap: 0.01, Jitter: 0.5}},
-		Faults: []Fault{{Kind: FaultLose, Worker: 3, At: 1, Detect: 0.5},
-			{Kind: FaultSlow, Worker: 5, At: 0.5, Until: 2, Factor: 0.25}},
+		Faults: []Fault{{Kind: faultLose, Worker: 3, At: 1, Detect: 0.5},
+			{Kind: faultSlow, Worker: 5, At: 0.5, Until: 2, Factor: 0.25}},
 	})
 
 	add("heterogeneous machine: two fast, two slow cores in two groups; long-tailed tasks; costs 100 µs per steal (300 µs across groups), 50 µs per failed steal", Scenario{
 		Name: "hetero", Seed: 1,
 		Workers:  Workers{Count: 4, Speeds: []float64{2, 2, 0.5, 0.5}, GroupSize: 2},
-		Workload: Workload{Tasks: 100, Duration: Dist{Dist: DistPareto, Min: 0.01, Alpha: 1.5, Max: 1}, Arrival: Arrival{Target: TargetRoundRobin}},
+		Workload: Workload{Tasks: 100, Duration: Dist{Dist: distPareto, Min: 0.01, Alpha: 1.5, Max: 1}, Arrival: Arrival{Target: targetRoundRobin}},
 		Policy:   Policy{Victim: "locality"},
 		Costs:    Costs{Steal: 1e-4, Failed: 5e-5, CrossGroup: 2e-4},
 	})
@@ -151,7 +151,7 @@ func Presets() []Preset {
 	room := func(name string) Scenario {
 		return Scenario{
 			Name: name, Seed: 1, Workers: Workers{Count: 128, GroupSize: 8},
-			Workload: Workload{Kind: KindUTS, UTS: UTS{Type: UTSGeometric, Shape: ShapeLinear, B0: 4, Depth: 11, Node: 100e-6}},
+			Workload: Workload{Kind: kindUTS, UTS: UTS{Type: utsGeometric, Shape: shapeLinear, B0: 4, Depth: 11, Node: 100e-6}},
 			Policy:   Policy{Amount: "half"},
 			Costs:    Costs{Steal: 50e-9, Failed: 50e-9, CrossGroup: 500e-6},
 		}
@@ -172,7 +172,7 @@ func Presets() []Preset {
 func scaleScenario() Scenario {
 	return Scenario{
 		Name: "scale", Seed: 1, Workers: Workers{Count: 1024},
-		Workload: Workload{Tasks: 1_000_000, Duration: Dist{Dist: DistExponential, Mean: 1e-3}, Arrival: Arrival{Target: TargetRandom}},
+		Workload: Workload{Tasks: 1_000_000, Duration: Dist{Dist: distExponential, Mean: 1e-3}, Arrival: Arrival{Target: targetRandom}},
 		Policy:   Policy{Amount: "half", Idle: Idle{Attempts: 32}},
 		Costs:    Costs{Task: 100e-9, Steal: 1e-6, Failed: 5e-7},
 	}

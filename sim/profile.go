@@ -77,10 +77,10 @@ type ProfileFit struct {
 	RelError float64       // max relative error of Work and Span against the profile
 }
 
-// DefaultProfileForks bounds the forks of the tree FitProfile builds when
+// defaultProfileForks bounds the forks of the tree FitProfile builds when
 // the caller gives no bound: enough for the schedule at 1,024 workers to
 // be fine-grained, few enough that simulating P = 1 … 1,024 takes seconds.
-const DefaultProfileForks = 1 << 14
+const defaultProfileForks = 1 << 14
 
 // FitProfile returns a fork-join scenario on the given number of workers
 // whose DAG has the profile's work T1 and span T∞: a fib-like tree
@@ -94,7 +94,7 @@ const DefaultProfileForks = 1 << 14
 //
 // so every parallelism T1/T∞ between I/D and A/L is met exactly. Among the
 // trees that meet it, FitProfile takes the one whose fork count is nearest
-// to the profile's (at most maxForks; 0 means DefaultProfileForks), so the
+// to the profile's (at most maxForks; 0 means 2¹⁴ = 16,384), so the
 // simulated grain resembles the real one. Each successful steal costs the
 // profile's measured steal cost (Costs.Move), so the simulated schedule
 // pays for steals as the real one did — the burdened span's model; a
@@ -104,7 +104,7 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 		return Scenario{}, ProfileFit{}, err
 	}
 	if maxForks <= 0 {
-		maxForks = DefaultProfileForks
+		maxForks = defaultProfileForks
 	}
 	t1, tinf := float64(p.Work.Duration()), float64(p.Span.Duration())
 	target := math.Min(float64(max(p.Forks, 1)), float64(maxForks))
@@ -155,7 +155,7 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 	s := Scenario{
 		Name:     name,
 		Workers:  Workers{Count: workers},
-		Workload: Workload{Kind: KindFib, Fib: best.Fib},
+		Workload: Workload{Kind: kindFib, Fib: best.Fib},
 		Costs:    Costs{Move: p.StealCost},
 		// Policy: the simulator's default, steal one, whose schedules the
 		// burdened-span bound T1/P + burdened T∞ describes (and

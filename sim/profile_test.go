@@ -20,8 +20,8 @@ func TestFitProfileMatchesWorkAndSpan(t *testing.T) {
 		{"sequential chain", 10 * time.Millisecond, 10 * time.Millisecond, 20, 2},
 		{"parallelism 1.3", 13 * time.Millisecond, 10 * time.Millisecond, 100, 2},
 		{"balanced tree of 64 leaves", 64 * 200 * time.Microsecond, 200 * time.Microsecond, 63, 256},
-		{"fib 30-like", 150 * time.Millisecond, 120 * time.Microsecond, 1_346_268, DefaultProfileForks},
-		{"parallelism 5000", 500 * time.Millisecond, 100 * time.Microsecond, 1 << 20, DefaultProfileForks},
+		{"fib 30-like", 150 * time.Millisecond, 120 * time.Microsecond, 1_346_268, defaultProfileForks},
+		{"parallelism 5000", 500 * time.Millisecond, 100 * time.Microsecond, 1 << 20, defaultProfileForks},
 		{"parallelism 1e6", 10 * time.Second, 10 * time.Microsecond, 1 << 30, 1 << 22},
 	}
 	for _, tc := range cases {

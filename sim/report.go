@@ -315,15 +315,15 @@ func describeCosts(c *Costs) string {
 
 func describeDist(d *Dist) string {
 	switch d.Dist {
-	case DistUniform:
+	case distUniform:
 		return fmt.Sprintf("uniform %s..%s", fmtSec(float64(d.Min)), fmtSec(float64(d.Max)))
-	case DistExponential:
+	case distExponential:
 		return "exponential mean " + fmtSec(float64(d.Mean))
-	case DistLognormal:
+	case distLognormal:
 		return fmt.Sprintf("lognormal mean %s sigma %g", fmtSec(float64(d.Mean)), d.Sigma)
-	case DistPareto:
+	case distPareto:
 		return fmt.Sprintf("pareto min %s alpha %g", fmtSec(float64(d.Min)), d.Alpha)
-	case DistBimodal:
+	case distBimodal:
 		return fmt.Sprintf("bimodal %s / %s (%g long)", fmtSec(float64(d.Short)), fmtSec(float64(d.Long)), d.LongFrac)
 	}
 	return "constant " + fmtSec(float64(d.Value))
@@ -333,12 +333,12 @@ func describeWorkload(s *Scenario) string {
 	wl := &s.Workload
 	var b strings.Builder
 	switch wl.Kind {
-	case KindFib:
+	case kindFib:
 		fmt.Fprintf(&b, "fib(%d) cutoff %d, leaf %s per call", wl.Fib.N, wl.Fib.Cutoff, fmtSec(float64(wl.Fib.Leaf)))
-	case KindUTS:
+	case kindUTS:
 		u := &wl.UTS
 		fmt.Fprintf(&b, "uts %s", u.Type)
-		if u.Type != UTSBinomial {
+		if u.Type != utsBinomial {
 			fmt.Fprintf(&b, " %s", u.Shape)
 		}
 		fmt.Fprintf(&b, " b0=%g depth=%d root=%d, %s per node", u.B0, u.Depth, u.Root, fmtSec(float64(u.Node)))
@@ -355,18 +355,18 @@ func describeWorkload(s *Scenario) string {
 			}
 		}
 	}
-	if wl.Kind != KindTasks && wl.Tasks > 1 {
+	if wl.Kind != kindTasks && wl.Tasks > 1 {
 		fmt.Fprintf(&b, ", %d trees", wl.Tasks)
 	}
 	a := &wl.Arrival
 	switch a.Pattern {
-	case ArriveBursts:
+	case arriveBursts:
 		fmt.Fprintf(&b, ", %d bursts", len(a.Bursts))
-	case ArrivePoisson:
+	case arrivePoisson:
 		fmt.Fprintf(&b, ", poisson %g/s", a.Rate)
 	}
-	if s.Policy.Scheduler == SchedSteal && a.Pattern != ArriveBursts {
-		if a.Target == TargetOne {
+	if s.Policy.Scheduler == SchedSteal && a.Pattern != arriveBursts {
+		if a.Target == targetOne {
 			fmt.Fprintf(&b, " to worker %d", a.Worker)
 		} else {
 			fmt.Fprintf(&b, " to %s workers", a.Target)

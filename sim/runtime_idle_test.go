@@ -162,7 +162,7 @@ func simDecisions(t *testing.T) ([]string, int64) {
 		Workers: sim.Workers{Count: 2},
 		Workload: sim.Workload{
 			Duration: sim.Dist{Value: 0.01},
-			Arrival:  sim.Arrival{Pattern: sim.ArriveBursts, Bursts: []sim.Burst{{At: 0.001, Tasks: 1, Worker: 0}}},
+			Arrival:  sim.Arrival{Pattern: "bursts", Bursts: []sim.Burst{{At: 0.001, Tasks: 1, Worker: 0}}},
 			Spawn:    sim.Spawn{Prob: 1, Min: 1, Max: 1, At: 0.5, Depth: 1},
 		},
 		Policy: sim.Policy{Idle: sim.Idle{Rounds: scriptIdle.Rounds, Base: sim.Seconds(scriptIdle.Base.Seconds()),

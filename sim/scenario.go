@@ -60,9 +60,9 @@ type Workers struct {
 
 // Workload kinds.
 const (
-	KindTasks = "tasks" // independent tasks, optionally spawning children (Spawn)
-	KindFib   = "fib"   // fork-join divide and conquer, fib-like, with a cutoff
-	KindUTS   = "uts"   // the Unbalanced Tree Search tree (WORKLOADS.md)
+	kindTasks = "tasks" // independent tasks, optionally spawning children (Spawn)
+	kindFib   = "fib"   // fork-join divide and conquer, fib-like, with a cutoff
+	kindUTS   = "uts"   // the Unbalanced Tree Search tree (WORKLOADS.md)
 )
 
 // Workload describes the tasks: how many, how long, when they arrive, and
@@ -78,14 +78,14 @@ type Workload struct {
 	UTS      UTS     `json:"uts"`      // kind uts
 }
 
-// Distribution names for [Dist].
+// Distribution names for [Dist] (its Dist field takes the strings).
 const (
-	DistConstant    = "constant"
-	DistUniform     = "uniform"
-	DistExponential = "exponential"
-	DistLognormal   = "lognormal"
-	DistPareto      = "pareto"
-	DistBimodal     = "bimodal"
+	distConstant    = "constant"
+	distUniform     = "uniform"
+	distExponential = "exponential"
+	distLognormal   = "lognormal"
+	distPareto      = "pareto"
+	distBimodal     = "bimodal"
 )
 
 // Dist is a distribution of task durations (seconds at speed 1).
@@ -97,7 +97,7 @@ const (
 //	pareto:      scale Min, shape Alpha (default 1.5), capped at Max when Max > 0
 //	bimodal:     Long with probability LongFrac (default 0.1), else Short
 type Dist struct {
-	Dist     string  `json:"dist"` // one of the Dist* names (default constant)
+	Dist     string  `json:"dist"` // constant (default), uniform, exponential, lognormal, pareto or bimodal
 	Value    Seconds `json:"value"`
 	Min      Seconds `json:"min"`
 	Max      Seconds `json:"max"`
@@ -111,13 +111,13 @@ type Dist struct {
 
 // Arrival patterns and targets for [Arrival].
 const (
-	ArriveStart   = "start"   // every root task at time 0
-	ArriveBursts  = "bursts"  // in the listed bursts
-	ArrivePoisson = "poisson" // a Poisson stream at Rate tasks per second
+	arriveStart   = "start"   // every root task at time 0
+	arriveBursts  = "bursts"  // in the listed bursts
+	arrivePoisson = "poisson" // a Poisson stream at Rate tasks per second
 
-	TargetOne        = "one"         // all to worker Arrival.Worker
-	TargetRandom     = "random"      // each to a uniformly random worker
-	TargetRoundRobin = "round-robin" // to workers 0, 1, 2, ... in turn
+	targetOne        = "one"         // all to worker Arrival.Worker
+	targetRandom     = "random"      // each to a uniformly random worker
+	targetRoundRobin = "round-robin" // to workers 0, 1, 2, ... in turn
 )
 
 // Arrival says when root tasks are submitted and to which worker. Under the
@@ -243,8 +243,8 @@ type Costs struct {
 
 // Fault kinds for [Fault].
 const (
-	FaultSlow = "slow" // Worker runs at Factor × its speed from At until Until
-	FaultLose = "lose" // Worker stops at At; its tasks are re-queued at At + Detect
+	faultSlow = "slow" // Worker runs at Factor × its speed from At until Until
+	faultLose = "lose" // Worker stops at At; its tasks are re-queued at At + Detect
 )
 
 // Fault is a slowdown window or the loss of a worker.
@@ -391,10 +391,10 @@ func checkSec(path string, v Seconds) *FieldError {
 func (wl *Workload) normalize(workers int) *FieldError {
 	switch wl.Kind {
 	case "":
-		wl.Kind = KindTasks
-	case KindTasks, KindFib, KindUTS:
+		wl.Kind = kindTasks
+	case kindTasks, kindFib, kindUTS:
 	default:
-		return oneOf("workload.kind", wl.Kind, KindTasks, KindFib, KindUTS)
+		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS)
 	}
 	if err := wl.Duration.normalize("workload.duration"); err != nil {
 		return err
@@ -408,31 +408,31 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	if err := wl.Arrival.normalize(workers); err != nil {
 		return err
 	}
-	if wl.Arrival.Pattern == ArriveBursts {
+	if wl.Arrival.Pattern == arriveBursts {
 		sum := 0
 		for _, b := range wl.Arrival.Bursts {
 			sum += b.Tasks
 		}
-		if wl.Kind == KindTasks && wl.Tasks != 0 && wl.Tasks != sum {
+		if wl.Kind == kindTasks && wl.Tasks != 0 && wl.Tasks != sum {
 			return ferr("workload.tasks", "is %d but the bursts hold %d tasks", wl.Tasks, sum)
 		}
 		wl.Tasks = sum
 	}
 	switch wl.Kind {
-	case KindTasks:
+	case kindTasks:
 		if err := wl.normalizeTasks(); err != nil {
 			return err
 		}
-	case KindFib:
+	case kindFib:
 		if err := wl.Fib.normalize(); err != nil {
 			return err
 		}
-	case KindUTS:
+	case kindUTS:
 		if err := wl.UTS.normalize(); err != nil {
 			return err
 		}
 	}
-	if wl.Kind != KindTasks {
+	if wl.Kind != kindTasks {
 		if wl.Tasks == 0 {
 			wl.Tasks = 1
 		}
@@ -447,14 +447,14 @@ func (wl *Workload) normalize(workers int) *FieldError {
 func (a *Arrival) normalize(workers int) *FieldError {
 	switch a.Pattern {
 	case "":
-		a.Pattern = ArriveStart
-	case ArriveStart, ArrivePoisson:
-	case ArriveBursts:
+		a.Pattern = arriveStart
+	case arriveStart, arrivePoisson:
+	case arriveBursts:
 		if len(a.Bursts) == 0 {
 			return ferr("workload.arrival.bursts", "pattern bursts needs at least one burst")
 		}
 	default:
-		return oneOf("workload.arrival.pattern", a.Pattern, ArriveStart, ArriveBursts, ArrivePoisson)
+		return oneOf("workload.arrival.pattern", a.Pattern, arriveStart, arriveBursts, arrivePoisson)
 	}
 	if err := checkTarget("workload.arrival.target", &a.Target, true); err != nil {
 		return err
@@ -462,10 +462,10 @@ func (a *Arrival) normalize(workers int) *FieldError {
 	if a.Worker < 0 || a.Worker >= workers {
 		return ferr("workload.arrival.worker", "must be in [0, %d), got %d", workers, a.Worker)
 	}
-	if a.Pattern == ArrivePoisson && !(a.Rate > 0 && !math.IsInf(a.Rate, 0)) {
+	if a.Pattern == arrivePoisson && !(a.Rate > 0 && !math.IsInf(a.Rate, 0)) {
 		return ferr("workload.arrival.rate", "pattern poisson needs a positive rate, got %v", a.Rate)
 	}
-	if a.Pattern != ArriveBursts {
+	if a.Pattern != arriveBursts {
 		return nil
 	}
 	for i := range a.Bursts {
@@ -499,7 +499,7 @@ func (a *Arrival) normalize(workers int) *FieldError {
 // workload has both, consistent, and normalizes again to itself.
 func (wl *Workload) normalizeTasks() *FieldError {
 	if wl.Total > 0 {
-		if wl.Arrival.Pattern == ArriveBursts {
+		if wl.Arrival.Pattern == arriveBursts {
 			return ferr("workload.total", "cannot be combined with bursts")
 		}
 		m := wl.Duration.mean()
@@ -516,7 +516,7 @@ func (wl *Workload) normalizeTasks() *FieldError {
 		}
 		wl.Tasks = k
 	}
-	if wl.Tasks == 0 && wl.Arrival.Pattern != ArriveBursts {
+	if wl.Tasks == 0 && wl.Arrival.Pattern != arriveBursts {
 		wl.Tasks = 1
 	}
 	if wl.Tasks > 1<<28 {
@@ -566,11 +566,11 @@ func checkTarget(path string, t *string, fill bool) *FieldError {
 	switch *t {
 	case "":
 		if fill {
-			*t = TargetOne
+			*t = targetOne
 		}
-	case TargetOne, TargetRandom, TargetRoundRobin:
+	case targetOne, targetRandom, targetRoundRobin:
 	default:
-		return oneOf(path, *t, TargetOne, TargetRandom, TargetRoundRobin)
+		return oneOf(path, *t, targetOne, targetRandom, targetRoundRobin)
 	}
 	return nil
 }
@@ -586,20 +586,20 @@ func (d *Dist) normalize(p string) *FieldError {
 	}
 	switch d.Dist {
 	case "":
-		d.Dist = DistConstant
+		d.Dist = distConstant
 		if d.Value == 0 {
 			d.Value = 1
 		}
-	case DistConstant:
-	case DistUniform:
+	case distConstant:
+	case distUniform:
 		if d.Max < d.Min {
 			return ferr(p+".max", "is below min (%v < %v)", float64(d.Max), float64(d.Min))
 		}
-	case DistExponential:
+	case distExponential:
 		if d.Mean == 0 {
 			return ferr(p+".mean", "exponential needs a positive mean")
 		}
-	case DistLognormal:
+	case distLognormal:
 		if d.Mean == 0 {
 			return ferr(p+".mean", "lognormal needs a positive mean")
 		}
@@ -609,7 +609,7 @@ func (d *Dist) normalize(p string) *FieldError {
 		if !(d.Sigma > 0 && d.Sigma <= 10) {
 			return ferr(p+".sigma", "must be in (0, 10], got %v", d.Sigma)
 		}
-	case DistPareto:
+	case distPareto:
 		if d.Min == 0 {
 			return ferr(p+".min", "pareto needs a positive scale min")
 		}
@@ -622,7 +622,7 @@ func (d *Dist) normalize(p string) *FieldError {
 		if d.Max != 0 && d.Max < d.Min {
 			return ferr(p+".max", "is below min (%v < %v)", float64(d.Max), float64(d.Min))
 		}
-	case DistBimodal:
+	case distBimodal:
 		if d.LongFrac == 0 {
 			d.LongFrac = 0.1
 		}
@@ -630,7 +630,7 @@ func (d *Dist) normalize(p string) *FieldError {
 			return ferr(p+".long_frac", "must be in [0, 1], got %v", d.LongFrac)
 		}
 	default:
-		return oneOf(p+".dist", d.Dist, DistConstant, DistUniform, DistExponential, DistLognormal, DistPareto, DistBimodal)
+		return oneOf(p+".dist", d.Dist, distConstant, distUniform, distExponential, distLognormal, distPareto, distBimodal)
 	}
 	return nil
 }
@@ -639,11 +639,11 @@ func (d *Dist) normalize(p string) *FieldError {
 // mean, or the cap when the shape gives an infinite mean).
 func (d *Dist) mean() float64 {
 	switch d.Dist {
-	case DistUniform:
+	case distUniform:
 		return float64(d.Min+d.Max) / 2
-	case DistExponential, DistLognormal:
+	case distExponential, distLognormal:
 		return float64(d.Mean)
-	case DistPareto:
+	case distPareto:
 		if d.Alpha > 1 {
 			m := d.Alpha * float64(d.Min) / (d.Alpha - 1)
 			if d.Max > 0 && m > float64(d.Max) {
@@ -652,7 +652,7 @@ func (d *Dist) mean() float64 {
 			return m
 		}
 		return float64(d.Max)
-	case DistBimodal:
+	case distBimodal:
 		return d.LongFrac*float64(d.Long) + (1-d.LongFrac)*float64(d.Short)
 	}
 	return float64(d.Value)
@@ -695,30 +695,30 @@ func (sp *Spawn) normalize() *FieldError {
 
 // UTS tree types and geometric shapes.
 const (
-	UTSGeometric = "geometric"
-	UTSBinomial  = "binomial"
-	UTSHybrid    = "hybrid"
+	utsGeometric = "geometric"
+	utsBinomial  = "binomial"
+	utsHybrid    = "hybrid"
 
-	ShapeLinear = "linear"
-	ShapeExpDec = "exp-dec"
-	ShapeCyclic = "cyclic"
-	ShapeFixed  = "fixed"
+	shapeLinear = "linear"
+	shapeExpDec = "exp-dec"
+	shapeCyclic = "cyclic"
+	shapeFixed  = "fixed"
 )
 
 func (u *UTS) normalize() *FieldError {
 	switch u.Type {
 	case "":
-		u.Type = UTSGeometric
-	case UTSGeometric, UTSBinomial, UTSHybrid:
+		u.Type = utsGeometric
+	case utsGeometric, utsBinomial, utsHybrid:
 	default:
-		return oneOf("workload.uts.type", u.Type, UTSGeometric, UTSBinomial, UTSHybrid)
+		return oneOf("workload.uts.type", u.Type, utsGeometric, utsBinomial, utsHybrid)
 	}
 	switch u.Shape {
 	case "":
-		u.Shape = ShapeLinear
-	case ShapeLinear, ShapeExpDec, ShapeCyclic, ShapeFixed:
+		u.Shape = shapeLinear
+	case shapeLinear, shapeExpDec, shapeCyclic, shapeFixed:
 	default:
-		return oneOf("workload.uts.shape", u.Shape, ShapeLinear, ShapeExpDec, ShapeCyclic, ShapeFixed)
+		return oneOf("workload.uts.shape", u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed)
 	}
 	if u.B0 == 0 {
 		u.B0 = 4
@@ -854,7 +854,7 @@ func (f *Fault) check(p string, workers int) *FieldError {
 		return err
 	}
 	switch f.Kind {
-	case FaultSlow:
+	case faultSlow:
 		if !(f.Factor > 0 && f.Factor <= 1e6) {
 			return ferr(p+".factor", "must be a positive speed multiplier, got %v", f.Factor)
 		}
@@ -864,12 +864,12 @@ func (f *Fault) check(p string, workers int) *FieldError {
 		if f.Until != 0 && f.Until <= f.At {
 			return ferr(p+".until", "must be after at (%v <= %v)", float64(f.Until), float64(f.At))
 		}
-	case FaultLose:
+	case faultLose:
 		if err := checkSec(p+".detect", f.Detect); err != nil {
 			return err
 		}
 	default:
-		return oneOf(p+".kind", f.Kind, FaultSlow, FaultLose)
+		return oneOf(p+".kind", f.Kind, faultSlow, faultLose)
 	}
 	return nil
 }

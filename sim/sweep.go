@@ -118,7 +118,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 			s.Workers.Groups = s.Workers.Groups[:n]
 		}
 	case "grain":
-		if s.Workload.Kind == KindFib {
+		if s.Workload.Kind == kindFib {
 			n, err := integer()
 			if err != nil {
 				return err
@@ -137,7 +137,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		if err := d.normalize("workload.duration"); err != nil {
 			return err
 		}
-		if d.Dist == DistConstant {
+		if d.Dist == distConstant {
 			d.Value = Seconds(g)
 			return nil
 		}
@@ -189,7 +189,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 			return ferr(path, "straggler wants a slowdown of at least 1, got %v", f)
 		}
 		if f > 1 {
-			s.Faults = append(slices.Clip(s.Faults), Fault{Kind: FaultSlow, Worker: 0, Factor: 1 / f})
+			s.Faults = append(slices.Clip(s.Faults), Fault{Kind: faultSlow, Worker: 0, Factor: 1 / f})
 		}
 	case "scheduler":
 		s.Policy.Scheduler = v

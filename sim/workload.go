@@ -59,20 +59,20 @@ type sampler struct {
 func (s *sampler) sample(r *xrand.Rand) float64 {
 	d := &s.d
 	switch d.Dist {
-	case DistUniform:
+	case distUniform:
 		return float64(d.Min) + float64(d.Max-d.Min)*r.Float64()
-	case DistExponential:
+	case distExponential:
 		return -float64(d.Mean) * math.Log(1-r.Float64())
-	case DistLognormal:
+	case distLognormal:
 		mu := math.Log(float64(d.Mean)) - d.Sigma*d.Sigma/2
 		return math.Exp(mu + d.Sigma*normal(r))
-	case DistPareto:
+	case distPareto:
 		x := float64(d.Min) / math.Pow(1-r.Float64(), 1/d.Alpha)
 		if d.Max > 0 && x > float64(d.Max) {
 			x = float64(d.Max)
 		}
 		return x
-	case DistBimodal:
+	case distBimodal:
 		if r.Float64() < d.LongFrac {
 			return float64(d.Long)
 		}
@@ -113,7 +113,7 @@ func childSeed(parent uint64, i int) uint64 {
 func (e *engine) shape(t *task, uts *[20]byte) {
 	wl := &e.s.Workload
 	switch wl.Kind {
-	case KindFib:
+	case kindFib:
 		f := &wl.Fib
 		n := int(t.arg)
 		if n < f.Cutoff {
@@ -122,7 +122,7 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		}
 		t.work[0], t.work[1] = f.Split.Duration(), f.Join.Duration()
 		t.nkids, t.flags = 2, t.flags|fJoin
-	case KindUTS:
+	case kindUTS:
 		t.work[0] = wl.UTS.Node.Duration()
 		t.nkids = int16(utsChildren(&wl.UTS, uts, int(t.depth)))
 	default:
@@ -169,7 +169,7 @@ func (e *engine) newTask(parent int32, seed uint64, depth, arg int16, span time.
 	id := int32(len(e.tasks))
 	e.tasks = append(e.tasks, task{seed: seed, parent: parent, join: -1, depth: depth, arg: arg, span: span})
 	t := &e.tasks[id]
-	if e.s.Workload.Kind == KindUTS {
+	if e.s.Workload.Kind == kindUTS {
 		e.uts = append(e.uts, *uts)
 	}
 	e.shape(t, uts)
@@ -197,16 +197,16 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 	}
 	depth, seed, arg := t.depth+1, t.seed, t.arg
 	var ps [20]byte
-	if e.s.Workload.Kind == KindUTS {
+	if e.s.Workload.Kind == kindUTS {
 		ps = e.uts[id]
 	}
 	for i := 0; i < n; i++ {
 		a := arg
-		if e.s.Workload.Kind == KindFib {
+		if e.s.Workload.Kind == kindFib {
 			a = arg - 1 - int16(i)
 		}
 		var cs [20]byte
-		if e.s.Workload.Kind == KindUTS {
+		if e.s.Workload.Kind == kindUTS {
 			cs = utsChild(&ps, i)
 		}
 		ids = append(ids, e.newTask(parent, childSeed(seed, i), depth, a, span, &cs))
@@ -248,27 +248,27 @@ func utsRand(s *[20]byte) uint32 { return binary.BigEndian.Uint32(s[16:]) & 0x7f
 // utsChildren returns how many children the node with state s at depth d has.
 func utsChildren(u *UTS, s *[20]byte, d int) int {
 	kind := u.Type
-	if kind == UTSHybrid {
-		kind = UTSBinomial
+	if kind == utsHybrid {
+		kind = utsBinomial
 		if float64(d) < 0.5*float64(u.Depth) {
-			kind = UTSGeometric
+			kind = utsGeometric
 		}
 	}
 	var n int
-	if kind == UTSGeometric {
+	if kind == utsGeometric {
 		b := u.B0
 		if d > 0 {
 			D := float64(u.Depth)
 			switch u.Shape {
-			case ShapeExpDec:
+			case shapeExpDec:
 				b = u.B0 * math.Pow(float64(d), -math.Log(u.B0)/math.Log(D))
-			case ShapeCyclic:
+			case shapeCyclic:
 				if float64(d) > 5*D {
 					b = 0
 				} else {
 					b = math.Pow(u.B0, math.Sin(2*math.Pi*float64(d)/D))
 				}
-			case ShapeFixed:
+			case shapeFixed:
 				if d >= u.Depth {
 					b = 0
 				}
@@ -294,7 +294,7 @@ func utsChildren(u *UTS, s *[20]byte, d int) int {
 			n = u.M
 		}
 	}
-	if d == 0 && u.Type == UTSBinomial {
+	if d == 0 && u.Type == utsBinomial {
 		if c := int(math.Ceil(u.B0)); n > c {
 			n = c
 		}

@@ -13,6 +13,7 @@
 package clusterdash
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,7 +36,7 @@ func New(obs *cluster.Observer, cfg dash.Config) *dash.Server {
 	}
 	s := dash.New(obs, cfg)
 	part := func(f func(cluster.State) any) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { dash.WriteJSON(w, f(obs.State())) })
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, f(obs.State())) })
 	}
 	s.Handle("/api/workers", part(func(st cluster.State) any { return st.Workers }))
 	s.Handle("/api/jobs", part(func(st cluster.State) any { return st.Jobs }))
@@ -44,4 +45,16 @@ func New(obs *cluster.Observer, cfg dash.Config) *dash.Server {
 	reg.MustRegister(NewCollector(obs.State, ""))
 	s.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return s
+}
+
+// writeJSON writes v as an indented JSON response, as dash's own routes do.
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
 }

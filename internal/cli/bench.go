@@ -13,7 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 )
 
 func init() { addCommand(newBenchCommand) }
@@ -285,7 +285,7 @@ iteration's result is checked: the value (fib(n), n-queens solutions, tree
 nodes) and, for uts-sha1, the leaf count and depth, against the published
 reference and against the first iteration; a difference is an error. The
 result column is the value; leaves and depth follow when the workload has
-them. See bench/anchors.md for adding worksteal to the anchors' run.sh.`,
+them. See internal/bench/anchors.md for adding worksteal to the anchors' run.sh.`,
 		Example: `  worksteal bench cell ws fib 35 1 5
   worksteal bench cell go-ws uts 6000 2 5 1
   worksteal bench cell ws uts-sha1 T3 2`,

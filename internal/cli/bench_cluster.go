@@ -10,8 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
-	"github.com/worksteal/worksteal/bench"
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/bench"
 )
 
 // utsHandler is the name of the built-in handler (and reduction) of the

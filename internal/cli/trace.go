@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/traceview"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"

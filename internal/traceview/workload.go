@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 )
 
 // Workloads to record and profile. uts is bench's "uts" (bench.Body, run on

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 )
 
 // fib and uts compute bench's published results; tree counts its leaves.

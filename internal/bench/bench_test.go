@@ -8,8 +8,8 @@ import (
 // The Go benchmarks cover the same workloads and implementations as
 // DefaultPlan, at 1 and 2 workers:
 //
-//	go test -run '^$' -bench . ./bench/                   # everything (minutes)
-//	go test -run '^$' -bench 'Fib/n=35/.*ws' ./bench/     # one cell
+//	go test -run '^$' -bench . ./internal/bench/                   # everything (minutes)
+//	go test -run '^$' -bench 'Fib/n=35/.*ws' ./internal/bench/     # one cell
 //
 // Besides ns/op and allocs/op each reports ms/op, ns/join (time per op divided
 // by the joins of the task tree; subtract sequential Go's to get the

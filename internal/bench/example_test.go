@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/bench"
+	"github.com/worksteal/worksteal/internal/bench"
 )
 
 // Prepare one cell and run it by hand: nqueens 8 on the worksteal runtime

@@ -4,7 +4,7 @@
 # --pipepart, GNU parallel and worksteal run interleaved, ROUNDS rounds;
 # each line is "name seconds load-average", and the counts are checked.
 #
-#   bash bench/pipe-throughput.sh            (from the repository's root)
+#   bash internal/bench/pipe-throughput.sh            (from the repository's root)
 set -euo pipefail
 dir=${WORKDIR:-$(mktemp -d)}
 go build -o "$dir/ws" ./cmd/worksteal

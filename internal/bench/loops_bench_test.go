@@ -17,7 +17,7 @@ import (
 
 // The parallel-loop benchmarks of the loop issue, at the anchor sizes:
 //
-//	go test -run '^$' -bench 'MapReduce|Sort|Mandel|SmallLoop|Grain' ./bench/
+//	go test -run '^$' -bench 'MapReduce|Sort|Mandel|SmallLoop|Grain' ./internal/bench/
 //
 // Each runs at 1 and 2 workers (GOMAXPROCS set to match for the goroutine
 // baselines), or at the counts listed in WS_BENCH_WORKERS (e.g.
