@@ -398,35 +398,10 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err := cfg.pipe.check(cmd.Flags()); err != nil {
 		return runError(err)
 	}
-	if cfg.retries < 0 {
-		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
-	}
-	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
-		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
-	}
-	if cfg.bar {
-		cfg.progress = "bar"
-	}
-	if cfg.gnu.eta && !cmd.Flags().Changed("progress") && !cfg.bar {
-		cfg.progress = "on" // GNU: --eta implies --progress; ours shows the ETA
+	if err := checkRunFlags(&cfg, cmd); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	switch cfg.progress {
-	case "auto":
-		cfg.progress = "none"
-		if onTerminal(stderr) {
-			cfg.progress = "bar"
-		}
-	case "on":
-		cfg.progress = "auto"
-	case "bar", "lines", "none":
-	default:
-		return runError(fmt.Errorf("--progress=%q: want bar, lines or none (or --progress alone)", cfg.progress))
-	}
-	cfg.showSummary = cfg.summary
-	if !cmd.Flags().Changed("summary") {
-		cfg.showSummary = onTerminal(stderr)
-	}
 	order, err := runner.ParseOrder(cfg.order)
 	if err != nil {
 		return runError(err)

@@ -357,7 +357,8 @@ func splitPipeArgs(args []string) (template, files []string, err error) {
 	return template, files, nil
 }
 
-// checkRunFlags checks the flags runRun checks, for pipe mode.
+// checkRunFlags checks the flags that every mode of run shares (retries,
+// resume, progress, summary) and settles their defaults.
 func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	if cfg.retries < 0 {
 		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
@@ -367,6 +368,9 @@ func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	}
 	if cfg.bar {
 		cfg.progress = "bar"
+	}
+	if cfg.gnu.eta && !cmd.Flags().Changed("progress") && !cfg.bar {
+		cfg.progress = "on" // GNU: --eta implies --progress; ours shows the ETA
 	}
 	stderr := cmd.ErrOrStderr()
 	switch cfg.progress {
