@@ -58,26 +58,15 @@ func unavailable(p string, err error) error {
 // some runnable task of the machine waited for a CPU: the "some avg10"
 // field of /proc/pressure/cpu (Linux 4.20+, CONFIG_PSI).
 func (f FS) CPUPressure() (float64, error) {
-	s, err := f.read("/proc/pressure/cpu")
+	v, err := f.cpuPressureField("avg10")
 	if err != nil {
 		return 0, err
 	}
-	for line := range strings.SplitSeq(s, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 || fields[0] != "some" {
-			continue
-		}
-		for _, kv := range fields[1:] {
-			if v, ok := strings.CutPrefix(kv, "avg10="); ok {
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					return 0, fmt.Errorf("/proc/pressure/cpu: avg10=%q: %v", v, err)
-				}
-				return x, nil
-			}
-		}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/pressure/cpu: avg10=%q: %v", v, err)
 	}
-	return 0, fmt.Errorf("/proc/pressure/cpu: no \"some avg10=\" field in %q", s)
+	return x, nil
 }
 
 // CPUStall returns the total time, since boot, in which some runnable task
@@ -85,9 +74,23 @@ func (f FS) CPUPressure() (float64, error) {
 // /proc/pressure/cpu. Its growth over an interval, divided by the
 // interval, is the share of that interval the machine was oversubscribed.
 func (f FS) CPUStall() (time.Duration, error) {
-	s, err := f.read("/proc/pressure/cpu")
+	v, err := f.cpuPressureField("total")
 	if err != nil {
 		return 0, err
+	}
+	us, err := strconv.ParseUint(v, 10, 63)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/pressure/cpu: total=%q: %v", v, err)
+	}
+	return time.Duration(us) * time.Microsecond, nil
+}
+
+// cpuPressureField returns the value of name= on the "some" line of
+// /proc/pressure/cpu.
+func (f FS) cpuPressureField(name string) (string, error) {
+	s, err := f.read("/proc/pressure/cpu")
+	if err != nil {
+		return "", err
 	}
 	for line := range strings.SplitSeq(s, "\n") {
 		fields := strings.Fields(line)
@@ -95,16 +98,12 @@ func (f FS) CPUStall() (time.Duration, error) {
 			continue
 		}
 		for _, kv := range fields[1:] {
-			if v, ok := strings.CutPrefix(kv, "total="); ok {
-				us, err := strconv.ParseUint(v, 10, 63)
-				if err != nil {
-					return 0, fmt.Errorf("/proc/pressure/cpu: total=%q: %v", v, err)
-				}
-				return time.Duration(us) * time.Microsecond, nil
+			if v, ok := strings.CutPrefix(kv, name+"="); ok {
+				return v, nil
 			}
 		}
 	}
-	return 0, fmt.Errorf("/proc/pressure/cpu: no \"some total=\" field in %q", s)
+	return "", fmt.Errorf("/proc/pressure/cpu: no \"some %s=\" field in %q", name, s)
 }
 
 // CPUQuota returns the CPU bandwidth the process's cgroup may use, in CPUs
