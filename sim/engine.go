@@ -66,6 +66,7 @@ const (
 	evArrive              // root tasks arrive (arg: batch index, -1 for Poisson)
 	evStart               // every worker looks for work at time 0
 	evFault               // a fault begins, ends or is detected (arg: index*4 + phase)
+	evPoll                // a poll point inside a running piece (valid while gen matches the worker's pollTok)
 )
 
 // event is one entry of the event heap. Events at the same time are
@@ -212,6 +213,11 @@ type worker struct {
 	segRem      float64 // work (ns at speed 1) left at segStart
 	load        time.Duration
 	dq          queue
+	latent      []int32       // join latent: the latent frames' tasks, oldest first (owner only)
+	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
+	pollSet     bool          // a poll event is pending for the current segment
+	segWork     float64       // work (ns at speed 1) of the current segment
+	extra       time.Duration // overhead to pay before the next piece (fork, promotion)
 	sel         *policy.Selector
 	st          WorkerStats
 	busy, over  time.Duration
@@ -248,6 +254,9 @@ type engine struct {
 	crossCost, wakeCost         time.Duration
 	moveCost                    time.Duration
 	queueCost, contention       time.Duration
+	latentJoin                  bool // policy.join latent (under work stealing)
+	forkCost, promoteCost       time.Duration
+	pollGap                     time.Duration // work between poll points inside a piece (0: none)
 	qlen                        func(int) int
 
 	// central queue and its lock
@@ -278,6 +287,7 @@ type engine struct {
 	events                          int64
 	work, tinf                      time.Duration
 	steals                          int64
+	promoted                        int64
 	latencies                       []time.Duration
 	joinWaits                       []joinRec
 	reexec                          int64
@@ -326,6 +336,9 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.crossCost, e.wakeCost = c.CrossGroup.Duration(), c.Wake.Duration()
 	e.moveCost = c.Move.Duration()
 	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
+	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
+	e.latentJoin = e.sched == SchedSteal && s.Policy.Join == JoinLatent
+	e.pollGap = s.Workload.Poll.Duration()
 	g, err := policy.NewGroups(s.Workers.Groups)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %v", err)
@@ -467,6 +480,11 @@ func (e *engine) run(ctx context.Context) error {
 			}
 		case evFault:
 			e.fault(int(ev.arg))
+		case evPoll:
+			if w := &e.ws[ev.w]; ev.gen == w.pollTok && w.state == stRun {
+				w.pollSet = false
+				e.poll(w)
+			}
 		}
 		if e.errAbort != nil {
 			return e.errAbort
@@ -555,12 +573,14 @@ func (e *engine) qAdd(w *worker, d int) {
 	e.sumQ2 += (l+int64(d))*(l+int64(d)) - l*l
 }
 
-// dispatch starts task id's next piece on w (after the per-task overhead).
+// dispatch starts task id's next piece on w (after the per-task overhead
+// and any fork or promotion overhead w owes).
 func (e *engine) dispatch(w *worker, id int32) {
 	w.cur = id
-	if e.taskCost > 0 {
+	if d := e.taskCost + w.extra; d > 0 {
+		w.extra = 0
 		e.setState(w, stOverhead)
-		e.at(w, e.now+e.taskCost)
+		e.at(w, e.now+d)
 		return
 	}
 	e.beginPiece(w)
@@ -593,7 +613,13 @@ func (e *engine) beginPiece(w *worker) {
 func (e *engine) runSegment(w *worker, work time.Duration) {
 	e.setState(w, stRun)
 	w.segStart, w.segRem = e.now, float64(work)
+	w.segWork = float64(work)
+	w.pollTok++
+	w.pollSet = false
 	e.at(w, e.now+e.segDur(w))
+	if len(w.latent) > 0 && e.pollGap > 0 && w.dq.len() == 0 && e.idleWorkers() {
+		e.schedulePoll(w)
+	}
 }
 
 // segDur is how long the rest of w's segment takes at its current speed.
@@ -642,6 +668,13 @@ func (e *engine) pieceDone(w *worker) {
 				verb = "forks"
 			}
 			e.logf("worker %d: T%d %s %s", w.id, id, verb, taskList(e.kids))
+		}
+		if t.flags&fJoin != 0 {
+			w.extra += e.forkCost
+			if e.latentJoin {
+				e.forkLatent(w, e.kids)
+				return
+			}
 		}
 		e.placeSpawned(w, e.kids)
 		return
@@ -713,6 +746,12 @@ func (e *engine) finish(w *worker, id int32) {
 func (e *engine) findWork(w *worker) {
 	switch e.sched {
 	case SchedSteal:
+		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
+			id := w.latent[n-1]
+			w.latent = w.latent[:n-1]
+			e.dispatch(w, id)
+			return
+		}
 		if w.dq.len() > 0 {
 			e.qAdd(w, -1)
 			e.dispatch(w, w.dq.popBack())

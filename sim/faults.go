@@ -140,6 +140,8 @@ func (e *engine) detect(w *worker) {
 		e.qAdd(w, -1)
 		ids = append(ids, w.dq.popFront())
 	}
+	ids = append(ids, w.latent...) // its latent frames, which nobody else could take
+	w.latent = w.latent[:0]
 	w.load = 0
 	e.requeued += int64(len(ids))
 	if e.log != nil {

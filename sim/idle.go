@@ -53,8 +53,12 @@ func idleSchedule(id *Idle) policy.Idle {
 // it already is (a woken worker is counted by its waker).
 func (e *engine) beginSearch(w *worker) {
 	if !w.searching {
+		first := !e.idleWorkers()
 		w.searching = true
 		e.searching++
+		if first {
+			e.request()
+		}
 	}
 }
 
@@ -78,6 +82,12 @@ func (e *engine) endSearch(w *worker, chain bool) {
 // announce is IncSleepers: w joins the idle list and moves from searching
 // to sleeping.
 func (e *engine) announce(w *worker) {
+	first := !e.idleWorkers()
+	defer func() {
+		if first {
+			e.request()
+		}
+	}()
 	w.idleIdx = int32(len(e.idleList))
 	e.idleList = append(e.idleList, w.id)
 	if w.searching {

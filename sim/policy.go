@@ -33,6 +33,9 @@ func (e *engine) tryTake(w *worker) bool {
 	}
 	w.st.Stolen += int64(k)
 	v.st.StolenFrom += int64(k)
+	if v.dq.len() == 0 {
+		e.answerAt(v) // the owner's next poll point offers its latent frames
+	}
 	e.steals++
 	e.latencies = append(e.latencies, e.now-w.searchStart)
 	if e.rec != nil {
@@ -138,6 +141,9 @@ func (e *engine) pushTo(x *worker, id int32) {
 func (e *engine) placeSpawned(w *worker, kids []int32) {
 	switch e.sched {
 	case SchedSteal:
+		if e.latentJoin { // a spawn is a poll point: older latent frames go first
+			e.poll(w)
+		}
 		for _, k := range kids {
 			e.pushTo(w, k)
 		}

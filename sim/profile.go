@@ -155,7 +155,10 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 	s := Scenario{
 		Name:     name,
 		Workers:  Workers{Count: workers},
-		Workload: Workload{Kind: kindFib, Fib: best.Fib},
+		// The profiled computation polls at each of its forks (every Join
+		// is a poll point), on average every T1/forks; a fitted leaf
+		// stands for many of them, so it polls as often.
+		Workload: Workload{Kind: kindFib, Fib: best.Fib, Poll: Seconds(float64(p.Work) / float64(max(p.Forks, 1)))},
 		Costs:    Costs{Move: p.StealCost},
 		// Policy: the simulator's default, steal one, whose schedules the
 		// burdened-span bound T1/P + burdened T∞ describes (and

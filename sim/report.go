@@ -34,17 +34,18 @@ type WorkerStats struct {
 	Worker     int     `json:"worker"`
 	Speed      float64 `json:"speed"`
 	Group      int     `json:"group"`
-	Executed   int64   `json:"executed"`    // pieces run to completion (a fork-join task is two: up to its fork, and its continuation)
-	Stolen     int64   `json:"stolen"`      // tasks it took from others
-	StolenFrom int64   `json:"stolen_from"` // tasks others took from it
-	Attempts   int64   `json:"attempts"`    // steal attempts
-	Failed     int64   `json:"failed"`      // steal attempts that found nothing
-	Parks      int64   `json:"parks"`       // times it parked (slept until woken)
-	Sleeps     int64   `json:"sleeps"`      // timed parks (backoffs of at least policy.SpinLimit)
-	QueueEnd   int     `json:"queue_end"`   // tasks left in its queue at the end
-	Busy       float64 `json:"busy"`        // running tasks
-	Overhead   float64 `json:"overhead"`    // per-task overhead and central-queue access
-	Idle       float64 `json:"idle"`        // searching, backing off, parked
+	Executed   int64   `json:"executed"`           // pieces run to completion (a fork-join task is two: up to its fork, and its continuation)
+	Stolen     int64   `json:"stolen"`             // tasks it took from others
+	StolenFrom int64   `json:"stolen_from"`        // tasks others took from it
+	Attempts   int64   `json:"attempts"`           // steal attempts
+	Failed     int64   `json:"failed"`             // steal attempts that found nothing
+	Parks      int64   `json:"parks"`              // times it parked (slept until woken)
+	Sleeps     int64   `json:"sleeps"`             // timed parks (backoffs of at least policy.SpinLimit)
+	Promoted   int64   `json:"promoted,omitempty"` // join latent: latent frames it made public at poll points
+	QueueEnd   int     `json:"queue_end"`          // tasks left in its queue at the end
+	Busy       float64 `json:"busy"`               // running tasks
+	Overhead   float64 `json:"overhead"`           // per-task overhead and central-queue access
+	Idle       float64 `json:"idle"`               // searching, backing off, parked
 	Lost       bool    `json:"lost,omitempty"`
 }
 
@@ -59,7 +60,8 @@ type Totals struct {
 	Efficiency  float64 `json:"efficiency"` // speedup / workers
 	Executed    int64   `json:"executed"`
 	Stolen      int64   `json:"stolen"`
-	Steals      int64   `json:"steals"` // successful steal operations (one may take several tasks)
+	Steals      int64   `json:"steals"`             // successful steal operations (one may take several tasks)
+	Promoted    int64   `json:"promoted,omitempty"` // join latent: latent frames made public at poll points
 	Attempts    int64   `json:"attempts"`
 	Failed      int64   `json:"failed"`
 	StealRate   float64 `json:"steal_rate"`  // stolen / executed
@@ -157,6 +159,7 @@ func (e *engine) report() Report {
 		maxSpeed = max(maxSpeed, w.base)
 	}
 	tot.Tasks, tot.Completed, tot.Steals, tot.Events = e.created, e.completed, e.steals, e.events
+	tot.Promoted = e.promoted
 	tot.Completion = ratio(float64(e.completed), float64(e.created))
 	if e.created == 0 {
 		tot.Completion = 1
@@ -292,7 +295,11 @@ func describePolicy(s *Scenario) string {
 			amount += fmt.Sprintf(" (at most %d)", p.MaxBatch)
 		}
 	}
-	return fmt.Sprintf("steal (victim %s, amount %s, idle %s)", p.Victim, amount, idle)
+	join := ""
+	if s.Workload.Kind == kindFib || s.Workload.Spawn.Join && s.Workload.Spawn.Prob > 0 {
+		join = ", join " + p.Join
+	}
+	return fmt.Sprintf("steal (victim %s, amount %s, idle %s%s)", p.Victim, amount, idle, join)
 }
 
 // describeCosts lists the non-zero costs, or "none" for the ideal machine.
@@ -302,7 +309,7 @@ func describeCosts(c *Costs) string {
 		name string
 		v    Seconds
 	}{{"task", c.Task}, {"steal", c.Steal}, {"move", c.Move}, {"failed steal", c.Failed}, {"cross-group", c.CrossGroup},
-		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}} {
+		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}, {"fork", c.Fork}, {"promote", c.Promote}} {
 		if f.v > 0 {
 			parts = append(parts, f.name+" "+fmtSec(float64(f.v)))
 		}
@@ -438,6 +445,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "total work\t%s\n", fmtSec(t.Work))
 	fmt.Fprintf(tw, "speedup\t%.3f\tefficiency %s\n", t.Speedup, pct(t.Efficiency))
 	fmt.Fprintf(tw, "steal rate\t%.3f\t%d steals, %d of %d attempts failed\n", t.StealRate, t.Steals, t.Failed, t.Attempts)
+	if t.Promoted > 0 {
+		fmt.Fprintf(tw, "promoted\t%d\tlatent frames made public at poll points\n", t.Promoted)
+	}
 	fmt.Fprintf(tw, "steal latency\tmean %s\tp99 %s\n", fmtSec(t.StealLatencyMean), fmtSec(t.StealLatencyP99))
 	fmt.Fprintf(tw, "load imbalance\t%.3f\t(max/mean busy)\n", t.Imbalance)
 	fmt.Fprintf(tw, "straggler ratio\t%.3f\t(max/median busy)\n", t.Straggler)

@@ -76,6 +76,11 @@ type Workload struct {
 	Spawn    Spawn   `json:"spawn"`    // children created in the middle of a task
 	Fib      Fib     `json:"fib"`      // kind fib
 	UTS      UTS     `json:"uts"`      // kind uts
+	// Poll is the work between the poll points inside a running piece
+	// (the runtime's Worker.Poll in a long leaf, or the Joins that a
+	// coarse simulated leaf stands for); 0: only forks and spawns poll.
+	// It matters under policy.join latent only.
+	Poll Seconds `json:"poll"`
 }
 
 // Distribution names for [Dist] (its Dist field takes the strings).
@@ -203,6 +208,22 @@ const (
 	IdlePark    = "park"    // park after one failed round
 )
 
+// Join protocols for [Policy] (fork-join workloads under work stealing).
+const (
+	// JoinLatent is the runtime's protocol (PROTOCOL.md "Join"): a fork's
+	// other halves stay latent in the forking worker's private frames,
+	// where nobody can steal them, until that worker reaches a poll point
+	// (its next fork or spawn) while some worker is idle and its own
+	// deque is empty; it then promotes every latent frame, oldest first,
+	// onto its deque, where thieves steal as usual. A frame still latent
+	// when the worker gets back to it runs inline.
+	JoinLatent = "latent"
+	// JoinEager pushes every fork's other halves on the deque at once,
+	// where thieves can take them immediately: the Chase–Lev protocol the
+	// runtime used before latent frames, kept as a policy to compare with.
+	JoinEager = "eager"
+)
+
 // Policy is how work moves between workers.
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
@@ -213,6 +234,9 @@ type Policy struct {
 	// steal-half; a positive value is the cap.
 	MaxBatch int  `json:"max_batch"`
 	Idle     Idle `json:"idle"` // steal: what a worker that finds nothing does
+	// Join is how a fork offers its other halves to thieves: latent
+	// (default, the runtime's protocol) or eager; see [JoinLatent].
+	Join string `json:"join"`
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
@@ -239,6 +263,14 @@ type Costs struct {
 	Wake       Seconds `json:"wake"`         // from wake-up to the first attempt of a parked worker
 	Queue      Seconds `json:"queue"`        // central: one access to the shared queue
 	Contention Seconds `json:"contention"`   // central: added per other worker waiting for the queue
+	// Fork is the forking worker's time per fork beyond the work: the push
+	// of its other halves (latent frames, or deque pushes under join
+	// eager) and taking back the one it runs itself.
+	Fork Seconds `json:"fork"`
+	// Promote is the owner's time per latent frame it promotes to its
+	// deque at a poll point (join latent): the deque push it skipped at
+	// the fork, and the deque pop if it takes the frame back.
+	Promote Seconds `json:"promote"`
 }
 
 // Fault kinds for [Fault].
@@ -389,6 +421,9 @@ func checkSec(path string, v Seconds) *FieldError {
 }
 
 func (wl *Workload) normalize(workers int) *FieldError {
+	if err := checkSec("workload.poll", wl.Poll); err != nil {
+		return err
+	}
 	switch wl.Kind {
 	case "":
 		wl.Kind = kindTasks
@@ -783,6 +818,12 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
 	p.Amount = a.String()
+	if p.Join == "" {
+		p.Join = JoinLatent
+	}
+	if p.Join != JoinLatent && p.Join != JoinEager {
+		return oneOf("policy.join", p.Join, JoinLatent, JoinEager)
+	}
 	switch {
 	case p.MaxBatch == 0:
 		p.MaxBatch = policy.MaxBatch
@@ -838,7 +879,7 @@ func (c *Costs) check() *FieldError {
 		n string
 		v Seconds
 	}{{"task", c.Task}, {"steal", c.Steal}, {"move", c.Move}, {"failed_steal", c.Failed}, {"cross_group", c.CrossGroup},
-		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}} {
+		{"wake", c.Wake}, {"queue", c.Queue}, {"contention", c.Contention}, {"fork", c.Fork}, {"promote", c.Promote}} {
 		if err := checkSec("costs."+f.n, f.v); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 //	victim     victim policy (random, round-robin, largest, two-choices, locality)
 //	amount     steal amount (one, half)
 //	max_batch  cap of one steal-half (-1: none; 0: the runtime's 32)
+//	join       join protocol (latent, eager)
 //	idle       idle mode (backoff, poll, spin, park)
 //	backoff    "off" (spin, no backoff), or the first backoff delay in seconds
 //	spawn      spawn probability
@@ -27,7 +28,7 @@ import (
 //	scheduler  steal, central, static, round-robin, lpt
 //	tasks      number of root tasks
 //	seed       the seed
-var SweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
+var SweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
 
 func (sw *Sweep) check() *FieldError {
 	if sw.Param == "granularity" { // the word for it
@@ -152,6 +153,8 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		s.Policy.Victim = v
 	case "amount":
 		s.Policy.Amount = v
+	case "join":
+		s.Policy.Join = v
 	case "max_batch":
 		n, err := integer()
 		if err != nil {

@@ -1,0 +1,128 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// The runtime's join protocol, latent frames (PROTOCOL.md "Join"; the
+// runtime's join.go and worker.go), in virtual time. Policy.Join latent,
+// under work stealing:
+//
+//   - A fork keeps its other halves private: the children but the last
+//     become latent frames of the forking worker (w.latent, oldest first),
+//     and the worker runs the last child inline. Nobody else can see a
+//     latent frame: it is not in a deque, so thieves cannot take it and
+//     ReadWork (workVisible) does not count it.
+//   - The request of an idle worker is its announcement in the sleep
+//     state: counted as searching, or in the idle list. Nothing is sent to
+//     any owner in particular.
+//   - The response comes at the owner's next poll point — every fork,
+//     every spawn (before the children are pushed), and every
+//     Workload.Poll of work inside a running piece (the runtime's
+//     Worker.Poll, or the Joins that a coarse simulated leaf stands for;
+//     none by default): if some worker is idle
+//     and the owner's deque is empty, the owner promotes all its latent
+//     frames, oldest first, onto its deque (Costs.Promote each, paid
+//     by the owner), then wakes a sleeper if nobody searches (notify, as
+//     any posted work). If its deque holds work, the idle worker can take
+//     that, and the frames wait for a poll that finds the deque empty.
+//   - Thieves then steal from the deque as under join eager: the victim
+//     policy's order (policy.Selector), one or half (policy.Amount), at
+//     the steal costs.
+//   - When a worker is done with what it ran inline, its newest latent
+//     frame — the other half of the fork it is in — runs inline too, at
+//     no cost beyond Costs.Fork (no deque, no atomics in the runtime).
+//     A promoted frame is popped back from the deque if no thief took it.
+//
+// A worker's latent frames are always the other halves of forks whose
+// inline half it is running (they nest, as calls do), so a worker that
+// runs out of work holds none: nothing latent waits behind a searching
+// worker, and the runtime's unconditional promotion before waiting at a
+// latch has nothing to promote here. One worker alone never promotes
+// (nobody is idle while it runs).
+
+// forkLatent continues a fork under join latent: latent frames for the
+// children but the last, a poll, then the last child inline.
+func (e *engine) forkLatent(w *worker, kids []int32) {
+	n := len(kids)
+	w.latent = append(w.latent, kids[:n-1]...)
+	e.poll(w)
+	e.dispatch(w, kids[n-1])
+}
+
+// idleWorkers reports whether some worker searches or sleeps: the
+// runtime's ReadIdle, the sleep state's word being nonzero.
+func (e *engine) idleWorkers() bool { return e.searching > 0 || len(e.idleList) > 0 }
+
+// poll is a poll point of w: offer its latent frames if a worker is idle
+// and w's deque is empty.
+func (e *engine) poll(w *worker) {
+	if len(w.latent) == 0 || w.dq.len() > 0 || !e.idleWorkers() {
+		return
+	}
+	e.promote(w)
+}
+
+// promote pushes all of w's latent frames on its deque, oldest first,
+// charges w the promotion, and posts the work (wake a sleeper if nobody
+// searches).
+func (e *engine) promote(w *worker) {
+	n := len(w.latent)
+	for _, id := range w.latent {
+		e.qAdd(w, 1)
+		w.dq.pushBack(id)
+	}
+	if e.log != nil {
+		e.logf("worker %d: promotes %s", w.id, taskList(w.latent))
+	}
+	w.latent = w.latent[:0]
+	w.st.Promoted += int64(n)
+	e.promoted += int64(n)
+	w.extra += time.Duration(n) * e.promoteCost
+	e.notify()
+}
+
+// request is called when some worker becomes idle while none was: every
+// owner that runs a piece holding latent frames, with an empty deque,
+// will answer at its next poll point inside the piece. (An owner whose
+// deque holds work answers once a thief empties it: tryTake calls
+// answerAt. One that starts a piece later checks at its start.)
+func (e *engine) request() {
+	if !e.latentJoin || e.pollGap <= 0 {
+		return
+	}
+	for i := range e.ws {
+		if w := &e.ws[i]; w.state == stRun && len(w.latent) > 0 && w.dq.len() == 0 {
+			e.schedulePoll(w)
+		}
+	}
+}
+
+// answerAt schedules owner v's answer after a thief emptied its deque
+// while workers are idle.
+func (e *engine) answerAt(v *worker) {
+	if e.latentJoin && e.pollGap > 0 && v.state == stRun && len(v.latent) > 0 && v.dq.len() == 0 && e.idleWorkers() {
+		e.schedulePoll(v)
+	}
+}
+
+// schedulePoll queues w's next poll point inside its running segment,
+// every pollGap of work from the segment's start, unless one is queued
+// already or the segment ends first (what follows a segment, a fork or
+// the inline run of a latent frame, polls at its own fork).
+func (e *engine) schedulePoll(w *worker) {
+	if w.pollSet {
+		return
+	}
+	left := w.segRem - float64(e.now-w.segStart)*w.speed // work left in the segment
+	done := w.segWork - left
+	gap := float64(e.pollGap)
+	next := (math.Floor(done/gap) + 1) * gap
+	if next >= w.segWork {
+		return
+	}
+	w.pollSet = true
+	at := e.now + time.Duration(math.Ceil((next-done)/w.speed))
+	e.push(event{at: at, kind: evPoll, w: w.id, gen: w.pollTok})
+}
