@@ -1,0 +1,231 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// latentTree is a hand-built situation: two fib(10) trees, one per worker;
+// worker 1 runs twice as fast, so it runs dry while worker 0 is deep in
+// its tree, holding a latent frame per level. Leaves of 1µs, forks of
+// 100ns of split and join work.
+func latentTree() Scenario {
+	return Scenario{
+		Name: "latent", Seed: 1,
+		Workers: Workers{Count: 2, Speeds: []float64{1, 2}},
+		Workload: Workload{Kind: kindFib, Tasks: 2, Arrival: Arrival{Target: targetRoundRobin},
+			Fib: Fib{N: 10, Cutoff: 2, Leaf: 1e-6, Split: 1e-7, Join: 1e-7}},
+	}
+}
+
+var (
+	logLine  = regexp.MustCompile(`^\[([0-9.]+)\] (.*)$`)
+	taskIDRe = regexp.MustCompile(`T(\d+)`)
+)
+
+func ids(s string) []int {
+	var out []int
+	for _, m := range taskIDRe.FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, n)
+	}
+	return out
+}
+
+// A latent frame is offered only at a poll point of its owner (a fork),
+// only after some worker is idle, and all of them oldest first: the first
+// task a thief steals is the oldest frame, the second half of the
+// shallowest fork still open.
+func TestLatentOffersAtPollPointsOldestFirst(t *testing.T) {
+	var log bytes.Buffer
+	r, err := Run(context.Background(), latentTree(), Options{Log: &log, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		idleAt    = "" // when worker 1 first ran dry
+		promoted  []int
+		promoteAt string
+		forksAt   = map[string]bool{} // times worker 0 forked
+	)
+	for _, l := range strings.Split(log.String(), "\n") {
+		m := logLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		at, ev := m[1], m[2]
+		switch {
+		case strings.HasPrefix(ev, "worker 0: T") && strings.Contains(ev, " forks "):
+			forksAt[at] = true
+		case idleAt == "" && strings.HasPrefix(ev, "worker 1: failed to steal"):
+			idleAt = at
+		case promoted == nil && strings.Contains(ev, ": promotes "):
+			if !strings.HasPrefix(ev, "worker 0:") {
+				t.Fatalf("first promotion by the wrong worker: %s", l)
+			}
+			promoted, promoteAt = ids(ev), at
+		}
+	}
+	if promoted == nil || idleAt == "" {
+		t.Fatalf("no promotion (%v) or worker 1 never idle (%q); log:\n%s", promoted, idleAt, log.String())
+	}
+	ia, _ := strconv.ParseFloat(idleAt, 64)
+	pa, _ := strconv.ParseFloat(promoteAt, 64)
+	if pa < ia {
+		t.Errorf("worker 0 promoted at %s, before any worker was idle (%s)", promoteAt, idleAt)
+	}
+	if !forksAt[promoteAt] {
+		t.Errorf("the promotion at %s is not at one of worker 0's forks (its only poll points here)", promoteAt)
+	}
+	if len(promoted) < 3 {
+		t.Fatalf("promoted %v: want worker 0 deep in its tree (several latent frames)", promoted)
+	}
+	for i := 1; i < len(promoted); i++ { // ids grow with creation: the oldest frame has the smallest
+		if promoted[i] < promoted[i-1] {
+			t.Fatalf("promoted %v: not oldest first", promoted)
+		}
+	}
+	st := r.Schedule.Steals
+	if len(st) == 0 || st[0].Victim != 0 || st[0].Task != promoted[0] {
+		t.Fatalf("first steal %+v; want worker 1 taking T%d, the oldest promoted frame", st, promoted[0])
+	}
+	if got := r.Report.Totals.Completed; got != r.Report.Totals.Tasks {
+		t.Fatalf("%d of %d tasks completed", got, r.Report.Totals.Tasks)
+	}
+}
+
+// Under join eager the same tree's thief takes frames at once, before any
+// poll; under join latent it waits for the poll: the protocols differ.
+func TestLatentDiffersFromEager(t *testing.T) {
+	s := latentTree()
+	s.Workers.Speeds = nil
+	s.Workload.Tasks = 1
+	lat, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Policy.Join = JoinEager
+	eag, err := Run(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lat.Report.Totals.Promoted == 0 || eag.Report.Totals.Promoted != 0 {
+		t.Fatalf("promoted: latent %d, eager %d; want some, none", lat.Report.Totals.Promoted, eag.Report.Totals.Promoted)
+	}
+	// the 1µs leaves poll nowhere: latent thieves wait for forks and take
+	// bigger pieces, so they steal less often
+	if lat.Report.Totals.Steals >= eag.Report.Totals.Steals {
+		t.Errorf("steals: latent %d, eager %d; want fewer under latent", lat.Report.Totals.Steals, eag.Report.Totals.Steals)
+	}
+}
+
+// One worker is never idle while it runs, so it never promotes, and with
+// zero costs it takes exactly T1; with a fork cost, T1 plus that per fork.
+func TestLatentOneWorkerNoPromotion(t *testing.T) {
+	s := Scenario{Seed: 3, Workers: Workers{Count: 1},
+		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 16, Cutoff: 4, Leaf: 1e-8}}}
+	for _, fork := range []Seconds{0, 5e-9} {
+		s.Costs = Costs{Fork: fork, Promote: 1e-6}
+		r, err := Run(context.Background(), s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot := r.Report.Totals
+		if tot.Promoted != 0 || tot.Steals != 0 {
+			t.Fatalf("fork %v: one worker promoted %d frames, stole %d times", fork, tot.Promoted, tot.Steals)
+		}
+		_, forks := fibTreeCounts(16, 4)
+		if want := r.Report.DAG.T1 + forks*float64(fork); abs(tot.Makespan-want) > 1e-12 {
+			t.Errorf("fork %v: makespan %v, want T1 + forks × fork = %v", fork, tot.Makespan, want)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// The latent protocol is as deterministic as the rest: the same scenario
+// (seed included) gives the same log, report and schedule; another seed a
+// different run.
+func TestLatentDeterministic(t *testing.T) {
+	s := Scenario{Seed: 7, Workers: Workers{Count: 4},
+		Policy:   Policy{Amount: "half"},
+		Costs:    Costs{Steal: 2e-7, Failed: 1e-7, Move: 5e-7, Fork: 2e-9, Promote: 2e-8, Wake: 5e-6},
+		Workload: Workload{Kind: kindFib, Poll: 5e-8, Fib: Fib{N: 22, Cutoff: 8, Leaf: 3e-9}}}
+	run := func(s Scenario) (string, float64) {
+		var log, buf bytes.Buffer
+		r, err := Run(context.Background(), s, Options{Log: &log, Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Report.Totals.Promoted == 0 {
+			t.Fatal("no promotion: the scenario does not exercise the latent protocol")
+		}
+		r.Report.WriteJSON(&buf)
+		r.WriteTrace(&buf)
+		return log.String() + buf.String(), r.Report.Totals.Makespan
+	}
+	a, ma := run(s)
+	b, _ := run(s)
+	if a != b {
+		t.Fatal("two runs with the same seed differ")
+	}
+	s.Seed++
+	if _, mc := run(s); mc == ma {
+		t.Error("another seed gave the same makespan")
+	}
+}
+
+// firstPromotion runs s and returns when worker 1 first failed to steal
+// and when (and by whom) the first promotion was made.
+func firstPromotion(t *testing.T, s Scenario) (idle, promoted float64, by string) {
+	t.Helper()
+	var log bytes.Buffer
+	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	idle, promoted = -1, -1
+	for _, l := range strings.Split(log.String(), "\n") {
+		m := logLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		at, _ := strconv.ParseFloat(m[1], 64)
+		switch {
+		case idle < 0 && strings.HasPrefix(m[2], "worker 1: failed to steal"):
+			idle = at
+		case promoted < 0 && strings.Contains(m[2], ": promotes "):
+			promoted, by = at, m[2][:strings.Index(m[2], ":")]
+		}
+	}
+	if idle < 0 || promoted < 0 {
+		t.Fatalf("worker 1 idle at %v, first promotion at %v; log:\n%s", idle, promoted, log.String())
+	}
+	return idle, promoted, by
+}
+
+// With workload.poll, a running piece polls every poll of work: the owner
+// answers an idle worker within one poll interval, in the middle of a
+// 200µs leaf; without it, the thief waits for the owner's next fork.
+func TestLatentPollInsideLeaf(t *testing.T) {
+	s := latentTree()
+	s.Workload.Fib = Fib{N: 6, Cutoff: 2, Leaf: 200e-6, Split: 1e-7, Join: 1e-7}
+	s.Workload.Poll = 1e-6
+	idle, at, by := firstPromotion(t, s)
+	if by != "worker 0" || at < idle || at-idle > 1e-6+1e-12 {
+		t.Errorf("poll 1µs: %s promoted at %v, worker 1 idle at %v; want worker 0 within 1µs", by, at, idle)
+	}
+	s.Workload.Poll = 0
+	idle, at, by = firstPromotion(t, s)
+	if by != "worker 0" || at-idle < 1e-6 {
+		t.Errorf("no poll in leaves: %s promoted at %v, worker 1 idle at %v; want worker 0 at its next fork, later", by, at, idle)
+	}
+}
