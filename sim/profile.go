@@ -153,8 +153,8 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 		name = "profile of " + p.Workload
 	}
 	s := Scenario{
-		Name:     name,
-		Workers:  Workers{Count: workers},
+		Name:    name,
+		Workers: Workers{Count: workers},
 		// The profiled computation polls at each of its forks (every Join
 		// is a poll point), on average every T1/forks; a fitted leaf
 		// stands for many of them, so it polls as often.
@@ -199,6 +199,9 @@ type Calibration struct {
 	Seq       Seconds `json:"seq"`        // time not proportional to the forks (0: none)
 	ForkCost  Seconds `json:"fork_cost"`  // time per fork at one worker
 	StealCost Seconds `json:"steal_cost"` // one successful steal (0: keep the profile's)
+	// Promote is what a promotion adds to a latent frame (Costs.Promote of
+	// the simulated runtime; Calibrated leaves the profile as it is).
+	Promote Seconds `json:"promote"`
 }
 
 // Calibrated returns p with its work, span and burdened span corrected by
@@ -213,7 +216,7 @@ func (p Profile) Calibrated(c Calibration) (Profile, error) {
 	for _, f := range []struct {
 		n string
 		v Seconds
-	}{{"seq", c.Seq}, {"fork_cost", c.ForkCost}, {"steal_cost", c.StealCost}} {
+	}{{"seq", c.Seq}, {"fork_cost", c.ForkCost}, {"steal_cost", c.StealCost}, {"promote", c.Promote}} {
 		if err := checkSec("calibration."+f.n, f.v); err != nil {
 			return p, err
 		}

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -15,20 +17,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/deque"
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
 
 // "worksteal sim --predict WORKLOAD:SIZE" predicts the runtime's makespan
-// on a bench workload and measures it. The prediction takes the shape of
-// the computation (span, forks) from a work/span profile and its costs
-// from short unprofiled runs:
+// on a bench workload and measures it. The prediction simulates the
+// runtime's protocol (sim's policy.join latent, the default: a Join's
+// second half stays latent until an idle worker's request is answered at
+// the owner's next poll point; the runtime's steal half and idle
+// schedule). It takes the shape of the computation (span, forks) from a
+// work/span profile and its costs from short unprofiled runs:
 //
-//   - the time per fork, everything included (the fork's overhead and its
-//     share of the work): the runtime at one worker on a smaller size of
-//     the same workload (calibrationSize), divided by its forks;
-//   - the cost of one steal: as the profile measured it.
+//   - the work: plain sequential Go (go-seq) at the size predicted, plus
+//     the runtime's overhead per fork, (ws − go-seq) / forks at one worker
+//     on a smaller size of the same workload (calibrationSize); the fitted
+//     tree's leaves poll every T1/forks, as the real code does at each Join;
+//   - a promotion: a deque push and pop (the atomics a latent frame skips
+//     until it is promoted), timed on this machine (promoteCost);
+//   - a steal: its cost as the profile measured it.
 //
 // The profile's own work, the sum of its strand timings, is not used: its
 // clock reads inflate fine-grained code several times over. The
@@ -45,6 +54,7 @@ type predictRow struct {
 	Error     float64 `json:"error"`     // predicted / measured − 1
 	MaxBound  float64 `json:"max_bound"` // seconds: T1/P + burdened span, the profile's slowest prediction
 	Steals    int64   `json:"sim_steals"`
+	Promoted  int64   `json:"sim_promoted"` // latent frames the simulated owners promoted
 }
 
 // calibrationSize is the smaller size whose runs give the cost of a fork.
@@ -60,10 +70,11 @@ func calibrationSize(workload string, size int) int {
 	return max(1, size/4)
 }
 
-// run is one measured configuration: a size of the workload at a number
-// of workers.
+// run is one measured configuration: a size of the workload, by an
+// implementation, at a number of workers.
 type run struct {
 	size    string
+	impl    bench.Impl
 	workers int
 }
 
@@ -85,7 +96,7 @@ func bestRuns(workload string, runs []run, reps int) ([]time.Duration, error) {
 		}
 	}()
 	for _, r := range runs {
-		in, err := bench.Prepare(workload, r.size, bench.WS, r.workers)
+		in, err := bench.Prepare(workload, r.size, r.impl, r.workers)
 		if err != nil {
 			return nil, err
 		}
@@ -107,12 +118,20 @@ func bestRuns(workload string, runs []run, reps int) ([]time.Duration, error) {
 	return best, nil
 }
 
-// calibration turns the time of the calibration size at one worker into
-// the calibration of (workload, size): the time per fork — the fork's
-// overhead and its share of the work together (these workloads do about
-// the same work per fork at every size) — which the forks at size then
-// multiply.
-func calibration(workload string, size int, ws1 time.Duration) (sim.Calibration, error) {
+// calibrationTimes are the measurements a calibration is made of.
+type calibrationTimes struct {
+	seqSmall, wsSmall time.Duration // go-seq and the runtime at one worker, calibration size
+	seq               time.Duration // go-seq at the size predicted
+	promote           time.Duration // one deque push and pop
+}
+
+// calibration turns the measurements into the calibration of (workload,
+// size): the sequential time at size plus the runtime's overhead per fork
+// measured on the calibration size, (ws − seq) / forks, which the forks at
+// size then multiply. (Work per fork grows with the board in nqueens: the
+// sequential run at full size carries that, where an all-in time per fork
+// measured on a smaller size predicted it 5 % low.)
+func calibration(workload string, size int, m calibrationTimes) (sim.Calibration, error) {
 	small := strconv.Itoa(calibrationSize(workload, size))
 	joins, err := bench.Joins(workload, small)
 	if err != nil {
@@ -121,7 +140,64 @@ func calibration(workload string, size int, ws1 time.Duration) (sim.Calibration,
 	if joins < 1 {
 		return sim.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
 	}
-	return sim.Calibration{ForkCost: sim.Seconds(ws1.Seconds() / float64(joins))}, nil
+	over := max(0, (m.wsSmall-m.seqSmall).Seconds()/float64(joins))
+	return sim.Calibration{Seq: sim.Seconds(m.seq.Seconds()), ForkCost: sim.Seconds(over), Promote: sim.Seconds(m.promote.Seconds())}, nil
+}
+
+// promoteCost times what a promotion adds to a latent frame: a push on a
+// Chase–Lev deque and the pop that takes it back (the fastest of a few
+// rounds, per pair).
+func promoteCost() time.Duration {
+	w, _ := deque.New[int](64)
+	x := new(int)
+	const n = 1 << 15
+	best := time.Duration(math.MaxInt64)
+	for r := 0; r < 5; r++ {
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			w.Push(x)
+			w.Pop()
+		}
+		best = min(best, time.Since(t0))
+	}
+	return best / n
+}
+
+// predictScenario is the simulated runtime on workers: the profile's
+// fitted tree under the runtime's protocol (join latent, the default),
+// steal half (the runtime's default), the calibrated promotion.
+func predictScenario(q sim.Profile, cal sim.Calibration, workers int) (sim.Scenario, error) {
+	s, _, err := sim.FitProfile(q, workers, 0)
+	if err != nil {
+		return s, err
+	}
+	s.Policy.Amount = policy.StealHalf.String()
+	s.Costs.Promote = cal.Promote
+	return s, nil
+}
+
+// predictRows simulates the calibrated profile q at each worker count and
+// compares with the measured times (measured[i] for ps[i]).
+func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []int, measured []time.Duration, maxEvents int64) ([]predictRow, error) {
+	var rows []predictRow
+	for i, workers := range ps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s, err := predictScenario(q, cal, workers)
+		if err != nil {
+			return nil, err
+		}
+		res, err := sim.Run(ctx, s, sim.Options{MaxEvents: maxEvents})
+		if err != nil {
+			return nil, err
+		}
+		m := measured[i].Seconds()
+		pred := res.Report.Totals.Makespan
+		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: m,
+			Error: pred/m - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted})
+	}
+	return rows, nil
 }
 
 // profileBench profiles (workload, size) on two workers, runs times, and
@@ -195,16 +271,18 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if reps < 1 {
 		return usageError(fmt.Errorf("sim: --reps must be at least 1, got %d", reps))
 	}
-	// The calibration size at one worker, and the size at each P, alternated.
-	runs := []run{{strconv.Itoa(calibrationSize(name, size)), 1}}
+	// The calibration runs and the size at each P, alternated.
+	small, sz := strconv.Itoa(calibrationSize(name, size)), strconv.Itoa(size)
+	runs := []run{{small, bench.Seq, 1}, {small, bench.WS, 1}, {sz, bench.Seq, 1}}
+	const measuredFrom = 3
 	for _, workers := range ps {
-		runs = append(runs, run{strconv.Itoa(size), workers})
+		runs = append(runs, run{sz, bench.WS, workers})
 	}
 	times, err := bestRuns(name, runs, reps)
 	if err != nil {
 		return err
 	}
-	cal, err := calibration(name, size, times[0])
+	cal, err := calibration(name, size, calibrationTimes{seqSmall: times[0], wsSmall: times[1], seq: times[2], promote: promoteCost()})
 	if err != nil {
 		return err
 	}
@@ -216,23 +294,12 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if err != nil {
 		return err
 	}
-	var rows []predictRow
-	for i, workers := range ps {
-		if err := env.Ctx.Err(); err != nil {
+	rows, err := predictRows(env.Ctx, q, cal, ps, times[measuredFrom:], cfg.maxEvents)
+	if err != nil {
+		if env.Ctx.Err() != nil {
 			return interruptedError(env.Ctx)
 		}
-		s, _, err := sim.FitProfile(q, workers, 0)
-		if err != nil {
-			return err
-		}
-		res, err := sim.Run(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
-		if err != nil {
-			return err
-		}
-		measured := times[1+i]
-		pred := res.Report.Totals.Makespan
-		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: measured.Seconds(),
-			Error: pred/measured.Seconds() - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals})
+		return err
 	}
 	return writePredict(cmd.OutOrStdout(), cfg.json, prof, cal, q, rows)
 }
@@ -250,12 +317,12 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	}
 	d := func(x sim.Seconds) time.Duration { return x.Duration() }
 	fmt.Fprintf(out, "%s: %d forks; profiled work %v, span %v (clock reads included)\n", prof.Workload, prof.Forks, d(prof.Work), d(prof.Span))
-	fmt.Fprintf(out, "calibrated: %d forks × %v (measured at one worker on a smaller size) = work %v, span %v, steal %v\n\n",
-		prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost))
+	fmt.Fprintf(out, "calibrated: go-seq %v + %d forks × %v (the runtime's overhead per fork, measured at one worker on a smaller size) = work %v, span %v; steal %v, promotion %v\n\n",
+		d(cal.Seq), prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost), d(cal.Promote))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\t")
+	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals)
+		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted)
 	}
 	return tw.Flush()
 }

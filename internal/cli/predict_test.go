@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/sim"
+)
+
+// The calibration is plain arithmetic on the measured times: go-seq at
+// the size predicted, plus the runtime's overhead per fork on the smaller
+// size. No clock is read here.
+func TestPredictCalibrationFromTimes(t *testing.T) {
+	joins, err := bench.Joins("fib", "27") // calibrationSize("fib", 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := calibrationTimes{seqSmall: time.Millisecond, wsSmall: 3 * time.Millisecond, seq: 4 * time.Millisecond, promote: 13 * time.Nanosecond}
+	c, err := calibration("fib", 30, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Seq != 4e-3 || c.Promote != 13e-9 {
+		t.Errorf("seq %v, promote %v; want go-seq at 30 (4ms) and the measured promotion (13ns)", c.Seq, c.Promote)
+	}
+	if want := 2e-3 / float64(joins); math.Abs(float64(c.ForkCost)/want-1) > 1e-12 {
+		t.Errorf("fork cost %v; want (ws − seq) / forks of fib 27 = %v", c.ForkCost, want)
+	}
+	m.wsSmall = m.seqSmall / 2 // the runtime faster than go-seq: no negative overhead
+	if c, err := calibration("fib", 30, m); err != nil || c.ForkCost != 0 {
+		t.Errorf("ws faster than go-seq: fork cost %v, %v; want 0", c.ForkCost, err)
+	}
+}
+
+// The prediction simulates the runtime's protocol on the calibrated
+// profile: one worker takes exactly the calibrated work and promotes
+// nothing; two workers promote latent frames, steal, and take about half.
+// The error column is the prediction over the given measurement.
+func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
+	q := sim.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
+	cal := sim.Calibration{Promote: 13e-9}
+	s, err := predictScenario(q, cal, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = s.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Policy.Join != sim.JoinLatent || s.Policy.Amount != "half" || s.Costs.Promote != cal.Promote {
+		t.Errorf("scenario policy %+v, costs %+v; want join latent, steal half, the calibrated promotion", s.Policy, s.Costs)
+	}
+	if want := float64(q.Work) / float64(q.Forks); math.Abs(float64(s.Workload.Poll)/want-1) > 1e-9 {
+		t.Errorf("poll every %v; want T1/forks = %v (every Join polls)", s.Workload.Poll, want)
+	}
+	measured := []time.Duration{12 * time.Millisecond, 6400 * time.Microsecond}
+	rows, err := predictRows(context.Background(), q, cal, []int{1, 2}, measured, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := rows[0], rows[1]
+	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted != 0 || r1.Steals != 0 {
+		t.Errorf("1 worker: %+v; want the work %v, no promotion, no steal", r1, q.Work)
+	}
+	if r2.Promoted == 0 || r2.Steals == 0 {
+		t.Errorf("2 workers: %+v; want promotions and steals", r2)
+	}
+	if half := float64(q.Work) / 2; r2.Predicted < half || r2.Predicted > half*1.05 {
+		t.Errorf("2 workers: predicted %v; want within 5%% above half the work %v", r2.Predicted, half)
+	}
+	if want := r2.Predicted/0.0064 - 1; r2.Measured != 0.0064 || math.Abs(r2.Error-want) > 1e-12 {
+		t.Errorf("2 workers: measured %v, error %v; want 0.0064 and %v", r2.Measured, r2.Error, want)
+	}
+}
