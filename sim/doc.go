@@ -41,6 +41,19 @@
 // TestIdleDecisionsMatchRuntime runs one scripted situation in the runtime
 // and here and requires the same sequence of idle decisions.
 //
+// Forks follow the runtime's join protocol, latent frames (PROTOCOL.md
+// "Join"; latent.go here), unless [Policy.Join] says eager: a fork keeps
+// its other halves as latent frames of the forking worker, where no thief
+// can see them, and runs the last child inline; an idle worker's request —
+// its being counted as searching or asleep — is answered by each owner at
+// its next poll point (a fork, a spawn, or every [Workload.Poll] of work
+// inside a piece, scheduled from the task tree's timing), which promotes
+// all its latent frames, oldest first, when its deque is empty; thieves
+// then steal with the same policy code. A frame nobody asked for runs
+// inline at [Costs.Fork]; a promotion costs [Costs.Promote] a frame.
+// Under join eager every fork pushes its halves on the deque at once (the
+// Chase–Lev protocol the runtime used before), kept as a policy to compare.
+//
 // One difference remains, at time 0: the runtime's workers start parked
 // (a new pool searches nothing until work is posted, which wakes one
 // worker, and each woken worker that finds work wakes the next), while the

@@ -55,6 +55,10 @@ type predictRow struct {
 	MaxBound  float64 `json:"max_bound"` // seconds: T1/P + burdened span, the profile's slowest prediction
 	Steals    int64   `json:"sim_steals"`
 	Promoted  int64   `json:"sim_promoted"` // latent frames the simulated owners promoted
+	// StealWait is the simulated thieves' mean wait, from running dry to
+	// a successful steal: the request's answer at a poll point, the
+	// promotion, the thief's next attempt (its idle schedule), the steal.
+	StealWait float64 `json:"sim_steal_wait"`
 }
 
 // calibrationSize is the smaller size whose runs give the cost of a fork.
@@ -195,7 +199,8 @@ func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []i
 		m := measured[i].Seconds()
 		pred := res.Report.Totals.Makespan
 		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: m,
-			Error: pred/m - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted})
+			Error: pred/m - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted,
+			StealWait: res.Report.Totals.StealLatencyMean})
 	}
 	return rows, nil
 }
@@ -320,9 +325,9 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	fmt.Fprintf(out, "calibrated: go-seq %v + %d forks × %v (the runtime's overhead per fork, measured at one worker on a smaller size) = work %v, span %v; steal %v, promotion %v\n\n",
 		d(cal.Seq), prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost), d(cal.Promote))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\t")
+	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\tsim steal wait\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted)
+		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t%v\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
 	}
 	return tw.Flush()
 }
