@@ -53,7 +53,7 @@ func idleSchedule(id *Idle) policy.Idle {
 // it already is (a woken worker is counted by its waker).
 func (e *engine) beginSearch(w *worker) {
 	if !w.searching {
-		first := !e.idleWorkers()
+		first := !e.idleWorkers() // then this is a request (latent.go)
 		w.searching = true
 		e.searching++
 		if first {
@@ -82,17 +82,15 @@ func (e *engine) endSearch(w *worker, chain bool) {
 // announce is IncSleepers: w joins the idle list and moves from searching
 // to sleeping.
 func (e *engine) announce(w *worker) {
-	first := !e.idleWorkers()
-	defer func() {
-		if first {
-			e.request()
-		}
-	}()
+	first := !e.idleWorkers() // then this is a request (latent.go)
 	w.idleIdx = int32(len(e.idleList))
 	e.idleList = append(e.idleList, w.id)
 	if w.searching {
 		w.searching = false
 		e.searching--
+	}
+	if first {
+		e.request()
 	}
 }
 
