@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -59,6 +60,7 @@ type predictRow struct {
 	// a successful steal: the request's answer at a poll point, the
 	// promotion, the thief's next attempt (its idle schedule), the steal.
 	StealWait float64 `json:"sim_steal_wait"`
+	Speed     float64 `json:"speed"` // the machine's speed per thread with this many busy, relative to one (machineSpeed)
 }
 
 // calibrationSize is the smaller size whose runs give the cost of a fork.
@@ -75,11 +77,14 @@ func calibrationSize(workload string, size int) int {
 }
 
 // run is one measured configuration: a size of the workload, by an
-// implementation, at a number of workers.
+// implementation, at a number of workers; copies > 1 runs that many
+// instances at once (go-seq side by side: what the machine gives each of
+// several busy threads) and times the slowest.
 type run struct {
 	size    string
 	impl    bench.Impl
 	workers int
+	copies  int
 }
 
 // bestRuns times the runtime on each configuration reps times after one
@@ -93,33 +98,57 @@ type run struct {
 func bestRuns(workload string, runs []run, reps int) ([]time.Duration, error) {
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	ins := make([]*bench.Instance, 0, len(runs))
+	var all []*bench.Instance
 	defer func() {
-		for _, in := range slices.Backward(ins) { // each restores the GOMAXPROCS it found
+		for _, in := range slices.Backward(all) { // each restores the GOMAXPROCS it found
 			in.Close()
 		}
 	}()
-	for _, r := range runs {
-		in, err := bench.Prepare(workload, r.size, r.impl, r.workers)
-		if err != nil {
-			return nil, err
-		}
-		ins = append(ins, in)
-	}
-	best := make([]time.Duration, len(runs))
-	for i := 0; i <= reps; i++ {
-		for k, in := range ins {
-			runtime.GOMAXPROCS(runs[k].workers)
-			it, err := in.Run()
+	ins := make([][]*bench.Instance, len(runs))
+	for k, r := range runs {
+		for range max(1, r.copies) {
+			in, err := bench.Prepare(workload, r.size, r.impl, r.workers/max(1, r.copies))
 			if err != nil {
 				return nil, err
 			}
-			if i > 0 && (i == 1 || it.Elapsed < best[k]) {
-				best[k] = it.Elapsed
+			all = append(all, in)
+			ins[k] = append(ins[k], in)
+		}
+	}
+	best := make([]time.Duration, len(runs))
+	for i := 0; i <= reps; i++ {
+		for k, group := range ins {
+			runtime.GOMAXPROCS(runs[k].workers)
+			el, err := runAtOnce(group)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 && (i == 1 || el < best[k]) {
+				best[k] = el
 			}
 		}
 	}
 	return best, nil
+}
+
+// runAtOnce runs one iteration of each instance, all at the same time, and
+// returns the longest of their times.
+func runAtOnce(group []*bench.Instance) (time.Duration, error) {
+	if len(group) == 1 {
+		it, err := group[0].Run()
+		return it.Elapsed, err
+	}
+	els := make([]time.Duration, len(group))
+	errs := make([]error, len(group))
+	var wg sync.WaitGroup
+	for c, in := range group {
+		wg.Go(func() {
+			it, err := in.Run()
+			els[c], errs[c] = it.Elapsed, err
+		})
+	}
+	wg.Wait()
+	return slices.Max(els), errors.Join(errs...)
 }
 
 // calibrationTimes are the measurements a calibration is made of.
@@ -169,26 +198,44 @@ func promoteCost() time.Duration {
 
 // predictScenario is the simulated runtime on workers: the profile's
 // fitted tree under the runtime's protocol (join latent, the default),
-// steal half (the runtime's default), the calibrated promotion.
-func predictScenario(q sim.Profile, cal sim.Calibration, workers int) (sim.Scenario, error) {
+// steal half (the runtime's default), the calibrated promotion, each
+// worker at speed (the machine's speed per thread with workers threads
+// busy, relative to one).
+func predictScenario(q sim.Profile, cal sim.Calibration, workers int, speed float64) (sim.Scenario, error) {
 	s, _, err := sim.FitProfile(q, workers, 0)
 	if err != nil {
 		return s, err
 	}
 	s.Policy.Amount = policy.StealHalf.String()
 	s.Costs.Promote = cal.Promote
+	if speed != 1 {
+		s.Workers.Speeds = slices.Repeat([]float64{speed}, workers)
+	}
 	return s, nil
 }
 
-// predictRows simulates the calibrated profile q at each worker count and
-// compares with the measured times (measured[i] for ps[i]).
-func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []int, measured []time.Duration, maxEvents int64) ([]predictRow, error) {
+// machineSpeed is the speed of each of several busy threads relative to
+// one: go-seq alone over the slowest of that many copies run at once. It
+// is below 1 when the threads share something (a clock that drops with
+// more cores busy, caches, memory bandwidth, a CPU that another process
+// holds).
+func machineSpeed(alone, together time.Duration) float64 {
+	if together <= 0 {
+		return 1
+	}
+	return alone.Seconds() / together.Seconds()
+}
+
+// predictRows simulates the calibrated profile q at each worker count,
+// with the machine's speed per thread there, and compares with the
+// measured times (speeds[i] and measured[i] for ps[i]).
+func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []int, speeds []float64, measured []time.Duration, maxEvents int64) ([]predictRow, error) {
 	var rows []predictRow
 	for i, workers := range ps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		s, err := predictScenario(q, cal, workers)
+		s, err := predictScenario(q, cal, workers, speeds[i])
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +247,7 @@ func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []i
 		pred := res.Report.Totals.Makespan
 		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: m,
 			Error: pred/m - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted,
-			StealWait: res.Report.Totals.StealLatencyMean})
+			StealWait: res.Report.Totals.StealLatencyMean, Speed: speeds[i]})
 	}
 	return rows, nil
 }
@@ -278,10 +325,19 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	}
 	// The calibration runs and the size at each P, alternated.
 	small, sz := strconv.Itoa(calibrationSize(name, size)), strconv.Itoa(size)
-	runs := []run{{small, bench.Seq, 1}, {small, bench.WS, 1}, {sz, bench.Seq, 1}}
-	const measuredFrom = 3
+	runs := []run{{small, bench.Seq, 1, 1}, {small, bench.WS, 1, 1}, {sz, bench.Seq, 1, 1}}
+	speedAt := map[int]int{} // P -> index of the run of P go-seq copies at once
 	for _, workers := range ps {
-		runs = append(runs, run{sz, bench.WS, workers})
+		if workers > 1 {
+			speedAt[workers] = len(runs)
+			// at the size predicted: a run as long as the measured ones,
+			// so that it meets the machine's sustained state, not a gap
+			runs = append(runs, run{sz, bench.Seq, workers, workers})
+		}
+	}
+	measuredFrom := len(runs)
+	for _, workers := range ps {
+		runs = append(runs, run{sz, bench.WS, workers, 1})
 	}
 	times, err := bestRuns(name, runs, reps)
 	if err != nil {
@@ -299,7 +355,14 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if err != nil {
 		return err
 	}
-	rows, err := predictRows(env.Ctx, q, cal, ps, times[measuredFrom:], cfg.maxEvents)
+	speeds := make([]float64, len(ps))
+	for i, workers := range ps {
+		speeds[i] = 1
+		if k, ok := speedAt[workers]; ok {
+			speeds[i] = machineSpeed(times[2], times[k])
+		}
+	}
+	rows, err := predictRows(env.Ctx, q, cal, ps, speeds, times[measuredFrom:], cfg.maxEvents)
 	if err != nil {
 		if env.Ctx.Err() != nil {
 			return interruptedError(env.Ctx)
@@ -325,9 +388,10 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	fmt.Fprintf(out, "calibrated: go-seq %v + %d forks × %v (the runtime's overhead per fork, measured at one worker on a smaller size) = work %v, span %v; steal %v, promotion %v\n\n",
 		d(cal.Seq), prof.Forks, d(cal.ForkCost), d(q.Work), d(q.Span), d(q.StealCost), d(cal.Promote))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workers\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\tsim steal wait\t")
+	fmt.Fprintln(tw, "workers\tspeed\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\tsim steal wait\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t%v\t\n", r.Workers, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
+		fmt.Fprintf(tw, "%d\t%.3f\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t%v\t\n", r.Workers, r.Speed, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
 	}
+	fmt.Fprintln(tw, "(speed: the machine's speed per thread with that many busy, go-seq alone over that many copies at once)")
 	return tw.Flush()
 }

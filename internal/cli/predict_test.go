@@ -42,7 +42,7 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	q := sim.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
 	cal := sim.Calibration{Promote: 13e-9}
-	s, err := predictScenario(q, cal, 2)
+	s, err := predictScenario(q, cal, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 		t.Errorf("poll every %v; want T1/forks = %v (every Join polls)", s.Workload.Poll, want)
 	}
 	measured := []time.Duration{12 * time.Millisecond, 6400 * time.Microsecond}
-	rows, err := predictRows(context.Background(), q, cal, []int{1, 2}, measured, 0)
+	rows, err := predictRows(context.Background(), q, cal, []int{1, 2, 2}, []float64{1, 1, 0.5}, append(measured, measured[1]), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,5 +72,13 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	}
 	if want := r2.Predicted/0.0064 - 1; r2.Measured != 0.0064 || math.Abs(r2.Error-want) > 1e-12 {
 		t.Errorf("2 workers: measured %v, error %v; want 0.0064 and %v", r2.Measured, r2.Error, want)
+	}
+	// Two threads at half speed each (a neighbour holds one of two CPUs):
+	// two workers take about the time of one.
+	if r := rows[2]; r.Speed != 0.5 || r.Predicted < float64(q.Work) || r.Predicted > float64(q.Work)*1.05 {
+		t.Errorf("2 workers at speed 0.5: %+v; want about the work %v", r, q.Work)
+	}
+	if got := machineSpeed(10*time.Millisecond, 20*time.Millisecond); got != 0.5 {
+		t.Errorf("machineSpeed(10ms alone, 20ms together) = %v, want 0.5", got)
 	}
 }
