@@ -215,7 +215,7 @@ func predictScenario(q sim.Profile, cal sim.Calibration, workers int, speed floa
 }
 
 // machineSpeed is the speed of each of several busy threads relative to
-// one: go-seq alone over the slowest of that many copies run at once. It
+// one: a run alone over the slowest of that many copies run at once. It
 // is below 1 when the threads share something (a clock that drops with
 // more cores busy, caches, memory bandwidth, a CPU that another process
 // holds).
@@ -326,18 +326,30 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	// The calibration runs and the size at each P, alternated.
 	small, sz := strconv.Itoa(calibrationSize(name, size)), strconv.Itoa(size)
 	runs := []run{{small, bench.Seq, 1, 1}, {small, bench.WS, 1, 1}, {sz, bench.Seq, 1, 1}}
-	speedAt := map[int]int{} // P -> index of the run of P go-seq copies at once
+	// The machine's speed per thread with P busy: P one-worker pools
+	// running the size predicted at once, against one alone (the runtime's
+	// own code, so that its mix of instructions meets the sharing; no
+	// stealing between them, so the protocol is still the simulator's to
+	// predict; as long as the measured runs, so that they meet the
+	// machine's sustained state, not a gap between a neighbour's slices).
+	speedAt := map[int]int{} // P -> index of the run of P copies at once
+	alone := -1              // the one-worker run alone
 	for _, workers := range ps {
 		if workers > 1 {
 			speedAt[workers] = len(runs)
-			// at the size predicted: a run as long as the measured ones,
-			// so that it meets the machine's sustained state, not a gap
-			runs = append(runs, run{sz, bench.Seq, workers, workers})
+			runs = append(runs, run{sz, bench.WS, workers, workers})
 		}
 	}
 	measuredFrom := len(runs)
-	for _, workers := range ps {
+	for i, workers := range ps {
+		if workers == 1 {
+			alone = measuredFrom + i
+		}
 		runs = append(runs, run{sz, bench.WS, workers, 1})
+	}
+	if alone < 0 && len(speedAt) > 0 {
+		alone = len(runs)
+		runs = append(runs, run{sz, bench.WS, 1, 1})
 	}
 	times, err := bestRuns(name, runs, reps)
 	if err != nil {
@@ -359,7 +371,7 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	for i, workers := range ps {
 		speeds[i] = 1
 		if k, ok := speedAt[workers]; ok {
-			speeds[i] = machineSpeed(times[2], times[k])
+			speeds[i] = machineSpeed(times[alone], times[k])
 		}
 	}
 	rows, err := predictRows(env.Ctx, q, cal, ps, speeds, times[measuredFrom:], cfg.maxEvents)
@@ -392,6 +404,6 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%.3f\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t%v\t\n", r.Workers, r.Speed, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
 	}
-	fmt.Fprintln(tw, "(speed: the machine's speed per thread with that many busy, go-seq alone over that many copies at once)")
+	fmt.Fprintln(tw, "(speed: the machine's speed per thread with that many busy: the runtime at one worker alone over that many one-worker copies at once)")
 	return tw.Flush()
 }

@@ -76,9 +76,13 @@ P = 1, 2, 4 … 1,024 (or at --workers), printing the predicted makespan
 beside the speedup range the profile itself predicts.
 
 --predict WORKLOAD:SIZE predicts the runtime's makespan on a bench workload
-(fib:30, nqueens:12, uts:2000) from its profile's shape (span, forks) and
-the time per fork measured on short unprofiled runs of a smaller size at one
-worker, then measures the runtime and prints both.`,
+(fib:30, nqueens:12, uts:2000) by simulating its join protocol (latent
+frames offered at poll points, steal half) on a tree with the profile's
+shape (span, forks), at costs measured on short unprofiled runs: go-seq at
+the size, the runtime's overhead per fork on a smaller size at one worker,
+a deque push and pop per promotion, and the machine's speed per thread
+with P busy (P one-worker runs at once); then it measures the runtime and
+prints both.`,
 		Example: `  worksteal sim --list
   worksteal sim basic
   worksteal sim granularity --svg granularity.svg
