@@ -306,9 +306,15 @@ func simPredictProblem(t *testing.T) string {
 	if len(got.Rows) != 2 || got.Rows[0].Workers != 1 || got.Rows[1].Workers != 2 {
 		t.Fatalf("rows %+v; want workers 1 and 2", got.Rows)
 	}
-	p1, p2 := got.Rows[0].Predicted, got.Rows[1].Predicted
-	if p2 >= p1 || p2 < p1/2*0.99 {
-		return fmt.Sprintf("predicted %.3g s at 1 worker and %.3g s at 2; want the second between half the first and the first", p1, p2)
+	// The simulated workers run at the machine's measured speed per thread
+	// with two busy (1 on an idle machine, 0.5 when a neighbour holds one of
+	// two CPUs): at speed 1, two workers would take p2 × speed.
+	p1, p2, speed := got.Rows[0].Predicted, got.Rows[1].Predicted, got.Rows[1].Speed
+	if !(speed > 0 && speed <= 2) {
+		return fmt.Sprintf("machine speed %v at 2 workers; want in (0, 2]", speed)
+	}
+	if q := p2 * speed; q >= p1 || q < p1/2*0.99 {
+		return fmt.Sprintf("predicted %.3g s at 1 worker and %.3g s at 2 at speed %.3g; want the second × speed between half the first and the first", p1, p2, speed)
 	}
 	if c := got.Calibrated; c.BurdenedSpan >= c.Work/2 {
 		return fmt.Sprintf("calibrated burdened span %.3g s against work %.3g s; want far less (fib's parallelism is in the thousands)", c.BurdenedSpan, c.Work)
