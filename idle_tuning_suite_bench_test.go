@@ -1,0 +1,180 @@
+package worksteal_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/policy"
+)
+
+// idleSettings are the schedules BenchmarkIdleTuning compares: the default
+// schedule (jittered backoff from 1 µs, capped at 100 µs) with 2, 8 (the
+// default) or 32 rounds before parking, and the adaptive one.
+var idleSettings = []struct {
+	name string
+	idle policy.Idle
+}{
+	{"fixed2", withRounds(2)},
+	{"fixed8", withRounds(8)},
+	{"fixed32", withRounds(32)},
+	{"adaptive", policy.Idle{Adaptive: true}},
+}
+
+func withRounds(n int) policy.Idle {
+	p := policy.DefaultIdle
+	p.Rounds = n
+	return p
+}
+
+var spinSink atomic.Int64
+
+// spinWork burns about n×10 ns of CPU.
+func spinWork(n int) int {
+	x := 1
+	for i := range n {
+		x = x*31 + i
+	}
+	return x
+}
+
+// bursty submits 5 bursts of 32 small tasks (~20 µs each) with 200 µs gaps,
+// in which the workers go idle and may park: a Submit workload whose cost
+// is mostly waking up.
+func bursty(p *worksteal.Pool) {
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(32)
+		for range 32 {
+			p.Submit(func(*worksteal.Worker) { spinSink.Store(int64(spinWork(2000))); wg.Done() })
+		}
+		wg.Wait()
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// suiteOp returns an op that runs the bench suite's workload at a size
+// (internal/bench) n times in a row, each a computation of its own.
+func suiteOp(b *testing.B, workload, size string, n int) func(*worksteal.Pool) {
+	body, err := bench.Body(workload, size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func(p *worksteal.Pool) {
+		for range n {
+			if _, err := worksteal.Run(p, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkIdleTuning runs each workload — the bench suite's fork-join
+// kinds at small sizes (fib, nqueens, UTS), a fine-grained one (200 runs
+// of fib 12 in a row: the cost is the hand-off between the submitting
+// goroutine and the workers) and a bursty Submit load — with every idle
+// schedule of idleSettings, each on a pool of its own with 2 workers, in
+// one run: each of idleTuningRounds rounds times one op on every pool,
+// starting with a different pool each round, so that samples compared with
+// each other lie a few milliseconds apart and share the machine's load
+// (on a shared machine that load changes from one millisecond to the
+// next). Before each op the pools rest idleGap, longer than any schedule
+// backs off, so that no pool's search takes a core from the one measured
+// and each op starts from a parked pool, as a computation that arrives at
+// an idle pool does.
+//
+// It reports each schedule's median ms per op and adaptive-vs-best-%: the
+// median over rounds of the adaptive schedule's time over the best fixed
+// schedule's time in the same round, minus 1 (positive: adaptive is
+// slower), where the best fixed schedule is the one with the lowest median.
+// The log gives the quartiles of that ratio and a 95 % confidence interval
+// of its median (order statistics).
+//
+//	go test -run '^$' -bench IdleTuning -benchtime 1x .
+func BenchmarkIdleTuning(b *testing.B) {
+	workloads := []struct {
+		name string
+		op   func(p *worksteal.Pool)
+	}{
+		{"fib25", suiteOp(b, "fib", "25", 1)},
+		{"nqueens9", suiteOp(b, "nqueens", "9", 1)},
+		{"uts100", suiteOp(b, "uts", "100", 1)},
+		{"fib12x200", suiteOp(b, "fib", "12", 200)},
+		{"bursty-submit", bursty},
+	}
+	for _, wl := range workloads {
+		b.Run(wl.name, func(b *testing.B) {
+			for range b.N {
+				pools := make([]*worksteal.Pool, len(idleSettings))
+				for i, s := range idleSettings {
+					p, err := worksteal.New(worksteal.Config{Workers: 2, Idle: s.idle})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					pools[i] = p
+					wl.op(p) // warm
+				}
+				ms := make([][]float64, len(idleSettings))
+				for r := range idleTuningRounds {
+					for k := range idleSettings {
+						i := (r + k) % len(idleSettings)
+						time.Sleep(idleGap)
+						t0 := time.Now()
+						wl.op(pools[i])
+						ms[i] = append(ms[i], float64(time.Since(t0).Nanoseconds())/1e6)
+					}
+				}
+				reportIdleTuning(b, ms)
+			}
+		})
+	}
+}
+
+const (
+	idleTuningRounds = 101
+	// idleGap is longer than the longest idle schedule compared (32
+	// rounds: 2.5 ms of backing off).
+	idleGap = 4 * time.Millisecond
+)
+
+// reportIdleTuning reports the medians and the paired adaptive-vs-best
+// ratio of BenchmarkIdleTuning; ms[i][r] is schedule i's time in round r.
+func reportIdleTuning(b *testing.B, ms [][]float64) {
+	median := func(x []float64) float64 {
+		s := slices.Clone(x)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	ad := len(idleSettings) - 1
+	best := -1
+	var log strings.Builder
+	for i, s := range idleSettings {
+		m := median(ms[i])
+		b.ReportMetric(m, s.name+"-ms")
+		fmt.Fprintf(&log, " %s %.3f", s.name, m)
+		if i != ad && (best < 0 || m < median(ms[best])) {
+			best = i
+		}
+	}
+	ratio := make([]float64, len(ms[ad]))
+	for r := range ratio {
+		ratio[r] = ms[ad][r] / ms[best][r]
+	}
+	slices.Sort(ratio)
+	n := len(ratio)
+	b.ReportMetric(100*(ratio[n/2]-1), "adaptive-vs-best-%")
+	// The median's 95 % interval: ranks n/2 ± 0.98·√n.
+	h := int(0.98*math.Sqrt(float64(n)) + 0.5)
+	lo, hi := max(0, n/2-h), min(n-1, n/2+h)
+	b.Logf("median ms per op:%s; adaptive / %s per round: q1 %+.1f %%, median %+.1f %% (95 %% CI %+.1f…%+.1f %%), q3 %+.1f %%",
+		log.String(), idleSettings[best].name, 100*(ratio[n/4]-1), 100*(ratio[n/2]-1),
+		100*(ratio[lo]-1), 100*(ratio[hi]-1), 100*(ratio[3*n/4]-1))
+}
