@@ -80,12 +80,14 @@ func suiteOp(b *testing.B, workload, size string, n int) func(*worksteal.Pool) {
 // kinds at small sizes (fib, nqueens, UTS), a fine-grained one (200 runs
 // of fib 12 in a row: the cost is the hand-off between the submitting
 // goroutine and the workers) and a bursty Submit load — with every idle
-// schedule of idleSettings, each on a pool of its own with 2 workers, in
-// one run: each of idleTuningRounds rounds times one op on every pool,
-// starting with a different pool each round, so that samples compared with
-// each other lie a few milliseconds apart and share the machine's load
-// (on a shared machine that load changes from one millisecond to the
-// next). Before each op the pools rest idleGap, longer than any schedule
+// schedule of idleSettings, each on a pool of its own with 2 workers (w2:
+// one per core on the 2-core development machine) and with 4 (w4: more
+// searching workers than cores, where a search takes a core that the
+// submitter or a working worker needs), in one run: each of
+// idleTuningRounds rounds times one op on every pool, starting with a
+// different pool each round, so that samples compared with each other lie
+// a few milliseconds apart and share the machine's load (on a shared
+// machine that load changes from one millisecond to the next). Before each op the pools rest idleGap, longer than any schedule
 // backs off, so that no pool's search takes a core from the one measured
 // and each op starts from a parked pool, as a computation that arrives at
 // an idle pool does.
@@ -98,6 +100,7 @@ func suiteOp(b *testing.B, workload, size string, n int) func(*worksteal.Pool) {
 // of its median (order statistics).
 //
 //	go test -run '^$' -bench IdleTuning -benchtime 1x .
+//	go test -run '^$' -bench IdleTuning/w2 -benchtime 1x . # 2 workers only
 func BenchmarkIdleTuning(b *testing.B) {
 	workloads := []struct {
 		name string
@@ -109,33 +112,42 @@ func BenchmarkIdleTuning(b *testing.B) {
 		{"fib12x200", suiteOp(b, "fib", "12", 200)},
 		{"bursty-submit", bursty},
 	}
-	for _, wl := range workloads {
-		b.Run(wl.name, func(b *testing.B) {
-			for range b.N {
-				pools := make([]*worksteal.Pool, len(idleSettings))
-				for i, s := range idleSettings {
-					p, err := worksteal.New(worksteal.Config{Workers: 2, Idle: s.idle})
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer p.Close()
-					pools[i] = p
-					wl.op(p) // warm
+	for _, workers := range []int{2, 4} {
+		for _, wl := range workloads {
+			b.Run(fmt.Sprintf("w%d/%s", workers, wl.name), func(b *testing.B) {
+				for range b.N {
+					ms := idleTuningRun(b, workers, wl.op)
+					reportIdleTuning(b, ms)
 				}
-				ms := make([][]float64, len(idleSettings))
-				for r := range idleTuningRounds {
-					for k := range idleSettings {
-						i := (r + k) % len(idleSettings)
-						time.Sleep(idleGap)
-						t0 := time.Now()
-						wl.op(pools[i])
-						ms[i] = append(ms[i], float64(time.Since(t0).Nanoseconds())/1e6)
-					}
-				}
-				reportIdleTuning(b, ms)
-			}
-		})
+			})
+		}
 	}
+}
+
+// idleTuningRun times op on a pool of each idle schedule; ms[i][r] is
+// schedule i's time in round r.
+func idleTuningRun(b *testing.B, workers int, op func(*worksteal.Pool)) [][]float64 {
+	pools := make([]*worksteal.Pool, len(idleSettings))
+	for i, s := range idleSettings {
+		p, err := worksteal.New(worksteal.Config{Workers: workers, Idle: s.idle})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		pools[i] = p
+		op(p) // warm
+	}
+	ms := make([][]float64, len(idleSettings))
+	for r := range idleTuningRounds {
+		for k := range idleSettings {
+			i := (r + k) % len(idleSettings)
+			time.Sleep(idleGap)
+			t0 := time.Now()
+			op(pools[i])
+			ms[i] = append(ms[i], float64(time.Since(t0).Nanoseconds())/1e6)
+		}
+	}
+	return ms
 }
 
 const (
