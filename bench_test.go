@@ -131,3 +131,106 @@ func BenchmarkIdleCPU(b *testing.B) {
 	}
 	b.ReportMetric(100*share/float64(b.N), "%core")
 }
+
+// BenchmarkJoinArgSize measures what the size of JoinFunc's arguments
+// costs: a binary tree of 2^20 leaves split over a span of 8, 16 and 24
+// bytes (two, three and five words), each beside the same recursion with
+// plain calls. join−seq of a size is the cost of one join with arguments of
+// that size. JoinFunc's five arguments fit in Go's nine integer argument
+// registers up to three words each; a five-word span goes through memory.
+func BenchmarkJoinArgSize(b *testing.B) {
+	const leaves = 1 << 20
+	p := newTestPool(b, Config{Workers: 1})
+	per := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(leaves-1), "ns/join")
+	}
+	cases := []struct {
+		name string
+		seq  func() uint64
+		join func(w *Worker) uint64
+	}{
+		{"8B", func() uint64 { return span8Seq(span8{0, leaves}) }, func(w *Worker) uint64 { return span8Join(w, span8{0, leaves}) }},
+		{"16B", func() uint64 { return span16Seq(span16{1, 0, leaves}) }, func(w *Worker) uint64 { return span16Join(w, span16{1, 0, leaves}) }},
+		{"24B", func() uint64 { return span24Seq(span24{1, 0, leaves, 1, 1}) }, func(w *Worker) uint64 { return span24Join(w, span24{1, 0, leaves, 1, 1}) }},
+	}
+	for _, c := range cases {
+		if got, err := Run(p, c.join); err != nil || got != c.seq() {
+			b.Fatalf("%s: join tree %d (%v), plain recursion %d", c.name, got, err, c.seq())
+		}
+		b.Run(c.name+"/seq", func(b *testing.B) {
+			for b.Loop() {
+				c.seq()
+			}
+			per(b)
+		})
+		b.Run(c.name+"/join", func(b *testing.B) {
+			for b.Loop() {
+				Run(p, c.join)
+			}
+			per(b)
+		})
+	}
+}
+
+type span8 struct{ lo, hi int32 }
+
+func span8Seq(s span8) uint64 {
+	if s.hi-s.lo == 1 {
+		return uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	return span8Seq(span8{s.lo, mid}) + span8Seq(span8{mid, s.hi})
+}
+
+func span8Join(w *Worker, s span8) uint64 {
+	if s.hi-s.lo == 1 {
+		return uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	a, c := JoinFunc(w, span8Join, span8{s.lo, mid}, span8Join, span8{mid, s.hi})
+	return a + c
+}
+
+type span16 struct {
+	h      uint64
+	lo, hi int32
+}
+
+func span16Seq(s span16) uint64 {
+	if s.hi-s.lo == 1 {
+		return s.h + uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	return span16Seq(span16{s.h, s.lo, mid}) + span16Seq(span16{s.h, mid, s.hi})
+}
+
+func span16Join(w *Worker, s span16) uint64 {
+	if s.hi-s.lo == 1 {
+		return s.h + uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	a, c := JoinFunc(w, span16Join, span16{s.h, s.lo, mid}, span16Join, span16{s.h, mid, s.hi})
+	return a + c
+}
+
+type span24 struct {
+	h            uint64
+	lo, hi, x, y int32
+}
+
+func span24Seq(s span24) uint64 {
+	if s.hi-s.lo == 1 {
+		return s.h + uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	return span24Seq(span24{s.h, s.lo, mid, s.x, s.y}) + span24Seq(span24{s.h, mid, s.hi, s.x, s.y})
+}
+
+func span24Join(w *Worker, s span24) uint64 {
+	if s.hi-s.lo == 1 {
+		return s.h + uint64(s.lo)
+	}
+	mid := s.lo + (s.hi-s.lo)/2
+	a, c := JoinFunc(w, span24Join, span24{s.h, s.lo, mid, s.x, s.y}, span24Join, span24{s.h, mid, s.hi, s.x, s.y})
+	return a + c
+}

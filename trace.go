@@ -22,9 +22,10 @@ const (
 	EvWake                           // the worker woke up from a park
 	EvWaitStart                      // idle while waiting at a join or scope (no work found)
 	EvWaitEnd                        // that idle stretch ends (work found, or the wait is over)
+	EvPromote                        // a poll point made the worker's latent Join halves public; Jobs is how many
 )
 
-var eventNames = [...]string{"", "task-start", "task-end", "spawn", "steal", "steal-fail", "park", "wake", "wait-start", "wait-end"}
+var eventNames = [...]string{"", "task-start", "task-end", "spawn", "steal", "steal-fail", "park", "wake", "wait-start", "wait-end", "promote"}
 
 // String names the kind as the Chrome trace export does ("steal", "park"...).
 func (k EventKind) String() string {
@@ -118,7 +119,7 @@ func (r *recorder) snapshot(worker int, origin time.Duration) ([]Event, uint64) 
 		switch ev.Kind {
 		case EvTaskStart, EvTaskEnd:
 			ev.Task = uint64(worker)<<32 | w[1]&0xffffffff
-		case EvSteal:
+		case EvSteal, EvPromote:
 			ev.Jobs = int(w[1] & 0xffffffff)
 		}
 		events = append(events, ev)

@@ -31,7 +31,7 @@ func TestTrace(t *testing.T) {
 	if tr == nil || len(tr.Workers) != 3 {
 		t.Fatalf("Trace() = %+v", tr)
 	}
-	var starts, ends, spawns, steals int
+	var starts, ends, spawns, steals, promoted int
 	for wi, evs := range tr.Workers {
 		open := map[uint64]bool{}
 		waiting := false
@@ -64,6 +64,11 @@ func TestTrace(t *testing.T) {
 					t.Errorf("worker %d: wait-end without a wait-start", wi)
 				}
 				waiting = false
+			case EvPromote:
+				if ev.Jobs < 1 {
+					t.Errorf("worker %d: a promotion of %d frames", wi, ev.Jobs)
+				}
+				promoted += ev.Jobs
 			case EvSteal:
 				if ev.Jobs < 1 || ev.Jobs > policy.MaxBatch {
 					t.Errorf("worker %d: a steal of %d jobs", wi, ev.Jobs)
@@ -81,6 +86,19 @@ func TestTrace(t *testing.T) {
 	st := p.Stats().Total()
 	if uint64(steals) != st.Stolen {
 		t.Errorf("trace has %d stolen jobs, Stats %d", steals, st.Stolen)
+	}
+	// Every promotion is traced with its frames (Close has joined the
+	// workers, so their owner-only counters are safe to read), and nothing
+	// is stolen that was not made public: a promoted frame or a spawned task.
+	var counted uint64
+	for _, w := range p.workers {
+		counted += w.st.promoted
+	}
+	if uint64(promoted) != counted || promoted == 0 {
+		t.Errorf("trace has %d promoted frames, the workers counted %d (want equal, > 0)", promoted, counted)
+	}
+	if steals > promoted+spawns {
+		t.Errorf("%d jobs stolen, but only %d frames promoted and %d tasks spawned", steals, promoted, spawns)
 	}
 	var buf bytes.Buffer
 	if err := tr.WriteChrome(&buf); err != nil {

@@ -56,9 +56,12 @@ func parseNQueens(size string) (*problem, error) {
 // nqSafe reports whether a queen at column c of row row is attacked by none
 // of the queens of rows 0..row−1 of board b.
 func nqSafe(b uint64, row, c int) bool {
-	for i := range row {
-		q := int(b>>(4*uint(i))) & 15
-		d := row - i
+	// Rows 0..row−1 from the first: the queen of row i sits at distance
+	// d = row−i, and b shifts down one queen per step (a constant shift,
+	// where indexing by i costs a variable one).
+	for d := row; d > 0; d-- {
+		q := int(b & 15)
+		b >>= 4
 		if q == c || q-c == d || c-q == d {
 			return false
 		}
