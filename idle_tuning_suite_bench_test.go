@@ -153,7 +153,7 @@ func idleTuningRun(b *testing.B, workers int, op func(*worksteal.Pool)) [][]floa
 }
 
 const (
-	idleTuningRounds = 101
+	idleTuningRounds = 201
 	// idleGap is longer than the longest idle schedule compared (32
 	// rounds: 2.5 ms of backing off).
 	idleGap = 4 * time.Millisecond
