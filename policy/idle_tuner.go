@@ -43,17 +43,28 @@ type IdleTuner struct {
 	min, max int
 	early    int             // consecutive stretches that ended in the first half
 	wake     time.Duration   // estimate of the wake-up latency L
-	budgets  []time.Duration // budgets[r]: Idle.Budget with r rounds, r ≤ max
+	budgets  []time.Duration // budgets[r]: Idle.Budget with r rounds, r ≤ min(max, 64)
 }
 
 // NewIdleTuner starts a tuner at p.Rounds; p must be normalized.
 func NewIdleTuner(p Idle) IdleTuner {
 	t := IdleTuner{base: p, rounds: p.Rounds, min: 2, max: max(8, 4*p.Rounds), wake: 20 * time.Microsecond}
-	t.budgets = make([]time.Duration, t.max+1)
-	for r := 2; r <= t.max; r++ {
+	// Past 64 rounds every delay is Cap (Base·2^63 exceeds any duration),
+	// so a large configured Rounds costs no larger table.
+	t.budgets = make([]time.Duration, min(t.max, 64)+1)
+	for r := 2; r < len(t.budgets); r++ {
 		t.budgets[r] = t.budgets[r-1] + p.Delay(r-2, nil)
 	}
 	return t
+}
+
+// budgetAt returns Idle.Budget with r rounds.
+func (t *IdleTuner) budgetAt(r int) time.Duration {
+	if r < len(t.budgets) {
+		return t.budgets[r]
+	}
+	n := len(t.budgets) - 1
+	return t.budgets[n] + time.Duration(r-n)*t.base.Cap
 }
 
 // Idle returns the schedule to follow now: the configured one with the
@@ -70,12 +81,12 @@ func (t *IdleTuner) Rounds() int { return t.rounds }
 // WakeLatency returns the current estimate of a wake-up's latency.
 func (t *IdleTuner) WakeLatency() time.Duration { return t.wake }
 
-func (t *IdleTuner) budget() time.Duration { return t.budgets[t.rounds] }
+func (t *IdleTuner) budget() time.Duration { return t.budgetAt(t.rounds) }
 
 // grow adds up to d rounds, each only while the budget stays within twice
 // the wake-up latency (the ski-rental bound).
 func (t *IdleTuner) grow(d int) {
-	for ; d > 0 && t.rounds < t.max && t.budgets[t.rounds+1] <= 2*t.wake; d-- {
+	for ; d > 0 && t.rounds < t.max && t.budgetAt(t.rounds+1) <= 2*t.wake; d-- {
 		t.rounds++
 	}
 }

@@ -36,13 +36,30 @@ func wakeAt(t *testing.T, tu *IdleTuner, d time.Duration) {
 func TestIdleTunerBudgets(t *testing.T) {
 	tu := newTestTuner(t)
 	for r, want := range map[int]time.Duration{2: time.Microsecond, 4: 7 * time.Microsecond, 8: 127 * time.Microsecond, 32: 2527 * time.Microsecond} {
-		if got := tu.budgets[r]; got != want {
+		if got := tu.budgetAt(r); got != want {
 			t.Errorf("budget with %d rounds = %v; want %v", r, got, want)
 		}
 		p := tu.base
 		p.Rounds = r
-		if p.Budget() != tu.budgets[r] {
-			t.Errorf("budget with %d rounds = %v; Idle.Budget says %v", r, tu.budgets[r], p.Budget())
+		if p.Budget() != tu.budgetAt(r) {
+			t.Errorf("budget with %d rounds = %v; Idle.Budget says %v", r, tu.budgetAt(r), p.Budget())
+		}
+	}
+	// A large configured Rounds: a table of at most 65 budgets, the rest
+	// computed, equal to Idle.Budget.
+	p, err := Idle{Rounds: 1 << 20, Base: time.Nanosecond, Cap: time.Hour}.Normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := NewIdleTuner(p)
+	if len(big.budgets) > 65 {
+		t.Errorf("Rounds %d: a table of %d budgets; want at most 65", p.Rounds, len(big.budgets))
+	}
+	for _, r := range []int{2, 40, 64, 65, 66, 100, 1000} {
+		q := p
+		q.Rounds = r
+		if got, want := big.budgetAt(r), q.Budget(); got != want {
+			t.Errorf("Rounds %d, base 1ns, cap 1h: budget with %d rounds = %v; Idle.Budget says %v", p.Rounds, r, got, want)
 		}
 	}
 }
