@@ -13,7 +13,11 @@ import (
 // oldest Joins' halves first. If a thief took fb, w does not block: it runs
 // other work — its own deque, then steals, preferring the worker that took
 // fb — until fb has finished. A Join that nobody is idle for costs two
-// calls and a few writes to w's own memory (no atomic write).
+// calls and a few writes to w's own memory (no atomic write). Besides,
+// every 4,096 Joins (and every 8 polls) w makes its oldest latent half
+// public whether or not anyone is idle (a heartbeat), so the largest
+// pieces of a long computation wait in w's deque, where an idle worker
+// takes them even while w is off its CPU.
 //
 // A first half that runs long without a poll point (a sequential leaf of a
 // millisecond or more) keeps fb from idle workers until it returns: call
@@ -200,6 +204,39 @@ func (w *Worker) pollJoin() {
 	}
 	if w.st.spawned&(publishEvery-1) == 0 {
 		w.publish()
+		w.heartbeat()
+	}
+}
+
+// heartbeat promotes w's oldest latent frame, whether or not a worker is
+// idle: every publishEvery Joins (tens of microseconds of fine-grained
+// fork-join), as in heartbeat scheduling (Acar et al., PLDI 2018), which
+// promotes latent parallelism at a bounded rate. It keeps the oldest,
+// largest second halves of a long computation in w's deque, where a worker
+// that runs dry takes them without w's help — also while w itself is off
+// its CPU (the Go scheduler ran a collector's worker in its place, or the
+// OS another process), when no poll point of w's can answer. Its cost is
+// one promotion (a push, a load of the sleep state) and, later, one pop
+// per publishEvery Joins. The frame of the Join just forked (the youngest)
+// is never promoted here: it is the smallest piece, and its Join usually
+// ends before anyone could take it.
+func (w *Worker) heartbeat() {
+	if w.lo < w.depth-1 {
+		w.beat()
+	}
+}
+
+// beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
+func (w *Worker) beat() {
+	w.dq.Push(w.fjobs[w.lo]) // [J1]
+	w.st.promoted++
+	if w.rec != nil {
+		w.rec.record(EvPromote, -1, 1)
+	}
+	w.lo++
+	// PROTOCOL.md "Posting work": PushWork, then ReadState.
+	if s := &w.pool.sleep; s.wakeNeeded() {
+		s.wakeOne()
 	}
 }
 

@@ -13,9 +13,10 @@ import (
 // BenchmarkThiefWait measures how long an idle worker waits for a Join
 // half that another worker forked while nobody was idle (so the half is
 // latent): from the moment the thief runs dry to the moment the half
-// starts. The owner is inside one of four first halves meanwhile:
-// fine-grained Joins, a par loop, a 10 ms leaf without a poll point, and
-// the same leaf calling Worker.Poll every ~10 µs. A half that the owner
+// starts. The owner is inside one of five first halves meanwhile:
+// fine-grained Joins, the same Joins while the owner allocates, a par
+// loop, a 10 ms leaf without a poll point, and the same leaf calling
+// Worker.Poll every ~10 µs. A half that the owner
 // ended up running itself (the leaf without polls) counts with the time
 // it started. Metrics: p50 and p99 in µs, and the share of halves a thief
 // ran.
@@ -42,6 +43,16 @@ func BenchmarkThiefWait(b *testing.B) {
 			end := time.Now().Add(span)
 			for time.Now().Before(end) {
 				fibW(w, 12)
+			}
+		}},
+		{"joins+alloc", func(w *worksteal.Worker) {
+			// The same Joins in an owner that allocates (64 B every fib(12),
+			// kept in a ring of 4096: the collector runs often, with a
+			// bounded heap), as most real Go code does.
+			end := time.Now().Add(span)
+			for i := 0; time.Now().Before(end); i++ {
+				fibW(w, 12)
+				allocRing[i%len(allocRing)] = make([]byte, 64)
 			}
 		}},
 		{"par", func(w *worksteal.Worker) {
@@ -106,6 +117,8 @@ func BenchmarkThiefWait(b *testing.B) {
 		})
 	}
 }
+
+var allocRing [4096][]byte
 
 func fibW(w *worksteal.Worker, n int) int {
 	if n < 2 {

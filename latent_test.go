@@ -143,3 +143,62 @@ func checkOldestFirst(t *testing.T, tr *onceTree) {
 		t.Errorf("... %d hand-overs in all took a younger frame first", bad)
 	}
 }
+
+// TestHeartbeatHandsOverWithoutTheOwner: a long first half's old second
+// half goes to a worker that runs dry even when the owner can no longer
+// answer (it waits, off its CPU, as a descheduled or collector-preempted
+// goroutine does): the heartbeat made it public earlier, while every other
+// worker was busy and no poll point had a reason to offer it. The first
+// half forks many Joins (the Join heartbeat) or polls (the Poll
+// heartbeat), then waits for the second half without polling, which only
+// a thief can now run. Red with either heartbeat removed (the wait times
+// out and the owner runs the half itself afterwards).
+func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		busy func(w *Worker)
+	}{
+		{"joins", func(w *Worker) {
+			for range 2 * publishEvery / 600 { // fib(13) makes 376 Joins: > 2 heartbeats in all
+				fibJoin(w, 13)
+			}
+		}},
+		{"polls", func(w *Worker) {
+			for range 2 * pollBeat {
+				w.Poll()
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newTestPool(t, Config{Workers: 2})
+			// Keep the other worker busy until the owner waits, so that no
+			// poll point finds a worker idle.
+			release, running := make(chan struct{}), make(chan struct{})
+			p.Submit(func(*Worker) { close(running); <-release })
+			<-running
+			ran := make(chan struct{})
+			var owner, thief int
+			got, err := Run(p, func(w *Worker) int {
+				a, b := Join(w, func(w *Worker) int {
+					owner = w.ID()
+					tc.busy(w)
+					close(release) // the other worker runs dry now
+					select {
+					case <-ran:
+						return 1
+					case <-time.After(30 * time.Second):
+						return 0 // never handed over: the owner runs the half after this
+					}
+				}, func(w *Worker) int {
+					thief = w.ID()
+					close(ran)
+					return 1
+				})
+				return a + b
+			})
+			if err != nil || got != 2 || thief == owner {
+				t.Fatalf("result %d (%v); the second half ran on worker %d, the owner is %d: want 2, another worker", got, err, thief, owner)
+			}
+		})
+	}
+}

@@ -16,7 +16,7 @@ import (
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
 	busy, idle                                         time.Duration
-	promoted                                           uint64 // latent frames made public (not published)
+	promoted                                           uint64 // latent frames made public
 }
 
 // publishEvery bounds how many spawns a busy worker makes between publishes.
@@ -26,6 +26,7 @@ const publishEvery = 1 << 12
 // thieves add to directly.
 type published struct {
 	executed, spawned, stolen, attempts, failed, parks atomic.Uint64
+	promoted                                           atomic.Uint64
 	busy, idle                                         atomic.Int64
 	stolenFrom                                         atomic.Uint64
 }
@@ -41,6 +42,7 @@ func (w *Worker) publish() {
 	w.pub.attempts.Store(w.st.attempts)
 	w.pub.failed.Store(w.st.failed)
 	w.pub.parks.Store(w.st.parks)
+	w.pub.promoted.Store(w.st.promoted)
 	w.pub.busy.Store(int64(w.st.busy))
 	w.pub.idle.Store(int64(w.st.idle))
 }
@@ -68,15 +70,20 @@ func (w *Worker) endIdle() {
 
 // WorkerStats are one worker's counters since the pool started.
 type WorkerStats struct {
-	Executed      uint64        // jobs run: stolen or popped Join halves, scope and submitted tasks
-	Spawned       uint64        // Joins it forked (their second halves, latent or pushed) and tasks it spawned
-	Stolen        uint64        // jobs it took from other workers' deques
-	StolenFrom    uint64        // jobs other workers took from its deque
-	StealAttempts uint64        // steal attempts, successful or not
-	FailedSteals  uint64        // attempts that found the victim empty or lost a race
-	Parks         uint64        // times it parked for lack of work
-	Busy          time.Duration // time spent running work
-	Idle          time.Duration // time spent looking for work or parked
+	Executed      uint64 // jobs run: stolen or popped Join halves, scope and submitted tasks
+	Spawned       uint64 // Joins it forked (their second halves, latent or pushed) and tasks it spawned
+	Stolen        uint64 // jobs it took from other workers' deques
+	StolenFrom    uint64 // jobs other workers took from its deque
+	StealAttempts uint64 // steal attempts, successful or not
+	FailedSteals  uint64 // attempts that found the victim empty or lost a race
+	Parks         uint64 // times it parked for lack of work
+	// Promoted counts the latent Join halves it made public (pushed on its
+	// deque, where thieves can take them): at a poll point that found a
+	// worker idle, at a heartbeat, or before a wait (PROTOCOL.md "Join").
+	// A Join half never promoted ran inline, at the cost of a plain call.
+	Promoted uint64
+	Busy     time.Duration // time spent running work
+	Idle     time.Duration // time spent looking for work or parked
 	// Counters are the hardware and kernel counts of the worker's thread
 	// (Config.Counters with Config.Pin: an unpinned worker moves between
 	// OS threads); nil when not counted.
@@ -107,6 +114,7 @@ func (p *Pool) Stats() Stats {
 			StealAttempts: w.pub.attempts.Load(),
 			FailedSteals:  w.pub.failed.Load(),
 			Parks:         w.pub.parks.Load(),
+			Promoted:      w.pub.promoted.Load(),
 			Busy:          time.Duration(w.pub.busy.Load()),
 			Idle:          time.Duration(w.pub.idle.Load()),
 		})
@@ -130,6 +138,7 @@ func (s Stats) Total() WorkerStats {
 		t.StealAttempts += w.StealAttempts
 		t.FailedSteals += w.FailedSteals
 		t.Parks += w.Parks
+		t.Promoted += w.Promoted
 		t.Busy += w.Busy
 		t.Idle += w.Idle
 		if w.Counters != nil {
@@ -158,6 +167,7 @@ func (s Stats) Sub(earlier Stats) Stats {
 		w.StealAttempts -= e.StealAttempts
 		w.FailedSteals -= e.FailedSteals
 		w.Parks -= e.Parks
+		w.Promoted -= e.Promoted
 		w.Busy -= e.Busy
 		w.Idle -= e.Idle
 		w.Counters = subCounters(w.Counters, e.Counters)

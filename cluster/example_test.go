@@ -96,7 +96,15 @@ func ExampleNode_Stalls() {
 		Tasks: []cluster.Task{{Handler: "render"}, {Handler: "render"}}})
 	defer sub.Stop()
 
-	stalls, _ := node.Stalls(ctx, "film")
+	// The server counts a route's queued tasks a moment after they are
+	// stored: ask again until it has (a status line would simply refresh).
+	var stalls []cluster.Stall
+	for deadline := time.Now().Add(10 * time.Second); len(stalls) == 0 && time.Now().Before(deadline); {
+		stalls, _ = node.Stalls(ctx, "film")
+		if len(stalls) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	for _, s := range stalls {
 		fmt.Println(s.Handler, s.Require, s.Queued)
 	}

@@ -28,6 +28,10 @@ const splitWorth = 16 * time.Microsecond
 // costs more than the join: about 20 ns per piece, 0.04% of 50 µs).
 const eagerPiece = 50 * time.Microsecond
 
+// clockBase is the origin of the loops' chunk timing: time.Since of a
+// time with a monotonic reading reads only the monotonic clock.
+var clockBase = time.Now()
+
 // sureChunk is the shortest chunk whose timing is trusted for eager
 // splitting: above the clock's resolution and overhead.
 const sureChunk = time.Microsecond
@@ -143,7 +147,11 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 			}
 		}
 	}()
-	var t0 time.Time // the end of the previous chunk: one clock read per chunk
+	// t0 is the end of the previous chunk (monotonic, since clockBase):
+	// one clock read per chunk, and a monotonic one, which costs half of
+	// time.Now (that reads the wall clock too): 25 ns against 48 on the
+	// 2-core EPYC VM, 0.5 % of a 5 µs chunk instead of 1 %.
+	var t0 time.Duration = -1
 	for s.n > 0 {
 		if l.stopped() || l.cut != nil && int64(s.lo) >= l.cut.Load() {
 			break
@@ -171,14 +179,14 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 				c = max(l.cfg.minGrain, s.n-l.cfg.minGrain)
 			}
 		}
-		if t0.IsZero() {
-			t0 = time.Now()
+		if t0 < 0 {
+			t0 = time.Since(clockBase)
 		}
 		acc = l.leaf(w, s.lo, s.lo+int(c), acc)
 		s.lo += int(c)
 		s.n -= c
-		t1 := time.Now()
-		took := t1.Sub(t0)
+		t1 := time.Since(clockBase)
+		took := t1 - t0
 		t0 = t1
 		s.psPerIter = max(1, uint64(took)*1000/uint64(c))
 		s.sure = took >= sureChunk

@@ -7,8 +7,8 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -89,12 +89,19 @@ var (
 	goSourcesOnce sync.Once
 	goSourcesList []goSource
 	goSourcesErr  error
+	goSourcesRoot string
 )
 
 // goSources reads the corpus once per test binary.
 func goSources(b *testing.B) []goSource {
 	goSourcesOnce.Do(func() {
-		root := filepath.Join(runtime.GOROOT(), "src")
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			goSourcesErr = fmt.Errorf("go env GOROOT: %v", err)
+			return
+		}
+		goSourcesRoot = strings.TrimSpace(string(out))
+		root := filepath.Join(goSourcesRoot, "src")
 		for _, dir := range []string{"go", "net", "encoding", "crypto"} {
 			err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 				if err != nil {
@@ -120,7 +127,7 @@ func goSources(b *testing.B) []goSource {
 		}
 	})
 	if goSourcesErr != nil || len(goSourcesList) == 0 {
-		b.Skipf("no Go sources under GOROOT (%q): %v", runtime.GOROOT(), goSourcesErr)
+		b.Skipf("no Go sources under GOROOT (%q): %v", goSourcesRoot, goSourcesErr)
 	}
 	return goSourcesList
 }

@@ -27,15 +27,16 @@ import (
 
 // Counters are one worker's counters (or their sum), as published.
 type Counters struct {
-	TasksExecuted uint64  `json:"tasks_executed"`
-	TasksSpawned  uint64  `json:"tasks_spawned"`
-	Steals        uint64  `json:"steals"`
-	StolenFrom    uint64  `json:"stolen_from"`
-	StealAttempts uint64  `json:"steal_attempts"`
-	FailedSteals  uint64  `json:"failed_steals"`
-	Parks         uint64  `json:"parks"`
-	BusySeconds   float64 `json:"busy_seconds"`
-	IdleSeconds   float64 `json:"idle_seconds"`
+	TasksExecuted  uint64  `json:"tasks_executed"`
+	TasksSpawned   uint64  `json:"tasks_spawned"`
+	Steals         uint64  `json:"steals"`
+	StolenFrom     uint64  `json:"stolen_from"`
+	StealAttempts  uint64  `json:"steal_attempts"`
+	FailedSteals   uint64  `json:"failed_steals"`
+	Parks          uint64  `json:"parks"`
+	PromotedHalves uint64  `json:"promoted_halves"` // latent Join halves made public
+	BusySeconds    float64 `json:"busy_seconds"`
+	IdleSeconds    float64 `json:"idle_seconds"`
 }
 
 // Snapshot is the published value of one pool.
@@ -66,15 +67,16 @@ func Take(s worksteal.Stats) Snapshot {
 
 func counters(w worksteal.WorkerStats) Counters {
 	return Counters{
-		TasksExecuted: w.Executed,
-		TasksSpawned:  w.Spawned,
-		Steals:        w.Stolen,
-		StolenFrom:    w.StolenFrom,
-		StealAttempts: w.StealAttempts,
-		FailedSteals:  w.FailedSteals,
-		Parks:         w.Parks,
-		BusySeconds:   w.Busy.Seconds(),
-		IdleSeconds:   w.Idle.Seconds(),
+		TasksExecuted:  w.Executed,
+		TasksSpawned:   w.Spawned,
+		Steals:         w.Stolen,
+		StolenFrom:     w.StolenFrom,
+		StealAttempts:  w.StealAttempts,
+		FailedSteals:   w.FailedSteals,
+		Parks:          w.Parks,
+		PromotedHalves: w.Promoted,
+		BusySeconds:    w.Busy.Seconds(),
+		IdleSeconds:    w.Idle.Seconds(),
 	}
 }
 

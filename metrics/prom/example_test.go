@@ -40,11 +40,12 @@ func Example() {
 		}
 	}
 	// Output:
-	// series per scrape: 22
+	// series per scrape: 24
 	// worksteal_busy_seconds_total COUNTER
 	// worksteal_failed_steals_total COUNTER
 	// worksteal_idle_seconds_total COUNTER
 	// worksteal_parks_total COUNTER
+	// worksteal_promoted_total COUNTER
 	// worksteal_steal_attempts_total COUNTER
 	// worksteal_steals_total COUNTER
 	// worksteal_stolen_from_total COUNTER

@@ -21,6 +21,7 @@
 //	worksteal_steal_attempts_total{worker}   steal attempts, successful or not
 //	worksteal_failed_steals_total{worker}    attempts that found nothing or lost a race
 //	worksteal_parks_total{worker}            times it parked for lack of work
+//	worksteal_promoted_total{worker}         latent Join halves it made public
 //	worksteal_busy_seconds_total{worker}     time spent running work
 //	worksteal_idle_seconds_total{worker}     time spent looking for work or parked
 //	worksteal_workers                        workers reported (regular and spare)
@@ -56,9 +57,9 @@ type Opts struct {
 type Collector struct {
 	stats func() worksteal.Stats
 
-	executed, spawned, steals, stolenFrom, attempts, failed, parks *prometheus.Desc
-	busy, idle                                                     *prometheus.Desc
-	workers, utilization, imbalance, stealRate                     *prometheus.Desc
+	executed, spawned, steals, stolenFrom, attempts, failed, parks, promoted *prometheus.Desc
+	busy, idle                                                               *prometheus.Desc
+	workers, utilization, imbalance, stealRate                               *prometheus.Desc
 }
 
 // New returns a collector of p's statistics. Register it with a
@@ -96,6 +97,7 @@ func newCollector(stats func() worksteal.Stats, o Opts) *Collector {
 		attempts:    perWorker("steal_attempts_total", "Steal attempts, successful or not."),
 		failed:      perWorker("failed_steals_total", "Steal attempts that found the victim empty or lost a race."),
 		parks:       perWorker("parks_total", "Times the worker parked for lack of work."),
+		promoted:    perWorker("promoted_total", "Latent Join halves the worker made public (pushed where thieves can take them)."),
 		busy:        perWorker("busy_seconds_total", "Time the worker spent running work."),
 		idle:        perWorker("idle_seconds_total", "Time the worker spent looking for work or parked."),
 		workers:     pool("workers", "Workers reported: the regular ones, then spares that ever ran."),
@@ -108,7 +110,7 @@ func newCollector(stats func() worksteal.Stats, o Opts) *Collector {
 // Describe sends the descriptions of every metric the collector reports.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.executed, c.spawned, c.steals, c.stolenFrom, c.attempts, c.failed,
-		c.parks, c.busy, c.idle, c.workers, c.utilization, c.imbalance, c.stealRate} {
+		c.parks, c.promoted, c.busy, c.idle, c.workers, c.utilization, c.imbalance, c.stealRate} {
 		ch <- d
 	}
 }
@@ -129,6 +131,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.attempts, float64(w.StealAttempts), id)
 		counter(c.failed, float64(w.FailedSteals), id)
 		counter(c.parks, float64(w.Parks), id)
+		counter(c.promoted, float64(w.Promoted), id)
 		counter(c.busy, w.Busy.Seconds(), id)
 		counter(c.idle, w.Idle.Seconds(), id)
 	}

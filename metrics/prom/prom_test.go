@@ -14,9 +14,9 @@ import (
 // fixedStats is a two-worker snapshot with every counter distinct.
 func fixedStats() worksteal.Stats {
 	return worksteal.Stats{Workers: []worksteal.WorkerStats{
-		{Executed: 10, Spawned: 7, Stolen: 1, StolenFrom: 3, StealAttempts: 5, FailedSteals: 4, Parks: 2,
+		{Executed: 10, Spawned: 7, Stolen: 1, StolenFrom: 3, StealAttempts: 5, FailedSteals: 4, Parks: 2, Promoted: 11,
 			Busy: 3 * time.Second, Idle: time.Second},
-		{Executed: 20, Spawned: 9, Stolen: 3, StolenFrom: 1, StealAttempts: 8, FailedSteals: 5, Parks: 6,
+		{Executed: 20, Spawned: 9, Stolen: 3, StolenFrom: 1, StealAttempts: 8, FailedSteals: 5, Parks: 6, Promoted: 12,
 			Busy: time.Second, Idle: 1500 * time.Millisecond},
 	}}
 }
@@ -43,6 +43,10 @@ worksteal_imbalance_ratio 1.5
 # TYPE worksteal_parks_total counter
 worksteal_parks_total{worker="0"} 2
 worksteal_parks_total{worker="1"} 6
+# HELP worksteal_promoted_total Latent Join halves the worker made public (pushed where thieves can take them).
+# TYPE worksteal_promoted_total counter
+worksteal_promoted_total{worker="0"} 11
+worksteal_promoted_total{worker="1"} 12
 # HELP worksteal_steal_attempts_total Steal attempts, successful or not.
 # TYPE worksteal_steal_attempts_total counter
 worksteal_steal_attempts_total{worker="0"} 5
@@ -76,8 +80,8 @@ worksteal_workers 2
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}
-	if n := testutil.CollectAndCount(c); n != 9*2+4 {
-		t.Errorf("CollectAndCount = %d; want %d (9 counters × 2 workers + 4 gauges)", n, 9*2+4)
+	if n := testutil.CollectAndCount(c); n != 10*2+4 {
+		t.Errorf("CollectAndCount = %d; want %d (10 counters × 2 workers + 4 gauges)", n, 10*2+4)
 	}
 }
 
