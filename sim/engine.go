@@ -216,6 +216,7 @@ type worker struct {
 	latent      []int32       // join latent: the latent frames' tasks, oldest first (owner only)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
+	polls       int64         // poll points passed (heartbeat count; those inside a segment added at its end)
 	segWork     float64       // work (ns at speed 1) of the current segment
 	extra       time.Duration // overhead to pay before the next piece (fork, promotion)
 	sel         *policy.Selector
@@ -257,6 +258,7 @@ type engine struct {
 	latentJoin                  bool // policy.join latent (under work stealing)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
+	beatEvery                   int64         // poll points between heartbeats (0: none)
 	qlen                        func(int) int
 
 	// central queue and its lock
@@ -339,6 +341,9 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
 	e.latentJoin = e.sched == SchedSteal && s.Policy.Join == JoinLatent
 	e.pollGap = s.Workload.Poll.Duration()
+	if e.latentJoin && s.Policy.Heartbeat > 0 {
+		e.beatEvery = int64(s.Policy.Heartbeat)
+	}
 	g, err := policy.NewGroups(s.Workers.Groups)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %v", err)
@@ -482,6 +487,11 @@ func (e *engine) run(ctx context.Context) error {
 			e.fault(int(ev.arg))
 		case evPoll:
 			if w := &e.ws[ev.w]; ev.gen == w.pollTok && w.state == stRun {
+				if ev.arg > 0 { // a heartbeat at the arg-th poll point of the segment
+					e.heartbeat(w)
+					e.scheduleBeat(w, int64(ev.arg)+e.beatEvery)
+					break
+				}
 				w.pollSet = false
 				e.poll(w)
 			}
@@ -617,8 +627,13 @@ func (e *engine) runSegment(w *worker, work time.Duration) {
 	w.pollTok++
 	w.pollSet = false
 	e.at(w, e.now+e.segDur(w))
-	if len(w.latent) > 0 && e.pollGap > 0 && w.dq.len() == 0 && e.idleWorkers() {
-		e.schedulePoll(w)
+	if e.pollGap > 0 && e.latentJoin {
+		if len(w.latent) > 0 && w.dq.len() == 0 && e.idleWorkers() {
+			e.schedulePoll(w)
+		}
+		if e.beatEvery > 0 {
+			e.scheduleBeat(w, e.beatEvery-w.polls%e.beatEvery)
+		}
 	}
 }
 
@@ -638,6 +653,9 @@ func (e *engine) record(w *worker, id int32, kind string) {
 }
 
 func (e *engine) pieceDone(w *worker) {
+	if e.pollGap > 0 && e.latentJoin { // the poll points inside the segment
+		w.polls += int64(w.segWork / float64(e.pollGap))
+	}
 	id := w.cur
 	t := &e.tasks[id]
 	if t.phase == 0 && t.nkids > 0 {

@@ -27,6 +27,10 @@ import (
 //     by the owner), then wakes a sleeper if nobody searches (notify, as
 //     any posted work). If its deque holds work, the idle worker can take
 //     that, and the frames wait for a poll that finds the deque empty.
+//   - The heartbeat: every Policy.Heartbeat poll points (4,096 in the
+//     runtime) a worker promotes its oldest latent frame alone, idle
+//     workers or not (never the frames of the fork just made), so the
+//     largest pieces wait in its deque for a thief that runs dry.
 //   - Thieves then steal from the deque as under join eager: the victim
 //     policy's order (policy.Selector), one or half (policy.Amount), at
 //     the steal costs.
@@ -48,7 +52,45 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	n := len(kids)
 	w.latent = append(w.latent, kids[:n-1]...)
 	e.poll(w)
+	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 && len(w.latent) > n-1 {
+		e.heartbeat(w) // never the frames just forked
+	}
 	e.dispatch(w, kids[n-1])
+}
+
+// heartbeat promotes w's oldest latent frame alone, whether or not a
+// worker is idle (the runtime's heartbeat, every Policy.Heartbeat poll
+// points): the largest pieces of a long computation wait in the deque,
+// where a thief takes them without the owner's answer.
+func (e *engine) heartbeat(w *worker) {
+	if len(w.latent) < 2 { // keep the youngest: its join usually ends first
+		return
+	}
+	id := w.latent[0]
+	copy(w.latent, w.latent[1:])
+	w.latent = w.latent[:len(w.latent)-1]
+	e.qAdd(w, 1)
+	w.dq.pushBack(id)
+	if e.log != nil {
+		e.logf("worker %d: heartbeat promotes T%d", w.id, id)
+	}
+	w.st.Promoted++
+	e.promoted++
+	w.extra += e.promoteCost
+	e.notify()
+}
+
+// scheduleBeat queues a heartbeat at the k-th poll point of w's running
+// segment (k from 1), if the segment reaches it.
+func (e *engine) scheduleBeat(w *worker, k int64) {
+	gap := float64(e.pollGap)
+	if float64(k)*gap >= w.segWork || k > math.MaxInt32 {
+		return
+	}
+	left := w.segRem - float64(e.now-w.segStart)*w.speed
+	done := w.segWork - left
+	at := e.now + time.Duration(math.Ceil((float64(k)*gap-done)/w.speed))
+	e.push(event{at: at, kind: evPoll, w: w.id, gen: w.pollTok, arg: int32(k)})
 }
 
 // idleWorkers reports whether some worker searches or sleeps: the

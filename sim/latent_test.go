@@ -123,24 +123,37 @@ func TestLatentDiffersFromEager(t *testing.T) {
 	}
 }
 
-// One worker is never idle while it runs, so it never promotes, and with
-// zero costs it takes exactly T1; with a fork cost, T1 plus that per fork.
+// One worker is never idle while it runs, so no request ever makes it
+// promote: without the heartbeat it promotes nothing, and with zero costs
+// it takes exactly T1, with a fork cost T1 plus that per fork. With the
+// heartbeat (as the runtime, whose heartbeat does not look at idle
+// workers) it promotes one frame per heartbeat at most, and pays for each.
 func TestLatentOneWorkerNoPromotion(t *testing.T) {
 	s := Scenario{Seed: 3, Workers: Workers{Count: 1},
 		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 16, Cutoff: 4, Leaf: 1e-8}}}
-	for _, fork := range []Seconds{0, 5e-9} {
-		s.Costs = Costs{Fork: fork, Promote: 1e-6}
-		r, err := Run(context.Background(), s, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tot := r.Report.Totals
-		if tot.Promoted != 0 || tot.Steals != 0 {
-			t.Fatalf("fork %v: one worker promoted %d frames, stole %d times", fork, tot.Promoted, tot.Steals)
-		}
-		_, forks := fibTreeCounts(16, 4)
-		if want := r.Report.DAG.T1 + forks*float64(fork); abs(tot.Makespan-want) > 1e-12 {
-			t.Errorf("fork %v: makespan %v, want T1 + forks × fork = %v", fork, tot.Makespan, want)
+	_, forks := fibTreeCounts(16, 4)
+	for _, beat := range []int{-1, 64} {
+		for _, fork := range []Seconds{0, 5e-9} {
+			s.Policy.Heartbeat = beat
+			s.Costs = Costs{Fork: fork, Promote: 1e-6}
+			r, err := Run(context.Background(), s, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot := r.Report.Totals
+			polls := forks + r.Report.DAG.T1/1e-8 // forks and poll points in pieces
+			switch {
+			case tot.Steals != 0:
+				t.Fatalf("heartbeat %d, fork %v: one worker stole %d times", beat, fork, tot.Steals)
+			case beat < 0 && tot.Promoted != 0:
+				t.Fatalf("no heartbeat, fork %v: one worker promoted %d frames", fork, tot.Promoted)
+			case beat > 0 && (tot.Promoted == 0 || float64(tot.Promoted) > polls/float64(beat)):
+				t.Fatalf("heartbeat %d, fork %v: one worker promoted %d frames; want 1 to %v (one per heartbeat)", beat, fork, tot.Promoted, polls/float64(beat))
+			}
+			want := r.Report.DAG.T1 + forks*float64(fork) + float64(tot.Promoted)*1e-6
+			if abs(tot.Makespan-want) > 1e-12 {
+				t.Errorf("heartbeat %d, fork %v: makespan %v, want T1 + forks × fork + promotions × promote = %v", beat, fork, tot.Makespan, want)
+			}
 		}
 	}
 }
@@ -227,5 +240,61 @@ func TestLatentPollInsideLeaf(t *testing.T) {
 	idle, at, by = firstPromotion(t, s)
 	if by != "worker 0" || at-idle < 1e-6 {
 		t.Errorf("no poll in leaves: %s promoted at %v, worker 1 idle at %v; want worker 0 at its next fork, later", by, at, idle)
+	}
+}
+
+// firstStealWait runs s and returns how long worker 1 waited from running
+// dry (its last finish before its first steal) to that steal.
+func firstStealWait(t *testing.T, s Scenario) float64 {
+	t.Helper()
+	var log bytes.Buffer
+	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	dry := -1.0
+	for _, l := range strings.Split(log.String(), "\n") {
+		m := logLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		at, _ := strconv.ParseFloat(m[1], 64)
+		switch {
+		case strings.HasPrefix(m[2], "worker 1: finishes"):
+			dry = at
+		case strings.HasPrefix(m[2], "worker 1: stole"):
+			if dry < 0 {
+				t.Fatalf("worker 1 stole before finishing anything:\n%s", log.String())
+			}
+			return at - dry
+		}
+	}
+	t.Fatalf("worker 1 never stole; log:\n%s", log.String())
+	return 0
+}
+
+// The heartbeat promotes the oldest latent frame every few poll points
+// whether or not anyone is idle, so a worker that runs dry steals at once
+// from the deque, without waiting for the owner's next poll point; with no
+// heartbeat it waits for the owner's next fork (after a 1µs leaf).
+func TestLatentHeartbeat(t *testing.T) {
+	s := latentTree()
+	s.Policy.Heartbeat = 4
+	if w := firstStealWait(t, s); w != 0 {
+		t.Errorf("heartbeat every 4 forks: worker 1 waited %v s for its first steal; want 0 (the oldest frame already in the deque)", w)
+	}
+	s.Policy.Heartbeat = -1
+	if w := firstStealWait(t, s); w <= 0 {
+		t.Errorf("no heartbeat: worker 1 waited %v s for its first steal; want the wait for the owner's next fork", w)
+	}
+	// Poll points inside pieces count too: a tree of 5 forks with long
+	// leaves polling every 10ns beats inside the leaves.
+	one := Scenario{Seed: 1, Workers: Workers{Count: 1}, Policy: Policy{Heartbeat: 64},
+		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 12, Cutoff: 10, Leaf: 1e-7}}}
+	r, err := Run(context.Background(), one, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, forks := fibTreeCounts(12, 10); forks >= 64 || r.Report.Totals.Promoted == 0 {
+		t.Errorf("%v forks, %d promoted; want beats inside the leaves (fewer forks than a heartbeat)", forks, r.Report.Totals.Promoted)
 	}
 }

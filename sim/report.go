@@ -298,6 +298,13 @@ func describePolicy(s *Scenario) string {
 	join := ""
 	if s.Workload.Kind == kindFib || s.Workload.Spawn.Join && s.Workload.Spawn.Prob > 0 {
 		join = ", join " + p.Join
+		if p.Join == JoinLatent {
+			if p.Heartbeat > 0 {
+				join += fmt.Sprintf(" (heartbeat every %d polls)", p.Heartbeat)
+			} else {
+				join += " (no heartbeat)"
+			}
+		}
 	}
 	return fmt.Sprintf("steal (victim %s, amount %s, idle %s%s)", p.Victim, amount, idle, join)
 }

@@ -224,6 +224,10 @@ const (
 	JoinEager = "eager"
 )
 
+// RuntimeHeartbeat is the runtime's heartbeat: a worker promotes its
+// oldest latent frame every 4,096 Joins ([Policy.Heartbeat]).
+const RuntimeHeartbeat = 4096
+
 // Policy is how work moves between workers.
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
@@ -237,6 +241,11 @@ type Policy struct {
 	// Join is how a fork offers its other halves to thieves: latent
 	// (default, the runtime's protocol) or eager; see [JoinLatent].
 	Join string `json:"join"`
+	// Heartbeat (join latent): every this many poll points of a worker
+	// (forks, spawns, workload.poll points) it promotes its oldest latent
+	// frame whether or not a worker is idle, unless that frame is the one
+	// just forked; 0 is the runtime's 4,096, −1 none.
+	Heartbeat int `json:"heartbeat"`
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
@@ -823,6 +832,12 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	}
 	if p.Join != JoinLatent && p.Join != JoinEager {
 		return oneOf("policy.join", p.Join, JoinLatent, JoinEager)
+	}
+	switch {
+	case p.Heartbeat == 0:
+		p.Heartbeat = RuntimeHeartbeat
+	case p.Heartbeat < -1:
+		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", RuntimeHeartbeat, p.Heartbeat)
 	}
 	switch {
 	case p.MaxBatch == 0:
