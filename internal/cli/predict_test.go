@@ -36,8 +36,8 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 }
 
 // The prediction simulates the runtime's protocol on the calibrated
-// profile: one worker takes exactly the calibrated work and promotes
-// nothing; two workers promote latent frames, steal, and take about half.
+// profile: one worker takes the calibrated work and promotes only at its
+// heartbeats; two workers promote latent frames, steal, and take about half.
 // The error column is the prediction over the given measurement.
 func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	q := sim.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
@@ -61,8 +61,10 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 		t.Fatal(err)
 	}
 	r1, r2 := rows[0], rows[1]
-	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted != 0 || r1.Steals != 0 {
-		t.Errorf("1 worker: %+v; want the work %v, no promotion, no steal", r1, q.Work)
+	// one worker: nobody asks, so only heartbeats promote (one frame per
+	// 4,096 poll points at most, each Join a poll point)
+	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted > q.Forks/sim.RuntimeHeartbeat || r1.Steals != 0 {
+		t.Errorf("1 worker: %+v; want the work %v, at most %d promotions (heartbeats), no steal", r1, q.Work, q.Forks/sim.RuntimeHeartbeat)
 	}
 	if r2.Promoted == 0 || r2.Steals == 0 {
 		t.Errorf("2 workers: %+v; want promotions and steals", r2)
