@@ -51,6 +51,8 @@
 // all its latent frames, oldest first, when its deque is empty; thieves
 // then steal with the same policy code. A frame nobody asked for runs
 // inline at [Costs.Fork]; a promotion costs [Costs.Promote] a frame.
+// The runtime's heartbeat is modelled too: every [Policy.Heartbeat] poll
+// points a worker promotes its oldest latent frame, idle workers or not.
 // Under join eager every fork pushes its halves on the deque at once (the
 // Chase–Lev protocol the runtime used before), kept as a policy to compare.
 //
