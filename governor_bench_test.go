@@ -106,7 +106,10 @@ func BenchmarkGovernorNeighbour(b *testing.B) {
 	if runtime.NumCPU() < 2 {
 		b.Skip("needs 2 CPUs")
 	}
-	const reps, batch, n = 3, 8, 30
+	// The batch must outlast several of the governor's readings and its
+	// hold: 20 × fib 35 is about 2.6 s alone on the 2-core EPYC (8 × fib
+	// 30 was 60 ms once Joins got cheaper: over before a second reading).
+	const reps, batch, n = 3, 20, 35
 	runBatch := func(gov bool) time.Duration {
 		cfg := Config{Workers: 2}
 		if gov {
