@@ -197,30 +197,43 @@ func TestLatentDeterministic(t *testing.T) {
 	}
 }
 
-// firstPromotion runs s and returns when worker 1 first failed to steal
-// and when (and by whom) the first promotion was made.
-func firstPromotion(t *testing.T, s Scenario) (idle, promoted float64, by string) {
+// runLog runs s with its event log and calls event for each logged event,
+// in order, until event returns false; it returns the whole log.
+func runLog(t *testing.T, s Scenario, event func(at float64, what string) bool) string {
 	t.Helper()
 	var log bytes.Buffer
 	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
 		t.Fatal(err)
 	}
-	idle, promoted = -1, -1
 	for _, l := range strings.Split(log.String(), "\n") {
 		m := logLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
 		at, _ := strconv.ParseFloat(m[1], 64)
-		switch {
-		case idle < 0 && strings.HasPrefix(m[2], "worker 1: failed to steal"):
-			idle = at
-		case promoted < 0 && strings.Contains(m[2], ": promotes "):
-			promoted, by = at, m[2][:strings.Index(m[2], ":")]
+		if !event(at, m[2]) {
+			break
 		}
 	}
+	return log.String()
+}
+
+// firstPromotion runs s and returns when worker 1 first failed to steal
+// and when (and by whom) the first promotion was made.
+func firstPromotion(t *testing.T, s Scenario) (idle, promoted float64, by string) {
+	t.Helper()
+	idle, promoted = -1, -1
+	log := runLog(t, s, func(at float64, what string) bool {
+		switch {
+		case idle < 0 && strings.HasPrefix(what, "worker 1: failed to steal"):
+			idle = at
+		case promoted < 0 && strings.Contains(what, ": promotes "):
+			promoted, by = at, what[:strings.Index(what, ":")]
+		}
+		return true
+	})
 	if idle < 0 || promoted < 0 {
-		t.Fatalf("worker 1 idle at %v, first promotion at %v; log:\n%s", idle, promoted, log.String())
+		t.Fatalf("worker 1 idle at %v, first promotion at %v; log:\n%s", idle, promoted, log)
 	}
 	return idle, promoted, by
 }
@@ -247,29 +260,24 @@ func TestLatentPollInsideLeaf(t *testing.T) {
 // dry (its last finish before its first steal) to that steal.
 func firstStealWait(t *testing.T, s Scenario) float64 {
 	t.Helper()
-	var log bytes.Buffer
-	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
-		t.Fatal(err)
-	}
-	dry := -1.0
-	for _, l := range strings.Split(log.String(), "\n") {
-		m := logLine.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		at, _ := strconv.ParseFloat(m[1], 64)
+	dry, wait, stole := -1.0, 0.0, false
+	log := runLog(t, s, func(at float64, what string) bool {
 		switch {
-		case strings.HasPrefix(m[2], "worker 1: finishes"):
+		case strings.HasPrefix(what, "worker 1: finishes"):
 			dry = at
-		case strings.HasPrefix(m[2], "worker 1: stole"):
-			if dry < 0 {
-				t.Fatalf("worker 1 stole before finishing anything:\n%s", log.String())
-			}
-			return at - dry
+		case strings.HasPrefix(what, "worker 1: stole"):
+			stole, wait = true, at-dry
+			return false
 		}
+		return true
+	})
+	switch {
+	case !stole:
+		t.Fatalf("worker 1 never stole; log:\n%s", log)
+	case dry < 0:
+		t.Fatalf("worker 1 stole before finishing anything:\n%s", log)
 	}
-	t.Fatalf("worker 1 never stole; log:\n%s", log.String())
-	return 0
+	return wait
 }
 
 // The heartbeat promotes the oldest latent frame every few poll points
