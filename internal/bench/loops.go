@@ -48,18 +48,25 @@ func addU64(a, b uint64) uint64 { return a + b }
 
 // MapReduceStatic splits [0, n) into GOMAXPROCS equal chunks, a goroutine each.
 func MapReduceStatic(n int) uint64 {
+	return staticBlocks(n, func(lo, hi int) uint64 { return MapReduceSeq(uint64(lo), uint64(hi)) })
+}
+
+// staticBlocks is the "static" baseline: [0, n) cut into GOMAXPROCS
+// contiguous blocks of equal length, a goroutine each running block on its
+// own, and the blocks' results summed.
+func staticBlocks[T int64 | uint64](n int, block func(lo, hi int) T) T {
 	p := runtime.GOMAXPROCS(0)
-	part := make([]uint64, p)
+	part := make([]T, p)
 	var wg sync.WaitGroup
 	for i := 0; i < p; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			part[i] = MapReduceSeq(uint64(i*n/p), uint64((i+1)*n/p))
+			part[i] = block(i*n/p, (i+1)*n/p)
 		}()
 	}
 	wg.Wait()
-	var s uint64
+	var s T
 	for _, v := range part {
 		s += v
 	}
@@ -150,24 +157,13 @@ func addI64(a, b int64) int64 { return a + b }
 
 // MandelStatic gives GOMAXPROCS goroutines a contiguous block of rows each.
 func MandelStatic(size int) int64 {
-	p := runtime.GOMAXPROCS(0)
-	part := make([]int64, p)
-	var wg sync.WaitGroup
-	for i := 0; i < p; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for py := i * size / p; py < (i+1)*size/p; py++ {
-				part[i] += MandelRow(py, size)
-			}
-		}()
-	}
-	wg.Wait()
-	var s int64
-	for _, v := range part {
-		s += v
-	}
-	return s
+	return staticBlocks(size, func(lo, hi int) int64 {
+		var s int64
+		for py := lo; py < hi; py++ {
+			s += MandelRow(py, size)
+		}
+		return s
+	})
 }
 
 // MandelPerItem runs a goroutine per row.
