@@ -69,3 +69,29 @@ func ExampleSourceFunc() {
 	fmt.Println(st.Workers[0].Executed)
 	// Output: 42
 }
+
+// A program adds its own read-only JSON route beside the dashboard's.
+func ExampleServer_HandleJSON() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+	d := dash.New(dash.Pool(pool), dash.Config{})
+	defer d.Close()
+	d.HandleJSON("/api/workers", func() any { return map[string]int{"workers": pool.Workers()} })
+	web := httptest.NewServer(d)
+	defer web.Close()
+
+	resp, err := http.Get(web.URL + "/api/workers")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]int
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.Header.Get("Content-Type"), v["workers"])
+	// Output: application/json 2
+}

@@ -84,6 +84,12 @@ func (s *Server) Close() {
 // Handle adds a read-only route (GET and HEAD only), e.g. "/metrics".
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle("GET "+pattern, h) }
 
+// HandleJSON adds a read-only route that answers with value(), computed
+// anew for each request, as indented JSON, as /api/state does.
+func (s *Server) HandleJSON(pattern string, value func() any) {
+	s.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, value()) }))
+}
+
 // ServeHTTP answers GET and HEAD requests; any other method gets 405.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -13,9 +13,6 @@
 package clusterdash
 
 import (
-	"encoding/json"
-	"net/http"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -35,26 +32,11 @@ func New(obs *cluster.Observer, cfg dash.Config) *dash.Server {
 		cfg.Title = "worksteal cluster"
 	}
 	s := dash.New(obs, cfg)
-	part := func(f func(cluster.State) any) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, f(obs.State())) })
-	}
-	s.Handle("/api/workers", part(func(st cluster.State) any { return st.Workers }))
-	s.Handle("/api/jobs", part(func(st cluster.State) any { return st.Jobs }))
-	s.Handle("/api/stragglers", part(func(st cluster.State) any { return st.Stragglers }))
+	s.HandleJSON("/api/workers", func() any { return obs.State().Workers })
+	s.HandleJSON("/api/jobs", func() any { return obs.State().Jobs })
+	s.HandleJSON("/api/stragglers", func() any { return obs.State().Stragglers })
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(NewCollector(obs.State, ""))
 	s.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return s
-}
-
-// writeJSON writes v as an indented JSON response, as dash's own routes do.
-func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b)
 }
