@@ -227,18 +227,7 @@ func (w *Worker) heartbeat() {
 }
 
 // beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
-func (w *Worker) beat() {
-	w.dq.Push(w.fjobs[w.lo]) // [J1]
-	w.st.promoted++
-	if w.rec != nil {
-		w.rec.record(EvPromote, -1, 1)
-	}
-	w.lo++
-	// PROTOCOL.md "Posting work": PushWork, then ReadState.
-	if s := &w.pool.sleep; s.wakeNeeded() {
-		s.wakeOne()
-	}
-}
+func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
 
 // joinPushSlow is joinPush for a depth whose frame is missing or of
 // another type, and for profiled computations.
@@ -277,22 +266,27 @@ func (w *Worker) offer() {
 	}
 }
 
-// promote makes every latent frame of w public, oldest first: it pushes
-// frames [lo, depth) on w's deque, where thieves take the oldest first
-// (PushWork), then posts them (ReadState: wake a sleeper if none
-// searches). Owner only.
+// promote makes every latent frame of w public, oldest first: frames
+// [lo, depth) (promoteTo). Owner only.
 func (w *Worker) promote() {
-	if w.lo >= w.depth {
-		return
+	if w.lo < w.depth {
+		w.promoteTo(w.depth)
 	}
-	for d := w.lo; d < w.depth; d++ {
+}
+
+// promoteTo makes latent frames [lo, end) public, oldest first (lo < end
+// <= depth): it pushes them on w's deque, where thieves take the oldest
+// first (PushWork), then posts them (ReadState: wake a sleeper if none
+// searches). Owner only.
+func (w *Worker) promoteTo(end int) {
+	for d := w.lo; d < end; d++ {
 		w.dq.Push(w.fjobs[d]) // [J1]
 	}
-	w.st.promoted += uint64(w.depth - w.lo)
+	w.st.promoted += uint64(end - w.lo)
 	if w.rec != nil {
-		w.rec.record(EvPromote, -1, uint64(w.depth-w.lo))
+		w.rec.record(EvPromote, -1, uint64(end-w.lo))
 	}
-	w.lo = w.depth
+	w.lo = end
 	// PROTOCOL.md "Posting work": PushWork, then ReadState.
 	if s := &w.pool.sleep; s.wakeNeeded() {
 		s.wakeOne()
