@@ -139,6 +139,62 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	return ra, rb
 }
 
+// Join runs fa and fb, possibly in parallel, for halves that return
+// nothing: the form of [Join] that needs no struct{} results, as in
+//
+//	w.Join(func(w *worksteal.Worker) { sort(w, a[:m]) },
+//		func(w *worksteal.Worker) { sort(w, a[m:]) })
+//
+// Everything [Join] says holds: fa runs at once on w, fb waits latent for
+// a poll point that finds a worker idle, both have finished when Join
+// returns, and a panic in either is re-raised as a *PanicError after both
+// finished. Like Join it allocates fb's closure and what it captures
+// (BenchmarkJoin's Unit rows).
+func (w *Worker) Join(fa, fb func(w *Worker)) {
+	// JoinFunc's fast path once more, for one frame type and with no
+	// generic dictionary; fb is the frame's argument and runUnit its
+	// function. Passing fa through JoinFunc as an argument instead would
+	// make fa escape too (JoinFunc calls it through an unknown function).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[func(*Worker), struct{}]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[func(*Worker), struct{}])
+	}
+	if f != nil {
+		f.fb, f.xb = runUnit, fb
+		w.depth = d + 1
+		w.st.joins++
+		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow(w, runUnit, fb)
+	}
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone {
+			joinUnwind(w, f, d, phase, recover())
+		}
+	}()
+	fa(w)
+	phase = joinTakingB
+	if d >= w.lo && w.prof == nil {
+		w.depth = d
+		fb(w)
+	} else {
+		joinPop(w, f, d)
+	}
+	phase = joinDone
+}
+
+// runUnit calls f: the function of Worker.Join's frames, whose argument is
+// the second half.
+func runUnit(w *Worker, f func(w *Worker)) struct{} {
+	f(w)
+	return struct{}{}
+}
+
 // Phases of a Join, for the panic path.
 const (
 	joinRunningA = iota // fb is latent, queued or stolen; fa runs
