@@ -46,7 +46,12 @@ type Worker struct {
 	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
 	prof    *profState        // work/span profiling of the running strand; nil when off
 	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
-	_       pad.Line
+
+	// eagerLeft is how many more Joins of the running job may be eager
+	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
+	eagerLeft int
+
+	_ pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
@@ -192,6 +197,7 @@ func (w *Worker) main(parked bool) {
 		if j == nil {
 			break
 		}
+		w.eagerLeft = eagerJoins
 		w.execute(j)
 		w.publish()
 	}
