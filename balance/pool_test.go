@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // poolSchedules are the schedules every pool test runs under; nil stands for
@@ -35,15 +36,17 @@ func newPool(t testing.TB, workers int) *worksteal.Pool {
 }
 
 // deadline fails the test (with a panic, since it fires on its own
-// goroutine) if stop is not called within d: a deadlock shows up as a
-// failure, not a hung test binary.
-func deadline(d time.Duration) (stop func()) {
+// goroutine) if stop is not called before the test's own deadline nears
+// (testdeadline.Left): a deadlock shows up as a failure, not a hung test
+// binary, and a loaded machine only makes the test slower.
+func deadline(t testing.TB) (stop func()) {
+	d := testdeadline.Left(t)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-done:
 		case <-time.After(d):
-			panic("balance test still running after " + d.String() + ": deadlock?")
+			panic("balance test still running near its deadline (" + d.String() + " after it began): deadlock?")
 		}
 	}()
 	return func() { close(done) }
@@ -53,7 +56,7 @@ func deadline(d time.Duration) (stop func()) {
 // under every schedule and checks that each index runs exactly once, in
 // non-empty chunks, and that the measurements add up.
 func TestForExactlyOnce(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	for _, workers := range []int{1, 2, 4} {
 		p := newPool(t, workers)
 		for _, s := range poolSchedules {
@@ -174,7 +177,7 @@ func TestAsStealing(t *testing.T) {
 // 2-worker pool: a worker that waits for an inner loop must keep running
 // tasks, so nothing deadlocks even when all workers wait at once.
 func TestForNested(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
 	for _, outer := range poolSchedules {
 		for _, inner := range poolSchedules {
@@ -202,7 +205,7 @@ func TestForNested(t *testing.T) {
 // TestForInsideScope: For from a task spawned in a Scope, and from inside
 // a Join, on every worker at once.
 func TestForInsideScope(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
 	var sum atomic.Int64
 	err := p.Scope(context.Background(), func(w *worksteal.Worker, s *worksteal.Scope) error {
@@ -423,7 +426,7 @@ func TestRecorderSpares(t *testing.T) {
 // TestForBlockingSpares: a body that blocks through Worker.Blocking lets
 // spares run chunks; their measurements are kept.
 func TestForBlockingSpares(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
 	for _, s := range []Schedule{Dynamic{}, Stealing{}} {
 		st, err := ForPool(context.Background(), p, 40, s, func(w *worksteal.Worker, lo, hi int) {
