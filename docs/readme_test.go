@@ -28,6 +28,7 @@ import (
 	"github.com/worksteal/worksteal/metrics/expvarpub"
 	"github.com/worksteal/worksteal/metrics/prom"
 	"github.com/worksteal/worksteal/par"
+	"github.com/worksteal/worksteal/par/schedule"
 )
 
 // README.md, "Plain goroutines against worksteal".
@@ -138,7 +139,7 @@ func schedules(ctx context.Context, rows int, render func(int)) {
 	for _, s := range []balance.Schedule{
 		balance.Static{}, balance.Dynamic{Chunk: 16}, balance.Guided{}, balance.Stealing{},
 	} {
-		st, err := balance.ForPool(ctx, p, rows, s, func(w *worksteal.Worker, lo, hi int) {
+		st, err := schedule.ForPool(ctx, p, rows, s, func(w *worksteal.Worker, lo, hi int) {
 			for y := lo; y < hi; y++ {
 				render(y)
 			}
