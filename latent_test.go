@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -52,7 +53,7 @@ func (t *onceTree) node(w *Worker, a onceArg) int {
 // under every victim policy and both steal amounts, with two computations
 // at a time so that workers go busy and idle at random moments.
 func TestJoinExactlyOnce(t *testing.T) {
-	defer watchdog(t, 3*time.Minute)()
+	defer watchdog(t)()
 	depth, trees := 19, 2
 	if testing.Short() || raceEnabled {
 		depth, trees = 12, 1
@@ -187,7 +188,7 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 					select {
 					case <-ran:
 						return 1
-					case <-time.After(30 * time.Second):
+					case <-time.After(testdeadline.Left(t)):
 						return 0 // never handed over: the owner runs the half after this
 					}
 				}, func(w *Worker) int {

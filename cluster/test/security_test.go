@@ -74,7 +74,7 @@ func TestRolesRunAJobWithTheirOwnPermissions(t *testing.T) {
 	if jobs, err := obs.Jobs(context.Background()); err != nil || len(jobs) != 1 || jobs[0].ID != "secure" || !jobs[0].Done {
 		t.Errorf("observer: Jobs = %+v, %v; want job secure, done", jobs, err)
 	}
-	waitFor(t, 30*time.Second, "the observer to list the worker", func() bool {
+	waitFor(t, "the observer to list the worker", func() bool {
 		ws, err := obs.Workers(context.Background())
 		return err == nil && len(ws) == 1 && ws[0].Name == "w1"
 	})
