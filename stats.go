@@ -33,6 +33,7 @@ type published struct {
 
 // publish copies the owner's counters to the snapshot-safe copy.
 func (w *Worker) publish() {
+	w.bump() // progress, for the stall monitor (every publishEvery Joins, and after each job)
 	if w.noStats {
 		return
 	}
@@ -49,6 +50,7 @@ func (w *Worker) publish() {
 
 // beginIdle ends a busy interval; endIdle ends an idle one.
 func (w *Worker) beginIdle() {
+	w.setMonBits(monIdle, monIdle)
 	if w.noStats {
 		return
 	}
@@ -59,6 +61,7 @@ func (w *Worker) beginIdle() {
 }
 
 func (w *Worker) endIdle() {
+	w.setMonBits(monIdle, 0)
 	if w.noStats {
 		return
 	}
