@@ -15,6 +15,8 @@ import (
 //
 // Blocking costs about a goroutine wake-up; use it around waits that are
 // long compared with that (microseconds or more), not around every lock.
+// A wait outside Blocking is compensated too, but only once the stall
+// monitor has seen the worker blocked for Config.StallAfter (monitor.go).
 func (w *Worker) Blocking(f func()) {
 	checkWorker(w)
 	w.promote() // the halves w's joins hold must stay takeable while it blocks

@@ -23,13 +23,14 @@ import (
 //     a stack copy): a worker that computes for a long time without a poll
 //     point is not blocked, and a spare would only share its CPU.
 //   - A worker busy without progress for StallReport (default 1 s) while
-//     work is queued or another worker is idle: the monitor reports it once
-//     per stall, to Config.OnStall or the standard logger, with the
-//     worker's stack. This is how a first half that waits for its own
-//     latent second half without polling (Join's doc) shows itself instead
-//     of hanging silently: no other goroutine may take a latent frame, so
-//     the monitor cannot hand it over, but it names the worker, since when,
-//     and where it waits.
+//     work is queued or another worker is idle, and that no spare stands
+//     in for: the monitor reports it once per stall, to Config.OnStall or
+//     (at most once a minute) the standard logger, with the worker's
+//     stack. This is how a first half that waits for its own latent second
+//     half without polling (Join's doc) shows itself instead of hanging
+//     silently, whether it spins or blocks: no other goroutine may take a
+//     latent frame, so the monitor cannot hand it over, but it names the
+//     worker, since when, and where it waits.
 //
 // Progress word (Worker.mon): the owner stores it, the monitor loads it.
 // Bit monIdle: the worker is in an idle stretch (searching, backing off,
@@ -96,8 +97,13 @@ type monitor struct {
 	// are active than workers are inside Blocking plus this.
 	blocked atomic.Int64
 	// per-worker state, monitor goroutine only: regular workers, then spares.
-	ws []monWorker
+	ws     []monWorker
+	logged time.Time // last report written to the log (monitor goroutine only)
 }
+
+// stallLogEvery rate-limits the reports written to the standard logger
+// (Config.OnStall receives every one).
+const stallLogEvery = time.Minute
 
 type monWorker struct {
 	w        *Worker
@@ -267,10 +273,12 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		}
 	}
 	m.blocked.Store(nblocked)
+	compensated := queued // blocked with nothing queued: its latent halves may be what waits
 	if queued && nblocked > 0 {
 		// Compensate as Blocking does: one active spare per blocked worker.
 		for want := p.blocking.Load() + nblocked - p.spares.nactive.Load(); want > 0; want-- {
 			if !p.spares.start(p) {
+				compensated = false // MaxBlocking spares are active
 				break
 			}
 		}
@@ -278,6 +286,9 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	for _, e := range stalled {
 		if e.reported || now.Sub(e.since) < m.report || !(queued || idle > 0) {
 			continue
+		}
+		if blockedState(e.state) && compensated {
+			continue // a spare stands in for it: nothing waits on it alone
 		}
 		e.reported = true
 		_, stack := goroutineStack(stacks, e.w.gid.Load())
@@ -288,7 +299,8 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		}
 		if m.onStall != nil {
 			m.onStall(s)
-		} else {
+		} else if m.logged.IsZero() || now.Sub(m.logged) >= stallLogEvery {
+			m.logged = now
 			log.Print(s.String())
 		}
 	}

@@ -32,6 +32,24 @@ func untilDeadline(t *testing.T) <-chan struct{} {
 // over. The pool must not hang silently: the monitor reports the stalled
 // worker, with its stack. The test then releases the first half itself.
 func TestStallReportedForSelfWaitingHalf(t *testing.T) {
+	t.Run("spinning", func(t *testing.T) {
+		testSelfWaitReported(t, false, func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
+			for !fbRan.Load() && !released.Load() { // no poll point
+				runtime.Gosched()
+			}
+		})
+	})
+	t.Run("blocked on a channel", func(t *testing.T) {
+		testSelfWaitReported(t, true, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
+			select { // no Blocking
+			case <-fbDone:
+			case <-release:
+			}
+		})
+	})
+}
+
+func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
 	reports := make(chan Stall, 4)
 	p := newTestPool(t, Config{Workers: 2, StallReport: 20 * time.Millisecond, OnStall: func(s Stall) {
 		select {
@@ -56,15 +74,14 @@ func TestStallReportedForSelfWaitingHalf(t *testing.T) {
 
 	inA := make(chan int, 1)
 	done := make(chan error, 1)
+	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
 			Join(w, func(w *Worker) int {
 				inA <- w.ID()
-				for !fbRan.Load() && !released.Load() { // waits for its own second half, no poll
-					runtime.Gosched()
-				}
+				wait(&fbRan, &released, fbDone, release) // waits for its own second half
 				return 0
-			}, func(*Worker) int { fbRan.Store(true); return 0 })
+			}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
 			return 0
 		})
 		done <- err
@@ -84,16 +101,16 @@ func TestStallReportedForSelfWaitingHalf(t *testing.T) {
 	case s := <-reports:
 		if !fbRan.Load() {
 			if s.Worker != owner {
-				t.Errorf("Stall.Worker = %d; want %d, the worker spinning in the first half", s.Worker, owner)
+				t.Errorf("Stall.Worker = %d; want %d, the worker waiting in the first half", s.Worker, owner)
 			}
 			if s.Idle == 0 {
 				t.Errorf("Stall.Idle = 0; want the idle worker counted")
 			}
-			if !strings.Contains(s.Stack, "TestStallReportedForSelfWaitingHalf") {
+			if !strings.Contains(s.Stack, "testSelfWaitReported") {
 				t.Errorf("Stall.Stack does not show the first half:\n%s", s.Stack)
 			}
-			if blockedState(s.State) {
-				t.Errorf("Stall.State = %q; want running or runnable (it spins)", s.State)
+			if blockedState(s.State) != blocked {
+				t.Errorf("Stall.State = %q; want blocked = %v", s.State, blocked)
 			}
 			if s.Since.IsZero() || s.For <= 0 || !strings.Contains(s.String(), fmt.Sprintf("worker %d ", owner)) {
 				t.Errorf("Stall = %+v; want since, for and the worker in its text", s)
@@ -105,6 +122,7 @@ func TestStallReportedForSelfWaitingHalf(t *testing.T) {
 		}
 	}
 	released.Store(true)
+	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
