@@ -159,6 +159,20 @@
 // A handler that runs again spawns the same children under the same ids,
 // provided it spawns them in the same order.
 //
+// Reductions, one meaning whatever form the tree takes (Spawn, worksteal
+// spawn, Then with ChildResults, or a mix): every node has a value, its
+// output or what it set with ReduceValue, and each value is counted once,
+// either by the continuation that reads it or by the job's reduction,
+// never by both. So the job's value (Submission.Value, run --reduce) is
+// the reduction of the values of the nodes whose values no continuation
+// reads: a child of a task with a continuation gives its output to that
+// continuation (ChildResults) and not to the reduction; a task with a
+// continuation gives none of its own (its continuation's value stands for
+// it). A fib tree written with Spawn (leaves print n, inner nodes
+// nothing) and one written with Then (continuations add their children's
+// outputs) both reduce with "sum" to fib(n); with the default reduction a
+// Then tree's value is its root's output. count counts those values.
+//
 // Results: a unit's Result carries Value, the job's reduction (Job.Reduce)
 // of its own value and those of the children it ran, and Spawned, the ids
 // of the children it handed over, which record results of their own

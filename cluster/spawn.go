@@ -227,7 +227,9 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 		if nd.valueSet {
 			v = nd.value
 		}
-		u.fold.add(v, false)
+		if nd.folds() {
+			u.fold.add(v, false)
+		}
 		if u.fold.err != nil && u.err == nil {
 			u.err = u.fold.err
 			u.cancel(u.err)

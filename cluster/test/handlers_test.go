@@ -66,6 +66,7 @@ func register(n *cluster.Node) {
 		}
 	}
 	registerTree(n) // tree_test.go
+	registerFib(n)  // reduce_forms_test.go
 	must(n.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) {
 		return []byte(strings.ToUpper(string(p))), nil
 	}))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,49 @@ type shellTask struct {
 	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
 	// Env is what run --env copies to the job: NAME=value.
 	Env []string `json:"env,omitempty"`
+}
+
+// What a spawned child inherits from its parent's task (worksteal spawn
+// reads these): the names of the variables run --env gave the task, whose
+// values the child takes from the spawning command's environment, and the
+// task's --timeout. The retries and the job's reduction are the job's, so
+// a child has them anyway; the working directory is the worker's for every
+// task.
+const (
+	envInheritNames   = "WORKSTEAL_ENV_NAMES"
+	envInheritTimeout = "WORKSTEAL_TIMEOUT_MS"
+)
+
+// inheritEnv is the environment that lets worksteal spawn give a child
+// what its parent task t was given.
+func inheritEnv(t shellTask) []string {
+	var names []string
+	for _, kv := range t.Env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			names = append(names, k)
+		}
+	}
+	var env []string
+	if len(names) > 0 {
+		env = append(env, envInheritNames+"="+strings.Join(names, ","))
+	}
+	if t.TimeoutMs > 0 {
+		env = append(env, envInheritTimeout+"="+strconv.FormatInt(t.TimeoutMs, 10))
+	}
+	return env
+}
+
+// inherited is the part of a spawned child's shell task that it inherits
+// from the task whose command runs worksteal spawn (see inheritEnv).
+func inherited(t *shellTask) {
+	if names := os.Getenv(envInheritNames); names != "" {
+		for _, k := range strings.Split(names, ",") {
+			if v, ok := os.LookupEnv(k); ok {
+				t.Env = append(t.Env, k+"="+v)
+			}
+		}
+	}
+	t.TimeoutMs, _ = strconv.ParseInt(os.Getenv(envInheritTimeout), 10, 64)
 }
 
 // shellResult is the output of a shell task.
@@ -298,6 +342,7 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker, "WORKSTEAL_TASK="+info.Task)
 		if spawn, err := cluster.SpawnEnv(ctx); err == nil { // its command may spawn children (worksteal spawn)
 			env = append(env, spawn...)
+			env = append(env, inheritEnv(t)...)
 		}
 		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
 		if t.Stdin != nil {
