@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,7 +23,9 @@ import (
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
 // next watchPeers live workers after it in the ring of ids (so every
 // worker has watchers, at watchPeers subscriptions and pings a second per
-// worker, whatever the size of the cluster):
+// worker, whatever the size of the cluster; a starting worker says hello
+// on <stream>.alive.hello once registered, and the watchers read the
+// registry again at once):
 //
 //   - a worker killed (kill -9, a crash, its network gone) has lost its
 //     connection, and the server knows at once: its alive subject has no
@@ -152,6 +155,13 @@ func (s *serving) watch(ctx context.Context) {
 			p.sub.Unsubscribe()
 		}
 	}()
+	// A worker that starts says hello once it is in the registry: the
+	// watchers read the registry again at once (else every peersEvery).
+	var hello atomic.Bool
+	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(*nats.Msg) { hello.Store(true) })
+	if err == nil {
+		defer hsub.Unsubscribe()
+	}
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	var refreshed time.Time
@@ -172,7 +182,7 @@ func (s *serving) watch(ctx context.Context) {
 			mu.Unlock()
 		}
 		last = time.Now()
-		if time.Since(refreshed) >= peersEvery {
+		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
 			refreshed = time.Now()
 			if ws, err := s.n.registry(ctx); err == nil {
 				want := map[string]WorkerInfo{}
@@ -293,6 +303,13 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 	}
 	s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): its %d task(s) handed back to the queue", p.name, why, len(held)))
 }
+
+// helloID is the alive subject's last token of a starting worker's hello
+// (ids are nuids: never this).
+const helloID = "hello"
+
+// sayHello tells the watchers that this worker is in the registry.
+func (s *serving) sayHello() { s.n.nc.Publish(s.n.aliveSubject(helloID), nil) }
 
 func (n *Node) aliveSubject(id string) string { return n.opts.stream + ".alive." + id }
 func (n *Node) heldSubject(id string) string  { return n.opts.stream + ".held." + id }

@@ -88,6 +88,18 @@ func (n *Node) Handle(name string, h Handler) error {
 	return nil
 }
 
+// Handlers returns the names of the registered handlers, sorted.
+func (n *Node) Handlers() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	names := make([]string, 0, len(n.handlers))
+	for h := range n.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Stats returns the node's worker counters.
 func (n *Node) Stats() Stats {
 	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
@@ -233,6 +245,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	// submitter that waits for the ready signal sees this worker's
 	// handlers and labels (checkRoutes would refuse a job otherwise).
 	s.registerOnce(ctx)
+	s.sayHello() // failover.go: its watchers learn of it now
 	if n.opts.onReady != nil {
 		n.opts.onReady()
 	}
