@@ -95,7 +95,9 @@
 //	              nak at once ──▶ queued (not an attempt)
 //	running on W ──W dies, is partitioned, or the server restarts──▶
 //	              no heartbeat for the ack wait: redelivered ──▶ queued
-//	              (not an attempt)
+//	              (not an attempt); sooner when a watcher finds W lost
+//	              (failover.go: its connection gone, or 3 s silent) and
+//	              naks what W held
 //	queued ──delivered with d−1−k ≥ the max-deliver lost deliveries──▶
 //	              record ErrMaxDeliveries (a poison task), ack ──▶ failed
 //	any ──a result is already recorded──▶ ack, nothing runs
@@ -187,7 +189,12 @@
 // task's (a delivered task's Result.Output is its root's continuation's).
 // Nothing waits meanwhile: a counter per task (its own handler + its
 // children not complete) queues the continuation when it reaches zero.
-// The children of a task with a continuation stay on its worker.
+// The children of a task with a continuation stay on its worker: their
+// outputs must reach the continuation, which waits in that worker's
+// memory (a counter and the outputs in spawn order); handing them over
+// would need the outputs routed back and the counter to survive the
+// worker's death, a distributed join. Spawn without Then to spread a
+// tree, and let the job's reduction combine it.
 //
 // # Quiescence: when a job of spawning tasks is done
 //
