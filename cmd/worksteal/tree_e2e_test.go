@@ -362,3 +362,24 @@ func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.out.String())
 	}
 }
+
+// TestFailingGrandchildIsNamed: a grandchild that exits 3 fails the
+// batch's task, and run says on stderr which node failed, its command
+// and its exit status, as it does for a failing task of a flat batch.
+func TestFailingGrandchildIsNamed(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child := filepath.Join(dir, "child.sh")
+	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", wsBin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := launch(t, "run", "run", "--nats", srv.url(), "echo 1; "+wsBin+" spawn -- sh "+child, ":::", "7")
+	if code := run.wait(t, 120*time.Second); code != 1 {
+		t.Fatalf("run exited %d; want 1:\n%s", code, run.out.String())
+	}
+	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
+	if !want.MatchString(run.out.String()) {
+		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.out.String())
+	}
+}

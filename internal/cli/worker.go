@@ -357,6 +357,19 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 			sr.Stdout = nil
 		}
 		out, _ := json.Marshal(sr)
+		if strings.Contains(info.Task, "=") { // a spawned child: its parent's error names it, with this
+			switch {
+			case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
+				return out, fmt.Errorf("command %q timed out after %v", t.Cmd, time.Duration(t.TimeoutMs)*time.Millisecond)
+			case e.Err != nil:
+				return out, fmt.Errorf("command %q: %w", t.Cmd, e.Err)
+			case e.Signal != 0:
+				return out, fmt.Errorf("command %q killed by signal %d%s", t.Cmd, e.Signal, stderrTail(e.Stderr))
+			case e.Code != 0:
+				return out, fmt.Errorf("command %q: exit status %d%s", t.Cmd, e.Code, stderrTail(e.Stderr))
+			}
+			return out, nil
+		}
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
 			return out, fmt.Errorf("timed out after %v", time.Duration(t.TimeoutMs)*time.Millisecond)
@@ -369,6 +382,22 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		return out, nil
 	}
+}
+
+// stderrTail is the last line of a failed child's standard error, for
+// its error ("" if none): a spawned child's output is not printed.
+func stderrTail(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	if len(b) > 200 {
+		b = append(b[:200:200], "..."...)
+	}
+	return "; stderr: " + string(b)
 }
 
 // errorLog writes background errors, at most one line per kind a second:
