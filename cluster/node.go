@@ -43,6 +43,9 @@ type Node struct {
 	spawned, spilled, idleSignals atomic.Int64
 
 	reduces map[string]Combine // Reduce's, under mu
+
+	bindOnly bool      // Record: never creates or changes the tier, whatever the role
+	rec      *recorder // the recorder Record runs, under mu
 }
 
 // New returns a Node that works through the connection nc. It does not
@@ -114,7 +117,7 @@ func (n *Node) ensure(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
 	f := n.setup
-	if n.opts.role.binds() {
+	if n.opts.role.binds() || n.bindOnly {
 		f = n.bind // may not create or change them: see WithRole
 	}
 	return retryTransient(ctx, n.opts.defaultTimeout, f)

@@ -136,6 +136,9 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 
 	forWorker := []refusal{
 		{what: "create a job record", subject: "$KV.ws_jobs.evil"},
+		{what: "publish a task", subject: "ws.task.waiting.sh.any"},
+		{what: "put a result", subject: "$KV.ws_results.waiting.0"},
+		{what: "count a failure", subject: "$KV.ws_failures.waiting.0"},
 		{what: "read a task by sequence", subject: "$JS.API.STREAM.MSG.GET.ws_tasks", body: `{"seq":1}`},
 		{what: "read job records", subject: "$JS.API.DIRECT.GET.KV_ws_jobs.$KV.ws_jobs.waiting"},
 		{what: "change the stream", subject: "$JS.API.STREAM.UPDATE.ws_tasks", body: `{"name":"ws_tasks","subjects":["ws.task.>"],"retention":"workqueue","max_msgs":0}`},
@@ -260,6 +263,9 @@ func TestOnlyAuthenticatedTLSClientsGetIn(t *testing.T) {
 func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	e := newSecureEnv(t)
 	servers, ports := startSecureCluster(t, e)
+	for _, srv := range servers {
+		e.startRecorder(t, srv, cluster.WithReplicas(3))
+	}
 	var urls []string
 	for _, s := range servers {
 		urls = append(urls, s.ClientURL())
