@@ -317,3 +317,87 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestRoleWorkersSpawnRetryAndFailThroughTheRecorder: workers with only
+// the worker role's permissions run a tree (children handed over through
+// the recorder, which publishes them), a job of retried and failing tasks
+// (failure counts through the recorder), and a tree job whose submitter
+// did not allow spawning (Job.NoSpawn: nothing handed over), with the
+// outcomes a server without roles gives.
+func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, false)
+	url := srv.ClientURL()
+	subNC, _ := e.connectAs(t, url, cluster.RoleSubmitter)
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithMaxDeliver(4))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers []*cluster.Node
+	var refusals []*violations
+	for _, name := range []string{"a", "b"} {
+		nc, v := e.connectAs(t, url, cluster.RoleWorker)
+		n, err := cluster.New(nc, testOptions(cluster.WithRole(cluster.RoleWorker), cluster.WithSlots(2), cluster.WithName(name), cluster.WithMaxDeliver(4))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		register(n)
+		registerTree(n)
+		startServing(t, n)
+		workers = append(workers, n)
+		refusals = append(refusals, v)
+	}
+	waitFor(t, 60*time.Second, "both workers registered", func() bool {
+		ws, _ := sub.Workers(context.Background())
+		return len(ws) == 2
+	})
+	const depth, fanout = 4, 4
+	s, err := sub.Submit(context.Background(), treeJob("rtree", depth, fanout, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(depth, fanout))
+	sa, sb := workers[0].Stats(), workers[1].Stats()
+	if sa.Spilled+sb.Spilled == 0 {
+		t.Errorf("no child handed over: a %+v, b %+v", sa, sb)
+	}
+
+	job := cluster.Job{ID: "rfail", MaxAttempts: 3, Tasks: []cluster.Task{
+		{ID: "flaky", Handler: "flaky", Payload: []byte("3")},
+		{ID: "poison", Handler: "poison"},
+	}}
+	s2, err := sub.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rs2, _ := s2.Wait(ctx)
+	if len(rs2) != 2 || !rs2[0].OK() || rs2[0].Attempt != 3 || rs2[1].OK() || rs2[1].Attempt != 3 {
+		t.Errorf("retried job: %+v; want flaky ok at attempt 3, poison failed at attempt 3", rs2)
+	}
+
+	spilled := sa.Spilled + sb.Spilled
+	nj := treeJob("rnospawn", depth, fanout, 2)
+	nj.NoSpawn = true
+	s3, err := sub.Submit(context.Background(), nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Stop()
+	rs3 := waitJob(t, s3)
+	checkTree(t, s3, rs3, treeSize(depth, fanout))
+	if n := workers[0].Stats().Spilled + workers[1].Stats().Spilled; n != spilled || len(rs3) != 1 {
+		t.Errorf("a NoSpawn job handed %d children over, %d results; want none, 1", n-spilled, len(rs3))
+	}
+	for i, v := range refusals {
+		for _, e := range v.all() {
+			if strings.Contains(strings.ToLower(e), "permission") {
+				t.Errorf("worker %d was refused: %s", i, e)
+			}
+		}
+	}
+}
