@@ -166,9 +166,13 @@ func (n *Node) setup(ctx context.Context) error {
 			Storage:     storage,
 			Replicas:    n.opts.replicas,
 			Duplicates:  2 * time.Minute,
+			// Direct gets: the recorder reads the task a worker acts for
+			// by its sequence, at the cost of a message read (no worker
+			// may: see RolePermissions).
+			AllowDirect: true,
 		}
 		st, err := n.js.Stream(ctx, cfg.Name)
-		if err == nil && st.CachedInfo().Config.Replicas < cfg.Replicas || errors.Is(err, jetstream.ErrStreamNotFound) {
+		if err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
 		}
 		if err != nil {

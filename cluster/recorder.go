@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -66,6 +67,7 @@ type recorder struct {
 
 	mu    sync.Mutex
 	stats RecorderStats
+	jobs  map[string]cachedJob // job records read lately
 }
 
 // RecorderStats returns the counts of the recorder this node runs
@@ -106,7 +108,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}}
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{}}
 	n.mu.Lock()
 	n.rec = r
 	n.mu.Unlock()
@@ -164,9 +166,9 @@ func (r *recorder) check(ctx context.Context, ack string) (held, error) {
 	if h.job == "" || h.task == "" || !strings.HasPrefix(raw.Subject, n.opts.stream+".task."+h.job+".") {
 		return held{}, refuse(RefusedMismatch, "task message %d on %s is no job's task", seq, raw.Subject)
 	}
-	rec, _, err := n.jobRecordOf(ctx, h.job)
+	rec, err := r.job(ctx, h.job, h.nonce)
 	switch {
-	case isNotFound(err):
+	case errors.Is(err, ErrJobNotFound):
 		return held{}, refuse(RefusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
 	case err != nil:
 		return held{}, err
@@ -195,6 +197,40 @@ func parseAck(ack string) (stream string, delivered, seq uint64, ok bool) {
 	delivered, err1 = strconv.ParseUint(t[i+2], 10, 64)
 	seq, err2 = strconv.ParseUint(t[i+3], 10, 64)
 	return t[i], delivered, seq, err1 == nil && err2 == nil && seq > 0
+}
+
+// jobTTL is how long the recorder trusts a job record it read: a job
+// cancelled less than this ago may still get results recorded (a job
+// deleted and made again has another nonce, which is read at once).
+const jobTTL = time.Second
+
+// cachedJob is a job record the recorder read, and when.
+type cachedJob struct {
+	rec  jobRecord
+	read time.Time
+}
+
+// job returns job id's record, from the cache if it was read less than
+// jobTTL ago and has the nonce wanted.
+func (r *recorder) job(ctx context.Context, id, nonce string) (jobRecord, error) {
+	now := time.Now()
+	r.mu.Lock()
+	c, ok := r.jobs[id]
+	r.mu.Unlock()
+	if ok && c.rec.Nonce == nonce && now.Sub(c.read) < jobTTL {
+		return c.rec, nil
+	}
+	rec, _, err := r.n.jobRecordOf(ctx, id)
+	if err != nil {
+		return rec, err
+	}
+	r.mu.Lock()
+	if len(r.jobs) > 4096 {
+		clear(r.jobs) // a bound: the cache holds the jobs that run now
+	}
+	r.jobs[id] = cachedJob{rec, now}
+	r.mu.Unlock()
+	return rec, nil
 }
 
 // isDescendant says id is a descendant of task: "<task>=<i>(=<j>...)".
@@ -286,6 +322,9 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 			return recDup, nil
 		}
 		r.count(func(s *RecorderStats) { s.Recorded++ })
+		// The recorder settles the task it recorded (the worker, told ok,
+		// does not): one message fewer from the worker.
+		n.nc.Publish(ack, ackAck)
 		if res.Attempt > 1 { // failures were counted: done with them
 			n.failuresKV.Purge(ctx, key)
 		}

@@ -693,7 +693,9 @@ func (s *serving) settle(d delivery, res Result) {
 			}
 		}
 	}
-	if err := n.settleMsg(d.msg, ackAck); err != nil {
+	if recorded && n.viaRecorder() {
+		// The recorder acked it (see Record).
+	} else if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
 	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with

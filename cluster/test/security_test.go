@@ -140,6 +140,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 		{what: "put a result", subject: "$KV.ws_results.waiting.0"},
 		{what: "count a failure", subject: "$KV.ws_failures.waiting.0"},
 		{what: "read a task by sequence", subject: "$JS.API.STREAM.MSG.GET.ws_tasks", body: `{"seq":1}`},
+		{what: "read a task by a direct get", subject: "$JS.API.DIRECT.GET.ws_tasks", body: `{"seq":1}`},
 		{what: "read job records", subject: "$JS.API.DIRECT.GET.KV_ws_jobs.$KV.ws_jobs.waiting"},
 		{what: "change the stream", subject: "$JS.API.STREAM.UPDATE.ws_tasks", body: `{"name":"ws_tasks","subjects":["ws.task.>"],"retention":"workqueue","max_msgs":0}`},
 		{what: "purge the stream", subject: "$JS.API.STREAM.PURGE.ws_tasks", body: `{}`},
