@@ -402,3 +402,46 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		}
 	}
 }
+
+// TestForgedResultsOutsideTheJobDoNotCount: results written straight into
+// the bucket (a server without roles, where nothing checks a write) for a
+// task that is not the job's and has no parent, and listing a child that
+// is not the task's, do not count toward the job's completion: the job
+// ends with its own task's result, and no other.
+func TestForgedResultsOutsideTheJobDoNotCount(t *testing.T) {
+	srv := startServer(t)
+	nc := connect(t, srv.ClientURL())
+	n := submitter(t, nc)
+	s, err := n.Submit(context.Background(), cluster.Job{ID: "forged", Tasks: []cluster.Task{{Handler: "upper", Payload: []byte("real")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	js, _ := nc.JetStream()
+	kv, err := js.KeyValue("ws_results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := func(task, parent string, spawned ...string) []byte {
+		b, _ := cluster.Result{Job: "forged", Task: task, Handler: "upper", Parent: parent, Output: []byte("FORGED"), Spawned: spawned}.MarshalJSON()
+		return b
+	}
+	if _, err := kv.Create("forged.x", forged("x", "", "0=0")); err != nil { // no task of the job, listing a child of another task
+		t.Fatal(err)
+	}
+	if _, err := kv.Create("forged.0=0", forged("0=0", "x")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the forged results to be read", func() bool {
+		_, err := kv.Get("forged.0=0")
+		return err == nil
+	})
+	serve(t, connect(t, srv.ClientURL()), cluster.WithName("w"))
+	rs := waitJob(t, s)
+	if len(rs) != 1 || rs[0].Task != "0" || string(rs[0].Output) != "REAL" {
+		t.Errorf("results %+v; want task 0's own, REAL", rs)
+	}
+	if p := s.Progress(); p.Total != 1 || p.Succeeded != 1 || p.Spawned != 0 {
+		t.Errorf("progress %+v; want 1 task, 1 succeeded, none spawned", p)
+	}
+}
