@@ -38,6 +38,7 @@ type published struct {
 
 // publish copies the owner's counters to the snapshot-safe copy.
 func (w *Worker) publish() {
+	w.bump() // progress, for the stall monitor (every publishEvery Joins, and after each job)
 	if w.noStats {
 		return
 	}
@@ -62,6 +63,7 @@ func (w *Worker) run() uint64 {
 
 // beginIdle ends a busy interval; endIdle ends an idle one.
 func (w *Worker) beginIdle() {
+	w.setMonBits(monIdle, monIdle)
 	if w.noStats {
 		return
 	}
@@ -72,6 +74,7 @@ func (w *Worker) beginIdle() {
 }
 
 func (w *Worker) endIdle() {
+	w.setMonBits(monIdle, 0)
 	if w.noStats {
 		return
 	}
