@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/policy"
 )
 
 // untilDeadline returns a channel closed shortly before the test's own
@@ -77,12 +79,16 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
-			Join(w, func(w *Worker) int {
-				inA <- w.ID()
-				wait(&fbRan, &released, fbDone, release) // waits for its own second half
+			// Below the eager levels (policy.EagerDepth), where a Join's
+			// second half stays latent until a poll point.
+			return belowEagerJoins(w, policy.EagerDepth, func(w *Worker) int {
+				Join(w, func(w *Worker) int {
+					inA <- w.ID()
+					wait(&fbRan, &released, fbDone, release) // waits for its own second half
+					return 0
+				}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
 				return 0
-			}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
-			return 0
+			})
 		})
 		done <- err
 	}()
@@ -181,4 +187,14 @@ func TestGoroutineStackParse(t *testing.T) {
 	if blockedState("running") || blockedState("runnable") || !blockedState("chan receive") || !blockedState("IO wait") {
 		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
 	}
+}
+
+// belowEagerJoins runs f(w) under k nested Joins (their second halves do
+// nothing): at k = policy.EagerDepth, f's own Joins are latent ones.
+func belowEagerJoins(w *Worker, k int, f func(w *Worker) int) int {
+	if k == 0 {
+		return f(w)
+	}
+	a, _ := Join(w, func(w *Worker) int { return belowEagerJoins(w, k-1, f) }, func(*Worker) int { return 0 })
+	return a
 }
