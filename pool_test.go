@@ -76,8 +76,11 @@ func TestConfig(t *testing.T) {
 		if c.Idle != policy.DefaultIdle {
 			t.Errorf("Config().Idle = %+v; want policy.DefaultIdle %+v", c.Idle, policy.DefaultIdle)
 		}
-		if c.MaxBlocking != 12 {
-			t.Errorf("Config().MaxBlocking = %d; want 4 × Workers = 12", c.MaxBlocking)
+		if c.MaxBlocking != 256 {
+			t.Errorf("Config().MaxBlocking = %d; want 256 (the default for up to 64 workers)", c.MaxBlocking)
+		}
+		if c.StallAfter != DefaultStallAfter || c.StallReport != DefaultStallReport {
+			t.Errorf("Config().StallAfter, StallReport = %v, %v; want the defaults %v, %v", c.StallAfter, c.StallReport, DefaultStallAfter, DefaultStallReport)
 		}
 		if c.Seed == 0 {
 			t.Errorf("Config().Seed = 0; want the default seed filled in")
@@ -87,7 +90,7 @@ func TestConfig(t *testing.T) {
 
 // New(p.Config()) makes a pool with the same settings: Config() returns
 // every field so that it means the same again (a negative MaxBlocking,
-// "compensation off", stays negative; 0 would mean "4 × Workers").
+// "compensation off", stays negative; 0 would mean the default).
 func TestConfigRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -97,6 +100,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		{"policies", Config{Workers: 2, MaxBlocking: 5, Steal: policy.StealHalf, Victim: policy.Locality, Groups: policy.EvenGroups(2, 1)}},
 		{"negative Idle rounds", Config{Workers: 2, Idle: policy.Idle{Rounds: -1}}},
 		{"compensation off", Config{Workers: 2, MaxBlocking: -1}},
+		{"monitor off", Config{Workers: 2, StallAfter: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
@@ -382,7 +386,9 @@ func TestPanicNeverKillsWorker(t *testing.T) {
 	defer watchdog(t)()
 	const workers = 4
 	var handled atomic.Int64
-	p := newTestPool(t, Config{Workers: workers, OnPanic: func(*PanicError) { handled.Add(1) }})
+	// StallAfter < 0: the barrier below blocks every worker outside
+	// Blocking, and the monitor would start a spare to stand in for one.
+	p := newTestPool(t, Config{Workers: workers, StallAfter: -1, OnPanic: func(*PanicError) { handled.Add(1) }})
 	// Panics by every route: submitted tasks, Run, Join halves, scope tasks.
 	const k = 50
 	for i := range k {
@@ -584,7 +590,7 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := New(Config{Workers: tc.workers, OnPanic: func(*PanicError) {}})
+			p, err := New(Config{Workers: tc.workers, StallAfter: -1, OnPanic: func(*PanicError) {}}) // no spare in the barrier
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -300,3 +300,88 @@ func TestTreeClusterLosesStreamLeader(t *testing.T) {
 	}
 	tr.check(t, run)
 }
+
+// TestTreeShellReductionMatchesSequential: fib(9) as a tree of shell
+// commands (worksteal spawn; a node below 2 prints n, one above spawns
+// n−1 and n−2 and prints nothing) reduces with --reduce sum to the fib(9)
+// of a loop, 34, on three workers that hand subtrees to each other.
+func TestTreeShellReductionMatchesSequential(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fib.sh")
+	body := fmt.Sprintf(`n=$1
+if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
+%[1]s spawn -- sh %[2]s $((n-1)) || exit 9
+%[1]s spawn -- sh %[2]s $((n-2)) || exit 9
+`, wsBin, script)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 9
+	a, b := 0, 1
+	for range n {
+		a, b = b, a+b
+	}
+	run := launch(t, "run", "run", "--nats", srv.url(), "--reduce", "sum", "sh "+script+" {}", ":::", strconv.Itoa(n))
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(a) + `$`).MatchString(run.out.String()) {
+		t.Errorf("run --reduce sum of the fib(%d) tree did not print %d:\n%s", n, a, run.out.String())
+	}
+}
+
+// TestSpawnedChildrenInheritEnvAndTimeout: a variable that run --env
+// gives the task reaches its grandchild (spawned by its spawned child),
+// as GNU parallel users expect of a job; and --timeout applies to a
+// grandchild too.
+func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
+	write := func(p, body string) {
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", wsBin, grand))
+	write(grand, "echo G=$FOO\nsleep \"$1\"\n")
+	run := launchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.url(), "--env", "FOO",
+		"echo P=$FOO; "+wsBin+" spawn -- sh "+child+" {}", ":::", "0")
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	for _, want := range []string{"P=bar", "C=bar", "G=bar"} {
+		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(run.out.String()) {
+			t.Errorf("run --env FOO: no line %s:\n%s", want, run.out.String())
+		}
+	}
+	slow := launch(t, "run slow", "run", "--nats", srv.url(), "--timeout", "2s",
+		wsBin+" spawn -- sh "+child+" {}", ":::", "600")
+	if code := slow.wait(t); code == 0 || !strings.Contains(slow.out.String(), "timed out after 2s") {
+		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.out.String())
+	}
+}
+
+// TestFailingGrandchildIsNamed: a grandchild that exits 3 fails the
+// batch's task, and run says on stderr which node failed, its command
+// and its exit status, as it does for a failing task of a flat batch.
+func TestFailingGrandchildIsNamed(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child := filepath.Join(dir, "child.sh")
+	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", wsBin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := launch(t, "run", "run", "--nats", srv.url(), "echo 1; "+wsBin+" spawn -- sh "+child, ":::", "7")
+	if code := run.wait(t); code != 1 {
+		t.Fatalf("run exited %d; want 1:\n%s", code, run.out.String())
+	}
+	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
+	if !want.MatchString(run.out.String()) {
+		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.out.String())
+	}
+}
