@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // serveAs starts an in-process worker on nc with the worker role; it
@@ -374,7 +375,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	rs2, _ := s2.Wait(ctx)
 	if len(rs2) != 2 || !rs2[0].OK() || rs2[0].Attempt != 3 || rs2[1].OK() || rs2[1].Attempt != 3 {

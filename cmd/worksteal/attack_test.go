@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // attacker is a client with a worker's real credentials (its nkey and its
@@ -144,7 +145,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	cmds := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real0\necho real1\nenv\n"
 	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "submitter.nk")},
 		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("submitter")[2:]...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	var cons jetstream.Consumer
 	for cons == nil {
