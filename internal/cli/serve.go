@@ -241,6 +241,10 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 	err = node.Record(ctx, func(op, reason, detail string) {
 		mu.Lock()
 		defer mu.Unlock()
+		if reason == cluster.DiscardedNoJob {
+			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
+			return
+		}
 		fmt.Fprintf(errs, "worksteal serve: refused a worker's %s: %s: %s\n", op, reason, detail)
 	})
 	if err != nil {
@@ -248,7 +252,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 	}
 	if st := node.RecorderStats(); len(st.Refused) > 0 {
 		mu.Lock()
-		fmt.Fprintf(errs, "worksteal serve: recorder refused %v (by reason)\n", st.Refused)
+		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
 		mu.Unlock()
 	}
 }
