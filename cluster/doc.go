@@ -96,7 +96,9 @@
 //	              nak at once ──▶ queued (not an attempt)
 //	running on W ──W dies, is partitioned, or the server restarts──▶
 //	              no heartbeat for the ack wait: redelivered ──▶ queued
-//	              (not an attempt)
+//	              (not an attempt); sooner when a watcher finds W lost
+//	              (failover.go: its connection gone, or 3 s silent) and
+//	              naks what W held
 //	queued ──delivered with d−1−k ≥ the max-deliver lost deliveries──▶
 //	              record ErrMaxDeliveries (a poison task), ack ──▶ failed
 //	any ──a result is already recorded──▶ ack, nothing runs
@@ -160,6 +162,20 @@
 // A handler that runs again spawns the same children under the same ids,
 // provided it spawns them in the same order.
 //
+// Reductions, one meaning whatever form the tree takes (Spawn, worksteal
+// spawn, Then with ChildResults, or a mix): every node has a value, its
+// output or what it set with ReduceValue, and each value is counted once,
+// either by the continuation that reads it or by the job's reduction,
+// never by both. So the job's value (Submission.Value, run --reduce) is
+// the reduction of the values of the nodes whose values no continuation
+// reads: a child of a task with a continuation gives its output to that
+// continuation (ChildResults) and not to the reduction; a task with a
+// continuation gives none of its own (its continuation's value stands for
+// it). A fib tree written with Spawn (leaves print n, inner nodes
+// nothing) and one written with Then (continuations add their children's
+// outputs) both reduce with "sum" to fib(n); with the default reduction a
+// Then tree's value is its root's output. count counts those values.
+//
 // Results: a unit's Result carries Value, the job's reduction (Job.Reduce)
 // of its own value and those of the children it ran, and Spawned, the ids
 // of the children it handed over, which record results of their own
@@ -174,7 +190,12 @@
 // task's (a delivered task's Result.Output is its root's continuation's).
 // Nothing waits meanwhile: a counter per task (its own handler + its
 // children not complete) queues the continuation when it reaches zero.
-// The children of a task with a continuation stay on its worker.
+// The children of a task with a continuation stay on its worker: their
+// outputs must reach the continuation, which waits in that worker's
+// memory (a counter and the outputs in spawn order); handing them over
+// would need the outputs routed back and the counter to survive the
+// worker's death, a distributed join. Spawn without Then to spread a
+// tree, and let the job's reduction combine it.
 //
 // # Quiescence: when a job of spawning tasks is done
 //

@@ -150,8 +150,10 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate
 			s+".idle",                           // say it is idle
+			s+".held.*", s+".alive.*",           // failover: say what it holds; ping a watched peer
 		)
 		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle") // stop a copy that lost its race; hear of new routes; of idle workers
+		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")             // failover: watched peers' held lists; be pinged
 	case RoleSubmitter:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up

@@ -219,6 +219,11 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil && u.err == nil {
+		if nd.id != u.task && !errors.Is(err, context.Canceled) && !isSkipped(err) {
+			// A child's failure fails the unit: the unit's error names it,
+			// as a task of its own would be named.
+			err = &childError{task: nd.id, handler: nd.handler, err: err}
+		}
 		u.err = err
 		u.cancel(err) // the unit fails: its pending children are skipped
 	}
@@ -227,7 +232,9 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 		if nd.valueSet {
 			v = nd.value
 		}
-		u.fold.add(v, false)
+		if nd.folds() {
+			u.fold.add(v, false)
+		}
 		if u.fold.err != nil && u.err == nil {
 			u.err = u.fold.err
 			u.cancel(u.err)
@@ -238,6 +245,25 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 		}
 	}
 	u.closeOne()
+}
+
+// childError is a unit's failure caused by one of its spawned children.
+type childError struct {
+	task, handler string
+	err           error
+}
+
+func (e *childError) Error() string {
+	return fmt.Sprintf("spawned task %s (%s) failed: %v", e.task, e.handler, e.err)
+}
+
+func (e *childError) Unwrap() error { return e.err }
+
+// isSkipped says err is the cause a skipped node finishes with (its unit
+// failed or stops): not a failure of its own.
+func isSkipped(err error) bool {
+	var ce *childError
+	return errors.As(err, &ce) || errors.Is(err, errStopping) || errors.Is(err, errJobCancelled) || errors.Is(err, errSuperseded)
 }
 
 // closeOne counts one node off. Called with u.mu held.

@@ -50,6 +50,8 @@ type WorkerInfo struct {
 	// Stopped: the worker stopped serving; its entry stays until it
 	// expires (15 s), so that its handlers stay known to Submit.
 	Stopped bool `json:"stopped,omitempty"`
+	// Alive is the subject suffix of its liveness pings (failover.go).
+	Alive string `json:"alive,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -65,6 +67,9 @@ type Stats struct {
 	// Spilled those it handed over to other workers (each one message),
 	// IdleSignals the idle signals it sent (see Spawn).
 	Spawned, Spilled, IdleSignals int64
+	// Reclaimed counts the tasks of lost workers that this worker handed
+	// back to the queue (see the package doc, "Failover").
+	Reclaimed int64
 }
 
 // Handle registers h under name for Serve. Names use letters, digits, '-'
@@ -83,10 +88,23 @@ func (n *Node) Handle(name string, h Handler) error {
 	return nil
 }
 
+// Handlers returns the names of the registered handlers, sorted.
+func (n *Node) Handlers() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	names := make([]string, 0, len(n.handlers))
+	for h := range n.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Stats returns the node's worker counters.
 func (n *Node) Stats() Stats {
 	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
-		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load()}
+		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load(),
+		Reclaimed: n.reclaimed.Load()}
 }
 
 // Workers lists the live workers (those that refreshed their registration
@@ -154,6 +172,13 @@ type serving struct {
 	tree      *treeState   // spawned children kept here (spawn.go)
 	spawnSrv  *spawnServer // spawn requests from tasks' processes (spawnenv.go)
 	busyLocal atomic.Int64 // spawned children running here
+
+	puller atomic.Pointer[puller] // set by pull, for failover's spare tokens
+	// The task messages held here, by ack subject, for the watchers of
+	// this worker (failover.go: hold, sayHeld).
+	heldMu   sync.Mutex
+	heldSet  map[string]struct{}
+	heldWake chan struct{}
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -178,7 +203,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
-		settling: make(chan struct{}, max(1, n.opts.slots))}
+		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]struct{}{}, heldWake: make(chan struct{}, 1)}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -204,11 +229,23 @@ func (n *Node) Serve(ctx context.Context) error {
 	defer idleSub.Unsubscribe()
 	idleDone := make(chan struct{})
 	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
+	// Failover (failover.go): pings find this worker subscribed while it
+	// lives; its held list says what to hand back if it is lost.
+	aliveSub, err := n.nc.Subscribe(n.aliveSubject(s.tree.id), func(*nats.Msg) {})
+	if err != nil {
+		return err
+	}
+	defer aliveSub.Unsubscribe()
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); s.watch(ctx) }()
+	heldDone := make(chan struct{})
+	go func() { defer close(heldDone); s.sayHeld(ctx) }()
 
 	// The first registration is made before Serve reports ready, so a
 	// submitter that waits for the ready signal sees this worker's
 	// handlers and labels (checkRoutes would refuse a job otherwise).
 	s.registerOnce(ctx)
+	s.sayHello() // failover.go: its watchers learn of it now
 	if n.opts.onReady != nil {
 		n.opts.onReady()
 	}
@@ -240,6 +277,8 @@ func (n *Node) Serve(ctx context.Context) error {
 	<-regDone
 	<-statusDone
 	<-idleDone
+	<-watchDone
+	<-heldDone
 	// The entry says the worker stopped, and expires as a lost worker's
 	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
@@ -259,7 +298,7 @@ func (s *serving) info() WorkerInfo {
 	}
 	slices.Sort(names)
 	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed, Alive: s.tree.id}
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -304,6 +343,7 @@ func (s *serving) pull(ctx context.Context) error {
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
 	p.admit = n.opts.admit
+	s.puller.Store(p)
 	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
 	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
 	p.run = func(m *nats.Msg, done func()) {
@@ -444,6 +484,7 @@ func (d delivery) result(worker string) Result {
 // before execute returns.
 func (s *serving) execute(ctx context.Context, msg *nats.Msg, free func()) {
 	n := s.n
+	defer s.hold(msg)()
 	d := s.parse(msg)
 	if d.job == "" || d.task == "" {
 		n.settleMsg(msg, ackTerm) // not ours: no job to record it under
