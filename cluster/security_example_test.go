@@ -87,3 +87,25 @@ func ExampleWithRole() {
 	cancel()
 	node.Serve(ctx)
 }
+
+// The recorder, as worksteal serve runs it beside its embedded server: on
+// a connection with every right of the tier's account, it records the
+// results that workers of the worker role ask it to, after checking that
+// they hold the task (see the package doc, "Authority").
+func ExampleNode_Record() {
+	nc, err := nats.Connect(nats.DefaultURL) // serve: nats.InProcessServer, an nkey of its own
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer nc.Close()
+	n, err := cluster.New(nc, cluster.WithName("recorder"))
+	if err != nil {
+		panic(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go n.Record(ctx, func(op, reason, detail string) {
+		fmt.Printf("refused a worker's %s: %s: %s\n", op, reason, detail)
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // serveAs starts an in-process worker on nc with the worker role; it
@@ -374,9 +375,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	rs2, _ := s2.Wait(ctx)
+	rs2, _ := s2.Wait(testdeadline.Context(t))
 	if len(rs2) != 2 || !rs2[0].OK() || rs2[0].Attempt != 3 || rs2[1].OK() || rs2[1].Attempt != 3 {
 		t.Errorf("retried job: %+v; want flaky ok at attempt 3, poison failed at attempt 3", rs2)
 	}
@@ -480,7 +479,7 @@ func TestRecorderDiscardsTasksOfNoJob(t *testing.T) {
 		}
 		return k
 	}
-	waitFor(t, 60*time.Second, "the recorder to discard job ghost's tasks", func() bool { return count("ws.task.ghost.>") == 0 })
+	waitFor(t, "the recorder to discard job ghost's tasks", func() bool { return count("ws.task.ghost.>") == 0 })
 	if k := count("ws.task.kept.>"); k != 1 {
 		t.Errorf("job kept has %d queued tasks; want its 1", k)
 	}

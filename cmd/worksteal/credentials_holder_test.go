@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestOneCredentialPerHolder: serve init, then a credential per person and
@@ -50,7 +52,7 @@ func TestOneCredentialPerHolder(t *testing.T) {
 	impostor := start(t, "", nil, append([]string{"worker", "--nats", url, "--name", "w1"}, creds("w2")...)...)
 	select {
 	case <-impostor.done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatalf("a worker with w2's key registering as w1 still runs: stderr %q", impostor.stderr)
 	}
 	if code := impostor.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(impostor.stderr.String(), "ws_workers.w1") {
