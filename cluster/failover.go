@@ -17,7 +17,8 @@ import (
 
 // Failover: a lost worker's tasks move on in seconds, not the ack wait.
 //
-// Every serving worker says every aliveEvery which task messages it holds
+// Every serving worker says every watchEvery (250 ms), and whenever a task
+// is delivered to it, which task messages it holds
 // (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
 // own, in its registry entry, WorkerInfo.Alive), and subscribes to
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
@@ -34,8 +35,8 @@ import (
 //     the worker lives the ping just expires: no worker answers, so no
 //     permission to reply to another's inbox is needed);
 //   - a worker frozen (SIGSTOP, a stalled VM) keeps its connection but
-//     says nothing: once aliveMisses of its held lists are missing (3 s of
-//     silence), it is taken for lost.
+//     says nothing: after aliveMisses heartbeats of aliveEvery (3 s) of
+//     silence, it is taken for lost.
 //
 // A watcher that finds its peer lost claims it (a create of
 // lost.<id>.<number of the last held list> in the checkpoints bucket: one
@@ -71,6 +72,11 @@ const (
 	watchPeers  = 2
 	// watchEvery is how often a watcher pings and looks at the silences.
 	watchEvery = aliveEvery / 4
+	// selfStall: a watcher whose own loop or ping took this long was
+	// frozen or starved itself, and does not count the silence it saw
+	// meanwhile against its peers (a loaded machine delays it less; a
+	// frozen watcher much more).
+	selfStall = aliveMisses * aliveEvery / 2
 	// peersEvery is how often a worker reads the registry for the peers it
 	// watches.
 	peersEvery = 5 * time.Second
@@ -103,9 +109,10 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 }
 
 // sayHeld publishes the held list when a delivery arrives (at most every
-// heldEvery) and every aliveEvery, until ctx is done.
+// heldEvery) and every watchEvery (a watcher that just subscribed has it
+// soon), until ctx is done.
 func (s *serving) sayHeld(ctx context.Context) {
-	t := time.NewTicker(aliveEvery)
+	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	subj := s.n.heldSubject(s.tree.id)
 	for seq := 1; ; seq++ {
@@ -174,7 +181,7 @@ func (s *serving) watch(ctx context.Context) {
 		}
 		// A watcher that was itself frozen (or starved) heard nothing
 		// meanwhile: its peers' silences are its own. They count from now.
-		if now := time.Now(); now.Sub(last) > aliveEvery {
+		if now := time.Now(); now.Sub(last) > selfStall {
 			mu.Lock()
 			for _, p := range peers {
 				p.heard = now
@@ -261,7 +268,7 @@ func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex) {
 	defer mu.Unlock()
 	switch {
 	case ctx.Err() != nil:
-	case time.Since(start) > pingWait+aliveEvery/2:
+	case time.Since(start) > selfStall:
 		// This worker stalled (it was frozen itself): the silence it
 		// sees is its own. Count again from now.
 		p.heard = time.Now()
