@@ -18,7 +18,8 @@ import (
 // Failover: a lost worker's tasks move on in seconds, not the ack wait.
 //
 // Every serving worker says every watchEvery (250 ms), and whenever a task
-// is delivered to it, which task messages it holds
+// is delivered to it or a local child starts, which task messages it
+// holds (and how many local children each one's tree has started)
 // (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
 // own, in its registry entry, WorkerInfo.Alive), and subscribes to
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
@@ -88,6 +89,13 @@ const (
 // aliveEvery in any case (the heartbeat).
 const heldEvery = 5 * time.Millisecond
 
+// heldTask is a task message held here: its result key, and its tree's
+// unit once it spawns (whose started count goes with the held list).
+type heldTask struct {
+	key  string
+	unit atomic.Pointer[treeUnit]
+}
+
 // hold lists a delivered task message as held here until the returned
 // func is called, and has the held list said soon (sayHeld).
 func (s *serving) hold(m *nats.Msg) (release func()) {
@@ -95,16 +103,33 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 		return func() {}
 	}
 	s.heldMu.Lock()
-	s.heldSet[m.Reply] = struct{}{}
+	s.heldSet[m.Reply] = &heldTask{key: resultKey(m.Header.Get(hdrJob), m.Header.Get(hdrTask))}
 	s.heldMu.Unlock()
-	select {
-	case s.heldWake <- struct{}{}:
-	default:
-	}
+	s.heldChanged()
 	return func() {
 		s.heldMu.Lock()
 		delete(s.heldSet, m.Reply)
 		s.heldMu.Unlock()
+	}
+}
+
+// heldChanged has the held list said soon.
+func (s *serving) heldChanged() {
+	select {
+	case s.heldWake <- struct{}{}:
+	default:
+	}
+}
+
+// heldUnit notes that the held message m's task spawned: unit u.
+func (s *serving) heldUnit(m *nats.Msg, u *treeUnit) {
+	if m == nil {
+		return
+	}
+	s.heldMu.Lock()
+	defer s.heldMu.Unlock()
+	if h := s.heldSet[m.Reply]; h != nil {
+		h.unit.Store(u)
 	}
 }
 
@@ -129,13 +154,19 @@ func (s *serving) sayHeld(ctx context.Context) {
 	}
 }
 
-// held lists the ack subjects of the task messages this worker holds.
+// held lists the task messages this worker holds, one a line: "ack
+// subject<TAB>result key<TAB>local children started".
 func (s *serving) held() []byte {
 	s.heldMu.Lock()
 	defer s.heldMu.Unlock()
 	var b []byte
-	for reply := range s.heldSet {
-		b = append(append(b, reply...), '\n')
+	for reply, h := range s.heldSet {
+		started := int64(0)
+		if u := h.unit.Load(); u != nil {
+			started = u.started.Load()
+		}
+		b = append(append(append(append(b, reply...), '\t'), h.key...), '\t')
+		b = append(strconv.AppendInt(b, started, 10), '\n')
 	}
 	return b
 }
@@ -146,7 +177,7 @@ type peerState struct {
 	id, name string
 	sub      *nats.Subscription
 	seq      string    // its last held list's number
-	held     []string  // ack subjects of its last held list
+	held     []string  // its last held list's lines (see held)
 	heard    time.Time // when that came
 	lost     bool
 }
@@ -211,7 +242,10 @@ func (s *serving) watch(ctx context.Context) {
 					sub, err := s.n.nc.Subscribe(s.n.heldSubject(id), func(m *nats.Msg) {
 						mu.Lock()
 						seq, rest, _ := strings.Cut(string(m.Data), "\n")
-						p.seq, p.held, p.heard, p.lost = seq, strings.Fields(rest), time.Now(), false
+						p.seq, p.held, p.heard, p.lost = seq, strings.Split(strings.TrimSuffix(rest, "\n"), "\n"), time.Now(), false
+						if rest == "" {
+							p.held = nil
+						}
 						mu.Unlock()
 					})
 					if err != nil {
@@ -300,9 +334,20 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 		return // another watcher acts, or the ack wait does
 	}
 	var routes []string
-	for _, reply := range held {
-		s.n.settleMsg(&nats.Msg{Reply: reply}, ackNak)
-		routes = append(routes, routeOfReply(reply))
+	for _, line := range held {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		// The children it had started run again with the task's next
+		// run: counted first, so that the next run reads the count.
+		if k, _ := strconv.Atoi(f[2]); k > 0 {
+			if err := s.n.addReran(cctx, f[1], k); err != nil {
+				s.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", f[1], err))
+			}
+		}
+		s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
+		routes = append(routes, routeOfReply(f[0]))
 	}
 	s.n.reclaimed.Add(int64(len(held)))
 	if pl := s.puller.Load(); pl != nil {
