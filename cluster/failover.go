@@ -37,7 +37,9 @@ import (
 //     permission to reply to another's inbox is needed);
 //   - a worker frozen (SIGSTOP, a stalled VM) keeps its connection but
 //     says nothing: after aliveMisses heartbeats of aliveEvery (3 s) of
-//     silence, it is taken for lost.
+//     silence, it is taken for lost. The silence is measured against the
+//     watcher's own held lists heard back through the server, so a
+//     watcher that is frozen or starved itself takes no peer for lost.
 //
 // A watcher that finds its peer lost claims it (a create of
 // lost.<id>.<number of the last held list> in the checkpoints bucket: one
@@ -73,11 +75,6 @@ const (
 	watchPeers  = 2
 	// watchEvery is how often a watcher pings and looks at the silences.
 	watchEvery = aliveEvery / 4
-	// selfStall: a watcher whose own loop or ping took this long was
-	// frozen or starved itself, and does not count the silence it saw
-	// meanwhile against its peers (a loaded machine delays it less; a
-	// frozen watcher much more).
-	selfStall = aliveMisses * aliveEvery / 2
 	// peersEvery is how often a worker reads the registry for the peers it
 	// watches.
 	peersEvery = 5 * time.Second
@@ -200,26 +197,24 @@ func (s *serving) watch(ctx context.Context) {
 	if err == nil {
 		defer hsub.Unsubscribe()
 	}
+	// A peer's silence is measured against this worker's own held lists,
+	// heard back through the server: a watcher frozen or starved itself
+	// hears neither, and takes no peer for lost for it.
+	var self atomic.Int64
+	self.Store(time.Now().UnixNano())
+	ssub, err := s.n.nc.Subscribe(s.n.heldSubject(s.tree.id), func(*nats.Msg) { self.Store(time.Now().UnixNano()) })
+	if err == nil {
+		defer ssub.Unsubscribe()
+	}
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	var refreshed time.Time
-	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		// A watcher that was itself frozen (or starved) heard nothing
-		// meanwhile: its peers' silences are its own. They count from now.
-		if now := time.Now(); now.Sub(last) > selfStall {
-			mu.Lock()
-			for _, p := range peers {
-				p.heard = now
-			}
-			mu.Unlock()
-		}
-		last = time.Now()
 		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
 			refreshed = time.Now()
 			if ws, err := s.n.registry(ctx); err == nil {
@@ -268,7 +263,7 @@ func (s *serving) watch(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s.ping(ctx, p, &mu)
+				s.ping(ctx, p, &mu, time.Unix(0, self.Load()))
 			}()
 		}
 		wg.Wait()
@@ -293,22 +288,18 @@ func watched(ws []WorkerInfo, id string, k int) []WorkerInfo {
 const pingWait = 200 * time.Millisecond
 
 // ping looks at peer p once and acts on what it finds.
-func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex) {
+// selfHeard is when this worker last heard its own held list.
+func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) {
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
-	start := time.Now()
 	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
 	mu.Lock()
 	defer mu.Unlock()
 	switch {
 	case ctx.Err() != nil:
-	case time.Since(start) > selfStall:
-		// This worker stalled (it was frozen itself): the silence it
-		// sees is its own. Count again from now.
-		p.heard = time.Now()
 	case errors.Is(err, nats.ErrNoResponders):
 		s.lose(ctx, p, "its connection closed")
-	case time.Since(p.heard) > aliveMisses*aliveEvery:
+	case selfHeard.Sub(p.heard) > aliveMisses*aliveEvery:
 		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
 	}
 }
