@@ -480,6 +480,10 @@ func (t *treeState) spill(k int) {
 // published runs here.
 func (t *treeState) handOver(nd *treeNode, record bool) {
 	n, u := t.s.n, nd.unit
+	if u.msg.Header.Get(hdrNoSpawn) != "" {
+		t.push(nd) // the job keeps its children where they were spawned (Job.NoSpawn)
+		return
+	}
 	if record {
 		if err := t.s.recordHanded(u, nd.id); err != nil {
 			if u.ctx.Err() == nil {
@@ -489,24 +493,22 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 			return
 		}
 	}
-	m := nats.NewMsg(u.msg.Subject)
-	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrReduce} {
-		if v := u.msg.Header.Get(h); v != "" {
-			m.Header.Set(h, v)
-		}
-	}
-	m.Header.Set(hdrTask, nd.id)
-	m.Header.Set(hdrParent, u.task)
-	m.Data = nd.payload
-	// The job's nonce, as its submitter's message ids begin ("<nonce>.<task>",
-	// kept by JetStream in the delivered message): no header of its own on
-	// every task.
-	nonce, _, _ := strings.Cut(u.msg.Header.Get(jetstream.MsgIDHeader), ".")
-	if nonce == "" {
-		nonce = u.job
-	}
 	ctx, cancel := context.WithTimeout(u.ctx, n.opts.defaultTimeout)
-	_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+nd.id))
+	var err error
+	if n.viaRecorder() {
+		// The recorder checks that this worker holds the unit and that
+		// the id is a child's, and publishes it (see Record).
+		_, _, err = n.askRecorder(ctx, recSpawn, u.msg.Reply, map[string]string{hdrTask: nd.id}, nd.payload)
+	} else {
+		// The job's nonce, as its submitter's message ids begin
+		// ("<nonce>.<task>", kept by JetStream in the delivered message):
+		// no header of its own on every task.
+		nonce, _, _ := strings.Cut(u.msg.Header.Get(jetstream.MsgIDHeader), ".")
+		if nonce == "" {
+			nonce = u.job
+		}
+		_, err = n.js.PublishMsg(ctx, childMsg(u.msg, u.task, nd.id, nd.payload), jetstream.WithMsgID(nonce+"."+nd.id))
+	}
 	cancel()
 	if err != nil {
 		if u.ctx.Err() == nil {

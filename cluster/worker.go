@@ -672,7 +672,7 @@ func (s *serving) untrack(key string, r *running) {
 // attempt is made again.
 func (s *serving) retry(d delivery, errText string) {
 	n := s.n
-	k, err := n.addFailure(s.settleCtx, d.key, d.seen, errText)
+	k, err := n.addFailure(s.settleCtx, d, errText)
 	if err != nil {
 		n.opts.onError(fmt.Errorf("cluster: counting a failure of %s: %w", d.key, err))
 		return
@@ -719,7 +719,7 @@ func (h *heartbeat) stop() {
 // redelivered.
 func (s *serving) settle(d delivery, res Result) {
 	n := s.n
-	recorded, err := n.record(s.settleCtx, d.key, res)
+	recorded, err := n.record(s.settleCtx, d, res)
 	if err != nil {
 		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", d.key, err))
 		return
@@ -730,12 +730,14 @@ func (s *serving) settle(d delivery, res Result) {
 	} else {
 		n.duplicates.Add(1)
 		if res.Runtime > 0 { // it ran: the record counts it (Result.Discarded)
-			if err := n.addDiscarded(s.settleCtx, d.key, d.delivered); err != nil {
+			if err := n.addDiscarded(s.settleCtx, d); err != nil {
 				n.opts.onError(fmt.Errorf("cluster: counting a discarded run of %s: %w", d.key, err))
 			}
 		}
 	}
-	if err := n.settleMsg(d.msg, ackAck); err != nil {
+	if recorded && n.viaRecorder() {
+		// The recorder acked it (see Record).
+	} else if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
 	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with
@@ -747,7 +749,7 @@ func (s *serving) settle(d delivery, res Result) {
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
 		defer cancel()
 		n.checkpoints.Purge(ctx, d.key)
-		if d.seen.Failures > 0 {
+		if d.seen.Failures > 0 && !n.viaRecorder() { // the recorder purges them
 			n.failuresKV.Purge(ctx, d.key)
 		}
 	}
@@ -783,13 +785,24 @@ type panicError struct {
 func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
 
 // addDiscarded counts, in the result recorded under key, a run of the task
+// whose own result was discarded (see addDiscardedDirect); a worker of a
+// server with a recorder asks the recorder, for the delivery d holds.
+func (n *Node) addDiscarded(ctx context.Context, d delivery) error {
+	if n.viaRecorder() {
+		_, _, err := n.askRecorder(ctx, recDiscarded, d.msg.Reply, map[string]string{hdrDelivered: strconv.Itoa(d.delivered)}, nil)
+		return err
+	}
+	return n.addDiscardedDirect(ctx, d.key, d.delivered)
+}
+
+// addDiscardedDirect counts, in the result recorded under key, a run of the task
 // whose own result was discarded: one the record's delivery count does not
 // cover already (a delivery from delivered on; an earlier one is counted
 // in Deliveries). The record is updated with a compare-and-set on its
 // revision, retried on a concurrent update; its outcome is not touched.
 // This is the one count of extra runs that Progress, job status and job
 // results read.
-func (n *Node) addDiscarded(ctx context.Context, key string, delivered int) error {
+func (n *Node) addDiscardedDirect(ctx context.Context, key string, delivered int) error {
 	for tries := 1; ; tries++ {
 		tctx, cancel := n.timeout(ctx)
 		e, err := n.results.Get(tctx, key)
@@ -825,12 +838,14 @@ func (n *Node) hasResult(key string) bool {
 	return err == nil
 }
 
-// record writes res under key unless a result is there: the one write
-// that makes result recording exactly-once. It returns false, nil for a
-// duplicate. Transient errors (a leader election in a JetStream cluster)
-// are retried until ctx is done; a create that timed out but was applied
-// shows up as a duplicate on retry, which is still one record.
-func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
+// record writes res, the outcome of delivery d, unless a result is
+// there: the one write that makes result recording exactly-once. It
+// returns false, nil for a duplicate. Transient errors (a leader election
+// in a JetStream cluster) are retried until ctx is done; a create that
+// timed out but was applied shows up as a duplicate on retry, which is
+// still one record. A worker of a server with a recorder asks the
+// recorder to write it (see Record), which checks d first.
+func (n *Node) record(ctx context.Context, d delivery, res Result) (bool, error) {
 	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
 		res.Output, res.Stack = nil, ""
@@ -838,24 +853,39 @@ func (n *Node) record(ctx context.Context, key string, res Result) (bool, error)
 		res.Failure = FailureError
 		data = appendResult(nil, res)
 	}
-	var err error
+	if n.viaRecorder() {
+		st, _, err := n.askRecorder(ctx, recResult, d.msg.Reply, nil, data)
+		if err != nil {
+			return false, err
+		}
+		return st == recOK, nil
+	}
 	for tries := 1; ; tries++ {
-		_, err = n.results.Create(ctx, key, data)
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, jetstream.ErrKeyExists):
-			// After a try that failed, the key may hold our own write
-			// (applied, but its answer lost): that is still our record.
-			if tries > 1 {
-				if e, gerr := n.results.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), data) {
-					return true, nil
-				}
-			}
-			return false, nil
+		ok, err := n.writeResult(ctx, d.key, data)
+		if err == nil {
+			return ok, nil
 		}
 		if !sleepCtx(ctx, backoffDelay(tries)) {
 			return false, err
 		}
 	}
+}
+
+// writeResult creates key with data: true if written now (or by an
+// earlier try whose answer was lost: the key holds the same bytes), false
+// if another result is there.
+func (n *Node) writeResult(ctx context.Context, key string, data []byte) (bool, error) {
+	_, err := n.results.Create(ctx, key, data)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyExists):
+		// The key may hold our own write from a try that failed
+		// (applied, but its answer lost): that is still our record.
+		if e, gerr := n.results.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), data) {
+			return true, nil
+		}
+		return false, nil
+	}
+	return false, err
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 )
 
-// README.md, "Trees: tasks that spawn tasks".
+// docs/cluster.md, "Trees: tasks that spawn tasks".
 func readmeTree(ctx context.Context, node *cluster.Node) []byte {
 	node.Handle("fib", func(ctx context.Context, p []byte) ([]byte, error) {
 		n, _ := strconv.Atoi(string(p))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/worksteal/worksteal/balance"
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 var backoffFast = balance.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}
@@ -51,7 +52,7 @@ func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 	register(n)
 	startServing(t, n)
 	// Registered once the worker is listed (Submit checks handlers).
-	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
+	waitFor(t, "the worker's registration", func() bool {
 		ws, _ := n.Workers(context.Background())
 		for _, w := range ws {
 			if w.Name == n.Name() {
@@ -75,7 +76,7 @@ func submitter(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Nod
 // waitJob waits generously for a job's results.
 func waitJob(t *testing.T, s *cluster.Submission) []cluster.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	rs, err := s.Wait(ctx)
 	if err != nil && !errors.Is(err, cluster.ErrTasksFailed) { // the tests check the failures
@@ -90,7 +91,7 @@ func waitJob(t *testing.T, s *cluster.Submission) []cluster.Result {
 func checkRecordedOnce(t *testing.T, nc *nats.Conn, tasks int) {
 	t.Helper()
 	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	st, err := js.Stream(ctx, "KV_ws_results")
 	if err != nil {
@@ -206,7 +207,7 @@ func TestFailuresRetriesAndPermanentErrors(t *testing.T) {
 	}
 	defer s.Stop()
 	// Wait says how many tasks failed, and still returns every result.
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	rs, err := s.Wait(ctx)
 	if !errors.Is(err, cluster.ErrTasksFailed) || !strings.Contains(err.Error(), "3 of 4 tasks failed") || len(rs) != 4 {
@@ -261,7 +262,7 @@ func TestSpeculativeCopyWins(t *testing.T) {
 		t.Errorf("progress %+v; want a copy", p)
 	}
 	// The first copy is told to stop once the race is decided.
-	waitFor(t, 60*time.Second, "the losing copy's cancellation", func() bool { return cancelled.Load() > before })
+	waitFor(t, "the losing copy's cancellation", func() bool { return cancelled.Load() > before })
 	checkRecordedOnce(t, n2(t, srv), len(job.Tasks))
 }
 
@@ -302,7 +303,7 @@ func startWorkerProcess(t testing.TB, url, name string, starts chan<- string) *e
 	}()
 	select {
 	case <-serving:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatalf("worker %s did not start", name)
 	}
 	return cmd
@@ -323,7 +324,7 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	// Kill the victim while it runs tasks that have saved a checkpoint.
 	select {
 	case <-starts:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatal("the victim started no task")
 	}
 	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
@@ -417,7 +418,7 @@ func TestThreeServerClusterLosesOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	waitFor(t, 120*time.Second, "a third of the results", func() bool { return s.Progress().Done() >= 10 })
+	waitFor(t, "a third of the results", func() bool { return s.Progress().Done() >= 10 })
 	// Kill the server that leads the task stream.
 	var victim *server.Server
 	for _, srv := range servers {

@@ -251,6 +251,10 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err != nil {
 		return err
 	}
+	// Tasks do not inherit the worker's credentials: the variables that
+	// name them are read (connectAs) and dropped from the environment the
+	// tasks' processes get.
+	dropCredentialEnv()
 	defer closeWithin(nc, time.Second)
 	var node *cluster.Node
 	// "serving" is printed once the worker is in the registry: a
@@ -320,6 +324,18 @@ func closeWithin(nc *nats.Conn, d time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(d):
+	}
+}
+
+// credentialEnv lists the environment variables that name a client's
+// credentials (cluster.Credentials.FromEnv) or a NATS client's.
+var credentialEnv = []string{cluster.EnvCreds, cluster.EnvTLSCA, cluster.EnvTLSCert, cluster.EnvTLSKey, "NATS_CREDS", "NATS_NKEY", "NKEYS_PATH"}
+
+// dropCredentialEnv removes the credential variables from this process's
+// environment, which the tasks' processes inherit.
+func dropCredentialEnv() {
+	for _, v := range credentialEnv {
+		os.Unsetenv(v)
 	}
 }
 
