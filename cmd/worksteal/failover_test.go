@@ -137,7 +137,7 @@ func TestRerunsCountedPerNode(t *testing.T) {
 		t.Fatalf("the root ran on %q: %v", victim, first)
 	}
 	workers[i-1].signal(t, syscall.SIGKILL)
-	if code := run.wait(t, 180*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
 	seen := map[string]int{}
@@ -159,7 +159,7 @@ func TestRerunsCountedPerNode(t *testing.T) {
 	}
 	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
 	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
-	st.wait(t, 30*time.Second)
+	st.wait(t)
 	if !strings.Contains(st.out.String(), "extra executions: "+strconv.Itoa(repeated)+" ") {
 		t.Errorf("job status does not count %d extra executions:\n%s", repeated, st.out.String())
 	}
