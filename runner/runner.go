@@ -284,8 +284,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: speculate after %v: must be 0 (relative) or more", ErrInvalidConfig, c.SpeculateAfter)
 	case c.Delay < 0:
 		return fmt.Errorf("%w: delay %v: must be 0 (none) or more", ErrInvalidConfig, c.Delay)
-	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent > 100:
-		return fmt.Errorf("%w: halt %+v: a count of 0 or more, or a percentage up to 100", ErrInvalidConfig, c.Halt)
+	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent != c.Halt.Percent:
+		// A percentage over 100 is GNU's: never reached.
+		return fmt.Errorf("%w: halt %+v: a count or a percentage of 0 or more", ErrInvalidConfig, c.Halt)
 	}
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()
