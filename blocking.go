@@ -15,13 +15,20 @@ import (
 //
 // Blocking costs about a goroutine wake-up; use it around waits that are
 // long compared with that (microseconds or more), not around every lock.
+// A wait outside Blocking is compensated too, but only once the stall
+// monitor has seen the worker blocked for Config.StallAfter (monitor.go).
 func (w *Worker) Blocking(f func()) {
 	checkWorker(w)
 	w.promote() // the halves w's joins hold must stay takeable while it blocks
 	p := w.pool
 	p.blocking.Add(1)
 	p.spares.start(p)
-	defer p.blocking.Add(-1)
+	outer := w.mon.Load() & monBlocking
+	w.setMonBits(monBlocking, monBlocking) // compensated: not a stall
+	defer func() {
+		w.setMonBits(monBlocking, outer)
+		p.blocking.Add(-1)
+	}()
 	f()
 }
 
@@ -45,7 +52,9 @@ func (s *spareSet) init(p *Pool, max int) { s.pool, s.max = p, max }
 //
 // Spares start during Close too: a task that blocks while the pool drains
 // may be waiting for queued work that only a spare can run.
-func (s *spareSet) start(p *Pool) {
+//
+// It reports whether a spare was activated (false: MaxBlocking are active).
+func (s *spareSet) start(p *Pool) bool {
 	s.mu.Lock()
 	if n := len(s.free); n > 0 {
 		sp := s.free[n-1]
@@ -53,11 +62,11 @@ func (s *spareSet) start(p *Pool) {
 		s.nactive.Add(1)
 		s.mu.Unlock()
 		sp.wake <- struct{}{}
-		return
+		return true
 	}
 	if len(s.all) >= s.max {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	sp := newWorker(p, len(p.workers)+len(s.all), len(p.workers), true)
 	s.all = append(s.all, sp)
@@ -67,11 +76,13 @@ func (s *spareSet) start(p *Pool) {
 	p.running.Add(1)
 	s.mu.Unlock()
 	go sp.main(false)
+	return true
 }
 
-// shouldRetire reports whether more spares run than workers block.
+// shouldRetire reports whether more spares run than workers block: inside
+// Blocking, or blocked outside it as the stall monitor found them.
 func (s *spareSet) shouldRetire() bool {
-	return s.nactive.Load() > s.pool.blocking.Load()
+	return s.nactive.Load() > s.pool.blocking.Load()+s.pool.mon.blockedCount()
 }
 
 // active reports whether any spare exists whose deque may hold work.

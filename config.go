@@ -3,6 +3,7 @@ package worksteal
 import (
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/worksteal/worksteal/policy"
 )
@@ -35,10 +36,28 @@ type Config struct {
 	// (Linux only; elsewhere New returns an error).
 	Pin bool
 
-	// MaxBlocking bounds the spare workers started to compensate for workers
-	// inside Blocking regions. 0 means 4 × Workers; negative disables
-	// compensation.
+	// MaxBlocking bounds the spare workers started to compensate for
+	// workers inside Blocking regions, or blocked outside them (StallAfter).
+	// 0 means 256 (or 4 × Workers if more): enough that a batch of
+	// I/O-bound tasks wrapped in Blocking overlaps its waits as widely as
+	// errgroup with SetLimit(32) or more. Negative disables compensation.
 	MaxBlocking int
+
+	// StallAfter is the stall monitor's bound (monitor.go): a worker
+	// blocked in a task without Blocking for StallAfter while work is
+	// queued gets a spare worker, so queued work waits at most about
+	// 1.5 × StallAfter for it. 0 means DefaultStallAfter (10 ms);
+	// negative turns the monitor off (no compensation without Blocking,
+	// no stall reports).
+	StallAfter time.Duration
+	// StallReport: a worker busy without progress this long, while work
+	// is queued or another worker is idle, is reported once per stall to
+	// OnStall (or, if nil, the standard logger) with its stack. 0 means
+	// DefaultStallReport (1 s).
+	StallReport time.Duration
+	// OnStall, if set, receives the monitor's stall reports, from the
+	// monitor's goroutine: keep it short.
+	OnStall func(Stall)
 
 	// Trace, if positive, records scheduling events in a ring buffer of
 	// this many events per worker (see Pool.Trace); 0 turns tracing off.
@@ -99,7 +118,19 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("worksteal: Config.Trace = %d; want 0 (off) or a ring size", c.Trace)
 	}
 	if c.MaxBlocking == 0 {
-		c.MaxBlocking = 4 * c.Workers
+		c.MaxBlocking = max(256, 4*c.Workers)
+	}
+	if c.StallAfter == 0 {
+		c.StallAfter = DefaultStallAfter
+	}
+	if c.StallAfter < 0 {
+		c.StallAfter = -1 // stays negative, so New(p.Config()) means the same
+	}
+	if c.StallReport < 0 {
+		return c, fmt.Errorf("worksteal: Config.StallReport = %v; want 0 (default %v) or a positive duration", c.StallReport, DefaultStallReport)
+	}
+	if c.StallReport == 0 {
+		c.StallReport = DefaultStallReport
 	}
 	if c.MaxBlocking < 0 {
 		c.MaxBlocking = -1 // stays negative, so New(p.Config()) means the same

@@ -2,6 +2,18 @@
 // nested parallel work in Go: fork-join that costs nanoseconds instead of a
 // goroutine, balanced without tuning.
 //
+// I/O and other waits inside tasks: wrap them in [Worker.Blocking] (or
+// [Worker.BlockingErr], [BlockingValue]), as in
+// w.Blocking(func() { resp, err = http.Get(url) }). The pool then starts a
+// spare worker at once (up to [Config].MaxBlocking, 256 by default), so a
+// batch of fetches overlaps its waits as a goroutine per fetch does, while
+// the CPU part stays on GOMAXPROCS workers. A wait without Blocking is
+// noticed by the pool's stall monitor after [Config].StallAfter (10 ms),
+// which then starts a spare for it: correct, but each such wait first holds
+// up the work queued behind it for that long. A worker stuck without
+// progress for [Config].StallReport (1 s) while others are idle is reported
+// with its stack ([Config].OnStall), never left to hang silently.
+//
 // # Pools
 //
 // A [Pool] is a fixed set of worker goroutines (by default GOMAXPROCS), each

@@ -47,6 +47,7 @@ type Pool struct {
 	spares   spareSet
 	resize   resizeState  // the active set (SetWorkers, resize.go)
 	governor *governorRun // Config.Governor; nil when off (governor.go)
+	mon      *monitor     // the stall monitor; nil when Config.StallAfter < 0 (monitor.go)
 
 	start     time.Time     // when New made the pool: event time 0
 	startMono time.Duration // now() at start
@@ -88,6 +89,7 @@ func New(cfg Config) (*Pool, error) {
 	for _, w := range p.workers {
 		go w.main(true)
 	}
+	p.startMonitor()
 	p.governor = p.startGovernor()
 	return p, nil
 }
@@ -134,6 +136,7 @@ func (p *Pool) Close() error {
 		p.wakeForClose()
 	}
 	p.running.Wait()
+	p.stopMonitor()
 	p.counters.close()
 	p.panicMu.Lock()
 	defer p.panicMu.Unlock()
@@ -164,6 +167,7 @@ func (p *Pool) computationDone() {
 // wakeForClose wakes every parked worker, retired spare and surplus
 // worker (SetWorkers).
 func (p *Pool) wakeForClose() {
+	p.monitorWake()
 	p.sleep.wakeAll()
 	p.spares.wakeAll()
 	p.wakeRetired()
@@ -189,6 +193,7 @@ func (p *Pool) inject(q *queue, j *job, target *Worker) error {
 		return ErrClosed
 	}
 	p.inflight.Add(1)
+	p.monitorWake()
 	q.push(j) // PushWork
 	p.submitMu.RUnlock()
 	if target == nil || !p.wakeWorker(target) {

@@ -52,6 +52,7 @@ type Worker struct {
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
 	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
 	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
+	mon     atomic.Uint64 // progress word for the stall monitor (monitor.go); owner stores, monitor loads
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
 	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
 	timer   *time.Timer   // for timed parks (owner only)
@@ -72,7 +73,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 	if p.cfg.Trace > 0 {
 		rec = newRecorder(p.cfg.Trace)
 	}
-	return &Worker{
+	w := &Worker{
 		rec:     rec,
 		id:      id,
 		pool:    p,
@@ -85,6 +86,8 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idle:    &p.sleep.state,
 		tuner:   newTuner(p.cfg.Idle),
 	}
+	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
+	return w
 }
 
 // ID returns the worker's index in its pool, in [0, Workers()) for regular
@@ -141,19 +144,19 @@ func (w *Worker) Poll() {
 		w.offer()
 	}
 	// The heartbeat of a first half that polls instead of joining (a
-	// par loop's chunks, a leaf that calls Poll): every pollBeat polls,
+	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
 	// the oldest latent frame goes public even if nobody is idle yet, so
 	// a worker that runs dry later finds it without w's help (see
 	// heartbeat in join.go). Each frame is promoted at most once, so a
 	// Poll costs a count and a compare once the frames are public.
 	w.polls++
-	if w.polls&(pollBeat-1) == 0 && w.lo < w.depth {
-		w.beat()
+	if w.polls&(policy.HeartbeatPolls-1) == 0 {
+		w.bump() // progress, for the stall monitor
+		if w.lo < w.depth {
+			w.beat()
+		}
 	}
 }
-
-// pollBeat is how many polls make a heartbeat (see Poll).
-const pollBeat = 8
 
 // main is the worker goroutine: find work, run it, until the pool is
 // finished. A regular worker starts parked (New put it in the idle list):
@@ -220,6 +223,7 @@ func (w *Worker) takeLocal() *job {
 // cleared around it.
 func (w *Worker) execute(j *job) {
 	w.st.executed++
+	w.bump()       // progress, for the stall monitor
 	w.ownerEnter() // jobs never panic out of runJob; under Goexit the count stays up (harmless)
 	if ps := w.prof; ps != nil {
 		w.prof = nil

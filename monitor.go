@@ -1,0 +1,357 @@
+package worksteal
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// The stall monitor: a goroutine of the pool (while computations are in
+// flight) that samples each worker's progress word every StallAfter/2 and
+// acts on two kinds of stall that the workers cannot see themselves.
+//
+//   - A worker blocked in a task outside Blocking (I/O, a lock, a channel,
+//     time.Sleep) for StallAfter while work is queued: the monitor starts a
+//     spare worker for it, exactly as Blocking would have, so queued work
+//     waits at most about 1.5 × StallAfter (default 10 ms, so about 15 ms),
+//     plus the time a spare needs to reach it. "Blocked" is the goroutine's
+//     state in the runtime's stack dump (anything but running, runnable or
+//     a stack copy): a worker that computes for a long time without a poll
+//     point is not blocked, and a spare would only share its CPU.
+//   - A worker busy without progress for StallReport (default 1 s) while
+//     work is queued or another worker is idle, and that no spare stands
+//     in for: the monitor reports it once per stall, to Config.OnStall or
+//     (at most once a minute) the standard logger, with the worker's
+//     stack. This is how a first half that waits for its own latent second
+//     half without polling (Join's doc) shows itself instead of hanging
+//     silently, whether it spins or blocks: no other goroutine may take a
+//     latent frame, so the monitor cannot hand it over, but it names the
+//     worker, since when, and where it waits.
+//
+// Progress word (Worker.mon): the owner stores it, the monitor loads it.
+// Bit monIdle: the worker is in an idle stretch (searching, backing off,
+// parked, retired), so not stalled whatever its count. Bit monBlocking:
+// it is inside Blocking, already compensated. The rest counts progress:
+// every job started or finished, every idle transition, every publish
+// (every 4,096 Joins), every 8th Poll. Only the owner writes it, with a
+// plain load and store (an atomic store: no read-modify-write).
+const (
+	monIdle     = 1
+	monBlocking = 2
+	monStep     = 4
+)
+
+// Default bounds of the stall monitor (Config.StallAfter, Config.StallReport).
+const (
+	DefaultStallAfter  = 10 * time.Millisecond
+	DefaultStallReport = time.Second
+)
+
+// bump records progress. Owner only.
+func (w *Worker) bump() { w.mon.Store(w.mon.Load() + monStep) }
+
+// setMonBits sets the bits in mask to v and records progress. Owner only.
+func (w *Worker) setMonBits(mask, v uint64) {
+	w.mon.Store((w.mon.Load()&^mask | v) + monStep)
+}
+
+// Stall describes a worker the monitor found busy without progress.
+type Stall struct {
+	Worker int           // the worker's ID (spares: at or above Workers())
+	Since  time.Time     // when it last made progress
+	For    time.Duration // how long it had been stalled when reported
+	State  string        // its goroutine's state in the runtime, as in a stack dump ("running", "chan receive", "sleep", …)
+	Queued bool          // work was queued that nobody had taken
+	Idle   int           // workers searching or parked when it was reported
+	Spares int           // spare workers active (Blocking, or started by the monitor)
+	Stack  string        // the worker goroutine's stack
+	Advice string        // what usually causes such a stall
+}
+
+// String is the report written to the standard logger when Config.OnStall
+// is nil.
+func (s Stall) String() string {
+	return fmt.Sprintf("worksteal: worker %d has made no progress for %v (since %s; goroutine state %q; work queued: %v; idle workers: %d; spares: %d). %s\n%s",
+		s.Worker, s.For.Round(time.Millisecond), s.Since.Format(time.RFC3339Nano), s.State, s.Queued, s.Idle, s.Spares, s.Advice, s.Stack)
+}
+
+const (
+	adviceBlocked = "It is blocked outside Blocking: wrap waits (I/O, channels, locks, sleeps) in w.Blocking so the pool compensates at once; meanwhile the monitor has started spare workers."
+	adviceBusy    = "It runs without a poll point: if it waits for the second half of its own Join (or for work it queued), it waits for itself; poll (w.Poll) or wait inside w.Blocking. A long sequential leaf should call w.Poll every few tens of microseconds."
+)
+
+// monitor is the pool's stall monitor (see above).
+type monitor struct {
+	after, report time.Duration
+	onStall       func(Stall)
+	stop          chan struct{}
+	done          chan struct{}
+	poke          chan struct{} // capacity 1: work arrived while dormant
+	dormant       atomic.Bool
+	// blocked is the number of stalled workers found blocked while work
+	// was queued, each compensated by one spare: spares retire when more
+	// are active than workers are inside Blocking plus this.
+	blocked atomic.Int64
+	// per-worker state, monitor goroutine only: regular workers, then spares.
+	ws     []monWorker
+	logged time.Time // last report written to the log (monitor goroutine only)
+}
+
+// stallLogEvery rate-limits the reports written to the standard logger
+// (Config.OnStall receives every one).
+const stallLogEvery = time.Minute
+
+type monWorker struct {
+	w        *Worker
+	v        uint64    // last progress word seen
+	since    time.Time // when v last changed
+	state    string    // goroutine state at the last dump ("" unknown)
+	checkAt  time.Time // next dump that may look at it (running: backoff)
+	backoff  time.Duration
+	reported bool
+}
+
+// startMonitor starts p's stall monitor unless Config.StallAfter < 0.
+func (p *Pool) startMonitor() {
+	if p.cfg.StallAfter < 0 {
+		return
+	}
+	m := &monitor{
+		after: p.cfg.StallAfter, report: p.cfg.StallReport, onStall: p.cfg.OnStall,
+		stop: make(chan struct{}), done: make(chan struct{}), poke: make(chan struct{}, 1),
+	}
+	p.mon = m
+	// The monitor counts in running like a worker, so that the spares it
+	// starts (running.Add) never race with Close's running.Wait: it exits
+	// when the pool is finished, as workers do.
+	p.running.Add(1)
+	go m.run(p)
+}
+
+// stopMonitor stops the monitor and waits for its goroutine (Close; it
+// has exited already, having seen the pool finished).
+func (p *Pool) stopMonitor() {
+	if m := p.mon; m != nil {
+		close(m.stop)
+		<-m.done
+	}
+}
+
+// monitorWake is called by inject after counting a computation in flight,
+// and by wakeForClose: a dormant monitor looks again. (The monitor sets
+// dormant, then re-reads inflight and closed; inject adds to inflight, and
+// the closer stores closed or takes inflight to zero, then reads dormant:
+// one of the two sees the other.)
+func (p *Pool) monitorWake() {
+	if m := p.mon; m != nil && m.dormant.Load() {
+		select {
+		case m.poke <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (m *monitor) blockedCount() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.blocked.Load()
+}
+
+func (m *monitor) run(p *Pool) {
+	defer p.running.Done()
+	defer close(m.done)
+	tick := max(m.after/2, 100*time.Microsecond)
+	t := time.NewTimer(tick)
+	defer t.Stop()
+	for {
+		if p.finished() {
+			return
+		}
+		if p.inflight.Load() == 0 {
+			m.dormant.Store(true)
+			if p.inflight.Load() == 0 && !p.closed.Load() {
+				m.blocked.Store(0)
+				m.forget()
+				select {
+				case <-m.stop:
+					return
+				case <-m.poke:
+				}
+			}
+			m.dormant.Store(false)
+			t.Reset(tick)
+		}
+		select {
+		case <-m.stop:
+			return
+		case <-m.poke:
+			continue
+		case now := <-t.C:
+			m.sample(p, now)
+			t.Reset(tick)
+		}
+	}
+}
+
+// forget drops what the monitor knew of the workers (the pool went idle).
+func (m *monitor) forget() { m.ws = m.ws[:0] }
+
+// workers returns the monitor's entries for every worker and spare now.
+func (m *monitor) workers(p *Pool, now time.Time) []monWorker {
+	n := len(p.workers)
+	if l := p.spares.list.Load(); l != nil {
+		n += len(*l)
+	}
+	for len(m.ws) < n {
+		i := len(m.ws)
+		var w *Worker
+		if i < len(p.workers) {
+			w = p.workers[i]
+		} else {
+			w = p.spares.get(i - len(p.workers))
+		}
+		m.ws = append(m.ws, monWorker{w: w, v: w.mon.Load(), since: now})
+	}
+	return m.ws
+}
+
+// sample is one look at the pool: who is stalled, is work waiting, and
+// what to do about it.
+func (m *monitor) sample(p *Pool, now time.Time) {
+	ws := m.workers(p, now)
+	queued := p.workVisible()
+	sleepers, searching := counts(p.sleep.state.Load())
+	idle := int(sleepers + searching)
+	var stalled []*monWorker
+	for i := range ws {
+		e := &ws[i]
+		v := e.w.mon.Load()
+		if v != e.v || v&(monIdle|monBlocking) != 0 {
+			*e = monWorker{w: e.w, v: v, since: now}
+			continue
+		}
+		if now.Sub(e.since) >= m.after {
+			stalled = append(stalled, e)
+		}
+	}
+	if len(stalled) == 0 {
+		m.blocked.Store(0)
+		return
+	}
+	// A stack dump stops the world: take one only for a stalled worker
+	// whose state is unknown, or that was running at the last look and
+	// is due for another (backoff up to StallReport), or that is due for a
+	// report.
+	var stacks []byte
+	for _, e := range stalled {
+		due := e.state == "" || (!blockedState(e.state) && !now.Before(e.checkAt))
+		report := !e.reported && now.Sub(e.since) >= m.report && (queued || idle > 0)
+		if (due && (queued || idle > 0)) || report {
+			stacks = allStacks()
+			break
+		}
+	}
+	if stacks != nil {
+		for _, e := range stalled {
+			st, _ := goroutineStack(stacks, e.w.gid.Load())
+			e.state = st
+			if !blockedState(st) {
+				e.backoff = min(max(2*e.backoff, m.after), m.report)
+				e.checkAt = now.Add(e.backoff)
+			}
+		}
+	}
+	var nblocked int64
+	for _, e := range stalled {
+		if blockedState(e.state) {
+			nblocked++
+		}
+	}
+	m.blocked.Store(nblocked)
+	compensated := queued // blocked with nothing queued: its latent halves may be what waits
+	if queued && nblocked > 0 {
+		// Compensate as Blocking does: one active spare per blocked worker.
+		for want := p.blocking.Load() + nblocked - p.spares.nactive.Load(); want > 0; want-- {
+			if !p.spares.start(p) {
+				compensated = false // MaxBlocking spares are active
+				break
+			}
+		}
+	}
+	for _, e := range stalled {
+		if e.reported || now.Sub(e.since) < m.report || !(queued || idle > 0) {
+			continue
+		}
+		if blockedState(e.state) && compensated {
+			continue // a spare stands in for it: nothing waits on it alone
+		}
+		e.reported = true
+		_, stack := goroutineStack(stacks, e.w.gid.Load())
+		s := Stall{Worker: e.w.id, Since: e.since, For: now.Sub(e.since), State: e.state,
+			Queued: queued, Idle: idle, Spares: int(p.spares.nactive.Load()), Stack: stack, Advice: adviceBusy}
+		if blockedState(e.state) {
+			s.Advice = adviceBlocked
+		}
+		if m.onStall != nil {
+			m.onStall(s)
+		} else if m.logged.IsZero() || now.Sub(m.logged) >= stallLogEvery {
+			m.logged = now
+			log.Print(s.String())
+		}
+	}
+}
+
+// blockedState reports whether a goroutine state from a stack dump means
+// the goroutine waits (off its CPU for a reason other than preemption).
+func blockedState(st string) bool {
+	switch st {
+	case "", "running", "runnable", "copystack", "preempted":
+		return false
+	}
+	return true
+}
+
+// allStacks returns the stacks of all goroutines (runtime.Stack, which
+// stops the world briefly).
+func allStacks() []byte {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// goroutineStack finds goroutine id in a dump: its state (the bracket of
+// its header up to the first comma, "chan receive", "sleep", "running") and
+// its whole stack. State "" if it is not there.
+func goroutineStack(dump []byte, id uint64) (state, stack string) {
+	head := []byte("goroutine " + strconv.FormatUint(id, 10) + " [")
+	i := bytes.Index(dump, head)
+	for i > 0 && dump[i-1] != '\n' {
+		j := bytes.Index(dump[i+1:], head)
+		if j < 0 {
+			return "", ""
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		return "", ""
+	}
+	rest := dump[i:]
+	if end := bytes.Index(rest, []byte("\n\n")); end >= 0 {
+		rest = rest[:end]
+	}
+	st := rest[len(head):]
+	if k := bytes.IndexAny(st, ",]"); k >= 0 {
+		st = st[:k]
+	}
+	return string(st), string(rest)
+}

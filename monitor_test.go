@@ -1,0 +1,184 @@
+package worksteal
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// untilDeadline returns a channel closed shortly before the test's own
+// deadline (go test -timeout), so that a wait that never ends fails the
+// test with a diagnosis instead of a hang: no fixed short timeout, which a
+// loaded machine could exceed.
+func untilDeadline(t *testing.T) <-chan struct{} {
+	t.Helper()
+	d, ok := t.Deadline()
+	if !ok {
+		d = time.Now().Add(10 * time.Minute)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), d.Add(-time.Until(d)/20-time.Second))
+	t.Cleanup(cancel)
+	return ctx.Done()
+}
+
+// A first half that waits for its own second half without polling: on a
+// fresh 2-worker pool whose other worker was busy at the Join (so the
+// half stayed latent) and went idle afterwards, nothing can hand the half
+// over. The pool must not hang silently: the monitor reports the stalled
+// worker, with its stack. The test then releases the first half itself.
+func TestStallReportedForSelfWaitingHalf(t *testing.T) {
+	t.Run("spinning", func(t *testing.T) {
+		testSelfWaitReported(t, false, func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
+			for !fbRan.Load() && !released.Load() { // no poll point
+				runtime.Gosched()
+			}
+		})
+	})
+	t.Run("blocked on a channel", func(t *testing.T) {
+		testSelfWaitReported(t, true, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
+			select { // no Blocking
+			case <-fbDone:
+			case <-release:
+			}
+		})
+	})
+}
+
+func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
+	reports := make(chan Stall, 4)
+	p := newTestPool(t, Config{Workers: 2, StallReport: 20 * time.Millisecond, OnStall: func(s Stall) {
+		select {
+		case reports <- s:
+		default:
+		}
+	}})
+	deadline := untilDeadline(t)
+
+	// Keep one worker busy while the other forks, so the Join's poll finds
+	// nobody idle and fb stays latent.
+	var hold, released, fbRan atomic.Bool
+	hold.Store(true)
+	busy := make(chan int, 1)
+	mustSubmit(t, p, func(w *Worker) {
+		busy <- w.ID()
+		for hold.Load() {
+			runtime.Gosched()
+		}
+	})
+	other := <-busy
+
+	inA := make(chan int, 1)
+	done := make(chan error, 1)
+	fbDone, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_, err := Run(p, func(w *Worker) int {
+			Join(w, func(w *Worker) int {
+				inA <- w.ID()
+				wait(&fbRan, &released, fbDone, release) // waits for its own second half
+				return 0
+			}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
+			return 0
+		})
+		done <- err
+	}()
+	var owner int
+	select {
+	case owner = <-inA:
+	case <-deadline:
+		dieHung("the first half never started")
+	}
+	if owner == other {
+		t.Fatalf("the first half runs on worker %d, the one held busy", owner)
+	}
+	hold.Store(false) // the other worker goes idle; fb is latent on owner
+
+	select {
+	case s := <-reports:
+		if !fbRan.Load() {
+			if s.Worker != owner {
+				t.Errorf("Stall.Worker = %d; want %d, the worker waiting in the first half", s.Worker, owner)
+			}
+			if s.Idle == 0 {
+				t.Errorf("Stall.Idle = 0; want the idle worker counted")
+			}
+			if !strings.Contains(s.Stack, "testSelfWaitReported") {
+				t.Errorf("Stall.Stack does not show the first half:\n%s", s.Stack)
+			}
+			if blockedState(s.State) != blocked {
+				t.Errorf("Stall.State = %q; want blocked = %v", s.State, blocked)
+			}
+			if s.Since.IsZero() || s.For <= 0 || !strings.Contains(s.String(), fmt.Sprintf("worker %d ", owner)) {
+				t.Errorf("Stall = %+v; want since, for and the worker in its text", s)
+			}
+		}
+	case <-deadline:
+		if !fbRan.Load() {
+			dieHung("the first half waits for its latent second half and the pool reported nothing")
+		}
+	}
+	released.Store(true)
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !fbRan.Load() {
+		t.Error("the second half never ran")
+	}
+}
+
+// Tasks that block without Blocking (here on a channel, as on I/O) hold
+// every worker; the tasks queued behind them must still run, on spares the
+// monitor starts, while the blockers wait.
+func TestBlockedWorkersGetSpares(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 2})
+	deadline := untilDeadline(t)
+	release := make(chan struct{})
+	defer close(release)
+	var entered sync.WaitGroup
+	entered.Add(p.Workers())
+	for range p.Workers() { // each blocks a distinct worker: a blocked one takes nothing more
+		mustSubmit(t, p, func(*Worker) { entered.Done(); <-release })
+	}
+	entered.Wait()
+	const quick = 50
+	var ran sync.WaitGroup
+	ran.Add(quick)
+	for range quick {
+		mustSubmit(t, p, func(*Worker) { ran.Done() })
+	}
+	allRan := make(chan struct{})
+	go func() { ran.Wait(); close(allRan) }()
+	select {
+	case <-allRan:
+	case <-deadline:
+		dieHung("queued tasks never ran while every worker blocked outside Blocking")
+	}
+	if got := len(p.Stats().Workers); got <= p.Workers() {
+		t.Errorf("len(Stats().Workers) = %d; want spares beyond the %d workers", got, p.Workers())
+	}
+}
+
+// The state parser of the monitor reads the runtime's dump format.
+func TestGoroutineStackParse(t *testing.T) {
+	dump := []byte("goroutine 1 [running]:\nmain.f()\n\ngoroutine 12 [chan receive, 3 minutes]:\nmain.g()\n\ngoroutine 123 [sleep]:\nmain.h()\n")
+	for _, tc := range []struct {
+		id    uint64
+		state string
+	}{{1, "running"}, {12, "chan receive"}, {123, "sleep"}, {2, ""}} {
+		st, stack := goroutineStack(dump, tc.id)
+		if st != tc.state {
+			t.Errorf("goroutineStack(%d) state = %q; want %q", tc.id, st, tc.state)
+		}
+		if tc.state != "" && !strings.HasPrefix(stack, fmt.Sprintf("goroutine %d [", tc.id)) {
+			t.Errorf("goroutineStack(%d) stack = %q", tc.id, stack)
+		}
+	}
+	if blockedState("running") || blockedState("runnable") || !blockedState("chan receive") || !blockedState("IO wait") {
+		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
+	}
+}
