@@ -348,7 +348,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		workers = append(workers, n)
 		refusals = append(refusals, v)
 	}
-	waitFor(t, 60*time.Second, "both workers registered", func() bool {
+	waitFor(t, "both workers registered", func() bool {
 		ws, _ := sub.Workers(context.Background())
 		return len(ws) == 2
 	})
@@ -432,7 +432,7 @@ func TestForgedResultsOutsideTheJobDoNotCount(t *testing.T) {
 	if _, err := kv.Create("forged.0=0", forged("0=0", "x")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the forged results to be read", func() bool {
+	waitFor(t, "the forged results to be read", func() bool {
 		_, err := kv.Get("forged.0=0")
 		return err == nil
 	})

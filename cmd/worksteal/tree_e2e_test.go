@@ -324,7 +324,7 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 		a, b = b, a+b
 	}
 	run := launch(t, "run", "run", "--nats", srv.url(), "--reduce", "sum", "sh "+script+" {}", ":::", strconv.Itoa(n))
-	if code := run.wait(t, 180*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
 	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(a) + `$`).MatchString(run.out.String()) {
@@ -350,7 +350,7 @@ func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 	write(grand, "echo G=$FOO\nsleep \"$1\"\n")
 	run := launchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.url(), "--env", "FOO",
 		"echo P=$FOO; "+wsBin+" spawn -- sh "+child+" {}", ":::", "0")
-	if code := run.wait(t, 120*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run exited %d:\n%s", code, run.out.String())
 	}
 	for _, want := range []string{"P=bar", "C=bar", "G=bar"} {
@@ -360,7 +360,7 @@ func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 	}
 	slow := launch(t, "run slow", "run", "--nats", srv.url(), "--timeout", "2s",
 		wsBin+" spawn -- sh "+child+" {}", ":::", "600")
-	if code := slow.wait(t, 120*time.Second); code == 0 || !strings.Contains(slow.out.String(), "timed out after 2s") {
+	if code := slow.wait(t); code == 0 || !strings.Contains(slow.out.String(), "timed out after 2s") {
 		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.out.String())
 	}
 }
@@ -377,7 +377,7 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := launch(t, "run", "run", "--nats", srv.url(), "echo 1; "+wsBin+" spawn -- sh "+child, ":::", "7")
-	if code := run.wait(t, 120*time.Second); code != 1 {
+	if code := run.wait(t); code != 1 {
 		t.Fatalf("run exited %d; want 1:\n%s", code, run.out.String())
 	}
 	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
