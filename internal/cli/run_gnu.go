@@ -124,6 +124,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	case g.ungroup:
 		rcfg.Output = runner.OutputUngroup
 	}
+	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	if _, ok := gnuChanged(f, "halt"); ok {

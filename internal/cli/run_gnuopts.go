@@ -41,6 +41,8 @@ type gnuConfig struct {
 	maxChars       int      // -s, --max-chars: the longest command line
 	tmpDir         string   // --tmpdir, --tempdir: where --cat and --fifo files go
 	noNotice       bool     // --no-notice: accepted (worksteal asks for no citation)
+	verbose        bool     // -v: each command on stdout, with its output
+	trace          bool     // -t, --verbose: each command on stderr as it starts
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -84,6 +86,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "max-chars", "maxchars")
 	f.StringVar(&g.tmpDir, "tmpdir", "", "directory of the --cat and --fifo files (default $TMPDIR)")
 	gnuAlias(f, "tmpdir", "tempdir")
+	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
+	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
 	gnuAlias(f, "max-replace-args", "max-lines", "maxlines", "l", "L")
 	gnuAlias(f, "link", "xapply")
@@ -184,7 +188,7 @@ var gnuOptions = gnuOptionSet(
 	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "output-as-files|outputasfiles|files", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
-	"verbose|t", "v", "silent", "total-jobs|totaljobs|total",
+	"silent", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
