@@ -161,6 +161,11 @@ func (syn rplSyntax) parse(in string) (piece, bool, error) {
 	if plusMods[rest] {
 		return piece{kind: 'a', pos: pos, mod: rest}, true, nil
 	}
+	if rest == "uniq" {
+		// GNU's {uniq} skips the jobs whose values repeat (and counts
+		// them failed): refused, never left as text that runs them all.
+		return piece{}, false, fmt.Errorf("%w: {%s}: --plus's {uniq} (skip jobs whose values repeat) is not supported", ErrBadInput, in)
+	}
 	fn, ok, err := plusExpr(rest)
 	if !ok || err != nil {
 		return piece{}, false, err

@@ -55,6 +55,8 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.4 --pipe --round-robin --header once per job", args: []string{"--pipe", "--round-robin", "--header", ":", "-N2", "-j2", "echo ---; cat"}, stdin: seq10},
 	{name: "29.4 a command line too long runs nothing", sh: "{ head -c 300000 /dev/zero | tr '\\0' x; echo; echo b; } | $P echo; echo status $?"},
 
+	{name: "29.4 {uniq} is refused, never run as text", args: []string{"--plus", "echo", "{uniq}", ":::", "A", "B", ":::", "A", "B"}, onlyStatus: true, wsRefuses: true},
+
 	// 5. GNU's options and names that scripts use.
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},

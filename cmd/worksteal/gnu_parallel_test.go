@@ -126,6 +126,10 @@ type gnuCase struct {
 	// refused: GNU parallel refuses the command line (exit 255); for any
 	// other case a 255 from it means the case tests nothing.
 	refused bool
+	// wsRefuses: a difference docs/gnu-compat.md lists: GNU parallel runs
+	// the command line, worksteal refuses it (exit 255, nothing run),
+	// rather than run it otherwise.
+	wsRefuses bool
 	// norm, when set, is applied to both programs' stdout before they are
 	// compared: it keeps what GNU parallel guarantees of an output whose
 	// bytes depend on the order the jobs finish in.
@@ -662,6 +666,12 @@ func compareGNU(t *testing.T, c gnuCase, gnu, ws outcome) bool {
 			cmdline = c.sh
 		}
 		t.Errorf("%s:\n"+format, append([]any{cmdline}, args...)...)
+	}
+	if c.wsRefuses {
+		if gnu.code == 255 || ws.code != 255 || ws.stdout != "" {
+			fail("want GNU parallel to run it and worksteal to refuse it: exit status GNU %d, worksteal %d; worksteal stdout %q", gnu.code, ws.code, ws.stdout)
+		}
+		return ok
 	}
 	if (gnu.code == 255) != c.refused {
 		t.Fatalf("GNU parallel exit status %d, refused %v: the case is wrong\nGNU stdout: %s\nGNU stderr: %s", gnu.code, c.refused, gnu.stdout, gnu.stderr)
