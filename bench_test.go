@@ -45,6 +45,32 @@ func BenchmarkJoin(b *testing.B) {
 			}
 			b.ReportMetric(float64(p.Stats().Sub(before).Total().Stolen)/float64(b.N), "steals/op")
 		})
+		b.Run(fmt.Sprintf("Unit/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := proctest.CPUTime()
+			for b.Loop() {
+				Run(p, func(w *Worker) int { var r int; fibUnit(w, 30, &r); return r })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+			if workers == 1 {
+				cpu(b, c0)
+			}
+		})
+		b.Run(fmt.Sprintf("UnitStruct/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := proctest.CPUTime()
+			for b.Loop() {
+				Run(p, func(w *Worker) int {
+					var r int
+					fibUnitStruct(w, 30, &r)
+					return r
+				})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+			if workers == 1 {
+				cpu(b, c0)
+			}
+		})
 		b.Run(fmt.Sprintf("Join/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			c0 := proctest.CPUTime()
@@ -57,6 +83,31 @@ func BenchmarkJoin(b *testing.B) {
 			}
 		})
 	}
+}
+
+// fibUnit is fib through Worker.Join, the form whose halves return
+// nothing: each half writes its result through a pointer.
+func fibUnit(w *Worker, n int, r *int) {
+	if n < 2 {
+		*r = n
+		return
+	}
+	var a, b int
+	w.Join(func(w *Worker) { fibUnit(w, n-2, &a) }, func(w *Worker) { fibUnit(w, n-1, &b) })
+	*r = a + b
+}
+
+// fibUnitStruct is fibUnit as it was written before Worker.Join: Join
+// with struct{} results.
+func fibUnitStruct(w *Worker, n int, r *int) {
+	if n < 2 {
+		*r = n
+		return
+	}
+	var a, b int
+	Join(w, func(w *Worker) struct{} { fibUnitStruct(w, n-2, &a); return struct{}{} },
+		func(w *Worker) struct{} { fibUnitStruct(w, n-1, &b); return struct{}{} })
+	*r = a + b
 }
 
 func fibClosure(w *Worker, n int) int {

@@ -7,7 +7,6 @@ package worksteal
 import (
 	"runtime"
 	"testing"
-	"time"
 )
 
 // A pool of the most workers New accepts is cheap to make and to close:
@@ -20,7 +19,7 @@ import (
 // to report.
 func TestNewBigPoolIsSmall(t *testing.T) {
 	const n = 1 << 16
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)

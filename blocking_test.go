@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // These tests are in package worksteal (not worksteal_test) so that they can
@@ -14,7 +16,7 @@ import (
 // helpers_test.go.
 
 func TestBlocking(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 
 	// The canonical case for Blocking: every regular worker waits for
 	// something that only a queued task provides. Without compensation
@@ -200,8 +202,8 @@ func TestBlockingCompensatedDuringClose(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Close = %v", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Errorf("Close did not return within 5 s: two tasks blocked in w.Blocking after Close began got no spare, so the queued task that unblocks them never ran")
+	case <-time.After(testdeadline.Left(t)):
+		t.Errorf("Close did not return before the test's deadline: two tasks blocked in w.Blocking after Close began got no spare, so the queued task that unblocks them never ran")
 		unblock()
 		<-closed
 	}
@@ -210,7 +212,7 @@ func TestBlockingCompensatedDuringClose(t *testing.T) {
 // A spare's time retired in the free list counts as idle, not busy: after
 // a long retirement its Busy stays far below the time it spent retired.
 func TestRetiredSpareCountsIdle(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	gap := 300 * time.Millisecond
 	if testing.Short() {
 		gap = 100 * time.Millisecond
@@ -259,10 +261,10 @@ func mustSubmit(t testing.TB, p *Pool, f func(w *Worker)) {
 }
 
 // waitUntil polls cond every millisecond and fails the test if it has not
-// held after 10 s.
+// held when the test's deadline nears (testdeadline.Left).
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)

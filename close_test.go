@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // TestCloseKeepsWorkersForComputationsInFlight: a computation that is
@@ -16,7 +15,7 @@ import (
 // exited. Only the first is allowed: a Close that let workers leave while
 // a computation was in flight would turn the rest of it serial.
 func TestCloseKeepsWorkersForComputationsInFlight(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	for rep := 0; rep < 20; rep++ {
 		p, err := New(Config{Workers: 2})
 		if err != nil {
@@ -69,7 +68,7 @@ func TestCloseKeepsWorkersForComputationsInFlight(t *testing.T) {
 // of another pool outside Blocking (like a nested Run). Inside Blocking,
 // a task may close another pool. The pool stays usable after the misuse.
 func TestCloseInsideTaskIsReported(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	other, err := New(Config{Workers: 1})
 	if err != nil {
@@ -86,8 +85,8 @@ func TestCloseInsideTaskIsReported(t *testing.T) {
 	}
 	for _, c := range calls {
 		var msg string
-		if !within(10*time.Second, func() { msg = panicMessage(func() { Run(p, func(w *Worker) int { c.call(w); return 0 }) }) }) {
-			dieHung(c.name + ": Close inside a task did not return within 10 s (it waits for itself)")
+		if !within(t, func() { msg = panicMessage(func() { Run(p, func(w *Worker) int { c.call(w); return 0 }) }) }) {
+			dieHung(c.name + ": Close inside a task did not return before the test's deadline (it waits for itself)")
 		}
 		if !strings.Contains(msg, c.want) || !strings.Contains(msg, "Close") {
 			t.Errorf("%s: Close inside a task panicked with %q; want a message containing %q", c.name, msg, c.want)

@@ -11,7 +11,7 @@ import (
 // Do and DoErr wait for everything f started, carry f's error and panics,
 // and refuse work after Close.
 func TestDoAndDoErr(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p, err := New(Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestDoAndDoErr(t *testing.T) {
 // and compensate like Blocking: on one worker, the call waits for a task
 // that only a spare worker can run.
 func TestBlockingErrAndBlockingValue(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 1})
 	errRead := errors.New("read failed")
 	err := p.Do(func(w *Worker) {

@@ -99,6 +99,38 @@ func fibFunc(w *worksteal.Worker, n int) int {
 	return a + b
 }
 
+// Worker.Join is Join for halves that return nothing: here a parallel
+// in-place transform of a slice, split in halves until pieces are small.
+func ExampleWorker_Join() {
+	p, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	var double func(w *worksteal.Worker, a []int)
+	double = func(w *worksteal.Worker, a []int) {
+		if len(a) <= 1024 {
+			for i := range a {
+				a[i] *= 2
+			}
+			return
+		}
+		m := len(a) / 2
+		w.Join(func(w *worksteal.Worker) { double(w, a[:m]) },
+			func(w *worksteal.Worker) { double(w, a[m:]) })
+	}
+	a := make([]int, 100_000)
+	for i := range a {
+		a[i] = i
+	}
+	if err := p.Do(func(w *worksteal.Worker) { double(w, a) }); err != nil {
+		panic(err)
+	}
+	fmt.Println(a[0], a[1], a[99_999])
+	// Output: 0 2 199998
+}
+
 func ExampleJoinFunc() {
 	pool, err := worksteal.New(worksteal.Config{})
 	if err != nil {

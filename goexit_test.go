@@ -50,7 +50,7 @@ func spinUntilPolling(w *Worker, b *atomic.Bool) {
 // the second half; a later computation's Joins must not see the first
 // one's failure through the reused frame.
 func TestGoexitWhileJoinerHelpsWaitsForStolenHalf(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	var bStarted, helped, bFinished atomic.Bool
 	var finishedAtReturn bool
@@ -110,7 +110,7 @@ func TestGoexitWhileJoinerHelpsWaitsForStolenHalf(t *testing.T) {
 // then: it must run before the computation ends (one worker: nobody else
 // can take it).
 func TestGoexitAboveTheFrameStillRunsTheSecondHalf(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 1})
 	var bRan bool
 	r := catchPanic(func() {
@@ -141,7 +141,7 @@ func TestGoexitAboveTheFrameStillRunsTheSecondHalf(t *testing.T) {
 // A Scope body calls Goexit while a task it spawned runs on another worker:
 // Pool.Scope must not return before that task has finished.
 func TestGoexitInScopeBodyWaitsForTasks(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	var started, exiting, finished atomic.Bool
 	var finishedAtReturn bool
@@ -169,7 +169,7 @@ func TestGoexitInScopeBodyWaitsForTasks(t *testing.T) {
 // A worker waiting in Worker.Scope helps with a task of the scope that
 // calls Goexit while another task still runs: the Scope must wait for it.
 func TestGoexitWhileScopeHelpsWaitsForTasks(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	var started, helped, finished atomic.Bool
 	var finishedAtReturn bool

@@ -6,6 +6,8 @@ import (
 	"runtime/pprof"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // newTestPool makes a pool and closes it when the test ends.
@@ -24,23 +26,19 @@ func newTestPool(t testing.TB, cfg Config) *Pool {
 }
 
 // watchdog fails the test with a goroutine dump if stop is not called
-// within d: a deadlock or lost wake-up shows up as a failure, not a hang.
-// d is a floor: on a loaded machine the watchdog waits until shortly
-// before the test binary's own deadline (go test -timeout) if that is
-// later, so only a hang, not slowness, fails the test.
-func watchdog(t testing.TB, d time.Duration) (stop func()) {
+// before the test's own deadline nears (testdeadline.Left: go test's
+// -timeout, not a fixed time, so a loaded machine only makes it slower): a
+// deadlock or lost wake-up shows up as a failure with every stack, not as
+// go test's bare timeout.
+func watchdog(t testing.TB) (stop func()) {
 	t.Helper()
-	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if dl, ok := dt.Deadline(); ok {
-			d = max(d, time.Until(dl)*9/10)
-		}
-	}
+	d := testdeadline.Left(t)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-done:
 		case <-time.After(d):
-			panic("watchdog: test still running after " + d.String() + "\n" + goroutineStacks())
+			panic("watchdog: test still running near its deadline (" + d.String() + " after it began to wait)\n" + goroutineStacks())
 		}
 	}()
 	return func() { close(done) }

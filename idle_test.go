@@ -30,7 +30,7 @@ func waitAsleep(p *Pool, n int) {
 // every cycle takes the sleeping path; the schedule's sleeps are ten
 // minutes long, so a missed wake-up trips the watchdog.
 func TestWaitersWokenNotTimed(t *testing.T) {
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2, Idle: sleepyIdle})
 	cycles := 100
 	if testing.Short() {

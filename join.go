@@ -2,6 +2,8 @@ package worksteal
 
 import (
 	"time"
+
+	"github.com/worksteal/worksteal/policy"
 )
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
@@ -13,9 +15,12 @@ import (
 // oldest Joins' halves first. If a thief took fb, w does not block: it runs
 // other work — its own deque, then steals, preferring the worker that took
 // fb — until fb has finished. A Join that nobody is idle for costs two
-// calls and a few writes to w's own memory (no atomic write). Besides,
-// every 4,096 Joins (and every 8 polls) w makes its oldest latent half
-// public whether or not anyone is idle (a heartbeat), so the largest
+// calls and a few writes to w's own memory: one atomic load, no atomic
+// write (PROTOCOL.md "What a Join costs"). The exception is the
+// heartbeat: every [policy.HeartbeatJoins]-th Join of a worker (and every
+// [policy.HeartbeatPolls]-th Poll) makes its oldest latent half public
+// whether or not anyone is idle — a push on w's deque, one atomic store —
+// and publishes w's statistics (nine atomic stores), so the largest
 // pieces of a long computation wait in w's deque, where an idle worker
 // takes them even while w is off its CPU.
 //
@@ -40,7 +45,8 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// fb travels as the argument with a nil function (see frame.call): a
 	// func value made from the generic callFunc[B] would need a closure
 	// binding B's dictionary, allocated on every Join.
-	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	// The fast path of joinPushSlow, written out (a helper would be over
+	// the inlining budget).
 	checkWorker(w)
 	d := w.depth
 	var f *frame[func(*Worker) B, B]
@@ -50,8 +56,8 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	if f != nil {
 		f.fb, f.xb = nil, fb
 		w.depth = d + 1
-		w.st.spawned++
-		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
+		w.st.joins++
+		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
 			w.pollJoin()
 		}
 	} else {
@@ -68,7 +74,6 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	if d >= w.lo && w.prof == nil {
 		// The fast path (see joinPop): fb is still latent.
 		w.depth = d
-		w.st.executed++
 		rb = fb(w)
 	} else {
 		rb = joinPop(w, f, d)
@@ -96,7 +101,8 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // call that itself cost 5 ns more than with 16 bytes. Pass a pointer to
 // what does not fit.
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	// joinPush's fast path, written out (joinPush is over the inlining budget).
+	// The fast path of joinPushSlow, written out (a helper would be over
+	// the inlining budget).
 	checkWorker(w)
 	d := w.depth
 	var f *frame[XB, RB]
@@ -106,8 +112,8 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	if f != nil {
 		f.fb, f.xb = fb, xb
 		w.depth = d + 1
-		w.st.spawned++
-		if w.idle.Load() != 0 || w.st.spawned&(publishEvery-1) == 0 { // [P1]
+		w.st.joins++
+		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
 			w.pollJoin()
 		}
 	} else {
@@ -125,13 +131,68 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 		// The fast path (see joinPop): fb is still latent, so nobody else
 		// has seen the frame; w runs fb from its own arguments.
 		w.depth = d
-		w.st.executed++
 		rb = fb(w, xb)
 	} else {
 		rb = joinPop(w, f, d)
 	}
 	phase = joinDone
 	return ra, rb
+}
+
+// Join runs fa and fb, possibly in parallel, for halves that return
+// nothing: the form of [Join] that needs no struct{} results, as in
+//
+//	w.Join(func(w *worksteal.Worker) { sort(w, a[:m]) },
+//		func(w *worksteal.Worker) { sort(w, a[m:]) })
+//
+// Everything [Join] says holds: fa runs at once on w, fb waits latent for
+// a poll point that finds a worker idle, both have finished when Join
+// returns, and a panic in either is re-raised as a *PanicError after both
+// finished. Like Join it allocates fb's closure and what it captures
+// (BenchmarkJoin's Unit rows).
+func (w *Worker) Join(fa, fb func(w *Worker)) {
+	// JoinFunc's fast path once more, for one frame type and with no
+	// generic dictionary; fb is the frame's argument and runUnit its
+	// function. Passing fa through JoinFunc as an argument instead would
+	// make fa escape too (JoinFunc calls it through an unknown function).
+	checkWorker(w)
+	d := w.depth
+	var f *frame[func(*Worker), struct{}]
+	if d < len(w.frames) && w.prof == nil {
+		f, _ = w.frames[d].(*frame[func(*Worker), struct{}])
+	}
+	if f != nil {
+		f.fb, f.xb = runUnit, fb
+		w.depth = d + 1
+		w.st.joins++
+		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
+			w.pollJoin()
+		}
+	} else {
+		f, d = joinPushSlow(w, runUnit, fb)
+	}
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone {
+			joinUnwind(w, f, d, phase, recover())
+		}
+	}()
+	fa(w)
+	phase = joinTakingB
+	if d >= w.lo && w.prof == nil {
+		w.depth = d
+		fb(w)
+	} else {
+		joinPop(w, f, d)
+	}
+	phase = joinDone
+}
+
+// runUnit calls f: the function of Worker.Join's frames, whose argument is
+// the second half.
+func runUnit(w *Worker, f func(w *Worker)) struct{} {
+	f(w)
+	return struct{}{}
 }
 
 // Phases of a Join, for the panic path.
@@ -190,7 +251,7 @@ func (f *frame[XB, RB]) runB(w *Worker) {
 	guard(func() { f.rb = f.call(w) }, func(pe *PanicError) { f.pe = pe })
 }
 
-// A Join's frame: its fast path (written out in Join and JoinFunc) takes
+// A Join's frame: its push (written out in Join and JoinFunc) takes
 // the frame for the current depth and makes it w's youngest latent frame:
 // w alone knows it exists until a poll point promotes it (PROTOCOL.md
 // "Join"). The poll itself is one load of the sleep state: while no worker
@@ -202,14 +263,14 @@ func (w *Worker) pollJoin() {
 	if w.idle.Load() != 0 {
 		w.offer()
 	}
-	if w.st.spawned&(publishEvery-1) == 0 {
+	if w.st.joins&(policy.HeartbeatJoins-1) == 0 {
 		w.publish()
 		w.heartbeat()
 	}
 }
 
 // heartbeat promotes w's oldest latent frame, whether or not a worker is
-// idle: every publishEvery Joins (tens of microseconds of fine-grained
+// idle: every policy.HeartbeatJoins Joins (tens of microseconds of fine-grained
 // fork-join), as in heartbeat scheduling (Acar et al., PLDI 2018), which
 // promotes latent parallelism at a bounded rate. It keeps the oldest,
 // largest second halves of a long computation in w's deque, where a worker
@@ -217,7 +278,7 @@ func (w *Worker) pollJoin() {
 // its CPU (the Go scheduler ran a collector's worker in its place, or the
 // OS another process), when no poll point of w's can answer. Its cost is
 // one promotion (a push, a load of the sleep state) and, later, one pop
-// per publishEvery Joins. The frame of the Join just forked (the youngest)
+// per policy.HeartbeatJoins Joins. The frame of the Join just forked (the youngest)
 // is never promoted here: it is the smallest piece, and its Join usually
 // ends before anyone could take it.
 func (w *Worker) heartbeat() {
@@ -229,8 +290,9 @@ func (w *Worker) heartbeat() {
 // beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
 func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
 
-// joinPushSlow is joinPush for a depth whose frame is missing or of
-// another type, and for profiled computations.
+// joinPushSlow takes and fills the frame of a Join at a depth whose frame
+// is missing or of another type, and for profiled computations; its fast
+// path is written out in Join and JoinFunc.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	d := w.depth
 	var f *frame[XB, RB]
@@ -249,7 +311,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
 	w.depth = d + 1
-	w.st.spawned++
+	w.st.joins++
 	w.pollJoin()
 	return f, d
 }
@@ -319,7 +381,6 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// continuation, and its own Joins reuse frame d (call has read
 		// fb and xb already).
 		w.depth = d
-		w.st.executed++
 		// The frame keeps fb and xb until it is reused: clearing them
 		// costs a typed memory clear with write barriers on every Join,
 		// and what they keep alive is bounded by the join depth.
@@ -385,6 +446,7 @@ func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp join
 	}()
 	if popOwn(w, &f.job, j) {
 		settled = true
+		w.st.executed++
 		rb = f.runInline(w, jp)
 	} else {
 		rb = f.waitStolen(w, jp, &settled)
@@ -409,8 +471,10 @@ func popOwn(w *Worker, own, j *job) bool {
 
 // runInline runs the second half on the joining worker after it popped
 // the frame back; a profiled Join continues from the longer half's path.
+//
+// It does not count the execution: a frame popped back counts it in
+// joinPopSlow; a latent one is counted at publish (counters.run).
 func (f *frame[XB, RB]) runInline(w *Worker, jp joinProf) RB {
-	w.st.executed++
 	if jp.ps == nil {
 		return f.call(w)
 	}
@@ -499,8 +563,7 @@ func settleB[XB, RB any](w *Worker, f *frame[XB, RB]) {
 func settleLatent[XB, RB any](w *Worker, f *frame[XB, RB], d int) {
 	defer func() { _ = recover() }() // the first half's panic wins
 	w.depth = d
-	w.st.executed++
-	f.call(w)
+	f.call(w) // counted at publish, as every latent half (counters.run)
 }
 
 func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], taken *bool) {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestJoin(t *testing.T) {
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	n := 25
 	if testing.Short() || raceEnabled {
 		n = 20
@@ -89,7 +89,7 @@ func TestJoinDeepFib35(t *testing.T) {
 	if raceEnabled {
 		n, want = 30, 832040
 	}
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{})
 	got, _ := Run(p, func(w *Worker) int { return fibJoin(w, n) })
 	if got != want {
@@ -128,7 +128,7 @@ func panicky(msg string) func(*Worker) int {
 // (1 worker) and run by a thief (the first half then waits until the
 // second has started, which only another worker can do).
 func TestJoinPanics(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	cases := []struct {
 		name          string
 		aPanics, bPan bool
@@ -205,7 +205,7 @@ func TestJoinPanics(t *testing.T) {
 // reaches the caller once, with the original stack, and every frame is
 // freed (the pool keeps working).
 func TestJoinPanicDeepTree(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 4})
 	type node struct{ depth, index int }
 	var tree func(w *Worker, n node) int

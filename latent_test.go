@@ -1,6 +1,7 @@
 package worksteal
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -51,7 +53,7 @@ func (t *onceTree) node(w *Worker, a onceArg) int {
 // under every victim policy and both steal amounts, with two computations
 // at a time so that workers go busy and idle at random moments.
 func TestJoinExactlyOnce(t *testing.T) {
-	defer watchdog(t, 3*time.Minute)()
+	defer watchdog(t)()
 	depth, trees := 19, 2
 	if testing.Short() || raceEnabled {
 		depth, trees = 12, 1
@@ -159,12 +161,12 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 		busy func(w *Worker)
 	}{
 		{"joins", func(w *Worker) {
-			for range 2 * publishEvery / 600 { // fib(13) makes 376 Joins: > 2 heartbeats in all
+			for range 2 * policy.HeartbeatJoins / 600 { // fib(13) makes 376 Joins: > 2 heartbeats in all
 				fibJoin(w, 13)
 			}
 		}},
 		{"polls", func(w *Worker) {
-			for range 2 * pollBeat {
+			for range 2 * policy.HeartbeatPolls {
 				w.Poll()
 			}
 		}},
@@ -186,7 +188,7 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 					select {
 					case <-ran:
 						return 1
-					case <-time.After(30 * time.Second):
+					case <-time.After(testdeadline.Left(t)):
 						return 0 // never handed over: the owner runs the half after this
 					}
 				}, func(w *Worker) int {
@@ -200,5 +202,55 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 				t.Fatalf("result %d (%v); the second half ran on worker %d, the owner is %d: want 2, another worker", got, err, thief, owner)
 			}
 		})
+	}
+}
+
+// TestHeartbeatEveryHeartbeatJoins: the heartbeat promotes one latent frame
+// at every policy.HeartbeatJoins-th Join, counting Joins only — a scope
+// Spawn between two Joins (here always when the next Join would be a
+// beat's) neither counts nor moves the beat. One worker: nobody is ever
+// idle, so only the heartbeat promotes. Red when Spawn counts toward the
+// beat (each Spawn then lands the count on the multiple and the Join
+// after it skips the beat), and when a beat is dropped.
+func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
+	const (
+		nest  = 8 // old latent frames for the beats to promote
+		beats = 3
+	)
+	p := newTestPool(t, Config{Workers: 1})
+	var promoted, joins uint64
+	_, err := Run(p, func(w *Worker) int {
+		err := w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+			var nestJoin func(w *Worker, k int) int
+			nestJoin = func(w *Worker, k int) int {
+				if k == 0 {
+					n := nest // Joins so far, all on this worker
+					for n < beats*policy.HeartbeatJoins+10 {
+						if (n+1)%policy.HeartbeatJoins == 0 {
+							s.Spawn(w, func(*Worker) {})
+						}
+						Join(w, func(*Worker) int { return 0 }, func(*Worker) int { return 0 })
+						n++
+					}
+					promoted, joins = w.st.promoted, uint64(n)
+					return 0
+				}
+				a, _ := Join(w, func(w *Worker) int { return nestJoin(w, k-1) }, func(*Worker) int { return 0 })
+				return a
+			}
+			nestJoin(w, nest)
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := joins / policy.HeartbeatJoins; promoted != want {
+		t.Fatalf("after %d Joins (and a Spawn before every beat's Join) %d frames were promoted, want one per %d Joins: %d",
+			joins, promoted, policy.HeartbeatJoins, want)
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // Under -race, a *Worker used outside its task is reported: kept after Run
 // returned, or captured by a closure that runs on another worker.
 func TestForeignWorkerIsReported(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	saved := ownerSample
 	ownerSample = 1 // check every fork: the sampled check is the same test
 	defer func() { ownerSample = saved }()
@@ -53,7 +52,7 @@ func TestForeignWorkerIsReported(t *testing.T) {
 // handle is caught, not only the sampled ones (the exited goroutine never
 // left the task it was running, and its count used to stay up for ever).
 func TestForeignWorkerIsReportedAfterGoexit(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 1, MaxBlocking: -1})
 	kept, _ := Run(p, func(w *Worker) *Worker { return w })
 	if r := catchPanic(func() { Run(p, func(*Worker) int { runtime.Goexit(); return 0 }) }); r == nil {

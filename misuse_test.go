@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 // panicMessage runs f and returns the text of its panic ("" if none),
@@ -30,7 +29,7 @@ func panicMessage(f func()) (msg string) {
 // says what to do — on every pool size, though it only deadlocks on one
 // worker — and works inside Blocking, which compensates for the wait.
 func TestNestedRunIsReported(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	for _, workers := range []int{1, 2} {
 		p := newTestPool(t, Config{Workers: workers})
 		nested := map[string]func(){

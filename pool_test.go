@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
 
 func TestConfig(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	// Every invalid Config is refused with an error that names the field.
 	invalid := []struct {
 		name  string
@@ -114,7 +115,7 @@ func TestConfigRoundTrip(t *testing.T) {
 
 // TestEveryEntryPointReturnsErrClosedAfterClose: every entry point returns ErrClosed after Close.
 func TestEveryEntryPointReturnsErrClosedAfterClose(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p, err := New(Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ func TestEveryEntryPointReturnsErrClosedAfterClose(t *testing.T) {
 
 // TestRunReturnsTheResult: Run returns the result.
 func TestRunReturnsTheResult(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	got, err := Run(p, func(w *Worker) string { return fmt.Sprint(fibJoin(w, 12)) })
 	if err != nil || got != "144" {
@@ -155,7 +156,7 @@ func TestRunReturnsTheResult(t *testing.T) {
 // from one and from four goroutines; each task counts its own runs: every
 // task must run exactly once.
 func TestSubmitRunsEveryTaskExactlyOnce(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	n := 20000
 	if testing.Short() {
 		n = 2000
@@ -202,7 +203,7 @@ func TestSubmitRunsEveryTaskExactlyOnce(t *testing.T) {
 
 // TestSubmitSpreadSpreadsOverTheInboxes: SubmitSpread spreads over the inboxes.
 func TestSubmitSpreadSpreadsOverTheInboxes(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 4})
 	// Hold every worker so that the tasks stay in the inboxes.
 	release := make(chan struct{})
@@ -230,7 +231,7 @@ func TestSubmitSpreadSpreadsOverTheInboxes(t *testing.T) {
 
 // TestSubmitToRefusesWorkerOutOfRange: SubmitTo refuses a worker out of range.
 func TestSubmitToRefusesWorkerOutOfRange(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	for _, i := range []int{-1, 2, 100} {
 		err := p.SubmitTo(i, func(*Worker) { t.Errorf("SubmitTo(%d) ran the task", i) })
@@ -248,7 +249,7 @@ func TestSubmitToRefusesWorkerOutOfRange(t *testing.T) {
 
 // TestOnPanicReceivesSubmittedPanics: OnPanic receives submitted panics.
 func TestOnPanicReceivesSubmittedPanics(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	var mu sync.Mutex
 	got := map[any]*PanicError{}
 	var handled sync.WaitGroup
@@ -284,7 +285,7 @@ func TestOnPanicReceivesSubmittedPanics(t *testing.T) {
 
 // TestCloseReturnsFirstPanicWithoutOnPanic: without OnPanic Close returns the first panic.
 func TestCloseReturnsFirstPanicWithoutOnPanic(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	// One worker takes the injector in FIFO order: "first" panics first.
 	p, err := New(Config{Workers: 1})
 	if err != nil {
@@ -314,7 +315,7 @@ func TestCloseReturnsFirstPanicWithoutOnPanic(t *testing.T) {
 
 // TestCloseWaitsForQueuedWorkAndWhatItSpawns: Close waits for queued work and what it spawns.
 func TestCloseWaitsForQueuedWorkAndWhatItSpawns(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	n := 10000
 	if testing.Short() {
 		n = 2000
@@ -353,7 +354,7 @@ func TestCloseWaitsForQueuedWorkAndWhatItSpawns(t *testing.T) {
 
 // TestCloseFromManyGoroutines: Close from many goroutines.
 func TestCloseFromManyGoroutines(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p, err := New(Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +383,7 @@ func TestCloseFromManyGoroutines(t *testing.T) {
 
 // TestPanicNeverKillsWorker: a panic never kills a worker.
 func TestPanicNeverKillsWorker(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	const workers = 4
 	var handled atomic.Int64
 	// StallAfter < 0: the barrier below blocks every worker outside
@@ -425,7 +426,7 @@ func TestPanicNeverKillsWorker(t *testing.T) {
 
 // TestRunReraisesPanicsAsPanicError: Run re-raises panics as *PanicError.
 func TestRunReraisesPanicsAsPanicError(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	sentinel := fs.ErrNotExist
 	cases := []struct {
@@ -493,7 +494,7 @@ func TestRunReraisesPanicsAsPanicError(t *testing.T) {
 // push (a writer waits on submitMu: TryRLock fails), then lets the push
 // finish.
 func TestSubmitRacingCloseNeverStrandsTask(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	cases := []struct {
 		name  string
 		queue func(p *Pool) *queue
@@ -594,33 +595,34 @@ func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r any
-			if !within(3*time.Second, func() { r, err = tc.run(p) }) {
-				t.Fatalf("the call did not return within 3 s (its goroutine and the pool stay blocked)")
+			if !within(t, func() { r, err = tc.run(p) }) {
+				t.Fatalf("the call did not return before the test's deadline (its goroutine and the pool stay blocked)")
 			}
 			if r == nil && err == nil {
 				t.Errorf("Run returned a nil error without panicking: Goexit in f looks like success")
 			}
 			// The pool must still have all its workers.
 			var ids map[int]bool
-			if !within(3*time.Second, func() { ids = onEveryWorkerNoFatal(p) }) || len(ids) != tc.workers {
+			if !within(t, func() { ids = onEveryWorkerNoFatal(p) }) || len(ids) != tc.workers {
 				t.Fatalf("after Goexit the pool no longer runs a task on each of its %d workers (got %v): a worker goroutine died", tc.workers, ids)
 			}
-			if !within(3*time.Second, func() { err = p.Close() }) {
-				t.Fatalf("Close did not return within 3 s")
+			if !within(t, func() { err = p.Close() }) {
+				t.Fatalf("Close did not return before the test's deadline")
 			}
 		})
 	}
 }
 
-// within runs f on a new goroutine and reports whether it returned within d;
-// if not, the goroutine is left running.
-func within(d time.Duration, f func()) bool {
+// within runs f on a new goroutine and reports whether it returned before
+// the test's deadline nears (testdeadline.Left); if not, the goroutine is
+// left running.
+func within(t testing.TB, f func()) bool {
 	done := make(chan struct{})
 	go func() { defer close(done); f() }()
 	select {
 	case <-done:
 		return true
-	case <-time.After(d):
+	case <-time.After(testdeadline.Left(t)):
 		return false
 	}
 }
@@ -670,7 +672,7 @@ func catchPanic(f func()) (r any) {
 
 // onEveryWorker submits one task per worker that waits until all of them
 // run at once (a barrier), and returns the ids of the workers that ran them.
-// It fails the test if the barrier is not reached within 10 s, as happens
+// It fails the test if the barrier is not reached before the test's deadline nears, as happens
 // when a worker has died.
 func onEveryWorker(t testing.TB, p *Pool) map[int]bool {
 	t.Helper()
@@ -678,7 +680,7 @@ func onEveryWorker(t testing.TB, p *Pool) map[int]bool {
 	var arrived atomic.Int32
 	all := make(chan struct{})
 	timeout := make(chan struct{})
-	timer := time.AfterFunc(10*time.Second, func() { close(timeout) })
+	timer := time.AfterFunc(testdeadline.Left(t), func() { close(timeout) })
 	defer timer.Stop()
 	ids := make(chan int, n)
 	for range n {
@@ -698,7 +700,7 @@ func onEveryWorker(t testing.TB, p *Pool) map[int]bool {
 	for range n {
 		id := <-ids
 		if id < 0 {
-			t.Fatalf("only %d of %d workers took a barrier task within 10 s", arrived.Load(), n)
+			t.Fatalf("only %d of %d workers took a barrier task before the test's deadline", arrived.Load(), n)
 		}
 		got[id] = true
 	}

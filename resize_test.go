@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/internal/xrand"
 	"github.com/worksteal/worksteal/policy"
 )
@@ -54,7 +55,7 @@ func closeWithin(t *testing.T, p *Pool) {
 		if err != nil {
 			t.Fatalf("Close: %v", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatalf("Close did not return: a worker was left parked (retired %d)", p.retiredCount())
 	}
 }
@@ -278,7 +279,7 @@ func TestWakeUpReachesTheActiveSet(t *testing.T) {
 		}
 		select {
 		case <-ran:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testdeadline.Left(t)):
 			t.Fatalf("iteration %d: a task submitted as worker 1 retired never ran (retired %d)", i, p.retiredCount())
 		}
 		<-lowered
@@ -306,7 +307,7 @@ func TestAdaptiveIdle(t *testing.T) {
 		// Idle: every worker parks (waited for, not assumed from a sleep:
 		// on a loaded machine a worker may not run within 10 ms).
 		time.Sleep(10 * time.Millisecond)
-		for deadline := time.Now().Add(10 * time.Second); ; {
+		for deadline := time.Now().Add(testdeadline.Left(t)); ; {
 			parked := 0
 			for i, ws := range p.Stats().Workers {
 				if ws.Parks > before[i].Parks {

@@ -17,7 +17,7 @@ import (
 
 // TestScopeNestedSpawnsCountExactly: nested spawns count exactly.
 func TestScopeNestedSpawnsCountExactly(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	depth, chain, levels := 12, 5000, 40
 	if testing.Short() {
@@ -108,7 +108,7 @@ func TestScopeNestedSpawnsCountExactly(t *testing.T) {
 
 // TestScopeFirstErrorCancelsAndSkipsLaterTasks: first error is returned and cancels Context; later tasks are skipped.
 func TestScopeFirstErrorCancelsAndSkipsLaterTasks(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	errFirst, errLater := errors.New("first"), errors.New("later")
@@ -143,7 +143,7 @@ func TestScopeFirstErrorCancelsAndSkipsLaterTasks(t *testing.T) {
 
 // TestScopeBodyErrorIsReturned: body error is returned.
 func TestScopeBodyErrorIsReturned(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	errBody := errors.New("body")
@@ -163,7 +163,7 @@ func TestScopeBodyErrorIsReturned(t *testing.T) {
 
 // TestScopeContextDerivedAndCancelledOnReturn: Context is derived from ctx and cancelled when Scope returns.
 func TestScopeContextDerivedAndCancelledOnReturn(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	type key struct{}
@@ -190,7 +190,7 @@ func TestScopeContextDerivedAndCancelledOnReturn(t *testing.T) {
 
 // TestScopeNilCtxMeansBackground: nil ctx means Background.
 func TestScopeNilCtxMeansBackground(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 1})
 	var n atomic.Int32
 	got, _ := Run(p, func(w *Worker) error {
@@ -207,7 +207,7 @@ func TestScopeNilCtxMeansBackground(t *testing.T) {
 
 // TestScopeParentCancelledSkipsUnstartedTasks: parent ctx cancelled: unstarted tasks skipped, ctx.Err returned.
 func TestScopeParentCancelledSkipsUnstartedTasks(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	expired, cancelExpired := context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	defer cancelExpired()
@@ -262,7 +262,7 @@ func TestScopeParentCancelledSkipsUnstartedTasks(t *testing.T) {
 
 // TestScopeParentCancelledByTaskSkipsTheRest: parent ctx cancelled by a task: the rest are skipped.
 func TestScopeParentCancelledByTaskSkipsTheRest(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	// One worker runs the scope's tasks newest first: the first task to
 	// run cancels the parent, so the other nine never start.
@@ -283,7 +283,7 @@ func TestScopeParentCancelledByTaskSkipsTheRest(t *testing.T) {
 
 // TestScopeTaskPanicRepanicsAfterSiblings: panic in a task re-panics after siblings finished.
 func TestScopeTaskPanicRepanicsAfterSiblings(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	for rep := range 5 {
@@ -323,7 +323,7 @@ func TestScopeTaskPanicRepanicsAfterSiblings(t *testing.T) {
 
 // TestScopeBodyPanicRepanicsAfterStartedTasks: panic in the body re-panics after started tasks finished.
 func TestScopeBodyPanicRepanicsAfterStartedTasks(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	var siblingDone atomic.Bool
@@ -360,7 +360,7 @@ func TestScopeBodyPanicRepanicsAfterStartedTasks(t *testing.T) {
 
 // TestScopePanicWinsOverError: a panic wins over an error.
 func TestScopePanicWinsOverError(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	r := catchPanic(func() {
@@ -386,7 +386,7 @@ func TestScopePanicWinsOverError(t *testing.T) {
 
 // TestScopeNestedPanicReachesCallerOnce: a nested scope's panic reaches the outer caller once.
 func TestScopeNestedPanicReachesCallerOnce(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	r := catchPanic(func() {
@@ -414,7 +414,7 @@ func TestScopeNestedPanicReachesCallerOnce(t *testing.T) {
 
 // TestSpawnValueWaitReturnsEachResult: SpawnValue: Wait returns each result.
 func TestSpawnValueWaitReturnsEachResult(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 3})
 	err := p.Scope(ctx, func(w *Worker, s *Scope) error {
@@ -440,7 +440,7 @@ func TestSpawnValueWaitReturnsEachResult(t *testing.T) {
 
 // TestSpawnValueWaitOnStolenTask: SpawnValue: Wait on a task that was stolen.
 func TestSpawnValueWaitOnStolenTask(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	for rep := range 5 {
@@ -481,7 +481,7 @@ func TestSpawnValueWaitOnStolenTask(t *testing.T) {
 
 // TestSpawnValueWaitFromAnotherTask: SpawnValue: Wait from another task.
 func TestSpawnValueWaitFromAnotherTask(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	var got atomic.Int64
@@ -497,7 +497,7 @@ func TestSpawnValueWaitFromAnotherTask(t *testing.T) {
 
 // TestSpawnValueGetBeforeAndAfter: SpawnValue: Get before and after.
 func TestSpawnValueGetBeforeAndAfter(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	// One worker: the task waits in the deque while the body runs.
 	p := newTestPool(t, Config{Workers: 1})
@@ -518,7 +518,7 @@ func TestSpawnValueGetBeforeAndAfter(t *testing.T) {
 
 // TestSpawnValueWaitRepanicsAndScopeToo: SpawnValue: Wait re-panics and Scope re-panics too.
 func TestSpawnValueWaitRepanicsAndScopeToo(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	var fromWait any
@@ -538,7 +538,7 @@ func TestSpawnValueWaitRepanicsAndScopeToo(t *testing.T) {
 
 // TestSpawnValueWaitOnSkippedTaskReturnsZero: SpawnValue: Wait on a skipped task returns the zero value.
 func TestSpawnValueWaitOnSkippedTaskReturnsZero(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	parent, cancel := context.WithCancel(ctx)
@@ -555,7 +555,7 @@ func TestSpawnValueWaitOnSkippedTaskReturnsZero(t *testing.T) {
 
 // TestPoolScopeFromManyGoroutines: Pool.Scope from many goroutines.
 func TestPoolScopeFromManyGoroutines(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	p := newTestPool(t, Config{Workers: 2})
 	const callers, tasks = 8, 200
@@ -585,7 +585,7 @@ func TestPoolScopeFromManyGoroutines(t *testing.T) {
 
 // TestScopeInsideJoinInsideScope: Scope inside Join inside Scope.
 func TestScopeInsideJoinInsideScope(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	ctx := context.Background()
 	for _, workers := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {

@@ -3,7 +3,6 @@ package worksteal
 import (
 	"sync"
 	"testing"
-	"time"
 )
 
 // SubmitSpread keeps dealing tasks round-robin after 2^31 calls: the
@@ -11,7 +10,7 @@ import (
 // into an int before the modulo made the index negative there (run this
 // test with GOARCH=386, as .ci/run does).
 func TestSubmitSpreadPastTwoToThe31Calls(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	const n = 3
 	p := newTestPool(t, Config{Workers: n})
 	// Hold every worker so that the tasks stay in the inboxes.

@@ -11,16 +11,21 @@ import (
 // counters are a worker's statistics, written only by the worker itself
 // with plain increments (an atomic add per join would cost more than the
 // join). They are copied into published at quiet moments — after each
-// top-level job, before parking, and every publishEvery spawns — so a
-// snapshot is at most that stale.
+// top-level job, before parking, and at every heartbeat
+// (policy.HeartbeatJoins Joins) — so a snapshot is at most that stale.
+//
+// A Join's fast path makes one increment, joins (which also times the
+// heartbeat). What it does not count is derived at publish: a Join's
+// second half that ran inline while latent is an executed job that was
+// never promoted, so executed as published is executed (jobs run from the
+// deque, the inbox, a steal, or a promoted frame popped back) plus
+// joins − promoted − the latent frames still open (run).
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
+	joins                                              uint64 // Joins forked (spawned counts scope tasks)
 	busy, idle                                         time.Duration
 	promoted                                           uint64 // latent frames made public
 }
-
-// publishEvery bounds how many spawns a busy worker makes between publishes.
-const publishEvery = 1 << 12
 
 // published is the snapshot-safe copy of counters, plus stolenFrom, which
 // thieves add to directly.
@@ -37,8 +42,8 @@ func (w *Worker) publish() {
 	if w.noStats {
 		return
 	}
-	w.pub.executed.Store(w.st.executed)
-	w.pub.spawned.Store(w.st.spawned)
+	w.pub.executed.Store(w.run())
+	w.pub.spawned.Store(w.st.spawned + w.st.joins)
 	w.pub.stolen.Store(w.st.stolen)
 	w.pub.attempts.Store(w.st.attempts)
 	w.pub.failed.Store(w.st.failed)
@@ -46,6 +51,14 @@ func (w *Worker) publish() {
 	w.pub.promoted.Store(w.st.promoted)
 	w.pub.busy.Store(int64(w.st.busy))
 	w.pub.idle.Store(int64(w.st.idle))
+}
+
+// run is the number of jobs w has run (Stats' Executed): see counters.
+// Frames [lo, depth) are latent and their second halves have not started
+// (a latent half starts inline only after depth went back below it).
+// Owner only.
+func (w *Worker) run() uint64 {
+	return w.st.executed + w.st.joins - w.st.promoted - uint64(w.depth-w.lo)
 }
 
 // beginIdle ends a busy interval; endIdle ends an idle one.

@@ -16,7 +16,7 @@ import (
 // TestStatsCounters runs known work, closes the pool (which publishes every
 // worker's counters) and checks the accounting identities.
 func TestStatsCounters(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	n := 22
 	if testing.Short() {
 		n = 18
@@ -305,7 +305,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // utilization 1.00). The pool is closed before the snapshot, so every
 // worker has ended its stretch and published it.
 func TestStatsStartUpParkIsIdle(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	const workers = 2
 	const parked = 300 * time.Millisecond
 	start := time.Now()

@@ -16,7 +16,7 @@ import (
 // steal amounts, and checks that every node ran exactly once and every
 // result came back.
 func TestStressMixedForkJoin(t *testing.T) {
-	defer watchdog(t, 3*time.Minute)()
+	defer watchdog(t)()
 	reps := 30
 	if testing.Short() || raceEnabled {
 		reps = 5
@@ -113,7 +113,7 @@ func mix(z uint64) uint64 {
 // TestStressManyExternalCallers: many goroutines call Run and Pool.Scope on
 // one pool at once.
 func TestStressManyExternalCallers(t *testing.T) {
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 3})
 	callers, iters := 16, 200
 	if testing.Short() || raceEnabled {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal/policy"
 )
@@ -72,7 +71,7 @@ func TestCacheGroups(t *testing.T) {
 }
 
 func TestTopologyPools(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	n := 20
 	if testing.Short() {
 		n = 16

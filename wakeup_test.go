@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -60,12 +61,16 @@ func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name st
 		}
 	}
 
-	// Watchdog: progress must never stop while work is outstanding.
+	// Watchdog: progress must never stop while work is outstanding. A lost
+	// wake-up stops it for good, so the watchdog looks at a third of the
+	// time left before the test's deadline (not a fixed few seconds, which a
+	// loaded machine can spend without running a task).
 	stopWatch := make(chan struct{})
 	watchErr := make(chan string, 1)
+	period := testdeadline.Left(t) / 3
 	go func() {
 		last := int64(-1)
-		tick := time.NewTicker(10 * time.Second)
+		tick := time.NewTicker(period)
 		defer tick.Stop()
 		for {
 			select {
@@ -75,8 +80,8 @@ func lostWakeupCycles(t *testing.T, p *Pool, rng *rand.Rand, cycles int, name st
 				c := completed.Load()
 				if c == last && outstanding.Load() > 0 {
 					st := p.Stats().Total()
-					watchErr <- fmt.Sprintf("stall: %d tasks outstanding, no progress for 10s; sleep state %x; stats %+v",
-						outstanding.Load(), p.sleep.state.Load(), st)
+					watchErr <- fmt.Sprintf("stall: %d tasks outstanding, no progress for %v; sleep state %x; stats %+v",
+						outstanding.Load(), period, p.sleep.state.Load(), st)
 					return
 				}
 				last = c
@@ -184,7 +189,7 @@ func TestNoLostWakeupJoin(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		cycles = 5_000
 	}
-	defer watchdog(t, 3*time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 3, Idle: policy.Idle{Rounds: 1, Base: 50 * time.Nanosecond, Cap: 200 * time.Nanosecond}})
 	for c := 0; c < cycles; c++ {
 		n := 2 + c%9

@@ -150,22 +150,19 @@ func (w *Worker) Poll() {
 		w.promote() // SetWorkers left w out: hand every latent half back (resize.go)
 	}
 	// The heartbeat of a first half that polls instead of joining (a
-	// par loop's chunks, a leaf that calls Poll): every pollBeat polls,
+	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
 	// the oldest latent frame goes public even if nobody is idle yet, so
 	// a worker that runs dry later finds it without w's help (see
 	// heartbeat in join.go). Each frame is promoted at most once, so a
 	// Poll costs a count and a compare once the frames are public.
 	w.polls++
-	if w.polls&(pollBeat-1) == 0 {
+	if w.polls&(policy.HeartbeatPolls-1) == 0 {
 		w.bump() // progress, for the stall monitor
 		if w.lo < w.depth {
 			w.beat()
 		}
 	}
 }
-
-// pollBeat is how many polls make a heartbeat (see Poll).
-const pollBeat = 8
 
 // main is the worker goroutine: find work, run it, until the pool is
 // finished. A regular worker starts parked (New put it in the idle list):

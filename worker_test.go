@@ -8,7 +8,7 @@ import (
 // PeersIdle turns true once another worker has nothing to do, and stays
 // false on a pool whose only worker is the caller.
 func TestWorkerPeersIdle(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	alone := newTestPool(t, Config{Workers: 1})
 	if idle, _ := Run(alone, func(w *Worker) bool { return w.PeersIdle() }); idle {
 		t.Error("PeersIdle() = true on a one-worker pool")

@@ -171,7 +171,7 @@ func BenchmarkProfile(b *testing.B) {
 // that releases the joiner: under -race, a write after the latch is a
 // reported data race with the joiner's read.
 func TestProfileGoexitInStolenHalf(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 2})
 	for rep := 0; rep < 20; rep++ {
 		started := make(chan struct{})

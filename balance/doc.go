@@ -23,13 +23,12 @@
 //
 //   - partitioners (partition.go, hash.go, weighted.go): pure functions
 //     from a problem size or a list of costs to an assignment;
-//   - loop schedules (schedule.go, stealing.go, pool.go): [Schedule]
-//     values that hand out the chunks of a loop at run time through a
-//     [Chunker], driven by [Loop] on plain goroutines or by [For],
-//     [ForContext] and [ForPool] on the work-stealing pool, where
-//     [Stealing] is the runtime's own adaptive loop; each pool run returns
-//     [LoopStats] (makespan, per-worker busy time and chunks) for the
-//     metrics; and [Bounded] for I/O-bound work (bounded.go);
+//   - loop schedules (schedule.go, stealing.go): [Schedule] values that
+//     hand out the chunks of a loop at run time through a [Chunker], driven
+//     by [Loop] on plain goroutines, or on the work-stealing pool by package
+//     github.com/worksteal/worksteal/par/schedule (For, ForContext, ForPool,
+//     with LoopStats for the metrics), where [Stealing] is the runtime's own
+//     adaptive loop; and [Bounded] for I/O-bound work (bounded.go);
 //   - straggler tools (straggler.go, retry.go, history.go): per-task
 //     timeouts with a fallback, fixed or relative to the median of finished
 //     tasks; hedged copies; retries with backoff and jitter;

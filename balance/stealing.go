@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/worksteal/worksteal/par"
 )
 
-// Stealing is work stealing with adaptive splitting. On the pool (For,
-// ForContext, ForPool) it is par.ForRange, the adaptive loop: lazy
+// Stealing is work stealing with adaptive splitting. On the pool (package
+// par/schedule: For, ForContext, ForPool) it is par.ForRange, the adaptive loop: lazy
 // binary splitting, which runs a worker's piece sequentially in chunks that
 // grow while they are cheap and splits the rest of the piece in two only when
 // another worker is idle, down to single iterations for a skewed loop. No
@@ -45,20 +43,8 @@ func (s Stealing) String() string {
 	return "stealing"
 }
 
-// options returns the runtime loop options that s stands for.
-func (s Stealing) options() []par.LoopOption {
-	var opts []par.LoopOption
-	if s.MinGrain > 1 {
-		opts = append(opts, par.MinGrain(s.MinGrain))
-	}
-	if s.MaxGrain > 0 {
-		opts = append(opts, par.MaxGrain(s.MaxGrain))
-	}
-	return opts
-}
-
-// Start begins a range-stealing loop (see Stealing); For does not use it,
-// it runs par.ForRange instead.
+// Start begins a range-stealing loop (see Stealing); par/schedule.For does
+// not use it, it runs par.ForRange instead.
 //
 // Panics: if n < 0 or workers < 1.
 func (s Stealing) Start(n, workers int) Chunker {

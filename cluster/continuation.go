@@ -79,6 +79,30 @@ func ChildResults(ctx context.Context) [][]byte {
 // unit's mu is taken before it, never after).
 func (nd *treeNode) pinned() bool { return nd.parent != nil && nd.parent.hasThen }
 
+// folds says whether nd's own value (its output, or ReduceValue's) enters
+// the job's reduction: each value is counted once, either by the
+// continuation that reads it or by the reduction, never both (see the
+// package doc, "Reductions"). Not if nd has a continuation (whose value
+// stands for nd's), nor if the node nd completes is read by its parent's
+// continuation (ChildResults). Called with u.mu held.
+func (nd *treeNode) folds() bool {
+	if nd.hasThen {
+		return false
+	}
+	return !nd.completes().pinned()
+}
+
+// completes is the node whose completion nd's output stands for: nd
+// itself, or the node it continues (following continuations of
+// continuations).
+func (nd *treeNode) completes() *treeNode {
+	t := nd
+	for t.contOf != nil {
+		t = t.contOf
+	}
+	return t
+}
+
 // release counts nd's own handler done. Called with u.mu held.
 func (u *treeUnit) release(nd *treeNode) {
 	nd.pending--
@@ -98,10 +122,7 @@ func (u *treeUnit) complete(nd *treeNode) {
 		u.s.tree.push(k)
 		return
 	}
-	target := nd
-	if nd.contOf != nil {
-		target = nd.contOf // a continuation completes the node it continues
-	}
+	target := nd.completes() // a continuation completes the node it continues
 	p := target.parent
 	if p == nil {
 		if nd.contOf != nil {

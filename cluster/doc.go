@@ -42,7 +42,8 @@
 //     queued, on ws.task.<job>.<handler>, reach no worker: let such jobs
 //     finish, or delete them, before upgrading.)
 //   - ws_results: a key-value bucket, one key <job>.<task> per task, written
-//     once with a create (the exactly-once record); the value is a Result
+//     once with a create (the exactly-once record; by the recorder for
+//     workers of the worker role, see "Authority"); the value is a Result
 //     as JSON (see Result.MarshalJSON: times in ns). Its outcome never
 //     changes; a worker whose run of the task ends after it, its result
 //     discarded, adds one to its discarded count (a compare-and-set on
@@ -95,7 +96,9 @@
 //	              nak at once ──▶ queued (not an attempt)
 //	running on W ──W dies, is partitioned, or the server restarts──▶
 //	              no heartbeat for the ack wait: redelivered ──▶ queued
-//	              (not an attempt)
+//	              (not an attempt); sooner when a watcher finds W lost
+//	              (failover.go: its connection gone, or 3 s silent) and
+//	              naks what W held
 //	queued ──delivered with d−1−k ≥ the max-deliver lost deliveries──▶
 //	              record ErrMaxDeliveries (a poison task), ack ──▶ failed
 //	any ──a result is already recorded──▶ ack, nothing runs
@@ -159,6 +162,20 @@
 // A handler that runs again spawns the same children under the same ids,
 // provided it spawns them in the same order.
 //
+// Reductions, one meaning whatever form the tree takes (Spawn, worksteal
+// spawn, Then with ChildResults, or a mix): every node has a value, its
+// output or what it set with ReduceValue, and each value is counted once,
+// either by the continuation that reads it or by the job's reduction,
+// never by both. So the job's value (Submission.Value, run --reduce) is
+// the reduction of the values of the nodes whose values no continuation
+// reads: a child of a task with a continuation gives its output to that
+// continuation (ChildResults) and not to the reduction; a task with a
+// continuation gives none of its own (its continuation's value stands for
+// it). A fib tree written with Spawn (leaves print n, inner nodes
+// nothing) and one written with Then (continuations add their children's
+// outputs) both reduce with "sum" to fib(n); with the default reduction a
+// Then tree's value is its root's output. count counts those values.
+//
 // Results: a unit's Result carries Value, the job's reduction (Job.Reduce)
 // of its own value and those of the children it ran, and Spawned, the ids
 // of the children it handed over, which record results of their own
@@ -173,7 +190,12 @@
 // task's (a delivered task's Result.Output is its root's continuation's).
 // Nothing waits meanwhile: a counter per task (its own handler + its
 // children not complete) queues the continuation when it reaches zero.
-// The children of a task with a continuation stay on its worker.
+// The children of a task with a continuation stay on its worker: their
+// outputs must reach the continuation, which waits in that worker's
+// memory (a counter and the outputs in spawn order); handing them over
+// would need the outputs routed back and the counter to survive the
+// worker's death, a distributed join. Spawn without Then to spread a
+// tree, and let the job's reduction combine it.
 //
 // # Quiescence: when a job of spawning tasks is done
 //
@@ -331,13 +353,16 @@
 //	worker       publish  $JS.API.CONSUMER.MSG.NEXT.ws_tasks.* (pull),
 //	                      $JS.API.CONSUMER.LIST.ws_tasks (find its routes),
 //	                      $JS.ACK.ws_tasks.> (ack, nak, in progress, term),
-//	                      $KV.ws_results.> (record), $KV.ws_checkpoints.>,
-//	                      $KV.ws_failures.> (count attempts), $KV.ws_workers.>
-//	                      (register), DIRECT.GET of KV_ws_results,
-//	                      KV_ws_checkpoints and KV_ws_failures, ws.started.>,
-//	                      ws.status.*, ws.ran.>
-//	             receive  ws.cancel.>, ws.routes
-//	             refused  ws.task.> (submit), $KV.ws_jobs.>, reading a task by
+//	                      ws.rec.* (ask the recorder: record a result, count
+//	                      a failure or a discarded run, hand a child over),
+//	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
+//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints and
+//	                      KV_ws_failures, ws.started.>, ws.status.*, ws.ran.>,
+//	                      ws.idle
+//	             receive  ws.cancel.>, ws.routes, ws.idle
+//	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
+//	                      and $KV.ws_failures.> (put, overwrite, purge),
+//	                      $KV.ws_jobs.>, reading a task by
 //	                      sequence (STREAM.MSG.GET, DIRECT.GET of ws_tasks),
 //	                      reading job records, creating, changing, purging
 //	                      or deleting any stream or consumer, ws.task.> as a
@@ -371,14 +396,50 @@
 // observer never creates or changes the stream, consumer or buckets (a
 // worker started first waits for a submitter to set them up).
 //
+// docs/cluster-security.md has the same permissions as a role × action
+// table that TestRoleTableMatchesThePermissions checks against
+// RolePermissions, and what a stolen key can and cannot do.
+//
+// # Authority: the recorder
+//
+// NATS permissions see a subject, not a body: a role that may write one
+// key of a bucket may overwrite or purge any. So no client role writes
+// results or failure counts, and no worker publishes a task. The recorder
+// (Node.Record; worksteal serve runs it in-process, with an identity of its
+// own) alone does, for workers of the worker role, which ask it on
+// ws.rec.<op> naming the delivery they act for by its reply subject. It
+// reads that task message from the stream (by a direct get: a work-queue
+// stream drops a message once acked, so one that is there is unsettled),
+// checks that its job's record exists, is not cancelled and has the
+// message's nonce (a new job purges its subjects and keys, and a message
+// or result from before it is not its own), that the request's job, task,
+// index, parent and handler are the message's, and that each child listed
+// or handed over is a descendant of the task (<task>=<i>...); then it
+// creates the result (once) and acks the task, counts the failure, or
+// publishes the child with the unit's stored route and headers (refused
+// for a job with NoSpawn). Refusals are counted by reason (RecorderStats)
+// and reported (serve logs each). The submitter, for its part, counts no
+// parentless result outside its task list and no listed child that is not
+// a descendant of its parent. So a forged message cannot record an outcome
+// for a task the sender does not hold, replay a settled one, pre-seed a
+// job, overwrite or purge a result, or make another worker run a command
+// outside a held task of a job that allows hand-overs; the argument,
+// message by message, is in docs/cluster-security.md.
+//
 // Limits, by design: roles are not tenants. A submitter can make every
-// worker run any command, and so can a worker, which may publish tasks
-// (it hands spawned children over): their credentials are the keys to
-// the cluster. A submitter reads every job's results. A worker may record a result under any
-// task's key and reads results (a redelivered task checks for one). A task
-// runs as its worker's user and can read what that user can, the worker's
-// credentials file included: run workers as a user that holds nothing
-// else.
+// worker run any command; its credentials are the keys to the cluster, and
+// it reads every job's results (one key per role: per-person credentials
+// and job ownership are not built). A worker records, through the
+// recorder, the outcome of any task it holds: like a node's kubelet, it is
+// trusted with the tasks it pulls; the recorder checks that a delivery is
+// held, not by which worker (one key per role), so a worker that guesses a
+// task's stream sequence can record that task's result while another
+// worker runs it. Workers still write checkpoints, registry entries (any
+// name) and idle signals (any name) directly. Tasks do not inherit the
+// credential variables of their worker (worksteal worker drops them from
+// the environment), but a task runs as its worker's user and can read
+// what that user can, the worker's credentials file included: run workers
+// as a user that holds nothing else.
 //
 // An observer writes nothing and reads no task's output. NATS permissions
 // see a request's subject, not its body, and a consumer's config (durable

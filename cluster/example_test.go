@@ -111,3 +111,16 @@ func ExampleNode_Stalls() {
 	// Output:
 	// render gpu=1 2
 }
+
+// The handlers a worker serves, as its start-up line names them.
+func ExampleNode_Handlers() {
+	url, stop := embedded()
+	defer stop()
+	nc, _ := nats.Connect(url)
+	defer nc.Close()
+	node, _ := cluster.New(nc)
+	node.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) { return []byte(strings.ToUpper(string(p))), nil })
+	node.Handle("echo", func(_ context.Context, p []byte) ([]byte, error) { return p, nil })
+	fmt.Println(node.Handlers())
+	// Output: [echo upper]
+}

@@ -132,11 +132,15 @@ func ExampleThen() {
 	})
 	go node.Serve(ctx)
 
-	sub, _ := node.Submit(ctx, cluster.Job{ID: "squares", Tasks: []cluster.Task{{Handler: "squares"}}})
+	// Reduced with sum, the job's value counts each value once: the
+	// children's outputs went to the continuation, whose value stands
+	// for the root's.
+	sub, _ := node.Submit(ctx, cluster.Job{ID: "squares", Reduce: "sum", Tasks: []cluster.Task{{Handler: "squares"}}})
 	defer sub.Stop()
 	rs, _ := sub.Wait(ctx)
-	fmt.Println(string(rs[0].Output))
-	// Output: 14
+	v, _, _ := sub.Value()
+	fmt.Println(string(rs[0].Output), string(v))
+	// Output: 14 14
 }
 
 // A handler whose command spawns children: SpawnEnv gives the command the

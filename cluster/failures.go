@@ -46,10 +46,24 @@ func (n *Node) failures(ctx context.Context, key string) (failureRecord, error) 
 	}
 }
 
-// addFailure counts one more failure of key's handler, from the count the
+// addFailure counts one more failure of the handler of delivery d (see
+// addFailureDirect); a worker of a server with a recorder asks the
+// recorder, which checks d.
+func (n *Node) addFailure(ctx context.Context, d delivery, errText string) (int, error) {
+	if n.viaRecorder() {
+		_, body, err := n.askRecorder(ctx, recFailure, d.msg.Reply, map[string]string{hdrSeen: strconv.Itoa(d.seen.Failures)}, []byte(errText))
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(string(body))
+	}
+	return n.addFailureDirect(ctx, d.key, d.seen, errText)
+}
+
+// addFailureDirect counts one more failure of key's handler, from the count the
 // delivery saw (seen): a compare-and-set, so two copies failing at once
 // count twice. It returns the new count. Retried until ctx is done.
-func (n *Node) addFailure(ctx context.Context, key string, seen failureRecord, errText string) (int, error) {
+func (n *Node) addFailureDirect(ctx context.Context, key string, seen failureRecord, errText string) (int, error) {
 	for tries := 1; ; tries++ {
 		cur, rev, err := n.failureEntry(ctx, key)
 		if err == nil {

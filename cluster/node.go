@@ -41,8 +41,12 @@ type Node struct {
 	executed, recorded, duplicates, redelivered, delivered atomic.Int64
 	// Tree counters (spawn.go): children spawned, handed over, idle signals sent.
 	spawned, spilled, idleSignals atomic.Int64
+	reclaimed                     atomic.Int64
 
 	reduces map[string]Combine // Reduce's, under mu
+
+	bindOnly bool      // Record: never creates or changes the tier, whatever the role
+	rec      *recorder // the recorder Record runs, under mu
 }
 
 // New returns a Node that works through the connection nc. It does not
@@ -114,7 +118,7 @@ func (n *Node) ensure(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, max(n.opts.defaultTimeout, 30*time.Second))
 	defer cancel()
 	f := n.setup
-	if n.opts.role.binds() {
+	if n.opts.role.binds() || n.bindOnly {
 		f = n.bind // may not create or change them: see WithRole
 	}
 	return retryTransient(ctx, n.opts.defaultTimeout, f)
@@ -163,9 +167,13 @@ func (n *Node) setup(ctx context.Context) error {
 			Storage:     storage,
 			Replicas:    n.opts.replicas,
 			Duplicates:  2 * time.Minute,
+			// Direct gets: the recorder reads the task a worker acts for
+			// by its sequence, at the cost of a message read (no worker
+			// may: see RolePermissions).
+			AllowDirect: true,
 		}
 		st, err := n.js.Stream(ctx, cfg.Name)
-		if err == nil && st.CachedInfo().Config.Replicas < cfg.Replicas || errors.Is(err, jetstream.ErrStreamNotFound) {
+		if err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -96,6 +97,11 @@ type puller struct {
 	load    map[string]int        // by job: tasks running + tokens lent to requests, here
 	parked  int
 	counter uint64 // orders the routes' last asks
+
+	// spareOut counts the spare tokens lent beyond the slots (spare) not
+	// yet taken back: release drops that many tokens before it returns
+	// any, so the tokens in play come back to slots.
+	spareOut atomic.Int64
 }
 
 // pullRoute is one route as the puller knows it.
@@ -139,10 +145,34 @@ func newPuller(nc *nats.Conn, stream string, slots int, wait time.Duration) *pul
 // release returns one token. Tokens never exceed the slots: a token given
 // back twice (a request closed for lost that was only late) is dropped.
 func (p *puller) release() {
+	for {
+		k := p.spareOut.Load()
+		if k == 0 {
+			break
+		}
+		if p.spareOut.CompareAndSwap(k, k-1) {
+			return // a spare token goes away
+		}
+	}
 	select {
 	case p.tokens <- struct{}{}:
 	default:
 	}
+}
+
+// spare lends k tokens beyond the slots, for the tasks of a lost worker
+// just handed back to routes (failover.go): marked as holding tasks, they
+// are asked first. Each goes away at a release.
+func (p *puller) spare(k int, routes []string) {
+	p.mu.Lock()
+	for _, name := range routes {
+		if r := p.routes[name]; r != nil {
+			r.pending = true
+		}
+	}
+	p.mu.Unlock()
+	p.spareOut.Add(int64(k))
+	p.request(k)
 }
 
 // announce asks for a refresh at once (a submitter made a route).

@@ -119,20 +119,20 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
 			api+"CONSUMER.LIST."+tasks,          // find the routes it can serve
 			"$JS.ACK."+tasks+".>",               // ack, nak, heartbeat (in progress), term
-			"$KV."+s+"_results.>",               // record results
+			s+".rec.*",                          // ask the recorder to record a result, count a failure or a discarded run, hand a child over
 			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
 			"$KV."+s+"_workers.>",               // register, deregister
-			"$KV."+s+"_failures.>",              // count a handler's failures
 			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
 			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint
 			api+"DIRECT.GET."+failures+".>",     // the attempts a task has used
 			s+".started.>",                      // start notices
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate
-			s+".task.>",                         // hand a spawned child over to an idle worker
 			s+".idle",                           // say it is idle
+			s+".held.*", s+".alive.*",           // failover: say what it holds; ping a watched peer
 		)
 		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle") // stop a copy that lost its race; hear of new routes; of idle workers
+		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")             // failover: watched peers' held lists; be pinged
 	case RoleSubmitter:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up

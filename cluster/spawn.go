@@ -219,6 +219,11 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil && u.err == nil {
+		if nd.id != u.task && !errors.Is(err, context.Canceled) && !isSkipped(err) {
+			// A child's failure fails the unit: the unit's error names it,
+			// as a task of its own would be named.
+			err = &childError{task: nd.id, handler: nd.handler, err: err}
+		}
 		u.err = err
 		u.cancel(err) // the unit fails: its pending children are skipped
 	}
@@ -227,7 +232,9 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 		if nd.valueSet {
 			v = nd.value
 		}
-		u.fold.add(v, false)
+		if nd.folds() {
+			u.fold.add(v, false)
+		}
 		if u.fold.err != nil && u.err == nil {
 			u.err = u.fold.err
 			u.cancel(u.err)
@@ -238,6 +245,25 @@ func (u *treeUnit) finish(nd *treeNode, out []byte, err error) {
 		}
 	}
 	u.closeOne()
+}
+
+// childError is a unit's failure caused by one of its spawned children.
+type childError struct {
+	task, handler string
+	err           error
+}
+
+func (e *childError) Error() string {
+	return fmt.Sprintf("spawned task %s (%s) failed: %v", e.task, e.handler, e.err)
+}
+
+func (e *childError) Unwrap() error { return e.err }
+
+// isSkipped says err is the cause a skipped node finishes with (its unit
+// failed or stops): not a failure of its own.
+func isSkipped(err error) bool {
+	var ce *childError
+	return errors.As(err, &ce) || errors.Is(err, errStopping) || errors.Is(err, errJobCancelled) || errors.Is(err, errSuperseded)
 }
 
 // closeOne counts one node off. Called with u.mu held.
@@ -405,6 +431,10 @@ func (t *treeState) spill(k int) {
 // published runs here.
 func (t *treeState) handOver(nd *treeNode, record bool) {
 	n, u := t.s.n, nd.unit
+	if u.msg.Header.Get(hdrNoSpawn) != "" {
+		t.push(nd) // the job keeps its children where they were spawned (Job.NoSpawn)
+		return
+	}
 	if record {
 		if err := t.s.recordHanded(u, nd.id); err != nil {
 			if u.ctx.Err() == nil {
@@ -414,24 +444,22 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 			return
 		}
 	}
-	m := nats.NewMsg(u.msg.Subject)
-	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrReduce} {
-		if v := u.msg.Header.Get(h); v != "" {
-			m.Header.Set(h, v)
-		}
-	}
-	m.Header.Set(hdrTask, nd.id)
-	m.Header.Set(hdrParent, u.task)
-	m.Data = nd.payload
-	// The job's nonce, as its submitter's message ids begin ("<nonce>.<task>",
-	// kept by JetStream in the delivered message): no header of its own on
-	// every task.
-	nonce, _, _ := strings.Cut(u.msg.Header.Get(jetstream.MsgIDHeader), ".")
-	if nonce == "" {
-		nonce = u.job
-	}
 	ctx, cancel := context.WithTimeout(u.ctx, n.opts.defaultTimeout)
-	_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+nd.id))
+	var err error
+	if n.viaRecorder() {
+		// The recorder checks that this worker holds the unit and that
+		// the id is a child's, and publishes it (see Record).
+		_, _, err = n.askRecorder(ctx, recSpawn, u.msg.Reply, map[string]string{hdrTask: nd.id}, nd.payload)
+	} else {
+		// The job's nonce, as its submitter's message ids begin
+		// ("<nonce>.<task>", kept by JetStream in the delivered message):
+		// no header of its own on every task.
+		nonce, _, _ := strings.Cut(u.msg.Header.Get(jetstream.MsgIDHeader), ".")
+		if nonce == "" {
+			nonce = u.job
+		}
+		_, err = n.js.PublishMsg(ctx, childMsg(u.msg, u.task, nd.id, nd.payload), jetstream.WithMsgID(nonce+"."+nd.id))
+	}
 	cancel()
 	if err != nil {
 		if u.ctx.Err() == nil {

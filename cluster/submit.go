@@ -279,6 +279,12 @@ func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRec
 			Reduce: job.Reduce}
 		data, _ := json.Marshal(rec)
 		if _, err := n.jobs.Create(tctx, job.ID, data); err == nil {
+			// A new job starts empty: whatever its subjects and keys hold
+			// was written before it existed (a deleted job's leftovers, or
+			// a pre-seeded forgery) and is not its own.
+			if err := n.purgeJob(tctx, job.ID); err != nil {
+				return rec, false, err
+			}
 			return rec, false, nil
 		} else if !errors.Is(err, jetstream.ErrKeyExists) {
 			return rec, false, err
@@ -335,6 +341,18 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 	if err := n.deleteRoutes(ctx, id); err != nil {
 		return err
 	}
+	if err := n.purgeJob(ctx, id); err != nil {
+		return err
+	}
+	return n.jobs.Purge(ctx, id)
+}
+
+// purgeJob removes job id's queued tasks, results, checkpoints and failure
+// counts.
+func (n *Node) purgeJob(ctx context.Context, id string) error {
+	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
+		return err
+	}
 	for _, b := range []string{"results", "checkpoints", "failures"} {
 		bucket := n.opts.stream + "_" + b
 		st, err := n.js.Stream(ctx, "KV_"+bucket)
@@ -345,7 +363,7 @@ func (n *Node) Delete(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return n.jobs.Purge(ctx, id)
+	return nil
 }
 
 // Progress is a job's state as its Submission sees it.
@@ -845,6 +863,9 @@ func (s *Submission) taskMsg(i int, copy bool) *nats.Msg {
 	}
 	if copy {
 		m.Header.Set(hdrSpec, "1")
+	}
+	if s.job.NoSpawn {
+		m.Header.Set(hdrNoSpawn, "1")
 	}
 	if s.job.Speculate {
 		m.Header.Set(hdrNotify, "1")

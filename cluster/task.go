@@ -81,6 +81,12 @@ type Job struct {
 	// refuses a job a task of which no live worker can run
 	// (ErrNoCapableWorker, ErrUnknownHandler).
 	Require Labels
+	// NoSpawn keeps the children its tasks spawn (Spawn) on the worker
+	// that runs their unit: none is handed over to another worker. With
+	// a server that runs a recorder (worksteal serve), the recorder
+	// refuses a hand-over of such a job's child, so a worker cannot use
+	// one of its tasks to make other workers run anything.
+	NoSpawn bool
 }
 
 // Result is the recorded outcome of one task. Exactly one Result is

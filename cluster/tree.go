@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,7 +31,11 @@ type tree struct {
 // Called with s.mu held.
 func (s *Submission) inTree(r Result) bool {
 	if r.Parent == "" {
-		return true
+		// A task of the job itself: one of its ids when they are known
+		// (a result under another id, without a parent, is no task of
+		// this job and never counts).
+		_, ok := s.index[r.Task]
+		return s.index == nil || ok
 	}
 	if s.listed[r.Task] {
 		delete(s.listed, r.Task)
@@ -54,13 +59,19 @@ func (s *Submission) grow(r Result) {
 	}
 	// All the children are counted before any kept-aside one is taken:
 	// taking one may end the job, which must wait for its siblings.
-	s.total += len(r.Spawned)
-	s.spawned += len(r.Spawned)
-	if len(r.Spawned) > 0 && s.listed == nil {
+	// Only r's own descendants count (the recorder refuses a result that
+	// lists another id; a server without one is trusted).
+	children := r.Spawned
+	if slices.ContainsFunc(children, func(c string) bool { return !isDescendant(c, r.Task) }) {
+		children = slices.DeleteFunc(slices.Clone(children), func(c string) bool { return !isDescendant(c, r.Task) })
+	}
+	s.total += len(children)
+	s.spawned += len(children)
+	if len(children) > 0 && s.listed == nil {
 		s.listed = map[string]bool{}
 	}
 	var ready []Result
-	for _, c := range r.Spawned {
+	for _, c := range children {
 		s.listed[c] = true
 		if o, ok := s.orphans[c]; ok {
 			delete(s.orphans, c)

@@ -50,6 +50,8 @@ type WorkerInfo struct {
 	// Stopped: the worker stopped serving; its entry stays until it
 	// expires (15 s), so that its handlers stay known to Submit.
 	Stopped bool `json:"stopped,omitempty"`
+	// Alive is the subject suffix of its liveness pings (failover.go).
+	Alive string `json:"alive,omitempty"`
 }
 
 // Stats are a worker's counters since New.
@@ -65,6 +67,9 @@ type Stats struct {
 	// Spilled those it handed over to other workers (each one message),
 	// IdleSignals the idle signals it sent (see Spawn).
 	Spawned, Spilled, IdleSignals int64
+	// Reclaimed counts the tasks of lost workers that this worker handed
+	// back to the queue (see the package doc, "Failover").
+	Reclaimed int64
 }
 
 // Handle registers h under name for Serve. Names use letters, digits, '-'
@@ -83,10 +88,23 @@ func (n *Node) Handle(name string, h Handler) error {
 	return nil
 }
 
+// Handlers returns the names of the registered handlers, sorted.
+func (n *Node) Handlers() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	names := make([]string, 0, len(n.handlers))
+	for h := range n.handlers {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Stats returns the node's worker counters.
 func (n *Node) Stats() Stats {
 	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
-		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load()}
+		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load(),
+		Reclaimed: n.reclaimed.Load()}
 }
 
 // Workers lists the live workers (those that refreshed their registration
@@ -154,6 +172,13 @@ type serving struct {
 	tree      *treeState   // spawned children kept here (spawn.go)
 	spawnSrv  *spawnServer // spawn requests from tasks' processes (spawnenv.go)
 	busyLocal atomic.Int64 // spawned children running here
+
+	puller atomic.Pointer[puller] // set by pull, for failover's spare tokens
+	// The task messages held here, by ack subject, for the watchers of
+	// this worker (failover.go: hold, sayHeld).
+	heldMu   sync.Mutex
+	heldSet  map[string]struct{}
+	heldWake chan struct{}
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -178,7 +203,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
-		settling: make(chan struct{}, max(1, n.opts.slots))}
+		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]struct{}{}, heldWake: make(chan struct{}, 1)}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -204,11 +229,23 @@ func (n *Node) Serve(ctx context.Context) error {
 	defer idleSub.Unsubscribe()
 	idleDone := make(chan struct{})
 	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
+	// Failover (failover.go): pings find this worker subscribed while it
+	// lives; its held list says what to hand back if it is lost.
+	aliveSub, err := n.nc.Subscribe(n.aliveSubject(s.tree.id), func(*nats.Msg) {})
+	if err != nil {
+		return err
+	}
+	defer aliveSub.Unsubscribe()
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); s.watch(ctx) }()
+	heldDone := make(chan struct{})
+	go func() { defer close(heldDone); s.sayHeld(ctx) }()
 
 	// The first registration is made before Serve reports ready, so a
 	// submitter that waits for the ready signal sees this worker's
 	// handlers and labels (checkRoutes would refuse a job otherwise).
 	s.registerOnce(ctx)
+	s.sayHello() // failover.go: its watchers learn of it now
 	if n.opts.onReady != nil {
 		n.opts.onReady()
 	}
@@ -240,6 +277,8 @@ func (n *Node) Serve(ctx context.Context) error {
 	<-regDone
 	<-statusDone
 	<-idleDone
+	<-watchDone
+	<-heldDone
 	// The entry says the worker stopped, and expires as a lost worker's
 	// does: its handlers stay known to Submit meanwhile.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.opts.defaultTimeout)
@@ -259,7 +298,7 @@ func (s *serving) info() WorkerInfo {
 	}
 	slices.Sort(names)
 	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
-		Labels: s.n.opts.labels, Speed: s.n.opts.speed}
+		Labels: s.n.opts.labels, Speed: s.n.opts.speed, Alive: s.tree.id}
 }
 
 func maps(m map[string]Handler) map[string]Handler {
@@ -304,6 +343,7 @@ func (s *serving) pull(ctx context.Context) error {
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
 	p.onErr = n.opts.onError
 	p.admit = n.opts.admit
+	s.puller.Store(p)
 	p.refresh = func(ctx context.Context) ([]routeInfo, error) { return n.capableRoutes(ctx, s.handlers, n.opts.labels) }
 	p.nak = func(m *nats.Msg) { n.delivered.Add(1); n.settleMsg(m, ackNak) }
 	p.run = func(m *nats.Msg, done func()) {
@@ -444,6 +484,7 @@ func (d delivery) result(worker string) Result {
 // before execute returns.
 func (s *serving) execute(ctx context.Context, msg *nats.Msg, free func()) {
 	n := s.n
+	defer s.hold(msg)()
 	d := s.parse(msg)
 	if d.job == "" || d.task == "" {
 		n.settleMsg(msg, ackTerm) // not ours: no job to record it under
@@ -630,7 +671,7 @@ func (s *serving) untrack(key string, r *running) {
 // attempt is made again.
 func (s *serving) retry(d delivery, errText string) {
 	n := s.n
-	k, err := n.addFailure(s.settleCtx, d.key, d.seen, errText)
+	k, err := n.addFailure(s.settleCtx, d, errText)
 	if err != nil {
 		n.opts.onError(fmt.Errorf("cluster: counting a failure of %s: %w", d.key, err))
 		return
@@ -677,7 +718,7 @@ func (h *heartbeat) stop() {
 // redelivered.
 func (s *serving) settle(d delivery, res Result) {
 	n := s.n
-	recorded, err := n.record(s.settleCtx, d.key, res)
+	recorded, err := n.record(s.settleCtx, d, res)
 	if err != nil {
 		n.opts.onError(fmt.Errorf("cluster: recording result of %s: %w", d.key, err))
 		return
@@ -688,12 +729,14 @@ func (s *serving) settle(d delivery, res Result) {
 	} else {
 		n.duplicates.Add(1)
 		if res.Runtime > 0 { // it ran: the record counts it (Result.Discarded)
-			if err := n.addDiscarded(s.settleCtx, d.key, d.delivered); err != nil {
+			if err := n.addDiscarded(s.settleCtx, d); err != nil {
 				n.opts.onError(fmt.Errorf("cluster: counting a discarded run of %s: %w", d.key, err))
 			}
 		}
 	}
-	if err := n.settleMsg(d.msg, ackAck); err != nil {
+	if recorded && n.viaRecorder() {
+		// The recorder acked it (see Record).
+	} else if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
 	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with
@@ -705,7 +748,7 @@ func (s *serving) settle(d delivery, res Result) {
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
 		defer cancel()
 		n.checkpoints.Purge(ctx, d.key)
-		if d.seen.Failures > 0 {
+		if d.seen.Failures > 0 && !n.viaRecorder() { // the recorder purges them
 			n.failuresKV.Purge(ctx, d.key)
 		}
 	}
@@ -741,13 +784,24 @@ type panicError struct {
 func (p *panicError) Error() string { return fmt.Sprintf("cluster: handler panicked: %v", p.value) }
 
 // addDiscarded counts, in the result recorded under key, a run of the task
+// whose own result was discarded (see addDiscardedDirect); a worker of a
+// server with a recorder asks the recorder, for the delivery d holds.
+func (n *Node) addDiscarded(ctx context.Context, d delivery) error {
+	if n.viaRecorder() {
+		_, _, err := n.askRecorder(ctx, recDiscarded, d.msg.Reply, map[string]string{hdrDelivered: strconv.Itoa(d.delivered)}, nil)
+		return err
+	}
+	return n.addDiscardedDirect(ctx, d.key, d.delivered)
+}
+
+// addDiscardedDirect counts, in the result recorded under key, a run of the task
 // whose own result was discarded: one the record's delivery count does not
 // cover already (a delivery from delivered on; an earlier one is counted
 // in Deliveries). The record is updated with a compare-and-set on its
 // revision, retried on a concurrent update; its outcome is not touched.
 // This is the one count of extra runs that Progress, job status and job
 // results read.
-func (n *Node) addDiscarded(ctx context.Context, key string, delivered int) error {
+func (n *Node) addDiscardedDirect(ctx context.Context, key string, delivered int) error {
 	for tries := 1; ; tries++ {
 		tctx, cancel := n.timeout(ctx)
 		e, err := n.results.Get(tctx, key)
@@ -783,12 +837,14 @@ func (n *Node) hasResult(key string) bool {
 	return err == nil
 }
 
-// record writes res under key unless a result is there: the one write
-// that makes result recording exactly-once. It returns false, nil for a
-// duplicate. Transient errors (a leader election in a JetStream cluster)
-// are retried until ctx is done; a create that timed out but was applied
-// shows up as a duplicate on retry, which is still one record.
-func (n *Node) record(ctx context.Context, key string, res Result) (bool, error) {
+// record writes res, the outcome of delivery d, unless a result is
+// there: the one write that makes result recording exactly-once. It
+// returns false, nil for a duplicate. Transient errors (a leader election
+// in a JetStream cluster) are retried until ctx is done; a create that
+// timed out but was applied shows up as a duplicate on retry, which is
+// still one record. A worker of a server with a recorder asks the
+// recorder to write it (see Record), which checks d first.
+func (n *Node) record(ctx context.Context, d delivery, res Result) (bool, error) {
 	data := appendResult(nil, res)
 	if limit := n.nc.MaxPayload() - 1024; int64(len(data)) > limit {
 		res.Output, res.Stack = nil, ""
@@ -796,24 +852,39 @@ func (n *Node) record(ctx context.Context, key string, res Result) (bool, error)
 		res.Failure = FailureError
 		data = appendResult(nil, res)
 	}
-	var err error
+	if n.viaRecorder() {
+		st, _, err := n.askRecorder(ctx, recResult, d.msg.Reply, nil, data)
+		if err != nil {
+			return false, err
+		}
+		return st == recOK, nil
+	}
 	for tries := 1; ; tries++ {
-		_, err = n.results.Create(ctx, key, data)
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, jetstream.ErrKeyExists):
-			// After a try that failed, the key may hold our own write
-			// (applied, but its answer lost): that is still our record.
-			if tries > 1 {
-				if e, gerr := n.results.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), data) {
-					return true, nil
-				}
-			}
-			return false, nil
+		ok, err := n.writeResult(ctx, d.key, data)
+		if err == nil {
+			return ok, nil
 		}
 		if !sleepCtx(ctx, backoffDelay(tries)) {
 			return false, err
 		}
 	}
+}
+
+// writeResult creates key with data: true if written now (or by an
+// earlier try whose answer was lost: the key holds the same bytes), false
+// if another result is there.
+func (n *Node) writeResult(ctx context.Context, key string, data []byte) (bool, error) {
+	_, err := n.results.Create(ctx, key, data)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyExists):
+		// The key may hold our own write from a try that failed
+		// (applied, but its answer lost): that is still our record.
+		if e, gerr := n.results.Get(ctx, key); gerr == nil && bytes.Equal(e.Value(), data) {
+			return true, nil
+		}
+		return false, nil
+	}
+	return false, err
 }

@@ -3,6 +3,8 @@ package deque
 import (
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // The tests in this file put other operations at exact points inside Steal
@@ -128,7 +130,7 @@ func TestPopLosesLastItemToThiefThatCommittedFirst(t *testing.T) {
 	}()
 	select {
 	case <-loaded:
-	case <-time.After(time.Minute):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatal("the thief never reached its CAS")
 	}
 	v, ok := w.Pop()

@@ -18,6 +18,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/worksteal/worksteal/deque"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 var linSeed = flag.Uint64("deque.linseed", 0, "seed for TestLinearizable (0: pick one and log it)")
@@ -545,10 +546,10 @@ func TestLinearizabilityCheckerRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if res := porcupine.CheckOperationsTimeout(dequeModel, tc.illegal, 10*time.Second); res != porcupine.Illegal {
+			if res := porcupine.CheckOperationsTimeout(dequeModel, tc.illegal, testdeadline.Left(t)); res != porcupine.Illegal {
 				t.Errorf("illegal history checked as %v:\n%s", res, describeHistory(tc.illegal))
 			}
-			if res := porcupine.CheckOperationsTimeout(dequeModel, tc.legal, 10*time.Second); res != porcupine.Ok {
+			if res := porcupine.CheckOperationsTimeout(dequeModel, tc.legal, testdeadline.Left(t)); res != porcupine.Ok {
 				t.Errorf("legal history checked as %v:\n%s", res, describeHistory(tc.legal))
 			}
 		})

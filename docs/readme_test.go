@@ -1,5 +1,5 @@
-// The Go snippets of README.md and balance/README.md, compiled: each
-// ```go block of those files is split at its blank lines, and every piece
+// The Go snippets of README.md, docs/*.md and balance/README.md, compiled:
+// each ```go block of those files is split at its blank lines, and every piece
 // must appear, line for line (indentation and runs of spaces aside; a line
 // "..." stands for any lines), in this file, readme_fib_test.go or
 // readme_tree_test.go. Edit a snippet here and in the README together;
@@ -13,6 +13,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/worksteal/worksteal/metrics/expvarpub"
 	"github.com/worksteal/worksteal/metrics/prom"
 	"github.com/worksteal/worksteal/par"
+	"github.com/worksteal/worksteal/par/schedule"
 )
 
 // README.md, "Plain goroutines against worksteal".
@@ -40,7 +42,7 @@ func fib(w *worksteal.Worker, n int) int {
 	return a + b
 }
 
-// README.md, "Quick start".
+// README.md, "The runtime".
 func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker, int) error, out []float64, body func(*worksteal.Worker, int)) {
 	pool, err := worksteal.New(worksteal.Config{}) // GOMAXPROCS workers, random victims, steal half
 	if err != nil {
@@ -66,7 +68,7 @@ func quickStart(ctx context.Context, items []int, process func(*worksteal.Worker
 	_, _ = n, err
 }
 
-// README.md, "Parallel loops, reductions and sort".
+// README.md, "Parallel loops", and docs/loops.md.
 func loops(w *worksteal.Worker, n int, in, out []float64, f func(float64) float64,
 	keys []uint64, xs []string, isWanted func(*worksteal.Worker, string) bool) {
 	par.For(w, 0, n, func(w *worksteal.Worker, i int) { out[i] = f(in[i]) })
@@ -82,7 +84,7 @@ func loops(w *worksteal.Worker, n int, in, out []float64, f func(float64) float6
 	_, _ = sum, i
 }
 
-// README.md, "Seeing the schedule".
+// docs/tracing.md.
 func recordTrace() {
 	pool, _ := worksteal.New(worksteal.Config{Workers: 2, Trace: 1 << 16})
 	worksteal.Run(pool, func(w *worksteal.Worker) int { return fib(w, 30) })
@@ -90,29 +92,38 @@ func recordTrace() {
 	pool.Trace().WriteChrome(f) // Chrome trace-event JSON: open it in https://ui.perfetto.dev
 }
 
-// README.md, "Metrics".
+// docs/tracing.md, "Metrics".
 func metrics(pool *worksteal.Pool) {
 	prometheus.MustRegister(prom.New(pool, prom.Opts{ConstLabels: prometheus.Labels{"pool": "render"}}))
 	expvarpub.Publish("worksteal", pool) // JSON on /debug/vars
 	_ = expvar.Get("worksteal")
 }
 
-// README.md, "On many machines": the handler's body is "..." there.
-func clusterFromGo(ctx context.Context, nc *nats.Conn, tasks []cluster.Task) {
-	node, _ := cluster.New(nc, cluster.WithSlots(8))
+// README.md, "Batches on many machines: the cluster", and docs/cluster.md:
+// a whole function, nothing left out.
+func renderFilm(ctx context.Context, nc *nats.Conn, tasks []cluster.Task,
+	render func(pool *worksteal.Pool, frame, checkpoint []byte) ([]byte, error)) ([]cluster.Result, error) {
+	node, err := cluster.New(nc, cluster.WithSlots(8))
+	if err != nil {
+		return nil, err
+	}
 	node.Handle("render", func(ctx context.Context, frame []byte) ([]byte, error) {
-		last, _ := cluster.LoadCheckpoint(ctx) // resume after a redelivery
-		pool := cluster.PoolFrom(ctx)          // fine-grained work on the work-stealing pool
-		_, _ = last, pool
-		return frame, nil
+		last, err := cluster.LoadCheckpoint(ctx) // resume after a redelivery
+		if err != nil {
+			return nil, err
+		}
+		return render(cluster.PoolFrom(ctx), frame, last) // fine-grained work on the work-stealing pool
 	})
 	go node.Serve(ctx)
-	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Tasks: tasks, Speculate: true})
-	results, err := sub.Wait(ctx) // err wraps cluster.ErrTasksFailed when some failed
-	_, _ = results, err
+	sub, err := node.Submit(ctx, cluster.Job{ID: "film", Tasks: tasks, Speculate: true})
+	if err != nil {
+		return nil, err // an invalid job, no worker with the handler, the server unreachable
+	}
+	defer sub.Stop()
+	return sub.Wait(ctx) // the error wraps cluster.ErrTasksFailed when some failed
 }
 
-// balance/README.md, "Choosing a strategy".
+// README.md, "Balancing strategies", and balance/README.md, "Choosing a strategy".
 func analyze(busy []float64, taskTimes []time.Duration) {
 	r := balance.Analyze(balance.Profile{Loads: busy, Durations: taskTimes})
 	fmt.Println(r)
@@ -128,7 +139,7 @@ func schedules(ctx context.Context, rows int, render func(int)) {
 	for _, s := range []balance.Schedule{
 		balance.Static{}, balance.Dynamic{Chunk: 16}, balance.Guided{}, balance.Stealing{},
 	} {
-		st, err := balance.ForPool(ctx, p, rows, s, func(w *worksteal.Worker, lo, hi int) {
+		st, err := schedule.ForPool(ctx, p, rows, s, func(w *worksteal.Worker, lo, hi int) {
 			for y := lo; y < hi; y++ {
 				render(y)
 			}
@@ -139,7 +150,7 @@ func schedules(ctx context.Context, rows int, render func(int)) {
 	}
 }
 
-var _ = []any{quickStart, loops, recordTrace, metrics, clusterFromGo, analyze, schedules}
+var _ = []any{quickStart, loops, recordTrace, metrics, renderFilm, analyze, schedules}
 
 // norm is a line as the comparison sees it: no indentation, runs of spaces
 // and tabs as one space.
@@ -221,8 +232,15 @@ func TestReadmeSnippets(t *testing.T) {
 		}
 	}
 	total := 0
-	for _, md := range []string{"../README.md", "../balance/README.md"} {
+	guides, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, md := range append([]string{"../README.md", "../balance/README.md"}, guides...) {
 		blocks, at := goBlocks(t, md)
+		if len(blocks) == 0 && !strings.HasPrefix(md, "..") {
+			continue // a guide without Go
+		}
 		if len(blocks) == 0 {
 			t.Errorf("%s: no ```go block found", md)
 		}
@@ -247,14 +265,14 @@ func TestReadmeSnippets(t *testing.T) {
 	t.Logf("%d snippet pieces compiled", total)
 }
 
-// README.md, "Watching it: the dashboard".
+// README.md, "The dashboard".
 //
 //lint:ignore U1000 a README snippet: compiled, not run
 func dashboard(pool *worksteal.Pool) {
 	http.Handle("/dash/", http.StripPrefix("/dash", dash.New(dash.Pool(pool), dash.Config{})))
 }
 
-// README.md, "Adapting to the machine".
+// docs/adapting.md.
 //
 //lint:ignore U1000 a README snippet: compiled, not run
 func adapting(work func()) {
@@ -275,7 +293,7 @@ func adapting(work func()) {
 	fmt.Println(c.Read()) // instructions=… cycles=… or instructions=n/a …, then c.Read().Reasons()
 }
 
-// README.md, "Watching it: the dashboard", from a Go program.
+// docs/dashboard.md, from a Go program.
 //
 //lint:ignore U1000 a README snippet: compiled, not run
 func dashboardServer(pool *worksteal.Pool) {

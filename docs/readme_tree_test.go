@@ -7,7 +7,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 )
 
-// README.md, "Trees: tasks that spawn tasks".
+// docs/cluster.md, "Trees: tasks that spawn tasks".
 func readmeTree(ctx context.Context, node *cluster.Node) []byte {
 	node.Handle("fib", func(ctx context.Context, p []byte) ([]byte, error) {
 		n, _ := strconv.Atoi(string(p))
@@ -19,6 +19,7 @@ func readmeTree(ctx context.Context, node *cluster.Node) []byte {
 		return []byte("0"), nil
 	})
 	sub, _ := node.Submit(ctx, cluster.Job{Reduce: "sum", Tasks: []cluster.Task{{Handler: "fib", Payload: []byte("30")}}})
+	defer sub.Stop()
 	sub.Wait(ctx)
 	v, _, _ := sub.Value() // fib(30)
 	return v

@@ -23,7 +23,7 @@ func loopPools(t *testing.T) []*worksteal.Pool {
 }
 
 func TestFor(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	for _, p := range loopPools(t) {
 		for _, n := range []int{0, 1, 2, 3, 10, 1000, 50_000} {
 			t.Run(fmt.Sprintf("workers=%d/n=%d", p.Workers(), n), func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestFindEarlyExit(t *testing.T) {
 }
 
 func TestLoopPanicAndCancel(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, worksteal.Config{Workers: 3})
 	var ran atomic.Int64
 	func() {
@@ -297,7 +297,7 @@ func TestLoopGrainOptions(t *testing.T) {
 }
 
 func TestSorts(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal"
 )
@@ -104,7 +103,7 @@ func radixCase[T Integer](t *testing.T, w *worksteal.Worker, name string, n int,
 // size of radixSizes, for every integer type Sort sends to RadixSort, on 1
 // and 2 workers, and compares with slices.Sort.
 func TestRadixSortInputs(t *testing.T) {
-	defer watchdog(t, 2*time.Minute)()
+	defer watchdog(t)()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
@@ -145,7 +144,7 @@ func TestRadixSortInputs(t *testing.T) {
 // from several goroutines, each get their own scratch buffer (the pool of
 // buffers hands one to one sort at a time).
 func TestRadixSortConcurrent(t *testing.T) {
-	defer watchdog(t, time.Minute)()
+	defer watchdog(t)()
 	p := newTestPool(t, worksteal.Config{Workers: 2})
 	n := 3*radixBlockMin + 5
 	if raceEnabled {

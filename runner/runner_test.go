@@ -15,6 +15,7 @@ import (
 
 	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/internal/syncbuf"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // lockedBuffer is a buffer a process or command writes while the test reads it.
@@ -48,7 +49,7 @@ func waitGone(t *testing.T, pidFiles ...string) {
 		}
 		for _, f := range strings.Fields(string(data)) {
 			pid, _ := strconv.Atoi(f)
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(testdeadline.Left(t))
 			for proctest.Alive(pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}

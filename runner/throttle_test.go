@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // No job starts while the load is at or over MaxLoad; the first starts
@@ -121,7 +123,7 @@ func TestThrottleReadingFails(t *testing.T) {
 		}
 		return Reading{}, nil
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	sum, err := Run(ctx, Config{Slots: 1, Throttle: th}, lines("true"))
 	if err != nil || sum.Succeeded != 1 || n < 3 {

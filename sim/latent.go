@@ -27,9 +27,9 @@ import (
 //     by the owner), then wakes a sleeper if nobody searches (notify, as
 //     any posted work). If its deque holds work, the idle worker can take
 //     that, and the frames wait for a poll that finds the deque empty.
-//   - The heartbeat: every Policy.Heartbeat poll points (4,096 in the
-//     runtime) a worker promotes its oldest latent frame alone, idle
-//     workers or not (never the frames of the fork just made), so the
+//   - The heartbeat: every Policy.Heartbeat poll points
+//     (policy.HeartbeatJoins in the runtime) a worker promotes its
+//     oldest latent frame alone, idle workers or not (never the frames of the fork just made), so the
 //     largest pieces wait in its deque for a thief that runs dry.
 //   - Thieves then steal from the deque as under join eager: the victim
 //     policy's order (policy.Selector), one or half (policy.Amount), at

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -74,7 +75,7 @@ func runtimeDecisions(t *testing.T) ([]string, uint64) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	parked := func(worker int, n uint64) bool {
 		for time.Now().Before(deadline) {
 			if p.Stats().Workers[worker].Parks >= n {

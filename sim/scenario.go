@@ -225,8 +225,9 @@ const (
 )
 
 // RuntimeHeartbeat is the runtime's heartbeat: a worker promotes its
-// oldest latent frame every 4,096 Joins ([Policy.Heartbeat]).
-const RuntimeHeartbeat = 4096
+// oldest latent frame every policy.HeartbeatJoins Joins
+// ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
+const RuntimeHeartbeat = policy.HeartbeatJoins
 
 // Policy is how work moves between workers.
 type Policy struct {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal/cluster"
 )
@@ -30,7 +29,7 @@ func TestAdmissionWithholdsTasks(t *testing.T) {
 	}
 	defer s.Stop()
 	// The worker asks several times (every 250 ms) and is refused each time.
-	waitFor(t, 60*time.Second, "the worker to ask for admission 4 times (or to run a task)", func() bool {
+	waitFor(t, "the worker to ask for admission 4 times (or to run a task)", func() bool {
 		return asked.Load() >= 4 || s.Progress().Done() > 0
 	})
 	if p := s.Progress(); p.Done() != 0 {

@@ -30,6 +30,7 @@ const (
 	envName  = "WS_CLUSTER_TEST_NAME"
 	envJob   = "WS_CLUSTER_TEST_JOB"
 	envSlots = "WS_CLUSTER_TEST_SLOTS" // a worker process's slots (default 4)
+	envAck   = "WS_CLUSTER_TEST_ACK"   // a worker process's ack wait (default testOptions')
 )
 
 func TestMain(m *testing.M) {
@@ -66,6 +67,7 @@ func register(n *cluster.Node) {
 		}
 	}
 	registerTree(n) // tree_test.go
+	registerFib(n)  // reduce_forms_test.go
 	must(n.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) {
 		return []byte(strings.ToUpper(string(p))), nil
 	}))
@@ -119,7 +121,7 @@ func register(n *cluster.Node) {
 	must(n.Handle("flaky", func(ctx context.Context, p []byte) ([]byte, error) {
 		want, _ := strconv.Atoi(string(p))
 		info, _ := cluster.TaskOf(ctx)
-		noteFlakyStart(info.Job + "." + info.Task)
+		noteFlakyStart(info.Job+"."+info.Task, info.Attempt)
 		if info.Attempt < want {
 			return nil, fmt.Errorf("attempt %d fails", info.Attempt)
 		}
@@ -174,7 +176,11 @@ func workerMain() int {
 	if v, err := strconv.Atoi(os.Getenv(envSlots)); err == nil && v > 0 {
 		slots = v // tree_bench_test.go
 	}
-	n, err := cluster.New(nc, testOptions(cluster.WithSlots(slots), cluster.WithName(os.Getenv(envName)))...)
+	opts := testOptions(cluster.WithSlots(slots), cluster.WithName(os.Getenv(envName)))
+	if d, err := time.ParseDuration(os.Getenv(envAck)); err == nil {
+		opts = append(opts, cluster.WithAckWait(d)) // failover_bench_test.go
+	}
+	n, err := cluster.New(nc, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -229,20 +235,34 @@ func submitterMain() int {
 	return 0
 }
 
-// flaky's start times per task (in this process).
+// flaky's starts per task (in this process, for as long as it runs: a
+// test that reads them clears its key first, as -count=2 runs it again in
+// the same process).
 var (
 	flakyMu         sync.Mutex
-	flakyStartTimes = map[string][]time.Time{}
+	flakyStartTimes = map[string][]flakyStart{}
 )
 
-func noteFlakyStart(key string) {
-	flakyMu.Lock()
-	defer flakyMu.Unlock()
-	flakyStartTimes[key] = append(flakyStartTimes[key], time.Now())
+// flakyStart is one start of flaky: when, and which attempt.
+type flakyStart struct {
+	at      time.Time
+	attempt int
 }
 
-func flakyStarts(key string) []time.Time {
+func noteFlakyStart(key string, attempt int) {
 	flakyMu.Lock()
 	defer flakyMu.Unlock()
-	return append([]time.Time(nil), flakyStartTimes[key]...)
+	flakyStartTimes[key] = append(flakyStartTimes[key], flakyStart{time.Now(), attempt})
+}
+
+func flakyStarts(key string) []flakyStart {
+	flakyMu.Lock()
+	defer flakyMu.Unlock()
+	return append([]flakyStart(nil), flakyStartTimes[key]...)
+}
+
+func clearFlakyStarts(key string) {
+	flakyMu.Lock()
+	defer flakyMu.Unlock()
+	delete(flakyStartTimes, key)
 }

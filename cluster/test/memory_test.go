@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // A Submission keeps no result that Next has returned: the outputs the
@@ -32,7 +33,7 @@ func TestSubmissionKeepsNoConsumedResult(t *testing.T) {
 	}
 	defer s.Stop()
 	var collected atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	for got := 0; ; got++ {
 		r, err := s.Next(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestObserverWritesNothingAndReadsNoOutput: with the observer role's
@@ -41,7 +42,7 @@ func TestObserverWritesNothingAndReadsNoOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	nctx, ncancel := context.WithTimeout(context.Background(), 60*time.Second)
+	nctx, ncancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer ncancel()
 	for range 2 {
 		r, err := s.Next(nctx)
@@ -55,7 +56,7 @@ func TestObserverWritesNothingAndReadsNoOutput(t *testing.T) {
 
 	// The consumers there are (the submitter's): the observer must add none.
 	js, _ := jetstream.New(adminNC)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	consumers := func() map[string]bool {
 		names := map[string]bool{}
@@ -154,7 +155,7 @@ func TestObserverWritesNothingAndReadsNoOutput(t *testing.T) {
 	go func() { done <- o.Run(octx) }()
 	defer func() { ocancel(); <-done }()
 	// Done: the server's count of the results recorded before it started.
-	waitFor(t, 30*time.Second, "the observer to show w1 and job secret with 2 of 3 done, 1 running", func() bool {
+	waitFor(t, "the observer to show w1 and job secret with 2 of 3 done, 1 running", func() bool {
 		st := o.State()
 		return st.Ready && len(st.Workers) == 1 && st.Workers[0].Name == "w1" &&
 			len(st.Jobs) == 1 && st.Jobs[0].ID == "secret" && st.Jobs[0].Total == 3 && st.Jobs[0].Succeeded == 2 && st.Jobs[0].Running == 1 && !st.Jobs[0].Finished

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal/cluster"
 )
@@ -45,7 +44,7 @@ func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
 	}
 	// Worker a's acks and heartbeats never reach the server.
 	a := start(dropProxy(t, srv.Addr().String(), "$JS.ACK."), "a", 1)
-	waitFor(t, 60*time.Second, "worker a's registration", func() bool { ws, _ := a.Workers(context.Background()); return len(ws) == 1 })
+	waitFor(t, "worker a's registration", func() bool { ws, _ := a.Workers(context.Background()); return len(ws) == 1 })
 	sub, err := submitter(t, connect(t, srv.ClientURL())).Submit(context.Background(), cluster.Job{ID: "acked", Tasks: []cluster.Task{
 		{ID: "quick", Handler: "count", Payload: []byte("quick")},
 		{ID: "held", Handler: "count", Payload: []byte("hold")},
@@ -54,11 +53,11 @@ func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Stop()
-	waitFor(t, 60*time.Second, "the quick task's result", func() bool { return sub.Progress().Succeeded == 1 })
+	waitFor(t, "the quick task's result", func() bool { return sub.Progress().Succeeded == 1 })
 	// b gets both again after the ack wait: the finished one is acked
 	// unrun, the held one runs.
 	b := start(srv.ClientURL(), "b", 2)
-	waitFor(t, 60*time.Second, "b's delivery of the recorded task", func() bool { return b.Stats().Duplicates >= 1 })
+	waitFor(t, "b's delivery of the recorded task", func() bool { return b.Stats().Duplicates >= 1 })
 	close(release)
 	waitJob(t, sub)
 	mu.Lock()

@@ -42,7 +42,7 @@ func serveProfile(t testing.TB, nc *nats.Conn, p profile, ms int, ran func(worke
 		})
 	}
 	startServing(t, n)
-	waitFor(t, 60*time.Second, "the worker's registration", func() bool {
+	waitFor(t, "the worker's registration", func() bool {
 		ws, _ := n.Workers(context.Background())
 		for _, w := range ws {
 			if w.Name == p.name {

@@ -285,6 +285,23 @@ func serverMain() int {
 	fmt.Println(s.ClientURL())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if os.Getenv(envAuth) == "true" {
+		// The recorder that worker-role workers write through, in the
+		// server's process, as worksteal serve runs it.
+		auth, err := nats.NkeyOptionFromSeed(filepath.Join(dir, "admin.nk"))
+		if err != nil {
+			panic(err)
+		}
+		nc, err := nats.Connect("", nats.InProcessServer(s), auth)
+		if err != nil {
+			panic(err)
+		}
+		n, err := cluster.New(nc, cluster.WithName("recorder"))
+		if err != nil {
+			panic(err)
+		}
+		go n.Record(ctx, nil)
+	}
 	<-ctx.Done()
 	s.Shutdown()
 	s.WaitForShutdown()

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"os"
@@ -137,7 +138,35 @@ func startSecureServer(t testing.TB, e *secureEnv, verify bool) *server.Server {
 		JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
 		Nkeys: e.users(t), TLSConfig: tc, TLSVerify: verify, TLSTimeout: 5,
 	}
-	return runServer(t, o)
+	srv := runServer(t, o)
+	e.startRecorder(t, srv)
+	return srv
+}
+
+// startRecorder runs the tier's recorder (Node.Record) on an in-process
+// admin connection to srv, as worksteal serve does; it stops with the test.
+func (e *secureEnv) startRecorder(t testing.TB, srv *server.Server, opts ...cluster.Option) {
+	t.Helper()
+	auth, err := nats.NkeyOptionFromSeed(e.adminSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(srv), auth, nats.MaxReconnects(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	n, err := cluster.New(nc, testOptions(append([]cluster.Option{cluster.WithName("recorder")}, opts...)...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.Record(ctx, func(op, reason, detail string) { t.Logf("recorder refused a %s: %s: %s", op, reason, detail) })
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 // violations collects a connection's asynchronous errors: the server's

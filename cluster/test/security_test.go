@@ -74,7 +74,7 @@ func TestRolesRunAJobWithTheirOwnPermissions(t *testing.T) {
 	if jobs, err := obs.Jobs(context.Background()); err != nil || len(jobs) != 1 || jobs[0].ID != "secure" || !jobs[0].Done {
 		t.Errorf("observer: Jobs = %+v, %v; want job secure, done", jobs, err)
 	}
-	waitFor(t, 30*time.Second, "the observer to list the worker", func() bool {
+	waitFor(t, "the observer to list the worker", func() bool {
 		ws, err := obs.Workers(context.Background())
 		return err == nil && len(ws) == 1 && ws[0].Name == "w1"
 	})
@@ -136,7 +136,11 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 
 	forWorker := []refusal{
 		{what: "create a job record", subject: "$KV.ws_jobs.evil"},
+		{what: "publish a task", subject: "ws.task.waiting.sh.any"},
+		{what: "put a result", subject: "$KV.ws_results.waiting.0"},
+		{what: "count a failure", subject: "$KV.ws_failures.waiting.0"},
 		{what: "read a task by sequence", subject: "$JS.API.STREAM.MSG.GET.ws_tasks", body: `{"seq":1}`},
+		{what: "read a task by a direct get", subject: "$JS.API.DIRECT.GET.ws_tasks", body: `{"seq":1}`},
 		{what: "read job records", subject: "$JS.API.DIRECT.GET.KV_ws_jobs.$KV.ws_jobs.waiting"},
 		{what: "change the stream", subject: "$JS.API.STREAM.UPDATE.ws_tasks", body: `{"name":"ws_tasks","subjects":["ws.task.>"],"retention":"workqueue","max_msgs":0}`},
 		{what: "purge the stream", subject: "$JS.API.STREAM.PURGE.ws_tasks", body: `{}`},
@@ -260,6 +264,9 @@ func TestOnlyAuthenticatedTLSClientsGetIn(t *testing.T) {
 func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	e := newSecureEnv(t)
 	servers, ports := startSecureCluster(t, e)
+	for _, srv := range servers {
+		e.startRecorder(t, srv, cluster.WithReplicas(3))
+	}
 	var urls []string
 	for _, s := range servers {
 		urls = append(urls, s.ClientURL())
@@ -309,5 +316,132 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 		if peers := srv.JetStreamClusterPeers(); srv.JetStreamIsLeader() && len(peers) != 3 {
 			t.Errorf("the meta leader %s has peers %v; want the 3 servers", srv.Name(), peers)
 		}
+	}
+}
+
+// TestRoleWorkersSpawnRetryAndFailThroughTheRecorder: workers with only
+// the worker role's permissions run a tree (children handed over through
+// the recorder, which publishes them), a job of retried and failing tasks
+// (failure counts through the recorder), and a tree job whose submitter
+// did not allow spawning (Job.NoSpawn: nothing handed over), with the
+// outcomes a server without roles gives.
+func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, false)
+	url := srv.ClientURL()
+	subNC, _ := e.connectAs(t, url, cluster.RoleSubmitter)
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithMaxDeliver(4))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers []*cluster.Node
+	var refusals []*violations
+	for _, name := range []string{"a", "b"} {
+		nc, v := e.connectAs(t, url, cluster.RoleWorker)
+		n, err := cluster.New(nc, testOptions(cluster.WithRole(cluster.RoleWorker), cluster.WithSlots(2), cluster.WithName(name), cluster.WithMaxDeliver(4))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		register(n)
+		registerTree(n)
+		startServing(t, n)
+		workers = append(workers, n)
+		refusals = append(refusals, v)
+	}
+	waitFor(t, "both workers registered", func() bool {
+		ws, _ := sub.Workers(context.Background())
+		return len(ws) == 2
+	})
+	const depth, fanout = 4, 4
+	s, err := sub.Submit(context.Background(), treeJob("rtree", depth, fanout, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	rs := waitJob(t, s)
+	checkTree(t, s, rs, treeSize(depth, fanout))
+	sa, sb := workers[0].Stats(), workers[1].Stats()
+	if sa.Spilled+sb.Spilled == 0 {
+		t.Errorf("no child handed over: a %+v, b %+v", sa, sb)
+	}
+
+	job := cluster.Job{ID: "rfail", MaxAttempts: 3, Tasks: []cluster.Task{
+		{ID: "flaky", Handler: "flaky", Payload: []byte("3")},
+		{ID: "poison", Handler: "poison"},
+	}}
+	s2, err := sub.Submit(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	rs2, _ := s2.Wait(ctx)
+	if len(rs2) != 2 || !rs2[0].OK() || rs2[0].Attempt != 3 || rs2[1].OK() || rs2[1].Attempt != 3 {
+		t.Errorf("retried job: %+v; want flaky ok at attempt 3, poison failed at attempt 3", rs2)
+	}
+
+	spilled := sa.Spilled + sb.Spilled
+	nj := treeJob("rnospawn", depth, fanout, 2)
+	nj.NoSpawn = true
+	s3, err := sub.Submit(context.Background(), nj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Stop()
+	rs3 := waitJob(t, s3)
+	checkTree(t, s3, rs3, treeSize(depth, fanout))
+	if n := workers[0].Stats().Spilled + workers[1].Stats().Spilled; n != spilled || len(rs3) != 1 {
+		t.Errorf("a NoSpawn job handed %d children over, %d results; want none, 1", n-spilled, len(rs3))
+	}
+	for i, v := range refusals {
+		for _, e := range v.all() {
+			if strings.Contains(strings.ToLower(e), "permission") {
+				t.Errorf("worker %d was refused: %s", i, e)
+			}
+		}
+	}
+}
+
+// TestForgedResultsOutsideTheJobDoNotCount: results written straight into
+// the bucket (a server without roles, where nothing checks a write) for a
+// task that is not the job's and has no parent, and listing a child that
+// is not the task's, do not count toward the job's completion: the job
+// ends with its own task's result, and no other.
+func TestForgedResultsOutsideTheJobDoNotCount(t *testing.T) {
+	srv := startServer(t)
+	nc := connect(t, srv.ClientURL())
+	n := submitter(t, nc)
+	s, err := n.Submit(context.Background(), cluster.Job{ID: "forged", Tasks: []cluster.Task{{Handler: "upper", Payload: []byte("real")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	js, _ := nc.JetStream()
+	kv, err := js.KeyValue("ws_results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := func(task, parent string, spawned ...string) []byte {
+		b, _ := cluster.Result{Job: "forged", Task: task, Handler: "upper", Parent: parent, Output: []byte("FORGED"), Spawned: spawned}.MarshalJSON()
+		return b
+	}
+	if _, err := kv.Create("forged.x", forged("x", "", "0=0")); err != nil { // no task of the job, listing a child of another task
+		t.Fatal(err)
+	}
+	if _, err := kv.Create("forged.0=0", forged("0=0", "x")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forged results to be read", func() bool {
+		_, err := kv.Get("forged.0=0")
+		return err == nil
+	})
+	serve(t, connect(t, srv.ClientURL()), cluster.WithName("w"))
+	rs := waitJob(t, s)
+	if len(rs) != 1 || rs[0].Task != "0" || string(rs[0].Output) != "REAL" {
+		t.Errorf("results %+v; want task 0's own, REAL", rs)
+	}
+	if p := s.Progress(); p.Total != 1 || p.Succeeded != 1 || p.Spawned != 0 {
+		t.Errorf("progress %+v; want 1 task, 1 succeeded, none spawned", p)
 	}
 }

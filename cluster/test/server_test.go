@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // startServer runs one embedded JetStream server.
@@ -33,7 +35,7 @@ func runServer(t testing.TB, o *server.Options) *server.Server {
 		t.Fatalf("nats server: %v", err)
 	}
 	go s.Start()
-	if !s.ReadyForConnections(30 * time.Second) {
+	if !s.ReadyForConnections(testdeadline.Left(t)) {
 		t.Fatalf("nats server %s not ready", o.ServerName)
 	}
 	t.Cleanup(func() {
@@ -99,11 +101,11 @@ func startClusterWith(t testing.TB, what string, secure func(o *server.Options))
 		servers = append(servers, s)
 	}
 	for _, s := range servers {
-		if !s.ReadyForConnections(30 * time.Second) {
+		if !s.ReadyForConnections(testdeadline.Left(t)) {
 			t.Fatalf("server %s not ready", s.Name())
 		}
 	}
-	waitFor(t, 90*time.Second, "a JetStream meta leader with 3 peers"+what, func() bool {
+	waitFor(t, "a JetStream meta leader with 3 peers"+what, func() bool {
 		leader := false
 		for _, s := range servers {
 			if s.JetStreamIsLeader() && len(s.JetStreamClusterPeers()) == 3 {
@@ -135,10 +137,11 @@ func connect(t testing.TB, urls string) *nats.Conn {
 	return nc
 }
 
-// waitFor polls cond until it holds, failing the test after limit. Limits
-// are generous: CI machines are small and shared.
-func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
+// waitFor polls cond until it holds, failing the test when its deadline
+// nears (testdeadline.Left): a loaded machine only makes it slower.
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
+	limit := testdeadline.Left(t)
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // registerTree installs the tree handlers: "tree" with payload
@@ -231,7 +232,7 @@ func TestTreeSurvivesAWorkerKilledMidTree(t *testing.T) {
 	startWorkerProcess(t, srv.ClientURL(), "survivor", handed)
 	select {
 	case <-handed: // the survivor runs a node: it was handed over
-	case <-time.After(60 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatal("nothing was handed over to the idle survivor")
 	}
 	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
@@ -279,7 +280,7 @@ func TestProgressCountsRunningTasksPerWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	waitFor(t, 60*time.Second, "three tasks reported running on pw1", func() bool { return s.Progress().Workers["pw1"] == 3 })
+	waitFor(t, "three tasks reported running on pw1", func() bool { return s.Progress().Workers["pw1"] == 3 })
 	if p := s.Progress(); len(p.Workers) != 1 || p.Running != 3 {
 		t.Errorf("progress %+v: want pw1 alone, running 3", p)
 	}

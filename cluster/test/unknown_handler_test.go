@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal/cluster"
 )
@@ -23,7 +22,7 @@ func TestUnknownHandlerRefusedWhileARegistrationLasts(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- w.Serve(ctx) }()
 	n := submitter(t, connect(t, srv.ClientURL()))
-	waitFor(t, 60*time.Second, "the worker's registration", func() bool { ws, _ := n.Workers(context.Background()); return len(ws) == 1 })
+	waitFor(t, "the worker's registration", func() bool { ws, _ := n.Workers(context.Background()); return len(ws) == 1 })
 	submit := func(id string) error {
 		s, err := n.Submit(context.Background(), cluster.Job{ID: id, Tasks: []cluster.Task{{Handler: "nosuch"}}})
 		if s != nil {

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestWorkerUnderPressureTakesNoTasks: through the binary, a worker started
@@ -37,7 +36,7 @@ func TestWorkerUnderPressureTakesNoTasks(t *testing.T) {
 	}
 	cores := fmt.Sprintf("cores=%d", runtime.NumCPU())
 	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", ackWait, "--require", cores, "-a", input)
-	if code := run.wait(t, 120*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run --require %s exited %d:\n%s", cores, code, run.out.String())
 	}
 	data, _ := os.ReadFile(ran)
@@ -53,7 +52,7 @@ func TestWorkerUnderPressureTakesNoTasks(t *testing.T) {
 
 	for _, bad := range [][]string{{"--load", "lots"}, {"--memfree", "-2G"}} {
 		p := launch(t, "worker", append([]string{"worker", "--nats", srv.url()}, bad...)...)
-		if code := p.wait(t, 30*time.Second); code == 0 || !strings.Contains(p.out.String(), bad[0]) {
+		if code := p.wait(t); code == 0 || !strings.Contains(p.out.String(), bad[0]) {
 			t.Errorf("worker %s %s exited %d; want a usage error naming %s:\n%s", bad[0], bad[1], code, bad[0], p.out.String())
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // Credentials files are refused, as ssh refuses a private key, when group
@@ -150,7 +152,7 @@ func TestObserverReadsNoOutput(t *testing.T) {
 		}
 		return json.Unmarshal([]byte(body), &jobs) == nil && len(jobs) == 1 && jobs[0].ID == "mine" && jobs[0].Succeeded == 1 && jobs[0].Finished
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && !shows(); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(testdeadline.Left(t)); time.Now().Before(deadline) && !shows(); time.Sleep(100 * time.Millisecond) {
 		if resp, err := http.Get(page + "api/jobs"); err == nil {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()

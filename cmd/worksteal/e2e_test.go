@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/internal/syncbuf"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -83,7 +84,7 @@ func launchEnv(t *testing.T, name string, env []string, args ...string) *process
 func (p *process) waitFor(t *testing.T, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for time.Now().Before(deadline) {
 		if m := rx.FindStringSubmatch(p.out.String()); m != nil {
 			return m
@@ -101,14 +102,16 @@ func (p *process) waitFor(t *testing.T, re string) []string {
 	return nil
 }
 
-// wait waits for p to exit and returns its status.
-func (p *process) wait(t *testing.T, limit time.Duration) int {
+// wait waits for p to exit and returns its status; it fails the test if p
+// is still running when the test's deadline nears (testdeadline.Left).
+func (p *process) wait(t *testing.T) int {
 	t.Helper()
+	limit := testdeadline.Left(t)
 	select {
 	case <-p.done:
 		return p.code
 	case <-time.After(limit):
-		t.Fatalf("%s did not finish in %v:\n%s", p.name, limit, p.out.String())
+		t.Fatalf("%s did not finish in %v (the test's deadline nears):\n%s", p.name, limit, p.out.String())
 		return -1
 	}
 }
@@ -186,7 +189,7 @@ func (b *batch) run(t *testing.T, url string, extra ...string) *process {
 // waitExecutions waits until the batch has started k commands.
 func (b *batch) waitExecutions(t *testing.T, k int, run *process) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for b.executions() < k {
 		select {
 		case <-run.done:
@@ -206,7 +209,7 @@ func (b *batch) waitExecutions(t *testing.T, k int, run *process) {
 // reported.
 func (b *batch) check(t *testing.T, run *process, began time.Time) {
 	t.Helper()
-	if code := run.wait(t, 180*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
 	}
 	recs, err := runner.ReadJoblogFile(b.joblog)
@@ -310,7 +313,7 @@ func TestWorkerStoppedMidBatch(t *testing.T) {
 	run := b.run(t, srv.url())
 	b.waitExecutions(t, b.n/4, run)
 	workers[0].signal(t, syscall.SIGTERM)
-	if code := workers[0].wait(t, 30*time.Second); code != 0 {
+	if code := workers[0].wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
 	}
 	b.check(t, run, began)
@@ -414,7 +417,7 @@ func streamLeader(t *testing.T, urls string) string {
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 	st, err := js.Stream(ctx, "ws_tasks")
 	if err != nil {
@@ -445,7 +448,7 @@ func TestKilledWorkerLeavesNoProcesses(t *testing.T) {
 	t.Cleanup(func() { run.cmd.Process.Kill() })
 	waitProcs := func(want func(n int) bool, what string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(testdeadline.Left(t))
 		for !want(len(commandsOf("victim"))) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: the worker's commands are %v", what, commandsOf("victim"))
@@ -519,14 +522,14 @@ func (b *batch) checkCounts(t *testing.T, run *process, url string) {
 	var status, results int
 	for range 10 { // a discarded run's count may still be on its way
 		st := launch(t, "job status", "job", "status", job, "--nats", url)
-		st.wait(t, 30*time.Second)
+		st.wait(t)
 		sm := regexp.MustCompile(`extra executions: (\d+)`).FindStringSubmatch(st.out.String())
 		if sm == nil {
 			t.Fatalf("job status does not count extra executions:\n%s", st.out.String())
 		}
 		status, _ = strconv.Atoi(sm[1])
 		rs := launch(t, "job results", "job", "results", job, "--json", "--nats", url)
-		rs.wait(t, 30*time.Second)
+		rs.wait(t)
 		results = 0
 		for _, line := range strings.Split(strings.TrimSpace(rs.out.String()), "\n") {
 			var r struct{ Attempt, Deliveries, Discarded int }

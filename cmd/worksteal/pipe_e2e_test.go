@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -229,10 +230,10 @@ func TestPipeStopsOnAnEndlessInput(t *testing.T) {
 			}
 			select {
 			case <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(testdeadline.Left(t)):
 				cmd.Process.Kill()
 				<-done
-				t.Fatalf("still running 30 s on: %s", out.String())
+				t.Fatalf("still running as the test's deadline nears: %s", out.String())
 			}
 			if code := cmd.ProcessState.ExitCode(); code != c.want {
 				t.Errorf("exit %d, want %d: %s", code, c.want, out.String())

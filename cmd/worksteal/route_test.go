@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestRequireRunsOnlyOnLabelledWorkers: through the binary, a batch run
@@ -32,7 +31,7 @@ func TestRequireRunsOnlyOnLabelledWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", ackWait, "--require", "gpu=1", "-a", input)
-	if code := run.wait(t, 120*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run --require gpu=1 exited %d:\n%s", code, run.out.String())
 	}
 	data, _ := os.ReadFile(ran)
@@ -48,7 +47,7 @@ func TestRequireRunsOnlyOnLabelledWorkers(t *testing.T) {
 
 	os.Remove(ran)
 	run = launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", ackWait, "--require", "gpu=2", "--job", "nogpu2", "-a", input)
-	code := run.wait(t, 60*time.Second)
+	code := run.wait(t)
 	if code == 0 || !strings.Contains(run.out.String(), "no live worker can run the task") || !strings.Contains(run.out.String(), "gpu=2") {
 		t.Errorf("run --require gpu=2 (no such worker) exited %d; want a refusal naming the requirement:\n%s", code, run.out.String())
 	}
@@ -56,7 +55,7 @@ func TestRequireRunsOnlyOnLabelledWorkers(t *testing.T) {
 		t.Error("a command ran although its requirement was refused")
 	}
 	bad := launch(t, "worker", "worker", "--nats", srv.url(), "--label", "gpu")
-	if code := bad.wait(t, 30*time.Second); code == 0 || !strings.Contains(bad.out.String(), "--label") {
+	if code := bad.wait(t); code == 0 || !strings.Contains(bad.out.String(), "--label") {
 		t.Errorf("worker --label gpu exited %d; want a usage error naming --label:\n%s", code, bad.out.String())
 	}
 }

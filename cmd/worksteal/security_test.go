@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -55,7 +56,7 @@ func run(t *testing.T, stdin string, env []string, args ...string) (int, string,
 	p := start(t, stdin, env, args...)
 	select {
 	case <-p.done:
-	case <-time.After(120 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatalf("worksteal %q did not end; stderr %q", args, p.stderr)
 	}
 	return p.cmd.ProcessState.ExitCode(), p.stdout.String(), p.stderr.String()
@@ -65,7 +66,7 @@ func run(t *testing.T, stdin string, env []string, args ...string) (int, string,
 func waitFor(t *testing.T, out *syncBuffer, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for time.Now().Before(deadline) {
 		if m := rx.FindStringSubmatch(out.String()); m != nil {
 			return m
@@ -80,7 +81,7 @@ func waitFor(t *testing.T, out *syncBuffer, re string) []string {
 func waitForEither(t *testing.T, p *proc, out, errs string) {
 	t.Helper()
 	ro, re := regexp.MustCompile(out), regexp.MustCompile(errs)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for time.Now().Before(deadline) {
 		if ro.MatchString(p.stdout.String()) || re.MatchString(p.stderr.String()) {
 			return
@@ -286,11 +287,11 @@ func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
 }
 
 // getWorkers polls a dashboard's /api/workers until it lists a worker, or
-// 30 s pass, and returns the last answer.
+// the test's deadline nears, and returns the last answer.
 func getWorkers(t *testing.T, dashURL string) string {
 	t.Helper()
 	var workers string
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for !strings.Contains(workers, `"name"`) && time.Now().Before(deadline) {
 		if resp, err := http.Get(dashURL + "api/workers"); err == nil {
 			b, _ := io.ReadAll(resp.Body)

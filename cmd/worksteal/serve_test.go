@@ -5,7 +5,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // Two servers on one store overwrite each other's files: the second serve
@@ -15,7 +14,7 @@ func TestSecondServeOnOneStoreIsRefused(t *testing.T) {
 	first := &server{name: "first", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
 	first.start(t)
 	second := launch(t, "second", "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--store", first.store, "--name", "second")
-	code := second.wait(t, 20*time.Second)
+	code := second.wait(t)
 	out := second.out.String()
 	if code == 0 {
 		t.Fatalf("a second serve on the store of a running one exited 0:\n%s", out)
@@ -32,7 +31,7 @@ func TestSecondServeOnOneStoreIsRefused(t *testing.T) {
 	launch(t, "worker", "worker", "--nats", first.url(), "-j", "2", "--ack-wait", ackWait).waitFor(t, "serving")
 	b := newBatch(t, 4)
 	run := b.run(t, first.url())
-	if code := run.wait(t, 60*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run on the first server exited %d:\n%s", code, run.out.String())
 	}
 	if n := b.executions(); n != 4 {
@@ -40,6 +39,6 @@ func TestSecondServeOnOneStoreIsRefused(t *testing.T) {
 	}
 	// Once the first has stopped, the store is free again.
 	first.p.signal(t, syscall.SIGTERM)
-	first.p.wait(t, 30*time.Second)
+	first.p.wait(t)
 	first.start(t)
 }

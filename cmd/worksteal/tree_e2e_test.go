@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // treeRun is a tree of shell tasks: the one command of the batch is the
@@ -81,7 +83,7 @@ func (tr *treeRun) run(t *testing.T, url string, extra ...string) *process {
 // waitRuns waits until k nodes have started.
 func (tr *treeRun) waitRuns(t *testing.T, k int, run *process) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for len(tr.runs()) < k {
 		select {
 		case <-run.done:
@@ -100,7 +102,7 @@ func (tr *treeRun) waitRuns(t *testing.T, k int, run *process) {
 // and no task outside it did.
 func (tr *treeRun) check(t *testing.T, run *process) {
 	t.Helper()
-	if code := run.wait(t, 180*time.Second); code != 0 {
+	if code := run.wait(t); code != 0 {
 		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
 	}
 	ids := tr.ids()
@@ -162,7 +164,7 @@ func TestTreeThroughTheBinary(t *testing.T) {
 		t.Fatalf("run named no job:\n%s", run.out.String())
 	}
 	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
-	if code := st.wait(t, 30*time.Second); code != 0 {
+	if code := st.wait(t); code != 0 {
 		t.Fatalf("job status exited %d:\n%s", code, st.out.String())
 	}
 	if out := st.out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
@@ -195,7 +197,7 @@ func TestTreeWorkerStopped(t *testing.T) {
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	w := workers[tr.rootWorker(t)]
 	w.signal(t, syscall.SIGTERM)
-	if code := w.wait(t, 30*time.Second); code != 0 {
+	if code := w.wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
 	}
 	tr.check(t, run)
@@ -224,7 +226,7 @@ func TestBenchCellCluster(t *testing.T) {
 	srv, _ := deployment(t)
 	const tree = "t=1,a=3,d=7,b=4,r=19"
 	local := launch(t, "cell ws", "bench", "cell", "ws", "uts-sha1", tree, "1")
-	if code := local.wait(t, 120*time.Second); code != 0 {
+	if code := local.wait(t); code != 0 {
 		t.Fatalf("bench cell ws exited %d:\n%s", code, local.out.String())
 	}
 	want := regexp.MustCompile(`ws uts-sha1 \S+ 1 [0-9.]+ (\d+ leaves=\d+ depth=\d+)`).FindStringSubmatch(local.out.String())
@@ -232,7 +234,7 @@ func TestBenchCellCluster(t *testing.T) {
 		t.Fatalf("bench cell ws printed:\n%s", local.out.String())
 	}
 	cell := launch(t, "cell cluster", "bench", "cell", "cluster", "uts-sha1", tree, "12", "2", "0", "--nats", srv.url(), "--split", "3")
-	if code := cell.wait(t, 120*time.Second); code != 0 {
+	if code := cell.wait(t); code != 0 {
 		t.Fatalf("bench cell cluster exited %d:\n%s", code, cell.out.String())
 	}
 	lines := regexp.MustCompile(`(?m)^cluster uts-sha1 \S+ 12 [0-9.]+ (\d+ leaves=\d+ depth=\d+) handed=(\d+) idle=(\d+) task-msgs=(\d+)$`).FindAllStringSubmatch(cell.out.String(), -1)
@@ -245,7 +247,7 @@ func TestBenchCellCluster(t *testing.T) {
 		}
 	}
 	bad := launch(t, "cell cluster bad", "bench", "cell", "cluster", "uts-sha1", "T1", "2")
-	if code := bad.wait(t, 30*time.Second); code == 0 || !strings.Contains(bad.out.String(), "--nats URL is required") {
+	if code := bad.wait(t); code == 0 || !strings.Contains(bad.out.String(), "--nats URL is required") {
 		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.out.String())
 	}
 }
@@ -255,7 +257,7 @@ func TestBenchCellCluster(t *testing.T) {
 func TestSpawnOutsideATask(t *testing.T) {
 	t.Parallel()
 	p := launch(t, "spawn", "spawn", "--", "echo", "hi")
-	if code := p.wait(t, 30*time.Second); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
+	if code := p.wait(t); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
 		t.Errorf("spawn outside a task exited %d:\n%s", code, p.out.String())
 	}
 }
@@ -297,4 +299,89 @@ func TestTreeClusterLosesStreamLeader(t *testing.T) {
 		}
 	}
 	tr.check(t, run)
+}
+
+// TestTreeShellReductionMatchesSequential: fib(9) as a tree of shell
+// commands (worksteal spawn; a node below 2 prints n, one above spawns
+// n−1 and n−2 and prints nothing) reduces with --reduce sum to the fib(9)
+// of a loop, 34, on three workers that hand subtrees to each other.
+func TestTreeShellReductionMatchesSequential(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fib.sh")
+	body := fmt.Sprintf(`n=$1
+if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
+%[1]s spawn -- sh %[2]s $((n-1)) || exit 9
+%[1]s spawn -- sh %[2]s $((n-2)) || exit 9
+`, wsBin, script)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 9
+	a, b := 0, 1
+	for range n {
+		a, b = b, a+b
+	}
+	run := launch(t, "run", "run", "--nats", srv.url(), "--reduce", "sum", "sh "+script+" {}", ":::", strconv.Itoa(n))
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(a) + `$`).MatchString(run.out.String()) {
+		t.Errorf("run --reduce sum of the fib(%d) tree did not print %d:\n%s", n, a, run.out.String())
+	}
+}
+
+// TestSpawnedChildrenInheritEnvAndTimeout: a variable that run --env
+// gives the task reaches its grandchild (spawned by its spawned child),
+// as GNU parallel users expect of a job; and --timeout applies to a
+// grandchild too.
+func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
+	write := func(p, body string) {
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", wsBin, grand))
+	write(grand, "echo G=$FOO\nsleep \"$1\"\n")
+	run := launchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.url(), "--env", "FOO",
+		"echo P=$FOO; "+wsBin+" spawn -- sh "+child+" {}", ":::", "0")
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	for _, want := range []string{"P=bar", "C=bar", "G=bar"} {
+		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(run.out.String()) {
+			t.Errorf("run --env FOO: no line %s:\n%s", want, run.out.String())
+		}
+	}
+	slow := launch(t, "run slow", "run", "--nats", srv.url(), "--timeout", "2s",
+		wsBin+" spawn -- sh "+child+" {}", ":::", "600")
+	if code := slow.wait(t); code == 0 || !strings.Contains(slow.out.String(), "timed out after 2s") {
+		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.out.String())
+	}
+}
+
+// TestFailingGrandchildIsNamed: a grandchild that exits 3 fails the
+// batch's task, and run says on stderr which node failed, its command
+// and its exit status, as it does for a failing task of a flat batch.
+func TestFailingGrandchildIsNamed(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child := filepath.Join(dir, "child.sh")
+	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", wsBin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := launch(t, "run", "run", "--nats", srv.url(), "echo 1; "+wsBin+" spawn -- sh "+child, ":::", "7")
+	if code := run.wait(t); code != 1 {
+		t.Fatalf("run exited %d; want 1:\n%s", code, run.out.String())
+	}
+	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
+	if !want.MatchString(run.out.String()) {
+		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.out.String())
+	}
 }

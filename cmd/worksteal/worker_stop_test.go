@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // blackhole listens on addr and accepts connections without ever
@@ -81,7 +83,7 @@ func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
 			// A batch sets the tier up and runs; a second one keeps the
 			// worker busy when the server goes.
 			b := newBatch(t, 2)
-			if code := b.run(t, srv.url(), runArgs...).wait(t, 60*time.Second); code != 0 {
+			if code := b.run(t, srv.url(), runArgs...).wait(t); code != 0 {
 				t.Fatalf("run exited %d", code)
 			}
 			long := filepath.Join(t.TempDir(), "long")
@@ -96,7 +98,7 @@ func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
 			began := time.Now()
 			select {
 			case <-worker.done:
-			case <-time.After(12 * time.Second):
+			case <-time.After(testdeadline.Left(t)):
 				t.Fatalf("the worker still runs %v after SIGTERM (its server unreachable):\n%s", time.Since(began).Round(time.Millisecond), worker.out.String())
 			}
 			t.Logf("the worker exited %d, %v after SIGTERM", worker.code, time.Since(began).Round(time.Millisecond))

@@ -21,6 +21,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // startAuthServer runs a JetStream server with two users: "admin", who may
@@ -44,7 +45,7 @@ func startAuthServer(t *testing.T) *server.Server {
 		t.Fatal(err)
 	}
 	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
+	if !s.ReadyForConnections(testdeadline.Left(t)) {
 		t.Fatal("nats server not ready")
 	}
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
@@ -97,7 +98,7 @@ func getJSON(t *testing.T, url string, v any) {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(testdeadline.Left(t)); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/worksteal/worksteal/internal/loadstat"
 
 	"github.com/worksteal/worksteal/internal/proctest"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // BenchmarkDashboardCost measures what watching a cluster costs it: the
@@ -64,7 +65,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 		b.Fatal(err)
 	}
 	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
+	if !srv.ReadyForConnections(testdeadline.Left(b)) {
 		b.Fatal("server not ready")
 	}
 	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
@@ -107,7 +108,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 	}
 	start, cpu0 := time.Now(), proctest.CPUTime()
 	var s *cluster.Submission
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testdeadline.Left(b)); ; time.Sleep(20 * time.Millisecond) {
 		if s, err = sub.Submit(ctx, job); err == nil || time.Now().After(deadline) {
 			break
 		}

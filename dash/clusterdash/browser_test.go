@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // chromium returns a headless Chromium's context for the test, or skips the
@@ -52,25 +54,29 @@ func chromium(t testing.TB) context.Context {
 	return ctx
 }
 
-// within runs the actions with a time limit, failing the test with what
-// was awaited.
-func within(t testing.TB, ctx context.Context, d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
+// within runs the actions until they are done or the test's deadline nears
+// (testdeadline.Left: go test's -timeout, not a fixed few seconds, which a
+// loaded machine can spend before the browser draws), failing the test with
+// what was awaited.
+func within(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
+	d := testdeadline.Left(t)
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	if err := chromedp.Do(tctx, actions...); err != nil {
-		t.Fatalf("the page does not show %s within %v: %v", what, d, err)
+		t.Fatalf("the page does not show %s (waited %v, until the test's deadline neared): %v", what, d.Round(time.Second), err)
 	}
 }
 
-// read runs one action that returns a value, with a time limit.
-func read[T any](t testing.TB, ctx context.Context, d time.Duration, what string, action chromedp.Action[T]) T {
+// read runs one action that returns a value, bounded as within is.
+func read[T any](t testing.TB, ctx context.Context, what string, action chromedp.Action[T]) T {
 	t.Helper()
+	d := testdeadline.Left(t)
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	v, err := chromedp.Run(tctx, action)
 	if err != nil {
-		t.Fatalf("the page does not show %s within %v: %v", what, d, err)
+		t.Fatalf("the page does not show %s (waited %v, until the test's deadline neared): %v", what, d.Round(time.Second), err)
 	}
 	return v
 }
@@ -103,7 +109,7 @@ func text(sel string) chromedp.Action[string] {
 // doneCount reads a job's "done/total" cell as the page shows it.
 func doneCount(t *testing.T, ctx context.Context, job string) (done, total int) {
 	t.Helper()
-	cell := read(t, ctx, 10*time.Second, "job "+job, text(`tr[data-job="`+job+`"] td.done`))
+	cell := read(t, ctx, "job "+job, text(`tr[data-job="`+job+`"] td.done`))
 	a, b, ok := strings.Cut(strings.ReplaceAll(cell, ",", ""), "/")
 	done, err1 := strconv.Atoi(a)
 	total, err2 := strconv.Atoi(b)
@@ -136,12 +142,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 
 	// The worker rows.
-	within(t, browser, 20*time.Second, "three live workers",
+	within(t, browser, "three live workers",
 		chromedp.Navigate(dashURL),
 		visible(`tr[data-worker="alpha"][data-status="up"]`),
 		visible(`tr[data-worker="bravo"][data-status="up"]`),
 		visible(`tr[data-worker="victim"][data-status="up"]`))
-	if row := read(t, browser, 5*time.Second, "bravo's row", text(`tr[data-worker="bravo"]`)); !strings.Contains(row, "zone=us") || !strings.Contains(row, "sh") {
+	if row := read(t, browser, "bravo's row", text(`tr[data-worker="bravo"]`)); !strings.Contains(row, "zone=us") || !strings.Contains(row, "sh") {
 		t.Errorf("bravo's row %q does not show its label zone=us and its handler sh", row)
 	}
 
@@ -162,13 +168,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	start(t, "run", "--nats", natsURL, "--job", "browser", "--ack-wait", "5s", "-a", tasks)
 
 	// Its progress moves: two readings, the second further along.
-	within(t, browser, 20*time.Second, "job browser", visible(`tr[data-job="browser"]`))
+	within(t, browser, "job browser", visible(`tr[data-job="browser"]`))
 	first, total := doneCount(t, browser, "browser")
 	if total != 81 {
 		t.Fatalf("job browser shows %d tasks; want 81", total)
 	}
 	var later int
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	for deadline := time.Now().Add(testdeadline.Left(t)); ; {
 		later, _ = doneCount(t, browser, "browser")
 		if later > first || time.Now().After(deadline) {
 			break
@@ -181,8 +187,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Logf("progress moved from %d/81 to %d/81", first, later)
 
 	// The long task is flagged as a straggler, with its worker.
-	within(t, browser, 20*time.Second, "the long task as a straggler", visible(`tr[data-straggler="browser/2"]`))
-	straggler := read(t, browser, 5*time.Second, "the straggler row", text(`tr[data-straggler="browser/2"]`))
+	within(t, browser, "the long task as a straggler", visible(`tr[data-straggler="browser/2"]`))
+	straggler := read(t, browser, "the straggler row", text(`tr[data-straggler="browser/2"]`))
 	if !strings.Contains(straggler, "alpha") && !strings.Contains(straggler, "bravo") && !strings.Contains(straggler, "victim") {
 		t.Errorf("the straggler row %q names no worker", straggler)
 	}
@@ -190,18 +196,18 @@ func TestDashboardInBrowser(t *testing.T) {
 	// A worker killed without warning is shown as lost (silent for 3 s).
 	workers["victim"].kill()
 	killed := time.Now()
-	within(t, browser, 15*time.Second, "the killed worker as lost", visible(`tr[data-worker="victim"][data-status="lost"]`))
-	badge := read(t, browser, 5*time.Second, "the lost badge", text(`tr[data-worker="victim"] .badge`))
+	within(t, browser, "the killed worker as lost", visible(`tr[data-worker="victim"][data-status="lost"]`))
+	badge := read(t, browser, "the lost badge", text(`tr[data-worker="victim"] .badge`))
 	if badge != "lost" {
 		t.Errorf("the killed worker's badge reads %q; want lost", badge)
 	}
 	t.Logf("killed worker shown as lost after %v", time.Since(killed).Round(100*time.Millisecond))
-	within(t, browser, 5*time.Second, "the other workers still up",
+	within(t, browser, "the other workers still up",
 		visible(`tr[data-worker="alpha"][data-status="up"]`),
 		visible(`tr[data-worker="bravo"][data-status="up"]`))
 
 	if file := os.Getenv("WORKSTEAL_DASH_SCREENSHOT"); file != "" {
-		png := read(t, browser, 10*time.Second, "a screenshot", chromedp.FullScreenshot(100))
+		png := read(t, browser, "a screenshot", chromedp.FullScreenshot(100))
 		if err := os.WriteFile(file, png, 0o644); err != nil {
 			t.Fatal(err)
 		}

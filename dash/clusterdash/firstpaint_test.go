@@ -36,6 +36,6 @@ func TestFirstPaintDoesNotWaitForTheEventStream(t *testing.T) {
 	defer web.Close()
 	defer close(stuck)
 	defer d.Close()
-	within(t, browser, 20*time.Second, "the workers and jobs of /api/state (no event came)",
+	within(t, browser, "the workers and jobs of /api/state (no event came)",
 		chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`), visible(`tr[data-job="j9"]`))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/worksteal/worksteal/internal/cli"
 	"github.com/worksteal/worksteal/internal/syncbuf"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // envAsBinary makes the test binary behave as the worksteal binary (the
@@ -55,7 +56,7 @@ func start(t *testing.T, args ...string) *process {
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-p.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testdeadline.Left(t)):
 			p.cmd.Process.Kill()
 			<-p.done
 			t.Errorf("worksteal %q did not stop on SIGTERM; output:\n%s", args, p.out.String())
@@ -74,7 +75,7 @@ func (p *process) kill() {
 func (p *process) wait(t *testing.T, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for time.Now().Before(deadline) {
 		if m := rx.FindStringSubmatch(p.out.String()); m != nil {
 			return m

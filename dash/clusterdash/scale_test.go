@@ -13,6 +13,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // synthetic returns a source of a large cluster: 100 workers of 8 slots,
@@ -61,16 +62,16 @@ func TestPageDrawsALargeCluster(t *testing.T) {
 	web := httptest.NewServer(d)
 	defer web.Close()
 	defer d.Close() // the page's event stream, else web.Close waits for it
-	within(t, browser, 20*time.Second, "the large cluster",
+	within(t, browser, "the large cluster",
 		chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`), visible(`tr[data-job="j9"]`))
-	rows := read(t, browser, 5*time.Second, "the rows", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-worker]").length`))
-	jobs := read(t, browser, 5*time.Second, "the jobs", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-job]").length`))
-	lost := read(t, browser, 5*time.Second, "the lost workers", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-status=lost]").length`))
+	rows := read(t, browser, "the rows", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-worker]").length`))
+	jobs := read(t, browser, "the jobs", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-job]").length`))
+	lost := read(t, browser, "the lost workers", chromedp.Evaluate[int](`document.querySelectorAll("tr[data-status=lost]").length`))
 	if rows != 100 || jobs != 10 || lost != 6 {
 		t.Errorf("the page shows %d workers, %d jobs, %d lost; want 100, 10, 6", rows, jobs, lost)
 	}
 	shownAt := func() time.Time {
-		shown := read(t, browser, 5*time.Second, "the state's time", chromedp.Evaluate[string](`document.body.dataset.time`))
+		shown := read(t, browser, "the state's time", chromedp.Evaluate[string](`document.body.dataset.time`))
 		at, err := time.Parse(time.RFC3339Nano, shown)
 		if err != nil {
 			t.Fatalf("the page's state time %q: %v", shown, err)
@@ -78,15 +79,15 @@ func TestPageDrawsALargeCluster(t *testing.T) {
 		return at
 	}
 	first := shownAt()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for !shownAt().After(first) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the page still shows the state of %v 30 s later: it draws no newer state", first)
+			t.Fatalf("the page still shows the state of %v as the test's deadline nears: it draws no newer state", first)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	updates := read(t, browser, 5*time.Second, "the update count", chromedp.Evaluate[string](`document.body.dataset.updates`))
-	drawMs := read(t, browser, 5*time.Second, "the draw time", chromedp.Evaluate[string](`document.body.dataset.drawMs`))
+	updates := read(t, browser, "the update count", chromedp.Evaluate[string](`document.body.dataset.updates`))
+	drawMs := read(t, browser, "the draw time", chromedp.Evaluate[string](`document.body.dataset.drawMs`))
 	t.Logf("%s updates drawn, %s ms drawing in all", updates, drawMs)
 }
 
@@ -104,7 +105,7 @@ func BenchmarkPageDraw(b *testing.B) {
 	web := httptest.NewServer(d)
 	defer web.Close()
 	defer d.Close()
-	within(b, browser, 20*time.Second, "the large cluster", chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`))
+	within(b, browser, "the large cluster", chromedp.Navigate(web.URL), visible(`tr[data-worker="w099"]`))
 	count := func() (n, ms float64) {
 		v, err := chromedp.Run(browser, chromedp.Evaluate[[]float64](`[Number(document.body.dataset.updates), Number(document.body.dataset.drawMs)]`))
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -20,11 +19,11 @@ func TestDashboardSaysWhatAJobWaitsFor(t *testing.T) {
 	dashURL := serve.wait(t, `dashboard on (http://\S+)`)[1]
 	gpu := start(t, "worker", "--nats", natsURL, "-j", "1", "--name", "gpu", "--label", "gpu=1")
 	gpu.wait(t, "serving sh")
-	within(t, browser, 20*time.Second, "the gpu worker", chromedp.Navigate(dashURL), visible(`tr[data-worker="gpu"][data-status="up"]`))
+	within(t, browser, "the gpu worker", chromedp.Navigate(dashURL), visible(`tr[data-worker="gpu"][data-status="up"]`))
 	gpu.kill()
 	start(t, "run", "--nats", natsURL, "--require", "gpu=1", "--job", "needsgpu", "echo", ":::", "a", "b", "c")
-	within(t, browser, 30*time.Second, "what job needsgpu waits for", visible(`[data-waiting="needsgpu"]`))
-	if got := read(t, browser, 5*time.Second, "the job's wait", text(`[data-waiting="needsgpu"]`)); !strings.Contains(got, "no live worker has gpu=1") || !strings.Contains(got, "3 tasks wait") {
+	within(t, browser, "what job needsgpu waits for", visible(`[data-waiting="needsgpu"]`))
+	if got := read(t, browser, "the job's wait", text(`[data-waiting="needsgpu"]`)); !strings.Contains(got, "no live worker has gpu=1") || !strings.Contains(got, "3 tasks wait") {
 		t.Errorf("the job's row says %q; want what it waits for", got)
 	}
 }

@@ -285,10 +285,22 @@ iteration's result is checked: the value (fib(n), n-queens solutions, tree
 nodes) and, for uts-sha1, the leaf count and depth, against the published
 reference and against the first iteration; a difference is an error. The
 result column is the value; leaves and depth follow when the workload has
-them. See internal/bench/anchors.md for adding worksteal to the anchors' run.sh.`,
+them. See internal/bench/anchors.md for adding worksteal to the anchors' run.sh.
+
+The cluster form, cell cluster uts-sha1 SIZE THREADS [REPS [WARM]] --nats URL
+[--split D] [--stream NAME], runs the tree as one job of spawning tasks on
+the workers of the NATS server at URL (worksteal worker, started apart; their
+-j and GOMAXPROCS decide the parallelism, THREADS is only printed). --split D
+(0 to 64, default 4): the root task spawns the tree's nodes down to depth D as
+tasks, and each counts its subtree below on its worker's pool. --stream NAME:
+the deployment's stream (worker --stream; default ws). Each line adds
+handed=N (subtrees handed between workers, each a task message and a result
+of its own), idle=N (idle signals heard) and task-msgs=N (task messages
+published for the job, counted on their subject).`,
 		Example: `  worksteal bench cell ws fib 35 1 5
   worksteal bench cell go-ws uts 6000 2 5 1
-  worksteal bench cell ws uts-sha1 T3 2`,
+  worksteal bench cell ws uts-sha1 T3 2
+  worksteal bench cell cluster uts-sha1 T1L 12 3 1 --nats nats://127.0.0.1:4222 --split 4`,
 		// The arguments are positional numbers: "-5" is a (bad) THREADS,
 		// not a flag, so cobra does not parse flags here (-h still helps).
 		DisableFlagParsing: true,

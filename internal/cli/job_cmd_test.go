@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestJobCommands: an operator lists, inspects, cancels and deletes jobs
@@ -59,7 +61,7 @@ func TestJobCommands(t *testing.T) {
 		code, _, errs := runWithInput(t, "sleep 60\n", "run", "--nats", url, "--job", "long", "--progress=none")
 		done <- result{code, errs}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for {
 		_, out, _ := runWithInput(t, "", "job", "list", "--nats", url)
 		if strings.Contains(out, "long") || time.Now().After(deadline) {
@@ -75,7 +77,7 @@ func TestJobCommands(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.errs, "job cancelled") {
 			t.Errorf("run of a cancelled job: exit %d, %q", r.code, r.errs)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testdeadline.Left(t)):
 		t.Fatal("run --nats did not end when its job was cancelled")
 	}
 	if _, out, _ := runWithInput(t, "", "job", "list", "--nats", url); !regexp.MustCompile(`long\s+1\s+1\s+cancelled`).MatchString(out) {

@@ -462,7 +462,8 @@ func (s *resultSink) write(r cluster.Result, sr shellResult) {
 			fmt.Fprintf(s.errOut, "worksteal: warning: results: %v\n", err)
 		}
 	} else if s.tag {
-		seq, _ := strconv.Atoi(r.Task)
+		root, _, _ := strings.Cut(r.Task, "=") // a spawned child: its root task's tag
+		seq, _ := strconv.Atoi(root)
 		tag := s.bySeq[seq].TagIn(1) + "\t"
 		if s.printEach {
 			s.out.Write(tagLines(tag, sr.Stdout))

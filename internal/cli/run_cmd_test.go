@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/proctest"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -194,7 +195,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 		t.Fatal(err)
 	}
 	// Wait until the quick jobs are logged and three hanging ones run.
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for {
 		recs, _ := runner.ReadJoblogFile(log)
 		started, _ := os.ReadFile(pids)
@@ -221,7 +222,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	started, _ := os.ReadFile(pids)
 	for _, f := range strings.Fields(string(started)) {
 		pid, _ := strconv.Atoi(f)
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(testdeadline.Left(t))
 		for proctest.Alive(pid) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}

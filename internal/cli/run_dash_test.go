@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestRunHTTPDashboard: "run --http" serves the dashboard of the local run
@@ -37,7 +38,7 @@ func TestRunHTTPDashboard(t *testing.T) {
 	url := waitOutput(t, &stderr, `dashboard on (http://\S+)`)[1]
 
 	var st cluster.State
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for {
 		resp, err := http.Get(url + "api/state")
 		if err == nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -73,7 +74,7 @@ of a server, run three with --cluster-listen and --routes to each other
 	f.StringSliceVar(&cfg.routes, "routes", nil, "route URLs of the other servers (nats://HOST:PORT,...)")
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
 	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
-	f.StringVar(&cfg.stream, "stream", "ws", "with --http: name prefix of the cluster's stream, buckets and subjects")
+	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects (the recorder's, and the dashboard's with --http)")
 	addServeSecurityFlags(cmd, &cfg.security)
 	return cmd
 }
@@ -159,6 +160,10 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 			return err
 		}
 	}
+	recAuth, err := addRecorderUser(o)
+	if err != nil {
+		return err
+	}
 	if err := checkServeResources(o); err != nil {
 		return err
 	}
@@ -191,6 +196,9 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	}
 	ctx, cancel := context.WithCancel(env.Ctx)
 	defer cancel()
+	recDone := make(chan struct{})
+	go func() { defer close(recDone); runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
+	defer func() { cancel(); <-recDone }()
 	dashDone := make(chan error, 1)
 	if cfg.http != "" {
 		go func() { dashDone <- serveDashboardInProcess(ctx, s, cfg, out, dashAuth...) }()
@@ -211,6 +219,38 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	s.WaitForShutdown()
 	fmt.Fprintln(out, "worksteal serve: stopped")
 	return nil
+}
+
+// runRecorder runs the tier's recorder (cluster's Node.Record) on an
+// in-process connection of its own until ctx is done, logging each refusal
+// (a worker's write that names a delivery it does not hold, ...) on errs,
+// and the counts by reason when it stops.
+func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io.Writer, auth ...nats.Option) {
+	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+		return
+	}
+	defer nc.Close()
+	node, err := cluster.New(nc, cluster.WithStream(cfg.stream), cluster.WithName("recorder"))
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+		return
+	}
+	var mu sync.Mutex
+	err = node.Record(ctx, func(op, reason, detail string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(errs, "worksteal serve: refused a worker's %s: %s: %s\n", op, reason, detail)
+	})
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+	}
+	if st := node.RecorderStats(); len(st.Refused) > 0 {
+		mu.Lock()
+		fmt.Fprintf(errs, "worksteal serve: recorder refused %v (by reason)\n", st.Refused)
+		mu.Unlock()
+	}
 }
 
 // serveDashboardInProcess serves the dashboard of the server s, connected

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/syncbuf"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -32,7 +33,7 @@ func background(t *testing.T, args ...string) *syncBuffer {
 			if code != 0 {
 				t.Errorf("%q: exit %d, stderr %q", args, code, errs.String())
 			}
-		case <-time.After(60 * time.Second):
+		case <-time.After(testdeadline.Left(t)):
 			t.Errorf("%q did not stop", args)
 		}
 	})
@@ -43,7 +44,7 @@ func background(t *testing.T, args ...string) *syncBuffer {
 func waitOutput(t *testing.T, out *syncBuffer, re string) []string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testdeadline.Left(t))
 	for time.Now().Before(deadline) {
 		if m := rx.FindStringSubmatch(out.String()); m != nil {
 			return m

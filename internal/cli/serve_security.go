@@ -179,6 +179,39 @@ func announceSecurity(out, errs io.Writer, o *server.Options, cfg serveConfig) {
 	}
 }
 
+// addRecorderUser gives the recorder that serve runs in-process (see
+// cluster's Node.Record: it alone writes results and failure counts and
+// publishes handed-over children, for workers of the worker role) an
+// identity of its own when clients must authenticate: an nkey user made
+// for this run, with every permission of its account, whose seed never
+// leaves this process. It returns the recorder connection's options.
+func addRecorderUser(o *server.Options) ([]nats.Option, error) {
+	if !authenticates(o) {
+		return nil, nil
+	}
+	if len(o.Nkeys) == 0 && len(o.Users) == 0 {
+		return nil, errors.New("serve: the recorder can join a server whose clients authenticate with users or nkeys (as serve init configures it), not this one's authentication")
+	}
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		return nil, err
+	}
+	pub, _ := kp.PublicKey()
+	o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: pub, Account: tierAccount(o)})
+	return []nats.Option{nats.Nkey(pub, func(nonce []byte) ([]byte, error) { return kp.Sign(nonce) })}, nil
+}
+
+// tierAccount is the account of the tier's users: where its streams are.
+func tierAccount(o *server.Options) *server.Account {
+	var acc *server.Account
+	for _, u := range o.Nkeys {
+		if u.Account != nil {
+			acc = u.Account
+		}
+	}
+	return acc
+}
+
 // addDashboardUser gives the dashboard that serve --http runs in-process
 // an observer's identity when clients must authenticate: an nkey user made
 // for this run, with the observer's permissions, whose seed never leaves
@@ -200,13 +233,7 @@ func addDashboardUser(o *server.Options, stream string) ([]nats.Option, error) {
 		return nil, err
 	}
 	pub, _ := kp.PublicKey()
-	var acc *server.Account // the observers' account: where the tier's streams are
-	for _, u := range o.Nkeys {
-		if u.Account != nil {
-			acc = u.Account
-		}
-	}
-	o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: pub, Account: acc, Permissions: &server.Permissions{
+	o.Nkeys = append(o.Nkeys, &server.NkeyUser{Nkey: pub, Account: tierAccount(o), Permissions: &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: perm.Publish.Allow, Deny: perm.Publish.Deny},
 		Subscribe: &server.SubjectPermission{Allow: perm.Subscribe.Allow, Deny: perm.Subscribe.Deny},
 	}})

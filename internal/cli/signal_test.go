@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // The worksteal binary, built once per test run from ./cmd/worksteal (not
@@ -91,14 +93,15 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			deadline := time.After(60 * time.Second)
+			wait := testdeadline.Left(t)
+			deadline := time.After(wait)
 			for cpuTime(cmd.Process.Pid) < 200*time.Millisecond {
 				select {
 				case err := <-done:
 					t.Fatalf("%v ended before the signal: %v\n%s%s", tc.args, err, stdout.String(), stderr.String())
 				case <-deadline:
 					cmd.Process.Kill()
-					t.Fatalf("%v: no CPU time used in 60 s", tc.args)
+					t.Fatalf("%v: no CPU time used in %v", tc.args, wait)
 				case <-time.After(10 * time.Millisecond):
 				}
 			}
@@ -107,10 +110,10 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(testdeadline.Left(t)):
 				cmd.Process.Kill()
 				<-done
-				t.Fatalf("%v went on for 30 s after %v (stderr %q)", tc.args, tc.sig, stderr.String())
+				t.Fatalf("%v went on after %v until the test's deadline neared (stderr %q)", tc.args, tc.sig, stderr.String())
 			}
 			t.Logf("%v: stopped %v after %v", tc.args, time.Since(sent).Round(time.Millisecond), tc.sig)
 			var ee *exec.ExitError

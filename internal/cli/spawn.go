@@ -30,7 +30,11 @@ it is printed).
 
 A child's id is its parent's id, '=', and its index: a task that runs again
 (its worker died) spawns the same children, so none runs twice, provided it
-spawns them in the same order.`,
+spawns them in the same order.
+
+A child inherits what its parent task was given: the variables of run
+--env (with the values they have where spawn runs), run --timeout, the
+job's retries and reduction, and run --tag's tag (its root task's).`,
 		Example: `  worksteal run --nats nats://127.0.0.1:4222 'for i in 1 2 3; do worksteal spawn -- echo {} $i; done' ::: child
   worksteal run --nats nats://127.0.0.1:4222 --reduce sum 'worksteal spawn -- echo 40; echo {}' ::: 2`,
 		Args: cobra.MinimumNArgs(1),
@@ -44,7 +48,9 @@ spawns them in the same order.`,
 				line = strings.Join(q, " ")
 			}
 			seq, _ := strconv.Atoi(os.Getenv("WORKSTEAL_SEQ"))
-			p, _ := json.Marshal(shellTask{Cmd: line, Seq: seq})
+			t := shellTask{Cmd: line, Seq: seq}
+			inherited(&t) // --env, --timeout: as its parent task was given them
+			p, _ := json.Marshal(t)
 			if err := cluster.SpawnFromEnv(shellHandler, p); err != nil {
 				return fmt.Errorf("worksteal spawn: %w", err)
 			}

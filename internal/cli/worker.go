@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,49 @@ type shellTask struct {
 	Stdin     []byte `json:"stdin,omitempty"` // the command's stdin: a chunk of run --pipe
 	// Env is what run --env copies to the job: NAME=value.
 	Env []string `json:"env,omitempty"`
+}
+
+// What a spawned child inherits from its parent's task (worksteal spawn
+// reads these): the names of the variables run --env gave the task, whose
+// values the child takes from the spawning command's environment, and the
+// task's --timeout. The retries and the job's reduction are the job's, so
+// a child has them anyway; the working directory is the worker's for every
+// task.
+const (
+	envInheritNames   = "WORKSTEAL_ENV_NAMES"
+	envInheritTimeout = "WORKSTEAL_TIMEOUT_MS"
+)
+
+// inheritEnv is the environment that lets worksteal spawn give a child
+// what its parent task t was given.
+func inheritEnv(t shellTask) []string {
+	var names []string
+	for _, kv := range t.Env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			names = append(names, k)
+		}
+	}
+	var env []string
+	if len(names) > 0 {
+		env = append(env, envInheritNames+"="+strings.Join(names, ","))
+	}
+	if t.TimeoutMs > 0 {
+		env = append(env, envInheritTimeout+"="+strconv.FormatInt(t.TimeoutMs, 10))
+	}
+	return env
+}
+
+// inherited is the part of a spawned child's shell task that it inherits
+// from the task whose command runs worksteal spawn (see inheritEnv).
+func inherited(t *shellTask) {
+	if names := os.Getenv(envInheritNames); names != "" {
+		for _, k := range strings.Split(names, ",") {
+			if v, ok := os.LookupEnv(k); ok {
+				t.Env = append(t.Env, k+"="+v)
+			}
+		}
+	}
+	t.TimeoutMs, _ = strconv.ParseInt(os.Getenv(envInheritTimeout), 10, 64)
 }
 
 // shellResult is the output of a shell task.
@@ -207,12 +251,16 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	if err != nil {
 		return err
 	}
+	// Tasks do not inherit the worker's credentials: the variables that
+	// name them are read (connectAs) and dropped from the environment the
+	// tasks' processes get.
+	dropCredentialEnv()
 	defer closeWithin(nc, time.Second)
 	var node *cluster.Node
 	// "serving" is printed once the worker is in the registry: a
 	// submitter started after it sees this worker's handlers and labels.
 	ready := cluster.WithReady(func() {
-		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), shellHandler, nc.ConnectedUrl())
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), strings.Join(node.Handlers(), ", "), nc.ConnectedUrl())
 	})
 	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready)...)
 	if err != nil {
@@ -279,6 +327,18 @@ func closeWithin(nc *nats.Conn, d time.Duration) {
 	}
 }
 
+// credentialEnv lists the environment variables that name a client's
+// credentials (cluster.Credentials.FromEnv) or a NATS client's.
+var credentialEnv = []string{cluster.EnvCreds, cluster.EnvTLSCA, cluster.EnvTLSCert, cluster.EnvTLSKey, "NATS_CREDS", "NATS_NKEY", "NKEYS_PATH"}
+
+// dropCredentialEnv removes the credential variables from this process's
+// environment, which the tasks' processes inherit.
+func dropCredentialEnv() {
+	for _, v := range credentialEnv {
+		os.Unsetenv(v)
+	}
+}
+
 // shellTaskHandler runs one shell command per task, its process group
 // killed when the task is cancelled. A non-zero exit is an error (the task
 // is retried as the job allows); the output is the result either way.
@@ -298,6 +358,7 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		env := append(slices.Clip(t.Env), "WORKSTEAL_SEQ="+seq, "PARALLEL_SEQ="+seq, "WORKSTEAL_WORKER="+info.Worker, "WORKSTEAL_TASK="+info.Task)
 		if spawn, err := cluster.SpawnEnv(ctx); err == nil { // its command may spawn children (worksteal spawn)
 			env = append(env, spawn...)
+			env = append(env, inheritEnv(t)...)
 		}
 		c := runner.Command{Shell: shell, Line: t.Cmd, Grace: grace, Reaper: reaper, Env: env}
 		if t.Stdin != nil {
@@ -312,6 +373,19 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 			sr.Stdout = nil
 		}
 		out, _ := json.Marshal(sr)
+		if strings.Contains(info.Task, "=") { // a spawned child: its parent's error names it, with this
+			switch {
+			case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
+				return out, fmt.Errorf("command %q timed out after %v", t.Cmd, time.Duration(t.TimeoutMs)*time.Millisecond)
+			case e.Err != nil:
+				return out, fmt.Errorf("command %q: %w", t.Cmd, e.Err)
+			case e.Signal != 0:
+				return out, fmt.Errorf("command %q killed by signal %d%s", t.Cmd, e.Signal, stderrTail(e.Stderr))
+			case e.Code != 0:
+				return out, fmt.Errorf("command %q: exit status %d%s", t.Cmd, e.Code, stderrTail(e.Stderr))
+			}
+			return out, nil
+		}
 		switch {
 		case e.Err != nil && ctx.Err() == context.DeadlineExceeded:
 			return out, fmt.Errorf("timed out after %v", time.Duration(t.TimeoutMs)*time.Millisecond)
@@ -324,6 +398,22 @@ func shellTaskHandler(shell string, grace time.Duration, reaper *runner.Reaper) 
 		}
 		return out, nil
 	}
+}
+
+// stderrTail is the last line of a failed child's standard error, for
+// its error ("" if none): a spawned child's output is not printed.
+func stderrTail(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	if len(b) > 200 {
+		b = append(b[:200:200], "..."...)
+	}
+	return "; stderr: " + string(b)
 }
 
 // errorLog writes background errors, at most one line per kind a second:

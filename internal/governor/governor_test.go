@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/machine"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // fakeMachine is a fake sysfs tree whose files a test rewrites between
@@ -309,7 +310,7 @@ func TestRunDrivesTheSizer(t *testing.T) {
 		defer close(done)
 		Run(ctx, g, time.Millisecond, s, func(d Decision) { reports = append(reports, d) })
 	}()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testdeadline.Left(t)); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		s.mu.Lock()
 		n := len(s.calls)
 		s.mu.Unlock()

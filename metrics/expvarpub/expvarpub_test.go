@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 func TestTake(t *testing.T) {
@@ -69,7 +70,7 @@ func TestPublishServesDebugVars(t *testing.T) {
 	// A worker publishes its counters right after the job that ended Run
 	// returns, a moment after Run's caller resumes: poll until it has.
 	after := read()
-	for deadline := time.Now().Add(10 * time.Second); after.Total.TasksExecuted < before.Total.TasksExecuted+4 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testdeadline.Left(t)); after.Total.TasksExecuted < before.Total.TasksExecuted+4 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Microsecond)
 		after = read()
 	}

@@ -1,4 +1,4 @@
-package balance_test
+package schedule_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/par/schedule"
 )
 
 func ExampleForPool() {
@@ -17,7 +18,7 @@ func ExampleForPool() {
 	schedules := []balance.Schedule{balance.Static{}, balance.Dynamic{Chunk: 64}, balance.Guided{}, balance.Stealing{}}
 	for _, s := range schedules {
 		var sum atomic.Int64
-		st, err := balance.ForPool(context.Background(), p, 1000, s, func(w *worksteal.Worker, lo, hi int) {
+		st, err := schedule.ForPool(context.Background(), p, 1000, s, func(w *worksteal.Worker, lo, hi int) {
 			local := 0
 			for i := lo; i < hi; i++ {
 				local += i * i
@@ -39,9 +40,9 @@ func ExampleFor() {
 	// Inside the pool: a loop over rows, each row a nested loop over columns.
 	var cells atomic.Int64
 	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
-		st := balance.For(w, 100, balance.Dynamic{Chunk: 10}, func(w *worksteal.Worker, lo, hi int) {
+		st := schedule.For(w, 100, balance.Dynamic{Chunk: 10}, func(w *worksteal.Worker, lo, hi int) {
 			for range hi - lo {
-				balance.For(w, 50, balance.Stealing{}, func(w *worksteal.Worker, lo, hi int) {
+				schedule.For(w, 50, balance.Stealing{}, func(w *worksteal.Worker, lo, hi int) {
 					cells.Add(int64(hi - lo))
 				})
 			}
@@ -61,7 +62,7 @@ func ExampleForContext() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
-		st, err := balance.ForContext(ctx, w, 1_000_000, balance.Dynamic{Chunk: 100}, func(w *worksteal.Worker, lo, hi int) {
+		st, err := schedule.ForContext(ctx, w, 1_000_000, balance.Dynamic{Chunk: 100}, func(w *worksteal.Worker, lo, hi int) {
 			cancel() // e.g. an answer was found: no new chunk starts
 		})
 		fmt.Println(errors.Is(err, context.Canceled), st.Done < st.N)
@@ -70,7 +71,7 @@ func ExampleForContext() {
 	// Output: true true
 }
 
-func ExampleStealing() {
+func Example_stealing() {
 	// On the pool, Stealing is the runtime's own adaptive loop. Its Chunker
 	// (for Loop) is range stealing: worker 0, alone, runs its own block
 	// [0,4) and then steals the back half of worker 1's block, again and
@@ -86,7 +87,7 @@ func ExampleStealing() {
 func ExampleLoopStats() {
 	p, _ := worksteal.New(worksteal.Config{Workers: 2})
 	defer p.Close()
-	st, _ := balance.ForPool(context.Background(), p, 64, balance.Static{Chunk: 8}, func(w *worksteal.Worker, lo, hi int) {})
+	st, _ := schedule.ForPool(context.Background(), p, 64, balance.Static{Chunk: 8}, func(w *worksteal.Worker, lo, hi int) {})
 	fmt.Println(st.Schedule, st.N, st.TotalChunks(), len(st.Busy))
 	// The run's measurements feed the metrics and the report.
 	r := balance.Analyze(st.Profile())

@@ -1,4 +1,4 @@
-package balance
+package schedule
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/balance"
 )
 
 // The strategies compared on the work-stealing pool at 2 workers. Each
@@ -31,7 +32,7 @@ import (
 //
 // Run them with (compare within one run; use medians):
 //
-//	nice -n 5 go test -run '^$' -bench 'Pool|Hedge' -benchtime=3x -count=5 ./balance/
+//	nice -n 5 go test -run '^$' -bench 'Pool|Hedge' -benchtime=3x -count=5 ./par/schedule/
 
 const benchWorkers = 2
 
@@ -89,16 +90,16 @@ var mandelCosts = sync.OnceValue(func() []float64 {
 // over known costs.
 type strategy struct {
 	name string
-	s    Schedule // nil for LPT
+	s    balance.Schedule // nil for LPT
 }
 
 var strategies = []strategy{
-	{"static", Static{}},
-	{"static(1)", Static{Chunk: 1}},
-	{"dynamic(1)", Dynamic{Chunk: 1}},
-	{"dynamic(16)", Dynamic{Chunk: 16}},
-	{"guided", Guided{}},
-	{"stealing", Stealing{}},
+	{"static", balance.Static{}},
+	{"static(1)", balance.Static{Chunk: 1}},
+	{"dynamic(1)", balance.Dynamic{Chunk: 1}},
+	{"dynamic(16)", balance.Dynamic{Chunk: 16}},
+	{"guided", balance.Guided{}},
+	{"stealing", balance.Stealing{}},
 	{"lpt", nil},
 }
 
@@ -121,7 +122,7 @@ func (m *workMeter) imbalance() float64 {
 	for i := range loads {
 		loads[i] = m.work[i].Swap(0)
 	}
-	return Imbalance(loads[:])
+	return balance.Imbalance(loads[:])
 }
 
 // runStrategy runs item(w, i) for every i in [0, n) on p under st and
@@ -134,7 +135,7 @@ func runStrategy(p *worksteal.Pool, st strategy, n int, lpt [][]int, item func(w
 		err error
 	)
 	if st.s == nil {
-		ls, err = ForPool(context.Background(), p, len(lpt), Static{}, func(w *worksteal.Worker, lo, hi int) {
+		ls, err = ForPool(context.Background(), p, len(lpt), balance.Static{}, func(w *worksteal.Worker, lo, hi int) {
 			for d := lo; d < hi; d++ {
 				for _, i := range lpt[d] {
 					item(w, i)
@@ -171,7 +172,7 @@ func benchStrategies(b *testing.B, costs []float64, item func(i int) int64, chec
 		b.Fatal(err)
 	}
 	defer p.Close()
-	lpt := LPT(costs, benchWorkers).Items()
+	lpt := balance.LPT(costs, benchWorkers).Items()
 	var total atomic.Int64
 	for _, st := range strategies {
 		b.Run(st.name, func(b *testing.B) {
@@ -347,11 +348,11 @@ func BenchmarkHedgeLongTail(b *testing.B) {
 	}
 	variants := []struct {
 		name  string
-		hedge func() *Hedge
+		hedge func() *balance.Hedge
 	}{
-		{"none", func() *Hedge { return nil }},
-		{"1.5xp75", func() *Hedge { return &Hedge{} }},
-		{"delay=5ms", func() *Hedge { return &Hedge{Delay: 5 * time.Millisecond} }},
+		{"none", func() *balance.Hedge { return nil }},
+		{"1.5xp75", func() *balance.Hedge { return &balance.Hedge{} }},
+		{"delay=5ms", func() *balance.Hedge { return &balance.Hedge{Delay: 5 * time.Millisecond} }},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
@@ -361,9 +362,9 @@ func BenchmarkHedgeLongTail(b *testing.B) {
 			for b.Loop() {
 				attempts := make([]atomic.Int32, n)
 				start := time.Now()
-				err := Bounded(context.Background(), n, limit, func(ctx context.Context, i int) error {
+				err := balance.Bounded(context.Background(), n, limit, func(ctx context.Context, i int) error {
 					t0 := time.Now()
-					_, err := Hedged(ctx, h, func(ctx context.Context) (struct{}, error) {
+					_, err := balance.Hedged(ctx, h, func(ctx context.Context) (struct{}, error) {
 						return struct{}{}, sleepCtx(ctx, draw(i, int(attempts[i].Add(1))))
 					})
 					lat[i] = time.Since(t0)
@@ -373,7 +374,7 @@ func BenchmarkHedgeLongTail(b *testing.B) {
 					b.Fatal(err)
 				}
 				makespan += time.Since(start)
-				p99 += time.Duration(Quantile(lat, 0.99))
+				p99 += time.Duration(balance.Quantile(lat, 0.99))
 			}
 			nf := float64(b.N)
 			b.ReportMetric(float64(makespan.Microseconds())/1e3/nf, "makespan-ms")

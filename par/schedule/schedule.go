@@ -1,4 +1,26 @@
-package balance
+// Package schedule runs a loop on the work-stealing pool under any of
+// package balance's schedules, so that the same body can be timed under each
+// and its balance measured:
+//
+//   - balance.Static, balance.Dynamic and balance.Guided (and any other
+//     balance.Schedule) are driven the OpenMP way: the loop spawns one
+//     driver task per pool worker in a worksteal.Scope, and each driver
+//     asks the Schedule's Chunker for chunks until it runs dry;
+//   - balance.Stealing is the runtime's own loop, par.ForRange.
+//
+// Every run returns its LoopStats (makespan, per-worker busy time, chunks
+// and iterations), which balance.Analyze reads through LoopStats.Profile.
+//
+// Nesting is safe: the caller waits in Scope (or in the runtime loop's
+// joins), which runs other tasks while it waits, so a loop inside a loop's
+// body never blocks a worker that could run the work it waits for.
+//
+// The package lives apart from balance so that balance (partitioners,
+// schedules, straggler tools, metrics) and its users, the batch runner
+// among them, do not import the runtime; and apart from par because it
+// imports balance, and par (a core package) imports only the standard
+// library.
+package schedule
 
 import (
 	"context"
@@ -9,21 +31,9 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/balance"
 	"github.com/worksteal/worksteal/par"
 )
-
-// Loop schedules on the work-stealing pool. For runs one loop under any
-// Schedule, so the same body can be timed under each:
-//
-//   - Static, Dynamic and Guided (and any other Schedule) are driven the
-//     OpenMP way: the loop spawns one driver task per pool worker in a
-//     worksteal.Scope, and each driver asks the Schedule's Chunker for
-//     chunks until it runs dry;
-//   - Stealing is the runtime's own loop, par.ForRange.
-//
-// Nesting is safe: the caller waits in Scope (or in the runtime loop's
-// joins), which runs other tasks while it waits, so a loop inside a loop's
-// body never blocks a worker that could run the work it waits for.
 
 // For runs body over [0, n) on w's pool under schedule s and returns when
 // every iteration has run, with the run's measurements. body receives the
@@ -44,7 +54,7 @@ import (
 // Panics: if n < 0; and with a *worksteal.PanicError carrying the first
 // panic of body, after the chunks already running have finished (no driver
 // takes a new chunk once one has panicked).
-func For(w *worksteal.Worker, n int, s Schedule, body func(w *worksteal.Worker, lo, hi int)) LoopStats {
+func For(w *worksteal.Worker, n int, s balance.Schedule, body func(w *worksteal.Worker, lo, hi int)) LoopStats {
 	st, _ := ForContext(context.Background(), w, n, s, body)
 	return st
 }
@@ -55,18 +65,18 @@ func For(w *worksteal.Worker, n int, s Schedule, body func(w *worksteal.Worker, 
 // if ctx was done by then. ctx is checked between chunks, never inside body.
 //
 // Panics: as For.
-func ForContext(ctx context.Context, w *worksteal.Worker, n int, s Schedule, body func(w *worksteal.Worker, lo, hi int)) (LoopStats, error) {
+func ForContext(ctx context.Context, w *worksteal.Worker, n int, s balance.Schedule, body func(w *worksteal.Worker, lo, hi int)) (LoopStats, error) {
 	if n < 0 {
-		panic(fmt.Sprintf("balance: For with n = %d < 0", n))
+		panic(fmt.Sprintf("schedule: For with n = %d < 0", n))
 	}
 	if s == nil {
-		s = Stealing{}
+		s = balance.Stealing{}
 	}
 	rec := newRecorder(w.Pool().Workers())
 	start := time.Now()
 	if n > 0 {
 		if st, ok := asStealing(s); ok {
-			opts := st.options()
+			opts := options(st)
 			if ctx.Done() != nil {
 				opts = append(opts, par.WithContext(ctx))
 			}
@@ -84,17 +94,29 @@ func ForContext(ctx context.Context, w *worksteal.Worker, n int, s Schedule, bod
 	return stats, nil
 }
 
+// options returns the runtime loop options that s stands for.
+func options(s balance.Stealing) []par.LoopOption {
+	var opts []par.LoopOption
+	if s.MinGrain > 1 {
+		opts = append(opts, par.MinGrain(s.MinGrain))
+	}
+	if s.MaxGrain > 0 {
+		opts = append(opts, par.MaxGrain(s.MaxGrain))
+	}
+	return opts
+}
+
 // asStealing reports whether s is a Stealing schedule (or a pointer to one).
-func asStealing(s Schedule) (Stealing, bool) {
+func asStealing(s balance.Schedule) (balance.Stealing, bool) {
 	switch st := s.(type) {
-	case Stealing:
+	case balance.Stealing:
 		return st, true
-	case *Stealing:
+	case *balance.Stealing:
 		if st != nil {
 			return *st, true
 		}
 	}
-	return Stealing{}, false
+	return balance.Stealing{}, false
 }
 
 // driveChunks runs the OpenMP-style drivers of a Chunker schedule in a
@@ -102,7 +124,7 @@ func asStealing(s Schedule) (Stealing, bool) {
 // Scope's error is ignored: it can only be ctx's, and it is reported even
 // when all that was skipped is a driver that would have found no chunk left;
 // the caller compares the iterations done with n instead.
-func driveChunks(ctx context.Context, w *worksteal.Worker, n int, s Schedule, body func(w *worksteal.Worker, lo, hi int), rec *recorder) {
+func driveChunks(ctx context.Context, w *worksteal.Worker, n int, s balance.Schedule, body func(w *worksteal.Worker, lo, hi int), rec *recorder) {
 	drivers := min(w.Pool().Workers(), n)
 	c := s.Start(n, drivers)
 	_ = w.Scope(ctx, func(w *worksteal.Worker, sc *worksteal.Scope) error {
@@ -136,9 +158,9 @@ func driveChunks(ctx context.Context, w *worksteal.Worker, n int, s Schedule, bo
 // closed.
 //
 // Panics: as For; the panic is re-raised in the caller.
-func ForPool(ctx context.Context, p *worksteal.Pool, n int, s Schedule, body func(w *worksteal.Worker, lo, hi int)) (LoopStats, error) {
+func ForPool(ctx context.Context, p *worksteal.Pool, n int, s balance.Schedule, body func(w *worksteal.Worker, lo, hi int)) (LoopStats, error) {
 	if n < 0 {
-		panic(fmt.Sprintf("balance: For with n = %d < 0", n))
+		panic(fmt.Sprintf("schedule: For with n = %d < 0", n))
 	}
 	var (
 		st  LoopStats
@@ -189,11 +211,11 @@ func (s LoopStats) Idle() []time.Duration {
 
 // Imbalance returns Imbalance(s.Busy): the busiest worker's time over the
 // mean, 1 for a perfect split.
-func (s LoopStats) Imbalance() float64 { return Imbalance(s.Busy) }
+func (s LoopStats) Imbalance() float64 { return balance.Imbalance(s.Busy) }
 
 // Utilization returns Utilization(s.Busy, s.Idle()): the fraction of the
 // workers' time during the loop that went into body.
-func (s LoopStats) Utilization() float64 { return Utilization(s.Busy, s.Idle()) }
+func (s LoopStats) Utilization() float64 { return balance.Utilization(s.Busy, s.Idle()) }
 
 // TotalChunks returns the number of body calls, summed over the workers.
 func (s LoopStats) TotalChunks() int {
@@ -205,7 +227,7 @@ func (s LoopStats) TotalChunks() int {
 }
 
 // Profile returns the run as an Analyze input: per-worker Busy and Idle.
-func (s LoopStats) Profile() Profile { return Profile{Busy: s.Busy, Idle: s.Idle()} }
+func (s LoopStats) Profile() balance.Profile { return balance.Profile{Busy: s.Busy, Idle: s.Idle()} }
 
 // String formats s on one line, e.g. "dynamic(8): 1000/1000 iterations in
 // 125 chunks, wall 2.1ms, imbalance 1.01, utilization 98%".

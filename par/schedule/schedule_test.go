@@ -1,4 +1,4 @@
-package balance
+package schedule
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // poolSchedules are the schedules every pool test runs under; nil stands for
 // Stealing{}.
-var poolSchedules = []Schedule{
-	Static{}, Static{Chunk: 7}, Dynamic{}, Dynamic{Chunk: 16}, Guided{}, Guided{MinChunk: 5},
-	Stealing{}, Stealing{MinGrain: 4, MaxGrain: 32}, nil,
+var poolSchedules = []balance.Schedule{
+	balance.Static{}, balance.Static{Chunk: 7}, balance.Dynamic{}, balance.Dynamic{Chunk: 16}, balance.Guided{}, balance.Guided{MinChunk: 5},
+	balance.Stealing{}, balance.Stealing{MinGrain: 4, MaxGrain: 32}, nil,
 }
 
 func newPool(t testing.TB, workers int) *worksteal.Pool {
@@ -35,15 +37,17 @@ func newPool(t testing.TB, workers int) *worksteal.Pool {
 }
 
 // deadline fails the test (with a panic, since it fires on its own
-// goroutine) if stop is not called within d: a deadlock shows up as a
-// failure, not a hung test binary.
-func deadline(d time.Duration) (stop func()) {
+// goroutine) if stop is not called before the test's own deadline nears
+// (testdeadline.Left): a deadlock shows up as a failure, not a hung test
+// binary, and a loaded machine only makes the test slower.
+func deadline(t testing.TB) (stop func()) {
+	d := testdeadline.Left(t)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-done:
 		case <-time.After(d):
-			panic("balance test still running after " + d.String() + ": deadlock?")
+			panic("balance test still running near its deadline (" + d.String() + " after it began): deadlock?")
 		}
 	}()
 	return func() { close(done) }
@@ -53,7 +57,7 @@ func deadline(d time.Duration) (stop func()) {
 // under every schedule and checks that each index runs exactly once, in
 // non-empty chunks, and that the measurements add up.
 func TestForExactlyOnce(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	for _, workers := range []int{1, 2, 4} {
 		p := newPool(t, workers)
 		for _, s := range poolSchedules {
@@ -122,19 +126,19 @@ func checkStats(t *testing.T, st LoopStats, n, workers int) {
 func TestForChunkCounts(t *testing.T) {
 	p := newPool(t, 2)
 	cases := []struct {
-		s        Schedule
+		s        balance.Schedule
 		n        int
 		min, max int
 	}{
-		{Static{}, 100, 2, 2},
-		{Static{Chunk: 10}, 100, 10, 10},
-		{Dynamic{Chunk: 10}, 100, 10, 10},
-		{Dynamic{Chunk: 30}, 100, 4, 4},
-		{Guided{}, 100, 2, 100},
-		{Static{}, 1, 1, 1}, // one driver only: n < workers
-		{Stealing{}, 100, 1, 100},
-		{Stealing{MinGrain: 50}, 100, 1, 2},
-		{&Stealing{MinGrain: 50}, 100, 1, 2},
+		{balance.Static{}, 100, 2, 2},
+		{balance.Static{Chunk: 10}, 100, 10, 10},
+		{balance.Dynamic{Chunk: 10}, 100, 10, 10},
+		{balance.Dynamic{Chunk: 30}, 100, 4, 4},
+		{balance.Guided{}, 100, 2, 100},
+		{balance.Static{}, 1, 1, 1}, // one driver only: n < workers
+		{balance.Stealing{}, 100, 1, 100},
+		{balance.Stealing{MinGrain: 50}, 100, 1, 2},
+		{&balance.Stealing{MinGrain: 50}, 100, 1, 2},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%v/n=%d", tc.s, tc.n), func(t *testing.T) {
@@ -156,11 +160,11 @@ func TestForChunkCounts(t *testing.T) {
 // range-stealing Chunker.
 func TestAsStealing(t *testing.T) {
 	cases := []struct {
-		s    Schedule
+		s    balance.Schedule
 		want bool
 	}{
-		{Stealing{MinGrain: 3}, true}, {&Stealing{MinGrain: 3}, true}, {(*Stealing)(nil), false},
-		{Dynamic{}, false}, {&Guided{}, false},
+		{balance.Stealing{MinGrain: 3}, true}, {&balance.Stealing{MinGrain: 3}, true}, {(*balance.Stealing)(nil), false},
+		{balance.Dynamic{}, false}, {&balance.Guided{}, false},
 	}
 	for _, tc := range cases {
 		st, ok := asStealing(tc.s)
@@ -174,7 +178,7 @@ func TestAsStealing(t *testing.T) {
 // 2-worker pool: a worker that waits for an inner loop must keep running
 // tasks, so nothing deadlocks even when all workers wait at once.
 func TestForNested(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
 	for _, outer := range poolSchedules {
 		for _, inner := range poolSchedules {
@@ -202,17 +206,17 @@ func TestForNested(t *testing.T) {
 // TestForInsideScope: For from a task spawned in a Scope, and from inside
 // a Join, on every worker at once.
 func TestForInsideScope(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
 	var sum atomic.Int64
 	err := p.Scope(context.Background(), func(w *worksteal.Worker, s *worksteal.Scope) error {
 		for range 8 {
 			s.Spawn(w, func(w *worksteal.Worker) {
 				worksteal.Join(w, func(w *worksteal.Worker) int {
-					For(w, 100, Dynamic{Chunk: 3}, func(_ *worksteal.Worker, lo, hi int) { sum.Add(int64(hi - lo)) })
+					For(w, 100, balance.Dynamic{Chunk: 3}, func(_ *worksteal.Worker, lo, hi int) { sum.Add(int64(hi - lo)) })
 					return 0
 				}, func(w *worksteal.Worker) int {
-					For(w, 100, Static{}, func(_ *worksteal.Worker, lo, hi int) { sum.Add(int64(hi - lo)) })
+					For(w, 100, balance.Static{}, func(_ *worksteal.Worker, lo, hi int) { sum.Add(int64(hi - lo)) })
 					return 0
 				})
 			})
@@ -227,7 +231,7 @@ func TestForInsideScope(t *testing.T) {
 func TestForContextCancel(t *testing.T) {
 	p := newPool(t, 2)
 	for _, s := range poolSchedules {
-		if s == (Static{}) {
+		if s == (balance.Static{}) {
 			continue // one chunk per worker: nothing is left to skip once both run
 		}
 		t.Run(fmt.Sprint(s), func(t *testing.T) {
@@ -318,7 +322,7 @@ func TestForPanic(t *testing.T) {
 		})
 	}
 	// The pool is still usable.
-	st, err := ForPool(context.Background(), p, 10, Dynamic{}, func(*worksteal.Worker, int, int) {})
+	st, err := ForPool(context.Background(), p, 10, balance.Dynamic{}, func(*worksteal.Worker, int, int) {})
 	if err != nil || st.Done != 10 {
 		t.Errorf("ForPool after a panic = %v, done %d; want nil, 10", err, st.Done)
 	}
@@ -329,18 +333,18 @@ func TestForPoolErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := catchPanic(func() { ForPool(context.Background(), p, -1, Static{}, nil) }); got != "balance: For with n = -1 < 0" {
+	if got := catchPanic(func() { ForPool(context.Background(), p, -1, balance.Static{}, nil) }); got != "schedule: For with n = -1 < 0" {
 		t.Errorf("ForPool(n = -1) panic = %q", got)
 	}
 	var inner string
-	ForPool(context.Background(), p, 1, Static{}, func(w *worksteal.Worker, lo, hi int) {
-		inner = catchPanic(func() { For(w, -3, Dynamic{}, nil) })
+	ForPool(context.Background(), p, 1, balance.Static{}, func(w *worksteal.Worker, lo, hi int) {
+		inner = catchPanic(func() { For(w, -3, balance.Dynamic{}, nil) })
 	})
-	if inner != "balance: For with n = -3 < 0" {
+	if inner != "schedule: For with n = -3 < 0" {
 		t.Errorf("For(n = -3) panic = %q", inner)
 	}
 	p.Close()
-	if _, err := ForPool(context.Background(), p, 10, Static{}, func(*worksteal.Worker, int, int) {}); !errors.Is(err, worksteal.ErrClosed) {
+	if _, err := ForPool(context.Background(), p, 10, balance.Static{}, func(*worksteal.Worker, int, int) {}); !errors.Is(err, worksteal.ErrClosed) {
 		t.Errorf("ForPool on a closed pool = %v; want ErrClosed", err)
 	}
 }
@@ -350,7 +354,7 @@ func TestForPoolErrors(t *testing.T) {
 // loop of equal chunks on 2 workers has no reason to be very uneven.
 func TestForBusy(t *testing.T) {
 	p := newPool(t, 2)
-	st, err := ForPool(context.Background(), p, 4, Static{Chunk: 1}, func(*worksteal.Worker, int, int) {
+	st, err := ForPool(context.Background(), p, 4, balance.Static{Chunk: 1}, func(*worksteal.Worker, int, int) {
 		time.Sleep(2 * time.Millisecond)
 	})
 	if err != nil {
@@ -393,7 +397,7 @@ func TestLoopStatsMethods(t *testing.T) {
 	if got, want := st.String(), "dynamic(8): 100/100 iterations in 12 chunks, wall 10ms, imbalance 1.33, utilization 84%"; got != want {
 		t.Errorf("String = %q; want %q", got, want)
 	}
-	r := Analyze(st.Profile())
+	r := balance.Analyze(st.Profile())
 	if !agreeF(r.Imbalance, st.Imbalance()) || !agreeF(r.Utilization, st.Utilization()) {
 		t.Errorf("Analyze(Profile()) = imbalance %g, utilization %g; want %g, %g", r.Imbalance, r.Utilization, st.Imbalance(), st.Utilization())
 	}
@@ -423,9 +427,9 @@ func TestRecorderSpares(t *testing.T) {
 // TestForBlockingSpares: a body that blocks through Worker.Blocking lets
 // spares run chunks; their measurements are kept.
 func TestForBlockingSpares(t *testing.T) {
-	defer deadline(20 * time.Second)()
+	defer deadline(t)()
 	p := newPool(t, 2)
-	for _, s := range []Schedule{Dynamic{}, Stealing{}} {
+	for _, s := range []balance.Schedule{balance.Dynamic{}, balance.Stealing{}} {
 		st, err := ForPool(context.Background(), p, 40, s, func(w *worksteal.Worker, lo, hi int) {
 			w.Blocking(func() { time.Sleep(100 * time.Microsecond) })
 		})

@@ -1,0 +1,315 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Failover: a lost worker's tasks move on in seconds, not the ack wait.
+//
+// Every serving worker says every aliveEvery which task messages it holds
+// (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
+// own, in its registry entry, WorkerInfo.Alive), and subscribes to
+// <stream>.alive.<id>, where it answers nothing. Each worker watches the
+// next watchPeers live workers after it in the ring of ids (so every
+// worker has watchers, at watchPeers subscriptions and pings a second per
+// worker, whatever the size of the cluster; a starting worker says hello
+// on <stream>.alive.hello once registered, and the watchers read the
+// registry again at once):
+//
+//   - a worker killed (kill -9, a crash, its network gone) has lost its
+//     connection, and the server knows at once: its alive subject has no
+//     subscriber, and the watcher's next ping there (a request, every watchEvery) is
+//     answered "no responders" by the server, within watchEvery of the death (while
+//     the worker lives the ping just expires: no worker answers, so no
+//     permission to reply to another's inbox is needed);
+//   - a worker frozen (SIGSTOP, a stalled VM) keeps its connection but
+//     says nothing: once aliveMisses of its held lists are missing (3 s of
+//     silence), it is taken for lost.
+//
+// A watcher that finds its peer lost claims it (a create of
+// lost.<id>.<number of the last held list> in the checkpoints bucket: one
+// watcher acts, however many saw the same list) and naks
+// every message of the peer's last held list: the server redelivers them at
+// once, as it would after the ack wait. The nak of a message the peer has
+// settled since its list finds nothing pending and does nothing; one the
+// peer handed back itself (a retry) that was delivered again meanwhile is
+// delivered once more (the server does not check which delivery a nak
+// names): a copy whose result is discarded, not a second outcome.
+//
+// A task so redelivered does not wait for a slot behind long subtrees:
+// the watcher asks for it with spare tokens, beyond its slots (see
+// puller.spare), which go away as tasks end. Spare slots rather than
+// preempting: a running handler cannot be paused, and a queue of local
+// children is not where a redelivered task waits (it waits in the stream,
+// for a pull); the spare slots last one task each, so a worker runs at most
+// the lost worker's held tasks more than its slots, for as long as those run.
+//
+// What it does not see: tasks delivered to a frozen worker after it froze
+// (into its connection: its open pull requests last the fetch wait, 2 s)
+// are in no held list; they wait for it to wake up, or for the ack wait.
+// Its requests have expired by the time it is found lost, so the tasks
+// handed back do not go to it again.
+//
+// What it costs in exactness: none of the outcomes. A frozen worker that
+// wakes up runs its copy to the end; its result finds the task's key
+// created and is discarded (Result.Discarded counts it), as after an ack
+// wait. A worker partitioned from the server but alive, likewise.
+const (
+	aliveEvery  = time.Second
+	aliveMisses = 3
+	watchPeers  = 2
+	// watchEvery is how often a watcher pings and looks at the silences.
+	watchEvery = aliveEvery / 4
+	// peersEvery is how often a worker reads the registry for the peers it
+	// watches.
+	peersEvery = 5 * time.Second
+)
+
+// heldEvery is the shortest time between two held lists: a delivery is
+// said at most that long after it arrives (a list goes out at once when a
+// delivery arrives, unless one went out in the last heldEvery), and every
+// aliveEvery in any case (the heartbeat).
+const heldEvery = 5 * time.Millisecond
+
+// hold lists a delivered task message as held here until the returned
+// func is called, and has the held list said soon (sayHeld).
+func (s *serving) hold(m *nats.Msg) (release func()) {
+	if m.Reply == "" {
+		return func() {}
+	}
+	s.heldMu.Lock()
+	s.heldSet[m.Reply] = struct{}{}
+	s.heldMu.Unlock()
+	select {
+	case s.heldWake <- struct{}{}:
+	default:
+	}
+	return func() {
+		s.heldMu.Lock()
+		delete(s.heldSet, m.Reply)
+		s.heldMu.Unlock()
+	}
+}
+
+// sayHeld publishes the held list when a delivery arrives (at most every
+// heldEvery) and every aliveEvery, until ctx is done.
+func (s *serving) sayHeld(ctx context.Context) {
+	t := time.NewTicker(aliveEvery)
+	defer t.Stop()
+	subj := s.n.heldSubject(s.tree.id)
+	for seq := 1; ; seq++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.heldWake:
+		}
+		s.n.nc.Publish(subj, append(strconv.AppendInt(nil, int64(seq), 10), append([]byte{'\n'}, s.held()...)...))
+		if !sleepCtx(ctx, heldEvery) { // deliveries meanwhile go in the next list
+			return
+		}
+	}
+}
+
+// held lists the ack subjects of the task messages this worker holds.
+func (s *serving) held() []byte {
+	s.heldMu.Lock()
+	defer s.heldMu.Unlock()
+	var b []byte
+	for reply := range s.heldSet {
+		b = append(append(b, reply...), '\n')
+	}
+	return b
+}
+
+// peerState is what a watcher knows of one watched peer. Guarded by the
+// watch's mu.
+type peerState struct {
+	id, name string
+	sub      *nats.Subscription
+	seq      string    // its last held list's number
+	held     []string  // ack subjects of its last held list
+	heard    time.Time // when that came
+	lost     bool
+}
+
+// watch follows the peers this worker watches until ctx is done.
+func (s *serving) watch(ctx context.Context) {
+	var mu sync.Mutex
+	peers := map[string]*peerState{}
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range peers {
+			p.sub.Unsubscribe()
+		}
+	}()
+	// A worker that starts says hello once it is in the registry: the
+	// watchers read the registry again at once (else every peersEvery).
+	var hello atomic.Bool
+	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(*nats.Msg) { hello.Store(true) })
+	if err == nil {
+		defer hsub.Unsubscribe()
+	}
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	var refreshed time.Time
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		// A watcher that was itself frozen (or starved) heard nothing
+		// meanwhile: its peers' silences are its own. They count from now.
+		if now := time.Now(); now.Sub(last) > aliveEvery {
+			mu.Lock()
+			for _, p := range peers {
+				p.heard = now
+			}
+			mu.Unlock()
+		}
+		last = time.Now()
+		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
+			refreshed = time.Now()
+			if ws, err := s.n.registry(ctx); err == nil {
+				want := map[string]WorkerInfo{}
+				for _, w := range watched(ws, s.tree.id, watchPeers) {
+					want[w.Alive] = w
+				}
+				mu.Lock()
+				for id, p := range peers {
+					if _, ok := want[id]; !ok {
+						p.sub.Unsubscribe()
+						delete(peers, id)
+					}
+				}
+				for id, w := range want {
+					if peers[id] != nil {
+						continue
+					}
+					p := &peerState{id: id, name: w.Name, heard: time.Now()}
+					sub, err := s.n.nc.Subscribe(s.n.heldSubject(id), func(m *nats.Msg) {
+						mu.Lock()
+						seq, rest, _ := strings.Cut(string(m.Data), "\n")
+						p.seq, p.held, p.heard, p.lost = seq, strings.Fields(rest), time.Now(), false
+						mu.Unlock()
+					})
+					if err != nil {
+						continue
+					}
+					p.sub = sub
+					peers[id] = p
+				}
+				mu.Unlock()
+			}
+		}
+		mu.Lock()
+		list := make([]*peerState, 0, len(peers))
+		for _, p := range peers {
+			list = append(list, p)
+		}
+		mu.Unlock()
+		var wg sync.WaitGroup
+		for _, p := range list {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.ping(ctx, p, &mu)
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// watched returns the next k live workers after id in the ring of ids.
+func watched(ws []WorkerInfo, id string, k int) []WorkerInfo {
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w WorkerInfo) bool { return w.Stopped || w.Alive == "" || w.Alive == id })
+	slices.SortFunc(ws, func(a, b WorkerInfo) int { return strings.Compare(a.Alive, b.Alive) })
+	i, _ := slices.BinarySearchFunc(ws, id, func(w WorkerInfo, id string) int { return strings.Compare(w.Alive, id) })
+	var out []WorkerInfo
+	for j := 0; j < min(k, len(ws)); j++ {
+		out = append(out, ws[(i+j)%len(ws)])
+	}
+	return out
+}
+
+// pingWait is how long a ping waits for the server's "no responders": it
+// comes at once when the peer's connection is gone; otherwise the ping
+// just expires (the peer never answers).
+const pingWait = 200 * time.Millisecond
+
+// ping looks at peer p once and acts on what it finds.
+func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex) {
+	pctx, cancel := context.WithTimeout(ctx, pingWait)
+	defer cancel()
+	start := time.Now()
+	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case ctx.Err() != nil:
+	case time.Since(start) > pingWait+aliveEvery/2:
+		// This worker stalled (it was frozen itself): the silence it
+		// sees is its own. Count again from now.
+		p.heard = time.Now()
+	case errors.Is(err, nats.ErrNoResponders):
+		s.lose(ctx, p, "its connection closed")
+	case time.Since(p.heard) > aliveMisses*aliveEvery:
+		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
+	}
+}
+
+// lose hands the held tasks of a lost peer back to the queue, once.
+// Called with the watch's mu held.
+func (s *serving) lose(ctx context.Context, p *peerState, why string) {
+	if p.lost {
+		return
+	}
+	p.lost = true
+	held := p.held
+	p.held = nil
+	if len(held) == 0 {
+		return
+	}
+	cctx, cancel := s.n.timeout(ctx)
+	defer cancel()
+	if _, err := s.n.checkpoints.Create(cctx, "lost."+p.id+"."+p.seq, []byte(s.n.opts.name)); err != nil {
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): claiming its tasks: %w", p.name, why, err))
+		}
+		return // another watcher acts, or the ack wait does
+	}
+	var routes []string
+	for _, reply := range held {
+		s.n.settleMsg(&nats.Msg{Reply: reply}, ackNak)
+		routes = append(routes, routeOfReply(reply))
+	}
+	s.n.reclaimed.Add(int64(len(held)))
+	if pl := s.puller.Load(); pl != nil {
+		pl.spare(len(held), routes)
+	}
+	s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): its %d task(s) handed back to the queue", p.name, why, len(held)))
+}
+
+// helloID is the alive subject's last token of a starting worker's hello
+// (ids are nuids: never this).
+const helloID = "hello"
+
+// sayHello tells the watchers that this worker is in the registry.
+func (s *serving) sayHello() { s.n.nc.Publish(s.n.aliveSubject(helloID), nil) }
+
+func (n *Node) aliveSubject(id string) string { return n.opts.stream + ".alive." + id }
+func (n *Node) heldSubject(id string) string  { return n.opts.stream + ".held." + id }

@@ -1,0 +1,434 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The recorder: the one writer of the results and failures buckets, and
+// the one publisher of handed-over children, when workers connect with
+// the worker role (see the package doc, "Authority"). A worker asks it
+// on <stream>.rec.<op>, giving the reply subject of the delivery it acts
+// for (header Ws-Ack); the recorder checks the delivery before it writes.
+const (
+	recResult    = "result"    // record a result (body: the Result)
+	recDiscarded = "discarded" // count a discarded run (header Ws-Delivered)
+	recFailure   = "failure"   // count a handler's failure (header Ws-Seen; body: the error)
+	recSpawn     = "spawn"     // hand a child over (header Ws-Task; body: its payload)
+
+	hdrAck       = "Ws-Ack"       // the delivery's reply subject: what the worker holds
+	hdrDelivered = "Ws-Delivered" // the delivery count of a discarded run
+	hdrSeen      = "Ws-Seen"      // the failures the delivery saw
+	hdrStatus    = "Ws-Status"    // the recorder's answer: ok, dup, refused
+	hdrNoSpawn   = "Ws-No-Spawn"  // on a task message: its job does not hand children over (Job.NoSpawn)
+)
+
+// The recorder's answers.
+const (
+	recOK      = "ok"
+	recDup     = "dup"     // a result is recorded already: nothing written
+	recRefused = "refused" // the check failed: nothing written (body: the reason)
+)
+
+// ErrRefused: the recorder refused a worker's write (a result for a task
+// the worker does not hold, a child under a task it does not hold, ...).
+var ErrRefused = errors.New("cluster: refused by the recorder")
+
+// Refusal reasons, as the recorder counts and logs them.
+const (
+	RefusedNotHeld     = "not-held"     // the delivery named is not in the stream: settled, purged or never made
+	RefusedMismatch    = "mismatch"     // the result's job, task, index, parent or handler is not the delivery's
+	RefusedStaleJob    = "stale-job"    // the delivery is of no current job (deleted, re-created, pre-seeded, cancelled)
+	RefusedBadChild    = "bad-child"    // a child id that is not a descendant of the task held, or a listed child that is not
+	RefusedMalformed   = "malformed"    // an unreadable request
+	RefusedNoSpawn     = "spawn-denied" // the job's submitter did not allow spawning
+	RefusedUnknownStep = "unknown-op"   // an operation the recorder does not know
+)
+
+// RecorderStats are a recorder's counts since Record started.
+type RecorderStats struct {
+	Recorded, Duplicates, Failures, Discarded, Spawned int64
+	// Refused counts the refused requests by reason (Refused*).
+	Refused map[string]int64
+}
+
+// recorder is one Record call's state.
+type recorder struct {
+	n        *Node
+	onRefuse func(op, reason, detail string)
+
+	mu    sync.Mutex
+	stats RecorderStats
+	jobs  map[string]cachedJob // job records read lately
+}
+
+// RecorderStats returns the counts of the recorder this node runs
+// (Record); zero if it runs none.
+func (n *Node) RecorderStats() RecorderStats {
+	n.mu.Lock()
+	r := n.rec
+	n.mu.Unlock()
+	if r == nil {
+		return RecorderStats{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.stats
+	st.Refused = make(map[string]int64, len(r.stats.Refused))
+	for k, v := range r.stats.Refused {
+		st.Refused[k] = v
+	}
+	return st
+}
+
+// Record runs the recorder on this node's connection until ctx is done:
+// it alone writes the results and failures buckets and publishes the
+// children that workers hand over, for the workers that connect with the
+// worker role (WithRole), whose own permissions allow none of that. Its
+// connection needs the rights to write those buckets, read the task
+// stream by sequence, read job records and publish tasks (worksteal serve
+// runs it on an in-process connection of its own). Several recorders may
+// run (one per server of a cluster): they share the requests.
+//
+// onRefuse, if not nil, is called for each refused request (op, the
+// reason, one of the Refused* values, and a detail naming the job and
+// task), so the server can log it; RecorderStats counts them.
+func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail string)) error {
+	n.mu.Lock()
+	n.bindOnly = true
+	n.mu.Unlock()
+	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
+		return err
+	}
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{}}
+	n.mu.Lock()
+	n.rec = r
+	n.mu.Unlock()
+	sub, err := n.nc.QueueSubscribe(n.opts.stream+".rec.*", n.opts.stream+"_recorder", func(m *nats.Msg) { go r.handle(ctx, m) })
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	<-ctx.Done()
+	return nil
+}
+
+// held is a delivery that the recorder checked: the task message that a
+// worker acts for, as the stream stores it.
+type held struct {
+	job, task, parent, handler, nonce string
+	index                             int
+	delivered                         int
+	stored                            *jetstream.RawStreamMsg
+}
+
+// errRefused is a refusal with its reason.
+type errRefused struct{ reason, detail string }
+
+func (e *errRefused) Error() string { return e.reason + ": " + e.detail }
+
+func refuse(reason, format string, args ...any) error {
+	return &errRefused{reason, fmt.Sprintf(format, args...)}
+}
+
+// check finds the delivery that ack (a delivery's reply subject) names
+// and checks that it is a current job's task message still in the stream:
+// not settled (a work-queue stream removes a message once acked), and of
+// the job whose record has the message's nonce. A worker that received
+// the delivery holds its reply subject; the stream keeps the message, with
+// the headers its publisher (the submitter, or this recorder for a child)
+// set, until the task's outcome is settled.
+func (r *recorder) check(ctx context.Context, ack string) (held, error) {
+	n := r.n
+	stream, delivered, seq, ok := parseAck(ack)
+	if !ok || stream != n.streamName() {
+		return held{}, refuse(RefusedMalformed, "%q is not a delivery of %s", ack, n.streamName())
+	}
+	raw, err := n.stream.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return held{}, refuse(RefusedNotHeld, "task message %d is not in the stream (settled, purged or never delivered)", seq)
+	}
+	if err != nil {
+		return held{}, err
+	}
+	h := held{job: raw.Header.Get(hdrJob), task: raw.Header.Get(hdrTask), parent: raw.Header.Get(hdrParent),
+		handler: handlerOf(raw.Subject), delivered: int(delivered), stored: raw}
+	h.index, _ = strconv.Atoi(raw.Header.Get(hdrIndex))
+	h.nonce, _, _ = strings.Cut(raw.Header.Get(jetstream.MsgIDHeader), ".")
+	if h.job == "" || h.task == "" || !strings.HasPrefix(raw.Subject, n.opts.stream+".task."+h.job+".") {
+		return held{}, refuse(RefusedMismatch, "task message %d on %s is no job's task", seq, raw.Subject)
+	}
+	rec, err := r.job(ctx, h.job, h.nonce)
+	switch {
+	case errors.Is(err, ErrJobNotFound):
+		return held{}, refuse(RefusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
+	case err != nil:
+		return held{}, err
+	case rec.Nonce == "" || rec.Nonce != h.nonce:
+		return held{}, refuse(RefusedStaleJob, "task %s.%s was published before job %s was created (not its nonce)", h.job, h.task, h.job)
+	case rec.Cancelled:
+		return held{}, refuse(RefusedStaleJob, "job %s was cancelled", h.job)
+	}
+	return h, nil
+}
+
+// parseAck reads a delivery's reply subject: "$JS.ACK.<stream>.<consumer>.
+// <delivered>.<stream seq>.<consumer seq>.<ns>.<pending>", or the newer
+// form with a domain and an account hash after "$JS.ACK." and a token at
+// the end.
+func parseAck(ack string) (stream string, delivered, seq uint64, ok bool) {
+	t := strings.Split(ack, ".")
+	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
+		return "", 0, 0, false
+	}
+	i := 2
+	if len(t) >= 11 {
+		i = 4
+	}
+	var err1, err2 error
+	delivered, err1 = strconv.ParseUint(t[i+2], 10, 64)
+	seq, err2 = strconv.ParseUint(t[i+3], 10, 64)
+	return t[i], delivered, seq, err1 == nil && err2 == nil && seq > 0
+}
+
+// jobTTL is how long the recorder trusts a job record it read: a job
+// cancelled less than this ago may still get results recorded (a job
+// deleted and made again has another nonce, which is read at once).
+const jobTTL = time.Second
+
+// cachedJob is a job record the recorder read, and when.
+type cachedJob struct {
+	rec  jobRecord
+	read time.Time
+}
+
+// job returns job id's record, from the cache if it was read less than
+// jobTTL ago and has the nonce wanted.
+func (r *recorder) job(ctx context.Context, id, nonce string) (jobRecord, error) {
+	now := time.Now()
+	r.mu.Lock()
+	c, ok := r.jobs[id]
+	r.mu.Unlock()
+	if ok && c.rec.Nonce == nonce && now.Sub(c.read) < jobTTL {
+		return c.rec, nil
+	}
+	rec, _, err := r.n.jobRecordOf(ctx, id)
+	if err != nil {
+		return rec, err
+	}
+	r.mu.Lock()
+	if len(r.jobs) > 4096 {
+		clear(r.jobs) // a bound: the cache holds the jobs that run now
+	}
+	r.jobs[id] = cachedJob{rec, now}
+	r.mu.Unlock()
+	return rec, nil
+}
+
+// isDescendant says id is a descendant of task: "<task>=<i>(=<j>...)".
+func isDescendant(id, task string) bool {
+	rest, ok := strings.CutPrefix(id, task+"=")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, f := range strings.Split(rest, "=") {
+		if _, err := strconv.ParseUint(f, 10, 31); err != nil || (len(f) > 1 && f[0] == '0') {
+			return false
+		}
+	}
+	return true
+}
+
+// handle answers one request.
+func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
+	op := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	ctx, cancel := r.n.timeout(ctx)
+	defer cancel()
+	reply := nats.NewMsg(m.Reply)
+	body, err := r.do(ctx, op, m)
+	var ref *errRefused
+	switch {
+	case errors.As(err, &ref):
+		reply.Header.Set(hdrStatus, recRefused)
+		reply.Data = []byte(ref.Error())
+		r.mu.Lock()
+		r.stats.Refused[ref.reason]++
+		r.mu.Unlock()
+		if r.onRefuse != nil {
+			r.onRefuse(op, ref.reason, ref.detail)
+		}
+	case err != nil:
+		return // no answer: the worker retries (a server that is away)
+	default:
+		reply.Header.Set(hdrStatus, body)
+	}
+	if m.Reply != "" {
+		r.n.nc.PublishMsg(reply)
+	}
+}
+
+// do runs one operation; it returns the status to answer or an error.
+func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, error) {
+	n := r.n
+	ack := m.Header.Get(hdrAck)
+	if ack == "" {
+		return "", refuse(RefusedMalformed, "%s request without the delivery it is for", op)
+	}
+	h, err := r.check(ctx, ack)
+	if err != nil {
+		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld && op == recResult {
+			// A worker whose lease expired while another copy recorded
+			// and settled the task: a duplicate, as a create would say.
+			var res Result
+			if decodeResult(m.Data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
+					r.count(func(s *RecorderStats) { s.Duplicates++ })
+					return recDup, nil
+				}
+			}
+		}
+		return "", err
+	}
+	key := resultKey(h.job, h.task)
+	switch op {
+	case recResult:
+		var res Result
+		if err := decodeResult(m.Data, &res); err != nil {
+			return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+		}
+		if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
+			return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+				res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
+		}
+		for _, c := range res.Spawned {
+			if !isDescendant(c, h.task) {
+				return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+			}
+		}
+		ok, err := n.writeResult(ctx, key, m.Data)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			r.count(func(s *RecorderStats) { s.Duplicates++ })
+			return recDup, nil
+		}
+		r.count(func(s *RecorderStats) { s.Recorded++ })
+		// The recorder settles the task it recorded (the worker, told ok,
+		// does not): one message fewer from the worker.
+		n.nc.Publish(ack, ackAck)
+		if res.Attempt > 1 { // failures were counted: done with them
+			n.failuresKV.Purge(ctx, key)
+		}
+		return recOK, nil
+	case recDiscarded:
+		d, err := strconv.Atoi(m.Header.Get(hdrDelivered))
+		if err != nil || d != h.delivered {
+			return "", refuse(RefusedMismatch, "discarded run of %s: delivery %q, the delivery held is %d", key, m.Header.Get(hdrDelivered), h.delivered)
+		}
+		if err := n.addDiscardedDirect(ctx, key, d); err != nil {
+			return "", err
+		}
+		r.count(func(s *RecorderStats) { s.Discarded++ })
+		return recOK, nil
+	case recFailure:
+		seen, err := strconv.Atoi(m.Header.Get(hdrSeen))
+		if err != nil || seen < 0 {
+			return "", refuse(RefusedMalformed, "failure of %s: seen %q", key, m.Header.Get(hdrSeen))
+		}
+		k, err := n.addFailureDirect(ctx, key, failureRecord{Failures: seen}, string(m.Data))
+		if err != nil {
+			return "", err
+		}
+		r.count(func(s *RecorderStats) { s.Failures++ })
+		return strconv.Itoa(k), nil
+	case recSpawn:
+		child := m.Header.Get(hdrTask)
+		if !isDescendant(child, h.task) || !taskIDPattern.MatchString(child) {
+			return "", refuse(RefusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
+		}
+		if h.stored.Header.Get(hdrNoSpawn) != "" {
+			return "", refuse(RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
+		}
+		if err := n.publishChild(ctx, h.stored, h.task, child, h.nonce, m.Data); err != nil {
+			return "", err
+		}
+		r.count(func(s *RecorderStats) { s.Spawned++ })
+		return recOK, nil
+	}
+	return "", refuse(RefusedUnknownStep, "operation %q", op)
+}
+
+func (r *recorder) count(f func(*RecorderStats)) {
+	r.mu.Lock()
+	f(&r.stats)
+	r.mu.Unlock()
+}
+
+// childMsg is the task message of child, handed over under the unit
+// whose message is unit (subject and headers: the unit's route, job,
+// attempts, reduction; its own task id and parent).
+func childMsg(unit *nats.Msg, parent, child string, payload []byte) *nats.Msg {
+	m := nats.NewMsg(unit.Subject)
+	for _, h := range []string{hdrJob, hdrIndex, hdrAttempts, hdrRetryDelay, hdrMaxLost, hdrNotify, hdrReduce} {
+		if v := unit.Header.Get(h); v != "" {
+			m.Header.Set(h, v)
+		}
+	}
+	m.Header.Set(hdrTask, child)
+	m.Header.Set(hdrParent, parent)
+	m.Data = payload
+	return m
+}
+
+// publishChild publishes child as the recorder: under the message id a
+// worker would give it (the job's nonce and its id), so that a re-run of
+// its unit handing it over again publishes a copy JetStream drops.
+func (n *Node) publishChild(ctx context.Context, unit *jetstream.RawStreamMsg, parent, child, nonce string, payload []byte) error {
+	m := childMsg(&nats.Msg{Subject: unit.Subject, Header: unit.Header}, parent, child, payload)
+	_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+child))
+	return err
+}
+
+// viaRecorder says this node's writes of results, failures and children
+// go through the recorder: it is a worker of a server that checks its
+// role (see Record).
+func (n *Node) viaRecorder() bool { return n.opts.role == RoleWorker }
+
+// askRecorder sends a request for the delivery ack to the recorder and
+// returns its status and body, retrying while the recorder or the server
+// is away, until ctx is done. A refusal is ErrRefused with the reason.
+func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]string, data []byte) (string, []byte, error) {
+	m := nats.NewMsg(n.opts.stream + ".rec." + op)
+	m.Header.Set(hdrAck, ack)
+	for k, v := range hdr {
+		m.Header.Set(k, v)
+	}
+	m.Data = data
+	for tries := 1; ; tries++ {
+		tctx, cancel := n.timeout(ctx)
+		reply, err := n.nc.RequestMsgWithContext(tctx, m)
+		cancel()
+		if err == nil {
+			st := reply.Header.Get(hdrStatus)
+			if st == recRefused {
+				return st, nil, fmt.Errorf("%w: %s", ErrRefused, reply.Data)
+			}
+			return st, reply.Data, nil
+		}
+		if errors.Is(err, nats.ErrNoResponders) && tries == 1 {
+			n.opts.onError(fmt.Errorf("cluster: no recorder answers on %s (does the server run one? worksteal serve does); retrying", m.Subject))
+		}
+		if !sleepCtx(ctx, backoffDelay(tries)) {
+			return "", nil, err
+		}
+	}
+}
