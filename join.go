@@ -437,6 +437,13 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 			return f.runInline(w, jp)
 		}
 	}
+	if w.surplus() && jp.ps == nil {
+		// Out of the active set (SetWorkers): leave the frame to the
+		// active workers, wait for it (resize.go, waitSurplus).
+		rb := joinPopSlow(w, f, d, nil, jp)
+		w.lo = d
+		return rb
+	}
 	j, _ := w.dq.Pop()
 	if j == &f.job && jp.ps == nil {
 		// Promoted, and nobody took it.

@@ -59,11 +59,14 @@ type Worker struct {
 	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
 	mon     atomic.Uint64 // progress word for the stall monitor (monitor.go); owner stores, monitor loads
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
-	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
-	timer   *time.Timer   // for timed parks (owner only)
-	_       pad.Line
-	pub     published
-	_       pad.Line
+	// surplusWait: a surplus worker parked at a latch in waitSurplus (in no
+	// list; guarded by sleep.mu). Whoever clears it sends the one token.
+	surplusWait bool
+	gid         atomic.Uint64 // id of the goroutine running main (Close's misuse check)
+	timer       *time.Timer   // for timed parks (owner only)
+	_           pad.Line
+	pub         published
+	_           pad.Line
 }
 
 func newWorker(p *Pool, id, n int, spare bool) *Worker {
@@ -148,6 +151,9 @@ func (w *Worker) Poll() {
 	checkWorker(w)
 	if w.idle.Load() != 0 {
 		w.offer()
+	}
+	if w.surplus() {
+		w.promote() // SetWorkers left w out: hand every latent half back (resize.go)
 	}
 	// The heartbeat of a first half that polls instead of joining (a
 	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
@@ -416,6 +422,14 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 	w.promote()
 	iw := idleWait{w: w, latch: l}
 	for !l.isSet() {
+		if w.surplus() {
+			// Out of the active set: take no work, not even our own
+			// (the active workers steal it), and do not count as a
+			// searcher (pushers would rely on us): wait for l alone.
+			iw.end()
+			w.waitSurplus(l)
+			continue
+		}
 		if j := w.takeLocal(); j != nil {
 			iw.end()
 			w.execute(j)
