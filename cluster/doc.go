@@ -356,10 +356,12 @@
 //	                      ws.rec.* (ask the recorder: record a result, count
 //	                      a failure or a discarded run, hand a child over),
 //	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
-//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints and
-//	                      KV_ws_failures, ws.started.>, ws.status.*, ws.ran.>,
-//	                      ws.idle
-//	             receive  ws.cancel.>, ws.routes, ws.idle
+//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
+//	                      KV_ws_failures and KV_ws_workers, ws.started.>,
+//	                      ws.status.*, ws.ran.>, ws.idle, ws.held.*,
+//	                      ws.alive.* (failover)
+//	             receive  ws.cancel.>, ws.routes, ws.idle, ws.held.*,
+//	                      ws.alive.*
 //	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
 //	                      and $KV.ws_failures.> (put, overwrite, purge),
 //	                      $KV.ws_jobs.>, reading a task by
