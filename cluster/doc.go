@@ -146,7 +146,7 @@
 // children it spawns, and theirs, form a unit: the children run on the
 // same worker, on up to its slots of runner goroutines, newest first
 // (depth first), with no message per child. A worker with nothing to run
-// says so on ws.idle ("id<TAB>free slots<TAB>name"; every 10 ms while idle,
+// says so on ws.idle.<name> ("id<TAB>free slots<TAB>name"; every 10 ms while idle,
 // backing off to 500 ms, none while busy: a few messages a second per
 // idle worker, whatever the number of tasks); a worker holding two or more
 // pending children hands half of them over, oldest first (the biggest
@@ -155,7 +155,10 @@
 // unit's route (so only children with their unit's handler are handed
 // over), with the headers of its unit plus Ws-Parent (the unit's task)
 // and a JetStream message id of the job's nonce (the first part of its
-// unit's message id, which the submitter set) and its own id.
+// unit's message id, which the submitter set) and its own id. The hearer
+// answers each sender (the subject's name, which must be the body's) at
+// most once per 50 ms and all senders together at most 8 times per 50 ms,
+// and counts the signals it discards (Stats.IdleRefused).
 //
 // A child's id is its spawner's id, '=', and its index among its
 // siblings: "root=2=0" is the first child of the third child of root.
@@ -358,9 +361,9 @@
 //	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
 //	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
 //	                      KV_ws_failures and KV_ws_workers, ws.started.>,
-//	                      ws.status.*, ws.ran.>, ws.idle, ws.held.*,
+//	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
 //	                      ws.alive.* (failover)
-//	             receive  ws.cancel.>, ws.routes, ws.idle, ws.held.*,
+//	             receive  ws.cancel.>, ws.routes, ws.idle.>, ws.held.*,
 //	                      ws.alive.*
 //	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
 //	                      and $KV.ws_failures.> (put, overwrite, purge),

@@ -41,6 +41,7 @@ type Node struct {
 	executed, recorded, duplicates, redelivered, delivered atomic.Int64
 	// Tree counters (spawn.go): children spawned, handed over, idle signals sent.
 	spawned, spilled, idleSignals atomic.Int64
+	idleAccepted, idleRefused     atomic.Int64
 	reclaimed                     atomic.Int64
 
 	reduces map[string]Combine // Reduce's, under mu

@@ -82,8 +82,9 @@ type Permissions struct {
 
 // RolePermissionsFor returns the permissions of one named holder of role:
 // RolePermissions, except that a worker named name may write only its own
-// registry entry (key name of the workers bucket), so that it cannot
-// register under another name (worksteal serve credentials add gives each
+// registry entry (key name of the workers bucket) and send idle signals
+// only as itself (<stream>.idle.name), so that it cannot register or
+// lure work away under another name (worksteal serve credentials add gives each
 // worker its own key so bound). An empty name is RolePermissions.
 func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 	p, err := RolePermissions(role, stream)
@@ -94,8 +95,11 @@ func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 		return Permissions{}, fmt.Errorf("%w: worker name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
 	}
 	for i, a := range p.Publish.Allow {
-		if a == "$KV."+stream+"_workers.>" {
-			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name
+		switch a {
+		case "$KV." + stream + "_workers.>":
+			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name // its own registry entry
+		case stream + ".idle.>":
+			p.Publish.Allow[i] = stream + ".idle." + name // idle signals as itself
 		}
 	}
 	return p, nil
@@ -150,11 +154,11 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".started.>",                      // start notices
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate
-			s+".idle",                           // say it is idle
+			s+".idle.>",                         // say it is idle (as itself only, with a name: RolePermissionsFor)
 			s+".held.*", s+".alive.*",           // failover: say what it holds; ping a watched peer
 		)
-		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle") // stop a copy that lost its race; hear of new routes; of idle workers
-		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")             // failover: watched peers' held lists; be pinged
+		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers
+		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")               // failover: watched peers' held lists; be pinged
 	case RoleSubmitter:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up

@@ -35,10 +35,11 @@ func ExampleRolePermissions() {
 	// may write results: false
 	// may publish tasks: false
 	// may create jobs: false
-	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes ws.idle ws.held.* ws.alive.*]
+	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes ws.idle.> ws.held.* ws.alive.*]
 }
 
-// A worker with a key of its own may write only its own registry entry.
+// A worker with a key of its own may write only its own registry entry
+// and send idle signals only as itself.
 func ExampleRolePermissionsFor() {
 	p, err := cluster.RolePermissionsFor(cluster.RoleWorker, "ws", "gpu1")
 	if err != nil {
@@ -48,8 +49,13 @@ func ExampleRolePermissionsFor() {
 		if strings.HasPrefix(s, "$KV.ws_workers") {
 			fmt.Println("may register as", s)
 		}
+		if strings.HasPrefix(s, "ws.idle") {
+			fmt.Println("may say it is idle on", s)
+		}
 	}
-	// Output: may register as $KV.ws_workers.gpu1
+	// Output:
+	// may register as $KV.ws_workers.gpu1
+	// may say it is idle on ws.idle.gpu1
 }
 
 // A dashboard connects as an observer, with the files serve init wrote

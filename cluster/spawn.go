@@ -352,10 +352,11 @@ type treeState struct {
 
 	spilling atomic.Bool
 	id       string // this serving's own, in its idle signals (names may repeat in one process)
+	idle     idleLimit
 }
 
 func newTreeState(s *serving) *treeState {
-	return &treeState{s: s, max: max(1, s.n.opts.slots), id: nuid.Next()}
+	return &treeState{s: s, max: max(1, s.n.opts.slots), id: nuid.Next(), idle: idleLimit{last: map[string]time.Time{}}}
 }
 
 // push queues a child and starts a runner if one is free.
@@ -574,18 +575,69 @@ func (s *serving) loadHanded(u *treeUnit) map[string]bool {
 	return m
 }
 
-// Idle signals: a worker with nothing to run says so on <stream>.idle,
-// "id<TAB>free slots<TAB>name" (id: its Serve's own, random), every idleEvery while it stays idle, backing off
-// to idleMax while nobody hands it anything; a worker with two or more
-// pending children hears it and hands over half of them, at most the free
-// slots. So the signals cost a few messages a second per idle worker,
-// whatever the number of tasks, and none while every worker is busy.
+// Idle signals: a worker with nothing to run says so on
+// <stream>.idle.<its name>, "id<TAB>free slots<TAB>name" (id: its Serve's
+// own, random), every idleEvery while it stays idle, backing off to idleMax
+// while nobody hands it anything; a worker with two or more pending
+// children hears it and hands over half of them, at most the free slots.
+// So the signals cost a few messages a second per idle worker, whatever
+// the number of tasks, and none while every worker is busy.
+//
+// A signal lures work away from the worker that hears it, so the hearer
+// trusts it only so far: the sender is the subject's last part, which the
+// server lets a worker with a credential of its own name only with that
+// name (RolePermissionsFor), and a signal whose body names another sender
+// is discarded; each sender gets at most one hand-over per idleGap, and all
+// senders together at most idleBurst per idleGap. The discarded ones are
+// counted (Stats.IdleRefused). A flood of signals, from one name or many,
+// so moves at most idleBurst hand-overs per idleGap, each at most half of
+// the pending children, to the task stream, where any worker of the route
+// (the sender included, as before) may take them: it changes where they
+// run, never their outcome (the recorder writes that).
 const (
 	idleEvery = 10 * time.Millisecond
 	idleMax   = 500 * time.Millisecond
+	idleGap   = 50 * time.Millisecond
+	idleBurst = 8
 )
 
-func (n *Node) idleSubject() string { return n.opts.stream + ".idle" }
+// idleLimit is the rate limit of the idle signals one worker hears.
+type idleLimit struct {
+	mu     sync.Mutex
+	last   map[string]time.Time // sender -> its last accepted signal (pruned of those older than idleGap once it grows past idleNames)
+	window time.Time            // start of the current global window
+	inWin  int                  // signals accepted in it
+}
+
+const idleNames = 1024
+
+// allow says whether a signal from sender, heard at now, may be answered.
+func (l *idleLimit) allow(sender string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t, ok := l.last[sender]; ok && now.Sub(t) < idleGap {
+		return false
+	}
+	if now.Sub(l.window) >= idleGap {
+		l.window, l.inWin = now, 0
+	}
+	if l.inWin >= idleBurst {
+		return false
+	}
+	l.inWin++
+	if len(l.last) >= idleNames {
+		for k, t := range l.last {
+			if now.Sub(t) >= idleGap {
+				delete(l.last, k)
+			}
+		}
+	}
+	l.last[sender] = now
+	return true
+}
+
+// idleSubject is the subject of name's idle signals; ">" for all.
+func (n *Node) idleSubject(name string) string { return n.opts.stream + ".idle." + name }
 
 // idleLoop sends this worker's idle signals until ctx is done.
 func (t *treeState) idleLoop(ctx context.Context) {
@@ -606,7 +658,7 @@ func (t *treeState) idleLoop(ctx context.Context) {
 		quiet := delivered == seen
 		seen = delivered
 		if quiet && s.busy.Load() == 0 && s.busyLocal.Load() == 0 && t.pending() == 0 {
-			s.n.nc.Publish(s.n.idleSubject(), []byte(t.id+"\t"+strconv.Itoa(s.n.opts.slots)+"\t"+s.n.opts.name))
+			s.n.nc.Publish(s.n.idleSubject(s.n.opts.name), []byte(t.id+"\t"+strconv.Itoa(s.n.opts.slots)+"\t"+s.n.opts.name))
 			s.n.idleSignals.Add(1)
 			wait = min(2*wait, idleMax)
 		} else {
@@ -623,11 +675,14 @@ func (t *treeState) onIdle(m *nats.Msg) {
 	if !ok || id == t.id {
 		return // its own
 	}
-	slots, _, _ := cut(rest + "\t")
+	slots, name, _ := cut(rest)
+	sender := strings.TrimPrefix(m.Subject, t.s.n.idleSubject(""))
 	free, err := strconv.Atoi(slots)
-	if err != nil || free < 1 {
+	if err != nil || free < 1 || name != sender || !t.idle.allow(sender, time.Now()) {
+		t.s.n.idleRefused.Add(1)
 		return
 	}
+	t.s.n.idleAccepted.Add(1)
 	p := t.pending()
 	if p < 2 || t.spilling.Load() {
 		return

@@ -70,6 +70,12 @@ type Stats struct {
 	// Reclaimed counts the tasks of lost workers that this worker handed
 	// back to the queue (see the package doc, "Failover").
 	Reclaimed int64
+	// IdleAccepted counts the idle signals of other workers that this
+	// worker heard and let through its rate limit (it hands children over
+	// on such a signal when it has two or more pending), IdleRefused those
+	// it discarded: over the limit, or naming another sender than their
+	// subject (see Spawn).
+	IdleAccepted, IdleRefused int64
 }
 
 // Handle registers h under name for Serve. Names use letters, digits, '-'
@@ -104,7 +110,7 @@ func (n *Node) Handlers() []string {
 func (n *Node) Stats() Stats {
 	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
 		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load(),
-		Reclaimed: n.reclaimed.Load()}
+		Reclaimed: n.reclaimed.Load(), IdleAccepted: n.idleAccepted.Load(), IdleRefused: n.idleRefused.Load()}
 }
 
 // Workers lists the live workers (those that refreshed their registration
@@ -222,7 +228,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	s.tree = newTreeState(s)
 	s.spawnSrv = newSpawnServer()
 	defer s.spawnSrv.close()
-	idleSub, err := n.nc.Subscribe(n.idleSubject(), s.tree.onIdle)
+	idleSub, err := n.nc.Subscribe(n.idleSubject(">"), s.tree.onIdle)
 	if err != nil {
 		return err
 	}

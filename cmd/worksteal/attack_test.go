@@ -30,10 +30,17 @@ type attacker struct {
 }
 
 func connectAttacker(t *testing.T, url, dir string) *attacker {
+	return connectNamed(t, url, dir, "worker")
+}
+
+// connectNamed connects with the worker credential name (files name.nk,
+// name-cert.pem, name-key.pem in dir: serve init's "worker", or one that
+// serve credentials add made).
+func connectNamed(t *testing.T, url, dir, name string) *attacker {
 	t.Helper()
 	a := &attacker{}
-	opts, err := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, "worker.nk"), TLSCA: filepath.Join(dir, "ca.pem"),
-		TLSCert: filepath.Join(dir, "worker-cert.pem"), TLSKey: filepath.Join(dir, "worker-key.pem")})
+	opts, err := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, name+".nk"), TLSCA: filepath.Join(dir, "ca.pem"),
+		TLSCert: filepath.Join(dir, name+"-cert.pem"), TLSKey: filepath.Join(dir, name+"-key.pem")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,14 @@ func TestOneCredentialPerHolder(t *testing.T) {
 	if code := impostor.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(impostor.stderr.String(), "ws_workers.w1") {
 		t.Errorf("a worker with w2's key registering as w1: exit %d, stderr %q; want a refusal naming the entry", code, impostor.stderr)
 	}
+	// Nor can it say it is idle as w1, to lure w1's work away: the server
+	// refuses that subject to w2's key, and lets it say so as itself.
+	w2 := connectNamed(t, url, dir, "w2")
+	w2.nc.Publish("ws.idle.w1", []byte("x\t1\tw1"))
+	w2.nc.Publish("ws.idle.w2", []byte("x\t1\tw2"))
+	if !w2.wasRefused(t, "ws.idle.w1") || w2.wasRefused(t, "ws.idle.w2") {
+		t.Errorf("w2's key: idle signals refused %q; want ws.idle.w1 refused, ws.idle.w2 not", w2.refused)
+	}
 	// Alice keeps copies of her files; the server no longer lets them in.
 	kept := t.TempDir()
 	for _, f := range []string{"alice.nk", "alice-cert.pem", "alice-key.pem"} {
