@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -72,9 +71,7 @@ func (a *attacker) wasRefused(t *testing.T, subject string) bool {
 		}
 		return false
 	}
-	for !has(sentinel) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testdeadline.Until(t, "the server's refusal of "+sentinel, 10*time.Millisecond, func() bool { return has(sentinel) })
 	return has(subject)
 }
 
@@ -88,10 +85,10 @@ func (a *attacker) ask(t *testing.T, op, ack string, hdr map[string]string, data
 		m.Header.Set(k, v)
 	}
 	m.Data = data
-	reply, err := a.nc.RequestMsg(m, 30*time.Second)
+	reply, err := a.nc.RequestMsg(m, testdeadline.Left(t))
 	for errors.Is(err, nats.ErrNoResponders) { // the recorder binds once the tier is set up
 		time.Sleep(50 * time.Millisecond)
-		reply, err = a.nc.RequestMsg(m, 30*time.Second)
+		reply, err = a.nc.RequestMsg(m, testdeadline.Left(t))
 	}
 	if err != nil {
 		t.Fatalf("request to the recorder (%s): %v", op, err)
@@ -145,8 +142,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	cmds := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real0\necho real1\nenv\n"
 	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "submitter.nk")},
 		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("submitter")[2:]...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	var cons jetstream.Consumer
 	for cons == nil {
 		if st, err := a.js.Stream(ctx, "ws_tasks"); err == nil {
