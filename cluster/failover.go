@@ -183,6 +183,10 @@ type peerState struct {
 func (s *serving) watch(ctx context.Context) {
 	var mu sync.Mutex
 	peers := map[string]*peerState{}
+	// gone: peers found without a connection. An id is one Serve's, so
+	// it never comes back; its registry entry lives on for a while (15
+	// s), and the watcher watches the next live peer instead.
+	gone := map[string]bool{}
 	defer func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -219,6 +223,9 @@ func (s *serving) watch(ctx context.Context) {
 			refreshed = time.Now()
 			if ws, err := s.n.registry(ctx); err == nil {
 				want := map[string]WorkerInfo{}
+				mu.Lock()
+				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[w.Alive] })
+				mu.Unlock()
 				for _, w := range watched(ws, s.tree.id, watchPeers) {
 					want[w.Alive] = w
 				}
@@ -263,7 +270,12 @@ func (s *serving) watch(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s.ping(ctx, p, &mu, time.Unix(0, self.Load()))
+				if s.ping(ctx, p, &mu, time.Unix(0, self.Load())) {
+					mu.Lock()
+					gone[p.id] = true
+					mu.Unlock()
+					hello.Store(true) // read the registry again: watch another peer
+				}
 			}()
 		}
 		wg.Wait()
@@ -289,7 +301,8 @@ const pingWait = 200 * time.Millisecond
 
 // ping looks at peer p once and acts on what it finds.
 // selfHeard is when this worker last heard its own held list.
-func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) {
+// It reports whether the peer's connection is gone.
+func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) bool {
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
 	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
@@ -299,9 +312,11 @@ func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHe
 	case ctx.Err() != nil:
 	case errors.Is(err, nats.ErrNoResponders):
 		s.lose(ctx, p, "its connection closed")
+		return true
 	case selfHeard.Sub(p.heard) > aliveMisses*aliveEvery:
 		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
 	}
+	return false
 }
 
 // lose hands the held tasks of a lost peer back to the queue, once.
