@@ -65,6 +65,10 @@ import (
 // Its requests have expired by the time it is found lost, so the tasks
 // handed back do not go to it again.
 //
+// Nor does it see a worker frozen before any watcher heard its held list
+// (a watcher that moves to it from a peer found gone, or just started):
+// that one is left to the ack wait.
+//
 // What it costs in exactness: none of the outcomes. A frozen worker that
 // wakes up runs its copy to the end; its result finds the task's key
 // created and is discarded (Result.Discarded counts it), as after an ack
