@@ -88,12 +88,12 @@ const (
 // said at most that long after it arrives (a list goes out at once when a
 // delivery arrives, unless one went out in the last heldEvery), and every
 // aliveEvery in any case (the heartbeat).
-const heldEvery = 5 * time.Millisecond
+const heldEvery = 20 * time.Millisecond
 
 // heldTask is a task message held here: its result key, and its tree's
 // unit once it spawns (whose started count goes with the held list).
 type heldTask struct {
-	key  string
+	msg  *nats.Msg // its key is read from its headers when a list is made
 	unit atomic.Pointer[treeUnit]
 }
 
@@ -104,7 +104,7 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 		return func() {}
 	}
 	s.heldMu.Lock()
-	s.heldSet[m.Reply] = &heldTask{key: resultKey(m.Header.Get(hdrJob), m.Header.Get(hdrTask))}
+	s.heldSet[m.Reply] = &heldTask{msg: m}
 	s.heldMu.Unlock()
 	s.heldChanged()
 	return func() {
@@ -166,7 +166,8 @@ func (s *serving) held() []byte {
 		if u := h.unit.Load(); u != nil {
 			started = u.started.Load()
 		}
-		b = append(append(append(append(b, reply...), '\t'), h.key...), '\t')
+		key := resultKey(h.msg.Header.Get(hdrJob), h.msg.Header.Get(hdrTask))
+		b = append(append(append(append(b, reply...), '\t'), key...), '\t')
 		b = append(strconv.AppendInt(b, started, 10), '\n')
 	}
 	return b
