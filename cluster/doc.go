@@ -358,8 +358,9 @@
 //	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
 //	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints and
 //	                      KV_ws_failures, ws.started.>, ws.status.*, ws.ran.>,
-//	                      ws.idle
-//	             receive  ws.cancel.>, ws.routes, ws.idle
+//	                      ws.idle, ws.held.* and ws.alive.* (failover)
+//	             receive  ws.cancel.>, ws.routes, ws.idle, ws.held.* and
+//	                      ws.alive.* (failover)
 //	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
 //	                      and $KV.ws_failures.> (put, overwrite, purge),
 //	                      $KV.ws_jobs.>, reading a task by
