@@ -21,13 +21,13 @@ import (
 // is delivered to it or a local child starts, which task messages it
 // holds (and how many local children each one's tree has started)
 // (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
-// own, in its registry entry, WorkerInfo.Alive), and subscribes to
+// own, also in its registry entry, WorkerInfo.Alive), and subscribes to
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
-// next watchPeers live workers after it in the ring of ids (so every
-// worker has watchers, at watchPeers subscriptions and pings a second per
-// worker, whatever the size of the cluster; a starting worker says hello
-// on <stream>.alive.hello once registered, and the watchers read the
-// registry again at once):
+// next watchPeers live workers after it in the ring of ids, as it knows
+// them from their hellos on <stream>.alive.hello (so every worker has
+// watchers, at watchPeers subscriptions and a few pings a second per
+// worker, whatever the size of the cluster; the hellos cost one message
+// per worker every 5 s to each worker):
 //
 //   - a worker killed (kill -9, a crash, its network gone) has lost its
 //     connection, and the server knows at once: its alive subject has no
@@ -79,8 +79,8 @@ const (
 	watchPeers  = 2
 	// watchEvery is how often a watcher pings and looks at the silences.
 	watchEvery = aliveEvery / 4
-	// peersEvery is how often a worker reads the registry for the peers it
-	// watches.
+	// peersEvery is how often a worker says hello and looks again at the
+	// peers it watches.
 	peersEvery = 5 * time.Second
 )
 
@@ -189,7 +189,7 @@ func (s *serving) watch(ctx context.Context) {
 	var mu sync.Mutex
 	peers := map[string]*peerState{}
 	// gone: peers found without a connection. An id is one Serve's, so
-	// it never comes back; its registry entry lives on for a while (15
+	// it never comes back; its hellos may be remembered for a while (15
 	// s), and the watcher watches the next live peer instead.
 	gone := map[string]bool{}
 	defer func() {
@@ -199,10 +199,28 @@ func (s *serving) watch(ctx context.Context) {
 			p.sub.Unsubscribe()
 		}
 	}()
-	// A worker that starts says hello once it is in the registry: the
-	// watchers read the registry again at once (else every peersEvery).
+	// Workers know each other from their hellos on <stream>.alive.hello
+	// ("id<TAB>name"): one at the start (answered by every worker that
+	// had not heard of it, so the newcomer learns of them), then every
+	// peersEvery; a worker not heard for workerTTL is forgotten. (Workers
+	// may not read the registry: their permissions.)
 	var hello atomic.Bool
-	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(*nats.Msg) { hello.Store(true) })
+	var knownMu sync.Mutex
+	known := map[string]WorkerInfo{} // by id, from the hellos; Started: when last heard
+	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(m *nats.Msg) {
+		id, name, ok := strings.Cut(string(m.Data), "\t")
+		if !ok {
+			return
+		}
+		knownMu.Lock()
+		_, had := known[id]
+		known[id] = WorkerInfo{Name: name, Alive: id, Started: time.Now()}
+		knownMu.Unlock()
+		if !had && id != s.tree.id {
+			hello.Store(true)
+			s.sayHello() // the newcomer learns of this worker at once
+		}
+	})
 	if err == nil {
 		defer hsub.Unsubscribe()
 	}
@@ -225,8 +243,21 @@ func (s *serving) watch(ctx context.Context) {
 		case <-tick.C:
 		}
 		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
+			if time.Since(refreshed) >= peersEvery {
+				s.sayHello() // every peersEvery: the others keep knowing this worker
+			}
 			refreshed = time.Now()
-			if ws, err := s.n.registry(ctx); err == nil {
+			var ws []WorkerInfo
+			knownMu.Lock()
+			for id, w := range known {
+				if time.Since(w.Started) > workerTTL { // no hello for 15 s: gone
+					delete(known, id)
+					continue
+				}
+				ws = append(ws, w)
+			}
+			knownMu.Unlock()
+			{
 				want := map[string]WorkerInfo{}
 				mu.Lock()
 				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[w.Alive] })
@@ -279,7 +310,7 @@ func (s *serving) watch(ctx context.Context) {
 					mu.Lock()
 					gone[p.id] = true
 					mu.Unlock()
-					hello.Store(true) // read the registry again: watch another peer
+					hello.Store(true) // look again now: watch another peer
 				}
 			}()
 		}
@@ -371,8 +402,10 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 // (ids are nuids: never this).
 const helloID = "hello"
 
-// sayHello tells the watchers that this worker is in the registry.
-func (s *serving) sayHello() { s.n.nc.Publish(s.n.aliveSubject(helloID), nil) }
+// sayHello tells the others that this worker serves (and may be watched).
+func (s *serving) sayHello() {
+	s.n.nc.Publish(s.n.aliveSubject(helloID), []byte(s.tree.id+"\t"+s.n.opts.name))
+}
 
 func (n *Node) aliveSubject(id string) string { return n.opts.stream + ".alive." + id }
 func (n *Node) heldSubject(id string) string  { return n.opts.stream + ".held." + id }
