@@ -1,7 +1,6 @@
 package worksteal
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -9,21 +8,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
+	"github.com/worksteal/worksteal/policy"
 )
 
 // untilDeadline returns a channel closed shortly before the test's own
-// deadline (go test -timeout), so that a wait that never ends fails the
-// test with a diagnosis instead of a hang: no fixed short timeout, which a
-// loaded machine could exceed.
+// deadline (go test -timeout; testdeadline.Left), so that a wait that never
+// ends fails the test with a diagnosis instead of a hang: no fixed short
+// timeout, which a loaded machine could exceed.
 func untilDeadline(t *testing.T) <-chan struct{} {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		d = time.Now().Add(10 * time.Minute)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), d.Add(-time.Until(d)/20-time.Second))
-	t.Cleanup(cancel)
-	return ctx.Done()
+	return testdeadline.Context(t).Done()
 }
 
 // A first half that waits for its own second half without polling: on a
@@ -77,12 +72,16 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
-			Join(w, func(w *Worker) int {
-				inA <- w.ID()
-				wait(&fbRan, &released, fbDone, release) // waits for its own second half
+			// Below the eager levels (policy.EagerDepth), where a Join's
+			// second half stays latent until a poll point.
+			return belowEagerJoins(w, policy.EagerDepth, func(w *Worker) int {
+				Join(w, func(w *Worker) int {
+					inA <- w.ID()
+					wait(&fbRan, &released, fbDone, release) // waits for its own second half
+					return 0
+				}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
 				return 0
-			}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
-			return 0
+			})
 		})
 		done <- err
 	}()
@@ -181,4 +180,14 @@ func TestGoroutineStackParse(t *testing.T) {
 	if blockedState("running") || blockedState("runnable") || !blockedState("chan receive") || !blockedState("IO wait") {
 		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
 	}
+}
+
+// belowEagerJoins runs f(w) under k nested Joins (their second halves do
+// nothing): at k = policy.EagerDepth, f's own Joins are latent ones.
+func belowEagerJoins(w *Worker, k int, f func(w *Worker) int) int {
+	if k == 0 {
+		return f(w)
+	}
+	a, _ := Join(w, func(w *Worker) int { return belowEagerJoins(w, k-1, f) }, func(*Worker) int { return 0 })
+	return a
 }
