@@ -619,14 +619,27 @@ func runGNUCase(c gnuCase, gnuDir, wsDir string) (gnu, ws outcome, err error) {
 	return gnu, ws, nil
 }
 
+// gnuFull says every case of TestGNUParallel runs: WORKSTEAL_GNU_FULL=1
+// (CI runs the whole suite so, as a step of its own). Otherwise the cases
+// of issue 29 run, and a fixed third of the others: GNU parallel starts a
+// Perl interpreter per case (about 0.2 s of CPU), and the whole suite
+// beside a CPU-bound load would take go test ./... near its timeout.
+var gnuFull = os.Getenv("WORKSTEAL_GNU_FULL") == "1"
+
 func TestGNUParallel(t *testing.T) {
 	needGNU(t)
 	var agree, ran atomic.Int64
 	t.Cleanup(func() {
 		t.Logf("%d of %d cases run (of %d) agree with GNU parallel", agree.Load(), ran.Load(), len(gnuCases))
+		if !gnuFull {
+			t.Logf("a sample of the cases ran: WORKSTEAL_GNU_FULL=1 runs them all")
+		}
 	})
-	for _, c := range gnuCases {
+	for i, c := range gnuCases {
 		t.Run(c.name, func(t *testing.T) {
+			if !gnuFull && !strings.HasPrefix(c.name, "29.") && i%3 != 0 {
+				t.Skip("one case in three of the whole suite runs by default: WORKSTEAL_GNU_FULL=1 runs every case")
+			}
 			ran.Add(1)
 			// The case starts now, beside up to cap(gnuConcurrency)
 			// others; t.Parallel's limit (the cores) only gates the
