@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,9 @@ import (
 // clears.
 //
 // The rules, with hysteresis: more than 20 % of the last interval with a
-// task waiting for a CPU lowers, under 5 % may raise; under 5 °C below a
+// task waiting for a CPU lowers (unless other processes used under half a
+// CPU: then the waiting is the program's own), under 5 % may raise, and
+// only with three quarters of a CPU idle; under 5 °C below a
 // thermal trip point lowers, over 10 °C may raise; above 95 % of the RAPL
 // power limit lowers, under 85 % may raise; a quota of q CPUs caps the
 // workers at ⌈q⌉ at once. A signal the machine does not offer neither
@@ -105,10 +108,11 @@ func (p *Pool) startGovernor() *governorRun {
 	return r
 }
 
-// reasonOf adds the readings to a decision's reason.
+// reasonOf adds the pressure reading to a decision's reason, unless the
+// reason names it already.
 func reasonOf(d governor.Decision) string {
 	s := d.Reason
-	if p := d.Reading.Pressure; !math.IsNaN(p) {
+	if p := d.Reading.Pressure; !math.IsNaN(p) && !strings.Contains(s, "CPU pressure") {
 		s += fmt.Sprintf(" (CPU pressure %.0f%%)", p)
 	}
 	return s

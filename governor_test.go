@@ -1,12 +1,15 @@
 package worksteal
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/governor"
 )
 
 // TestGovernorFollowsTheQuota: a pool with a governor reading a fake
@@ -67,5 +70,18 @@ func TestGovernorConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Config.Governor.") {
 			t.Errorf("New with Governor %+v: %v; want an error naming the field", g, err)
 		}
+	}
+}
+
+// A reason that names the pressure is not repeated with it ("CPU pressure
+// 50% > 20% (CPU pressure 50%)"); one that does not gets the reading.
+func TestGovernorReasonNamesThePressureOnce(t *testing.T) {
+	nan := math.NaN()
+	r := governor.Reading{Pressure: 50, QuotaCPUs: nan, Headroom: nan, Power: nan, IdleCPUs: nan, OtherCPUs: nan}
+	if got := reasonOf(governor.Decision{Reason: "CPU pressure 50% > 20%", Reading: r}); strings.Count(got, "CPU pressure") != 1 {
+		t.Errorf("reason %q; want the pressure named once", got)
+	}
+	if got := reasonOf(governor.Decision{Reason: "the machine has room", Reading: r}); !strings.Contains(got, "(CPU pressure 50%)") {
+		t.Errorf("reason %q; want the pressure reading added", got)
 	}
 }

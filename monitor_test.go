@@ -1,7 +1,6 @@
 package worksteal
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -9,21 +8,16 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // untilDeadline returns a channel closed shortly before the test's own
-// deadline (go test -timeout), so that a wait that never ends fails the
-// test with a diagnosis instead of a hang: no fixed short timeout, which a
-// loaded machine could exceed.
+// deadline (go test -timeout; testdeadline.Left), so that a wait that never
+// ends fails the test with a diagnosis instead of a hang: no fixed short
+// timeout, which a loaded machine could exceed.
 func untilDeadline(t *testing.T) <-chan struct{} {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		d = time.Now().Add(10 * time.Minute)
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), d.Add(-time.Until(d)/20-time.Second))
-	t.Cleanup(cancel)
-	return ctx.Done()
+	return testdeadline.Context(t).Done()
 }
 
 // A first half that waits for its own second half without polling: on a

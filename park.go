@@ -96,11 +96,20 @@ func (s *sleepState) wakeOne() {
 }
 
 // wakeWorker wakes w if it is in the idle list and reports whether it did.
+//
+// A surplus worker waiting at a latch (waitSurplus) is woken too, but the
+// result is false: it takes no work, so a caller that posted work must
+// still notify.
 func (p *Pool) wakeWorker(w *Worker) bool {
 	s := &p.sleep
 	s.mu.Lock()
 	if w.idleIdx < 0 {
+		wasWaiting := w.surplusWait
+		w.surplusWait = false
 		s.mu.Unlock()
+		if wasWaiting {
+			w.wake <- struct{}{} // one token per clearing of surplusWait
+		}
 		return false
 	}
 	s.removeLocked(w)

@@ -51,6 +51,13 @@ func (p *Pool) SetWorkers(n int) error {
 	for _, w := range woken {
 		w.wake <- struct{}{} // one token per removal from retired
 	}
+	if n > old {
+		// Workers that were waiting at a latch as surplus (waitSurplus)
+		// take work again: wake them (a no-op for the others).
+		for _, w := range p.workers[old:n] {
+			p.wakeWorker(w)
+		}
+	}
 	if n < old {
 		// The surplus workers parked in the idle list are woken, so that
 		// they move to the retired list now instead of at the next posted
@@ -70,6 +77,67 @@ func (p *Pool) ActiveWorkers() int { return int(p.resize.active.Load()) }
 // surplus reports whether regular worker w is outside the active set.
 func (w *Worker) surplus() bool {
 	return !w.spare && w.id >= int(w.pool.resize.active.Load())
+}
+
+// Surplus reports whether SetWorkers (or Config.Governor) has left w out
+// of the pool's active workers while it runs a task. Such a worker hands
+// its work back at its poll points: every latent Join half goes public
+// (this call does that too), its joins wait for the active workers to run
+// the halves instead of taking them back, and it parks as soon as its
+// task returns. Code that holds the rest of a long computation in its own
+// variables — a loop over a range — should split it and offer the rest
+// when Surplus is true, as package par's loops do, so that a resize takes
+// effect within one chunk instead of at the end of the loop.
+func (w *Worker) Surplus() bool {
+	checkWorker(w)
+	if w.surplus() {
+		w.promote()
+		return true
+	}
+	return false
+}
+
+// waitSurplus parks a surplus worker at latch l, taking no work, until l
+// is set or w is active again. It is counted neither as a sleeper nor as
+// a searcher (no pusher relies on it), and idle in the statistics.
+//
+// Protocol: under sleep.mu it sets surplusWait, then CASes l to
+// latchSleeping ([L2]), then re-checks l and the active count. The latch's
+// setter Swaps in latchSet and then calls wakeWorker, which clears
+// surplusWait under mu and sends one token; SetWorkers stores the raised
+// count, then calls wakeWorker likewise. Either the re-check sees the set
+// latch or the raise, or the waker finds surplusWait set. A worker that
+// cancels clears surplusWait itself, or, if a waker cleared it first,
+// takes that waker's token: no token is left over.
+func (w *Worker) waitSurplus(l *latch) {
+	s := &w.pool.sleep
+	w.beginIdle()
+	defer w.endIdle()
+	for !l.isSet() && w.surplus() {
+		s.mu.Lock()
+		w.surplusWait = true
+		s.mu.Unlock()
+		l.state.CompareAndSwap(latchUnset, latchSleeping) // [L2]
+		if l.isSet() || !w.surplus() {
+			s.mu.Lock()
+			mine := w.surplusWait
+			w.surplusWait = false
+			s.mu.Unlock()
+			if !mine {
+				<-w.wake // a waker cleared it: take its token
+			}
+			return
+		}
+		if w.rec != nil {
+			w.rec.record(EvPark, -1, 0)
+		}
+		w.st.parks++
+		w.publish()
+		<-w.wake
+		if w.rec != nil {
+			w.rec.record(EvWake, -1, 0)
+		}
+	}
 }
 
 // retire parks a surplus worker for good, from findWork after its own

@@ -46,7 +46,12 @@ type Worker struct {
 	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
 	prof    *profState        // work/span profiling of the running strand; nil when off
 	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
-	_       pad.Line
+
+	// eagerLeft is how many more Joins of the running job may be eager
+	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
+	eagerLeft int
+
+	_ pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
@@ -54,11 +59,14 @@ type Worker struct {
 	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
 	mon     atomic.Uint64 // progress word for the stall monitor (monitor.go); owner stores, monitor loads
 	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
-	gid     atomic.Uint64 // id of the goroutine running main (Close's misuse check)
-	timer   *time.Timer   // for timed parks (owner only)
-	_       pad.Line
-	pub     published
-	_       pad.Line
+	// surplusWait: a surplus worker parked at a latch in waitSurplus (in no
+	// list; guarded by sleep.mu). Whoever clears it sends the one token.
+	surplusWait bool
+	gid         atomic.Uint64 // id of the goroutine running main (Close's misuse check)
+	timer       *time.Timer   // for timed parks (owner only)
+	_           pad.Line
+	pub         published
+	_           pad.Line
 }
 
 func newWorker(p *Pool, id, n int, spare bool) *Worker {
@@ -128,10 +136,11 @@ func (w *Worker) PeersIdle() bool {
 // Poll offers the second halves of the joins w is inside to idle workers,
 // if any worker is idle. It costs one load when none is.
 //
-// A Join does not show its second half to other workers at once: it stays
-// latent, known only to w, until a poll point finds a worker idle while
-// w's deque is empty, and publishes every latent half on the deque, oldest
-// (largest) first. Every Join,
+// A Join does not show its second half to other workers at once (unless
+// it is within policy.EagerDepth levels of the root of w's stack, where it
+// does): it stays latent, known only to w, until a poll point finds a
+// worker idle while w's deque is empty, and publishes every latent half on
+// the deque, oldest (largest) first. Every Join,
 // JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
 // point, and so is every chunk of package par's loops. A task that runs
 // long without any of them — a sequential leaf of a millisecond or more
@@ -142,6 +151,9 @@ func (w *Worker) Poll() {
 	checkWorker(w)
 	if w.idle.Load() != 0 {
 		w.offer()
+	}
+	if w.surplus() {
+		w.promote() // SetWorkers left w out: hand every latent half back (resize.go)
 	}
 	// The heartbeat of a first half that polls instead of joining (a
 	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
@@ -198,6 +210,7 @@ func (w *Worker) main(parked bool) {
 		if j == nil {
 			break
 		}
+		w.eagerLeft = eagerJoins
 		w.execute(j)
 		w.publish()
 	}
@@ -409,6 +422,14 @@ func (w *Worker) helpUntil(l *latch, hint *job) {
 	w.promote()
 	iw := idleWait{w: w, latch: l}
 	for !l.isSet() {
+		if w.surplus() {
+			// Out of the active set: take no work, not even our own
+			// (the active workers steal it), and do not count as a
+			// searcher (pushers would rely on us): wait for l alone.
+			iw.end()
+			w.waitSurplus(l)
+			continue
+		}
 		if j := w.takeLocal(); j != nil {
 			iw.end()
 			w.execute(j)

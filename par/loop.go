@@ -205,8 +205,13 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 // eagerly while each half would still hold at least eagerPiece of work (by
 // a reliable estimate), so thieves always find pieces of about that size in
 // the deque; below that, lazily, when a peer is idle, the deque is empty
-// and the rest is worth a steal.
+// and the rest is worth a steal. A surplus worker (Pool.SetWorkers) always
+// splits: it hands the rest of its piece back half by half at each chunk,
+// and its joins wait for the active workers to run the halves.
 func (l *loop[R]) shouldSplit(w *worksteal.Worker, s piece) bool {
+	if w.Surplus() {
+		return true
+	}
 	if s.sure && uint64(s.n) >= 2*uint64(eagerPiece)*1000/s.psPerIter {
 		return true
 	}

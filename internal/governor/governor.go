@@ -12,7 +12,14 @@
 //
 //   - CPU pressure: the share of the last interval in which some runnable
 //     task waited for a CPU (the growth of PSI's "some total"). Above 20 %
-//     the machine is oversubscribed: lower. Below 5 %: may raise.
+//     the machine is oversubscribed: lower — unless other processes used
+//     under half a CPU over the interval (/proc/stat less /proc/self/stat):
+//     then the waiting tasks are this process's own, and fewer workers
+//     would only leave CPUs idle. Below 5 %: may raise.
+//   - Idle CPU: a raise also needs three quarters of a CPU idle over the
+//     interval (/proc/stat), so a pool beside a CPU-bound neighbour that
+//     it lowered for does not raise into the neighbour's CPU and lower
+//     again (2→1→2→1).
 //   - Thermal: headroom to the hottest zone's lowest passive/hot/critical
 //     trip point. Under 5 °C: lower. Over 10 °C: may raise.
 //   - Power: RAPL package power against the packages' long-term limit.
@@ -52,6 +59,8 @@ const (
 	ThermalHigh   = 10.0 // degrees: may raise above
 	PowerHigh     = 0.95 // share of the power limit: lower above
 	PowerLow      = 0.85 // share: may raise below
+	OthersLow     = 0.5  // CPUs used by other processes: below, pressure is our own and does not lower
+	IdleForRaise  = 0.75 // idle CPUs a raise needs (when /proc/stat is readable)
 	maxHoldFactor = 64
 )
 
@@ -73,6 +82,9 @@ type Governor struct {
 	raiseHold time.Duration
 
 	stall     time.Duration // last CPUStall reading
+	busy, idl time.Duration // last CPUTimes reading
+	self      time.Duration // last SelfCPU reading
+	haveCPU   bool          // busy, idl and self hold a reading
 	energy    machine.Energy
 	lastAt    time.Time // when stall and energy were read
 	haveStall bool
@@ -110,6 +122,10 @@ type Reading struct {
 	QuotaCPUs float64 // cgroup quota in CPUs; +Inf when the cgroup has none
 	Headroom  float64 // degrees below the nearest trip point; +Inf with no trip point
 	Power     float64 // share of the RAPL power limit in use
+	// IdleCPUs is how many CPUs the machine left idle over the interval;
+	// OtherCPUs how many it spent on other processes than this one
+	// (/proc/stat less /proc/self/stat).
+	IdleCPUs, OtherCPUs float64
 }
 
 // Decision is the outcome of one Step.
@@ -131,7 +147,7 @@ func (g *Governor) Unavailable() map[string]string { return g.unavailable }
 // read takes one reading of every signal at time now.
 func (g *Governor) read(now time.Time) Reading {
 	nan := math.NaN()
-	r := Reading{Pressure: nan, QuotaCPUs: nan, Headroom: nan, Power: nan}
+	r := Reading{Pressure: nan, QuotaCPUs: nan, Headroom: nan, Power: nan, IdleCPUs: nan, OtherCPUs: nan}
 	fs := g.cfg.FS
 	note := func(name string, err error) {
 		if err != nil {
@@ -151,6 +167,21 @@ func (g *Governor) read(now time.Time) Reading {
 		g.stall, g.haveStall = stall, true
 	} else {
 		g.haveStall = false
+	}
+	busy, idl, err := fs.CPUTimes()
+	var self time.Duration
+	if err == nil {
+		self, err = fs.SelfCPU()
+	}
+	note("cpu-time", err)
+	if err == nil {
+		if g.haveCPU && dt > 0 {
+			r.IdleCPUs = max(0, float64(idl-g.idl)/float64(dt))
+			r.OtherCPUs = max(0, float64((busy-g.busy)-(self-g.self))/float64(dt))
+		}
+		g.busy, g.idl, g.self, g.haveCPU = busy, idl, self, true
+	} else {
+		g.haveCPU = false
 	}
 	cpus, limited, err := fs.CPUQuota()
 	note("cpu-quota", err)
@@ -201,12 +232,27 @@ func (g *Governor) Step(now time.Time) Decision {
 
 	var lower []string
 	raiseOK := true
+	var why []string // why a raise is not made, besides the signals
 	switch p := r.Pressure; {
 	case math.IsNaN(p):
+	case p > PressureHigh && r.OtherCPUs < OthersLow:
+		// Tasks wait for a CPU, but other processes use almost none:
+		// the waiting is this process's own (its workers, the
+		// collector, its other goroutines). Fewer workers would leave
+		// CPUs idle, so hold.
+		raiseOK = false
+		why = append(why, fmt.Sprintf("CPU pressure %.0f%% is this process's own (other processes use %.2f CPUs)", p, r.OtherCPUs))
 	case p > PressureHigh:
 		lower = append(lower, fmt.Sprintf("CPU pressure %.0f%% > %.0f%%", p, PressureHigh))
 	case p >= PressureLow:
 		raiseOK = false
+	}
+	if i := r.IdleCPUs; i < IdleForRaise && g.target < limit {
+		// A raise needs a CPU to run on: with none idle, the new worker
+		// would only take time from the neighbour whose load made the
+		// governor lower (and the pressure it causes would lower again).
+		raiseOK = false
+		why = append(why, fmt.Sprintf("%.2f CPUs idle, fewer than the %.2f a raise needs", i, IdleForRaise))
 	}
 	switch h := r.Headroom; {
 	case math.IsNaN(h):
@@ -252,6 +298,9 @@ func (g *Governor) Step(now time.Time) Decision {
 		return g.set(d, g.target+1, now, true)
 	}
 	d.Reason = "steady"
+	if len(why) > 0 {
+		d.Reason += ": " + join(why)
+	}
 	return d
 }
 

@@ -324,3 +324,79 @@ func TestRunDrivesTheSizer(t *testing.T) {
 		t.Fatalf("SetWorkers calls %v, reports %+v; want SetWorkers(1) for the 1-CPU quota", s.calls, reports)
 	}
 }
+
+// cpuModel writes /proc/stat and /proc/self/stat for a 2-CPU machine over
+// the last interval: ours CPUs used by this process, others by the rest,
+// the remainder idle.
+type cpuModel struct {
+	f                 *fakeMachine
+	busy, idle, selfT time.Duration
+}
+
+func (m *cpuModel) advance(dt time.Duration, pressure, ours, others float64) {
+	m.f.advance(dt, pressure)
+	used := ours + others
+	m.busy += time.Duration(used * float64(dt))
+	m.idle += time.Duration(max(0, 2-used) * float64(dt))
+	m.selfT += time.Duration(ours * float64(dt))
+	tick := func(d time.Duration) int64 { return int64(d / (10 * time.Millisecond)) }
+	m.f.write("/proc/stat", fmt.Sprintf("cpu  %d 0 0 %d 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n", tick(m.busy), tick(m.idle)))
+	m.f.write("/proc/self/stat", fmt.Sprintf("4242 (my prog) R 1 1 1 0 -1 0 0 0 0 0 %d 0 0 0 20 0 1 0\n", tick(m.selfT)))
+}
+
+// A CPU-bound single-thread neighbour on a 2-CPU machine: at 2 workers
+// tasks wait (pressure 100 %), at 1 both CPUs are busy and none waits.
+// Lowered once, the governor must stay at 1 (no CPU is idle for a second
+// worker), not go 2→1→2→1 as when it raised into the neighbour's CPU.
+func TestNeighbourSettlesWithoutFlapping(t *testing.T) {
+	f := newFake(t)
+	m := &cpuModel{f: f}
+	m.advance(interval, 0, 0, 0)
+	g := newGov(t, f, 2)
+	var targets []int
+	for range 4 * 120 { // two minutes
+		if g.Target() > 1 {
+			m.advance(interval, 100, 1.0, 1.0) // two workers share a CPU with the neighbour
+		} else {
+			m.advance(interval, 0, 1.0, 1.0)
+		}
+		d := g.Step(f.now)
+		targets = append(targets, d.Target)
+	}
+	changes := 0
+	for i := 1; i < len(targets); i++ {
+		if targets[i] != targets[i-1] {
+			changes++
+		}
+	}
+	if targets[0] != 1 || changes != 0 {
+		t.Errorf("targets %v: want lowered to 1 at the first pressure reading and kept there (%d changes)", targets[:12], changes)
+	}
+	// The neighbour leaves: a CPU goes idle, the governor raises.
+	for range 4 * 3 {
+		m.advance(interval, 0, 1.0, 0)
+		g.Step(f.now)
+	}
+	if g.Target() != 2 {
+		t.Errorf("neighbour gone, a CPU idle for 3 s: target %d; want 2", g.Target())
+	}
+}
+
+// Pressure that the process makes itself (its workers, collector and other
+// goroutines on every CPU; no other process runs) does not lower.
+func TestOwnLoadIsNotPressure(t *testing.T) {
+	f := newFake(t)
+	m := &cpuModel{f: f}
+	m.advance(interval, 0, 0, 0)
+	g := newGov(t, f, 2)
+	var d Decision
+	for range 4 * 10 {
+		m.advance(interval, 40, 2.0, 0.1)
+		if d = g.Step(f.now); d.Changed {
+			t.Fatalf("the process's own pressure changed the target: %+v", d)
+		}
+	}
+	if !strings.Contains(d.Reason, "own") {
+		t.Errorf("reason %q; want it to say the pressure is the process's own", d.Reason)
+	}
+}

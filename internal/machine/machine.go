@@ -438,3 +438,63 @@ func (f FS) GPUs() (nvidia, render int) {
 	r, _ := filepath.Glob(f.path("/dev/dri/renderD*"))
 	return nvidia, len(r)
 }
+
+// clockTick is USER_HZ, the unit of /proc/stat and /proc/<pid>/stat times:
+// 100 on every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// CPUTimes returns the machine's cumulative CPU time, all CPUs together,
+// spent busy and idle (idle and iowait), from the first line of
+// /proc/stat. Differences between two readings give how many CPUs were
+// busy and idle over the interval.
+func (f FS) CPUTimes() (busy, idle time.Duration, err error) {
+	s, err := f.read("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return 0, 0, fmt.Errorf("/proc/stat: first line %q is not the cpu totals", line)
+	}
+	for i, x := range fields[1:min(len(fields), 9)] { // user nice system idle iowait irq softirq steal
+		v, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/stat: cpu field %d %q: %v", i+1, x, err)
+		}
+		d := time.Duration(v) * clockTick
+		if i == 3 || i == 4 {
+			idle += d
+		} else {
+			busy += d
+		}
+	}
+	return busy, idle, nil
+}
+
+// SelfCPU returns the CPU time this process has used (user and system),
+// from /proc/self/stat.
+func (f FS) SelfCPU() (time.Duration, error) {
+	s, err := f.read("/proc/self/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: fields count from its ")".
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/self/stat: no command name in %q", s)
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/self/stat: %d fields after the command; want utime and stime (fields 14, 15)", len(fields)+2)
+	}
+	var total time.Duration
+	for _, x := range fields[11:13] {
+		v, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/self/stat: %q: %v", x, err)
+		}
+		total += time.Duration(v) * clockTick
+	}
+	return total, nil
+}

@@ -208,3 +208,21 @@ func TestThisMachine(t *testing.T) {
 		t.Logf("energy: %+v", e)
 	}
 }
+
+func TestCPUTimesAndSelfCPU(t *testing.T) {
+	f := tree(t, map[string]string{
+		"/proc/stat":      "cpu  100 5 20 300 10 1 2 3 0 0\ncpu0 50 2 10 150 5 0 1 1 0 0\n",
+		"/proc/self/stat": "77 (a (b) c) R 1 77 77 0 -1 4194304 0 0 0 0 40 12 0 0 20 0 3 0 123\n",
+	})
+	busy, idle, err := f.CPUTimes()
+	if err != nil || busy != 1310*time.Millisecond || idle != 3100*time.Millisecond {
+		t.Errorf("CPUTimes = %v, %v, %v; want 1.31s busy (user nice system irq softirq steal), 3.1s idle (idle iowait)", busy, idle, err)
+	}
+	self, err := f.SelfCPU()
+	if err != nil || self != 520*time.Millisecond {
+		t.Errorf("SelfCPU = %v, %v; want 520ms (utime 40 + stime 12 ticks)", self, err)
+	}
+	if _, _, err := (FS{Root: t.TempDir()}).CPUTimes(); err == nil || !strings.Contains(err.Error(), "/proc/stat") {
+		t.Errorf("CPUTimes on an empty tree: %v; want an error naming /proc/stat", err)
+	}
+}
