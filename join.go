@@ -24,7 +24,11 @@ import (
 // pieces of a long computation wait in w's deque, where an idle worker
 // takes them even while w is off its CPU.
 //
-// A first half that runs long without a poll point (a sequential leaf of a
+// Joins near the root of w's stack (the first [policy.EagerDepth] levels
+// of the job w took) offer fb at once instead, as a deque-based join does:
+// those are the largest pieces, and a tree of coarse leaves is then
+// stealable at its top even while every owner is inside a leaf. Deeper, a
+// first half that runs long without a poll point (a sequential leaf of a
 // millisecond or more) keeps fb from idle workers until it returns: call
 // w.Poll in its loop. A first half that waits for something fb does must
 // poll while it waits, or wait inside w.Blocking (which offers fb first);
@@ -291,13 +295,28 @@ func (w *Worker) heartbeat() {
 func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
 
 // joinPushSlow takes and fills the frame of a Join at a depth whose frame
-// is missing or of another type, and for profiled computations; its fast
-// path is written out in Join and JoinFunc.
+// is missing or of another type, at the eager depths (below), and for
+// profiled computations; its fast path is written out in Join and JoinFunc.
+//
+// Eager Joins: a Join at nesting depth d < policy.EagerDepth — near the
+// root of w's stack, where the largest pieces are — pushes its second half
+// at once, with every older latent frame ([P2]: oldest first), as a
+// deque-based join does: a tree of coarse leaves that never poll is then
+// stealable at its top even while every owner is inside a leaf
+// (PROTOCOL.md "Eager Joins near the root"). The fast path never sees
+// those depths: their slots in w.frames hold an eagerSlot, which fails its
+// type check, so deep Joins pay nothing for this. At most eagerJoins
+// Joins of one job are eager (eagerLeft, reset by the main loop for each
+// job): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
-		f, _ = w.frames[d].(*frame[XB, RB])
+		slot := w.frames[d]
+		if e, ok := slot.(eagerSlot); ok {
+			slot = e.f
+		}
+		f, _ = slot.(*frame[XB, RB])
 	}
 	if f == nil {
 		f = newFrame[XB, RB](w, d)
@@ -312,9 +331,22 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	}
 	w.depth = d + 1
 	w.st.joins++
+	if d < policy.EagerDepth && w.eagerLeft > 0 {
+		w.eagerLeft--
+		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
+	}
 	w.pollJoin()
 	return f, d
 }
+
+// eagerSlot holds the frame of an eager depth (d < policy.EagerDepth) in
+// w.frames, so that the fast path's type check fails there and those
+// Joins take joinPushSlow, which unwraps it.
+type eagerSlot struct{ f any }
+
+// eagerJoins bounds the eager Joins of one job: the Joins of a complete
+// binary tree's top policy.EagerDepth levels.
+const eagerJoins = 1<<policy.EagerDepth - 1
 
 // offer is a poll point's response to an idle worker: promote the latent
 // frames, unless w's deque holds work already — then the idle worker can
@@ -360,11 +392,15 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	f.run = f
 	f.done.waiter = w
 	f.thief.Store(-1)
+	var slot any = f
+	if d < policy.EagerDepth {
+		slot = eagerSlot{f}
+	}
 	if d < len(w.frames) {
-		w.frames[d] = f // a frame of another type used this depth before
+		w.frames[d] = slot // a frame of another type used this depth before
 		w.fjobs[d] = &f.job
 	} else {
-		w.frames = append(w.frames, f)
+		w.frames = append(w.frames, slot)
 		w.fjobs = append(w.fjobs, &f.job)
 	}
 	return f

@@ -246,3 +246,49 @@ func runExpectPanic(t *testing.T, p *Pool, f func(w *Worker) int) (pe *PanicErro
 	Run(p, f)
 	return nil
 }
+
+// TestWorkerJoinPanics: Worker.Join, the unit form, keeps Join's panic
+// contract: both halves run to completion, the first half's panic wins,
+// and the pool stays healthy — at depth 0 (an eager Join) and deeper (a
+// latent one), on 1 and 2 workers. Red when the unit form's deferred
+// joinUnwind is dropped (b never runs after a's panic; the frame leaks).
+func TestWorkerJoinPanics(t *testing.T) {
+	defer watchdog(t)()
+	for _, workers := range []int{1, 2} {
+		for _, depth := range []int{0, policy.EagerDepth + 2} {
+			for _, tc := range []struct {
+				a, b bool
+				want string
+			}{{true, false, "A"}, {false, true, "B"}, {true, true, "A"}} {
+				p := newTestPool(t, Config{Workers: workers})
+				var ranB atomic.Bool
+				var nest func(w *Worker, k int)
+				nest = func(w *Worker, k int) {
+					if k > 0 {
+						w.Join(func(w *Worker) { nest(w, k-1) }, func(*Worker) {})
+						return
+					}
+					w.Join(func(w *Worker) {
+						if tc.a {
+							panicky("A")(w)
+						}
+					}, func(w *Worker) {
+						defer ranB.Store(true)
+						if tc.b {
+							panicky("B")(w)
+						}
+					})
+				}
+				pe := runExpectPanic(t, p, func(w *Worker) int { nest(w, depth); return 0 })
+				var ep errPanic
+				if !ranB.Load() || !errors.As(pe, &ep) || ep.s != tc.want {
+					t.Fatalf("workers %d, depth %d, panics a=%v b=%v: b ran %v, panic %v; want b run and %q",
+						workers, depth, tc.a, tc.b, ranB.Load(), pe.Value, tc.want)
+				}
+				if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
+					t.Fatalf("after the panic fib(15) = %d", got)
+				}
+			}
+		}
+	}
+}

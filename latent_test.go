@@ -209,12 +209,13 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 // at every policy.HeartbeatJoins-th Join, counting Joins only — a scope
 // Spawn between two Joins (here always when the next Join would be a
 // beat's) neither counts nor moves the beat. One worker: nobody is ever
-// idle, so only the heartbeat promotes. Red when Spawn counts toward the
+// idle, so only the heartbeat promotes (beyond the eager Joins at the top,
+// counted out). Red when Spawn counts toward the
 // beat (each Spawn then lands the count on the multiple and the Join
 // after it skips the beat), and when a beat is dropped.
 func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 	const (
-		nest  = 8 // old latent frames for the beats to promote
+		nest  = policy.EagerDepth + 8 // old latent frames for the beats to promote (the top ones are eager)
 		beats = 3
 	)
 	p := newTestPool(t, Config{Workers: 1})
@@ -224,7 +225,8 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 			var nestJoin func(w *Worker, k int) int
 			nestJoin = func(w *Worker, k int) int {
 				if k == 0 {
-					n := nest // Joins so far, all on this worker
+					n := nest           // Joins so far, all on this worker
+					p0 := w.st.promoted // the eager Joins' frames
 					for n < beats*policy.HeartbeatJoins+10 {
 						if (n+1)%policy.HeartbeatJoins == 0 {
 							s.Spawn(w, func(*Worker) {})
@@ -232,7 +234,7 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 						Join(w, func(*Worker) int { return 0 }, func(*Worker) int { return 0 })
 						n++
 					}
-					promoted, joins = w.st.promoted, uint64(n)
+					promoted, joins = w.st.promoted-p0, uint64(n)
 					return 0
 				}
 				a, _ := Join(w, func(w *Worker) int { return nestJoin(w, k-1) }, func(*Worker) int { return 0 })

@@ -46,7 +46,12 @@ type Worker struct {
 	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
 	prof    *profState        // work/span profiling of the running strand; nil when off
 	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
-	_       pad.Line
+
+	// eagerLeft is how many more Joins of the running job may be eager
+	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
+	eagerLeft int
+
+	_ pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
 	inbox   queue         // affinity submissions (SubmitTo); anyone may take
@@ -131,10 +136,11 @@ func (w *Worker) PeersIdle() bool {
 // Poll offers the second halves of the joins w is inside to idle workers,
 // if any worker is idle. It costs one load when none is.
 //
-// A Join does not show its second half to other workers at once: it stays
-// latent, known only to w, until a poll point finds a worker idle while
-// w's deque is empty, and publishes every latent half on the deque, oldest
-// (largest) first. Every Join,
+// A Join does not show its second half to other workers at once (unless
+// it is within policy.EagerDepth levels of the root of w's stack, where it
+// does): it stays latent, known only to w, until a poll point finds a
+// worker idle while w's deque is empty, and publishes every latent half on
+// the deque, oldest (largest) first. Every Join,
 // JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
 // point, and so is every chunk of package par's loops. A task that runs
 // long without any of them — a sequential leaf of a millisecond or more
@@ -204,6 +210,7 @@ func (w *Worker) main(parked bool) {
 		if j == nil {
 			break
 		}
+		w.eagerLeft = eagerJoins
 		w.execute(j)
 		w.publish()
 	}

@@ -17,7 +17,9 @@ import (
 
 // Failover: a lost worker's tasks move on in seconds, not the ack wait.
 //
-// Every serving worker says every aliveEvery which task messages it holds
+// Every serving worker says every watchEvery (250 ms), and whenever a task
+// is delivered to it or a local child starts, which task messages it
+// holds (and how many local children each one's tree has started)
 // (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
 // own, in its registry entry, WorkerInfo.Alive), and subscribes to
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
@@ -34,8 +36,10 @@ import (
 //     the worker lives the ping just expires: no worker answers, so no
 //     permission to reply to another's inbox is needed);
 //   - a worker frozen (SIGSTOP, a stalled VM) keeps its connection but
-//     says nothing: once aliveMisses of its held lists are missing (3 s of
-//     silence), it is taken for lost.
+//     says nothing: after aliveMisses heartbeats of aliveEvery (3 s) of
+//     silence, it is taken for lost. The silence is measured against the
+//     watcher's own held lists heard back through the server, so a
+//     watcher that is frozen or starved itself takes no peer for lost.
 //
 // A watcher that finds its peer lost claims it (a create of
 // lost.<id>.<number of the last held list> in the checkpoints bucket: one
@@ -82,6 +86,13 @@ const (
 // aliveEvery in any case (the heartbeat).
 const heldEvery = 5 * time.Millisecond
 
+// heldTask is a task message held here: its result key, and its tree's
+// unit once it spawns (whose started count goes with the held list).
+type heldTask struct {
+	key  string
+	unit atomic.Pointer[treeUnit]
+}
+
 // hold lists a delivered task message as held here until the returned
 // func is called, and has the held list said soon (sayHeld).
 func (s *serving) hold(m *nats.Msg) (release func()) {
@@ -89,12 +100,9 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 		return func() {}
 	}
 	s.heldMu.Lock()
-	s.heldSet[m.Reply] = struct{}{}
+	s.heldSet[m.Reply] = &heldTask{key: resultKey(m.Header.Get(hdrJob), m.Header.Get(hdrTask))}
 	s.heldMu.Unlock()
-	select {
-	case s.heldWake <- struct{}{}:
-	default:
-	}
+	s.heldChanged()
 	return func() {
 		s.heldMu.Lock()
 		delete(s.heldSet, m.Reply)
@@ -102,10 +110,31 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 	}
 }
 
+// heldChanged has the held list said soon.
+func (s *serving) heldChanged() {
+	select {
+	case s.heldWake <- struct{}{}:
+	default:
+	}
+}
+
+// heldUnit notes that the held message m's task spawned: unit u.
+func (s *serving) heldUnit(m *nats.Msg, u *treeUnit) {
+	if m == nil {
+		return
+	}
+	s.heldMu.Lock()
+	defer s.heldMu.Unlock()
+	if h := s.heldSet[m.Reply]; h != nil {
+		h.unit.Store(u)
+	}
+}
+
 // sayHeld publishes the held list when a delivery arrives (at most every
-// heldEvery) and every aliveEvery, until ctx is done.
+// heldEvery) and every watchEvery (a watcher that just subscribed has it
+// soon), until ctx is done.
 func (s *serving) sayHeld(ctx context.Context) {
-	t := time.NewTicker(aliveEvery)
+	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	subj := s.n.heldSubject(s.tree.id)
 	for seq := 1; ; seq++ {
@@ -122,13 +151,19 @@ func (s *serving) sayHeld(ctx context.Context) {
 	}
 }
 
-// held lists the ack subjects of the task messages this worker holds.
+// held lists the task messages this worker holds, one a line: "ack
+// subject<TAB>result key<TAB>local children started".
 func (s *serving) held() []byte {
 	s.heldMu.Lock()
 	defer s.heldMu.Unlock()
 	var b []byte
-	for reply := range s.heldSet {
-		b = append(append(b, reply...), '\n')
+	for reply, h := range s.heldSet {
+		started := int64(0)
+		if u := h.unit.Load(); u != nil {
+			started = u.started.Load()
+		}
+		b = append(append(append(append(b, reply...), '\t'), h.key...), '\t')
+		b = append(strconv.AppendInt(b, started, 10), '\n')
 	}
 	return b
 }
@@ -139,7 +174,7 @@ type peerState struct {
 	id, name string
 	sub      *nats.Subscription
 	seq      string    // its last held list's number
-	held     []string  // ack subjects of its last held list
+	held     []string  // its last held list's lines (see held)
 	heard    time.Time // when that came
 	lost     bool
 }
@@ -162,26 +197,24 @@ func (s *serving) watch(ctx context.Context) {
 	if err == nil {
 		defer hsub.Unsubscribe()
 	}
+	// A peer's silence is measured against this worker's own held lists,
+	// heard back through the server: a watcher frozen or starved itself
+	// hears neither, and takes no peer for lost for it.
+	var self atomic.Int64
+	self.Store(time.Now().UnixNano())
+	ssub, err := s.n.nc.Subscribe(s.n.heldSubject(s.tree.id), func(*nats.Msg) { self.Store(time.Now().UnixNano()) })
+	if err == nil {
+		defer ssub.Unsubscribe()
+	}
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	var refreshed time.Time
-	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		// A watcher that was itself frozen (or starved) heard nothing
-		// meanwhile: its peers' silences are its own. They count from now.
-		if now := time.Now(); now.Sub(last) > aliveEvery {
-			mu.Lock()
-			for _, p := range peers {
-				p.heard = now
-			}
-			mu.Unlock()
-		}
-		last = time.Now()
 		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
 			refreshed = time.Now()
 			if ws, err := s.n.registry(ctx); err == nil {
@@ -204,7 +237,10 @@ func (s *serving) watch(ctx context.Context) {
 					sub, err := s.n.nc.Subscribe(s.n.heldSubject(id), func(m *nats.Msg) {
 						mu.Lock()
 						seq, rest, _ := strings.Cut(string(m.Data), "\n")
-						p.seq, p.held, p.heard, p.lost = seq, strings.Fields(rest), time.Now(), false
+						p.seq, p.held, p.heard, p.lost = seq, strings.Split(strings.TrimSuffix(rest, "\n"), "\n"), time.Now(), false
+						if rest == "" {
+							p.held = nil
+						}
 						mu.Unlock()
 					})
 					if err != nil {
@@ -227,7 +263,7 @@ func (s *serving) watch(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s.ping(ctx, p, &mu)
+				s.ping(ctx, p, &mu, time.Unix(0, self.Load()))
 			}()
 		}
 		wg.Wait()
@@ -252,22 +288,18 @@ func watched(ws []WorkerInfo, id string, k int) []WorkerInfo {
 const pingWait = 200 * time.Millisecond
 
 // ping looks at peer p once and acts on what it finds.
-func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex) {
+// selfHeard is when this worker last heard its own held list.
+func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) {
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
-	start := time.Now()
 	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
 	mu.Lock()
 	defer mu.Unlock()
 	switch {
 	case ctx.Err() != nil:
-	case time.Since(start) > pingWait+aliveEvery/2:
-		// This worker stalled (it was frozen itself): the silence it
-		// sees is its own. Count again from now.
-		p.heard = time.Now()
 	case errors.Is(err, nats.ErrNoResponders):
 		s.lose(ctx, p, "its connection closed")
-	case time.Since(p.heard) > aliveMisses*aliveEvery:
+	case selfHeard.Sub(p.heard) > aliveMisses*aliveEvery:
 		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
 	}
 }
@@ -293,9 +325,20 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 		return // another watcher acts, or the ack wait does
 	}
 	var routes []string
-	for _, reply := range held {
-		s.n.settleMsg(&nats.Msg{Reply: reply}, ackNak)
-		routes = append(routes, routeOfReply(reply))
+	for _, line := range held {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		// The children it had started run again with the task's next
+		// run: counted first, so that the next run reads the count.
+		if k, _ := strconv.Atoi(f[2]); k > 0 {
+			if err := s.n.addReran(cctx, f[1], k); err != nil {
+				s.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", f[1], err))
+			}
+		}
+		s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
+		routes = append(routes, routeOfReply(f[0]))
 	}
 	s.n.reclaimed.Add(int64(len(held)))
 	if pl := s.puller.Load(); pl != nil {

@@ -51,7 +51,13 @@ const (
 	RefusedMalformed   = "malformed"    // an unreadable request
 	RefusedNoSpawn     = "spawn-denied" // the job's submitter did not allow spawning
 	RefusedUnknownStep = "unknown-op"   // an operation the recorder does not know
+	// DiscardedNoJob counts task messages on the subjects of no recorded
+	// job, which the recorder purges (see Record).
+	DiscardedNoJob = "no-job"
 )
+
+// sweepEvery is how often the recorder looks for task messages of no job.
+var sweepEvery = 10 * time.Second
 
 // RecorderStats are a recorder's counts since Record started.
 type RecorderStats struct {
@@ -117,8 +123,51 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 		return err
 	}
 	defer sub.Unsubscribe()
-	<-ctx.Done()
-	return nil
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		r.sweep(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// sweep purges the task messages on the subjects of jobs that have no
+// record: nothing would ever take them (a job's routes exist only while
+// it is recorded; Submit records a job before it publishes, Delete purges
+// its subjects before its record). They are counted (DiscardedNoJob) and
+// reported like refusals.
+func (r *recorder) sweep(ctx context.Context) {
+	n := r.n
+	ctx, cancel := n.timeout(ctx)
+	defer cancel()
+	prefix := n.opts.stream + ".task."
+	info, err := n.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+">"))
+	if err != nil {
+		return
+	}
+	counts := map[string]uint64{}
+	for subj, c := range info.State.Subjects {
+		job, _, _ := strings.Cut(strings.TrimPrefix(subj, prefix), ".")
+		counts[job] += c
+	}
+	for job, c := range counts {
+		if _, _, err := n.jobRecordOf(ctx, job); !errors.Is(err, ErrJobNotFound) {
+			continue
+		}
+		if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(prefix+job+".>")); err != nil {
+			continue
+		}
+		r.mu.Lock()
+		r.stats.Refused[DiscardedNoJob] += int64(c)
+		r.mu.Unlock()
+		if r.onRefuse != nil {
+			r.onRefuse("task", DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
+		}
+	}
 }
 
 // held is a delivery that the recorder checked: the task message that a

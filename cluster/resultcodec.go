@@ -62,6 +62,10 @@ func appendResult(dst []byte, r Result) []byte {
 		dst = append(dst, `,"discarded":`...)
 		dst = strconv.AppendInt(dst, int64(r.Discarded), 10)
 	}
+	if r.Reran != 0 {
+		dst = append(dst, `,"reran":`...)
+		dst = strconv.AppendInt(dst, int64(r.Reran), 10)
+	}
 	if r.Speculative {
 		dst = append(dst, `,"speculative":true`...)
 	}
@@ -164,7 +168,7 @@ func decodeResult(b []byte, r *Result) error {
 		}
 	}
 	*r = Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error,
-		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Failure: Failure(w.Failure), Stack: w.Stack, Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Reran: w.Reran, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
 		Parent: w.Parent, Spawned: w.Spawned}
 	if w.Value != nil {
 		r.Value = *w.Value
@@ -222,6 +226,8 @@ func fastWire(b []byte, w *wireResult) bool {
 			ok = scanInt(&p, &w.Deliveries, strconv.IntSize)
 		case "discarded":
 			ok = scanInt(&p, &w.Discarded, strconv.IntSize)
+		case "reran":
+			ok = scanInt(&p, &w.Reran, strconv.IntSize)
 		case "start_ns":
 			ok = scanInt(&p, &w.StartNs, 64)
 		case "runtime_ns":

@@ -21,11 +21,12 @@ var codecCases = []Result{
 	{Job: strings.Repeat("x", 3000), Output: []byte(strings.Repeat("\xff", 1000))},
 	{Job: "tree", Task: "r=0=3", Parent: "r", Spawned: []string{"r=0=3=1", "r=0=3=2\"<"}, Value: []byte("42\n")},
 	{Job: "tree", Task: "leaf", Parent: "r", Value: []byte{}},
+	{Job: "tree", Task: "r", Deliveries: 2, Reran: 96},
 }
 
 // wireOf is the wireResult json.Marshal encoded before appendResult.
 func wireOf(r Result) wireResult {
-	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Speculative, 0, int64(r.Runtime),
+	w := wireResult{r.Job, r.Task, r.Index, r.Handler, r.Output, r.Error, string(r.Failure), r.Stack, r.Worker, r.Attempt, r.Deliveries, r.Discarded, r.Reran, r.Speculative, 0, int64(r.Runtime),
 		r.Parent, r.Spawned, nil}
 	if r.Value != nil {
 		w.Value = &r.Value
@@ -68,7 +69,7 @@ func checkDecode(t *testing.T, b []byte) {
 		return
 	}
 	want := Result{Job: w.Job, Task: w.Task, Index: w.Index, Handler: w.Handler, Output: w.Output, Error: w.Error, Failure: Failure(w.Failure), Stack: w.Stack,
-		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
+		Worker: w.Worker, Attempt: w.Attempt, Deliveries: w.Deliveries, Discarded: w.Discarded, Reran: w.Reran, Speculative: w.Speculative, Runtime: time.Duration(w.RuntimeNs),
 		Parent: w.Parent, Spawned: w.Spawned}
 	if w.Value != nil {
 		want.Value = *w.Value

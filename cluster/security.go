@@ -80,6 +80,27 @@ type Permissions struct {
 	Subscribe Subjects `json:"subscribe"`
 }
 
+// RolePermissionsFor returns the permissions of one named holder of role:
+// RolePermissions, except that a worker named name may write only its own
+// registry entry (key name of the workers bucket), so that it cannot
+// register under another name (worksteal serve credentials add gives each
+// worker its own key so bound). An empty name is RolePermissions.
+func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
+	p, err := RolePermissions(role, stream)
+	if err != nil || name == "" || role != RoleWorker {
+		return p, err
+	}
+	if !namePattern.MatchString(name) {
+		return Permissions{}, fmt.Errorf("%w: worker name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
+	}
+	for i, a := range p.Publish.Allow {
+		if a == "$KV."+stream+"_workers.>" {
+			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name
+		}
+	}
+	return p, nil
+}
+
 // RolePermissions returns the least-privilege NATS permissions of role for
 // the tier named stream (WithStream; "ws" by default). They are derived
 // from the subjects this package uses and nothing else; the table in the

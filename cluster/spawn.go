@@ -96,6 +96,13 @@ type treeUnit struct {
 	// published again under the same ids instead of run here.
 	handed map[string]bool
 
+	// started counts the local children whose handlers started here; a
+	// watcher hears it with the held list (failover.go), and if this run
+	// is lost, the next run's result counts them as run again (reran,
+	// loaded from the checkpoint the watcher wrote).
+	started atomic.Int64
+	reran   int
+
 	mu      sync.Mutex
 	open    int
 	rootOut []byte // the root's continuation's output, if it has one
@@ -125,7 +132,9 @@ func (r *running) treeNode() (*treeNode, error) {
 	u.ctx, u.cancel = context.WithCancelCause(r.ctx)
 	if r.delivered > 1 || r.info.Speculative {
 		u.handed = r.s.loadHanded(u)
+		u.reran = r.s.loadReran(u)
 	}
+	r.s.heldUnit(r.msg, u)
 	r.tnode = &treeNode{unit: u, id: r.info.Task, handler: u.handler, pending: 1}
 	return r.tnode, nil
 }
@@ -292,6 +301,44 @@ func (u *treeUnit) wait(root *treeNode, out []byte, err error) ([]byte, []byte, 
 	return out, v, u.spilled, u.err
 }
 
+// reranKey is the checkpoint key of the count of a unit's local children
+// that started in runs lost with their worker.
+func reranKey(job, task string) string { return resultKey(job, task) + ".reran" }
+
+// loadReran reads that count (0 on doubt).
+func (s *serving) loadReran(u *treeUnit) int {
+	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
+	defer cancel()
+	e, err := s.n.checkpoints.Get(ctx, reranKey(u.job, u.task))
+	if err != nil {
+		return 0
+	}
+	k, _ := strconv.Atoi(string(e.Value()))
+	return k
+}
+
+// addReran adds k to the count of task key (a compare-and-set).
+func (n *Node) addReran(ctx context.Context, key string, k int) error {
+	kv := n.checkpoints
+	rk := key + ".reran"
+	for {
+		e, err := kv.Get(ctx, rk)
+		switch {
+		case isNotFound(err):
+			if _, err = kv.Create(ctx, rk, strconv.AppendInt(nil, int64(k), 10)); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			old, _ := strconv.Atoi(string(e.Value()))
+			if _, err = kv.Update(ctx, rk, strconv.AppendInt(nil, int64(old+k), 10), e.Revision()); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+				return err
+			}
+		}
+	}
+}
+
 // treeState is a serving worker's local queue of spawned children, its
 // runners, and its side of the idle signals.
 type treeState struct {
@@ -399,6 +446,8 @@ func (t *treeState) run(nd *treeNode) {
 		info: TaskInfo{Job: u.job, Task: nd.id, Attempt: 1, Worker: s.n.opts.name}}
 	r.ctx = context.WithValue(u.ctx, taskCtxKey{}, r)
 	r.cancel = func(error) {}
+	u.started.Add(1)
+	s.heldChanged() // its watchers hear of the start (failover.go)
 	s.busyLocal.Add(1)
 	out, err := call(r.ctx, hf, nd.payload)
 	s.busyLocal.Add(-1)

@@ -120,6 +120,11 @@ type Result struct {
 	// delivery forgotten by a restart, or redelivered meanwhile), a
 	// speculative copy. The worker of such a run adds it to the record.
 	Discarded int
+	// Reran counts the spawned children that this task ran itself (on
+	// its worker, not handed over) and that had started in a run of the
+	// task lost with its worker: each ran again with this run. As a
+	// watcher saw them (failover.go); runs lost without one are not known.
+	Reran int
 	// Speculative says a speculative copy produced it.
 	Speculative bool
 	Start       time.Time
@@ -140,11 +145,12 @@ type Result struct {
 func (r Result) OK() bool { return r.Error == "" }
 
 // Reruns is how many more times the task ran than its attempts: the
-// deliveries lost with a worker or a server (it ran again), and the
-// discarded runs. Attempt-1 + Reruns are its executions beyond one; a
+// deliveries lost with a worker or a server (it ran again), the
+// discarded runs, and the runs again of its tree's local children
+// (Reran): node runs, not task runs. Attempt-1 + Reruns are its executions beyond one; a
 // Submission's Progress, worksteal job status and job results all count
 // them from the recorded results.
-func (r Result) Reruns() int { return max(0, r.Deliveries-r.Attempt) + r.Discarded }
+func (r Result) Reruns() int { return max(0, r.Deliveries-r.Attempt) + r.Discarded + r.Reran }
 
 // Failure is the kind of a task's failure.
 type Failure string
@@ -184,6 +190,7 @@ type wireResult struct {
 	Attempt     int      `json:"attempt"`
 	Deliveries  int      `json:"deliveries,omitempty"`
 	Discarded   int      `json:"discarded,omitempty"`
+	Reran       int      `json:"reran,omitempty"`
 	Speculative bool     `json:"speculative,omitempty"`
 	StartNs     int64    `json:"start_ns,omitempty"`
 	RuntimeNs   int64    `json:"runtime_ns"`

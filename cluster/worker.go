@@ -177,7 +177,7 @@ type serving struct {
 	// The task messages held here, by ack subject, for the watchers of
 	// this worker (failover.go: hold, sayHeld).
 	heldMu   sync.Mutex
-	heldSet  map[string]struct{}
+	heldSet  map[string]*heldTask
 	heldWake chan struct{}
 }
 
@@ -203,7 +203,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
-		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]struct{}{}, heldWake: make(chan struct{}, 1)}
+		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]*heldTask{}, heldWake: make(chan struct{}, 1)}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -600,6 +600,7 @@ func (s *serving) run(ctx context.Context, d delivery, hf Handler, notice *start
 	out, err := call(tctx, hf, msg.Data)
 	if nd := r.treeNodeIfAny(); nd != nil { // it spawned: its local subtree runs to the end
 		out, res.Value, res.Spawned, err = nd.unit.wait(nd, out, err)
+		res.Reran = nd.unit.reran
 	}
 	res.Runtime = time.Since(res.Start)
 	s.untrack(d.key, r)

@@ -12,8 +12,7 @@ import (
 // to one of them may be dangling until they are merged. Remove a name once
 // its file is on main.
 var landing = map[string]bool{
-	"gnu-compat.md": true, "cluster-security.md": true, "cluster-trees.md": true,
-	"runtime-16-core-prediction.md": true,
+	"gnu-compat.md": true, "runtime-16-core-prediction.md": true,
 }
 
 var link = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)

@@ -15,4 +15,14 @@ const (
 	// (a first half that polls instead of joining: a par loop's chunks, a
 	// leaf that calls Poll). A power of two.
 	HeartbeatPolls = 8
+
+	// EagerDepth is how many levels of Joins at the root of a worker's
+	// stack push their second halves at once (eagerly, as a deque-based
+	// join does) instead of keeping them latent: the Joins made at nesting
+	// depth < EagerDepth, counted from the job the worker took from its
+	// main loop (a steal, a submission). These few frames are the largest
+	// pieces and cost a push and a pop each; they are what keeps a tree of
+	// coarse leaves that never poll from waiting for an owner inside a
+	// leaf. 2^EagerDepth − 1 eager Joins per job at most.
+	EagerDepth = 6
 )

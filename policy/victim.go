@@ -62,7 +62,7 @@ const (
 	// It is the zero value: the runtime's default. On 16 cores it cut the
 	// time of the unbalanced UTS tree by a quarter against StealOne (fewer
 	// thieves fail: they come back less often) and fib and nqueens by
-	// 4-5 %; at 2 workers the two are level (README, "Many cores").
+	// 4-5 %; at 2 workers the two are level (docs/measured.md, "Many cores").
 	StealHalf Amount = iota
 	// StealOne takes one item, the oldest.
 	StealOne

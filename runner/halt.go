@@ -86,9 +86,11 @@ func ParseHalt(s string) (Halt, error) {
 		return bad(when + "," + why + " must be followed by =number or =percent%")
 	}
 	if pct {
-		if k == 0 || k > 100 {
-			return bad("a percentage from 1% to 100%")
+		if k == 0 {
+			return bad("a percentage of 1% or more")
 		}
+		// GNU takes a percentage over 100% too: never reached, the
+		// exit status is the failed jobs' percentage.
 		h.Percent = float64(k)
 	} else {
 		h.Count = k

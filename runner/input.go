@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -161,6 +162,9 @@ type Input struct {
 	// Delimiter ends each value read from a source of lines, and splits
 	// the ::: values (GNU parallel -d; -0 is "\x00"); "" means "\n".
 	Delimiter string
+	// EOF, if set, ends each source at its first value that reads so
+	// (GNU parallel -E): that value and the rest are not read.
+	EOF *string
 	// Trim trims white space off each value (GNU parallel --trim): "n"
 	// none, "l" left, "r" right, "lr" or "rl" both; "" is GNU's default,
 	// "lr" for the columns of ColSep and "n" otherwise.
@@ -248,10 +252,10 @@ func (in Input) Jobs() ([]Job, error) {
 	if colsepStr == "" && (in.Header || in.HeaderFiles) {
 		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
 	}
-	var colsep *regexp.Regexp
+	var colsep *byteRegexp
 	if colsepStr != "" {
 		var err error
-		if colsep, err = regexp.Compile(colsepStr); err != nil {
+		if colsep, err = compileBytes(colsepStr); err != nil {
 			return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
 		}
 	}
@@ -300,6 +304,11 @@ func (in Input) Jobs() ([]Job, error) {
 					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, errNUL)
 				}
 				lines = append(lines, strings.Split(a, sep)...)
+			}
+		}
+		if in.EOF != nil {
+			if k := slices.Index(lines, *in.EOF); k >= 0 {
+				lines = lines[:k]
 			}
 		}
 		if in.Header && len(lines) > 0 {
@@ -410,6 +419,10 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, total)
+		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); len(j.Command) >= maxLen {
+			// GNU: "Command line too long", and nothing is run.
+			return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, len(j.Command), maxLen, j.Seq, j.Command)
+		}
 		if keepArgs {
 			x := j.gnu
 			if x == nil {
@@ -535,7 +548,7 @@ func sourceName(s Source) string {
 // splitColumns splits a value at colsep (nil: no split) into columns,
 // trimmed as GNU parallel trims them (--trim lr, implied by --colsep,
 // unless --trim says otherwise).
-func splitColumns(colsep *regexp.Regexp, v, trim string) []string {
+func splitColumns(colsep *byteRegexp, v, trim string) []string {
 	if colsep == nil {
 		return []string{v}
 	}
@@ -625,7 +638,7 @@ func rows(sources []Source, vals [][]value, link, origs bool) []record {
 }
 
 // weightedJobs reads one source of lines with a weight column.
-func (in Input) weightedJobs(tmpl *template, colsep *regexp.Regexp, src Source) ([]Job, error) {
+func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]Job, error) {
 	lines := src.Args
 	if lines == nil {
 		var err error
@@ -669,4 +682,63 @@ func (in Input) weightedJobs(tmpl *template, colsep *regexp.Regexp, src Source) 
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+// byteRegexp is a regular expression over bytes, as Perl's (GNU
+// parallel's, which reads its input as bytes) for --colsep: \xff and a raw
+// 0xFF byte both match the byte 0xFF, and UTF-8 text matches as the bytes
+// it is. Pattern and value are read as Latin-1 (a byte, a rune) when
+// either holds a byte above 0x7F; pure ASCII needs no translation.
+type byteRegexp struct {
+	re *regexp.Regexp
+}
+
+func compileBytes(pattern string) (*byteRegexp, error) {
+	re, err := regexp.Compile(latin1(pattern))
+	if err != nil {
+		return nil, err
+	}
+	return &byteRegexp{re: re}, nil
+}
+
+// Split is regexp.Regexp.Split over the bytes of s.
+func (b *byteRegexp) Split(s string, n int) []string {
+	if isASCII(s) {
+		return b.re.Split(s, n)
+	}
+	parts := b.re.Split(latin1(s), n)
+	for i, p := range parts {
+		parts[i] = fromLatin1(p)
+	}
+	return parts
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// latin1 reads each byte of s as the rune of its value.
+func latin1(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return string(r)
+}
+
+// fromLatin1 undoes latin1.
+func fromLatin1(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = append(b, byte(r))
+	}
+	return string(b)
 }

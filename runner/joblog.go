@@ -42,8 +42,9 @@ func (r Record) String() string {
 		r.Seq, r.Host, start, r.Runtime.Seconds(), r.Send, r.Receive, r.Exit, r.Signal, logCommand(r.Command))
 }
 
-// logCommand keeps a command on one joblog line.
-func logCommand(c string) string { return strings.ReplaceAll(c, "\n", `\n`) }
+// logCommand keeps a command on one joblog line: a newline is written as
+// NUL, as GNU parallel writes it (and reads it back, for --retry-failed).
+func logCommand(c string) string { return strings.ReplaceAll(c, "\n", "\x00") }
 
 // ReadJoblog parses a joblog. A torn last row (no newline, too few columns),
 // as a crash mid-write leaves it, is ignored; any other malformed row is an
@@ -129,7 +130,7 @@ func parseRecord(line string) (Record, error) {
 	rec.Receive = num(5, "Receive")
 	rec.Exit = int(num(6, "Exitval"))
 	rec.Signal = int(num(7, "Signal"))
-	rec.Command = f[8]
+	rec.Command = strings.ReplaceAll(f[8], "\x00", "\n")
 	return rec, err
 }
 

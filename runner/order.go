@@ -75,7 +75,7 @@ func makePlan(jobs []Job, o Order, history map[string]time.Duration) plan {
 	for i, j := range jobs {
 		if weighted {
 			costs[i], known[i] = j.Weight, j.Weight > 0
-		} else if d, ok := history[logCommand(j.Command)]; ok {
+		} else if d, ok := history[j.Command]; ok {
 			costs[i], known[i] = d.Seconds(), true
 		}
 		if known[i] {

@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,18 @@ func (p Pipe) readHeader(r io.Reader, block int) (header, rest []byte, err error
 // yield owns the chunk it is given. An error of yield, or of r, stops
 // Chunks and is returned.
 func (p Pipe) Chunks(r io.Reader, yield func(chunk []byte) error) error {
+	return p.chunks(r, func(header, body []byte) error {
+		if len(header) == 0 {
+			return yield(body)
+		}
+		chunk := make([]byte, 0, len(header)+len(body))
+		return yield(append(append(chunk, header...), body...))
+	})
+}
+
+// chunks is Chunks with each chunk's header apart from its body (body is
+// the caller's to keep).
+func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 	if err := p.check(); err != nil {
 		return err
 	}
@@ -146,15 +159,9 @@ func (p Pipe) Chunks(r io.Reader, yield func(chunk []byte) error) error {
 	// emit hands out buf[:n] with the header and keeps the rest in a
 	// buffer of its own: the chunk is never written again.
 	emit := func(n int) error {
-		var chunk []byte
-		if len(header) == 0 {
-			chunk = buf[:n:n]
-		} else {
-			chunk = make([]byte, 0, len(header)+n)
-			chunk = append(append(chunk, header...), buf[:n]...)
-		}
+		body := buf[:n:n]
 		buf = append(make([]byte, 0, max(block, len(buf)-n)+block), buf[n:]...)
-		return yield(chunk)
+		return yield(header, body)
 	}
 	for {
 		// GNU's read_block: read up to the next multiple of the block.
@@ -317,7 +324,9 @@ type PipeJobs struct {
 	Pipe
 	// Template is the command. {#} and {%} are the job's number and slot;
 	// {} is the chunk's file with Cat or Fifo ($PARALLEL_TMP), else empty
-	// (''), as in GNU parallel. Nothing is appended to the command.
+	// (''), as in GNU parallel. Nothing is appended to the command, but
+	// with Cat or Fifo a command without replacement strings gets the
+	// file's name appended, as GNU parallel does.
 	Template []string
 	Quote    bool // GNU's -q
 	// Cat gives each job its chunk as a temporary file instead of stdin,
@@ -340,8 +349,10 @@ func (pj PipeJobs) template() (*template, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(t.words) > len(pj.Template) {
-		t.words = t.words[:len(pj.Template)] // GNU appends nothing in pipe mode
+	if len(t.words) > len(pj.Template) && !pj.Cat && !pj.Fifo {
+		// GNU appends nothing in pipe mode, but the file's name with
+		// --cat and --fifo (wc becomes wc $PARALLEL_TMP).
+		t.words = t.words[:len(pj.Template)]
 	}
 	if pj.Cat && pj.Fifo {
 		return nil, fmt.Errorf("%w: --cat and --fifo: give one", ErrInvalidConfig)
@@ -466,10 +477,15 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 	ch := make(chan []byte)
 	defer close(ch)
 	made := 0
-	return pj.Chunks(r, func(chunk []byte) error {
+	// GNU gives the header once per job, before its first chunk.
+	return pj.chunks(r, func(header, chunk []byte) error {
 		if made < max(n, 1) {
 			made++
-			rr := &robinReader{ch: ch, cur: chunk}
+			first := chunk
+			if len(header) > 0 {
+				first = append(slices.Clip(header), chunk...)
+			}
+			rr := &robinReader{ch: ch, cur: first}
 			select {
 			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0):
 				return nil

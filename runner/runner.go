@@ -79,6 +79,10 @@ type Config struct {
 	// Tag prefixes each line of a job's output with its TagIn(slot) and a
 	// tab (GNU parallel's --tag, --tagstring); not under OutputUngroup.
 	Tag bool
+	// Verbose writes each job's command line, and a newline, on Stdout
+	// before its output (GNU parallel's -v); Trace writes it on Stderr as
+	// each attempt starts (GNU's -t, --verbose).
+	Verbose, Trace bool
 	// Results, if set, receives each finished job's result in place of
 	// Stdout and Stderr (GNU parallel's --results), from the goroutine
 	// that writes the output, before its joblog row. An error is reported
@@ -284,8 +288,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: speculate after %v: must be 0 (relative) or more", ErrInvalidConfig, c.SpeculateAfter)
 	case c.Delay < 0:
 		return fmt.Errorf("%w: delay %v: must be 0 (none) or more", ErrInvalidConfig, c.Delay)
-	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent > 100:
-		return fmt.Errorf("%w: halt %+v: a count of 0 or more, or a percentage up to 100", ErrInvalidConfig, c.Halt)
+	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent != c.Halt.Percent:
+		// A percentage over 100 is GNU's: never reached.
+		return fmt.Errorf("%w: halt %+v: a count or a percentage of 0 or more", ErrInvalidConfig, c.Halt)
 	}
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()
@@ -606,8 +611,14 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
 	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, Nice: r.cfg.Nice}
+	if r.cfg.Trace && r.errOut != nil {
+		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
+	}
 	var flush func()
 	if r.streamOut != nil {
+		if r.cfg.Verbose {
+			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
+		}
 		c.Stdout, c.Stderr, flush = r.streams(js.job, slot)
 	}
 	in := openInput(js.job)
@@ -791,6 +802,9 @@ func (r *run) flushOutput() {
 }
 
 func (r *run) output(res *Result) {
+	if r.cfg.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
+		io.WriteString(r.cfg.Stdout, res.Command+"\n") // -v: with the job's output
+	}
 	switch {
 	case r.cfg.Results != nil:
 		if err := r.cfg.Results(*res); err != nil && !r.resultsFailed {

@@ -157,9 +157,11 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestRunRelativeTimeout(t *testing.T) {
-	// Three quick jobs set the median; the fourth runs far over 200% of it.
+	// Three quick jobs set the median; the fourth runs far over 5000% of
+	// it. (A factor so large that a quick job slowed by a busy machine is
+	// never cut: 50 × a sleep 0.05 stretched even to 0.5 s is 25 s.)
 	jobs := lines("sleep 0.05", "sleep 0.05", "sleep 0.05", "sleep 60")
-	s := mustRun(t, Config{Slots: 1, Order: OrderInput, TimeoutFactor: 2, Grace: 100 * time.Millisecond}, jobs)
+	s := mustRun(t, Config{Slots: 1, Order: OrderInput, TimeoutFactor: 50, Grace: 100 * time.Millisecond}, jobs)
 	if s.Succeeded != 3 || s.TimedOut != 1 || !s.Results[3].TimedOut {
 		t.Errorf("summary %+v; want the last job cut", s)
 	}

@@ -161,6 +161,11 @@ func (syn rplSyntax) parse(in string) (piece, bool, error) {
 	if plusMods[rest] {
 		return piece{kind: 'a', pos: pos, mod: rest}, true, nil
 	}
+	if rest == "uniq" {
+		// GNU's {uniq} skips the jobs whose values repeat (and counts
+		// them failed): refused, never left as text that runs them all.
+		return piece{}, false, fmt.Errorf("%w: {%s}: --plus's {uniq} (skip jobs whose values repeat) is not supported", ErrBadInput, in)
+	}
 	fn, ok, err := plusExpr(rest)
 	if !ok || err != nil {
 		return piece{}, false, err
@@ -231,42 +236,109 @@ func (t *template) expand(row []string, seq, total int) (parts []string, widths 
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if !t.context || len(row) < 2 || !slices.ContainsFunc(w, piece.context) {
-			parts, widths = t.fillWord(&b, w, row, row, seq, total, parts, widths)
-			continue
-		}
-		// -X: the word once per argument, its {} that argument.
-		for k := range row {
-			if k > 0 {
-				b.WriteByte(' ')
-			}
-			parts, widths = t.fillWord(&b, w, row[k:k+1], row, seq, total, parts, widths)
-		}
+		parts, widths = t.fillWord(&b, w, row, seq, total, parts, widths)
 	}
 	return append(parts, b.String()), widths
 }
 
-// fillWord writes word w into b: {} from ctx (the argument of a context
-// repetition, or the row), positions from row.
-func (t *template) fillWord(b *strings.Builder, w []piece, ctx, row []string, seq, total int, parts []string, widths []int) ([]string, []int) {
-	// groups: the word cut where {} puts a space between two
-	// arguments; with -q each group is quoted on its own.
-	var group strings.Builder
-	slotted := false // -q: a {%} cut this word
-	flush := func(sep bool) {
-		if t.quoteWords && group.Len() == 0 && slotted && !sep {
-			return // nothing after (or before) the slot to quote
+// contextGroups cuts a word at the spaces and tabs of its text into GNU
+// parallel's context groups (-X, -N): runs of pieces, and the white space
+// between them, each space a group of its own (a tab begins the group
+// after it, as in GNU's tokens). GNU cuts the whole command line so,
+// whether it came as one argument ('rm -f {}') or many; a newline does not
+// end a group.
+func contextGroups(w []piece) [][]piece {
+	var groups [][]piece
+	var cur []piece
+	for _, p := range w {
+		if p.kind != 0 || !strings.ContainsAny(p.lit, " \t") {
+			cur = append(cur, p)
+			continue
 		}
-		if t.quoteWords {
-			b.WriteString(gnuQuote(group.String()))
-		} else {
-			b.WriteString(group.String())
-		}
-		group.Reset()
-		if sep {
-			b.WriteByte(' ')
+		lit := p.lit
+		for lit != "" {
+			i := strings.IndexAny(lit, " \t")
+			if i < 0 {
+				cur = append(cur, piece{lit: lit})
+				break
+			}
+			if i > 0 {
+				cur = append(cur, piece{lit: lit[:i]})
+			}
+			if cur != nil {
+				groups = append(groups, cur)
+				cur = nil
+			}
+			if lit[i] == '\t' {
+				cur = []piece{{lit: "\t"}} // GNU: a tab begins the next group
+			} else {
+				groups = append(groups, []piece{{lit: " "}})
+			}
+			lit = lit[i+1:]
 		}
 	}
+	if cur != nil {
+		groups = append(groups, cur)
+	}
+	return groups
+}
+
+// fillWord writes word w into b: {} every argument of row, or, under
+// context replace, each context group holding {} once per argument, its
+// {} that argument.
+func (t *template) fillWord(b *strings.Builder, w []piece, row []string, seq, total int, parts []string, widths []int) ([]string, []int) {
+	f := wordFiller{t: t, b: b, parts: parts, widths: widths}
+	if !t.context || len(row) < 2 || !slices.ContainsFunc(w, piece.context) {
+		f.fill(w, row, row, seq, total)
+	} else {
+		for _, g := range contextGroups(w) {
+			if !slices.ContainsFunc(g, piece.context) {
+				f.fill(g, row, row, seq, total)
+				continue
+			}
+			for k := range row {
+				if k > 0 {
+					f.flush(true) // GNU: an unquoted space between the copies
+				}
+				f.fill(g, row[k:k+1], row, seq, total)
+			}
+		}
+	}
+	f.flush(false)
+	return f.parts, f.widths
+}
+
+// wordFiller writes the pieces of one word. group is the text since the
+// last cut: where {} puts a space between two arguments (or -X between
+// two copies of a group); with -q each group is quoted on its own.
+type wordFiller struct {
+	t       *template
+	b       *strings.Builder
+	group   strings.Builder
+	slotted bool // -q: a {%} cut this word
+	parts   []string
+	widths  []int
+}
+
+func (f *wordFiller) flush(sep bool) {
+	if f.t.quoteWords && f.group.Len() == 0 && f.slotted && !sep {
+		return // nothing after (or before) the slot to quote
+	}
+	if f.t.quoteWords {
+		f.b.WriteString(gnuQuote(f.group.String()))
+	} else {
+		f.b.WriteString(f.group.String())
+	}
+	f.group.Reset()
+	if sep {
+		f.b.WriteByte(' ')
+	}
+}
+
+// fill writes pieces w: {} from ctx (the argument of a context copy,
+// or the row), positions from row.
+func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
+	t, group := f.t, &f.group
 	for _, p := range w {
 		switch p.kind {
 		case 0:
@@ -276,25 +348,25 @@ func (t *template) fillWord(b *strings.Builder, w []piece, ctx, row []string, se
 		case 'T':
 			group.WriteString(strconv.Itoa(total))
 		case 'S':
-			fmt.Fprintf(&group, "%0*d", digits(total), seq)
+			fmt.Fprintf(group, "%0*d", digits(total), seq)
 		case '%', 'P':
 			if t.quoteWords {
 				// -q quotes the word whole: the slot, a number,
 				// needs no quotes, so the word is cut around it.
-				slotted = slotted || group.Len() == 0
-				flush(false)
-				slotted = true
+				f.slotted = f.slotted || group.Len() == 0
+				f.flush(false)
+				f.slotted = true
 			} else {
-				b.WriteString(group.String())
+				f.b.WriteString(group.String())
 				group.Reset()
 			}
-			parts = append(parts, b.String())
+			f.parts = append(f.parts, f.b.String())
 			width := 0
 			if p.kind == 'P' {
 				width = t.slotWidth
 			}
-			widths = append(widths, width)
-			b.Reset()
+			f.widths = append(f.widths, width)
+			f.b.Reset()
 		case 'a':
 			if p.pos != 0 {
 				// GNU: a position past the row is "", not quoted.
@@ -305,14 +377,12 @@ func (t *template) fillWord(b *strings.Builder, w []piece, ctx, row []string, se
 			}
 			for k, v := range ctx {
 				if k > 0 {
-					flush(true)
+					f.flush(true)
 				}
 				group.WriteString(t.value(v, p))
 			}
 		}
 	}
-	flush(false)
-	return parts, widths
 }
 
 // digits is the width GNU pads {0#} and {0%} to: its Perl,

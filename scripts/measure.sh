@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measurements the README and the sim README quote, in one run, from
+# The measurements docs/measured.md and the sim README quote, in one run, from
 # binaries built beforehand, so that they can be taken on a machine without
 # Go (a lent many-core machine) and compared within one run:
 #

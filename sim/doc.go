@@ -52,7 +52,10 @@
 // then steal with the same policy code. A frame nobody asked for runs
 // inline at [Costs.Fork]; a promotion costs [Costs.Promote] a frame.
 // The runtime's heartbeat is modelled too: every [Policy.Heartbeat] poll
-// points a worker promotes its oldest latent frame, idle workers or not.
+// points a worker promotes its oldest latent frame, idle workers or not;
+// and so are its eager Joins near the root: a fork within
+// [Policy.EagerDepth] generations of the piece a worker last stole pushes
+// its halves at once.
 // Under join eager every fork pushes its halves on the deque at once (the
 // Chase–Lev protocol the runtime used before), kept as a policy to compare.
 //

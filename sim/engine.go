@@ -214,6 +214,7 @@ type worker struct {
 	load        time.Duration
 	dq          queue
 	latent      []int32       // join latent: the latent frames' tasks, oldest first (owner only)
+	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
 	polls       int64         // poll points passed (heartbeat count; those inside a segment added at its end)
@@ -255,7 +256,8 @@ type engine struct {
 	crossCost, wakeCost         time.Duration
 	moveCost                    time.Duration
 	queueCost, contention       time.Duration
-	latentJoin                  bool // policy.join latent (under work stealing)
+	latentJoin                  bool  // policy.join latent (under work stealing)
+	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
 	beatEvery                   int64         // poll points between heartbeats (0: none)
@@ -341,6 +343,9 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
 	e.latentJoin = e.sched == SchedSteal && s.Policy.Join == JoinLatent
 	e.pollGap = s.Workload.Poll.Duration()
+	if e.latentJoin && s.Policy.EagerDepth > 0 {
+		e.eagerDepth = int16(s.Policy.EagerDepth)
+	}
 	if e.latentJoin && s.Policy.Heartbeat > 0 {
 		e.beatEvery = int64(s.Policy.Heartbeat)
 	}

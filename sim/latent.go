@@ -51,6 +51,12 @@ import (
 func (e *engine) forkLatent(w *worker, kids []int32) {
 	n := len(kids)
 	w.latent = append(w.latent, kids[:n-1]...)
+	if e.eagerDepth > 0 && e.tasks[kids[0]].depth-1-w.root < e.eagerDepth {
+		// Near the root of w's stack: the halves go public at once, with
+		// every older latent frame ([P2]: oldest first), as the runtime's
+		// eager Joins do (policy.EagerDepth).
+		e.promote(w)
+	}
 	e.poll(w)
 	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 && len(w.latent) > n-1 {
 		e.heartbeat(w) // never the frames just forked

@@ -17,6 +17,7 @@ func latentTree() Scenario {
 	return Scenario{
 		Name: "latent", Seed: 1,
 		Workers: Workers{Count: 2, Speeds: []float64{1, 2}},
+		Policy:  Policy{EagerDepth: -1}, // the latent protocol alone
 		Workload: Workload{Kind: kindFib, Tasks: 2, Arrival: Arrival{Target: targetRoundRobin},
 			Fib: Fib{N: 10, Cutoff: 2, Leaf: 1e-6, Split: 1e-7, Join: 1e-7}},
 	}
@@ -129,7 +130,7 @@ func TestLatentDiffersFromEager(t *testing.T) {
 // heartbeat (as the runtime, whose heartbeat does not look at idle
 // workers) it promotes one frame per heartbeat at most, and pays for each.
 func TestLatentOneWorkerNoPromotion(t *testing.T) {
-	s := Scenario{Seed: 3, Workers: Workers{Count: 1},
+	s := Scenario{Seed: 3, Workers: Workers{Count: 1}, Policy: Policy{EagerDepth: -1},
 		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 16, Cutoff: 4, Leaf: 1e-8}}}
 	_, forks := fibTreeCounts(16, 4)
 	for _, beat := range []int{-1, 64} {
@@ -296,7 +297,7 @@ func TestLatentHeartbeat(t *testing.T) {
 	}
 	// Poll points inside pieces count too: a tree of 5 forks with long
 	// leaves polling every 10ns beats inside the leaves.
-	one := Scenario{Seed: 1, Workers: Workers{Count: 1}, Policy: Policy{Heartbeat: 64},
+	one := Scenario{Seed: 1, Workers: Workers{Count: 1}, Policy: Policy{Heartbeat: 64, EagerDepth: -1},
 		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 12, Cutoff: 10, Leaf: 1e-7}}}
 	r, err := Run(context.Background(), one, Options{})
 	if err != nil {

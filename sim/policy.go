@@ -33,6 +33,7 @@ func (e *engine) tryTake(w *worker) bool {
 	}
 	w.st.Stolen += int64(k)
 	v.st.StolenFrom += int64(k)
+	w.root = e.tasks[first].depth // the runtime runs a stolen half at the root of the thief's stack
 	if v.dq.len() == 0 {
 		e.answerAt(v) // the owner's next poll point offers its latent frames
 	}

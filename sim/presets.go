@@ -83,7 +83,7 @@ func Presets() []Preset {
 	s = tutorial("fork-join", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 3.0})
 	s.Workload.Arrival = ps[1].Scenario.Workload.Arrival
 	s.Workload.Spawn = Spawn{Prob: 0.4, Min: 1, Max: 3, At: 0.5, Depth: 8, Join: true, Duration: &Dist{Dist: distUniform, Min: 0.3, Max: 0.8}}
-	add(tut+"nested, as fork-join: with probability 40% a task forks 1-3 children of 0.3-0.8 s and resumes when they finish (the forking worker runs one child and keeps the others latent until an idle worker asks, as the runtime does)"+tutCosts, s)
+	add(tut+"nested, as fork-join: with probability 40% a task forks 1-3 children of 0.3-0.8 s and resumes when they finish (the forking worker runs one child and keeps the others latent until an idle worker asks, as the runtime does, except the forks within policy.EagerDepth levels of the root of its stack, which it pushes at once)"+tutCosts, s)
 
 	s = tutorial("workers", 2, 20, basicDur)
 	s.Sweep = &Sweep{Param: "workers", Values: []string{"2", "3", "4", "5", "6", "7", "8"}}

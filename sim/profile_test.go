@@ -118,7 +118,7 @@ func ExampleFitProfile() {
 	fmt.Printf("8 workers: makespan %.2f ms, at least max(T1/P, T∞) = %.2f ms\n", 1e3*res.Report.Totals.Makespan, 1e3*res.Report.DAG.LowerBound)
 	// Output:
 	// fib-like tree n=10 cutoff=2: 88 forks, T1 12.799998ms, T∞ 200.003µs
-	// 8 workers: makespan 1.96 ms, at least max(T1/P, T∞) = 1.60 ms
+	// 8 workers: makespan 1.76 ms, at least max(T1/P, T∞) = 1.60 ms
 }
 
 // Calibration replaces the profile's inflated work by go-seq plus the forks

@@ -63,6 +63,7 @@ const (
 	kindTasks = "tasks" // independent tasks, optionally spawning children (Spawn)
 	kindFib   = "fib"   // fork-join divide and conquer, fib-like, with a cutoff
 	kindUTS   = "uts"   // the Unbalanced Tree Search tree (WORKLOADS.md)
+	kindTree  = "tree"  // a binary fork-join tree over leaves drawn from Duration
 )
 
 // Workload describes the tasks: how many, how long, when they arrive, and
@@ -76,6 +77,7 @@ type Workload struct {
 	Spawn    Spawn   `json:"spawn"`    // children created in the middle of a task
 	Fib      Fib     `json:"fib"`      // kind fib
 	UTS      UTS     `json:"uts"`      // kind uts
+	Tree     Tree    `json:"tree"`     // kind tree
 	// Poll is the work between the poll points inside a running piece
 	// (the runtime's Worker.Poll in a long leaf, or the Joins that a
 	// coarse simulated leaf stands for); 0: only forks and spawns poll.
@@ -176,6 +178,16 @@ type Fib struct {
 	Join   Seconds `json:"join"`   // work after joining (default Leaf)
 }
 
+// Tree is a complete binary fork-join tree: each inner node does Node of
+// work and forks two children, down Depth levels, and the 2^Depth leaves
+// each run a duration drawn from the workload's Duration (from the leaf's
+// own seed), without poll points unless workload.poll says so: a user's
+// divide and conquer with a coarse sequential base case.
+type Tree struct {
+	Depth int     `json:"depth"` // levels of forks: 2^Depth leaves (default 6, at most 20)
+	Node  Seconds `json:"node"`  // work of an inner node before it forks (default 0)
+}
+
 // UTS is an Unbalanced Tree Search tree, generated exactly as the reference
 // benchmark does (SHA-1 splittable states; see WORKLOADS.md), with Node of
 // work per node. Each node spawns its children when it finishes.
@@ -247,6 +259,11 @@ type Policy struct {
 	// frame whether or not a worker is idle, unless that frame is the one
 	// just forked; 0 is the runtime's 4,096, −1 none.
 	Heartbeat int `json:"heartbeat"`
+	// EagerDepth (join latent): forks within this many levels of the piece
+	// a worker took from another worker (or the root) push their other
+	// halves at once, as under join eager; deeper ones stay latent. 0 is
+	// the runtime's policy.EagerDepth, −1 none (every fork latent).
+	EagerDepth int `json:"eager_depth"`
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
@@ -437,9 +454,9 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	switch wl.Kind {
 	case "":
 		wl.Kind = kindTasks
-	case kindTasks, kindFib, kindUTS:
+	case kindTasks, kindFib, kindUTS, kindTree:
 	default:
-		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS)
+		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS, kindTree)
 	}
 	if err := wl.Duration.normalize("workload.duration"); err != nil {
 		return err
@@ -474,6 +491,17 @@ func (wl *Workload) normalize(workers int) *FieldError {
 		}
 	case kindUTS:
 		if err := wl.UTS.normalize(); err != nil {
+			return err
+		}
+	case kindTree:
+		t := &wl.Tree
+		if t.Depth == 0 {
+			t.Depth = 6
+		}
+		if t.Depth < 0 || t.Depth > 20 {
+			return ferr("workload.tree.depth", "must be in [1, 20], got %d", t.Depth)
+		}
+		if err := checkSec("workload.tree.node", t.Node); err != nil {
 			return err
 		}
 	}
@@ -839,6 +867,12 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		p.Heartbeat = RuntimeHeartbeat
 	case p.Heartbeat < -1:
 		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", RuntimeHeartbeat, p.Heartbeat)
+	}
+	switch {
+	case p.EagerDepth == 0:
+		p.EagerDepth = policy.EagerDepth
+	case p.EagerDepth < -1:
+		return ferr("policy.eager_depth", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", policy.EagerDepth, p.EagerDepth)
 	}
 	switch {
 	case p.MaxBatch == 0:

@@ -122,6 +122,15 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		}
 		t.work[0], t.work[1] = f.Split.Duration(), f.Join.Duration()
 		t.nkids, t.flags = 2, t.flags|fJoin
+	case kindTree:
+		if int(t.depth) < wl.Tree.Depth {
+			t.work[0] = wl.Tree.Node.Duration()
+			t.nkids, t.flags = 2, t.flags|fJoin
+			return
+		}
+		var r xrand.Rand
+		r.Seed(t.seed)
+		t.work[0] = secs(e.dist.sample(&r))
 	case kindUTS:
 		t.work[0] = wl.UTS.Node.Duration()
 		t.nkids = int16(utsChildren(&wl.UTS, uts, int(t.depth)))

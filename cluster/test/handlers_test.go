@@ -178,7 +178,8 @@ func workerMain() int {
 	}
 	opts := testOptions(cluster.WithSlots(slots), cluster.WithName(os.Getenv(envName)))
 	if d, err := time.ParseDuration(os.Getenv(envAck)); err == nil {
-		opts = append(opts, cluster.WithAckWait(d)) // failover_bench_test.go
+		opts = append(opts, cluster.WithAckWait(d), // failover_bench_test.go
+			cluster.WithErrorHandler(func(err error) { fmt.Fprintln(os.Stderr, os.Getenv(envName)+":", err) }))
 	}
 	n, err := cluster.New(nc, opts...)
 	if err != nil {

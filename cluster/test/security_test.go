@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // serveAs starts an in-process worker on nc with the worker role; it
@@ -374,9 +375,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	rs2, _ := s2.Wait(ctx)
+	rs2, _ := s2.Wait(testdeadline.Context(t))
 	if len(rs2) != 2 || !rs2[0].OK() || rs2[0].Attempt != 3 || rs2[1].OK() || rs2[1].Attempt != 3 {
 		t.Errorf("retried job: %+v; want flaky ok at attempt 3, poison failed at attempt 3", rs2)
 	}
@@ -443,5 +442,45 @@ func TestForgedResultsOutsideTheJobDoNotCount(t *testing.T) {
 	}
 	if p := s.Progress(); p.Total != 1 || p.Succeeded != 1 || p.Spawned != 0 {
 		t.Errorf("progress %+v; want 1 task, 1 succeeded, none spawned", p)
+	}
+}
+
+// TestRecorderDiscardsTasksOfNoJob: task messages on the subjects of a job
+// that is not recorded (published by a submitter's credentials without a
+// job record) are purged by the recorder and counted; a recorded job's
+// are kept.
+func TestRecorderDiscardsTasksOfNoJob(t *testing.T) {
+	e := newSecureEnv(t)
+	srv := startSecureServer(t, e, false)
+	subNC, _ := e.connectAs(t, srv.ClientURL(), cluster.RoleSubmitter)
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sub.Submit(context.Background(), slowJob("kept", 1, 10)) // no worker: its task waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	js, _ := subNC.JetStream()
+	for range 3 {
+		if _, err := js.Publish("ws.task.ghost.sh.any", []byte(`{"cmd":"true"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(filter string) int {
+		si, err := js.StreamInfo("ws_tasks", &nats.StreamInfoRequest{SubjectsFilter: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, c := range si.State.Subjects {
+			k += int(c)
+		}
+		return k
+	}
+	waitFor(t, "the recorder to discard job ghost's tasks", func() bool { return count("ws.task.ghost.>") == 0 })
+	if k := count("ws.task.kept.>"); k != 1 {
+		t.Errorf("job kept has %d queued tasks; want its 1", k)
 	}
 }

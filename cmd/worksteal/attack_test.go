@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // attacker is a client with a worker's real credentials (its nkey and its
@@ -71,9 +71,7 @@ func (a *attacker) wasRefused(t *testing.T, subject string) bool {
 		}
 		return false
 	}
-	for !has(sentinel) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testdeadline.Until(t, "the server's refusal of "+sentinel, 10*time.Millisecond, func() bool { return has(sentinel) })
 	return has(subject)
 }
 
@@ -87,10 +85,10 @@ func (a *attacker) ask(t *testing.T, op, ack string, hdr map[string]string, data
 		m.Header.Set(k, v)
 	}
 	m.Data = data
-	reply, err := a.nc.RequestMsg(m, 30*time.Second)
+	reply, err := a.nc.RequestMsg(m, testdeadline.Left(t))
 	for errors.Is(err, nats.ErrNoResponders) { // the recorder binds once the tier is set up
 		time.Sleep(50 * time.Millisecond)
-		reply, err = a.nc.RequestMsg(m, 30*time.Second)
+		reply, err = a.nc.RequestMsg(m, testdeadline.Left(t))
 	}
 	if err != nil {
 		t.Fatalf("request to the recorder (%s): %v", op, err)
@@ -144,8 +142,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	cmds := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real0\necho real1\nenv\n"
 	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "submitter.nk")},
 		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("submitter")[2:]...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := testdeadline.Context(t)
 	var cons jetstream.Consumer
 	for cons == nil {
 		if st, err := a.js.Stream(ctx, "ws_tasks"); err == nil {

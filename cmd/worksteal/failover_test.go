@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,4 +89,78 @@ func TestFailoverKilledWorker(t *testing.T) {
 func TestFailoverFrozenWorker(t *testing.T) {
 	t.Parallel()
 	failoverTree(t, syscall.SIGSTOP, "silent for 3 heartbeats")
+}
+
+// TestRerunsCountedPerNode: kill -9 of the worker running a tree's root
+// while it runs some of its children itself (others were handed over);
+// the root runs again elsewhere with the children it ran, and the run's
+// summary and job status count the repeated node runs: exactly those
+// that the commands' side-effect log shows twice.
+func TestRerunsCountedPerNode(t *testing.T) {
+	t.Parallel()
+	srv, workers := deploymentAck(t, longAck)
+	dir := t.TempDir()
+	log, child := filepath.Join(dir, "ran"), filepath.Join(dir, "child.sh")
+	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo \"$WORKSTEAL_TASK $WORKSTEAL_WORKER\" >> %s\nsleep 4\necho 1\n", log)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := fmt.Sprintf(`: {}; echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s; for i in 1 2 3 4 5 6 7 8; do %s spawn -- sh %s || exit 9; done; echo 1`, log, wsBin, child)
+	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", longAck, "--reduce", "sum", "--summary", root, ":::", "x")
+	lines := func() []string {
+		data, _ := os.ReadFile(log)
+		return strings.Split(strings.TrimSpace(string(data)), "\n")
+	}
+	// Wait until the starts settle (the children started sleep 4 s).
+	deadline, _ := t.Deadline()
+	last, since := -1, time.Now()
+	for {
+		n := len(lines())
+		if n != last {
+			last, since = n, time.Now()
+		} else if n > 1 && time.Since(since) > 1500*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline.Add(-60 * time.Second)) {
+			t.Fatalf("the tree's starts did not settle: %v", lines())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first := lines()
+	var victim string
+	for _, l := range first {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "1" {
+			victim = f[1]
+		}
+	}
+	i, _ := strconv.Atoi(strings.TrimPrefix(victim, "w"))
+	if i < 1 || i > len(workers) {
+		t.Fatalf("the root ran on %q: %v", victim, first)
+	}
+	workers[i-1].signal(t, syscall.SIGKILL)
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	}
+	seen := map[string]int{}
+	for _, l := range lines() {
+		if f := strings.Fields(l); len(f) == 2 {
+			seen[f[0]]++
+		}
+	}
+	repeated := 0
+	for _, k := range seen {
+		repeated += k - 1
+	}
+	if len(seen) != 9 || repeated < 2 {
+		t.Fatalf("the log shows %d nodes, %d repeated runs; want 9 nodes, the root and a child at least repeated: %v", len(seen), repeated, lines())
+	}
+	m := regexp.MustCompile(`extra executions: (\d+) \((\d+) reruns`).FindStringSubmatch(run.out.String())
+	if m == nil || m[1] != strconv.Itoa(repeated) {
+		t.Errorf("the summary counts %v extra executions; the side-effect log shows %d repeated node runs:\n%s\n%v", m, repeated, run.out.String(), lines())
+	}
+	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
+	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
+	st.wait(t)
+	if !strings.Contains(st.out.String(), "extra executions: "+strconv.Itoa(repeated)+" ") {
+		t.Errorf("job status does not count %d extra executions:\n%s", repeated, st.out.String())
+	}
 }

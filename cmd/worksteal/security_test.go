@@ -226,7 +226,7 @@ func TestSecureDeployment(t *testing.T) {
 	outputs = append(outputs, errs)
 
 	// SIGTERM is how the services end: they stop cleanly and exit 0
-	// (README, "The command line").
+	// (docs/cli.md).
 	for _, p := range []struct {
 		name string
 		p    *proc

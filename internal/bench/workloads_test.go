@@ -57,7 +57,11 @@ var refCases = []refCase{
 // binary, at 1 and 2 workers, against the reference results.
 func TestEveryImplMatchesReference(t *testing.T) {
 	for _, tc := range refCases {
-		if tc.long && testing.Short() {
+		// The large sizes run without -race only (.ci/run's full-size
+		// step: go test -run TestEveryImplMatchesReference ./internal/bench):
+		// under the race detector even their sequential ports took most of
+		// go test's 10 minutes on a loaded 2-core machine (9m48s).
+		if tc.long && (testing.Short() || raceEnabled) {
 			continue
 		}
 		want := tc.want
@@ -69,14 +73,7 @@ func TestEveryImplMatchesReference(t *testing.T) {
 			want = ref
 		}
 		for _, im := range Impls() {
-			if im == WG && (tc.noWG || (raceEnabled && tc.long)) {
-				continue
-			}
-			// Under the race detector the large sizes check the sequential
-			// port against the published counts only: every parallel
-			// implementation is checked on them without -race, and on the
-			// small sizes with it (keeps CI's -race run within its budget).
-			if raceEnabled && tc.long && im != Seq {
+			if im == WG && tc.noWG {
 				continue
 			}
 			for _, workers := range []int{1, 2} {
@@ -106,7 +103,7 @@ func TestEveryImplMatchesReference(t *testing.T) {
 // that is not large against its published nodes, leaves and depth.
 func TestStandardUTSTrees(t *testing.T) {
 	for _, tr := range StandardTrees() {
-		if tr.Large || (testing.Short() && tr.Name != "default") {
+		if tr.Large || ((testing.Short() || raceEnabled) && tr.Name != "default") { // .ci/run counts them without -race
 			continue
 		}
 		if got := tr.Count(); got != tr.Want {

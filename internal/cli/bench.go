@@ -19,6 +19,12 @@ import (
 func init() { addCommand(newBenchCommand) }
 
 // benchConfig is what the flags of "worksteal bench" fill in.
+// quickRetryBudget bounds --quick's re-runs of cells run while the machine
+// was busy, unless --retry-budget is given: a quick run is a first look, and
+// the default minute of re-runs made it take 83 s instead of 20 on a busy
+// machine.
+const quickRetryBudget = 10 * time.Second
+
 type benchConfig struct {
 	quick       bool
 	reps        int
@@ -59,7 +65,9 @@ the machine was busy (--max-load) is re-run (--retries, within
 
 The default plan (fib 30 and 35, nqueens 12 and 13, UTS b0=6000, UTS-SHA1 T1)
 takes about 2-3 minutes on 2 cores (more when cells are re-run); --quick runs
-small sizes in about 20 seconds. Compare within one run, as ratios.`,
+small sizes in about 20 seconds on an idle 2-core machine; on a busy one its
+cells run slower, and are re-run for at most 10 seconds more (its
+--retry-budget unless given). Compare within one run, as ratios.`,
 		Example: `  worksteal bench --quick
   worksteal bench --workloads fib,uts --reps 5
   worksteal bench --entry uts-sha1=T3 --entry nqueens=11 --impls go-seq,ws
@@ -67,10 +75,13 @@ small sizes in about 20 seconds. Compare within one run, as ratios.`,
   worksteal bench --quick --counters --impls ws
   worksteal bench cell ws fib 35 1 5      # the anchors' protocol`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(env, cfg) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.quickDefaults(cmd.Flags().Changed("retry-budget"))
+			return runBench(env, cfg)
+		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&cfg.quick, "quick", false, "small sizes (fib 27, nqueens 11, UTS b0=2000, a 257k-node UTS-SHA1 tree), every implementation; about 20 s")
+	f.BoolVar(&cfg.quick, "quick", false, "small sizes (fib 27, nqueens 11, UTS b0=2000, a 257k-node UTS-SHA1 tree), every implementation, re-runs within 10 s; about 20 s on an idle 2-core machine")
 	f.IntVar(&cfg.reps, "reps", 3, "timed iterations per cell (the table shows medians)")
 	f.IntVar(&cfg.warmup, "warmup", 1, "untimed iterations before the timed ones")
 	f.StringSliceVar(&cfg.workloads, "workloads", nil, "only these workloads of the plan (comma-separated: "+strings.Join(bench.Workloads(), ", ")+")")
@@ -82,7 +93,7 @@ small sizes in about 20 seconds. Compare within one run, as ratios.`,
 	f.Float64Var(&cfg.maxLoad, "max-load", 0.3, "re-run a cell when other processes kept more than this many cores busy while it ran, beyond those the cell leaves free (Linux; 0: never)")
 	f.IntVar(&cfg.retries, "retries", 1, "re-runs per cell for --max-load (the quietest attempt is kept)")
 	f.BoolVar(&cfg.counters, "counters", false, "count each cell's hardware events (instructions, cycles, cache and LLC misses: perf_event_open), context switches, page faults and RAPL energy per timed iteration; counts this machine cannot give print n/a, with the reason once")
-	f.DurationVar(&cfg.retryBudget, "retry-budget", time.Minute, "no more re-runs once they have taken this long in all (0: no limit)")
+	f.DurationVar(&cfg.retryBudget, "retry-budget", time.Minute, "no more re-runs once they have taken this long in all (0: no limit; --quick: 10s)")
 	cmd.AddCommand(newBenchCellCommand(env), newBenchListCommand(env))
 	return cmd
 }
@@ -142,6 +153,14 @@ func (cfg benchConfig) plan() ([]bench.Entry, error) {
 		return nil, errors.New("bench: nothing to run (the filters leave no cell)")
 	}
 	return plan, nil
+}
+
+// quickDefaults gives --quick its own retry budget, unless --retry-budget
+// was given (retryBudgetGiven).
+func (cfg *benchConfig) quickDefaults(retryBudgetGiven bool) {
+	if cfg.quick && !retryBudgetGiven {
+		cfg.retryBudget = quickRetryBudget
+	}
 }
 
 func runBench(env *Env, cfg benchConfig) error {

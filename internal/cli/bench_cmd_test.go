@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runCLI runs the worksteal command line and returns its exit code and output.
@@ -135,6 +136,28 @@ func TestBenchList(t *testing.T) {
 	for _, want := range []string{"uts-sha1", "T3", "4112897 leaves=3599034 depth=1572", "ws-closure"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchQuickBoundsItsReRuns: --quick re-runs busy cells for at most
+// quickRetryBudget (the default minute made a quick run take 83 s on a busy
+// machine), unless --retry-budget is given.
+func TestBenchQuickBoundsItsReRuns(t *testing.T) {
+	cases := []struct {
+		cfg   benchConfig
+		given bool
+		want  time.Duration
+	}{
+		{benchConfig{quick: true, retryBudget: time.Minute}, false, quickRetryBudget},
+		{benchConfig{quick: true, retryBudget: 2 * time.Minute}, true, 2 * time.Minute},
+		{benchConfig{retryBudget: time.Minute}, false, time.Minute},
+	}
+	for _, c := range cases {
+		cfg := c.cfg
+		cfg.quickDefaults(c.given)
+		if cfg.retryBudget != c.want {
+			t.Errorf("quick=%v, --retry-budget given=%v: retry budget %v; want %v", c.cfg.quick, c.given, cfg.retryBudget, c.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// Exit statuses, one scheme for every command (README "Exit status",
+// Exit statuses, one scheme for every command (docs/cli.md,
 // worksteal --help):
 //
 //	0    the work was done

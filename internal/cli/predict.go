@@ -245,8 +245,12 @@ func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []i
 		}
 		m := measured[i].Seconds()
 		pred := res.Report.Totals.Makespan
+		errRel := 0.0
+		if m > 0 {
+			errRel = pred/m - 1
+		}
 		rows = append(rows, predictRow{Workers: workers, Predicted: pred, Measured: m,
-			Error: pred/m - 1, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted,
+			Error: errRel, MaxBound: q.MaxMakespan(workers), Steals: res.Report.Totals.Steals, Promoted: res.Report.Totals.Promoted,
 			StealWait: res.Report.Totals.StealLatencyMean, Speed: speeds[i]})
 	}
 	return rows, nil
@@ -323,6 +327,10 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if reps < 1 {
 		return usageError(fmt.Errorf("sim: --reps must be at least 1, got %d", reps))
 	}
+	if cfg.speed < 0 || cfg.speed > 4 || math.IsNaN(cfg.speed) {
+		return usageError(fmt.Errorf("sim: --speed must be in (0, 4] (1: cores like this machine's), got %v", cfg.speed))
+	}
+	assumed := cfg.speed > 0 // predict only: P is not run here
 	// The calibration runs and the size at each P, alternated.
 	small, sz := strconv.Itoa(calibrationSize(name, size)), strconv.Itoa(size)
 	runs := []run{{small, bench.Seq, 1, 1}, {small, bench.WS, 1, 1}, {sz, bench.Seq, 1, 1}}
@@ -335,13 +343,16 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	speedAt := map[int]int{} // P -> index of the run of P copies at once
 	alone := -1              // the one-worker run alone
 	for _, workers := range ps {
-		if workers > 1 {
+		if workers > 1 && !assumed {
 			speedAt[workers] = len(runs)
 			runs = append(runs, run{sz, bench.WS, workers, workers})
 		}
 	}
 	measuredFrom := len(runs)
 	for i, workers := range ps {
+		if assumed {
+			break
+		}
 		if workers == 1 {
 			alone = measuredFrom + i
 		}
@@ -373,8 +384,15 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		if k, ok := speedAt[workers]; ok {
 			speeds[i] = machineSpeed(times[alone], times[k])
 		}
+		if assumed {
+			speeds[i] = cfg.speed
+		}
 	}
-	rows, err := predictRows(env.Ctx, q, cal, ps, speeds, times[measuredFrom:], cfg.maxEvents)
+	measured := times[measuredFrom:]
+	if assumed {
+		measured = make([]time.Duration, len(ps)) // not measured: 0
+	}
+	rows, err := predictRows(env.Ctx, q, cal, ps, speeds, measured, cfg.maxEvents)
 	if err != nil {
 		if env.Ctx.Err() != nil {
 			return interruptedError(env.Ctx)
@@ -402,7 +420,11 @@ func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibrat
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workers\tspeed\tpredicted\tmeasured\terror\tT1/P + burdened T∞\tsim steals\tsim promoted\tsim steal wait\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%.3f\t%v\t%v\t%+.1f%%\t%v\t%d\t%d\t%v\t\n", r.Workers, r.Speed, secDur(r.Predicted), secDur(r.Measured), 100*r.Error, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
+		measured, errRel := "not run", "-"
+		if r.Measured > 0 {
+			measured, errRel = secDur(r.Measured).String(), fmt.Sprintf("%+.1f%%", 100*r.Error)
+		}
+		fmt.Fprintf(tw, "%d\t%.3f\t%v\t%s\t%s\t%v\t%d\t%d\t%v\t\n", r.Workers, r.Speed, secDur(r.Predicted), measured, errRel, secDur(r.MaxBound), r.Steals, r.Promoted, secDur(r.StealWait))
 	}
 	fmt.Fprintln(tw, "(speed: the machine's speed per thread with that many busy: the runtime at one worker alone over that many one-worker copies at once)")
 	return tw.Flush()

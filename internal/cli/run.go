@@ -168,18 +168,29 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	addRunClusterFlags(f, &cfg)
 	addGNUFlags(f, &cfg.gnu)
 	addPipeFlags(f, &cfg.pipe)
+	gnuAbbrev(f)
 	return cmd
 }
 
 // splitArgs cuts the positional arguments into the command template and
 // the input sources after it (":::", ":::+", "::::", "::::+").
-func splitArgs(env *Env, args []string) (template []string, sources []runner.Source, err error) {
-	isSep := func(s string) bool { return s == ":::" || s == ":::+" || s == "::::" || s == "::::+" }
+func splitArgs(env *Env, args []string, argSep string) (template []string, sources []runner.Source, err error) {
+	if argSep == "" {
+		argSep = ":::"
+	}
+	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == "::::" || s == "::::+" }
 	i := 0
 	for i < len(args) && !isSep(args[i]) {
 		i++
 	}
 	template = args[:i]
+	if i == len(args)-1 {
+		// GNU: a separator that ends the command line, right after the
+		// command, is dropped (a glob that matched nothing:
+		// gzip ::: $(ls *.log)); the sources are then stdin's, as with
+		// none.
+		return template, nil, nil
+	}
 	for i < len(args) {
 		sep := args[i]
 		i++
@@ -187,21 +198,23 @@ func splitArgs(env *Env, args []string) (template []string, sources []runner.Sou
 		for i < len(args) && !isSep(args[i]) {
 			i++
 		}
-		vals := args[start:i]
-		if len(vals) == 0 {
-			return nil, nil, fmt.Errorf("%s with no arguments after it", sep)
-		}
+		// An empty ::: group is a source with no values (one empty value
+		// beside others, none alone); an empty :::: group names no file.
+		vals := args[start:i:i]
 		linked := strings.HasSuffix(sep, "+")
-		if strings.HasPrefix(sep, "::::") {
-			for k, name := range vals {
+		if sep == "::::" || sep == "::::+" {
+			for _, name := range vals {
 				src, err := fileSource(env, name)
 				if err != nil {
 					return nil, nil, err
 				}
-				src.Linked = linked && k == 0
+				src.Linked = linked // GNU: ::::+ links every file of its group
 				sources = append(sources, src)
 			}
 			continue
+		}
+		if vals == nil {
+			vals = []string{}
 		}
 		sources = append(sources, runner.Source{Name: sep, Args: vals, Linked: linked})
 	}
@@ -217,6 +230,11 @@ func fileSource(env *Env, name string) (runner.Source, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return runner.Source{}, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		// GNU (Perl) reads a directory as an empty file: no values.
+		return runner.Source{Name: name, Lines: strings.NewReader("")}, nil
 	}
 	return runner.Source{Name: name, Lines: &closingReader{f: f}}, nil
 }
@@ -307,25 +325,38 @@ func parseSlots(s string, jobs int) (int, error) {
 		}
 		n = float64(cpus) * p / 100
 	case s[0] == '+' || s[0] == '-':
-		d, err := strconv.Atoi(s[1:])
+		d, err := atoiBig(s[1:])
 		if err != nil || d < 0 {
 			return 0, bad
 		}
-		n = float64(cpus + d)
+		n = float64(cpus) + d
 		if s[0] == '-' {
-			n = float64(cpus - d)
+			n = float64(cpus) - d
+			if n < 1 {
+				// GNU: "Cannot run any jobs." (not one slot)
+				return 0, fmt.Errorf("-j %q: %d CPUs minus %s leaves no slot: cannot run any jobs", s, cpus, s[1:])
+			}
 		}
 	default:
-		d, err := strconv.Atoi(s)
+		d, err := atoiBig(s)
 		if err != nil || d < 0 {
 			return 0, bad
 		}
-		n = float64(d)
+		n = d
 		if d == 0 {
 			n = float64(jobs) // GNU: "as many as possible"
 		}
 	}
 	return max(1, int(math.Min(math.Ceil(n), 1<<20))), nil
+}
+
+// atoiBig reads a whole number of any size (GNU takes
+// -j 99999999999999999999, as many slots as can be).
+func atoiBig(s string) (float64, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // resolveShell picks the shell as GNU parallel does ($PARALLEL_SHELL, then
@@ -350,7 +381,7 @@ func resolveShell(flag string) (string, error) {
 // readJobs builds the batch from the arguments and input sources; slots
 // is the number of slots it will run on (-m and -X spread over them).
 func readJobs(env *Env, f *pflag.FlagSet, cfg runConfig, args []string, slots int) ([]runner.Job, error) {
-	template, cmdSources, err := splitArgs(env, args)
+	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep)
 	if err != nil {
 		return nil, err
 	}

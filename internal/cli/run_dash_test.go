@@ -17,7 +17,9 @@ import (
 // TestRunHTTPDashboard: "run --http" serves the dashboard of the local run
 // while it runs: the batch as one job with its progress, the machine as one
 // worker with the run's slots, and a job far over the median as a
-// straggler. The dashboard stops with the run.
+// straggler. The dashboard stops with the run. (On a loaded machine a
+// 0.1 s job can also run past twice the median and be shown as a straggler,
+// rightly: the test asks that job 4 be among them, not that it be alone.)
 func TestRunHTTPDashboard(t *testing.T) {
 	dir := t.TempDir()
 	var cmds strings.Builder
@@ -46,7 +48,7 @@ func TestRunHTTPDashboard(t *testing.T) {
 			json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}
-		if len(st.Stragglers) > 0 || time.Now().After(deadline) {
+		if straggler4(st) != nil || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -57,8 +59,8 @@ func TestRunHTTPDashboard(t *testing.T) {
 	if len(st.Workers) != 1 || st.Workers[0].Slots != 2 || st.Workers[0].Status != "up" {
 		t.Errorf("workers = %+v; want this machine, up, with 2 slots", st.Workers)
 	}
-	if len(st.Stragglers) != 1 || st.Stragglers[0].Task != "4" || st.Stragglers[0].Ratio <= 2 {
-		t.Errorf("stragglers = %+v; want job 4, over 2 × the median", st.Stragglers)
+	if s := straggler4(st); s == nil || s.Ratio <= 2 {
+		t.Errorf("stragglers = %+v; want job 4 among them, over 2 × the median", st.Stragglers)
 	}
 	if code := <-done; code != 0 {
 		t.Fatalf("run: exit %d, stderr %q", code, stderr.String())
@@ -66,4 +68,14 @@ func TestRunHTTPDashboard(t *testing.T) {
 	if _, err := http.Get(url + "api/state"); err == nil {
 		t.Error("the dashboard still answers after the run ended")
 	}
+}
+
+// straggler4 returns job 4's entry among st's stragglers, or nil.
+func straggler4(st cluster.State) *cluster.Straggler {
+	for i := range st.Stragglers {
+		if st.Stragglers[i].Task == "4" {
+			return &st.Stragglers[i]
+		}
+	}
+	return nil
 }

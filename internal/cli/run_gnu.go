@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,11 +76,30 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 			in.Header = true // GNU: the first line, whatever the regexp
 		}
 	}
+	if _, ok := gnuChanged(f, "replace"); ok {
+		if g.replace == "" {
+			return errors.New("-I '': want the string that stands for the arguments")
+		}
+		in.Template = slices.Clone(in.Template)
+		for i, w := range in.Template {
+			in.Template[i] = strings.ReplaceAll(w, g.replace, "{}")
+		}
+	}
+	if given, ok := gnuChanged(f, "max-chars"); ok {
+		if g.maxChars < 1 {
+			return fmt.Errorf("%s %d: want a length of 1 or more", given, g.maxChars)
+		}
+		in.MaxLen = g.maxChars
+	}
+	if _, ok := gnuChanged(f, "eof"); ok {
+		in.EOF = &g.eof
+	}
 	in.Shuffle = g.shuf
 	in.Plus = g.plus
 	in.Slots = slots
 	if _, ok := gnuChanged(f, "tagstring"); ok {
-		in.Tag = &g.tagString
+		tag := unquotePrintf(g.tagString) // GNU: \t, \n, \r, \NNN
+		in.Tag = &tag
 	} else if g.tag {
 		tag := "{}"
 		in.Tag = &tag
@@ -104,6 +124,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	case g.ungroup:
 		rcfg.Output = runner.OutputUngroup
 	}
+	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	if _, ok := gnuChanged(f, "halt"); ok {
@@ -112,6 +133,9 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 			return err
 		}
 		rcfg.Halt = h
+	}
+	if strings.HasPrefix(strings.TrimSpace(g.delay), "-") {
+		g.delay = "" // GNU: a negative delay is none
 	}
 	if g.delay != "" {
 		d, factor, err := parseTimeout(g.delay)
@@ -167,6 +191,9 @@ func gnuCount(f *pflag.FlagSet, name, s string) (n int, given bool, err error) {
 		}
 	}
 	v, err := strconv.Atoi(s)
+	if err == nil && v < 0 && name == "max-args" {
+		v = 1 // GNU: -n below 1 is one argument a job
+	}
 	// At most 2^31 (2^31-1 where int has 32 bits), in int64 so that the
 	// bound compiles for 32-bit platforms too.
 	limit := min(int64(1)<<31, int64(math.MaxInt))

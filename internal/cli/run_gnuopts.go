@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -33,6 +35,14 @@ type gnuConfig struct {
 	trim           string   // --trim
 	plus           bool     // --plus
 	env            []string // --env
+	replace        string   // -I, --replace: the replacement string instead of {}
+	argSep         string   // --arg-sep, --argsep: instead of :::
+	eof            string   // -E: the input ends at a line that reads so
+	maxChars       int      // -s, --max-chars: the longest command line
+	tmpDir         string   // --tmpdir, --tempdir: where --cat and --fifo files go
+	noNotice       bool     // --no-notice: accepted (worksteal asks for no citation)
+	verbose        bool     // -v: each command on stdout, with its output
+	trace          bool     // -t, --verbose: each command on stderr as it starts
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -67,6 +77,63 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.StringVar(&g.trim, "trim", "n", "trim white space of the arguments: n, l, r, lr or rl")
 	f.BoolVar(&g.plus, "plus", false, "more replacement strings: {+/} {+.} {+..} {+...} {..} {...} {/..} {/...} {##} {0#} {0%} {:-s} {:n} {:n:m} {#re} {%re} {/re/s} {^s} {,s} ...")
 	f.StringArrayVar(&g.env, "env", nil, "copy this environment variable to the jobs (with --nats: to the workers' jobs); repeatable")
+	f.StringVarP(&g.replace, "replace", "I", "", "use this string as the replacement string instead of {}")
+	f.StringVar(&g.argSep, "arg-sep", ":::", "use this string instead of ::: (and STRING+ instead of :::+)")
+	gnuAlias(f, "arg-sep", "argsep")
+	f.StringVarP(&g.eof, "eof", "E", "", "the input ends at a line that reads this string")
+	gnuAlias(f, "eof", "e")
+	f.IntVarP(&g.maxChars, "max-chars", "s", 0, "a command line of several arguments (-X, -m, --xargs, -n) is at most this many bytes")
+	gnuAlias(f, "max-chars", "maxchars")
+	f.StringVar(&g.tmpDir, "tmpdir", "", "directory of the --cat and --fifo files (default $TMPDIR)")
+	gnuAlias(f, "tmpdir", "tempdir")
+	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
+	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
+	gnuAlias(f, "max-replace-args", "max-lines", "maxlines", "l", "L")
+	gnuAlias(f, "link", "xapply")
+	gnuAlias(f, "keep-order", "keeporder")
+	gnuAlias(f, "dry-run", "dryrun", "dr")
+}
+
+// gnuAbbrev lets a long option be given by any unique prefix of its
+// names, as GNU parallel's Getopt::Long takes it (--line-buf, --keep): a
+// prefix that several names share is taken when they all name one option.
+// GNU's options that run refuses count, so that a prefix means what it
+// means to GNU parallel. Call it once every flag is defined.
+func gnuAbbrev(f *pflag.FlagSet) {
+	owner := map[string]string{"help": "help"} // a name → the option it names
+	f.VisitAll(func(fl *pflag.Flag) {
+		main := fl.Name
+		if a := fl.Annotations[gnuAliasOf]; len(a) > 0 {
+			main = a[0]
+		}
+		owner[fl.Name] = main
+	})
+	for n, canon := range gnuOptions {
+		if _, ok := owner[n]; !ok && len(n) > 1 {
+			owner[n] = canon
+		}
+	}
+	names := slices.Sorted(maps.Keys(owner))
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if _, ok := owner[name]; ok || len(name) < 2 {
+			return pflag.NormalizedName(name)
+		}
+		i, _ := slices.BinarySearch(names, name)
+		found := ""
+		for ; i < len(names) && strings.HasPrefix(names[i], name); i++ {
+			switch {
+			case found == "":
+				found = names[i]
+			case owner[names[i]] != owner[found]:
+				return pflag.NormalizedName(name) // ambiguous: unknown
+			}
+		}
+		if found == "" {
+			return pflag.NormalizedName(name)
+		}
+		return pflag.NormalizedName(found)
+	})
 }
 
 // gnuAliasOf is the annotation that names the flag an alias stands for.
@@ -110,25 +177,24 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"arg-sep|argsep", "arg-file-sep|argfilesep", "max-chars|maxchars|s", "L",
-	"max-lines|maxlines|l", "no-run-if-empty|norunifempty|r", "eof|e", "E", "replace|i", "I",
+	"arg-file-sep|argfilesep",
+	"no-run-if-empty|norunifempty|r", "i",
 	"extensionreplace|er", "U", "basenamereplace|bnr", "dirnamereplace|dnr",
 	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "rpl", "parens",
 	"csv", "skip-first-line|skipfirstline", "linkinputsource|xapplyinputsource",
-	"xapply", "context-replace", "templates|tmpl|template", "a-sep",
+	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
-	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "output-as-files|outputasfiles|files", "tmpdir|tempdir", "compress",
+	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "output-as-files|outputasfiles|files", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
-	"verbose|t", "v", "silent", "total-jobs|totaljobs|total",
+	"silent", "total-jobs|totaljobs|total", "limit",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads", "process-slot-var|processslotvar",
 	"interactive|p", "open-tty|o", "tty", "T", "exit|x", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
-	"dryrun|dr", "keeporder",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",

@@ -45,7 +45,7 @@ func runGNUModes(env *Env, cmd *cobra.Command, cfg runConfig, args []string) (do
 
 // pipeArgsOptions are the options of GNU parallel's argument mode that pipe
 // mode does not take, by their main names (-N and --header it does).
-var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter", "max-args",
+var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote"}
 
@@ -73,7 +73,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	if p.roundRobin && p.pipePart {
 		return pj, errors.New("--round-robin with --pipepart is not supported: --pipepart --block -1 runs one job per slot")
 	}
-	pj.Cat, pj.Fifo, pj.Quote = p.cat, p.fifo, cfg.quote
+	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
 	if given, ok := gnuChanged(f, "block"); ok {
 		v, err := runner.ParseSize(given, p.block)
 		if err != nil {
@@ -96,11 +96,15 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
 		pj.Binary = true // --recend '': records end anywhere
 	}
-	if given, ok := gnuChanged(f, "max-replace-args"); ok {
+	records, recName := "max-replace-args", cfg.gnu.maxReplaceArgs
+	if _, ok := gnuChanged(f, "max-args"); ok {
+		records, recName = "max-args", cfg.gnu.maxArgs // GNU: -n is -N with --pipe
+	}
+	if given, ok := gnuChanged(f, records); ok {
 		given = "-N (" + given + ")"
-		n, err := strconv.Atoi(strings.TrimSpace(cfg.gnu.maxReplaceArgs))
+		n, err := strconv.Atoi(strings.TrimSpace(recName))
 		if err != nil || n < 1 {
-			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, cfg.gnu.maxReplaceArgs)
+			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, recName)
 		}
 		if p.pipePart {
 			return pj, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
@@ -361,7 +365,7 @@ func splitPipeArgs(args []string) (template, files []string, err error) {
 // resume, progress, summary) and settles their defaults.
 func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	if cfg.retries < 0 {
-		return runError(fmt.Errorf("--retries %d: want 0 or more", cfg.retries))
+		cfg.retries = 0 // GNU: a negative count is no limit, as 0
 	}
 	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
 		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
@@ -517,17 +521,11 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		if err != nil {
 			return nil, 0, sizeError(err)
 		}
-		if v < 0 {
-			return nil, 0, fmt.Errorf("%s %q: want a size of 0 or more", given, p.memFree)
-		}
-		th.MemFree = int64(v)
+		th.MemFree = int64(max(v, 0)) // GNU: a negative size is no limit
 	}
 	nice := 0
 	if given, ok := gnuChanged(f, "nice"); ok {
-		if p.nice < -20 || p.nice > 19 {
-			return nil, 0, fmt.Errorf("%s %d: want a niceness from -20 to 19", given, p.nice)
-		}
-		nice = p.nice
+		nice = min(max(p.nice, -20), 19) // GNU: nice(1) clamps it so
 		if _, err := lookNice(); err != nil && nice > 0 {
 			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
 		}

@@ -34,8 +34,6 @@ func TestRunPipeBadInput(t *testing.T) {
 		{[]string{"--load", "foo", touch, ":::", "a"}, []string{"--load", `"foo"`}},
 		{[]string{"--load", "1e3", touch, ":::", "a"}, []string{"--load", `"1e3"`}},
 		{[]string{"--memfree", "lots", touch, ":::", "a"}, []string{"--memfree", `"lots"`}},
-		{[]string{"--memfree", "-1G", touch, ":::", "a"}, []string{"--memfree", `"-1G"`}},
-		{[]string{"--nice", "99", touch, ":::", "a"}, []string{"--nice", "99"}},
 		{[]string{"--semaphore", "--semaphore-timeout", "soon", touch}, []string{"--semaphore-timeout", `"soon"`}},
 		{[]string{"--semaphore", "--fg", "--bg", touch}, []string{"--fg", "--bg"}},
 		{[]string{"--semaphore", "--joblog", "jl", touch}, []string{"--joblog", "--semaphore"}},

@@ -54,6 +54,9 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	gnuAlias(f, "regexp", "regex")
 	f.BoolVar(&p.removeRec, "remove-rec-sep", false, "with --pipe: remove the record separators")
 	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
+	// Not yet supported (check refuses them): not in --help.
+	f.Lookup("regexp").Hidden = true
+	f.Lookup("remove-rec-sep").Hidden = true
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
 	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness (never below worksteal's own)")

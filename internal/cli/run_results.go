@@ -115,6 +115,10 @@ func writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqN
 	return nil
 }
 
+// maxFileName is the longest file name, in bytes, of Linux's file
+// systems (NAME_MAX).
+const maxFileName = 255
+
 // argsAsDirname is GNU's args_as_dirname: name/value for each value, the
 // names in order (numbers by value, then names).
 func argsAsDirname(j runner.Job) string {
@@ -137,7 +141,11 @@ func argsAsDirname(j runner.Job) string {
 		}
 		slices.SortStableFunc(rec, func(a, b nv) int { return compareHeaders(a.name, b.name) })
 		for _, x := range rec {
-			parts = append(parts, x.name, dirnameEscaper.Replace(x.value))
+			v := dirnameEscaper.Replace(x.value)
+			// GNU keeps each directory name within the file system's
+			// longest (it measures it; 255 bytes on Linux's).
+			v = v[:min(len(v), maxFileName)]
+			parts = append(parts, x.name, v)
 		}
 	}
 	return strings.Join(parts, "/")

@@ -64,7 +64,7 @@ of a server, run three with --cluster-listen and --routes to each other
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
 	}
-	cmd.AddCommand(newServeInitCommand())
+	cmd.AddCommand(newServeInitCommand(), newServeCredentialsCommand())
 	f := cmd.Flags()
 	f.StringVar(&cfg.listen, "listen", "127.0.0.1:4222", "HOST:PORT for clients (port 0: any free port)")
 	f.StringVar(&cfg.store, "store", "", "JetStream data directory (default: worksteal/nats in the user's cache directory)")
@@ -154,6 +154,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 			return usageError(err)
 		}
 	}
+	configured := len(o.Nkeys) // the users of the configuration; serve adds its own below
 	var dashAuth []nats.Option
 	if cfg.http != "" {
 		if dashAuth, err = addDashboardUser(o, cfg.stream); err != nil {
@@ -186,7 +187,7 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "worksteal serve: NATS with JetStream on %s (store %s)\n", s.ClientURL(), o.StoreDir)
-	announceSecurity(out, cmd.ErrOrStderr(), o, cfg)
+	announceSecurity(out, cmd.ErrOrStderr(), o, cfg, configured)
 	if len(o.Routes) > 0 {
 		var rs []string
 		for _, r := range o.Routes {
@@ -241,6 +242,10 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 	err = node.Record(ctx, func(op, reason, detail string) {
 		mu.Lock()
 		defer mu.Unlock()
+		if reason == cluster.DiscardedNoJob {
+			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
+			return
+		}
 		fmt.Fprintf(errs, "worksteal serve: refused a worker's %s: %s: %s\n", op, reason, detail)
 	})
 	if err != nil {
@@ -248,7 +253,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 	}
 	if st := node.RecorderStats(); len(st.Refused) > 0 {
 		mu.Lock()
-		fmt.Fprintf(errs, "worksteal serve: recorder refused %v (by reason)\n", st.Refused)
+		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
 		mu.Unlock()
 	}
 }

@@ -48,9 +48,11 @@ func newServeInitCommand() *cobra.Command {
 		Short: "Write a server configuration with authentication and TLS, and one credentials file per role",
 		Long: `init makes what a cluster reachable from the network needs, in DIR:
 
-  server.conf            nkey users of the roles worker, submitter and
-                         observer with their NATS permissions, and TLS for
-                         clients and for routes (public keys only: no secret)
+  server.conf            TLS for clients and for routes, and the users
+                         (includes users.conf: public keys only, no secret)
+  users.json, users.conf the nkey users, one per holder, with their roles'
+                         permissions; worksteal serve credentials add and
+                         revoke one (a person, a CI system, a worker)
   worker.nk submitter.nk observer.nk
                          each role's nkey seed: give each to its clients
                          (--creds FILE or $WORKSTEAL_CREDS); mode 0600
@@ -117,11 +119,10 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		files[name] = data
 		order = append(order, name)
 	}
-	type user struct {
-		role cluster.Role
-		pub  string
+	if !credNamePattern.MatchString(cfg.stream) {
+		return usageError(fmt.Errorf("serve init: --stream %q: use letters, digits, '-' and '_'", cfg.stream))
 	}
-	var users []user
+	ul := userList{Stream: cfg.stream}
 	for _, r := range cluster.Roles {
 		kp, err := nkeys.CreateUser()
 		if err != nil {
@@ -129,9 +130,15 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		}
 		seed, _ := kp.Seed()
 		pub, _ := kp.PublicKey()
-		add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in server.conf: %s\n%s\n", r, r, pub, seed))
-		users = append(users, user{r, pub})
+		add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
+		ul.Users = append(ul.Users, credUser{Name: string(r), Role: r, Nkey: pub})
 	}
+	usersJSON, usersConf, err := usersFiles(ul)
+	if err != nil {
+		return usageError(fmt.Errorf("serve init: --stream: %w", err))
+	}
+	add(usersFile, usersJSON)
+	add(usersConfFile, usersConf)
 	tlsConf := ""
 	if !cfg.noTLS {
 		ca, err := pki.NewCA("worksteal CA", cfg.validFor)
@@ -199,28 +206,7 @@ cluster {
 	fmt.Fprintf(&conf, "# on %s for the stream prefix %q.\n", time.Now().UTC().Format(time.DateOnly), cfg.stream)
 	fmt.Fprintf(&conf, "# Start: worksteal serve --config %s (flags override it).\n", filepath.Join(dir, serverConfFile))
 	fmt.Fprintf(&conf, "# It holds public keys only; the secrets are the *.nk and *-key.pem files.\n\n")
-	conf.WriteString("# One nkey user per role, with the role's least-privilege permissions\n# (see the package documentation of cluster, \"Security\").\nauthorization {\n  users = [\n")
-	for _, u := range users {
-		perm, err := cluster.RolePermissions(u.role, cfg.stream)
-		if err != nil {
-			return usageError(fmt.Errorf("serve init: --stream: %w", err))
-		}
-		fmt.Fprintf(&conf, "    # %s\n    {\n      nkey: %s\n      permissions: {\n", u.role, u.pub)
-		writeSubjects := func(kind string, s cluster.Subjects) {
-			fmt.Fprintf(&conf, "        %s: {\n", kind)
-			if len(s.Allow) > 0 {
-				fmt.Fprintf(&conf, "          allow: %s\n", confList(s.Allow))
-			}
-			if len(s.Deny) > 0 {
-				fmt.Fprintf(&conf, "          deny: %s\n", confList(s.Deny))
-			}
-			conf.WriteString("        }\n")
-		}
-		writeSubjects("publish", perm.Publish)
-		writeSubjects("subscribe", perm.Subscribe)
-		conf.WriteString("      }\n    }\n")
-	}
-	conf.WriteString("  ]\n}\n")
+	conf.WriteString("# The nkey users, one per holder, with their roles' least-privilege\n# permissions (see the package documentation of cluster, \"Security\"):\n# users.conf, written from users.json by serve init and serve credentials.\nauthorization {\n  include \"users.conf\"\n}\n")
 	conf.WriteString(tlsConf)
 	files[serverConfFile] = []byte(conf.String())
 	order = append([]string{serverConfFile}, order...)

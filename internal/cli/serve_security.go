@@ -135,11 +135,11 @@ func verifiesRoutes(o *server.Options) bool {
 // announceSecurity says at start how clients and routes are secured, and
 // loudly when they are not although the server is reachable. It never
 // prints a key or a credential.
-func announceSecurity(out, errs io.Writer, o *server.Options, cfg serveConfig) {
+func announceSecurity(out, errs io.Writer, o *server.Options, cfg serveConfig, configured int) {
 	auth := "none (loopback only)"
 	switch {
-	case len(o.Nkeys) > 0:
-		auth = fmt.Sprintf("%d nkey users", len(o.Nkeys))
+	case configured > 0:
+		auth = fmt.Sprintf("%d nkey users", configured)
 	case authenticates(o):
 		auth = "on"
 	case exposed(o.Host):

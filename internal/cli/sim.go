@@ -37,9 +37,10 @@ type simConfig struct {
 	verbose   bool
 	maxEvents int64
 	print     bool
-	profile   string // a work/span profile to simulate (trace.go)
-	predict   string // WORKLOAD:SIZE to predict and measure (predict.go)
-	reps      int    // --predict: timed runs per measurement
+	profile   string  // a work/span profile to simulate (trace.go)
+	predict   string  // WORKLOAD:SIZE to predict and measure (predict.go)
+	reps      int     // --predict: timed runs per measurement
+	speed     float64 // --predict: assumed speed per thread at P (0: measure it and P here)
 }
 
 func newSimCommand(env *Env) *cobra.Command {
@@ -116,6 +117,7 @@ prints both.`,
 	f.StringVar(&cfg.profile, "profile", "", "simulate a work/span profile (worksteal trace profile --out) at 1 … 1024 workers")
 	f.StringVar(&cfg.predict, "predict", "", "predict the runtime's makespan on a bench workload (fib:30, nqueens:12, uts:2000) at 1 and 2 workers (or -w) and measure it")
 	f.IntVar(&cfg.reps, "reps", 5, "--predict: timed runs per measurement (the fastest is kept)")
+	f.Float64Var(&cfg.speed, "speed", 0, "--predict: assume this speed per thread at P workers instead of measuring it, and do not run P here (1: a machine with P cores like this one's, the prediction for a machine you do not have)")
 	return cmd
 }
 

@@ -216,6 +216,7 @@ func TestSimBadSizes(t *testing.T) {
 		{[]string{"sim", "--predict", "nosuch:3"}, `--predict "nosuch:3"`},
 		{[]string{"sim", "--predict", "fib:30", "--reps", "0"}, "--reps must be at least 1"},
 		{[]string{"sim", "basic", "--predict", "fib:30"}, "--predict replaces the preset"},
+		{[]string{"sim", "--predict", "fib:30", "--speed", "-1"}, "--speed must be in (0, 4]"},
 	}
 	for _, tc := range cases {
 		code, _, errs := runSimCLI(t, tc.args...)
@@ -320,4 +321,25 @@ func simPredictProblem(t *testing.T) string {
 		return fmt.Sprintf("calibrated burdened span %.3g s against work %.3g s; want far less (fib's parallelism is in the thousands)", c.BurdenedSpan, c.Work)
 	}
 	return ""
+}
+
+// TestSimPredictAssumedSpeed: --speed predicts P workers at that speed per
+// thread without running P here (the 16-core prediction from a 2-core
+// machine): the row says not run, and the simulated workers run at the
+// speed given. Red when --speed is ignored (the row is measured here and
+// the speed is this machine's).
+func TestSimPredictAssumedSpeed(t *testing.T) {
+	code, out, errs := runSimCLI(t, "sim", "--predict", "fib:20", "-w", "16", "--speed", "1", "--reps", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Rows []predictRow `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if len(got.Rows) != 1 || got.Rows[0].Workers != 16 || got.Rows[0].Speed != 1 || got.Rows[0].Measured != 0 || got.Rows[0].Predicted <= 0 {
+		t.Fatalf("rows %+v; want one row for 16 workers at speed 1, predicted, not measured", got.Rows)
+	}
 }

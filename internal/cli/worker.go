@@ -301,6 +301,9 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 		select {
 		case err = <-served:
 		case <-time.After(limit):
+			if r := refused(ctx); r != nil {
+				return r // refused, not unreachable: its last writes wait for answers that do not come
+			}
 			fmt.Fprintf(errs, "worksteal worker: stopped without the NATS server's answer within %v (is it unreachable?): the tasks that ran go to other workers after the ack wait\n", limit)
 			return nil
 		}

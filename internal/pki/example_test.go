@@ -27,3 +27,21 @@ func ExampleCA_Issue() {
 	fmt.Println(cert.DNSNames, cert.IPAddresses, err)
 	// Output: [nats.example.com] [10.0.0.1] <nil>
 }
+
+// A CA read back from its files issues a client certificate later.
+func ExampleLoadCA() {
+	ca, _ := pki.NewCA("example CA", time.Hour)
+	keyPEM, _ := ca.KeyPEM()
+	again, err := pki.LoadCA(ca.CertPEM, keyPEM)
+	if err != nil {
+		panic(err)
+	}
+	certPEM, _, err := again.Issue("alice", nil, pki.Client, time.Hour)
+	block, _ := pem.Decode(certPEM)
+	cert, _ := x509.ParseCertificate(block.Bytes)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.CertPEM)
+	_, verr := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	fmt.Println(cert.Subject.CommonName, err, verr)
+	// Output: alice <nil> <nil>
+}

@@ -66,6 +66,29 @@ func NewCA(name string, validFor time.Duration) (*CA, error) {
 	return &CA{cert: cert, key: key, CertPEM: pemBlock("CERTIFICATE", der)}, nil
 }
 
+// LoadCA reads a CA that NewCA made from its certificate and key
+// (CertPEM and KeyPEM), to issue more certificates.
+func LoadCA(certPEM, keyPEMBytes []byte) (*CA, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEMBytes)
+	if cb == nil || kb == nil {
+		return nil, errors.New("pki: not a PEM certificate and key")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	k, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	key, ok := k.(*ecdsa.PrivateKey)
+	if !ok || !cert.IsCA || !key.PublicKey.Equal(cert.PublicKey) {
+		return nil, errors.New("pki: the key is not the CA certificate's")
+	}
+	return &CA{cert: cert, key: key, CertPEM: certPEM}, nil
+}
+
 // KeyPEM returns the CA's private key, PEM-encoded: keep it offline, it
 // signs new certificates.
 func (ca *CA) KeyPEM() ([]byte, error) { return keyPEM(ca.key) }

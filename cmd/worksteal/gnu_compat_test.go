@@ -1,0 +1,96 @@
+package main
+
+import "strings"
+
+// The differential cases of issue 29: what a script met that GNU parallel
+// 20221122 does otherwise, most dangerous first. TestGNUParallel runs them
+// with the rest.
+
+func init() { gnuCases = append(gnuCases, gnuCompatCases...) }
+
+// tmpName blanks the temporary file names of --cat and --fifo (GNU's
+// /tmp/parXXXXX, worksteal's own) at the ends of lines.
+const tmpName = ` | sed -E 's, /[^ ]+$, TMPFILE,'`
+
+var gnuCompatCases = []gnuCase{
+	// 1. -X, -m, -N with the command as one quoted string: the context
+	// group holding {} is the text around it up to white space, in the
+	// whole command line (rm -f {} must not become rm -f 1 rm -f 2).
+	{name: "29.1 -X with a one-string command", args: []string{"-X", "-j1", "--dry-run", "rm -f {}"}, stdin: "1\n2\n3\n"},
+	{name: "29.1 -X one string, context in the middle", args: []string{"-X", "-j1", "--dry-run", "echo pre-{}-post x", ":::", "a", "b"}},
+	{name: "29.1 -X one string runs", args: []string{"-X", "-j1", "echo pre-{}-post x", ":::", "a", "b"}},
+	{name: "29.1 -X one string, quotes are not words", args: []string{"-X", "-j1", "--dry-run", `echo "a {}b" c`, ":::", "a", "b"}},
+	{name: "29.1 -X a word of two groups", args: []string{"-X", "-j1", "--dry-run", "echo", "pre{}  post{}x", ":::", "a", "b"}},
+	{name: "29.1 -X tabs begin the next group", args: []string{"-X", "-j1", "--dry-run", "echo\tpre{}\tx{1}", ":::", "a", "b"}},
+	{name: "29.1 -X a newline does not end a group", args: []string{"-X", "-j1", "--dry-run", "echo a{}\nb", ":::", "1", "2"}},
+	{name: "29.1 -X {#} in the group is repeated", args: []string{"-X", "-j1", "--dry-run", "echo x{}y {#}{}", ":::", "a", "b", "c"}},
+	{name: "29.1 -N2 one string", args: []string{"-N2", "-j1", "-k", "echo x{}y z", ":::", "a", "b", "c"}},
+	{name: "29.1 -m one string", args: []string{"-m", "-j1", "--dry-run", "rm -f {}", ":::", "a", "b"}},
+	{name: "29.1 -q -X one word with spaces", args: []string{"-q", "-X", "-j1", "--dry-run", "echo", "a{}  b", ":::", "1", "2"}},
+	{name: "29.1 -X one string deletes only the named files", sh: "touch rm 1 2 3 keep; seq 3 | $P -X -j1 'rm -f {}'; ls"},
+
+	// 2. --cat and --fifo without {}: the file's name is appended.
+	{name: "29.2 --pipe --cat appends the file", sh: "seq 10 | $P --pipe -N5 --cat -k wc" + tmpName},
+	{name: "29.2 --pipe --fifo appends the fifo", sh: "seq 10 | $P --pipe -N5 --fifo -k wc -l" + tmpName},
+	{name: "29.2 --pipepart --cat appends the file", sh: "seq 10 > f; $P --pipepart -a f --block 5 --cat -k wc -l" + tmpName},
+	{name: "29.2 --pipepart --fifo appends the fifo", sh: "seq 10 > f; $P --pipepart -a f --block 5 --fifo -k wc -l" + tmpName},
+	{name: "29.2 --cat --dry-run", args: []string{"--pipe", "-N5", "--cat", "--dry-run", "wc"}, stdin: seq10},
+	{name: "29.2 --cat with {#} appends nothing", args: []string{"--pipe", "-N5", "-k", "--cat", "echo {#}"}, stdin: seq10},
+
+	// 3. ::: with no arguments.
+	{name: "29.3 ::: with nothing after it reads stdin", args: []string{"echo", ":::"}, stdin: "x\n"},
+	{name: "29.3 ::: with nothing after it, no input", args: []string{"gzip", ":::"}},
+	{name: "29.3 :::: with nothing after it", args: []string{"echo", "::::"}, stdin: "x\n"},
+	{name: "29.3 two empty ::: run nothing", args: []string{"echo", ":::", ":::"}, stdin: "x\n"},
+	{name: "29.3 an empty ::: beside others is one empty value", args: []string{"-k", "echo", ":::", "a", "b", ":::", ":::", "c"}},
+	{name: "29.3 an empty ::: last", args: []string{"-k", "echo", ":::", "a", ":::"}},
+	{name: "29.3 an empty ::: first", args: []string{"-k", "echo", ":::", ":::", "a"}},
+	{name: "29.3 no command, an empty :::", args: []string{":::"}, stdin: "echo hi\n"},
+
+	// 4. Silent wrong outputs.
+	{name: "29.4 ::::+ links every file", args: []string{"-k", "echo", ":::", "x", "y", "::::+", "f1", "f2"}, files: map[string]string{"f1": "1\n2\n", "f2": "a\nb\n"}},
+	{name: "29.4 joblog: a newline in a command is NUL", args: []string{"--joblog", "jl", "echo a\necho b", ":::", "1"}, joblog: "jl"},
+	{name: "29.4 --tagstring escapes", args: []string{"--tagstring", `I{1}\tB{2}`, "echo", ":::", "a", ":::", "b"}},
+	{name: "29.4 --results names over 255 bytes are cut", args: []string{"--results", "out", "echo", ":::", strings.Repeat("a", 300), "short"}},
+	{name: "29.4 --pipe --round-robin --header once per job", args: []string{"--pipe", "--round-robin", "--header", ":", "-N2", "-j2", "echo ---; cat"}, stdin: seq10},
+	{name: "29.4 a command line too long runs nothing", sh: "{ head -c 300000 /dev/zero | tr '\\0' x; echo; echo b; } | $P echo; echo status $?"},
+
+	{name: "29.4 {uniq} is refused, never run as text", args: []string{"--plus", "echo", "{uniq}", ":::", "A", "B", ":::", "A", "B"}, onlyStatus: true, wsRefuses: true},
+
+	// 5. GNU's options and names that scripts use.
+	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
+	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},
+	{name: "29.5 --tmpdir", args: []string{"--tmpdir", ".", "echo", ":::", "a"}},
+	{name: "29.5 --tempdir", args: []string{"--tempdir", ".", "echo", ":::", "a"}},
+	{name: "29.5 -I", args: []string{"-k", "-I", ",,", "echo", "x,,", ":::", "a", "b"}},
+	{name: "29.5 --replace=", args: []string{"-k", "--replace=,,", "echo", "x,,", ":::", "a"}},
+	{name: "29.5 --arg-sep", args: []string{"-k", "--arg-sep", ",,", "echo", ",,", "a", "b"}},
+	{name: "29.5 -v prints the command", args: []string{"-k", "-v", "echo", ":::", "a", "b"}},
+	{name: "29.5 -v with --line-buffer", args: []string{"-j1", "--lb", "-v", "echo", ":::", "a", "b"}},
+	{name: "29.5 -t prints the command on stderr", args: []string{"-k", "-t", "echo", ":::", "a", "b"}, stderr: true},
+	{name: "29.5 --verbose", args: []string{"-k", "--verbose", "echo", ":::", "a"}, stderr: true},
+	{name: "29.5 -n with --pipe is -N", args: []string{"--pipe", "-n2", "-k", "wc", "-l"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "29.5 -l is -N", args: []string{"-k", "-l", "2", "echo"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "29.5 -L is -N", args: []string{"-k", "-L", "2", "echo"}, stdin: "1\n2\n3\n"},
+	{name: "29.5 --max-lines", args: []string{"-k", "--max-lines", "2", "echo"}, stdin: "1\n2\n3\n"},
+	{name: "29.5 -E ends the input", args: []string{"-k", "-E", "END", "echo"}, stdin: "a\nb\nEND\nc\n"},
+	{name: "29.5 -s limits the line", args: []string{"-k", "-j1", "-s", "20", "-X", "echo", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
+	{name: "29.5 --max-chars", args: []string{"-k", "-j1", "--max-chars", "12", "-m", "echo", ":::", "1", "2", "3", "4", "5"}},
+	{name: "29.5 --line-buf is --line-buffer", args: []string{"--line-buf", "-k", "echo", ":::", "a", "b"}},
+	{name: "29.5 --keep is --keep-order", args: []string{"--keep", "-j2", "sleep {}; echo {}", ":::", "0.3", "0"}},
+	{name: "29.5 --tagst is --tagstring", args: []string{"-k", "--tagst", "T", "echo", ":::", "a"}},
+
+	// 6. Values GNU accepts, and one it refuses.
+	{name: "29.6 -n -1", args: []string{"-k", "-n", "-1", "echo", ":::", "a", "b", "c"}},
+	{name: "29.6 --retries -1", args: []string{"--retries", "-1", "echo", ":::", "a"}},
+	{name: "29.6 --delay -1", args: []string{"-k", "--delay", "-1", "echo", ":::", "a", "b"}},
+	{name: "29.6 --memfree -1G", args: []string{"--memfree", "-1G", "echo", ":::", "a"}},
+	{name: "29.6 --nice 50", args: []string{"--nice", "50", "echo", ":::", "a"}},
+	{name: "29.6 --halt soon,fail=200%", args: []string{"-j1", "--halt", "soon,fail=200%", "echo {}; exit {}", ":::", "0", "1", "0"}},
+	{name: "29.6 -j 99999999999999999999", args: []string{"-k", "-j", "99999999999999999999", "echo", ":::", "a", "b"}},
+	{name: "29.6 -j -5 on fewer cores runs nothing", args: []string{"-j", "-500", "echo", ":::", "a"}, onlyStatus: true, refused: true},
+	{name: "29.6 -a DIR", args: []string{"-a", "d", "echo"}, files: map[string]string{"d/x": ""}},
+	{name: "29.6 --colsep '\\xff' matches a raw byte", args: []string{"-k", "--colsep", `\xff`, "echo", "{2}", ":::", "a\xffb"}},
+	{name: "29.6 --colsep with a raw 0xFF byte", args: []string{"-k", "--colsep", "\xff", "echo", "{2}", ":::", "a\xffb"}},
+}

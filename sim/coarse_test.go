@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"context"
+	"testing"
+)
+
+// coarseTree is issue 30's tree of coarse leaves: a binary fork-join tree
+// over 2^depth leaves of 0.2–8 ms (Pareto, shape 1.1), no poll points in
+// the leaves, at the runtime-like costs below.
+func coarseTree(workers, depth int, seed uint64, pol Policy) Scenario {
+	return Scenario{Seed: seed, Workers: Workers{Count: workers}, Policy: pol,
+		Costs: Costs{Steal: 2e-7, Failed: 1e-7, Move: 3e-7, Fork: 6e-9, Promote: 2e-8, Wake: 5e-6},
+		Workload: Workload{Kind: kindTree, Tree: Tree{Depth: depth},
+			Duration: Dist{Dist: distPareto, Min: 2e-4, Alpha: 1.1, Max: 8e-3}}}
+}
+
+// meanMakespan is the mean makespan of s over seeds 1..n.
+func meanMakespan(t *testing.T, mk func(seed uint64) Scenario, n int) float64 {
+	t.Helper()
+	var sum float64
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r, err := Run(context.Background(), mk(seed), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += r.Report.Totals.Makespan
+	}
+	return sum / float64(n)
+}
+
+// TestCoarseTreeLatentNearEager: on trees of coarse leaves that never
+// poll, the runtime's protocol (latent frames, eager within
+// policy.EagerDepth levels of the root of a worker's stack) is within 5 %
+// of the eager (deque) protocol's makespan at 2, 16 and 64 workers, for
+// 64 leaves and for 256 (deeper than the eager levels). The assertion can
+// fail: with every Join latent (eager_depth −1) the makespan is 27–53 %
+// longer at 16 and 64 workers (2–7 % at 2), and the test checks that too,
+// so that it measures something.
+func TestCoarseTreeLatentNearEager(t *testing.T) {
+	for _, depth := range []int{6, 8} {
+		for _, p := range []int{2, 16, 64} {
+			mk := func(pol Policy) func(uint64) Scenario {
+				return func(seed uint64) Scenario { return coarseTree(p, depth, seed, pol) }
+			}
+			eager := meanMakespan(t, mk(Policy{Join: JoinEager}), 5)
+			runtime := meanMakespan(t, mk(Policy{}), 5)
+			latent := meanMakespan(t, mk(Policy{EagerDepth: -1}), 5)
+			t.Logf("%d leaves, %2d workers: makespan eager %.2f ms, runtime %.2f ms (%+.1f %%), all latent %.2f ms (%+.1f %%)",
+				1<<depth, p, 1e3*eager, 1e3*runtime, 100*(runtime/eager-1), 1e3*latent, 100*(latent/eager-1))
+			if runtime > 1.05*eager {
+				t.Errorf("%d leaves, %d workers: the runtime's protocol takes %.1f %% longer than eager; want within 5 %%", 1<<depth, p, 100*(runtime/eager-1))
+			}
+			if p >= 16 && latent < 1.05*eager {
+				t.Errorf("%d leaves, %d workers: all-latent within 5 %% of eager (%.1f %%): the case does not measure the eager depths", 1<<depth, p, 100*(latent/eager-1))
+			}
+		}
+	}
+}
+
+// TestEagerDepthFineGrained: the eager levels cost fine-grained trees
+// little: fib 30 (cutoff 12) at 2, 16 and 64 workers within 3 % of the
+// all-latent protocol's makespan.
+func TestEagerDepthFineGrained(t *testing.T) {
+	for _, p := range []int{2, 16, 64} {
+		mk := func(pol Policy) func(uint64) Scenario {
+			return func(seed uint64) Scenario {
+				return Scenario{Seed: seed, Workers: Workers{Count: p}, Policy: pol,
+					Costs:    Costs{Steal: 2e-7, Failed: 1e-7, Move: 3e-7, Fork: 6e-9, Promote: 2e-8, Wake: 5e-6},
+					Workload: Workload{Kind: kindFib, Fib: Fib{N: 30, Cutoff: 12, Leaf: 2e-9}}}
+			}
+		}
+		runtime := meanMakespan(t, mk(Policy{}), 2)
+		latent := meanMakespan(t, mk(Policy{EagerDepth: -1}), 2)
+		t.Logf("fib 30, %2d workers: runtime %.3f ms, all latent %.3f ms (%+.1f %%)", p, 1e3*runtime, 1e3*latent, 100*(runtime/latent-1))
+		if runtime > 1.03*latent {
+			t.Errorf("fib 30, %d workers: the eager levels cost %.1f %%; want under 3 %%", p, 100*(runtime/latent-1))
+		}
+	}
+}
