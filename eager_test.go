@@ -6,18 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
-
-// waitBound is how long a test may wait for a condition: until shortly
-// before the test's own deadline (go test -timeout), or a minute without
-// one. It is a bound for a hang, never a timing claim.
-func waitBound(t *testing.T) time.Time {
-	if d, ok := t.Deadline(); ok {
-		return d.Add(-5 * time.Second)
-	}
-	return time.Now().Add(time.Minute)
-}
 
 // TestEagerJoinsNearTheRoot: a Join within policy.EagerDepth levels of the
 // root of a worker's stack never keeps its second half private. Its first
@@ -39,7 +30,7 @@ func TestEagerJoinsNearTheRoot(t *testing.T) {
 			var owner, thief int
 			handed, _ := Join(w, func(w *Worker) bool {
 				owner = w.ID()
-				end := waitBound(t)
+				end := time.Now().Add(testdeadline.Left(t))
 				for !started.Load() { // a leaf without a poll point
 					if time.Now().After(end) {
 						return false

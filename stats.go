@@ -95,7 +95,8 @@ type WorkerStats struct {
 	Parks         uint64 // times it parked for lack of work
 	// Promoted counts the latent Join halves it made public (pushed on its
 	// deque, where thieves can take them): at a poll point that found a
-	// worker idle, at a heartbeat, or before a wait (PROTOCOL.md "Join").
+	// worker idle, at a heartbeat, before a wait, or at once for the Joins
+	// near the root of its stack (policy.EagerDepth; PROTOCOL.md "Join").
 	// A Join half never promoted ran inline, at the cost of a plain call.
 	Promoted uint64
 	Busy     time.Duration // time spent running work

@@ -356,10 +356,12 @@
 //	                      ws.rec.* (ask the recorder: record a result, count
 //	                      a failure or a discarded run, hand a child over),
 //	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
-//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints and
-//	                      KV_ws_failures, ws.started.>, ws.status.*, ws.ran.>,
-//	                      ws.idle
-//	             receive  ws.cancel.>, ws.routes, ws.idle
+//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
+//	                      KV_ws_failures and KV_ws_workers, ws.started.>,
+//	                      ws.status.*, ws.ran.>, ws.idle, ws.held.*,
+//	                      ws.alive.* (failover)
+//	             receive  ws.cancel.>, ws.routes, ws.idle, ws.held.*,
+//	                      ws.alive.*
 //	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
 //	                      and $KV.ws_failures.> (put, overwrite, purge),
 //	                      $KV.ws_jobs.>, reading a task by
@@ -428,14 +430,16 @@
 //
 // Limits, by design: roles are not tenants. A submitter can make every
 // worker run any command; its credentials are the keys to the cluster, and
-// it reads every job's results (one key per role: per-person credentials
-// and job ownership are not built). A worker records, through the
+// it reads every job's results (serve credentials add gives each person a
+// key of their own, revoked alone; job ownership is not built). A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls; the recorder checks that a delivery is
-// held, not by which worker (one key per role), so a worker that guesses a
-// task's stream sequence can record that task's result while another
-// worker runs it. Workers still write checkpoints, registry entries (any
-// name) and idle signals (any name) directly. Tasks do not inherit the
+// held, not by which worker, so a worker that knows a delivery's reply
+// subject (the failover's held lists on ws.held.* tell every worker) can
+// record that task's result while another worker runs it. Workers still
+// write checkpoints and idle signals (any name) directly, and registry
+// entries (any name with the shared worker key; only its own with a key
+// of its own: serve credentials add). Tasks do not inherit the
 // credential variables of their worker (worksteal worker drops them from
 // the environment), but a task runs as its worker's user and can read
 // what that user can, the worker's credentials file included: run workers

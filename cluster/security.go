@@ -146,6 +146,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
 			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint
 			api+"DIRECT.GET."+failures+".>",     // the attempts a task has used
+			api+"DIRECT.GET."+workers+".>",      // live workers: the peers it watches (failover)
 			s+".started.>",                      // start notices
 			s+".status.*",                       // its status, for the dashboard
 			s+".ran.>",                          // runs whose result was a duplicate

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -277,6 +278,14 @@ func serverMain() int {
 	s, err := server.NewServer(o)
 	if err != nil {
 		panic(err)
+	}
+	if f := os.Getenv("WS_CLUSTER_TEST_SERVER_CPUPROFILE"); f != "" { // where the server process's CPU goes
+		out, err := os.Create(f)
+		if err != nil {
+			panic(err)
+		}
+		pprof.StartCPUProfile(out)
+		defer pprof.StopCPUProfile()
 	}
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {

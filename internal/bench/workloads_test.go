@@ -51,6 +51,11 @@ var refCases = []refCase{
 	{workload: "uts-sha1", size: "T3", long: true, noWG: true},
 	{workload: "uts-sha1", size: "T4", long: true, noWG: true},
 	{workload: "uts-sha1", size: "T5", long: true, noWG: true},
+	// The coarse tree's value is the xor of its leaves' spins: the Rust
+	// version (scripts/coarse-rayon) prints the same numbers.
+	{workload: "coarse", size: "1", want: Result{Value: 6910330209825298368}},
+	{workload: "coarse-poll", size: "1", want: Result{Value: 6910330209825298368}},
+	{workload: "coarse", size: "2", want: Result{Value: 15779582664971547867}, long: true},
 }
 
 // TestEveryImplMatchesReference runs every implementation built into this

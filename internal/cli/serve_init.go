@@ -243,6 +243,7 @@ cluster {
 		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.role+".nk"), tlsFlags, mt)
 	}
 	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk"}, ", "))
+	fmt.Fprintf(out, "  a key per person or worker, revoked alone: worksteal serve credentials add --dir %s --role ROLE --name NAME\n", dir)
 	return nil
 }
 
