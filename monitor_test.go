@@ -21,6 +21,36 @@ func untilDeadline(t *testing.T) <-chan struct{} {
 	return testdeadline.Context(t).Done()
 }
 
+// belowEager runs f on w at Join depth policy.EagerDepth, under trivial
+// Joins: a Join there is latent (its half waits for a poll point), as a
+// Join deep in a computation is; nearer the root, Joins push their halves
+// at once (join.go, eager depths).
+func belowEager(w *Worker, f func(w *Worker)) { nestJoins(w, policy.EagerDepth, f) }
+
+func nestJoins(w *Worker, k int, f func(w *Worker)) {
+	if k == 0 {
+		f(w)
+		return
+	}
+	Join(w, func(w *Worker) int { nestJoins(w, k-1, f); return 0 }, func(*Worker) int { return 0 })
+}
+
+// holdAWorker keeps one worker of p busy (spinning, without polling) until
+// free is called, and returns its ID: a Join forked meanwhile on another
+// worker finds nobody idle, so its second half stays latent.
+func holdAWorker(t *testing.T, p *Pool) (id int, free func()) {
+	var hold atomic.Bool
+	hold.Store(true)
+	busy := make(chan int, 1)
+	mustSubmit(t, p, func(w *Worker) {
+		busy <- w.ID()
+		for hold.Load() {
+			runtime.Gosched()
+		}
+	})
+	return <-busy, func() { hold.Store(false) }
+}
+
 // A first half that waits for its own second half without polling: on a
 // fresh 2-worker pool whose other worker was busy at the Join (so the
 // half stayed latent) and went idle afterwards, nothing can hand the half
@@ -56,32 +86,22 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 
 	// Keep one worker busy while the other forks, so the Join's poll finds
 	// nobody idle and fb stays latent.
-	var hold, released, fbRan atomic.Bool
-	hold.Store(true)
-	busy := make(chan int, 1)
-	mustSubmit(t, p, func(w *Worker) {
-		busy <- w.ID()
-		for hold.Load() {
-			runtime.Gosched()
-		}
-	})
-	other := <-busy
+	var released, fbRan atomic.Bool
+	other, free := holdAWorker(t, p)
 
 	inA := make(chan int, 1)
 	done := make(chan error, 1)
 	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
-			// Below the eager levels (policy.EagerDepth), where a Join's
-			// second half stays latent until a poll point.
-			return belowEagerJoins(w, policy.EagerDepth, func(w *Worker) int {
+			belowEager(w, func(w *Worker) {
 				Join(w, func(w *Worker) int {
 					inA <- w.ID()
 					wait(&fbRan, &released, fbDone, release) // waits for its own second half
 					return 0
 				}, func(*Worker) int { fbRan.Store(true); close(fbDone); return 0 })
-				return 0
 			})
+			return 0
 		})
 		done <- err
 	}()
@@ -94,7 +114,7 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 	if owner == other {
 		t.Fatalf("the first half runs on worker %d, the one held busy", owner)
 	}
-	hold.Store(false) // the other worker goes idle; fb is latent on owner
+	free() // the other worker goes idle; fb is latent on owner
 
 	select {
 	case s := <-reports:
@@ -115,10 +135,10 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 				t.Errorf("Stall = %+v; want since, for and the worker in its text", s)
 			}
 		}
+	case <-fbDone:
+		t.Errorf("the second half ran elsewhere: the test's Join was not latent (depth %d)", policy.EagerDepth)
 	case <-deadline:
-		if !fbRan.Load() {
-			dieHung("the first half waits for its latent second half and the pool reported nothing")
-		}
+		dieHung("the first half waits for its latent second half and the pool reported nothing")
 	}
 	released.Store(true)
 	close(release)
@@ -180,14 +200,4 @@ func TestGoroutineStackParse(t *testing.T) {
 	if blockedState("running") || blockedState("runnable") || !blockedState("chan receive") || !blockedState("IO wait") {
 		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
 	}
-}
-
-// belowEagerJoins runs f(w) under k nested Joins (their second halves do
-// nothing): at k = policy.EagerDepth, f's own Joins are latent ones.
-func belowEagerJoins(w *Worker, k int, f func(w *Worker) int) int {
-	if k == 0 {
-		return f(w)
-	}
-	a, _ := Join(w, func(w *Worker) int { return belowEagerJoins(w, k-1, f) }, func(*Worker) int { return 0 })
-	return a
 }

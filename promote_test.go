@@ -2,7 +2,6 @@ package worksteal
 
 import (
 	"context"
-	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -22,32 +21,25 @@ import (
 func latentFork(t *testing.T, wait func(w *Worker, release func(), fbDone, giveUp <-chan struct{})) (handedOver bool) {
 	p := newTestPool(t, Config{Workers: 2, OnStall: func(Stall) {}})
 	deadline := untilDeadline(t)
-	var hold atomic.Bool
-	hold.Store(true)
-	busy := make(chan int, 1)
-	mustSubmit(t, p, func(w *Worker) {
-		busy <- w.ID()
-		for hold.Load() {
-			runtime.Gosched()
-		}
-	})
-	other := <-busy
+	other, free := holdAWorker(t, p)
 	fbDone := make(chan struct{})
 	var waited atomic.Bool
 	_, err := Run(p, func(w *Worker) int {
 		if w.ID() == other {
 			t.Errorf("the fork runs on worker %d, the one held busy", other)
 		}
-		Join(w, func(w *Worker) int {
-			wait(w, func() { hold.Store(false) }, fbDone, deadline)
-			waited.Store(true)
-			return 0
-		}, func(w *Worker) int {
-			if waited.Load() {
-				t.Errorf("fb ran only after its first half gave up at the test's deadline")
-			}
-			close(fbDone)
-			return 0
+		belowEager(w, func(w *Worker) {
+			Join(w, func(w *Worker) int {
+				wait(w, free, fbDone, deadline)
+				waited.Store(true)
+				return 0
+			}, func(w *Worker) int {
+				if waited.Load() {
+					t.Errorf("fb ran only after its first half gave up at the test's deadline")
+				}
+				close(fbDone)
+				return 0
+			})
 		})
 		return 0
 	})

@@ -21,13 +21,13 @@ import (
 // is delivered to it or a local child starts, which task messages it
 // holds (and how many local children each one's tree has started)
 // (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
-// own, in its registry entry, WorkerInfo.Alive), and subscribes to
+// own, also in its registry entry, WorkerInfo.Alive), and subscribes to
 // <stream>.alive.<id>, where it answers nothing. Each worker watches the
-// next watchPeers live workers after it in the ring of ids (so every
-// worker has watchers, at watchPeers subscriptions and pings a second per
-// worker, whatever the size of the cluster; a starting worker says hello
-// on <stream>.alive.hello once registered, and the watchers read the
-// registry again at once):
+// next watchPeers live workers after it in the ring of ids, as it knows
+// them from their hellos on <stream>.alive.hello (so every worker has
+// watchers, at watchPeers subscriptions and a few pings a second per
+// worker, whatever the size of the cluster; the hellos cost one message
+// per worker every 5 s to each worker):
 //
 //   - a worker killed (kill -9, a crash, its network gone) has lost its
 //     connection, and the server knows at once: its alive subject has no
@@ -65,6 +65,10 @@ import (
 // Its requests have expired by the time it is found lost, so the tasks
 // handed back do not go to it again.
 //
+// Nor does it see a worker frozen before any watcher heard its held list
+// (a watcher that moves to it from a peer found gone, or just started):
+// that one is left to the ack wait.
+//
 // What it costs in exactness: none of the outcomes. A frozen worker that
 // wakes up runs its copy to the end; its result finds the task's key
 // created and is discarded (Result.Discarded counts it), as after an ack
@@ -75,8 +79,8 @@ const (
 	watchPeers  = 2
 	// watchEvery is how often a watcher pings and looks at the silences.
 	watchEvery = aliveEvery / 4
-	// peersEvery is how often a worker reads the registry for the peers it
-	// watches.
+	// peersEvery is how often a worker says hello and looks again at the
+	// peers it watches.
 	peersEvery = 5 * time.Second
 )
 
@@ -84,12 +88,12 @@ const (
 // said at most that long after it arrives (a list goes out at once when a
 // delivery arrives, unless one went out in the last heldEvery), and every
 // aliveEvery in any case (the heartbeat).
-const heldEvery = 5 * time.Millisecond
+const heldEvery = 20 * time.Millisecond
 
 // heldTask is a task message held here: its result key, and its tree's
 // unit once it spawns (whose started count goes with the held list).
 type heldTask struct {
-	key  string
+	msg  *nats.Msg // its key is read from its headers when a list is made
 	unit atomic.Pointer[treeUnit]
 }
 
@@ -100,7 +104,7 @@ func (s *serving) hold(m *nats.Msg) (release func()) {
 		return func() {}
 	}
 	s.heldMu.Lock()
-	s.heldSet[m.Reply] = &heldTask{key: resultKey(m.Header.Get(hdrJob), m.Header.Get(hdrTask))}
+	s.heldSet[m.Reply] = &heldTask{msg: m}
 	s.heldMu.Unlock()
 	s.heldChanged()
 	return func() {
@@ -162,7 +166,8 @@ func (s *serving) held() []byte {
 		if u := h.unit.Load(); u != nil {
 			started = u.started.Load()
 		}
-		b = append(append(append(append(b, reply...), '\t'), h.key...), '\t')
+		key := resultKey(h.msg.Header.Get(hdrJob), h.msg.Header.Get(hdrTask))
+		b = append(append(append(append(b, reply...), '\t'), key...), '\t')
 		b = append(strconv.AppendInt(b, started, 10), '\n')
 	}
 	return b
@@ -183,6 +188,10 @@ type peerState struct {
 func (s *serving) watch(ctx context.Context) {
 	var mu sync.Mutex
 	peers := map[string]*peerState{}
+	// gone: peers found without a connection. An id is one Serve's, so
+	// it never comes back; its hellos may be remembered for a while (15
+	// s), and the watcher watches the next live peer instead.
+	gone := map[string]bool{}
 	defer func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -190,10 +199,28 @@ func (s *serving) watch(ctx context.Context) {
 			p.sub.Unsubscribe()
 		}
 	}()
-	// A worker that starts says hello once it is in the registry: the
-	// watchers read the registry again at once (else every peersEvery).
+	// Workers know each other from their hellos on <stream>.alive.hello
+	// ("id<TAB>name"): one at the start (answered by every worker that
+	// had not heard of it, so the newcomer learns of them), then every
+	// peersEvery; a worker not heard for workerTTL is forgotten. (Workers
+	// may not read the registry: their permissions.)
 	var hello atomic.Bool
-	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(*nats.Msg) { hello.Store(true) })
+	var knownMu sync.Mutex
+	known := map[string]WorkerInfo{} // by id, from the hellos; Started: when last heard
+	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(m *nats.Msg) {
+		id, name, ok := strings.Cut(string(m.Data), "\t")
+		if !ok {
+			return
+		}
+		knownMu.Lock()
+		_, had := known[id]
+		known[id] = WorkerInfo{Name: name, Alive: id, Started: time.Now()}
+		knownMu.Unlock()
+		if !had && id != s.tree.id {
+			hello.Store(true)
+			s.sayHello() // the newcomer learns of this worker at once
+		}
+	})
 	if err == nil {
 		defer hsub.Unsubscribe()
 	}
@@ -216,9 +243,25 @@ func (s *serving) watch(ctx context.Context) {
 		case <-tick.C:
 		}
 		if time.Since(refreshed) >= peersEvery || hello.Swap(false) {
+			if time.Since(refreshed) >= peersEvery {
+				s.sayHello() // every peersEvery: the others keep knowing this worker
+			}
 			refreshed = time.Now()
-			if ws, err := s.n.registry(ctx); err == nil {
+			var ws []WorkerInfo
+			knownMu.Lock()
+			for id, w := range known {
+				if time.Since(w.Started) > workerTTL { // no hello for 15 s: gone
+					delete(known, id)
+					continue
+				}
+				ws = append(ws, w)
+			}
+			knownMu.Unlock()
+			{
 				want := map[string]WorkerInfo{}
+				mu.Lock()
+				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[w.Alive] })
+				mu.Unlock()
 				for _, w := range watched(ws, s.tree.id, watchPeers) {
 					want[w.Alive] = w
 				}
@@ -263,7 +306,12 @@ func (s *serving) watch(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s.ping(ctx, p, &mu, time.Unix(0, self.Load()))
+				if s.ping(ctx, p, &mu, time.Unix(0, self.Load())) {
+					mu.Lock()
+					gone[p.id] = true
+					mu.Unlock()
+					hello.Store(true) // look again now: watch another peer
+				}
 			}()
 		}
 		wg.Wait()
@@ -289,7 +337,8 @@ const pingWait = 200 * time.Millisecond
 
 // ping looks at peer p once and acts on what it finds.
 // selfHeard is when this worker last heard its own held list.
-func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) {
+// It reports whether the peer's connection is gone.
+func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) bool {
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
 	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
@@ -299,9 +348,11 @@ func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHe
 	case ctx.Err() != nil:
 	case errors.Is(err, nats.ErrNoResponders):
 		s.lose(ctx, p, "its connection closed")
+		return true
 	case selfHeard.Sub(p.heard) > aliveMisses*aliveEvery:
 		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
 	}
+	return false
 }
 
 // lose hands the held tasks of a lost peer back to the queue, once.
@@ -351,8 +402,10 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 // (ids are nuids: never this).
 const helloID = "hello"
 
-// sayHello tells the watchers that this worker is in the registry.
-func (s *serving) sayHello() { s.n.nc.Publish(s.n.aliveSubject(helloID), nil) }
+// sayHello tells the others that this worker serves (and may be watched).
+func (s *serving) sayHello() {
+	s.n.nc.Publish(s.n.aliveSubject(helloID), []byte(s.tree.id+"\t"+s.n.opts.name))
+}
 
 func (n *Node) aliveSubject(id string) string { return n.opts.stream + ".alive." + id }
 func (n *Node) heldSubject(id string) string  { return n.opts.stream + ".held." + id }

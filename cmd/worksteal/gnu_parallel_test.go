@@ -159,7 +159,7 @@ func normTable(s string) string {
 }
 
 // run runs bin in dir, made ready with the case's files.
-func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
+func (c gnuCase) run(ctx context.Context, dir, bin string, pre ...string) (outcome, error) {
 	for name, content := range c.files {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -167,8 +167,6 @@ func (c gnuCase) run(dir, bin string, pre ...string) (outcome, error) {
 			return outcome{}, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(pre, c.args...)...)
 	env := c.env
 	if c.sh != "" {
@@ -602,16 +600,16 @@ var gnuConcurrency = make(chan struct{}, max(8, 4*runtime.NumCPU()))
 
 // runGNUCase runs c with GNU parallel and worksteal, in two fresh
 // directories, at once.
-func runGNUCase(c gnuCase, gnuDir, wsDir string) (gnu, ws outcome, err error) {
+func runGNUCase(ctx context.Context, c gnuCase, gnuDir, wsDir string) (gnu, ws outcome, err error) {
 	gnuConcurrency <- struct{}{}
 	defer func() { <-gnuConcurrency }()
 	var gnuErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		gnu, gnuErr = c.run(gnuDir, gnuBin)
+		gnu, gnuErr = c.run(ctx, gnuDir, gnuBin)
 	}()
-	ws, wsErr := c.run(wsDir, wsBin, "run")
+	ws, wsErr := c.run(ctx, wsDir, wsBin, "run")
 	<-done
 	if gnuErr != nil || wsErr != nil {
 		return gnu, ws, fmt.Errorf("GNU parallel: %v; worksteal: %v", gnuErr, wsErr)
@@ -619,14 +617,27 @@ func runGNUCase(c gnuCase, gnuDir, wsDir string) (gnu, ws outcome, err error) {
 	return gnu, ws, nil
 }
 
+// gnuFull says every case of TestGNUParallel runs: WORKSTEAL_GNU_FULL=1
+// (CI runs the whole suite so, as a step of its own). Otherwise the cases
+// of issue 29 run, and a fixed third of the others: GNU parallel starts a
+// Perl interpreter per case (about 0.2 s of CPU), and the whole suite
+// beside a CPU-bound load would take go test ./... near its timeout.
+var gnuFull = os.Getenv("WORKSTEAL_GNU_FULL") == "1"
+
 func TestGNUParallel(t *testing.T) {
 	needGNU(t)
 	var agree, ran atomic.Int64
 	t.Cleanup(func() {
 		t.Logf("%d of %d cases run (of %d) agree with GNU parallel", agree.Load(), ran.Load(), len(gnuCases))
+		if !gnuFull {
+			t.Logf("a sample of the cases ran: WORKSTEAL_GNU_FULL=1 runs them all")
+		}
 	})
-	for _, c := range gnuCases {
+	for i, c := range gnuCases {
 		t.Run(c.name, func(t *testing.T) {
+			if !gnuFull && !strings.HasPrefix(c.name, "29.") && i%3 != 0 {
+				t.Skip("one case in three of the whole suite runs by default: WORKSTEAL_GNU_FULL=1 runs every case")
+			}
 			ran.Add(1)
 			// The case starts now, beside up to cap(gnuConcurrency)
 			// others; t.Parallel's limit (the cores) only gates the
@@ -637,9 +648,10 @@ func TestGNUParallel(t *testing.T) {
 			}
 			res := make(chan result, 1)
 			gnuDir, wsDir := t.TempDir(), t.TempDir()
+			ctx := caseContext(t)
 			go func() {
 				var r result
-				r.gnu, r.ws, r.err = runGNUCase(c, gnuDir, wsDir)
+				r.gnu, r.ws, r.err = runGNUCase(ctx, c, gnuDir, wsDir)
 				res <- r
 			}()
 			t.Parallel()
@@ -652,6 +664,19 @@ func TestGNUParallel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// caseContext ends a little before the test's own deadline (none without
+// one), so that a case that hangs fails with its name, not go test's
+// dump: no fixed bound, which a busy machine may overrun.
+func caseContext(t *testing.T) context.Context {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return t.Context()
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), deadline.Add(-time.Until(deadline)/20))
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // compareGNU reports where worksteal's outcome differs from GNU
