@@ -265,12 +265,15 @@ func (b *batch) check(t *testing.T, run *process, began time.Time) {
 }
 
 // deployment is one serve and three workers of 4 slots.
-func deployment(t *testing.T) (*server, []*process) {
+func deployment(t *testing.T) (*server, []*process) { return deploymentAck(t, ackWait) }
+
+// deploymentAck is deployment with the ack wait ack.
+func deploymentAck(t *testing.T, ack string) (*server, []*process) {
 	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
 	srv.start(t)
 	var workers []*process
 	for i := 1; i <= 3; i++ {
-		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait)
+		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ack)
 		w.waitFor(t, "serving sh")
 		workers = append(workers, w)
 	}

@@ -19,19 +19,6 @@ import (
 // package doc of cluster, "Failover"), not by the ack wait.
 const longAck = "30m"
 
-// deploymentAck is deployment with ack wait ack.
-func deploymentAck(t *testing.T, ack string) (*server, []*process) {
-	srv := &server{name: "solo", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
-	srv.start(t)
-	var workers []*process
-	for i := 1; i <= 3; i++ {
-		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", srv.url(), "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ack)
-		w.waitFor(t, "serving sh")
-		workers = append(workers, w)
-	}
-	return srv, workers
-}
-
 // failoverTree runs a shell tree with an ack wait of 30 minutes, hits the
 // worker that holds the root with sig a third of the way in, and checks
 // that the tree still ends exact (each node's value counted once, the
