@@ -122,6 +122,18 @@ func (n *Node) ensure(ctx context.Context) error {
 	if n.opts.role.binds() || n.bindOnly {
 		f = n.bind // may not create or change them: see WithRole
 	}
+	if n.opts.owner != "" {
+		// A person's key may not set the tier up either: worksteal serve's
+		// recorder does, as it starts; wait for it (within ctx).
+		f = func(ctx context.Context) error {
+			err := n.bind(ctx)
+			if errors.Is(err, ErrNotSetUp) {
+				sleepCtx(ctx, 100*time.Millisecond)
+				return fmt.Errorf("%w (%w)", err, nats.ErrTimeout)
+			}
+			return err
+		}
+	}
 	return retryTransient(ctx, n.opts.defaultTimeout, f)
 }
 

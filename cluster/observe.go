@@ -469,9 +469,8 @@ func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
 	counts := map[string]int{}
 	prefix := o.cfg.Stream + ".task."
 	for subj, n := range info.State.Subjects {
-		rest := strings.TrimPrefix(subj, prefix) // <job>.<handler>.<requirements>
-		if i := strings.IndexByte(rest, '.'); i > 0 {
-			counts[rest[:i]] += int(n)
+		if job := jobOfTaskSubject(prefix, subj); job != "" { // <job>.<handler>.<requirements>
+			counts[job] += int(n)
 		}
 	}
 	waits := map[string][]routeWait{}

@@ -108,9 +108,8 @@ func (n *Node) RecorderStats() RecorderStats {
 // reason, one of the Refused* values, and a detail naming the job and
 // task), so the server can log it; RecorderStats counts them.
 func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail string)) error {
-	n.mu.Lock()
-	n.bindOnly = true
-	n.mu.Unlock()
+	// The recorder sets the tier up (with its storage limits, WithLimits)
+	// when it is the first: a person's key may not (WithOwner).
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
@@ -123,6 +122,11 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 		return err
 	}
 	defer sub.Unsubscribe()
+	osub, err := r.serveOwners(ctx)
+	if err != nil {
+		return err
+	}
+	defer osub.Unsubscribe()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
@@ -151,8 +155,7 @@ func (r *recorder) sweep(ctx context.Context) {
 	}
 	counts := map[string]uint64{}
 	for subj, c := range info.State.Subjects {
-		job, _, _ := strings.Cut(strings.TrimPrefix(subj, prefix), ".")
-		counts[job] += c
+		counts[jobOfTaskSubject(prefix, subj)] += c
 	}
 	for job, c := range counts {
 		if _, _, err := n.jobRecordOf(ctx, job); !errors.Is(err, ErrJobNotFound) {
@@ -337,7 +340,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
-			if decodeResult(m.Data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+			if decodeResult(m.Data, &res) == nil && res.Job != "" && res.Task != "" && validJobID(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
 					r.count(func(s *RecorderStats) { s.Duplicates++ })
 					return recDup, nil

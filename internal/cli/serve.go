@@ -246,7 +246,11 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
 			return
 		}
-		fmt.Fprintf(errs, "worksteal serve: refused a worker's %s: %s: %s\n", op, reason, detail)
+		who := "a worker's"
+		if strings.HasPrefix(op, "own.") {
+			who = "a person's" // the owner service
+		}
+		fmt.Fprintf(errs, "worksteal serve: refused %s %s: %s: %s\n", who, op, reason, detail)
 	})
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)

@@ -130,7 +130,14 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		}
 		seed, _ := kp.Seed()
 		pub, _ := kp.PublicKey()
-		add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
+		if r == cluster.RoleWorker {
+			// The workers' shared key (a key per worker: serve credentials add).
+			add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
+		} else {
+			// A holder of its own: the submitter key is a person named
+			// "submitter" (its jobs are submitter.<id>), the admin's sees all.
+			add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials of %s: an nkey seed. Secret: give it only to %s.\n# Its public key, in users.conf: %s\n%s\n", r, r, r, pub, seed))
+		}
 		ul.Users = append(ul.Users, credUser{Name: string(r), Role: r, Nkey: pub})
 	}
 	usersJSON, usersConf, err := usersFiles(ul)
@@ -235,14 +242,14 @@ cluster {
 	if !cfg.noTLS {
 		tlsFlags = " --tls-ca " + filepath.Join(dir, caFile)
 	}
-	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}} {
+	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}, {"job list --nats URL", "admin"}} {
 		mt := ""
 		if cfg.mtls {
 			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.role+"-cert.pem"), filepath.Join(dir, r.role+"-key.pem"))
 		}
 		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.role+".nk"), tlsFlags, mt)
 	}
-	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk"}, ", "))
+	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk", "admin.nk"}, ", "))
 	fmt.Fprintf(out, "  a key per person or worker, revoked alone: worksteal serve credentials add --dir %s --role ROLE --name NAME\n", dir)
 	return nil
 }
