@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/xrand"
 	"github.com/worksteal/worksteal/policy"
 )
@@ -201,7 +202,7 @@ type worker struct {
 	lost        bool // stopped (fault)
 	detected    bool // its loss is known: no placement, tasks re-queued
 	searching   bool // counted in engine.searching
-	idleSt      policy.IdleState
+	idleSt      policyrt.IdleState
 	attempt     int
 	roundStart  time.Duration
 	speed, base float64
@@ -220,7 +221,7 @@ type worker struct {
 	polls       int64         // poll points passed (heartbeat count; those inside a segment added at its end)
 	segWork     float64       // work (ns at speed 1) of the current segment
 	extra       time.Duration // overhead to pay before the next piece (fork, promotion)
-	sel         *policy.Selector
+	sel         *policyrt.Selector
 	st          WorkerStats
 	busy, over  time.Duration
 	idle        time.Duration
@@ -368,7 +369,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
 		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
 		if e.sched == SchedSteal {
-			w.sel = policy.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
+			w.sel = policyrt.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}
 		e.liveList[i] = int32(i)
 	}
