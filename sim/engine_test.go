@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/fibtree"
 	"github.com/worksteal/worksteal/internal/xrand"
 )
 
@@ -386,10 +387,10 @@ func TestFibShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.Report.DAG.T1, float64(fibCalls(10))*1e-9; math.Abs(got-want) > 1e-15 || r.Report.Totals.Tasks != 1 {
+	if got, want := r.Report.DAG.T1, float64(fibtree.Calls(10))*1e-9; math.Abs(got-want) > 1e-15 || r.Report.Totals.Tasks != 1 {
 		t.Fatalf("fib(10) below cutoff: T1 %v tasks %d; want %v, 1", got, r.Report.Totals.Tasks, want)
 	}
-	if fibCalls(0) != 1 || fibCalls(1) != 1 || fibCalls(2) != 3 || fibCalls(5) != 15 {
+	if fibtree.Calls(0) != 1 || fibtree.Calls(1) != 1 || fibtree.Calls(2) != 3 || fibtree.Calls(5) != 15 {
 		t.Fatal("fibCalls wrong")
 	}
 }

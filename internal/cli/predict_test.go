@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/simfit"
 	"github.com/worksteal/worksteal/sim"
 )
 
@@ -40,8 +41,8 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 // heartbeats; two workers promote latent frames, steal, and take about half.
 // The error column is the prediction over the given measurement.
 func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
-	q := sim.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
-	cal := sim.Calibration{Promote: 13e-9}
+	q := simfit.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
+	cal := simfit.Calibration{Promote: 13e-9}
 	s, err := predictScenario(q, cal, 2, 1)
 	if err != nil {
 		t.Fatal(err)
