@@ -342,7 +342,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.moveCost = c.Move.Duration()
 	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
 	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
-	e.latentJoin = e.sched == SchedSteal && s.Policy.Join == JoinLatent
+	e.latentJoin = e.sched == schedSteal && s.Policy.Join == joinLatent
 	e.pollGap = s.Workload.Poll.Duration()
 	if e.latentJoin && s.Policy.EagerDepth > 0 {
 		e.eagerDepth = int16(s.Policy.EagerDepth)
@@ -359,7 +359,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if s.Policy.Idle.Attempts > 0 && s.Policy.Idle.Attempts < e.perRound {
 		e.perRound = s.Policy.Idle.Attempts
 	}
-	e.freeRounds = e.sched == SchedSteal && e.stealCost == 0 && e.failed == 0 && e.crossCost == 0 &&
+	e.freeRounds = e.sched == schedSteal && e.stealCost == 0 && e.failed == 0 && e.crossCost == 0 &&
 		(e.victim == policy.Random || e.victim == policy.Locality)
 	e.ws = make([]worker, p)
 	e.liveList = make([]int32, p)
@@ -368,7 +368,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		w.id, w.group, w.cur, w.victim, w.idleIdx = int32(i), int32(s.Workers.Groups[i]), -1, -1, -1
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
 		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
-		if e.sched == SchedSteal {
+		if e.sched == schedSteal {
 			w.sel = policyrt.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}
 		e.liveList[i] = int32(i)
@@ -769,7 +769,7 @@ func (e *engine) finish(w *worker, id int32) {
 // findWork looks for the next piece for an idle worker, by scheduler.
 func (e *engine) findWork(w *worker) {
 	switch e.sched {
-	case SchedSteal:
+	case schedSteal:
 		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
 			id := w.latent[n-1]
 			w.latent = w.latent[:n-1]
@@ -782,7 +782,7 @@ func (e *engine) findWork(w *worker) {
 			return
 		}
 		e.startSearch(w)
-	case SchedCentral:
+	case schedCentral:
 		e.requestLock(w, opPop)
 	default:
 		if w.dq.len() > 0 {

@@ -44,7 +44,7 @@ import (
 // the scenario's backoff, or one round then park for mode park.
 func idleSchedule(id *Idle) policy.Idle {
 	p := id.policyIdle()
-	if id.Mode == IdlePark {
+	if id.Mode == idlePark {
 		p.Rounds = 1
 	}
 	return p
@@ -136,7 +136,7 @@ func (e *engine) wakeWorker(w *worker) bool {
 	if w.idleIdx < 0 {
 		return false
 	}
-	e.removeIdle(w, e.sched == SchedSteal)
+	e.removeIdle(w, e.sched == schedSteal)
 	if e.log != nil {
 		e.logf("worker %d: wakes", w.id)
 	}
@@ -153,7 +153,7 @@ func (e *engine) wakeWorker(w *worker) bool {
 // resume continues a worker that was woken or whose sleep ended.
 func (e *engine) resume(w *worker) {
 	w.searchStart = e.now
-	if e.sched == SchedSteal {
+	if e.sched == schedSteal {
 		e.round(w)
 		return
 	}
@@ -182,7 +182,7 @@ func (e *engine) round(w *worker) {
 	w.attempt = 0
 	w.roundStart = e.now
 	if len(e.ws) == 1 {
-		if e.mode == IdleSpin { // nobody to steal from: spinning would only burn events
+		if e.mode == idleSpin { // nobody to steal from: spinning would only burn events
 			e.block(w, policyrt.IdleStep{Kind: policyrt.IdlePark})
 			return
 		}
@@ -250,9 +250,9 @@ func (e *engine) attemptDone(w *worker) {
 func (e *engine) roundFailed(w *worker) {
 	var step policyrt.IdleStep
 	switch e.mode {
-	case IdlePoll:
+	case idlePoll:
 		step = policyrt.IdleStep{Kind: policyrt.IdleSpin, Delay: e.interval}
-	case IdleSpin:
+	case idleSpin:
 		step = policyrt.IdleStep{Kind: policyrt.IdleSpin}
 	default:
 		step = w.idleSt.Next(e.idle, w.sel.Rand())
@@ -263,7 +263,7 @@ func (e *engine) roundFailed(w *worker) {
 			d = 1 // a round that took no time must not repeat at the same instant
 		}
 		if d > 0 {
-			if e.log != nil && e.mode != IdleSpin {
+			if e.log != nil && e.mode != idleSpin {
 				e.logf("worker %d: backs off %s", w.id, fmtTime(d))
 			}
 			e.setState(w, stBackoff)

@@ -111,7 +111,7 @@ func TestLatentDiffersFromEager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Policy.Join = JoinEager
+	s.Policy.Join = joinEager
 	eag, err := Run(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)

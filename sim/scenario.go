@@ -203,43 +203,49 @@ type UTS struct {
 	MaxNodes int     `json:"max_nodes"` // abort above this many nodes (default 10,000,000)
 }
 
+// Schedulers are the values of [Policy.Scheduler].
+var Schedulers = []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT}
+
+// IdleModes are the values of [Idle.Mode].
+var IdleModes = []string{idleBackoff, idlePoll, idleSpin, idlePark}
+
 // Scheduler names for [Policy].
 const (
-	SchedSteal      = "steal"       // per-worker deques with work stealing
-	SchedCentral    = "central"     // one shared FIFO queue behind a lock
-	SchedStatic     = "static"      // equal contiguous chunks, no balancing
-	SchedRoundRobin = "round-robin" // dealt in turn, no balancing
-	SchedLPT        = "lpt"         // longest task first to the least-loaded worker, known costs
+	schedSteal      = "steal"       // per-worker deques with work stealing
+	schedCentral    = "central"     // one shared FIFO queue behind a lock
+	schedStatic     = "static"      // equal contiguous chunks, no balancing
+	schedRoundRobin = "round-robin" // dealt in turn, no balancing
+	schedLPT        = "lpt"         // longest task first to the least-loaded worker, known costs
 )
 
 // Idle modes for [Idle].
 const (
-	IdleBackoff = "backoff" // rounds of attempts with exponential backoff, then park
-	IdlePoll    = "poll"    // a round every Interval, never park
-	IdleSpin    = "spin"    // rounds back to back, never park (no backoff)
-	IdlePark    = "park"    // park after one failed round
+	idleBackoff = "backoff" // rounds of attempts with exponential backoff, then park
+	idlePoll    = "poll"    // a round every Interval, never park
+	idleSpin    = "spin"    // rounds back to back, never park (no backoff)
+	idlePark    = "park"    // park after one failed round
 )
 
 // Join protocols for [Policy] (fork-join workloads under work stealing).
 const (
-	// JoinLatent is the runtime's protocol (PROTOCOL.md "Join"): a fork's
+	// joinLatent is the runtime's protocol (PROTOCOL.md "Join"): a fork's
 	// other halves stay latent in the forking worker's private frames,
 	// where nobody can steal them, until that worker reaches a poll point
 	// (its next fork or spawn) while some worker is idle and its own
 	// deque is empty; it then promotes every latent frame, oldest first,
 	// onto its deque, where thieves steal as usual. A frame still latent
 	// when the worker gets back to it runs inline.
-	JoinLatent = "latent"
-	// JoinEager pushes every fork's other halves on the deque at once,
+	joinLatent = "latent"
+	// joinEager pushes every fork's other halves on the deque at once,
 	// where thieves can take them immediately: the Chase–Lev protocol the
 	// runtime used before latent frames, kept as a policy to compare with.
-	JoinEager = "eager"
+	joinEager = "eager"
 )
 
-// RuntimeHeartbeat is the runtime's heartbeat: a worker promotes its
+// runtimeHeartbeat is the runtime's heartbeat: a worker promotes its
 // oldest latent frame every policy.HeartbeatJoins Joins
 // ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
-const RuntimeHeartbeat = policy.HeartbeatJoins
+const runtimeHeartbeat = policy.HeartbeatJoins
 
 // Policy is how work moves between workers.
 type Policy struct {
@@ -252,7 +258,8 @@ type Policy struct {
 	MaxBatch int  `json:"max_batch"`
 	Idle     Idle `json:"idle"` // steal: what a worker that finds nothing does
 	// Join is how a fork offers its other halves to thieves: latent
-	// (default, the runtime's protocol) or eager; see [JoinLatent].
+	// (default, the runtime's protocol, PROTOCOL.md "Join") or eager
+	// (every other half on the deque at once: Chase–Lev's protocol).
 	Join string `json:"join"`
 	// Heartbeat (join latent): every this many poll points of a worker
 	// (forks, spawns, workload.poll points) it promotes its oldest latent
@@ -835,10 +842,10 @@ func (u *UTS) normalize() *FieldError {
 func (p *Policy) normalize(c *Costs) *FieldError {
 	switch p.Scheduler {
 	case "":
-		p.Scheduler = SchedSteal
-	case SchedSteal, SchedCentral, SchedStatic, SchedRoundRobin, SchedLPT:
+		p.Scheduler = schedSteal
+	case schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT:
 	default:
-		return oneOf("policy.scheduler", p.Scheduler, SchedSteal, SchedCentral, SchedStatic, SchedRoundRobin, SchedLPT)
+		return oneOf("policy.scheduler", p.Scheduler, schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT)
 	}
 	if p.Victim == "" {
 		p.Victim = policy.Random.String()
@@ -857,16 +864,16 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	}
 	p.Amount = a.String()
 	if p.Join == "" {
-		p.Join = JoinLatent
+		p.Join = joinLatent
 	}
-	if p.Join != JoinLatent && p.Join != JoinEager {
-		return oneOf("policy.join", p.Join, JoinLatent, JoinEager)
+	if p.Join != joinLatent && p.Join != joinEager {
+		return oneOf("policy.join", p.Join, joinLatent, joinEager)
 	}
 	switch {
 	case p.Heartbeat == 0:
-		p.Heartbeat = RuntimeHeartbeat
+		p.Heartbeat = runtimeHeartbeat
 	case p.Heartbeat < -1:
-		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", RuntimeHeartbeat, p.Heartbeat)
+		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", runtimeHeartbeat, p.Heartbeat)
 	}
 	switch {
 	case p.EagerDepth == 0:
@@ -883,10 +890,10 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	id := &p.Idle
 	switch id.Mode {
 	case "":
-		id.Mode = IdleBackoff
-	case IdleBackoff, IdlePoll, IdleSpin, IdlePark:
+		id.Mode = idleBackoff
+	case idleBackoff, idlePoll, idleSpin, idlePark:
 	default:
-		return oneOf("policy.idle.mode", id.Mode, IdleBackoff, IdlePoll, IdleSpin, IdlePark)
+		return oneOf("policy.idle.mode", id.Mode, idleBackoff, idlePoll, idleSpin, idlePark)
 	}
 	for _, f := range []struct {
 		n string
@@ -913,7 +920,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if id.Interval == 0 {
 		id.Interval = id.Base
 	}
-	if id.Mode == IdleSpin && c.Steal.Duration() == 0 && c.Failed.Duration() == 0 && p.Scheduler == SchedSteal {
+	if id.Mode == idleSpin && c.Steal.Duration() == 0 && c.Failed.Duration() == 0 && p.Scheduler == schedSteal {
 		return ferr("policy.idle.mode", "spin needs costs.steal or costs.failed_steal above zero (or it never lets time pass)")
 	}
 	return nil
