@@ -9,7 +9,7 @@ import (
 	"github.com/worksteal/worksteal/internal/xrand"
 )
 
-func TestParse(t *testing.T) {
+func TestParseVictimAndAmountByName(t *testing.T) {
 	for _, v := range []Victim{Random, RoundRobin, Largest, TwoChoices, Locality} {
 		got, err := ParseVictim(v.String())
 		if err != nil || got != v {
@@ -54,7 +54,7 @@ func TestAmountTake(t *testing.T) {
 	}
 }
 
-func TestIdle(t *testing.T) {
+func TestIdleNormalizesAndDelaysDoubleUpToCap(t *testing.T) {
 	def, err := Idle{}.Normalize()
 	if err != nil || def != DefaultIdle {
 		t.Fatalf("zero Idle normalizes to %+v, %v; want DefaultIdle", def, err)
@@ -95,7 +95,7 @@ func TestIdle(t *testing.T) {
 	}
 }
 
-func TestGroups(t *testing.T) {
+func TestGroupsOfMembersAndEvenGroups(t *testing.T) {
 	g, err := NewGroups([]int{0, 1, 0, 2})
 	if err != nil || g.Len() != 3 || !slices.Equal(g.Members(0), []int{0, 2}) || g.Of(3) != 2 || g.Of(99) != 0 {
 		t.Fatalf("NewGroups: %v %v", g, err)

@@ -323,7 +323,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 	}
 }
 
-func TestGolden(t *testing.T) {
+func TestBasicPresetLogMatchesGolden(t *testing.T) {
 	s, err := LookupPreset("basic")
 	if err != nil {
 		t.Fatal(err)
@@ -344,10 +344,10 @@ func TestGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestGolden -update)", err)
+		t.Fatalf("%v (run go test -run TestBasicPresetLogMatchesGolden -update)", err)
 	}
 	if got := out.String(); got != string(want) {
-		t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it)\ngot:\n%s", path, got)
+		t.Errorf("output differs from %s (go test -run TestBasicPresetLogMatchesGolden -update rewrites it)\ngot:\n%s", path, got)
 	}
 }
 
