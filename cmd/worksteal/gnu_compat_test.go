@@ -55,7 +55,17 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.4 --pipe --round-robin --header once per job", args: []string{"--pipe", "--round-robin", "--header", ":", "-N2", "-j2", "echo ---; cat"}, stdin: seq10},
 	{name: "29.4 a command line too long runs nothing", sh: "{ head -c 300000 /dev/zero | tr '\\0' x; echo; echo b; } | $P echo; echo status $?"},
 
-	{name: "29.4 {uniq} is refused, never run as text", args: []string{"--plus", "echo", "{uniq}", ":::", "A", "B", ":::", "A", "B"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.4 --plus {uniq} skips the jobs whose values repeat", args: []string{"-k", "--plus", "--joblog", "jl", "echo", "{#}", "{uniq}", ":::", "A", "B", ":::", "A", "B", "C"}, joblog: "jl"},
+	{name: "29.4 --plus {uniq} with a position and --colsep", args: []string{"-k", "--plus", "--colsep", ",", "echo", "{2uniq}", ":::", "1,1", "1,2", "2,x,2"}},
+	{name: "29.4 --plus {uniq} with -n2", args: []string{"-k", "--plus", "-n2", "echo", "{uniq}", ":::", "a", "a", "b", "c"}},
+	{name: "29.4 --plus {choose_k} compares strings", args: []string{"-k", "--plus", "echo", "{choose_k}", ":::", "1", "10", ":::", "1", "10", "9"}},
+	{name: "29.4 --plus {uniq} -v", args: []string{"-k", "--plus", "-v", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.4 --plus {uniq} --results", args: []string{"-k", "--plus", "--results", "r", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.4 --plus {uniq} --dry-run shows every job", args: []string{"--plus", "--dry-run", "-j1", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.5 -v with --results saves the command as output", args: []string{"-k", "-v", "--results", "r", "--joblog", "jl", "echo", ":::", "a", "b c"}, joblog: "jl"},
+	{name: "29.5 -v with --results FILE.csv", args: []string{"-k", "-v", "--results", "r.csv", "echo", ":::", "a"}},
+	{name: "29.4 --plus {uniq} meets --halt now,fail=1: 254", args: []string{"-j1", "--plus", "--halt", "now,fail=1", "echo", "{uniq}", ":::", "1", "2", ":::", "1", "2"}},
+	{name: "29.4 --plus {uniq} is not retried", args: []string{"--plus", "--retries", "3", "--joblog", "jl", "echo", "{uniq}", ":::", "1", ":::", "1"}, joblog: "jl"},
 
 	// 5. GNU's options and names that scripts use.
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},

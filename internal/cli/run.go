@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -509,6 +510,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		if cfg.http != "" {
 			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
 		}
+		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
+			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
+		}
 		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
 	}
 	if cfg.http != "" {
@@ -636,10 +640,16 @@ func interruptCode(err error) int {
 	return 130
 }
 
-// printPlan writes the commands in start order (--dry-run).
+// printPlan writes the commands in start order (--dry-run). The jobs that
+// --plus {uniq} or {choose_k} skip are shown, and count as failed, as GNU
+// parallel's dry run does.
 func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
+	skipped := 0
 	for _, j := range runner.Plan(jobs, order, history) {
 		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+		if j.Skipped() {
+			skipped++
+		}
 	}
-	return nil
+	return failedExit(skipped, false)
 }
