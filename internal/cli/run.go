@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
