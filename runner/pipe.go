@@ -251,6 +251,12 @@ type Part struct {
 // makes the block the file's size / slots / k, so that each of the slots
 // runs about k chunks. Records (-N) does not apply.
 func (p Pipe) Parts(file string, slots int) ([]Part, error) {
+	return p.parts(file, slots, -1)
+}
+
+// parts is Parts with the block of a negative Block made from total bytes
+// (GNU: the size of every -a file together); total < 0: the file's own.
+func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -270,13 +276,16 @@ func (p Pipe) Parts(file string, slots int) ([]Part, error) {
 		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", ErrBadInput, file)
 	}
 	size := st.Size()
+	if total < 0 {
+		total = size
+	}
 	block := p.Block
 	if block <= 0 {
 		k := -block
 		if k == 0 {
 			k = 10
 		}
-		block = 1 + size/int64(max(slots, 1))/k
+		block = 1 + total/int64(max(slots, 1))/k
 	}
 	header, _, err := p.readHeader(f, int(min(block, maxBlock)))
 	if err != nil {
@@ -324,7 +333,7 @@ type PipeJobs struct {
 	Pipe
 	// Template is the command. {#} and {%} are the job's number and slot;
 	// {} is the chunk's file with Cat or Fifo ($PARALLEL_TMP), else empty
-	// (''), as in GNU parallel. Nothing is appended to the command, but
+	// ('' with --pipe, nothing with --pipepart), as in GNU parallel. Nothing is appended to the command, but
 	// with Cat or Fifo a command without replacement strings gets the
 	// file's name appended, as GNU parallel does.
 	Template []string
@@ -335,6 +344,10 @@ type PipeJobs struct {
 	Cat, Fifo bool
 	// TempDir holds those files; "" means os.TempDir().
 	TempDir string
+	// ArgBytes is the size of the ::: values given beside --pipepart (each
+	// with a newline): GNU parallel ignores the values but counts them in
+	// the size a negative (or default) Block divides, with the files'.
+	ArgBytes int64
 }
 
 // tmpSentinel stands for $PARALLEL_TMP in a filled template: safe to the
@@ -360,13 +373,17 @@ func (pj PipeJobs) template() (*template, error) {
 	return t, pj.check()
 }
 
-// job makes job seq around its input.
-func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64) Job {
+// job makes job seq around its input; part: a chunk of --pipepart.
+func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64, part bool) Job {
 	arg := ""
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq, 0) // the number of jobs is not known while the input is read
+	row := []string{arg}
+	if arg == "" && part {
+		row = nil // GNU --pipepart: {} is nothing, not ''
+	}
+	j := t.job(row, seq, 0) // the number of jobs is not known while the input is read
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {
@@ -399,7 +416,7 @@ func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) err
 	return pj.Chunks(r, func(chunk []byte) error {
 		seq++
 		select {
-		case jobs <- pj.job(t, seq, chunk, nil, int64(len(chunk))):
+		case jobs <- pj.job(t, seq, chunk, nil, int64(len(chunk)), false):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)
@@ -414,14 +431,20 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	total := pj.ArgBytes
+	for _, file := range files {
+		if st, err := os.Stat(file); err == nil {
+			total += st.Size()
+		}
+	}
 	var jobs []Job
 	for _, file := range files {
-		parts, err := pj.Pipe.Parts(file, slots)
+		parts, err := pj.Pipe.parts(file, slots, total)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range parts {
-			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len)
+			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len, true)
 			j.in.noSend = true // GNU's joblog: the job reads the file itself
 			jobs = append(jobs, j)
 		}
@@ -487,7 +510,7 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 			}
 			rr := &robinReader{ch: ch, cur: first}
 			select {
-			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0):
+			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0, false):
 				return nil
 			case <-ctx.Done():
 				return context.Cause(ctx)

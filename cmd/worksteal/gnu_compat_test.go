@@ -68,6 +68,12 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.4 --plus {uniq} is not retried", args: []string{"--plus", "--retries", "3", "--joblog", "jl", "echo", "{uniq}", ":::", "1", ":::", "1"}, joblog: "jl"},
 
 	// 5. GNU's options and names that scripts use.
+	{name: "29.5 --pipepart -a FILE ignores ::: values", args: []string{"--pipepart", "-a", "f", "-k", `echo "[{}]" "<{1}>" $(wc -l)`, ":::", "a", "b"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart :::: FILE beside :::", args: []string{"--pipepart", "--block", "4", "-k", "wc -l", "::::", "f", ":::", "a"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart ::: values count in the default block", args: []string{"--pipepart", "-j2", "-k", "wc -l", ":::", strings.Repeat("a", 60), "::::", "f"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart two files share the default block", args: []string{"--pipepart", "-j2", "-a", "f", "-a", "g", "-k", "wc -l"}, files: map[string]string{"f": seq10, "g": seqLines(5)}},
+	{name: "29.5 --pipepart ::: alone runs nothing", args: []string{"--pipepart", "wc -l", ":::", "a"}},
+	{name: "29.5 --pipepart --dry-run with :::", args: []string{"--pipepart", "--dry-run", "-j2", "wc -l", "::::", "f", ":::", "a"}, files: map[string]string{"f": seq10}},
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},

@@ -166,17 +166,17 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err != nil {
 		return runError(err)
 	}
-	template, sources, err := splitPipeArgs(args)
+	template, sources, argBytes, err := splitPipeArgs(args, cfg.pipe.pipePart)
 	if err != nil {
 		return runError(err)
 	}
-	pj.Template = template
+	pj.Template, pj.ArgBytes = template, argBytes
 	files := append(append([]string(nil), cfg.argFiles...), sources...)
 	if !cfg.pipe.pipePart && len(files) > 0 {
 		return runError(fmt.Errorf("--pipe reads its input on stdin, not from -a or :::: %s (use --pipepart -a FILE, or < FILE)", files[0]))
 	}
 	if cfg.pipe.pipePart && len(files) == 0 {
-		return runError(errors.New("--pipepart needs the file to cut: -a FILE or :::: FILE"))
+		return nil // GNU: --pipepart without -a or :::: runs nothing
 	}
 	for _, name := range files {
 		if name == "-" {
@@ -336,29 +336,37 @@ func pipeFeedError(err error) error {
 	return runError(fmt.Errorf("reading the input: %w", err))
 }
 
-// splitPipeArgs cuts the command from the :::: files after it (pipe mode
-// has no ::: arguments).
-func splitPipeArgs(args []string) (template, files []string, err error) {
+// splitPipeArgs cuts the command from the :::: files after it. Pipe mode
+// has no ::: arguments: --pipepart ignores them (GNU parallel 20221122
+// cuts the -a and :::: files alone, whatever ::: gives), --pipe refuses
+// them.
+func splitPipeArgs(args []string, part bool) (template, files []string, argBytes int64, err error) {
 	i := 0
 	for i < len(args) && !strings.HasPrefix(args[i], ":::") {
 		i++
 	}
 	template = args[:i]
 	for i < len(args) {
-		switch args[i] {
-		case "::::", "::::+":
+		isFile := args[i] == "::::" || args[i] == "::::+"
+		switch {
+		case isFile:
+		case part && (args[i] == ":::" || args[i] == ":::+"):
 		default:
-			return nil, nil, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
+			return nil, nil, 0, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
 		}
 		i++
 		for ; i < len(args) && !strings.HasPrefix(args[i], ":::"); i++ {
-			files = append(files, args[i])
+			if isFile {
+				files = append(files, args[i])
+			} else {
+				argBytes += int64(len(args[i]) + 1)
+			}
 		}
 	}
 	if len(template) == 0 {
-		return nil, nil, errors.New("pipe mode needs a command to give the blocks to")
+		return nil, nil, 0, errors.New("pipe mode needs a command to give the blocks to")
 	}
-	return template, files, nil
+	return template, files, argBytes, nil
 }
 
 // checkRunFlags checks the flags that every mode of run shares (retries,
