@@ -58,6 +58,15 @@ type Pipe struct {
 	Header string
 	// Warn, if set, receives the warnings (a record longer than Block).
 	Warn io.Writer
+	// Regexp reads RecStart and RecEnd as regular expressions (Go's
+	// syntax; GNU's --regexp): a chunk is cut where RecEnd matches and
+	// RecStart matches right after it.
+	Regexp bool
+	// RemoveRecSep removes the separators from each chunk of Chunks and
+	// RoundRobin (GNU's --remove-rec-sep): every RecEnd followed by
+	// RecStart, a RecStart at its start and a RecEnd at its end. Parts
+	// (--pipepart) leaves them, as GNU parallel does.
+	RemoveRecSep bool
 }
 
 // seps returns the record start and end, with GNU's default.
@@ -78,6 +87,12 @@ func (p Pipe) block() int {
 func (p Pipe) check() error {
 	if p.Records < 0 {
 		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", ErrInvalidConfig, p.Records)
+	}
+	if _, err := p.cutter(); err != nil {
+		return err
+	}
+	if _, err := p.recRemover(); err != nil {
+		return err
 	}
 	_, err := p.headerRE()
 	return err
@@ -134,7 +149,12 @@ func (p Pipe) readHeader(r io.Reader, block int) (header, rest []byte, err error
 // yield owns the chunk it is given. An error of yield, or of r, stops
 // Chunks and is returned.
 func (p Pipe) Chunks(r io.Reader, yield func(chunk []byte) error) error {
+	rm, err := p.recRemover()
+	if err != nil {
+		return err
+	}
 	return p.chunks(r, func(header, body []byte) error {
+		body = rm.remove(body) // GNU: the header keeps its separators
 		if len(header) == 0 {
 			return yield(body)
 		}
@@ -150,8 +170,11 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		return err
 	}
 	block := p.block()
-	recstart, recend := p.seps()
-	sep := []byte(recend + recstart)
+	cut, err := p.cutter()
+	if err != nil {
+		return err
+	}
+	garbage := p.Regexp && p.Records > 0 // GNU's pass_n_regexps: once
 	header, buf, err := p.readHeader(r, block)
 	if err != nil {
 		return err
@@ -185,19 +208,28 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		written := false
 		switch {
 		case p.Records > 0:
+			if garbage {
+				garbage = false
+				if i := cut.garbageCut(buf); i > 0 {
+					if err := emit(i); err != nil {
+						return err
+					}
+					written = true
+				}
+			}
 			for len(buf) > 0 {
-				i := nthIndex(buf, sep, p.Records)
+				i := cut.nthCut(buf, p.Records)
 				if i < 0 {
 					break
 				}
-				if err := emit(i + len(recend)); err != nil {
+				if err := emit(i); err != nil {
 					return err
 				}
 				written = true
 			}
 		case !eof:
-			if i := bytes.LastIndex(buf, sep); i >= 0 && i+len(recend) > 0 {
-				if err := emit(i + len(recend)); err != nil {
+			if i := cut.lastCut(buf); i > 0 {
+				if err := emit(i); err != nil {
 					return err
 				}
 				written = true
@@ -293,11 +325,18 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 	}
 	recstart, recend := p.seps()
 	sep := []byte(recend + recstart)
+	var partRE *regexp.Regexp // GNU: m:^(.*$recend)$recstart:os in what is read so far
+	if p.Regexp {
+		rs, re := p.regexpSeps()
+		if partRE, err = regexp.Compile(`(?s)\A(.*` + re + `)` + rs); err != nil {
+			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", ErrInvalidConfig, p.RecStart, p.RecEnd, err)
+		}
+	}
 	skip := int64(len(header))
 	pos := []int64{skip}
 	const window = 128 << 10 // GNU's dd block
 	for at := block + skip; at < size; at += block {
-		if len(sep) == 0 {
+		if len(sep) == 0 && partRE == nil {
 			pos = append(pos, at)
 			continue
 		}
@@ -309,6 +348,14 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 			buf = append(buf, make([]byte, n)...)
 			if _, err := f.ReadAt(buf[k:], off); err != nil && err != io.EOF {
 				return nil, err
+			}
+			if partRE != nil {
+				if m := partRE.FindSubmatchIndex(buf); m != nil {
+					at += int64(m[3])
+					pos = append(pos, at)
+					break
+				}
+				continue
 			}
 			if i := bytes.Index(buf, sep); i >= 0 {
 				at += int64(i + len(recend))
@@ -416,12 +463,22 @@ func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) err
 	return pj.Chunks(r, func(chunk []byte) error {
 		seq++
 		select {
-		case jobs <- pj.job(t, seq, chunk, nil, int64(len(chunk)), false):
+		case jobs <- pj.emptyChunk(pj.job(t, seq, chunk, nil, int64(len(chunk)), false), chunk):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
 	})
+}
+
+// emptyChunk marks j, whose chunk --remove-rec-sep emptied, to run
+// nothing and succeed: GNU wraps a --pipe command so that it starts only
+// on some input.
+func (pj PipeJobs) emptyChunk(j Job, chunk []byte) Job {
+	if len(chunk) == 0 && !pj.Cat && !pj.Fifo {
+		j.skip = 'e'
+	}
+	return j
 }
 
 // Parts returns a job per part of the files (GNU's --pipepart -a FILE),
@@ -497,10 +554,15 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 	if err != nil {
 		return err
 	}
+	rm, err := pj.recRemover()
+	if err != nil {
+		return err
+	}
 	ch := make(chan []byte)
 	defer close(ch)
 	made := 0
-	// GNU gives the header once per job, before its first chunk.
+	// GNU gives the header once per job, before its first chunk (and
+	// removes the separators of both together).
 	return pj.chunks(r, func(header, chunk []byte) error {
 		if made < max(n, 1) {
 			made++
@@ -508,6 +570,7 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 			if len(header) > 0 {
 				first = append(slices.Clip(header), chunk...)
 			}
+			first = rm.remove(first)
 			rr := &robinReader{ch: ch, cur: first}
 			select {
 			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0, false):
@@ -517,7 +580,7 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 			}
 		}
 		select {
-		case ch <- chunk:
+		case ch <- rm.remove(chunk):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)

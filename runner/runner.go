@@ -623,12 +623,18 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
-		if js.job.skip {
-			// GNU's skip(): nothing runs; -t and -v above show the command.
+		if js.job.skip != 0 {
+			// GNU's skip() (exit -2), or its wrapper of a --pipe command
+			// that gets no input (exit 0): nothing runs; -t and -v above
+			// show the command.
 			if flush != nil {
 				flush()
 			}
-			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -2}}
+			code := 0
+			if js.job.skip == 's' {
+				code = -2
+			}
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: code}}
 			return
 		}
 		stdin, extra, sent, err := in.attempt()
@@ -734,7 +740,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
-	case js.job.skip:
+	case js.job.skip == 's':
 		r.complete(js, res) // never retried (GNU)
 	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res

@@ -223,7 +223,10 @@ func rplInCommandWord(words [][]piece) bool {
 // job returns job seq of total for one row of arguments.
 func (t *template) job(row []string, seq, total int) Job {
 	parts, widths := t.expand(row, seq, total)
-	j := Job{Seq: seq, Command: strings.Join(parts, "{%}"), skip: t.skips(row)}
+	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
+	if t.skips(row) {
+		j.skip = 's'
+	}
 	if len(parts) > 1 {
 		j.slotParts = parts
 		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {

@@ -12,6 +12,9 @@ func init() { gnuCases = append(gnuCases, gnuCompatCases...) }
 // /tmp/parXXXXX, worksteal's own) at the ends of lines.
 const tmpName = ` | sed -E 's, /[^ ]+$, TMPFILE,'`
 
+// recText is the records of the --regexp and --remove-rec-sep cases.
+const recText = "a1\nb\na2\nc\nd\na3\n"
+
 var gnuCompatCases = []gnuCase{
 	// 1. -X, -m, -N with the command as one quoted string: the context
 	// group holding {} is the text around it up to white space, in the
@@ -74,6 +77,21 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.5 --pipepart two files share the default block", args: []string{"--pipepart", "-j2", "-a", "f", "-a", "g", "-k", "wc -l"}, files: map[string]string{"f": seq10, "g": seqLines(5)}},
 	{name: "29.5 --pipepart ::: alone runs nothing", args: []string{"--pipepart", "wc -l", ":::", "a"}},
 	{name: "29.5 --pipepart --dry-run with :::", args: []string{"--pipepart", "--dry-run", "-j2", "wc -l", "::::", "f", ":::", "a"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --remove-rec-sep with --recstart", args: []string{"--pipe", "-k", "--recstart", "a", "-N1", "--remove-rec-sep", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs of newlines", args: []string{"--pipe", "-k", "-N2", "--rrs", "echo ---; od -c"}, stdin: recText},
+	{name: "29.5 --rrs with --recend and --recstart", args: []string{"--pipe", "-k", "--recend", `\n`, "--recstart", "a", "--rrs", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs keeps the header's", args: []string{"--pipe", "--header", ":", "-k", "-N2", "--rrs", "echo ---; cat; echo"}, stdin: recText},
+	{name: "29.5 --rrs --round-robin removes the header's", args: []string{"--pipe", "--round-robin", "-j1", "--header", ":", "-N2", "--rrs", "echo ---; cat; echo"}, stdin: recText},
+	{name: "29.5 --rrs is not for --pipepart", args: []string{"--pipepart", "-a", "f", "--block", "3", "-k", "--rrs", "echo ---; od -c"}, files: map[string]string{"f": recText}},
+	{name: "29.5 --regexp --recstart -N1", args: []string{"--pipe", "-k", "--regexp", "--recstart", "[ac].", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp by block", args: []string{"--pipe", "-k", "--regexp", "--recstart", "[ac].", "--block", "8", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp text before the first record", args: []string{"--pipe", "-k", "--regexp", "--recstart", "b", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regex --recend --rrs", args: []string{"--pipe", "-k", "--regex", "--recend", `\n[bd]`, "--rrs", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp --recend '' cuts anywhere", args: []string{"--pipe", "-k", "--regexp", "--recend", "", "--block", "4", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp with ^ and |", args: []string{"--pipe", "-k", "--regexp", "--recend", `\n`, "--recstart", "^a|^d", "--rrs", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs: a chunk left empty runs nothing", args: []string{"--pipe", "-k", "--recend", `\n`, "--recstart", "d", "--rrs", "-N1", "--joblog", "jl", "echo ---; cat"}, stdin: "a\nd\nd\n", joblog: "jl"},
+	{name: "29.5 --pipepart --regexp", args: []string{"--pipepart", "-a", "f", "--block", "3", "-k", "--regexp", "--recstart", "a.", "echo ---; cat"}, files: map[string]string{"f": recText}},
+	{name: "29.5 --regexp outside pipe mode is ignored", args: []string{"-k", "--regexp", "--rrs", "echo", ":::", "a"}},
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},

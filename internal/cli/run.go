@@ -427,9 +427,6 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
-	if err := cfg.pipe.check(cmd.Flags()); err != nil {
-		return runError(err)
-	}
 	if err := checkRunFlags(&cfg, cmd); err != nil {
 		return err
 	}

@@ -59,11 +59,6 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
 		}
 	}
-	for _, name := range []string{"regexp", "remove-rec-sep"} {
-		if given, ok := gnuChanged(f, name); ok {
-			return pj, fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
 	if p.cat && p.fifo {
 		return pj, errors.New("--cat and --fifo: give one of them")
 	}
@@ -93,6 +88,10 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		}
 	}
 	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
+	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
+	if p.regexp {
+		pj.RecStart, pj.RecEnd = p.recStart, p.recEnd // GNU: regexps take \n themselves
+	}
 	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
 		pj.Binary = true // --recend '': records end anywhere
 	}
