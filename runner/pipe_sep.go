@@ -48,7 +48,7 @@ func (p Pipe) cutter() (cutter, error) {
 }
 
 // regexpSeps returns the separators as GNU's --regexp takes them: each a
-// group of its own; --recend ” alone is any one character.
+// group of its own; an empty --recend alone is any one character.
 func (p Pipe) regexpSeps() (rs, re string) {
 	rs, re = p.seps()
 	if p.Binary || (re == "" && rs == "") {
