@@ -15,6 +15,9 @@ const tmpName = ` | sed -E 's, /[^ ]+$, TMPFILE,'`
 // recText is the records of the --regexp and --remove-rec-sep cases.
 const recText = "a1\nb\na2\nc\nd\na3\n"
 
+// jlHead is a joblog's header line.
+const jlHead = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n"
+
 var gnuCompatCases = []gnuCase{
 	// 1. -X, -m, -N with the command as one quoted string: the context
 	// group holding {} is the text around it up to white space, in the
@@ -92,6 +95,13 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.5 --rrs: a chunk left empty runs nothing", args: []string{"--pipe", "-k", "--recend", `\n`, "--recstart", "d", "--rrs", "-N1", "--joblog", "jl", "echo ---; cat"}, stdin: "a\nd\nd\n", joblog: "jl"},
 	{name: "29.5 --pipepart --regexp", args: []string{"--pipepart", "-a", "f", "--block", "3", "-k", "--regexp", "--recstart", "a.", "echo ---; cat"}, files: map[string]string{"f": recText}},
 	{name: "29.5 --regexp outside pipe mode is ignored", args: []string{"-k", "--regexp", "--rrs", "echo", ":::", "a"}},
+	{name: "29.5 --retry-failed runs the joblog's failed commands", args: []string{"-k", "--retry-failed", "--joblog", "jl", "echo", "ignored", ":::", "x"}, joblog: "jl",
+		files: map[string]string{"jl": jlHead + "1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n2\t:\t1.000\t0.500\t0\t2\t1\t0\techo b; exit 1\n" +
+			"4\t:\t1.000\t0.500\t0\t2\t0\t9\techo d\n2\t:\t1.000\t0.500\t0\t2\t0\t0\techo b2\n5\t:\t1.000\t0.500\t0\t2\t3\t0\techo e; exit 3\n"}},
+	{name: "29.5 --retry-failed a command with a newline", args: []string{"-k", "--retry-failed", "--joblog", "jl"}, joblog: "jl",
+		files: map[string]string{"jl": jlHead + "2\t:\t1\t1\t0\t0\t1\t0\techo a\x00echo b\n"}},
+	{name: "29.5 --retry-failed without a joblog file runs the command line", args: []string{"-k", "--retry-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl"},
+	{name: "29.5 --retry-failed with an empty joblog reads commands", args: []string{"-k", "--retryfailed", "--joblog", "jl", "echo", ":::", "a"}, stdin: "echo x\n", joblog: "jl", files: map[string]string{"jl": jlHead}},
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},

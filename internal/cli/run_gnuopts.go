@@ -190,7 +190,7 @@ var gnuOptions = gnuOptionSet(
 	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
 	"silent", "total-jobs|totaljobs|total", "limit",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
+	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads", "process-slot-var|processslotvar",
