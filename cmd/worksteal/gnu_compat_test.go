@@ -15,6 +15,10 @@ const tmpName = ` | sed -E 's, /[^ ]+$, TMPFILE,'`
 // recText is the records of the --regexp and --remove-rec-sep cases.
 const recText = "a1\nb\na2\nc\nd\na3\n"
 
+// filesShown prints the files --files left in td, then removes them: the
+// names are random (parXXXXX.par), the contents and their count are not.
+const filesShown = ` | sed -E 's,par[^/]*[.]par$,parX.par,'; echo status $?; ls td | wc -l; for f in td/*; do [ -e "$f" ] && echo "[$(tr '\n' '|' < "$f")] $(stat -c %a "$f")"; done | sort; rm -rf td`
+
 // jlHead is a joblog's header line.
 const jlHead = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n"
 
@@ -102,6 +106,10 @@ var gnuCompatCases = []gnuCase{
 		files: map[string]string{"jl": jlHead + "2\t:\t1\t1\t0\t0\t1\t0\techo a\x00echo b\n"}},
 	{name: "29.5 --retry-failed without a joblog file runs the command line", args: []string{"-k", "--retry-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl"},
 	{name: "29.5 --retry-failed with an empty joblog reads commands", args: []string{"-k", "--retryfailed", "--joblog", "jl", "echo", ":::", "a"}, stdin: "echo x\n", joblog: "jl", files: map[string]string{"jl": jlHead}},
+	{name: "29.5 --files", sh: "mkdir td; $P -k --files --tmpdir td 'echo out{}; echo err{} >&2' ::: a b" + filesShown},
+	{name: "29.5 --files with --tag, -v and a joblog", sh: "mkdir td; $P -k --output-as-files --tmpdir td --tag -v --joblog jl 'echo {}' ::: a b" + filesShown, joblog: "jl"},
+	{name: "29.5 --files in $TMPDIR with no output", sh: "mkdir td; { TMPDIR=$PWD/td $P --files true ::: a" + filesShown + "; } | sed \"s,^$PWD/,,\""},
+	{name: "29.5 --files is ignored under -u", sh: "mkdir td; $P -u --files --tmpdir td echo ::: a" + filesShown},
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},

@@ -523,6 +523,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		if cfg.http != "" {
 			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
 		}
+		if cfg.gnu.files {
+			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
+		}
 		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
 			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
 		}
@@ -570,6 +573,13 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		defer sink.Close()
 		rcfg.Results = sink.take
 		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
+	}
+	if cfg.gnu.files && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
+		if cfg.gnu.results != "" {
+			return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
+		}
+		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
+		rcfg.Output = runner.OutputGroup
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
 	if err != nil {
