@@ -103,8 +103,8 @@ type jobView struct {
 	id                  string
 	total               int
 	created             time.Time
-	recorded            bool // a record exists
-	finished            bool // its record says Done
+	recorded            bool      // a record exists
+	finished            bool      // its record says Done
 	ended               time.Time // its record's Ended
 	finishedSeen        time.Time // when the observer first showed it finished
 	countedAll          int       // consecutive counts that found every task's result (flat jobs)
