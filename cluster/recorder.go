@@ -3,8 +3,10 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 // for (header Ws-Ack); the recorder checks the delivery before it writes.
 const (
 	recResult    = "result"    // record a result (body: the Result)
+	recResults   = "results"   // record several (body: entries of the delivery's reply subject and the Result, see appendBatched)
 	recDiscarded = "discarded" // count a discarded run (header Ws-Delivered)
 	recFailure   = "failure"   // count a handler's failure (header Ws-Seen; body: the error)
 	recSpawn     = "spawn"     // hand a child over (header Ws-Task; body: its payload)
@@ -40,6 +43,7 @@ const (
 	recOK      = "ok"
 	recDup     = "dup"     // a result is recorded already: nothing written
 	recRefused = "refused" // the check failed: nothing written (body: the reason)
+	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
 )
 
 // ErrRefused: the recorder refused a worker's write (a result for a task
@@ -613,12 +617,115 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 		r.refused(op, ref)
 	case err != nil:
 		return // no answer: the worker retries (a server that is away)
+	case op == recResults:
+		reply.Header.Set(hdrStatus, recOK)
+		reply.Data = []byte(body) // one answer a line
 	default:
 		reply.Header.Set(hdrStatus, body)
 	}
 	if m.Reply != "" {
 		r.n.nc.PublishMsg(reply)
 	}
+}
+
+// result records one result, data, for the delivery ack that worker
+// holds, and settles it: the one write that makes a task's outcome.
+func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) (string, error) {
+	n := r.n
+	h, err := r.check(ctx, worker, ack)
+	if err != nil {
+		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld {
+			// A worker whose lease expired while another copy recorded
+			// and settled the task: a duplicate, as a create would say.
+			var res Result
+			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
+					r.count(func(s *RecorderStats) { s.Duplicates++ })
+					return recDup, nil
+				}
+			}
+		}
+		return "", err
+	}
+	key := resultKey(h.job, h.task)
+	var res Result
+	if err := decodeResult(data, &res); err != nil {
+		return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+	}
+	if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
+		return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+			res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
+	}
+	for _, c := range res.Spawned {
+		if !isDescendant(c, h.task) {
+			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+		}
+	}
+	ok, err := n.writeResult(ctx, key, data)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		r.count(func(s *RecorderStats) { s.Duplicates++ })
+		return recDup, nil
+	}
+	r.count(func(s *RecorderStats) { s.Recorded++ })
+	// The recorder settles the task it recorded (the worker, told ok,
+	// does not): one message fewer from the worker.
+	r.settle(ack, h.seq, uint64(h.delivered), ackAck)
+	if res.Attempt > 1 { // failures were counted: done with them
+		n.failuresKV.Purge(ctx, key)
+	}
+	return recOK, nil
+}
+
+// results records a batch of results (see appendBatched), each as result
+// does, at once, and answers one line per entry, in order: its status,
+// or "refused<TAB>reason" (refusals are counted and reported one by one).
+// An entry that met an error (the server away) is answered "retry".
+func (r *recorder) results(ctx context.Context, worker string, body []byte) (string, error) {
+	var acks []string
+	var datas [][]byte
+	for len(body) > 0 {
+		ack, rest, ok1 := cutBatched(body)
+		data, rest, ok2 := cutBatched(rest)
+		if !ok1 || !ok2 {
+			return "", refuse(RefusedMalformed, "a batch of results from %s that does not parse", worker)
+		}
+		acks, datas, body = append(acks, string(ack)), append(datas, data), rest
+	}
+	answers := make([]string, len(acks))
+	var wg sync.WaitGroup
+	for i := range acks {
+		wg.Go(func() {
+			st, err := r.result(ctx, worker, acks[i], datas[i])
+			var ref *errRefused
+			switch {
+			case errors.As(err, &ref):
+				r.refused(recResult, ref)
+				st = recRefused + "\t" + strings.ReplaceAll(ref.Error(), "\n", " ")
+			case err != nil:
+				st = recRetry
+			}
+			answers[i] = st
+		})
+	}
+	wg.Wait()
+	return strings.Join(answers, "\n"), nil
+}
+
+// appendBatched appends one field of a batch: its length, then its bytes.
+func appendBatched(b, field []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(field))), field...)
+}
+
+// cutBatched reads one field of a batch.
+func cutBatched(b []byte) (field, rest []byte, ok bool) {
+	l, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < l {
+		return nil, nil, false
+	}
+	return b[k : k+int(l)], b[k+int(l):], true
 }
 
 // refused counts and reports a refusal.
@@ -653,57 +760,22 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		}
 		return strconv.Itoa(k), nil
 	}
+	if op == recResults {
+		return r.results(ctx, worker, m.Data)
+	}
 	ack := m.Header.Get(hdrAck)
 	if ack == "" {
 		return "", refuse(RefusedMalformed, "%s request without the delivery it is for", op)
 	}
+	if op == recResult {
+		return r.result(ctx, worker, ack, m.Data)
+	}
 	h, err := r.check(ctx, worker, ack)
 	if err != nil {
-		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld && op == recResult {
-			// A worker whose lease expired while another copy recorded
-			// and settled the task: a duplicate, as a create would say.
-			var res Result
-			if decodeResult(m.Data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
-				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
-					r.count(func(s *RecorderStats) { s.Duplicates++ })
-					return recDup, nil
-				}
-			}
-		}
 		return "", err
 	}
 	key := resultKey(h.job, h.task)
 	switch op {
-	case recResult:
-		var res Result
-		if err := decodeResult(m.Data, &res); err != nil {
-			return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
-		}
-		if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
-			return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
-				res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
-		}
-		for _, c := range res.Spawned {
-			if !isDescendant(c, h.task) {
-				return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
-			}
-		}
-		ok, err := n.writeResult(ctx, key, m.Data)
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			r.count(func(s *RecorderStats) { s.Duplicates++ })
-			return recDup, nil
-		}
-		r.count(func(s *RecorderStats) { s.Recorded++ })
-		// The recorder settles the task it recorded (the worker, told ok,
-		// does not): one message fewer from the worker.
-		r.settle(ack, h.seq, uint64(h.delivered), ackAck)
-		if res.Attempt > 1 { // failures were counted: done with them
-			n.failuresKV.Purge(ctx, key)
-		}
-		return recOK, nil
 	case recDiscarded:
 		d, err := strconv.Atoi(m.Header.Get(hdrDelivered))
 		if err != nil || d != h.delivered {
@@ -819,5 +891,134 @@ func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]s
 		if !sleepCtx(ctx, backoffDelay(tries)) {
 			return "", nil, err
 		}
+	}
+}
+
+// resultBatch gathers the results a worker sends the recorder: while
+// maxBatchesOut requests are out, the results that come meanwhile wait
+// and go together in the next one (up to maxBatch), so under load one
+// request and one answer carry many results, and alone a result goes at
+// once.
+type resultBatch struct {
+	mu      sync.Mutex
+	queue   []*batched
+	sending int // requests out (each sends until the queue is empty)
+}
+
+// batched is one result waiting in a resultBatch.
+type batched struct {
+	ctx  context.Context
+	ack  string
+	data []byte
+	done chan batchAnswer // buffered: the sender never waits for the asker
+}
+
+type batchAnswer struct {
+	status string
+	err    error
+}
+
+const (
+	maxBatch      = 64
+	maxBatchesOut = 2
+)
+
+// recordViaRecorder asks the recorder to record data for the delivery
+// ack, in a batch with the other results that wait (resultBatch); it
+// returns recOK or recDup, or ErrRefused with the reason, retrying while
+// the recorder or the server is away, until ctx is done.
+func (n *Node) recordViaRecorder(ctx context.Context, ack string, data []byte) (string, error) {
+	b := &batched{ctx: ctx, ack: ack, data: data, done: make(chan batchAnswer, 1)}
+	rb := &n.resBatch
+	rb.mu.Lock()
+	rb.queue = append(rb.queue, b)
+	start := rb.sending < maxBatchesOut
+	if start {
+		rb.sending++
+	}
+	rb.mu.Unlock()
+	if start {
+		go n.sendBatches()
+	}
+	select {
+	case a := <-b.done:
+		return a.status, a.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// sendBatches sends the waiting results, a batch at a time, until none
+// waits.
+func (n *Node) sendBatches() {
+	rb := &n.resBatch
+	for {
+		rb.mu.Lock()
+		if len(rb.queue) == 0 {
+			rb.sending--
+			rb.mu.Unlock()
+			return
+		}
+		k := min(len(rb.queue), maxBatch)
+		batch := slices.Clone(rb.queue[:k])
+		rb.queue = slices.Delete(rb.queue, 0, k)
+		rb.mu.Unlock()
+		n.sendBatch(batch)
+	}
+}
+
+// sendBatch sends one batch and answers its askers; entries answered
+// "retry", and the whole batch when no answer comes, are sent again (a
+// result already written by an earlier try is found by writeResult to be
+// this same record).
+func (n *Node) sendBatch(batch []*batched) {
+	for tries := 1; ; tries++ {
+		batch = slices.DeleteFunc(batch, func(b *batched) bool {
+			if err := b.ctx.Err(); err != nil {
+				b.done <- batchAnswer{err: err}
+				return true
+			}
+			return false
+		})
+		if len(batch) == 0 {
+			return
+		}
+		m := nats.NewMsg(n.recSubject(recResults))
+		for _, b := range batch {
+			m.Data = appendBatched(appendBatched(m.Data, []byte(b.ack)), b.data)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), n.opts.defaultTimeout)
+		reply, err := n.nc.RequestMsgWithContext(ctx, m)
+		cancel()
+		if err == nil && reply.Header.Get(hdrStatus) == recRefused {
+			for _, b := range batch {
+				b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, reply.Data)}
+			}
+			return
+		}
+		if err == nil {
+			lines := strings.Split(string(reply.Data), "\n")
+			var again []*batched
+			for i, b := range batch {
+				st := recRetry
+				if i < len(lines) {
+					st = lines[i]
+				}
+				switch {
+				case st == recRetry:
+					again = append(again, b)
+				case strings.HasPrefix(st, recRefused):
+					b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(st, recRefused+"\t"))}
+				default:
+					b.done <- batchAnswer{status: st}
+				}
+			}
+			if batch = again; len(batch) == 0 {
+				return
+			}
+		} else if errors.Is(err, nats.ErrNoResponders) && tries == 1 {
+			n.opts.onError(fmt.Errorf("cluster: no recorder answers on %s (does the server run one? worksteal serve does); retrying", m.Subject))
+		}
+		time.Sleep(backoffDelay(tries))
 	}
 }

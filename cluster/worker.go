@@ -886,7 +886,7 @@ func (n *Node) record(ctx context.Context, d delivery, res Result) (bool, error)
 		data = appendResult(nil, res)
 	}
 	if n.viaRecorder() {
-		st, _, err := n.askRecorder(ctx, recResult, d.msg.Reply, nil, data)
+		st, err := n.recordViaRecorder(ctx, d.msg.Reply, data)
 		if err != nil {
 			return false, err
 		}
