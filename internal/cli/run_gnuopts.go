@@ -191,7 +191,7 @@ var gnuOptions = gnuOptionSet(
 	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
-	"silent", "total-jobs|totaljobs|total", "limit",
+	"silent", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
