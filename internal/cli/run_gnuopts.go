@@ -44,6 +44,7 @@ type gnuConfig struct {
 	verbose        bool     // -v: each command on stdout, with its output
 	trace          bool     // -t, --verbose: each command on stderr as it starts
 	files          bool     // --files, --output-as-files: each job's output to a file, its name printed
+	rpl            []string // --rpl: 'TAG BODY' replacement string definitions
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -89,6 +90,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
 	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
 	gnuAlias(f, "files", "output-as-files", "outputasfiles")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
@@ -183,7 +185,7 @@ var gnuOptions = gnuOptionSet(
 	"arg-file-sep|argfilesep",
 	"no-run-if-empty|norunifempty|r", "i",
 	"extensionreplace|er", "U", "basenamereplace|bnr", "dirnamereplace|dnr",
-	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "rpl", "parens",
+	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "parens",
 	"csv", "skip-first-line|skipfirstline", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
