@@ -185,6 +185,9 @@ type Input struct {
 	HeaderFiles bool
 	// Plus turns on GNU parallel's --plus replacement strings (plus.go).
 	Plus bool
+	// NoRunIfEmpty drops the rows that hold a value of white space (GNU
+	// parallel's -r, --no-run-if-empty).
+	NoRunIfEmpty bool
 	// Rpl are GNU parallel's --rpl 'TAG BODY' definitions, as rpl.go reads
 	// them: TAG ({name}) another name of a replacement string, or a
 	// series of s/regexp/replacement/ statements on each value.
@@ -394,6 +397,11 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 	}
 	recs := rows(sources, vals, in.Link, keepArgs)
+	if in.NoRunIfEmpty {
+		recs = slices.DeleteFunc(recs, func(r record) bool {
+			return slices.ContainsFunc(r.cols, func(v string) bool { return strings.TrimSpace(v) == "" })
+		})
+	}
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}

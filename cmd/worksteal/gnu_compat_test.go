@@ -161,4 +161,18 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.6 -a DIR", args: []string{"-a", "d", "echo"}, files: map[string]string{"d/x": ""}},
 	{name: "29.6 --colsep '\\xff' matches a raw byte", args: []string{"-k", "--colsep", `\xff`, "echo", "{2}", ":::", "a\xffb"}},
 	{name: "29.6 --colsep with a raw 0xFF byte", args: []string{"-k", "--colsep", "\xff", "echo", "{2}", ":::", "a\xffb"}},
+
+	// 7. Every option of GNU parallel's man page has a case
+	// (docs/gnu-coverage.md, checked by TestGNUCoverage): these are the
+	// forms that had none.
+	{name: "29.7 -r skips rows of white space", args: []string{"-k", "-r", "echo", "[{}]"}, stdin: "a\n  \n\nb\n"},
+	{name: "29.7 --no-run-if-empty with ::: and sources", args: []string{"-k", "--no-run-if-empty", "echo", "[{1}]", "[{2}]", ":::", "a", "", " ", ":::", "", "b"}},
+	{name: "29.7 -r with only white space runs nothing", args: []string{"-r", "echo", "x"}, stdin: " \n\t\n"},
+	{name: "29.7 --plain --gnu --silent are GNU's defaults", args: []string{"-k", "--plain", "--gnu", "--silent", "echo", ":::", "a", "b"}},
+	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "sleep {}; echo {}", ":::", "0.5", "0"}},
+	{name: "29.7 --bar leaves stdout alone", args: []string{"-k", "--bar", "echo", ":::", "a", "b"}},
+	{name: "29.7 --progress leaves stdout alone", args: []string{"-k", "--progress", "echo", ":::", "a", "b"}},
+	{name: "29.7 {=perl=} is refused", args: []string{"echo", "{=uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.7 {=n perl=} is refused", args: []string{"echo", "{=1 uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.7 --help", args: []string{"--help"}, onlyStatus: true},
 }

@@ -375,6 +375,9 @@ func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	if cfg.retries < 0 {
 		cfg.retries = 0 // GNU: a negative count is no limit, as 0
 	}
+	if cfg.gnu.noKeepOrder {
+		cfg.keepOrder = false // GNU: --no-keep-order undoes -k
+	}
 	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
 		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
 	}
