@@ -1,6 +1,7 @@
 package worksteal
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -283,12 +284,17 @@ func (w *Worker) findWork(woken bool) *job {
 		}
 		if w.surplus() {
 			// SetWorkers left this worker out of the active set: it parks
-			// for good once its own work is done (resize.go). Stopping
-			// searching first passes the wake-up on (the chain wake-up):
-			// work that woke it still finds an active worker.
-			if j := w.takeLocal(); j != nil {
-				iw.end()
-				return j
+			// for good once its own work is done (resize.go). Its deque is
+			// empty here: a job's end pops it empty above (takeLocal, before
+			// the first round: a surplus worker runs what it queued), a
+			// worker woken from a park had emptied it before parking, a
+			// failed round pushes nothing, and only the owner pushes
+			// (checked under invariants). Work submitted to its inbox is
+			// left to the active workers, which search every inbox.
+			// Stopping searching first passes the wake-up on (the chain
+			// wake-up): work that woke it still finds an active worker.
+			if invariants && w.dq.Len() != 0 {
+				panic(fmt.Sprintf("worksteal: invariant broken: surplus worker %d retires with %d jobs in its deque", w.id, w.dq.Len()))
 			}
 			p.sleep.stopSearching(true)
 			w.retire()
