@@ -7,6 +7,7 @@ import (
 
 	"github.com/worksteal/worksteal/deque"
 	"github.com/worksteal/worksteal/internal/pad"
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -39,13 +40,13 @@ type Worker struct {
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
 	mark    time.Duration
-	sel     *policy.Selector
+	sel     *policyrt.Selector
 	id      int
 	spare   bool
-	rec     *recorder         // event trace; nil when tracing is off
-	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
-	prof    *profState        // work/span profiling of the running strand; nil when off
-	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
+	rec     *recorder           // event trace; nil when tracing is off
+	tuner   *policyrt.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
+	prof    *profState          // work/span profiling of the running strand; nil when off
+	owner   ownerState          // -race builds: which goroutine may use the handle (owner_race.go)
 
 	// eagerLeft is how many more Joins of the running job may be eager
 	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
@@ -86,7 +87,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		id:      id,
 		pool:    p,
 		dq:      dq,
-		sel:     policy.NewSelector(p.cfg.Victim, self, size, p.cfg.Groups, p.cfg.Seed),
+		sel:     policyrt.NewSelector(p.cfg.Victim, self, size, p.cfg.Groups, p.cfg.Seed),
 		wake:    make(chan struct{}, 1),
 		idleIdx: -1,
 		spare:   spare,

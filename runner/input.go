@@ -31,7 +31,13 @@ type Job struct {
 	slotParts []string  // the command cut at each {%} of its template; nil if none
 	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
 	gnu       *jobGNU   // what --tag, --results and {0%} need; nil without them
+	skip      byte      // run nothing: 's' --plus {uniq}, {choose_k} (exit -2, template.skips); 'e' --pipe's empty chunk (exit 0)
 }
+
+// Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
+// skips: Run runs nothing for it and records it failed, with exit status
+// -2 (GNU's joblog shows -2), as GNU parallel does.
+func (j Job) Skipped() bool { return j.skip == 's' }
 
 // jobGNU is what --tag, --results and {0%} need of a job, kept apart:
 // most batches use none, and a Job is copied around.

@@ -623,6 +623,20 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
+		if js.job.skip != 0 {
+			// GNU's skip() (exit -2), or its wrapper of a --pipe command
+			// that gets no input (exit 0): nothing runs; -t and -v above
+			// show the command.
+			if flush != nil {
+				flush()
+			}
+			code := 0
+			if js.job.skip == 's' {
+				code = -2
+			}
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: code}}
+			return
+		}
 		stdin, extra, sent, err := in.attempt()
 		if err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
@@ -726,6 +740,8 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
+	case js.job.skip == 's':
+		r.complete(js, res) // never retried (GNU)
 	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res
 		r.sum.Retries++
@@ -804,6 +820,11 @@ func (r *run) flushOutput() {
 func (r *run) output(res *Result) {
 	if r.cfg.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
 		io.WriteString(r.cfg.Stdout, res.Command+"\n") // -v: with the job's output
+	}
+	if r.cfg.Verbose && r.cfg.Results != nil && r.streamOut == nil {
+		// GNU: -v's line is part of the job's saved (and counted) output.
+		res.Stdout = append([]byte(res.Command+"\n"), res.Stdout...)
+		res.Received += int64(len(res.Command) + 1)
 	}
 	switch {
 	case r.cfg.Results != nil:

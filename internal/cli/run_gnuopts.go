@@ -43,6 +43,7 @@ type gnuConfig struct {
 	noNotice       bool     // --no-notice: accepted (worksteal asks for no citation)
 	verbose        bool     // -v: each command on stdout, with its output
 	trace          bool     // -t, --verbose: each command on stderr as it starts
+	files          bool     // --files, --output-as-files: each job's output to a file, its name printed
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -88,6 +89,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
+	gnuAlias(f, "files", "output-as-files", "outputasfiles")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
 	gnuAlias(f, "max-replace-args", "max-lines", "maxlines", "l", "L")
 	gnuAlias(f, "link", "xapply")
@@ -185,12 +188,12 @@ var gnuOptions = gnuOptionSet(
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
-	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "output-as-files|outputasfiles|files", "compress",
+	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
 	"silent", "total-jobs|totaljobs|total", "limit",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq", "retry-failed|retryfailed", "number-of-cpus|numberofcpus",
+	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads", "process-slot-var|processslotvar",

@@ -59,11 +59,6 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
 		}
 	}
-	for _, name := range []string{"regexp", "remove-rec-sep"} {
-		if given, ok := gnuChanged(f, name); ok {
-			return pj, fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
 	if p.cat && p.fifo {
 		return pj, errors.New("--cat and --fifo: give one of them")
 	}
@@ -93,6 +88,10 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		}
 	}
 	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
+	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
+	if p.regexp {
+		pj.RecStart, pj.RecEnd = p.recStart, p.recEnd // GNU: regexps take \n themselves
+	}
 	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
 		pj.Binary = true // --recend '': records end anywhere
 	}
@@ -166,17 +165,17 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err != nil {
 		return runError(err)
 	}
-	template, sources, err := splitPipeArgs(args)
+	template, sources, argBytes, err := splitPipeArgs(args, cfg.pipe.pipePart)
 	if err != nil {
 		return runError(err)
 	}
-	pj.Template = template
+	pj.Template, pj.ArgBytes = template, argBytes
 	files := append(append([]string(nil), cfg.argFiles...), sources...)
 	if !cfg.pipe.pipePart && len(files) > 0 {
 		return runError(fmt.Errorf("--pipe reads its input on stdin, not from -a or :::: %s (use --pipepart -a FILE, or < FILE)", files[0]))
 	}
 	if cfg.pipe.pipePart && len(files) == 0 {
-		return runError(errors.New("--pipepart needs the file to cut: -a FILE or :::: FILE"))
+		return nil // GNU: --pipepart without -a or :::: runs nothing
 	}
 	for _, name := range files {
 		if name == "-" {
@@ -336,29 +335,37 @@ func pipeFeedError(err error) error {
 	return runError(fmt.Errorf("reading the input: %w", err))
 }
 
-// splitPipeArgs cuts the command from the :::: files after it (pipe mode
-// has no ::: arguments).
-func splitPipeArgs(args []string) (template, files []string, err error) {
+// splitPipeArgs cuts the command from the :::: files after it. Pipe mode
+// has no ::: arguments: --pipepart ignores them (GNU parallel 20221122
+// cuts the -a and :::: files alone, whatever ::: gives), --pipe refuses
+// them.
+func splitPipeArgs(args []string, part bool) (template, files []string, argBytes int64, err error) {
 	i := 0
 	for i < len(args) && !strings.HasPrefix(args[i], ":::") {
 		i++
 	}
 	template = args[:i]
 	for i < len(args) {
-		switch args[i] {
-		case "::::", "::::+":
+		isFile := args[i] == "::::" || args[i] == "::::+"
+		switch {
+		case isFile:
+		case part && (args[i] == ":::" || args[i] == ":::+"):
 		default:
-			return nil, nil, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
+			return nil, nil, 0, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
 		}
 		i++
 		for ; i < len(args) && !strings.HasPrefix(args[i], ":::"); i++ {
-			files = append(files, args[i])
+			if isFile {
+				files = append(files, args[i])
+			} else {
+				argBytes += int64(len(args[i]) + 1)
+			}
 		}
 	}
 	if len(template) == 0 {
-		return nil, nil, errors.New("pipe mode needs a command to give the blocks to")
+		return nil, nil, 0, errors.New("pipe mode needs a command to give the blocks to")
 	}
-	return template, files, nil
+	return template, files, argBytes, nil
 }
 
 // checkRunFlags checks the flags that every mode of run shares (retries,

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 )
 
@@ -54,9 +52,6 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	gnuAlias(f, "regexp", "regex")
 	f.BoolVar(&p.removeRec, "remove-rec-sep", false, "with --pipe: remove the record separators")
 	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
-	// Not yet supported (check refuses them): not in --help.
-	f.Lookup("regexp").Hidden = true
-	f.Lookup("remove-rec-sep").Hidden = true
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
 	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness (never below worksteal's own)")
@@ -68,16 +63,4 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	f.BoolVar(&p.fg, "fg", false, "with --semaphore: run the command in the foreground")
 	f.BoolVar(&p.bg, "bg", false, "with --semaphore: run the command in the background")
 	f.BoolVar(&p.wait, "wait", false, "with --semaphore: wait for the semaphore's commands to finish")
-}
-
-// check refuses the options of this file that are not implemented yet,
-// naming the one given. (The others are read where they are used:
-// pipeOptions, throttleOptions, semaphoreOptions.)
-func (p *pipeConfig) check(f *pflag.FlagSet) error {
-	for _, name := range []string{"regexp", "remove-rec-sep"} {
-		if given, ok := gnuChanged(f, name); ok {
-			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
-	return nil
 }
