@@ -28,7 +28,10 @@ import (
 // runs) or drops the wrap of an inline second half's panic.
 func TestJoinFastPathPanicsRecoveredInTask(t *testing.T) {
 	defer watchdog(t)()
-	p := newTestPool(t, Config{Workers: 2})
+	// No spares (StallAfter < 0): on a loaded machine the stall monitor
+	// would start one beside the two busy workers, and a spare searching
+	// is a worker idle, which sends the Joins to joinFull.
+	p := newTestPool(t, Config{Workers: 2, StallAfter: -1})
 	for rep := 0; rep < 5; rep++ {
 		var release, busy atomic.Bool
 		_, err := Run(p, func(w *Worker) int {
