@@ -840,7 +840,7 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 					return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v (overloaded, or its store overwritten by another server?)",
 						ErrJetStream, s.ID, task, n.opts.defaultTimeout)
 				}
-				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, err)
+				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, n.storageFull(err))
 			case <-timer.C:
 				return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v", ErrJetStream, s.ID, f.Msg().Header.Get(hdrTask), limit)
 			}
