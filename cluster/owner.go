@@ -181,10 +181,7 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			switch {
 			case errors.As(err, &ref):
 				reply.Data = []byte(ref.Error())
-				r.count(func(s *RecorderStats) { s.Refused[ref.reason]++ })
-				if r.onRefuse != nil {
-					r.onRefuse("own."+op, ref.reason, ref.detail)
-				}
+				r.refused("own."+op, ref)
 			case err != nil:
 				reply.Data = []byte(err.Error())
 			default:

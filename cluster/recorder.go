@@ -74,6 +74,9 @@ type RecorderStats struct {
 	Recorded, Duplicates, Failures, Discarded, Spawned int64
 	// Refused counts the refused requests by reason (Refused*).
 	Refused map[string]int64
+	// RefusedBy counts them by "<role>/<reason>" (see refusalKey), as
+	// the dashboard shows them.
+	RefusedBy map[string]int64
 }
 
 // recorder is one Record call's state.
@@ -129,6 +132,7 @@ func (n *Node) RecorderStats() RecorderStats {
 	for k, v := range r.stats.Refused {
 		st.Refused[k] = v
 	}
+	st.RefusedBy = cloneCounts(r.stats.RefusedBy)
 	return st
 }
 
@@ -150,7 +154,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{},
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
 	n.mu.Lock()
 	n.rec = r
@@ -192,6 +196,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	}
 	sub.SetPendingLimits(-1, -1)
 	defer sub.Unsubscribe()
+	go r.publishRefusals(ctx) // for the dashboard
 	osub, err := r.serveOwners(ctx)
 	if err != nil {
 		return err
@@ -237,6 +242,7 @@ func (r *recorder) sweep(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.stats.Refused[DiscardedNoJob] += int64(c)
+		r.stats.RefusedBy[refusalKey("task", DiscardedNoJob)] += int64(c)
 		r.mu.Unlock()
 		if r.onRefuse != nil {
 			r.onRefuse("task", DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
@@ -735,6 +741,7 @@ func cutBatched(b []byte) (field, rest []byte, ok bool) {
 func (r *recorder) refused(op string, ref *errRefused) {
 	r.mu.Lock()
 	r.stats.Refused[ref.reason]++
+	r.stats.RefusedBy[refusalKey(op, ref.reason)]++
 	r.mu.Unlock()
 	if r.onRefuse != nil {
 		r.onRefuse(op, ref.reason, ref.detail)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,8 +59,10 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
 			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"),
+		"--http", "127.0.0.1:0")
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	dashURL := waitFor(t, serve.stdout, `dashboard on (http://\S+/)`)[1]
 	start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker")...)...)
 	as := func(who string, stdin string, args ...string) (int, string, string) {
 		return run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
@@ -130,6 +134,21 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		t.Fatalf("owner service asked by bob to cancel alice.a2: %v, %v; want a refusal", reply, err)
 	}
 	waitFor(t, serve.stderr, `refused a person's own.cancel: not-owner: bob asked to cancel job alice.a2`)
+	// The dashboard counts it, by role and reason.
+	var refusals map[string]int64
+	testdeadline.Until(t, "the dashboard's count of bob's refused request", 50*time.Millisecond, func() bool {
+		resp, err := http.Get(dashURL + "api/state")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var st struct {
+			Refusals map[string]int64 `json:"refusals"`
+		}
+		json.NewDecoder(resp.Body).Decode(&st)
+		refusals = st.Refusals
+		return refusals["person/not-owner"] >= 1
+	})
 
 	// Alice's outcomes are hers: her output, her job still waiting.
 	if code, out, errs := as("alice", "", "job", "results", "a1", "--json"); code != 0 || !strings.Contains(out, secret) {
