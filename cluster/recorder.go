@@ -661,7 +661,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
-	ok, err := n.writeResult(ctx, key, data)
+	ok, err := n.createResult(ctx, key, data)
 	if err != nil {
 		return "", err
 	}
@@ -712,6 +712,23 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 	}
 	wg.Wait()
 	return strings.Join(answers, "\n"), nil
+}
+
+// createResult is writeResult with one plain request in the common case:
+// a publish to the key that the server stores only if the key has never
+// had a value (expected last subject sequence 0), answered by its stream
+// ack. Anything else (the key exists, or was deleted or purged: its last
+// sequence is not 0) goes to writeResult, which tells a duplicate from an
+// earlier try of the same write.
+func (n *Node) createResult(ctx context.Context, key string, data []byte) (bool, error) {
+	m := nats.NewMsg("$KV." + n.results.Bucket() + "." + key)
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	m.Data = data
+	reply, err := n.nc.RequestMsgWithContext(ctx, m)
+	if err == nil && len(reply.Data) > 0 && !bytes.Contains(reply.Data, []byte(`"error"`)) && bytes.Contains(reply.Data, []byte(`"seq"`)) {
+		return true, nil
+	}
+	return n.writeResult(ctx, key, data)
 }
 
 // appendBatched appends one field of a batch: its length, then its bytes.
