@@ -263,13 +263,14 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	}
 	// A stack dump stops the world: take one only for a stalled worker
 	// whose state is unknown, or that was running at the last look and
-	// is due for another (backoff up to StallReport), or that is due for a
-	// report.
+	// is due for another (backoff up to StallReport), and only while some
+	// P is free (a stalled worker is then not merely waiting for a CPU,
+	// and a spare would run at once); or for a worker due for a report.
 	var stacks []byte
 	for _, e := range stalled {
 		due := e.state == "" || (!blockedState(e.state) && !now.Before(e.checkAt))
 		report := !e.reported && e.stuck(now) >= m.report && (queued || idle > 0)
-		if (due && (queued || idle > 0)) || report {
+		if (due && (queued || idle > 0) && !sl.saturated) || report {
 			stacks = allStacks()
 			break
 		}
@@ -341,6 +342,10 @@ func (e *monWorker) stuck(now time.Time) time.Duration {
 type cpuSlice struct {
 	dt time.Duration
 	f  float64
+	// saturated: goroutines were waiting for a P when the monitor looked
+	// (every P busy). A spare would only wait for a CPU too, so the
+	// monitor takes no stack dump to look for blocked workers then.
+	saturated bool
 }
 
 // cpuShare estimates the share of a CPU that each runnable or running
@@ -356,24 +361,25 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	first := m.lastAt.IsZero()
 	dcpu := cpu - m.lastCPU
 	m.lastAt, m.lastCPU = now, cpu
-	if first || dt <= 0 {
-		return cpuSlice{}
-	}
 	if m.sched == nil {
 		m.sched = []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
 	}
 	metrics.Read(m.sched)
-	competing := -1.0 // the monitor is running
-	for _, s := range m.sched {
+	var n [2]uint64 // running, runnable
+	for i, s := range m.sched {
 		if s.Value.Kind() == metrics.KindUint64 {
-			competing += float64(s.Value.Uint64())
+			n[i] = s.Value.Uint64()
 		}
 	}
+	if first || dt <= 0 {
+		return cpuSlice{saturated: n[1] > 0}
+	}
+	competing := float64(n[0]+n[1]) - 1 // less the monitor, which is running
 	rate := float64(dcpu) / float64(dt) // CPUs the process used
 	if !ok {
 		rate = float64(runtime.GOMAXPROCS(0))
 	}
-	return cpuSlice{dt: dt, f: max(0, min(1, rate/max(1, competing)))}
+	return cpuSlice{dt: dt, f: max(0, min(1, rate/max(1, competing))), saturated: n[1] > 0}
 }
 
 // blockedState reports whether a goroutine state from a stack dump means
