@@ -397,8 +397,20 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 				s.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", f[1], err))
 			}
 		}
-		s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
+		if !s.n.viaRecorder() {
+			s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
+		}
 		routes = append(routes, routeOfReply(f[0]))
+	}
+	if s.n.viaRecorder() {
+		// The recorder hands back what the peer holds, as the server
+		// delivered it, once it sees for itself that the peer is lost
+		// (see Record): a worker's credential naks nothing it does not
+		// hold.
+		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(p.id)); err != nil {
+			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): the recorder: %w", p.name, why, err))
+			return
+		}
 	}
 	s.n.reclaimed.Add(int64(len(held)))
 	if pl := s.puller.Load(); pl != nil {

@@ -258,3 +258,31 @@ func jsonQuote(s string) string {
 	}
 	return b.String()
 }
+
+// filesSink is GNU parallel's --files: each job's stdout (after -v's
+// line) goes to a file of its own in dir ($TMPDIR if ""), parXXXXXX.par,
+// left for the user; its name, after --tag's, is the job's output. The
+// job's stderr is dropped, as GNU's is.
+func filesSink(dir string, out io.Writer, tag bool) func(runner.Result) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return func(res runner.Result) error {
+		f, err := os.CreateTemp(dir, "par*.par")
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(res.Stdout)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		line := f.Name() + "\n"
+		if tag {
+			line = res.TagIn(res.Slot) + "\t" + line
+		}
+		if _, werr := io.WriteString(out, line); err == nil {
+			err = werr
+		}
+		return err
+	}
+}
