@@ -175,4 +175,6 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 {=perl=} is refused", args: []string{"echo", "{=uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
 	{name: "29.7 {=n perl=} is refused", args: []string{"echo", "{=1 uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
 	{name: "29.7 --help", args: []string{"--help"}, onlyStatus: true},
+	{name: "29.7 -j procfile reads the value from the file", args: []string{"-k", "-j", "pf", "echo", ":::", "a", "b"}, files: map[string]string{"pf": "1\n"}},
+	{name: "29.7 --max-procs procfile with a percentage", args: []string{"-k", "--max-procs", "pf", "echo", ":::", "a", "b"}, files: map[string]string{"pf": "50%"}},
 }

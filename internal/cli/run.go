@@ -314,8 +314,31 @@ func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
 }
 
 // parseSlots reads -j as GNU parallel does: N, +N, -N, N% of the CPUs, 0
-// for as many as there are jobs; "" is one per CPU. At least 1.
+// for as many as there are jobs, or a file that holds one (GNU's -j
+// procfile); "" is one per CPU. At least 1.
 func parseSlots(s string, jobs int) (int, error) {
+	n, err := parseSlotsValue(s, jobs)
+	if err == nil {
+		return n, nil
+	}
+	if st, serr := os.Stat(s); serr == nil && st.Mode().IsRegular() && s != "" {
+		// GNU's -j procfile: the file holds the value (read once here;
+		// GNU rereads it as jobs finish).
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return 0, fmt.Errorf("-j %s: %v", s, err)
+		}
+		v := strings.TrimSpace(string(b))
+		if _, err := os.Stat(v); err == nil {
+			return 0, fmt.Errorf("-j %s: the file holds %q, a file name: want N, +N, -N or N%%", s, v)
+		}
+		return parseSlotsValue(v, jobs)
+	}
+	return 0, err
+}
+
+// parseSlotsValue reads a -j value (not a file).
+func parseSlotsValue(s string, jobs int) (int, error) {
 	cpus := runtime.NumCPU()
 	bad := fmt.Errorf("-j %q: want N, +N, -N (CPUs plus or minus N), N%% (of the CPUs) or 0 (every job at once)", s)
 	var n float64
