@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -178,11 +179,14 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 
 // splitArgs cuts the positional arguments into the command template and
 // the input sources after it (":::", ":::+", "::::", "::::+").
-func splitArgs(env *Env, args []string, argSep string) (template []string, sources []runner.Source, err error) {
+func splitArgs(env *Env, args []string, argSep, fileSep string) (template []string, sources []runner.Source, err error) {
 	if argSep == "" {
 		argSep = ":::"
 	}
-	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == "::::" || s == "::::+" }
+	if fileSep == "" {
+		fileSep = "::::"
+	}
+	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == fileSep || s == fileSep+"+" }
 	i := 0
 	for i < len(args) && !isSep(args[i]) {
 		i++
@@ -206,7 +210,7 @@ func splitArgs(env *Env, args []string, argSep string) (template []string, sourc
 		// beside others, none alone); an empty :::: group names no file.
 		vals := args[start:i:i]
 		linked := strings.HasSuffix(sep, "+")
-		if sep == "::::" || sep == "::::+" {
+		if sep == fileSep || sep == fileSep+"+" {
 			for _, name := range vals {
 				src, err := fileSource(env, name)
 				if err != nil {
@@ -408,7 +412,7 @@ func resolveShell(flag string) (string, error) {
 // readJobs builds the batch from the arguments and input sources; slots
 // is the number of slots it will run on (-m and -X spread over them).
 func readJobs(env *Env, f *pflag.FlagSet, cfg runConfig, args []string, slots int) ([]runner.Job, error) {
-	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep)
+	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep, cfg.gnu.argFileSep)
 	if err != nil {
 		return nil, err
 	}
@@ -745,9 +749,9 @@ func retryFailedInput(cfg *runConfig, stderr io.Writer) (*os.File, error) {
 // --retry-failed joblog that holds no commands drops the command line's
 // command, and GNU parallel reads the sources as commands.
 func dropCommand(args []string, cfg runConfig) []string {
-	sep := cfg.gnu.argSep
+	sep, fileSep := cfg.gnu.argSep, cmp.Or(cfg.gnu.argFileSep, "::::")
 	for i, a := range args {
-		if a == sep || a == sep+"+" || a == "::::" || a == "::::+" {
+		if a == sep || a == sep+"+" || a == fileSep || a == fileSep+"+" {
 			return args[i:]
 		}
 	}
