@@ -15,7 +15,7 @@ import (
 // look at the spare set; they use newTestPool and watchdog from
 // helpers_test.go.
 
-func TestBlocking(t *testing.T) {
+func TestBlockingLetsSparesRunWhatUnblocksWorkers(t *testing.T) {
 	defer watchdog(t)()
 
 	// The canonical case for Blocking: every regular worker waits for

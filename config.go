@@ -53,7 +53,10 @@ type Config struct {
 	// StallReport: a worker busy without progress this long, while work
 	// is queued or another worker is idle, is reported once per stall to
 	// OnStall (or, if nil, the standard logger) with its stack. 0 means
-	// DefaultStallReport (1 s).
+	// DefaultStallReport (1 s). "This long" is wall time for a worker that
+	// waits (a channel, a lock, I/O) and, for one that runs or is
+	// runnable, the CPU time it can have had: a worker descheduled on an
+	// overloaded machine is not reported (monitor.go).
 	StallReport time.Duration
 	// OnStall, if set, receives the monitor's stall reports, from the
 	// monitor's goroutine: keep it short.

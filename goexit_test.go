@@ -194,3 +194,72 @@ func TestGoexitWhileScopeHelpsWaitsForTasks(t *testing.T) {
 		t.Fatalf("Run returned while a task of the scope was still running")
 	}
 }
+
+// A task that calls runtime.Goexit (as t.FailNow, t.Fatal and t.SkipNow
+// do) — the function of a Run, a submitted task, or a stolen Join half —
+// is reported as failed (never as success), nobody waiting for it hangs,
+// and the pool keeps all its workers: Goexit cannot be recovered, so the
+// worker's goroutine exits and a replacement takes over the worker.
+func TestGoexitInTaskIsReportedAndWorkerReplaced(t *testing.T) {
+	cases := []struct {
+		name    string
+		workers int
+		run     func(p *Pool) (panicked any, err error)
+	}{
+		{"Run's f calls Goexit", 1, func(p *Pool) (any, error) {
+			var err error
+			r := catchPanic(func() { _, err = Run(p, func(*Worker) int { runtime.Goexit(); return 1 }) })
+			return r, err
+		}},
+		{"a submitted task calls Goexit", 1, func(p *Pool) (any, error) { // reported to OnPanic (set below)
+			ran := make(chan struct{})
+			if err := p.Submit(func(*Worker) { close(ran); runtime.Goexit() }); err != nil {
+				return nil, err
+			}
+			<-ran
+			return "submitted", nil // nothing to report to; the pool must survive
+		}},
+		{"a stolen Join half calls Goexit", 2, func(p *Pool) (any, error) {
+			var err error
+			r := catchPanic(func() {
+				_, err = Run(p, func(w *Worker) int {
+					var stolen atomic.Bool
+					a, b := Join(w,
+						func(w *Worker) int {
+							for !stolen.Load() { // fb can only start on the other worker
+								w.Poll() // fb is offered at poll points
+								runtime.Gosched()
+							}
+							return 1
+						},
+						func(*Worker) int { stolen.Store(true); runtime.Goexit(); return 2 })
+					return a + b
+				})
+			})
+			return r, err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(Config{Workers: tc.workers, StallAfter: -1, OnPanic: func(*PanicError) {}}) // no spare in the barrier
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r any
+			if !within(t, func() { r, err = tc.run(p) }) {
+				t.Fatalf("the call did not return before the test's deadline (its goroutine and the pool stay blocked)")
+			}
+			if r == nil && err == nil {
+				t.Errorf("Run returned a nil error without panicking: Goexit in f looks like success")
+			}
+			// The pool must still have all its workers.
+			var ids map[int]bool
+			if !within(t, func() { ids = onEveryWorkerNoFatal(p) }) || len(ids) != tc.workers {
+				t.Fatalf("after Goexit the pool no longer runs a task on each of its %d workers (got %v): a worker goroutine died", tc.workers, ids)
+			}
+			if !within(t, func() { err = p.Close() }) {
+				t.Fatalf("Close did not return before the test's deadline")
+			}
+		})
+	}
+}

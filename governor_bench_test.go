@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,31 +21,64 @@ import (
 // (TestNeighbourProcess) for BenchmarkGovernorNeighbour.
 const neighbourEnv = "WORKSTEAL_NEIGHBOUR"
 
-// TestNeighbourProcess is not a test: run by BenchmarkGovernorNeighbour as
-// a separate process (the environment variable set), it spins on one
-// thread and, for each line read on stdin, prints how many work units it
-// has done so far.
+// TestNeighbourProcess is not a test: run by BenchmarkGovernorNeighbour and
+// BenchmarkResizeUnderNeighbour as a separate process (the environment
+// variable set), it spins on one thread and, for each line read on stdin,
+// prints how many work units it has done so far; for a line "since NS",
+// its own timeline instead: "T:U" pairs (Unix nanoseconds, units done
+// then), one at least every millisecond it ran, from time NS on.
 func TestNeighbourProcess(t *testing.T) {
 	if os.Getenv(neighbourEnv) == "" {
 		t.Skip("only a helper process of BenchmarkGovernorNeighbour")
 	}
 	runtime.GOMAXPROCS(1)
 	var units, sink atomic.Uint64
+	var mu sync.Mutex
+	var stamps []stamp // the timeline, under mu
 	go func() {
 		x := uint64(1)
+		var last int64
 		for {
 			for range 1 << 14 {
 				x = x*6364136223846793005 + 1442695040888963407
 			}
 			sink.Store(x)
-			units.Add(1)
+			u := units.Add(1)
+			if now := time.Now().UnixNano(); now-last >= int64(time.Millisecond) {
+				last = now
+				mu.Lock()
+				if len(stamps) < 1<<22 {
+					stamps = append(stamps, stamp{now, u})
+				}
+				mu.Unlock()
+			}
 		}
 	}()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		fmt.Println(units.Load())
+		since, ok := strings.CutPrefix(in.Text(), "since ")
+		if !ok {
+			fmt.Println(units.Load())
+			continue
+		}
+		ns, _ := strconv.ParseInt(since, 10, 64)
+		var line strings.Builder
+		mu.Lock()
+		i, _ := slices.BinarySearchFunc(stamps, ns, func(s stamp, ns int64) int { return cmp.Compare(s.t, ns) })
+		for _, s := range stamps[i:] {
+			fmt.Fprintf(&line, "%d:%d ", s.t, s.u)
+		}
+		mu.Unlock()
+		fmt.Println(line.String())
 	}
 	os.Exit(0)
+}
+
+// stamp is a point of the neighbour's timeline: at Unix time t (ns) it had
+// done u units.
+type stamp struct {
+	t int64
+	u uint64
 }
 
 // neighbour is a running neighbour process.
@@ -83,6 +118,42 @@ func (n *neighbour) units(b *testing.B) uint64 {
 		b.Fatalf("neighbour said %q", n.out.Text())
 	}
 	return v
+}
+
+// timeline asks the neighbour for its timeline from since on.
+func (n *neighbour) timeline(b *testing.B, since time.Time) []stamp {
+	if _, err := fmt.Fprintf(n.in, "since %d\n", since.UnixNano()); err != nil {
+		b.Fatal(err)
+	}
+	if !n.out.Scan() {
+		b.Fatalf("neighbour: %v", n.out.Err())
+	}
+	var ss []stamp
+	for _, f := range strings.Fields(n.out.Text()) {
+		ts, us, _ := strings.Cut(f, ":")
+		t, err1 := strconv.ParseInt(ts, 10, 64)
+		u, err2 := strconv.ParseUint(us, 10, 64)
+		if err1 != nil || err2 != nil {
+			b.Fatalf("neighbour's timeline: %q", f)
+		}
+		ss = append(ss, stamp{t, u})
+	}
+	return ss
+}
+
+// rateOver is the neighbour's units per second over [from, to] of its
+// timeline ss (the stamps nearest inside the stretch), 0 if ss has fewer
+// than two stamps there.
+func rateOver(ss []stamp, from, to time.Time) float64 {
+	i, _ := slices.BinarySearchFunc(ss, from.UnixNano(), func(s stamp, ns int64) int { return cmp.Compare(s.t, ns) })
+	j, _ := slices.BinarySearchFunc(ss, to.UnixNano(), func(s stamp, ns int64) int { return cmp.Compare(s.t, ns) })
+	if j >= len(ss) || ss[j].t > to.UnixNano() {
+		j--
+	}
+	if i >= j || j >= len(ss) {
+		return 0
+	}
+	return float64(ss[j].u-ss[i].u) / (float64(ss[j].t-ss[i].t) / 1e9)
 }
 
 func (n *neighbour) stop() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"runtime/pprof"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,4 +93,81 @@ func awaitPolling(w *Worker, ch <-chan struct{}) {
 			runtime.Gosched()
 		}
 	}
+}
+
+// within runs f on a new goroutine and reports whether it returned before
+// the test's deadline nears (testdeadline.Left); if not, the goroutine is
+// left running.
+func within(t testing.TB, f func()) bool {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(testdeadline.Left(t)):
+		return false
+	}
+}
+
+// onEveryWorkerNoFatal is onEveryWorker for use off the test goroutine: it
+// blocks until one task has run on each worker at once (a barrier), and
+// returns their ids.
+func onEveryWorkerNoFatal(p *Pool) map[int]bool {
+	n := p.Workers()
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	ids := make(chan int, n)
+	for range n {
+		if p.Submit(func(w *Worker) {
+			if arrived.Add(1) == int32(n) {
+				close(all)
+			}
+			<-all
+			ids <- w.ID()
+		}) != nil {
+			return nil
+		}
+	}
+	got := map[int]bool{}
+	for range n {
+		got[<-ids] = true
+	}
+	return got
+}
+
+// onEveryWorker submits one task per worker that waits until all of them
+// run at once (a barrier), and returns the ids of the workers that ran them.
+// It fails the test if the barrier is not reached before the test's deadline nears, as happens
+// when a worker has died.
+func onEveryWorker(t testing.TB, p *Pool) map[int]bool {
+	t.Helper()
+	n := p.Workers()
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	timeout := make(chan struct{})
+	timer := time.AfterFunc(testdeadline.Left(t), func() { close(timeout) })
+	defer timer.Stop()
+	ids := make(chan int, n)
+	for range n {
+		mustSubmit(t, p, func(w *Worker) {
+			if arrived.Add(1) == int32(n) {
+				close(all)
+			}
+			select {
+			case <-all:
+				ids <- w.ID()
+			case <-timeout:
+				ids <- -1
+			}
+		})
+	}
+	got := map[int]bool{}
+	for range n {
+		id := <-ids
+		if id < 0 {
+			t.Fatalf("only %d of %d workers took a barrier task before the test's deadline", arrived.Load(), n)
+		}
+		got[id] = true
+	}
+	return got
 }

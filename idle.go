@@ -4,13 +4,14 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
 // idleWait is one idle stretch of a worker: in its main loop (findWork),
 // or inside a wait at a latch (helpUntil: a Join whose second half was
 // stolen, a Scope, a Future). Both follow the same schedule,
-// policy.IdleState, so a joiner backs off, sleeps and parks exactly as an
+// policyrt.IdleState, so a joiner backs off, sleeps and parks exactly as an
 // idle worker does, each delay drawn once (PROTOCOL.md "Waiting for a
 // latch").
 //
@@ -20,7 +21,7 @@ import (
 type idleWait struct {
 	w      *Worker
 	latch  *latch // what a joiner waits for; nil in the main loop
-	sched  policy.IdleState
+	sched  policyrt.IdleState
 	active bool
 	// parked is how long the stretch's last park lasted, until the next
 	// round tells whether it ended with work (Idle.Adaptive only).
@@ -103,14 +104,14 @@ func (iw *idleWait) failed() {
 		sched = t.Idle()
 	}
 	step := iw.sched.Next(sched, w.sel.Rand())
-	if step.Kind == policy.IdleSpin {
+	if step.Kind == policyrt.IdleSpin {
 		iw.spin(step)
 		return
 	}
 	if l := iw.latch; l != nil {
 		l.state.CompareAndSwap(latchUnset, latchSleeping) // [L2]
 	}
-	if w.tuner != nil && step.Kind == policy.IdlePark {
+	if w.tuner != nil && step.Kind == policyrt.IdlePark {
 		t0 := now()
 		w.park(iw.recheck, step.Delay)
 		iw.parked = max(1, now()-t0)
@@ -121,17 +122,17 @@ func (iw *idleWait) failed() {
 
 // newTuner returns a worker's idle tuner for schedule p, nil unless
 // p.Adaptive.
-func newTuner(p policy.Idle) *policy.IdleTuner {
+func newTuner(p policy.Idle) *policyrt.IdleTuner {
 	if !p.Adaptive {
 		return nil
 	}
-	t := policy.NewIdleTuner(p)
+	t := policyrt.NewIdleTuner(p)
 	return &t
 }
 
 // spin stays awake for step.Delay, yielding the processor (a runnable
 // goroutine gets the CPU), and stops early when the awaited latch is set.
-func (iw *idleWait) spin(step policy.IdleStep) {
+func (iw *idleWait) spin(step policyrt.IdleStep) {
 	if step.Delay <= 0 {
 		return
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/worksteal/worksteal/policy"
 )
 
-func TestJoin(t *testing.T) {
+func TestJoinComputesFibUnderEveryVictimAndAmount(t *testing.T) {
 	defer watchdog(t)()
 	n := 25
 	if testing.Short() || raceEnabled {

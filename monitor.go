@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,14 @@ import (
 //     silently, whether it spins or blocks: no other goroutine may take a
 //     latent frame, so the monitor cannot hand it over, but it names the
 //     worker, since when, and where it waits.
+//     "For StallReport" is its own time, not the clock's: a worker that
+//     waits (a blocked state) is charged the wall time; one that is
+//     running or runnable is charged only the CPU time it can have had
+//     (monWorker.ran, from the process's CPU time and the goroutines that
+//     competed for it, cpuShare). A worker that is merely descheduled — an
+//     overloaded machine, or CPU-bound goroutines beside the pool on too
+//     few Ps — makes progress as soon as it runs, so it is never reported
+//     however long it waits for a CPU.
 //
 // Progress word (Worker.mon): the owner stores it, the monitor loads it.
 // Bit monIdle: the worker is in an idle stretch (searching, backing off,
@@ -63,7 +72,8 @@ func (w *Worker) setMonBits(mask, v uint64) {
 type Stall struct {
 	Worker int           // the worker's ID (spares: at or above Workers())
 	Since  time.Time     // when it last made progress
-	For    time.Duration // how long it had been stalled when reported
+	For    time.Duration // how long it had been stalled when reported (wall time)
+	Ran    time.Duration // of For, the CPU time it can have had (an estimate; see Config.StallReport)
 	State  string        // its goroutine's state in the runtime, as in a stack dump ("running", "chan receive", "sleep", …)
 	Queued bool          // work was queued that nobody had taken
 	Idle   int           // workers searching or parked when it was reported
@@ -75,8 +85,8 @@ type Stall struct {
 // String is the report written to the standard logger when Config.OnStall
 // is nil.
 func (s Stall) String() string {
-	return fmt.Sprintf("worksteal: worker %d has made no progress for %v (since %s; goroutine state %q; work queued: %v; idle workers: %d; spares: %d). %s\n%s",
-		s.Worker, s.For.Round(time.Millisecond), s.Since.Format(time.RFC3339Nano), s.State, s.Queued, s.Idle, s.Spares, s.Advice, s.Stack)
+	return fmt.Sprintf("worksteal: worker %d has made no progress for %v (%v of it with a CPU; since %s; goroutine state %q; work queued: %v; idle workers: %d; spares: %d). %s\n%s",
+		s.Worker, s.For.Round(time.Millisecond), s.Ran.Round(time.Millisecond), s.Since.Format(time.RFC3339Nano), s.State, s.Queued, s.Idle, s.Spares, s.Advice, s.Stack)
 }
 
 const (
@@ -99,6 +109,11 @@ type monitor struct {
 	// per-worker state, monitor goroutine only: regular workers, then spares.
 	ws     []monWorker
 	logged time.Time // last report written to the log (monitor goroutine only)
+	// The previous sample's time and process CPU time (cpuShare), and the
+	// scheduler's goroutine counts (monitor goroutine only).
+	lastAt  time.Time
+	lastCPU time.Duration
+	sched   []metrics.Sample
 }
 
 // stallLogEvery rate-limits the reports written to the standard logger
@@ -107,10 +122,11 @@ const stallLogEvery = time.Minute
 
 type monWorker struct {
 	w        *Worker
-	v        uint64    // last progress word seen
-	since    time.Time // when v last changed
-	state    string    // goroutine state at the last dump ("" unknown)
-	checkAt  time.Time // next dump that may look at it (running: backoff)
+	v        uint64        // last progress word seen
+	since    time.Time     // when v last changed
+	ran      time.Duration // CPU time it can have had since then (cpuShare)
+	state    string        // goroutine state at the last dump ("" unknown)
+	checkAt  time.Time     // next dump that may look at it (running: backoff)
 	backoff  time.Duration
 	reported bool
 }
@@ -199,7 +215,7 @@ func (m *monitor) run(p *Pool) {
 }
 
 // forget drops what the monitor knew of the workers (the pool went idle).
-func (m *monitor) forget() { m.ws = m.ws[:0] }
+func (m *monitor) forget() { m.ws, m.lastAt = m.ws[:0], time.Time{} }
 
 // workers returns the monitor's entries for every worker and spare now.
 func (m *monitor) workers(p *Pool, now time.Time) []monWorker {
@@ -227,6 +243,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	queued := p.workVisible()
 	sleepers, searching := counts(p.sleep.state.Load())
 	idle := int(sleepers + searching)
+	sl := m.cpuShare(now)
 	var stalled []*monWorker
 	for i := range ws {
 		e := &ws[i]
@@ -235,6 +252,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 			*e = monWorker{w: e.w, v: v, since: now}
 			continue
 		}
+		e.ran += time.Duration(float64(min(sl.dt, now.Sub(e.since))) * sl.f)
 		if now.Sub(e.since) >= m.after {
 			stalled = append(stalled, e)
 		}
@@ -245,13 +263,14 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	}
 	// A stack dump stops the world: take one only for a stalled worker
 	// whose state is unknown, or that was running at the last look and
-	// is due for another (backoff up to StallReport), or that is due for a
-	// report.
+	// is due for another (backoff up to StallReport), and only while some
+	// P is free (a stalled worker is then not merely waiting for a CPU,
+	// and a spare would run at once); or for a worker due for a report.
 	var stacks []byte
 	for _, e := range stalled {
 		due := e.state == "" || (!blockedState(e.state) && !now.Before(e.checkAt))
-		report := !e.reported && now.Sub(e.since) >= m.report && (queued || idle > 0)
-		if (due && (queued || idle > 0)) || report {
+		report := !e.reported && e.stuck(now) >= m.report && (queued || idle > 0)
+		if (due && (queued || idle > 0) && !sl.saturated) || report {
 			stacks = allStacks()
 			break
 		}
@@ -284,7 +303,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		}
 	}
 	for _, e := range stalled {
-		if e.reported || now.Sub(e.since) < m.report || !(queued || idle > 0) {
+		if e.reported || e.stuck(now) < m.report || !(queued || idle > 0) {
 			continue
 		}
 		if blockedState(e.state) && compensated {
@@ -292,7 +311,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		}
 		e.reported = true
 		_, stack := goroutineStack(stacks, e.w.gid.Load())
-		s := Stall{Worker: e.w.id, Since: e.since, For: now.Sub(e.since), State: e.state,
+		s := Stall{Worker: e.w.id, Since: e.since, For: now.Sub(e.since), Ran: min(e.ran, now.Sub(e.since)), State: e.state,
 			Queued: queued, Idle: idle, Spares: int(p.spares.nactive.Load()), Stack: stack, Advice: adviceBusy}
 		if blockedState(e.state) {
 			s.Advice = adviceBlocked
@@ -304,6 +323,63 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 			log.Print(s.String())
 		}
 	}
+}
+
+// stuck is how long e has been stalled by its own doing: since its last
+// progress if it waits (a blocked state: the wait is its own), otherwise
+// the CPU time it can have had since then. A worker that runs without
+// progress for StallReport of CPU time is stuck (a spin, a leaf without
+// poll points); one that waited for a CPU most of that time is not.
+func (e *monWorker) stuck(now time.Time) time.Duration {
+	if blockedState(e.state) {
+		return now.Sub(e.since)
+	}
+	return e.ran
+}
+
+// cpuSlice is the CPU a goroutine competing for one could have had over the
+// last dt: f of a CPU (0 < f <= 1).
+type cpuSlice struct {
+	dt time.Duration
+	f  float64
+	// saturated: goroutines were waiting for a P when the monitor looked
+	// (every P busy). A spare would only wait for a CPU too, so the
+	// monitor takes no stack dump to look for blocked workers then.
+	saturated bool
+}
+
+// cpuShare estimates the share of a CPU that each runnable or running
+// goroutine of the process had since the previous sample: the process's
+// CPU time over the interval (every P, where it cannot be read), divided
+// among the goroutines that competed for it (the scheduler's running and
+// runnable counts, less the monitor itself), at most one CPU each. On a
+// quiet machine a busy worker has a whole CPU (f = 1); on an overloaded
+// one, or beside more CPU-bound goroutines than Ps, much less.
+func (m *monitor) cpuShare(now time.Time) cpuSlice {
+	cpu, ok := processCPU()
+	dt := now.Sub(m.lastAt)
+	first := m.lastAt.IsZero()
+	dcpu := cpu - m.lastCPU
+	m.lastAt, m.lastCPU = now, cpu
+	if m.sched == nil {
+		m.sched = []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
+	}
+	metrics.Read(m.sched)
+	var n [2]uint64 // running, runnable
+	for i, s := range m.sched {
+		if s.Value.Kind() == metrics.KindUint64 {
+			n[i] = s.Value.Uint64()
+		}
+	}
+	if first || dt <= 0 {
+		return cpuSlice{saturated: n[1] > 0}
+	}
+	competing := float64(n[0]+n[1]) - 1 // less the monitor, which is running
+	rate := float64(dcpu) / float64(dt) // CPUs the process used
+	if !ok {
+		rate = float64(runtime.GOMAXPROCS(0))
+	}
+	return cpuSlice{dt: dt, f: max(0, min(1, rate/max(1, competing))), saturated: n[1] > 0}
 }
 
 // blockedState reports whether a goroutine state from a stack dump means

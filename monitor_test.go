@@ -201,3 +201,86 @@ func TestGoroutineStackParse(t *testing.T) {
 		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
 	}
 }
+
+// A pool whose workers progress whenever they get a CPU, on two Ps beside
+// 32 CPU-bound goroutines of the same process: each worker waits about
+// 16 scheduling slices (~160 ms) for a CPU between runs, far past
+// StallReport, with work queued. It is runnable, not stalled by its own
+// doing, and the monitor must not report it (it did, before it charged a
+// runnable worker only the CPU time it can have had).
+func TestNoStallReportedWhenDescheduled(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var reports atomic.Int64
+	var first atomic.Pointer[Stall]
+	p := newTestPool(t, Config{Workers: 2, StallReport: 50 * time.Millisecond, OnStall: func(s Stall) {
+		reports.Add(1)
+		first.CompareAndSwap(nil, &s)
+	}})
+	var stop atomic.Bool
+	var neighbours sync.WaitGroup
+	for range 32 {
+		neighbours.Go(func() {
+			x := uint64(1)
+			for !stop.Load() {
+				for range 1 << 12 { // CPU-bound: only preemption takes its P
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sinkU.Store(x)
+		})
+	}
+	defer neighbours.Wait()
+	defer stop.Store(true)
+	// Rounds of 400 tasks of about 20 × 10 µs of CPU each, polling between
+	// steps: whenever a worker runs it progresses within microseconds. The
+	// rounds go on until some worker has waited 3 × StallReport between
+	// two steps (what a wall-clock monitor would report), bounded by the
+	// test's deadline.
+	var longest atomic.Int64 // ns: the longest wait of a worker between two of its steps
+	deadline := untilDeadline(t)
+	for longest.Load() < int64(150*time.Millisecond) {
+		select {
+		case <-deadline:
+			t.Fatalf("no worker waited %v for a CPU beside the neighbours (longest %v): the test shows nothing", 150*time.Millisecond, time.Duration(longest.Load()))
+		default:
+		}
+		var last [2]atomic.Int64
+		err := p.Scope(t.Context(), func(w *Worker, s *Scope) error {
+			for range 400 {
+				s.Go(w, func(w *Worker) error {
+					x := uint64(1)
+					for range 20 {
+						for range 1 << 10 {
+							x ^= x << 13
+							x ^= x >> 7
+							x ^= x << 17
+						}
+						w.Poll()
+						now := time.Now().UnixNano()
+						if prev := last[w.ID()%2].Swap(now); prev != 0 {
+							for gap := now - prev; gap > longest.Load(); {
+								if longest.CompareAndSwap(longest.Load(), gap) {
+									break
+								}
+							}
+						}
+					}
+					sinkU.Store(x)
+					return nil
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := reports.Load(); n > 0 {
+		s := first.Load()
+		t.Errorf("%d stall reports for workers that were only waiting for a CPU; the first:\n%v", n, s)
+	}
+}
+
+var sinkU atomic.Uint64

@@ -3,6 +3,7 @@ package worksteal
 import (
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -31,61 +32,91 @@ func rangeJoin(w *Worker, lo, hi int, leaf func(w *Worker, i int)) {
 		func(w *Worker) struct{} { rangeJoin(w, mid, hi, leaf); return struct{}{} })
 }
 
-// BenchmarkResizeUnderNeighbour: a 2-worker pool runs 4,000 leaves of
-// 1 ms of CPU (a Join tree, leaves polling every 50 µs) beside a CPU-bound
-// one-thread neighbour process. 500 ms in, the program lowers the pool to
-// one worker (what the governor does when it decides: Pool.SetWorkers).
-// Reported, medians over the runs:
+// BenchmarkResizeUnderNeighbour: issue 30's "resizing acts on running
+// work", measured with a CPU-bound neighbour. A pool with one worker per P
+// runs a long Join tree of 1 ms leaves (polling every 50 µs, as Poll's doc
+// advises) beside a one-thread CPU-bound neighbour process, so the
+// neighbour shares the CPUs with every worker. 300 ms in, the program
+// lowers the pool by one worker — what Config.Governor does when it
+// decides (Pool.SetWorkers) — which should give the neighbour a whole CPU.
+// Reported, medians over the b.N decisions:
 //
-//   - handback-ms: from SetWorkers(1) until worker 1 stops running tasks
-//     (its progress word shows it idle: waiting at a join as surplus, or
-//     retired), sampled every 100 µs;
-//   - nb-before, nb-after: the neighbour's work units per second in the
-//     500 ms before the decision and in the 500 ms from 100 ms after it,
-//     as a share of its rate alone on the machine (nb-solo).
+//   - share-ms: from the decision until the neighbour runs at its share,
+//     the first 20 ms of its own timeline (TestNeighbourProcess) at 90 %
+//     or more of its solo rate; 400 if not within 400 ms (the target is
+//     100 ms);
+//   - handback-ms: from the decision until the surplus worker stops
+//     running tasks (its progress word shows it idle: waiting at a join as
+//     surplus, or retired), sampled every 100 µs;
+//   - nb-before, nb-after: the neighbour's rate in the 250 ms before the
+//     decision and from 100 to 400 ms after it, as a share of its solo
+//     rate (nb-solo-units/s, measured first, alone).
 //
-// Run: go test -run '^$' -bench ResizeUnderNeighbour -benchtime 3x .
+// Run: go test -run '^$' -bench ResizeUnderNeighbour -benchtime 5x .
 func BenchmarkResizeUnderNeighbour(b *testing.B) {
-	if runtime.NumCPU() < 2 {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || runtime.NumCPU() < 2 {
 		b.Skip("needs 2 CPUs")
 	}
 	nb := startNeighbour(b)
 	defer nb.stop()
-	rate := func(d time.Duration) float64 {
-		u0, t0 := nb.units(b), time.Now()
-		time.Sleep(d)
-		return float64(nb.units(b)-u0) / time.Since(t0).Seconds()
-	}
 	time.Sleep(200 * time.Millisecond)
-	solo := rate(time.Second)
-	var handback, before, after []float64
+	t := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	solo := rateOver(nb.timeline(b, t), t, time.Now())
+	if solo == 0 {
+		b.Fatal("the neighbour recorded no timeline")
+	}
+	var share, handback, before, after []float64
 	for range b.N {
-		p, err := New(Config{Workers: 2})
+		p, err := New(Config{Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
+		var stop atomic.Bool
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			Run(p, func(w *Worker) int {
-				rangeJoin(w, 0, 4000, func(w *Worker, _ int) { burnPolling(w, time.Millisecond) })
+				rangeJoin(w, 0, 1<<20, func(w *Worker, _ int) {
+					if !stop.Load() {
+						burnPolling(w, time.Millisecond)
+					}
+				})
 				return 0
 			})
 		}()
-		time.Sleep(100 * time.Millisecond) // both workers busy
-		before = append(before, rate(400*time.Millisecond)/solo)
-		w1 := p.workers[1]
+		time.Sleep(300 * time.Millisecond) // every worker busy
+		last := p.workers[workers-1]
 		t0 := time.Now()
-		if err := p.SetWorkers(1); err != nil {
+		if err := p.SetWorkers(workers - 1); err != nil {
 			b.Fatal(err)
 		}
-		for w1.mon.Load()&monIdle == 0 && time.Since(t0) < 10*time.Second {
+		for last.mon.Load()&monIdle == 0 && time.Since(t0) < 10*time.Second {
 			time.Sleep(100 * time.Microsecond)
 		}
 		handback = append(handback, float64(time.Since(t0).Microseconds())/1000)
-		time.Sleep(100*time.Millisecond - time.Since(t0))
-		after = append(after, rate(500*time.Millisecond)/solo)
-		p.SetWorkers(2)
+		time.Sleep(time.Until(t0.Add(450 * time.Millisecond)))
+		ss := nb.timeline(b, t0.Add(-300*time.Millisecond))
+		stop.Store(true)
+		before = append(before, rateOver(ss, t0.Add(-250*time.Millisecond), t0)/solo)
+		after = append(after, rateOver(ss, t0.Add(100*time.Millisecond), t0.Add(400*time.Millisecond))/solo)
+		reached := 400.0
+		for _, s := range ss {
+			at := time.Unix(0, s.t)
+			if at.Before(t0) {
+				continue
+			}
+			if at.After(t0.Add(400 * time.Millisecond)) {
+				break
+			}
+			if rateOver(ss, at, at.Add(20*time.Millisecond)) >= 0.9*solo {
+				reached = float64(at.Sub(t0).Microseconds()) / 1000
+				break
+			}
+		}
+		share = append(share, reached)
+		p.SetWorkers(workers)
 		<-done
 		p.Close()
 	}
@@ -94,9 +125,10 @@ func BenchmarkResizeUnderNeighbour(b *testing.B) {
 		slices.Sort(s)
 		return s[len(s)/2]
 	}
+	b.ReportMetric(med(share), "share-ms")
 	b.ReportMetric(med(handback), "handback-ms")
 	b.ReportMetric(med(before), "nb-before")
 	b.ReportMetric(med(after), "nb-after")
 	b.ReportMetric(solo, "nb-solo-units/s")
-	b.Logf("handback ms %v; neighbour share before %v, after %v", handback, before, after)
+	b.Logf("workers %d→%d; share ms %v; handback ms %v; neighbour's share before %.2f, after %.2f", workers, workers-1, share, handback, before, after)
 }

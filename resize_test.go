@@ -3,6 +3,7 @@ package worksteal
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -325,5 +326,70 @@ func TestAdaptiveIdle(t *testing.T) {
 		if r := w.tuner.Rounds(); r >= 8 {
 			t.Errorf("worker %d: %d rounds after 12 idle gaps of 10 ms; want fewer than the starting 8", w.id, r)
 		}
+	}
+}
+
+// A worker made surplus while its deque holds tasks it queued runs them
+// before it retires (SetWorkers' doc: nothing queued is lost). Worker 1
+// queues 64 tasks and lowers the pool to one worker; worker 0 spins
+// without polling until they have run, so only worker 1 can run them: it
+// must drain its deque before it parks for good. With a surplus worker
+// retiring without popping its deque, they wait for ever (under -race
+// the invariant check at the retirement panics first).
+func TestSurplusWorkerRunsItsQueuedTasksBeforeRetiring(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 2, OnStall: func(Stall) {}})
+	deadline := untilDeadline(t)
+	const tasks = 64
+	for {
+		var ran, onOne atomic.Int64
+		root := -1
+		err := p.Scope(t.Context(), func(w *Worker, s *Scope) error {
+			if root = w.ID(); root != 0 {
+				return nil // the scenario needs the root on worker 0: again
+			}
+			var started atomic.Bool
+			s.Spawn(w, func(w *Worker) { // stolen by worker 1: worker 0 spins below
+				started.Store(true)
+				for range tasks {
+					s.Spawn(w, func(w *Worker) {
+						if w.ID() == 1 {
+							onOne.Add(1)
+						}
+						ran.Add(1)
+					})
+				}
+				if err := p.SetWorkers(1); err != nil {
+					t.Error(err)
+				}
+			})
+			for !started.Load() || ran.Load() < tasks { // no poll point: worker 0 takes nothing
+				select {
+				case <-deadline:
+					t.Errorf("%d of %d tasks queued by worker 1 ran after it became surplus: it retired without running its deque", ran.Load(), tasks)
+					return nil // the scope's wait runs the rest
+				default:
+				}
+				runtime.Gosched()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetWorkers(2); err != nil {
+			t.Fatal(err)
+		}
+		if root != 0 {
+			select {
+			case <-deadline:
+				t.Fatal("the scope's root never ran on worker 0")
+			default:
+			}
+			continue
+		}
+		if got := onOne.Load(); got != tasks && !t.Failed() {
+			t.Errorf("worker 1 ran %d of the %d tasks it queued; want all (worker 0 took none)", got, tasks)
+		}
+		return
 	}
 }

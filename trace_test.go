@@ -12,7 +12,7 @@ import (
 	"github.com/worksteal/worksteal/policy"
 )
 
-func TestTrace(t *testing.T) {
+func TestTraceEventsAreOrderedAndMatched(t *testing.T) {
 	p := newTestPool(t, Config{Workers: 3, Trace: 1 << 14})
 	Run(p, func(w *Worker) int { return fibJoin(w, 22) })
 	Run(p, func(w *Worker) int {

@@ -1,12 +1,14 @@
 package worksteal
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/deque"
 	"github.com/worksteal/worksteal/internal/pad"
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -42,13 +44,13 @@ type Worker struct {
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
 	mark    time.Duration
-	sel     *policy.Selector
+	sel     *policyrt.Selector
 	id      int
 	spare   bool
-	rec     *recorder         // event trace; nil when tracing is off
-	tuner   *policy.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
-	prof    *profState        // work/span profiling of the running strand; nil when off
-	owner   ownerState        // -race builds: which goroutine may use the handle (owner_race.go)
+	rec     *recorder           // event trace; nil when tracing is off
+	tuner   *policyrt.IdleTuner // Idle.Adaptive; nil when the schedule is fixed (owner only)
+	prof    *profState          // work/span profiling of the running strand; nil when off
+	owner   ownerState          // -race builds: which goroutine may use the handle (owner_race.go)
 
 	// eagerLeft is how many more Joins of the running job may be eager
 	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
@@ -89,7 +91,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		id:      id,
 		pool:    p,
 		dq:      dq,
-		sel:     policy.NewSelector(p.cfg.Victim, self, size, p.cfg.Groups, p.cfg.Seed),
+		sel:     policyrt.NewSelector(p.cfg.Victim, self, size, p.cfg.Groups, p.cfg.Seed),
 		wake:    make(chan struct{}, 1),
 		idleIdx: -1,
 		spare:   spare,
@@ -295,12 +297,17 @@ func (w *Worker) findWork(woken bool) *job {
 		}
 		if w.surplus() {
 			// SetWorkers left this worker out of the active set: it parks
-			// for good once its own work is done (resize.go). Stopping
-			// searching first passes the wake-up on (the chain wake-up):
-			// work that woke it still finds an active worker.
-			if j := w.takeLocal(); j != nil {
-				iw.end()
-				return j
+			// for good once its own work is done (resize.go). Its deque is
+			// empty here: a job's end pops it empty above (takeLocal, before
+			// the first round: a surplus worker runs what it queued), a
+			// worker woken from a park had emptied it before parking, a
+			// failed round pushes nothing, and only the owner pushes
+			// (checked under invariants). Work submitted to its inbox is
+			// left to the active workers, which search every inbox.
+			// Stopping searching first passes the wake-up on (the chain
+			// wake-up): work that woke it still finds an active worker.
+			if invariants && w.dq.Len() != 0 {
+				panic(fmt.Sprintf("worksteal: invariant broken: surplus worker %d retires with %d jobs in its deque", w.id, w.dq.Len()))
 			}
 			p.sleep.stopSearching(true)
 			w.retire()

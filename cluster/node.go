@@ -48,6 +48,8 @@ type Node struct {
 
 	bindOnly bool      // Record: never creates or changes the tier, whatever the role
 	rec      *recorder // the recorder Record runs, under mu
+
+	resBatch resultBatch // results waiting for the recorder (recordViaRecorder)
 }
 
 // New returns a Node that works through the connection nc. It does not

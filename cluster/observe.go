@@ -103,8 +103,11 @@ type jobView struct {
 	id                  string
 	total               int
 	created             time.Time
-	recorded            bool // a record exists
-	finished            bool
+	recorded            bool      // a record exists
+	finished            bool      // its record says Done
+	ended               time.Time // its record's Ended
+	finishedSeen        time.Time // when the observer first showed it finished
+	countedAll          int       // consecutive counts that found every task's result (flat jobs)
 	doneExact           int       // the server's count of results
 	counted             bool      // doneExact is set
 	countAfter          time.Time // when countDone may count it again
@@ -112,6 +115,9 @@ type jobView struct {
 	failedKeys          map[string]struct{}
 	handed              map[string]int // children listed by a result, by the listing task (a set: reported twice counts once)
 	handedSum           int            // the sum of handed
+	live                int            // children handed over by tasks still running, as the last statuses say
+	running             int            // its tasks running, as the last statuses say
+	queued              int            // its task messages in the stream, less the running ones
 	reduce              string         // the record's Reduce
 	retries, reruns     int            // attempts after a failure; runs beyond the attempts (Result.Reruns)
 	firstStart, lastEnd time.Time
@@ -327,7 +333,7 @@ func (o *Observer) onJob(rec jobRecord) {
 		// The id was deleted and submitted again: start over.
 		*j = jobView{id: rec.ID, hist: balance.NewHistory(0), failedKeys: map[string]struct{}{}}
 	}
-	j.total, j.created, j.recorded, j.reduce = rec.Total, rec.Created, true, rec.Reduce
+	j.total, j.created, j.recorded, j.reduce, j.ended = rec.Total, rec.Created, true, rec.Reduce, rec.Ended
 	j.finished = j.finished || rec.Done
 }
 
@@ -341,9 +347,14 @@ func (j *jobView) addHanded(task string, n int) {
 	j.handed[task] = n
 }
 
+// mayGrow says the job may be a tree: it names a reduction, or a result
+// seen or a running task listed children handed over. Called with o.mu
+// held.
+func (j *jobView) mayGrow() bool { return j.reduce != "" || j.handedSum > 0 || j.live > 0 }
+
 // tasks is the job's tasks as far as the observer knows: those its record
 // counts and the children handed over that the results seen list.
-func (j *jobView) tasks() int { return j.total + j.handedSum }
+func (j *jobView) tasks() int { return j.total + j.handedSum + j.live }
 
 // job returns the view of job id, made if need be. Called with o.mu held.
 func (o *Observer) job(id string) *jobView {
@@ -430,6 +441,7 @@ func (o *Observer) countDone(ctx context.Context) {
 		end := time.Now()
 		o.mu.Lock()
 		if j := o.jobs[id]; j != nil {
+			o.refreshLive(end)
 			j.setDone(n, end)
 			j.countAfter = start.Add(25 * end.Sub(start))
 		}
@@ -440,12 +452,16 @@ func (o *Observer) countDone(ctx context.Context) {
 // setDone takes the server's count of the job's results at t.
 func (j *jobView) setDone(n int, t time.Time) {
 	j.doneExact, j.counted = n, true
-	// A job whose tasks may spawn (it names a reduction) is finished only
-	// by its record (Done, set by its submitter's quiescence rule): a
-	// child's result may be counted before the observer has seen the
-	// result that lists it, so a count cannot tell that every task is in.
-	if j.total > 0 && n >= j.tasks() && j.reduce == "" && j.handedSum == 0 {
-		j.finished = true
+	// A job is finished by its record (Done, set by its submitter's
+	// quiescence rule). Without it (no submitter follows the job), a
+	// count that covers the job's tasks twice in a row shows it finished,
+	// only while nothing tells of a tree: a child's result may be counted
+	// before the observer has seen the task that handed it over, so a
+	// count cannot tell that every task of a tree is in.
+	if j.total > 0 && n >= j.tasks() && !j.mayGrow() {
+		j.countedAll++
+	} else {
+		j.countedAll = 0
 	}
 	j.samples = append(j.samples, doneSample{t, n})
 	k := 0
@@ -453,6 +469,37 @@ func (j *jobView) setDone(n int, t time.Time) {
 		k++
 	}
 	j.samples = j.samples[k:]
+}
+
+// refreshLive sets each job's running tasks and the children they have
+// handed over so far, from the last statuses of the workers up. Called
+// with o.mu held.
+func (o *Observer) refreshLive(now time.Time) {
+	for _, j := range o.jobs {
+		j.live, j.running = 0, 0
+	}
+	for _, w := range o.workers {
+		if w.st.Stopping || now.Sub(w.seen) > statusMissed*cmp.Or(w.st.Every, statusEvery) {
+			continue
+		}
+		for _, t := range w.st.Running {
+			j := o.jobs[t.Job]
+			if j == nil {
+				continue
+			}
+			j.running++
+			if _, recorded := j.handed[t.Task]; !recorded {
+				j.live += t.Handed
+			}
+		}
+	}
+}
+
+// finishedNow says the job is finished: its record says so, or (a job no
+// submitter follows) two counts in a row covered its tasks and nothing
+// of it runs or waits. Called with o.mu held.
+func (o *Observer) finishedNow(j *jobView) bool {
+	return j.finished || (j.countedAll >= 2 && j.running == 0 && o.inQueue[j.id] == 0 && !j.mayGrow())
 }
 
 // countQueued reads how many task messages of each job the stream holds.
@@ -588,8 +635,9 @@ type JobState struct {
 	Rate      float64 `json:"rate"`
 	ETASec    float64 `json:"eta_s"`
 	MedianSec float64 `json:"median_s"`
-	// ElapsedSec runs from the job's creation to now, or to its last
-	// result once finished.
+	// ElapsedSec runs from the job's creation to now, or to its
+	// end once finished (when its submitter saw its last result, else its
+	// last result seen, else when the observer first saw it finished).
 	ElapsedSec float64 `json:"elapsed_s"`
 }
 
@@ -657,6 +705,7 @@ func (o *Observer) State() State {
 		s.Workers = append(s.Workers, ws)
 	}
 	slices.SortFunc(s.Workers, func(a, b WorkerState) int { return strings.Compare(a.Name, b.Name) })
+	o.refreshLive(now)
 	slices.SortFunc(s.Stragglers, func(a, b Straggler) int { return cmp.Compare(b.Ratio, a.Ratio) })
 	for _, j := range o.jobs {
 		if !j.recorded {
@@ -667,13 +716,15 @@ func (o *Observer) State() State {
 			done = j.doneExact
 		}
 		total := j.tasks()
-		js := JobState{ID: j.id, Total: total, Handed: j.handedSum, Reduce: j.reduce, Running: running[j.id],
+		js := JobState{ID: j.id, Total: total, Handed: j.handedSum + j.live, Reduce: j.reduce, Running: running[j.id],
 			Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
-		js.Finished = j.finished || (j.total > 0 && done >= total && j.reduce == "" && j.handedSum == 0)
-		if js.Finished || (total > 0 && done > total) {
+		js.Finished = o.finishedNow(j)
+		if js.Finished {
 			done = total // seen may count a result twice (reported twice)
-		}
-		if !js.Finished {
+			if j.finishedSeen.IsZero() {
+				j.finishedSeen = now
+			}
+		} else {
 			js.Queued = max(0, o.inQueue[j.id]-js.Running)
 			var stalls []string
 			for _, r := range o.waits[j.id] {
@@ -683,6 +734,11 @@ func (o *Observer) State() State {
 			}
 			slices.Sort(stalls)
 			js.Waiting = strings.Join(stalls, "; ")
+			// What is done, running or queued is a task of the job, and
+			// an unfinished job has a task without a result: a total
+			// behind the statuses (a child's result counted before the
+			// status of the task that handed it over) is raised to that.
+			js.Total = max(total, done+js.Running+js.Queued, done+1)
 		}
 		js.Failed = min(len(j.failedKeys), done)
 		js.Succeeded = done - js.Failed
@@ -692,14 +748,21 @@ func (o *Observer) State() State {
 				js.Rate = float64(j.samples[n-1].n-j.samples[0].n) / dt.Seconds()
 			}
 		}
-		if left := total - done; js.Finished || left <= 0 {
+		// The ETA: what is left at that rate; unknown (-1) while a tree
+		// grows, since its total is not known until it ends.
+		switch left := js.Total - done; {
+		case js.Finished:
 			js.ETASec = 0
-		} else if js.Rate > 0 {
+		case j.mayGrow():
+		case js.Rate > 0:
 			js.ETASec = float64(left) / js.Rate
 		}
+		// The elapsed time ends with the job: at its last result seen, or
+		// when its submitter saw it end (its record's Ended), or when the
+		// observer first saw it finished.
 		end := now
-		if js.Finished && !j.lastEnd.IsZero() {
-			end = j.lastEnd
+		if js.Finished {
+			end = cmp.Or(j.ended, j.lastEnd, j.finishedSeen)
 		}
 		js.ElapsedSec = max(0, end.Sub(j.created).Seconds())
 		s.Queued += js.Queued

@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,9 +23,13 @@ import (
 // for (header Ws-Ack); the recorder checks the delivery before it writes.
 const (
 	recResult    = "result"    // record a result (body: the Result)
+	recResults   = "results"   // record several (body: entries of the delivery's reply subject and the Result, see appendBatched)
 	recDiscarded = "discarded" // count a discarded run (header Ws-Delivered)
 	recFailure   = "failure"   // count a handler's failure (header Ws-Seen; body: the error)
 	recSpawn     = "spawn"     // hand a child over (header Ws-Task; body: its payload)
+	recAck       = "ack"       // settle the delivery: ack, nak, in progress, term (body: the ack's own body; no answer)
+	recHello     = "hello"     // a worker starts serving (body: its Serve's id): tap its deliveries
+	recLost      = "lost"      // failover: a watched peer is lost (body: its Serve's id): hand its deliveries back
 
 	hdrAck       = "Ws-Ack"       // the delivery's reply subject: what the worker holds
 	hdrDelivered = "Ws-Delivered" // the delivery count of a discarded run
@@ -36,6 +43,7 @@ const (
 	recOK      = "ok"
 	recDup     = "dup"     // a result is recorded already: nothing written
 	recRefused = "refused" // the check failed: nothing written (body: the reason)
+	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
 )
 
 // ErrRefused: the recorder refused a worker's write (a result for a task
@@ -44,7 +52,9 @@ var ErrRefused = errors.New("cluster: refused by the recorder")
 
 // Refusal reasons, as the recorder counts and logs them.
 const (
-	RefusedNotHeld     = "not-held"     // the delivery named is not in the stream: settled, purged or never made
+	RefusedNotHeld     = "not-held"     // the delivery named is not held: settled, never made, or delivered again since (its lease lost)
+	RefusedNotHolder   = "not-holder"   // the delivery named went to another worker
+	RefusedNotLost     = "not-lost"     // a peer named lost answers, or spoke lately
 	RefusedMismatch    = "mismatch"     // the result's job, task, index, parent or handler is not the delivery's
 	RefusedStaleJob    = "stale-job"    // the delivery is of no current job (deleted, re-created, pre-seeded, cancelled)
 	RefusedBadChild    = "bad-child"    // a child id that is not a descendant of the task held, or a listed child that is not
@@ -74,6 +84,33 @@ type recorder struct {
 	mu    sync.Mutex
 	stats RecorderStats
 	jobs  map[string]cachedJob // job records read lately
+
+	// The deliveries to the workers that said hello, as the server made
+	// them (see tap): who holds which task message. Guarded by hmu.
+	hmu     sync.Mutex
+	holders map[uint64]*holding     // by stream sequence
+	tapped  map[string]*tappedServe // by Serve id
+	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
+	tapWake chan struct{}           // closed when a delivery is noted (a request may wait for it)
+	started time.Time
+}
+
+// holding is a delivery the recorder saw the server make: to which
+// worker (and Serve), which delivery of the message, and the message's
+// subject and headers as its publisher set them.
+type holding struct {
+	worker, serve string
+	delivered     uint64
+	ack           string // its reply subject
+	subject       string
+	header        nats.Header
+	touched       time.Time
+}
+
+// tappedServe is a worker's Serve whose deliveries the recorder hears.
+type tappedServe struct {
+	worker string
+	sub    *nats.Subscription
 }
 
 // RecorderStats returns the counts of the recorder this node runs
@@ -114,14 +151,47 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{}}
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{},
+		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
 	n.mu.Lock()
 	n.rec = r
 	n.mu.Unlock()
-	sub, err := n.nc.QueueSubscribe(n.opts.stream+".rec.*", n.opts.stream+"_recorder", func(m *nats.Msg) { go r.handle(ctx, m) })
+	defer r.untapAll()
+	// Held lists: when each Serve last spoke (lost checks it). Hellos:
+	// the Serves that started before this recorder, or that asked
+	// another recorder of the cluster, are tapped too.
+	heldSub, err := n.nc.Subscribe(n.heldSubject("*"), func(m *nats.Msg) {
+		id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+		r.hmu.Lock()
+		if _, ok := r.tapped[id]; ok {
+			r.heard[id] = time.Now()
+		}
+		r.hmu.Unlock()
+	})
 	if err != nil {
 		return err
 	}
+	defer heldSub.Unsubscribe()
+	helloSub, err := n.nc.Subscribe(n.aliveSubject(helloID), func(m *nats.Msg) {
+		if id, name, ok := strings.Cut(string(m.Data), "\t"); ok {
+			r.tap(name, id)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer helloSub.Unsubscribe()
+	sub, err := n.nc.QueueSubscribe(n.opts.stream+".rec.*.*", n.opts.stream+"_recorder", func(m *nats.Msg) {
+		if strings.HasSuffix(m.Subject, "."+recAck) {
+			r.handleAck(m) // no answer, no server round trip: inline
+			return
+		}
+		go r.handle(ctx, m)
+	})
+	if err != nil {
+		return err
+	}
+	sub.SetPendingLimits(-1, -1)
 	defer sub.Unsubscribe()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
@@ -149,6 +219,7 @@ func (r *recorder) sweep(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	r.prune(ctx)
 	counts := map[string]uint64{}
 	for subj, c := range info.State.Subjects {
 		job, _, _ := strings.Cut(strings.TrimPrefix(subj, prefix), ".")
@@ -170,13 +241,54 @@ func (r *recorder) sweep(ctx context.Context) {
 	}
 }
 
+// Bounds of the holder table (prune).
+const (
+	holdIdle  = 2 * time.Minute // a holding not heard of for this long is looked up in the stream
+	serveIdle = time.Minute     // a Serve silent this long is no longer tapped
+)
+
+// prune forgets the Serves silent for serveIdle (stopped, or lost and
+// handed back) with their holdings, and the holdings idle for holdIdle
+// whose message is no longer in the stream (settled some other way: a
+// job deleted, an ack wait that ran out before a redelivery the recorder
+// heard).
+func (r *recorder) prune(ctx context.Context) {
+	now := time.Now()
+	var idle []uint64
+	r.hmu.Lock()
+	for id, t := range r.tapped {
+		if now.Sub(r.heard[id]) > serveIdle {
+			t.sub.Unsubscribe()
+			delete(r.tapped, id)
+			delete(r.heard, id)
+		}
+	}
+	for seq, h := range r.holders {
+		if _, ok := r.tapped[h.serve]; !ok {
+			delete(r.holders, seq)
+		} else if now.Sub(h.touched) > holdIdle {
+			idle = append(idle, seq)
+		}
+	}
+	r.hmu.Unlock()
+	for _, seq := range idle {
+		if _, err := r.n.stream.GetMsg(ctx, seq); errors.Is(err, jetstream.ErrMsgNotFound) {
+			r.hmu.Lock()
+			delete(r.holders, seq)
+			r.hmu.Unlock()
+		}
+	}
+}
+
 // held is a delivery that the recorder checked: the task message that a
-// worker acts for, as the stream stores it.
+// worker acts for, as the server delivered it.
 type held struct {
 	job, task, parent, handler, nonce string
 	index                             int
 	delivered                         int
-	stored                            *jetstream.RawStreamMsg
+	seq                               uint64
+	subject                           string
+	header                            nats.Header
 }
 
 // errRefused is a refusal with its reason.
@@ -188,32 +300,126 @@ func refuse(reason, format string, args ...any) error {
 	return &errRefused{reason, fmt.Sprintf(format, args...)}
 }
 
-// check finds the delivery that ack (a delivery's reply subject) names
-// and checks that it is a current job's task message still in the stream:
-// not settled (a work-queue stream removes a message once acked), and of
-// the job whose record has the message's nonce. A worker that received
-// the delivery holds its reply subject; the stream keeps the message, with
-// the headers its publisher (the submitter, or this recorder for a child)
-// set, until the task's outcome is settled.
-func (r *recorder) check(ctx context.Context, ack string) (held, error) {
-	n := r.n
+// tapWait bounds how long a request waits for the delivery it names to be
+// noted (the tap and the requests are two subscriptions: the delivery
+// reaches this connection first, but its callback may run second).
+const tapWait = 2 * time.Second
+
+// tap starts hearing the deliveries to worker's Serve id: the server
+// sends them to <stream>.dlv.<worker>.<id>.<request>, which only that
+// worker's credential may subscribe to (RolePermissionsFor), so what the
+// recorder hears there went to that worker and no other.
+func (r *recorder) tap(worker, id string) error {
+	if !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
+		return refuse(RefusedMalformed, "hello from %q, Serve %q", worker, id)
+	}
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	if t, ok := r.tapped[id]; ok {
+		if t.worker != worker {
+			return refuse(RefusedMismatch, "Serve %s is %s's, not %s's", id, t.worker, worker)
+		}
+		return nil
+	}
+	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(worker, id, m) })
+	if err != nil {
+		return err
+	}
+	sub.SetPendingLimits(-1, -1)
+	r.tapped[id] = &tappedServe{worker: worker, sub: sub}
+	r.heard[id] = time.Now()
+	return nil
+}
+
+func (r *recorder) untapAll() {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	for _, t := range r.tapped {
+		t.sub.Unsubscribe()
+	}
+}
+
+// noteDelivery notes that the server delivered m to worker's Serve id: it
+// holds the message from now on, until it settles it or the server
+// delivers the message again (its lease lost: to it or another).
+func (r *recorder) noteDelivery(worker, id string, m *nats.Msg) {
+	_, delivered, seq, ok := parseAck(m.Reply)
+	if !ok {
+		return // a status of a pull request (no task)
+	}
+	r.hmu.Lock()
+	if h := r.holders[seq]; h == nil || h.delivered < delivered {
+		r.holders[seq] = &holding{worker: worker, serve: id, delivered: delivered, ack: m.Reply, subject: m.Subject, header: m.Header, touched: time.Now()}
+	}
+	close(r.tapWake)
+	r.tapWake = make(chan struct{})
+	r.hmu.Unlock()
+}
+
+// holder returns the holding of stream message seq, waiting up to tapWait
+// for its delivery to be noted.
+func (r *recorder) holder(ctx context.Context, seq uint64) *holding {
+	var deadline <-chan time.Time
+	for {
+		r.hmu.Lock()
+		h, wake := r.holders[seq], r.tapWake
+		r.hmu.Unlock()
+		if h != nil {
+			return h
+		}
+		if deadline == nil {
+			t := time.NewTimer(tapWait)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-wake:
+		case <-deadline:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// held checks that the delivery ack (its reply subject) was made to
+// worker, is the message's latest delivery, and has not been settled
+// through the recorder since: what the worker holds now.
+func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uint64, uint64, error) {
 	stream, delivered, seq, ok := parseAck(ack)
-	if !ok || stream != n.streamName() {
-		return held{}, refuse(RefusedMalformed, "%q is not a delivery of %s", ack, n.streamName())
+	if !ok || stream != r.n.streamName() {
+		return nil, 0, 0, refuse(RefusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
 	}
-	raw, err := n.stream.GetMsg(ctx, seq)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return held{}, refuse(RefusedNotHeld, "task message %d is not in the stream (settled, purged or never delivered)", seq)
+	h := r.holder(ctx, seq)
+	switch {
+	case h == nil:
+		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: no delivery of it is held (settled, or never delivered to a worker that said hello)", seq)
+	case h.worker != worker:
+		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
+	case h.delivered != delivered:
+		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
 	}
+	return h, seq, delivered, nil
+}
+
+// check finds the delivery that ack (a delivery's reply subject) names
+// and checks that worker holds it (holds) and that it is a current job's
+// task message: of the job whose record has the message's nonce, not
+// cancelled. The subject and headers are the ones the server delivered,
+// as the message's publisher (the submitter, or this recorder for a
+// child) set them.
+func (r *recorder) check(ctx context.Context, worker, ack string) (held, error) {
+	n := r.n
+	hd, seq, delivered, err := r.holds(ctx, worker, ack)
 	if err != nil {
 		return held{}, err
 	}
-	h := held{job: raw.Header.Get(hdrJob), task: raw.Header.Get(hdrTask), parent: raw.Header.Get(hdrParent),
-		handler: handlerOf(raw.Subject), delivered: int(delivered), stored: raw}
-	h.index, _ = strconv.Atoi(raw.Header.Get(hdrIndex))
-	h.nonce, _, _ = strings.Cut(raw.Header.Get(jetstream.MsgIDHeader), ".")
-	if h.job == "" || h.task == "" || !strings.HasPrefix(raw.Subject, n.opts.stream+".task."+h.job+".") {
-		return held{}, refuse(RefusedMismatch, "task message %d on %s is no job's task", seq, raw.Subject)
+	h := held{job: hd.header.Get(hdrJob), task: hd.header.Get(hdrTask), parent: hd.header.Get(hdrParent),
+		handler: handlerOf(hd.subject), delivered: int(delivered), seq: seq, subject: hd.subject, header: hd.header}
+	h.index, _ = strconv.Atoi(hd.header.Get(hdrIndex))
+	h.nonce, _, _ = strings.Cut(hd.header.Get(jetstream.MsgIDHeader), ".")
+	if h.job == "" || h.task == "" || !strings.HasPrefix(hd.subject, n.opts.stream+".task."+h.job+".") {
+		return held{}, refuse(RefusedMismatch, "task message %d on %s is no job's task", seq, hd.subject)
 	}
 	rec, err := r.job(ctx, h.job, h.nonce)
 	switch {
@@ -227,6 +433,106 @@ func (r *recorder) check(ctx context.Context, ack string) (held, error) {
 		return held{}, refuse(RefusedStaleJob, "job %s was cancelled", h.job)
 	}
 	return h, nil
+}
+
+// settle sends the server the ack (body) of delivery ack, message seq,
+// for its holder; an ack, nak or term ends the holding.
+func (r *recorder) settle(ack string, seq, delivered uint64, body []byte) {
+	r.n.nc.Publish(ack, body)
+	if bytes.HasPrefix(body, ackProgress) {
+		r.hmu.Lock()
+		if h := r.holders[seq]; h != nil {
+			h.touched = time.Now()
+		}
+		r.hmu.Unlock()
+		return
+	}
+	r.hmu.Lock()
+	if h := r.holders[seq]; h != nil && h.delivered == delivered {
+		delete(r.holders, seq)
+	}
+	r.hmu.Unlock()
+}
+
+// handleAck forwards a worker's ack of a delivery it holds to the server.
+func (r *recorder) handleAck(m *nats.Msg) {
+	worker := workerOfRequest(m.Subject)
+	ack := m.Header.Get(hdrAck)
+	body := m.Data
+	if !(bytes.Equal(body, ackAck) || bytes.Equal(body, ackProgress) || bytes.HasPrefix(body, ackNak) || bytes.HasPrefix(body, ackTerm)) {
+		r.refused(recAck, refuse(RefusedMalformed, "ack %q from %s", body, worker).(*errRefused))
+		return
+	}
+	act := func(ctx context.Context) {
+		_, seq, delivered, err := r.holds(ctx, worker, ack)
+		if ref := (*errRefused)(nil); errors.As(err, &ref) {
+			r.refused(recAck, ref)
+			return
+		}
+		r.settle(ack, seq, delivered, body)
+	}
+	if _, _, seq, ok := parseAck(ack); ok {
+		r.hmu.Lock()
+		h := r.holders[seq]
+		r.hmu.Unlock()
+		if h != nil {
+			act(context.Background()) // noted already: no wait
+			return
+		}
+	}
+	go act(context.Background())
+}
+
+// lost hands back every delivery that the lost Serve id holds, once the
+// recorder has seen for itself that it is lost: its connection is gone
+// (a ping finds no subscriber), or it has said no held list for
+// lostSilence. It returns how many it handed back.
+func (r *recorder) lost(ctx context.Context, id string) (int, error) {
+	r.hmu.Lock()
+	t, ok := r.tapped[id]
+	heard := r.heard[id]
+	r.hmu.Unlock()
+	if !ok {
+		return 0, refuse(RefusedNotLost, "Serve %s is not known (no hello)", id)
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingWait)
+	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(id), nil)
+	cancel()
+	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
+		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", t.worker, id, time.Since(heard).Round(time.Millisecond))
+	}
+	r.hmu.Lock()
+	type one struct {
+		seq, delivered uint64
+		ack            string
+	}
+	var back []one
+	for seq, h := range r.holders {
+		if h.serve == id {
+			back = append(back, one{seq, h.delivered, h.ack})
+		}
+	}
+	r.hmu.Unlock()
+	for _, b := range back {
+		r.settle(b.ack, b.seq, b.delivered, ackNak)
+	}
+	return len(back), nil
+}
+
+// lostSilence is how long a Serve must have said no held list for the
+// recorder to take it for lost while its connection lives (the watchers
+// take it for lost after aliveMisses heartbeats of their own clock: this
+// leaves them one heartbeat's slack).
+const lostSilence = (aliveMisses - 1) * aliveEvery
+
+// workerOfRequest returns the worker named by a request's subject,
+// <stream>.rec.<worker>.<op>.
+func workerOfRequest(subject string) string {
+	f := strings.Split(subject, ".")
+	if len(f) < 4 {
+		return ""
+	}
+	return f[len(f)-2]
 }
 
 // parseAck reads a delivery's reply subject: "$JS.ACK.<stream>.<consumer>.
@@ -308,14 +614,12 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 	case errors.As(err, &ref):
 		reply.Header.Set(hdrStatus, recRefused)
 		reply.Data = []byte(ref.Error())
-		r.mu.Lock()
-		r.stats.Refused[ref.reason]++
-		r.mu.Unlock()
-		if r.onRefuse != nil {
-			r.onRefuse(op, ref.reason, ref.detail)
-		}
+		r.refused(op, ref)
 	case err != nil:
 		return // no answer: the worker retries (a server that is away)
+	case op == recResults:
+		reply.Header.Set(hdrStatus, recOK)
+		reply.Data = []byte(body) // one answer a line
 	default:
 		reply.Header.Set(hdrStatus, body)
 	}
@@ -324,20 +628,17 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 	}
 }
 
-// do runs one operation; it returns the status to answer or an error.
-func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, error) {
+// result records one result, data, for the delivery ack that worker
+// holds, and settles it: the one write that makes a task's outcome.
+func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) (string, error) {
 	n := r.n
-	ack := m.Header.Get(hdrAck)
-	if ack == "" {
-		return "", refuse(RefusedMalformed, "%s request without the delivery it is for", op)
-	}
-	h, err := r.check(ctx, ack)
+	h, err := r.check(ctx, worker, ack)
 	if err != nil {
-		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld && op == recResult {
+		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld {
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
-			if decodeResult(m.Data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
 					r.count(func(s *RecorderStats) { s.Duplicates++ })
 					return recDup, nil
@@ -347,37 +648,134 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		return "", err
 	}
 	key := resultKey(h.job, h.task)
-	switch op {
-	case recResult:
-		var res Result
-		if err := decodeResult(m.Data, &res); err != nil {
-			return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+	var res Result
+	if err := decodeResult(data, &res); err != nil {
+		return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+	}
+	if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
+		return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+			res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
+	}
+	for _, c := range res.Spawned {
+		if !isDescendant(c, h.task) {
+			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
-		if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
-			return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
-				res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
+	}
+	ok, err := n.writeResult(ctx, key, data)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		r.count(func(s *RecorderStats) { s.Duplicates++ })
+		return recDup, nil
+	}
+	r.count(func(s *RecorderStats) { s.Recorded++ })
+	// The recorder settles the task it recorded (the worker, told ok,
+	// does not): one message fewer from the worker.
+	r.settle(ack, h.seq, uint64(h.delivered), ackAck)
+	if res.Attempt > 1 { // failures were counted: done with them
+		n.failuresKV.Purge(ctx, key)
+	}
+	return recOK, nil
+}
+
+// results records a batch of results (see appendBatched), each as result
+// does, at once, and answers one line per entry, in order: its status,
+// or "refused<TAB>reason" (refusals are counted and reported one by one).
+// An entry that met an error (the server away) is answered "retry".
+func (r *recorder) results(ctx context.Context, worker string, body []byte) (string, error) {
+	var acks []string
+	var datas [][]byte
+	for len(body) > 0 {
+		ack, rest, ok1 := cutBatched(body)
+		data, rest, ok2 := cutBatched(rest)
+		if !ok1 || !ok2 {
+			return "", refuse(RefusedMalformed, "a batch of results from %s that does not parse", worker)
 		}
-		for _, c := range res.Spawned {
-			if !isDescendant(c, h.task) {
-				return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+		acks, datas, body = append(acks, string(ack)), append(datas, data), rest
+	}
+	answers := make([]string, len(acks))
+	var wg sync.WaitGroup
+	for i := range acks {
+		wg.Go(func() {
+			st, err := r.result(ctx, worker, acks[i], datas[i])
+			var ref *errRefused
+			switch {
+			case errors.As(err, &ref):
+				r.refused(recResult, ref)
+				st = recRefused + "\t" + strings.ReplaceAll(ref.Error(), "\n", " ")
+			case err != nil:
+				st = recRetry
 			}
+			answers[i] = st
+		})
+	}
+	wg.Wait()
+	return strings.Join(answers, "\n"), nil
+}
+
+// appendBatched appends one field of a batch: its length, then its bytes.
+func appendBatched(b, field []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(field))), field...)
+}
+
+// cutBatched reads one field of a batch.
+func cutBatched(b []byte) (field, rest []byte, ok bool) {
+	l, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < l {
+		return nil, nil, false
+	}
+	return b[k : k+int(l)], b[k+int(l):], true
+}
+
+// refused counts and reports a refusal.
+func (r *recorder) refused(op string, ref *errRefused) {
+	r.mu.Lock()
+	r.stats.Refused[ref.reason]++
+	r.mu.Unlock()
+	if r.onRefuse != nil {
+		r.onRefuse(op, ref.reason, ref.detail)
+	}
+}
+
+// do runs one operation; it returns the status to answer or an error.
+func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, error) {
+	n := r.n
+	worker := workerOfRequest(m.Subject)
+	switch op {
+	case recHello:
+		if err := r.tap(worker, string(m.Data)); err != nil {
+			return "", err
 		}
-		ok, err := n.writeResult(ctx, key, m.Data)
+		// The subscription is in place at the server before the worker
+		// hears ok and pulls: no delivery goes unheard.
+		if err := n.nc.FlushWithContext(ctx); err != nil {
+			return "", err
+		}
+		return recOK, nil
+	case recLost:
+		k, err := r.lost(ctx, string(m.Data))
 		if err != nil {
 			return "", err
 		}
-		if !ok {
-			r.count(func(s *RecorderStats) { s.Duplicates++ })
-			return recDup, nil
-		}
-		r.count(func(s *RecorderStats) { s.Recorded++ })
-		// The recorder settles the task it recorded (the worker, told ok,
-		// does not): one message fewer from the worker.
-		n.nc.Publish(ack, ackAck)
-		if res.Attempt > 1 { // failures were counted: done with them
-			n.failuresKV.Purge(ctx, key)
-		}
-		return recOK, nil
+		return strconv.Itoa(k), nil
+	}
+	if op == recResults {
+		return r.results(ctx, worker, m.Data)
+	}
+	ack := m.Header.Get(hdrAck)
+	if ack == "" {
+		return "", refuse(RefusedMalformed, "%s request without the delivery it is for", op)
+	}
+	if op == recResult {
+		return r.result(ctx, worker, ack, m.Data)
+	}
+	h, err := r.check(ctx, worker, ack)
+	if err != nil {
+		return "", err
+	}
+	key := resultKey(h.job, h.task)
+	switch op {
 	case recDiscarded:
 		d, err := strconv.Atoi(m.Header.Get(hdrDelivered))
 		if err != nil || d != h.delivered {
@@ -404,10 +802,10 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		if !isDescendant(child, h.task) || !taskIDPattern.MatchString(child) {
 			return "", refuse(RefusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
 		}
-		if h.stored.Header.Get(hdrNoSpawn) != "" {
+		if h.header.Get(hdrNoSpawn) != "" {
 			return "", refuse(RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
 		}
-		if err := n.publishChild(ctx, h.stored, h.task, child, h.nonce, m.Data); err != nil {
+		if err := n.publishChild(ctx, h.subject, h.header, h.task, child, h.nonce, m.Data); err != nil {
 			return "", err
 		}
 		r.count(func(s *RecorderStats) { s.Spawned++ })
@@ -441,10 +839,22 @@ func childMsg(unit *nats.Msg, parent, child string, payload []byte) *nats.Msg {
 // publishChild publishes child as the recorder: under the message id a
 // worker would give it (the job's nonce and its id), so that a re-run of
 // its unit handing it over again publishes a copy JetStream drops.
-func (n *Node) publishChild(ctx context.Context, unit *jetstream.RawStreamMsg, parent, child, nonce string, payload []byte) error {
-	m := childMsg(&nats.Msg{Subject: unit.Subject, Header: unit.Header}, parent, child, payload)
+func (n *Node) publishChild(ctx context.Context, subject string, header nats.Header, parent, child, nonce string, payload []byte) error {
+	m := childMsg(&nats.Msg{Subject: subject, Header: header}, parent, child, payload)
 	_, err := n.js.PublishMsg(ctx, m, jetstream.WithMsgID(nonce+"."+child))
 	return err
+}
+
+// recSubject is the subject of this worker's requests of kind op to the
+// recorder: <stream>.rec.<worker>.<op> (a worker's own credential may
+// publish there only under its own name).
+func (n *Node) recSubject(op string) string { return n.opts.stream + ".rec." + n.opts.name + "." + op }
+
+// deliverySubject is the prefix of the reply subjects of the pull
+// requests of worker's Serve id when it works through a recorder:
+// <stream>.dlv.<worker>.<id> (the recorder hears them too, see tap).
+func (n *Node) deliverySubject(worker, id string) string {
+	return n.opts.stream + ".dlv." + worker + "." + id
 }
 
 // viaRecorder says this node's writes of results, failures and children
@@ -456,8 +866,10 @@ func (n *Node) viaRecorder() bool { return n.opts.role == RoleWorker }
 // returns its status and body, retrying while the recorder or the server
 // is away, until ctx is done. A refusal is ErrRefused with the reason.
 func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]string, data []byte) (string, []byte, error) {
-	m := nats.NewMsg(n.opts.stream + ".rec." + op)
-	m.Header.Set(hdrAck, ack)
+	m := nats.NewMsg(n.recSubject(op))
+	if ack != "" {
+		m.Header.Set(hdrAck, ack)
+	}
 	for k, v := range hdr {
 		m.Header.Set(k, v)
 	}
@@ -479,5 +891,134 @@ func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]s
 		if !sleepCtx(ctx, backoffDelay(tries)) {
 			return "", nil, err
 		}
+	}
+}
+
+// resultBatch gathers the results a worker sends the recorder: while
+// maxBatchesOut requests are out, the results that come meanwhile wait
+// and go together in the next one (up to maxBatch), so under load one
+// request and one answer carry many results, and alone a result goes at
+// once.
+type resultBatch struct {
+	mu      sync.Mutex
+	queue   []*batched
+	sending int // requests out (each sends until the queue is empty)
+}
+
+// batched is one result waiting in a resultBatch.
+type batched struct {
+	ctx  context.Context
+	ack  string
+	data []byte
+	done chan batchAnswer // buffered: the sender never waits for the asker
+}
+
+type batchAnswer struct {
+	status string
+	err    error
+}
+
+const (
+	maxBatch      = 64
+	maxBatchesOut = 2
+)
+
+// recordViaRecorder asks the recorder to record data for the delivery
+// ack, in a batch with the other results that wait (resultBatch); it
+// returns recOK or recDup, or ErrRefused with the reason, retrying while
+// the recorder or the server is away, until ctx is done.
+func (n *Node) recordViaRecorder(ctx context.Context, ack string, data []byte) (string, error) {
+	b := &batched{ctx: ctx, ack: ack, data: data, done: make(chan batchAnswer, 1)}
+	rb := &n.resBatch
+	rb.mu.Lock()
+	rb.queue = append(rb.queue, b)
+	start := rb.sending < maxBatchesOut
+	if start {
+		rb.sending++
+	}
+	rb.mu.Unlock()
+	if start {
+		go n.sendBatches()
+	}
+	select {
+	case a := <-b.done:
+		return a.status, a.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// sendBatches sends the waiting results, a batch at a time, until none
+// waits.
+func (n *Node) sendBatches() {
+	rb := &n.resBatch
+	for {
+		rb.mu.Lock()
+		if len(rb.queue) == 0 {
+			rb.sending--
+			rb.mu.Unlock()
+			return
+		}
+		k := min(len(rb.queue), maxBatch)
+		batch := slices.Clone(rb.queue[:k])
+		rb.queue = slices.Delete(rb.queue, 0, k)
+		rb.mu.Unlock()
+		n.sendBatch(batch)
+	}
+}
+
+// sendBatch sends one batch and answers its askers; entries answered
+// "retry", and the whole batch when no answer comes, are sent again (a
+// result already written by an earlier try is found by writeResult to be
+// this same record).
+func (n *Node) sendBatch(batch []*batched) {
+	for tries := 1; ; tries++ {
+		batch = slices.DeleteFunc(batch, func(b *batched) bool {
+			if err := b.ctx.Err(); err != nil {
+				b.done <- batchAnswer{err: err}
+				return true
+			}
+			return false
+		})
+		if len(batch) == 0 {
+			return
+		}
+		m := nats.NewMsg(n.recSubject(recResults))
+		for _, b := range batch {
+			m.Data = appendBatched(appendBatched(m.Data, []byte(b.ack)), b.data)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), n.opts.defaultTimeout)
+		reply, err := n.nc.RequestMsgWithContext(ctx, m)
+		cancel()
+		if err == nil && reply.Header.Get(hdrStatus) == recRefused {
+			for _, b := range batch {
+				b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, reply.Data)}
+			}
+			return
+		}
+		if err == nil {
+			lines := strings.Split(string(reply.Data), "\n")
+			var again []*batched
+			for i, b := range batch {
+				st := recRetry
+				if i < len(lines) {
+					st = lines[i]
+				}
+				switch {
+				case st == recRetry:
+					again = append(again, b)
+				case strings.HasPrefix(st, recRefused):
+					b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(st, recRefused+"\t"))}
+				default:
+					b.done <- batchAnswer{status: st}
+				}
+			}
+			if batch = again; len(batch) == 0 {
+				return
+			}
+		} else if errors.Is(err, nats.ErrNoResponders) && tries == 1 {
+			n.opts.onError(fmt.Errorf("cluster: no recorder answers on %s (does the server run one? worksteal serve does); retrying", m.Subject))
+		}
+		time.Sleep(backoffDelay(tries))
 	}
 }

@@ -82,9 +82,11 @@ type Permissions struct {
 
 // RolePermissionsFor returns the permissions of one named holder of role:
 // RolePermissions, except that a worker named name may write only its own
-// registry entry (key name of the workers bucket) and send idle signals
-// only as itself (<stream>.idle.name), so that it cannot register or
-// lure work away under another name (worksteal serve credentials add gives each
+// registry entry (key name of the workers bucket), send idle signals
+// only as itself (<stream>.idle.name), ask the recorder only as itself
+// (<stream>.rec.name.*) and receive only its own deliveries
+// (<stream>.dlv.name.>), so that it cannot register, lure work away, or
+// record, ack or nak another worker's task under another name (worksteal serve credentials add gives each
 // worker its own key so bound). An empty name is RolePermissions.
 func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 	p, err := RolePermissions(role, stream)
@@ -100,6 +102,13 @@ func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name // its own registry entry
 		case stream + ".idle.>":
 			p.Publish.Allow[i] = stream + ".idle." + name // idle signals as itself
+		case stream + ".rec.*.*":
+			p.Publish.Allow[i] = stream + ".rec." + name + ".*" // the recorder hears it as itself
+		}
+	}
+	for i, a := range p.Subscribe.Allow {
+		if a == stream+".dlv.>" {
+			p.Subscribe.Allow[i] = stream + ".dlv." + name + ".>" // the tasks delivered to it, no other's
 		}
 	}
 	return p, nil
@@ -143,8 +152,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
 			api+"CONSUMER.LIST."+tasks,          // find the routes it can serve
-			"$JS.ACK."+tasks+".>",               // ack, nak, heartbeat (in progress), term
-			s+".rec.*",                          // ask the recorder to record a result, count a failure or a discarded run, hand a child over
+			s+".rec.*.*",                        // ask the recorder (as itself only, with a name: RolePermissionsFor) to record a result, count a failure or a discarded run, hand a child over, ack, nak, hand a lost peer's tasks back
 			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
 			"$KV."+s+"_workers.>",               // register, deregister
 			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
@@ -157,6 +165,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".idle.>",                         // say it is idle (as itself only, with a name: RolePermissionsFor)
 			s+".held.*", s+".alive.*",           // failover: say what it holds; ping a watched peer
 		)
+		sub.Allow = append(sub.Allow, s+".dlv.>")                              // its deliveries (its own only, with a name: RolePermissionsFor)
 		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers
 		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")               // failover: watched peers' held lists; be pinged
 	case RoleSubmitter:

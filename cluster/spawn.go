@@ -139,6 +139,18 @@ func (r *running) treeNode() (*treeNode, error) {
 	return r.tnode, nil
 }
 
+// handedSoFar is the number of children r's task has handed over to other
+// workers so far (its whole local subtree's), for its progress reports.
+func (r *running) handedSoFar() int {
+	nd := r.treeNodeIfAny()
+	if nd == nil {
+		return 0
+	}
+	nd.unit.mu.Lock()
+	defer nd.unit.mu.Unlock()
+	return len(nd.unit.spilled)
+}
+
 // treeNodeIfAny returns r's tree node if its handler spawned or set a value.
 func (r *running) treeNodeIfAny() *treeNode {
 	r.treeMu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,10 @@ type StatusTask struct {
 	Attempt     int       `json:"attempt"`
 	Speculative bool      `json:"speculative,omitempty"`
 	Start       time.Time `json:"start"`
+	// Handed is the number of children the task (its handler and the
+	// children it ran here) has handed over to other workers so far: a
+	// tree's total grows by these before the task's result lists them.
+	Handed int `json:"handed,omitempty"`
 }
 
 // meter keeps what a serving worker reports in its status. Per task it
@@ -198,7 +203,7 @@ func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
 	m.mu.Lock()
 	st.Results, m.results = m.results, nil
 	for r, start := range m.running {
-		st.Running = append(st.Running, StatusTask{Job: r.info.Job, Task: r.info.Task, Attempt: r.info.Attempt, Speculative: r.info.Speculative, Start: start})
+		st.Running = append(st.Running, StatusTask{Job: r.info.Job, Task: r.info.Task, Attempt: r.info.Attempt, Speculative: r.info.Speculative, Start: start, Handed: r.handedSoFar()})
 		st.Busy += now.Sub(start)
 	}
 	m.mu.Unlock()
@@ -222,6 +227,9 @@ func (s *serving) publishStatus(ctx context.Context, tasksDone <-chan struct{}) 
 		st.Stopping = stopping
 		data, _ := json.Marshal(st)
 		s.n.nc.Publish(subject, data)
+		if !stopping {
+			s.n.noticeRunning(st.Running)
+		}
 	}
 	t := time.NewTicker(statusEvery)
 	defer t.Stop()
@@ -236,6 +244,38 @@ func (s *serving) publishStatus(ctx context.Context, tasksDone <-chan struct{}) 
 		case <-t.C:
 		case <-s.meter.full:
 		}
+	}
+}
+
+// NoticeEvery is how often a serving worker tells the submitters of the
+// tasks it runs that they still run (one message a second per job it runs
+// tasks of, on <stream>.started.<job>), with the children each has handed
+// over so far: a job's Progress counts its running tasks and its growing
+// tree from these. A task that ends within the second costs no notice.
+const NoticeEvery = statusEvery
+
+// noticeRunning sends the start notices of the running tasks, one message
+// per job: "task \t attempt \t start-unix-ns \t worker \t handed" lines.
+func (n *Node) noticeRunning(running []StatusTask) {
+	byJob := map[string][]byte{}
+	for _, t := range running {
+		b := byJob[t.Job]
+		if len(b) > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, t.Task...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(t.Attempt), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, t.Start.UnixNano(), 10)
+		b = append(b, '\t')
+		b = append(b, n.opts.name...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(t.Handed), 10)
+		byJob[t.Job] = b
+	}
+	for job, b := range byJob {
+		n.nc.Publish(n.startedSubject(job), b)
 	}
 }
 

@@ -33,7 +33,10 @@ type jobRecord struct {
 	MaxAttempts int       `json:"max_attempts,omitempty"`
 	Created     time.Time `json:"created"`
 	Done        bool      `json:"done,omitempty"`
-	Cancelled   bool      `json:"cancelled,omitempty"`
+	// Ended is when the submitter that set Done saw the job's last result:
+	// a view that saw none of its results still shows its elapsed time.
+	Ended     time.Time `json:"ended,omitzero"`
+	Cancelled bool      `json:"cancelled,omitempty"`
 }
 
 var taskIDPattern = charset("_=-")
@@ -367,14 +370,24 @@ func (n *Node) purgeJob(ctx context.Context, id string) error {
 }
 
 // Progress is a job's state as its Submission sees it.
+//
+// While a tree grows, its counts run ahead of the results that count
+// (Wait, Next): Total and Spawned add the children that running tasks
+// report handed over so far (their workers' notices, NoticeEvery) and
+// those listed by children whose parent's result is not in yet, and
+// Succeeded and Failed count those children's results. So a tree's total
+// grows as it is handed over, and an unfinished job always has at least
+// one task without a result (Total > Done). Once the job is done the
+// counts are the counted results'.
 type Progress struct {
 	Total     int
 	Succeeded int
 	Failed    int
 	// Running is the number of unfinished tasks that workers report
-	// running: a worker reports a task at every heartbeat (and at its
-	// start when the job speculates), and a task not reported for three
-	// heartbeats is no longer counted (its worker was lost).
+	// running: a worker reports a task at every heartbeat and every
+	// NoticeEvery (and at its start when the job speculates), and a task
+	// not reported for three of those is no longer counted (its worker
+	// was lost).
 	Running int
 	// Longest is the task that has run longest of those, if any: a hung
 	// task shows here.
@@ -389,10 +402,11 @@ type Progress struct {
 	// executions beyond one per task. (Node.Stats's Redelivered is
 	// something else: the deliveries a worker received again.)
 	Retries, Reruns int
-	// Spawned is the number of children handed over between workers and
-	// recorded as tasks of their own, counted once their parent's result
-	// is in (Total includes them); children run by their parent's worker
-	// are inside their parent's result (see Spawn).
+	// Spawned is the number of children handed over between workers,
+	// each a task with a result of its own (Total includes them): while
+	// the job runs, as far as the workers' notices and the results so far
+	// tell; once it is done, those the results list. Children run by their
+	// parent's worker are inside their parent's result (see Spawn).
 	Spawned int
 	// Workers is the number of tasks each worker reports running (those
 	// counted in Running), by worker name.
@@ -470,6 +484,7 @@ type Submission struct {
 	notify                            chan struct{} // closed and replaced on every change
 	err                               error         // the watch failed
 	finished                          bool
+	finishedAt                        time.Time // when finished was set
 
 	tree // tasks spawned by tasks, and the job's reduction (tree.go)
 }
@@ -620,7 +635,7 @@ func (s *Submission) addLocked(r Result) {
 		s.n.nc.Publish(s.n.cancelSubject(s.ID, r.Task), nil)
 	}
 	if s.ndone == s.total && !s.finished {
-		s.finished = true
+		s.finished, s.finishedAt = true, time.Now()
 		close(s.done)
 		s.closing.Go(s.markDone)
 	}
@@ -718,6 +733,13 @@ func (s *Submission) setDone(done bool) {
 			return
 		}
 		rec.Done = done
+		if done {
+			s.mu.Lock()
+			rec.Ended = s.finishedAt
+			s.mu.Unlock()
+		} else {
+			rec.Ended = time.Time{}
+		}
 		data, _ := json.Marshal(rec)
 		if _, err := s.n.jobs.Update(ctx, s.ID, data, e.Revision()); err == nil {
 			return
@@ -728,32 +750,45 @@ func (s *Submission) setDone(done bool) {
 // startNote is a worker's latest report of a running task.
 type startNote struct {
 	RunningTask
-	seen time.Time // when it was last reported
+	seen   time.Time // when it was last reported
+	handed int       // the children it has handed over so far
 }
 
-// onStarted takes a worker's notice that it started (or still runs) a task:
-// "task \t attempt \t start-unix-ns \t worker".
+// onStarted takes a worker's notice that it started (or still runs) tasks:
+// one line per task, "task \t attempt \t start-unix-ns \t worker", and
+// in the notices of NoticeEvery "\t handed", the children the task has
+// handed over so far.
 func (s *Submission) onStarted(m *nats.Msg) {
-	f := strings.Split(string(m.Data), "\t")
-	if len(f) < 4 {
-		return
-	}
-	ns, err := strconv.ParseInt(f[2], 10, 64)
-	if err != nil {
-		return
-	}
-	attempt, _ := strconv.Atoi(f[1])
+	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.isDone(f[0]) {
-		s.started[f[0]] = startNote{RunningTask{Task: f[0], Worker: f[3], Attempt: attempt, Start: time.Unix(0, ns)}, time.Now()}
+	for line := range strings.SplitSeq(string(m.Data), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) < 4 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || s.isDone(f[0]) {
+			continue
+		}
+		attempt, _ := strconv.Atoi(f[1])
+		note := startNote{RunningTask{Task: f[0], Worker: f[3], Attempt: attempt, Start: time.Unix(0, ns)}, now, 0}
+		if len(f) > 4 {
+			note.handed, _ = strconv.Atoi(f[4])
+		}
+		if old, ok := s.started[f[0]]; ok && old.Start.Equal(note.Start) && old.Worker == note.Worker {
+			note.handed = max(note.handed, old.handed) // the same run: its count only grows
+		}
+		s.started[f[0]] = note
 	}
 }
 
-// expireStarted forgets the tasks whose workers stopped reporting them.
+// expireStarted forgets the tasks whose workers stopped reporting them:
+// not reported for three of the workers' reports (heartbeats or notices,
+// whichever come more often).
 // Called with s.mu held.
 func (s *Submission) expireStarted(now time.Time) {
-	limit := 3 * s.n.heartbeat
+	limit := 3 * min(s.n.heartbeat, NoticeEvery)
 	if limit <= 0 {
 		return
 	}
@@ -947,7 +982,28 @@ func (s *Submission) Progress() Progress {
 		}
 		p.Workers[st.Worker]++
 	}
+	if !s.finished {
+		s.growing(&p)
+	}
 	return p
+}
+
+// growing adds to p what a tree has that no counted result lists yet:
+// the children its running tasks report handed over, and the results of
+// children whose parent's result is not in yet (orphans) with the
+// children they list. An unfinished job has at least one task without a
+// result. Called with s.mu held.
+func (s *Submission) growing(p *Progress) {
+	live := 0
+	for _, st := range s.started {
+		live += st.handed
+	}
+	live += s.orphanSpawned
+	p.Succeeded += s.orphanOK
+	p.Failed += s.orphanFailed
+	p.Total += live
+	p.Spawned += live
+	p.Total = max(p.Total, p.Done()+p.Running, p.Done()+1)
 }
 
 // Next returns the next result not yet returned, in the order they were

@@ -25,6 +25,9 @@ type tree struct {
 	spawned int               // children listed so far
 	fold    fold
 	folding bool // fold.r is set
+	// Of the orphans: how many succeeded and failed, and the children
+	// they list (for Progress, in O(1)).
+	orphanOK, orphanFailed, orphanSpawned int
 }
 
 // inTree says whether r is counted now; if not, it is kept aside.
@@ -44,8 +47,22 @@ func (s *Submission) inTree(r Result) bool {
 	if s.orphans == nil {
 		s.orphans = map[string]Result{}
 	}
+	if _, dup := s.orphans[r.Task]; !dup {
+		s.orphanCount(r, 1)
+	}
 	s.orphans[r.Task] = r
+	delete(s.started, r.Task) // it ran: Progress counts it with the orphans
 	return false
+}
+
+// orphanCount adds d × r to the orphans' counts. Called with s.mu held.
+func (s *Submission) orphanCount(r Result, d int) {
+	if r.OK() {
+		s.orphanOK += d
+	} else {
+		s.orphanFailed += d
+	}
+	s.orphanSpawned += d * len(r.Spawned)
 }
 
 // grow counts a counted result's children and folds its value. Called
@@ -75,6 +92,7 @@ func (s *Submission) grow(r Result) {
 		s.listed[c] = true
 		if o, ok := s.orphans[c]; ok {
 			delete(s.orphans, c)
+			s.orphanCount(o, -1)
 			ready = append(ready, o)
 		}
 	}
@@ -100,23 +118,48 @@ func (s *Submission) foldValue(r Result) {
 // tasks that succeeded so far, the children included; once Done is
 // closed, of all of them. A task's value is its output, or what it set
 // with ReduceValue. A job that names no Reduce is reduced (concat) only
-// over the results that carry a Value (tasks that spawned or set one). ok is false while no value has arrived; err says the
-// reduction failed (ErrReduce: a value that is not a number) or is not
-// known here (ErrUnknownReduce).
+// over the results that carry a Value (tasks that spawned or set one).
+// While a tree grows, the value so far includes the children whose
+// parent's result is not in yet (as Progress counts them). ok is false
+// while no value has arrived; err says the reduction failed (ErrReduce: a
+// value that is not a number) or is not known here (ErrUnknownReduce).
 func (s *Submission) Value() (v []byte, ok bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fold.err != nil {
-		return nil, false, s.fold.err
+	f := s.fold
+	if !s.finished && len(s.orphans) > 0 {
+		// The value so far: a copy of the fold, with the orphans (in
+		// task order) folded in.
+		if !s.folding {
+			f.r, f.err = s.n.reducerOf(s.tree.reduce)
+		}
+		f.v = slices.Clone(f.v)
+		ids := make([]string, 0, len(s.orphans))
+		for id := range s.orphans {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if o := s.orphans[id]; o.OK() && (s.tree.reduce != "" || o.Value != nil) {
+				if o.Value != nil {
+					f.add(o.Value, true)
+				} else {
+					f.add(o.Output, false)
+				}
+			}
+		}
 	}
-	if !s.fold.has {
+	if f.err != nil {
+		return nil, false, f.err
+	}
+	if !f.has {
 		if s.folding || s.tree.reduce == "" {
 			return nil, false, nil
 		}
 		_, err := s.n.reducerOf(s.tree.reduce)
 		return nil, false, err
 	}
-	return append([]byte(nil), s.fold.v...), true, nil
+	return append([]byte(nil), f.v...), true, nil
 }
 
 // checkChildIDs refuses a job whose own task ids could be taken for a

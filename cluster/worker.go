@@ -251,6 +251,16 @@ func (n *Node) Serve(ctx context.Context) error {
 	// submitter that waits for the ready signal sees this worker's
 	// handlers and labels (checkRoutes would refuse a job otherwise).
 	s.registerOnce(ctx)
+	if n.viaRecorder() {
+		// The recorder hears this Serve's deliveries from now on: it
+		// records, acks and hands back only what this worker holds.
+		if _, _, err := n.askRecorder(ctx, recHello, "", nil, []byte(s.tree.id)); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 	s.sayHello() // failover.go: its watchers learn of it now
 	if n.opts.onReady != nil {
 		n.opts.onReady()
@@ -347,6 +357,11 @@ func (s *serving) putRegistration(ctx context.Context) {
 func (s *serving) pull(ctx context.Context) error {
 	n := s.n
 	p := newPuller(n.nc, n.streamName(), n.opts.slots, n.opts.fetchWait)
+	if n.viaRecorder() {
+		// Deliveries come on this worker's own subject, which the
+		// recorder hears too (it was told by hello, in Serve).
+		p.inbox = n.deliverySubject(n.opts.name, s.tree.id)
+	}
 	p.onErr = n.opts.onError
 	p.admit = n.opts.admit
 	s.puller.Store(p)
@@ -421,12 +436,23 @@ var (
 	ackTerm     = []byte("+TERM")
 )
 
-// settleMsg sends an ack of kind to the server for m.
-func (n *Node) settleMsg(m *nats.Msg, kind []byte) error { return n.nc.Publish(m.Reply, kind) }
+// settleMsg sends an ack of kind to the server for m. A worker of a
+// server with a recorder sends it through the recorder, which checks that
+// this worker holds the delivery (a worker's credential may not publish
+// acks itself: the server would take one for any delivery).
+func (n *Node) settleMsg(m *nats.Msg, kind []byte) error {
+	if n.viaRecorder() {
+		a := nats.NewMsg(n.recSubject(recAck))
+		a.Header.Set(hdrAck, m.Reply)
+		a.Data = kind
+		return n.nc.PublishMsg(a)
+	}
+	return n.nc.Publish(m.Reply, kind)
+}
 
 // nakDelay hands m back to be delivered again after d.
 func (n *Node) nakDelay(m *nats.Msg, d time.Duration) error {
-	return n.nc.Publish(m.Reply, fmt.Appendf(nil, `-NAK {"delay":%d}`, d.Nanoseconds()))
+	return n.settleMsg(m, fmt.Appendf(nil, `-NAK {"delay":%d}`, d.Nanoseconds()))
 }
 
 // delivery is one delivery of a task message to this worker, as the state
@@ -860,7 +886,7 @@ func (n *Node) record(ctx context.Context, d delivery, res Result) (bool, error)
 		data = appendResult(nil, res)
 	}
 	if n.viaRecorder() {
-		st, _, err := n.askRecorder(ctx, recResult, d.msg.Reply, nil, data)
+		st, err := n.recordViaRecorder(ctx, d.msg.Reply, data)
 		if err != nil {
 			return false, err
 		}

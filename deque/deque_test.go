@@ -51,7 +51,7 @@ func seqDown(from, down int, f func(int) step) []step {
 	return s
 }
 
-func TestSemantics(t *testing.T) {
+func TestDequePopIsLIFOAndStealIsFIFO(t *testing.T) {
 	tests := []struct {
 		name  string
 		cap   int

@@ -1,6 +1,6 @@
 // Package policy holds the scheduling policies that the worksteal runtime and
 // the sim simulator share, so that a simulated policy is the real one: victim
-// selection ([Victim], [Selector]), how much a thief takes ([Amount]), the
+// selection ([Victim]), how much a thief takes ([Amount]), the
 // idle schedule of a worker that finds nothing ([Idle]), and locality groups
 // ([Groups]).
 //

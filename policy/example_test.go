@@ -7,28 +7,6 @@ import (
 	"github.com/worksteal/worksteal/policy"
 )
 
-// One steal round of worker 1 among 6 workers in groups of 3 under the
-// locality policy: its own group first, then the others.
-func ExampleSelector() {
-	groups := policy.EvenGroups(6, 3)
-	s := policy.NewSelector(policy.Locality, 1, 6, groups, 7)
-	s.Begin()
-	own, other := 0, 0
-	for a := 0; a < s.Attempts(); a++ {
-		v := s.Next(nil)
-		if groups.Of(v) == groups.Of(1) {
-			if other > 0 {
-				fmt.Println("own group after another group")
-			}
-			own++
-		} else {
-			other++
-		}
-	}
-	fmt.Println(own, "in its group first, then", other, "others")
-	// Output: 2 in its group first, then 3 others
-}
-
 func ExampleParseVictim() {
 	v, err := policy.ParseVictim("adaptive")
 	fmt.Println(v, err)
@@ -60,20 +38,4 @@ func ExampleNewGroups() {
 	g, _ := policy.NewGroups([]int{0, 0, 1, 1, 1})
 	fmt.Println(g.Len(), g.Members(1), g.Of(4))
 	// Output: 2 [2 3 4] 1
-}
-
-// An idle worker asks its IdleState what to do after each failed round.
-func ExampleIdleState() {
-	idle := policy.Idle{Rounds: 4, Base: 10 * time.Microsecond, Cap: 40 * time.Microsecond}
-	var s policy.IdleState
-	for range 5 {
-		st := s.Next(idle, nil) // nil: no jitter
-		fmt.Println(st.Kind, st.Delay, st.Kind.Blocks())
-	}
-	// Output:
-	// spin 10µs false
-	// sleep 20µs true
-	// sleep 40µs true
-	// park 0s true
-	// spin 10µs false
 }

@@ -11,7 +11,7 @@ import (
 // of steal attempts (each round tries every other worker once, in the victim
 // policy's order); after failed round k it backs off for Delay(k) —
 // exponential from Base, capped at Cap, with a random jitter — except after
-// the last round, when it parks until woken. [IdleState] walks a worker
+// the last round, when it parks until woken. internal/policyrt.IdleState walks a worker
 // through this schedule.
 //
 // The zero value means DefaultIdle. Otherwise zero Rounds, Base or Cap take
@@ -23,7 +23,7 @@ type Idle struct {
 	Cap    time.Duration // largest single backoff (default 100µs)
 	Jitter float64       // fraction of each delay drawn at random, in [0,1] (default 0.5)
 	// Adaptive tunes Rounds per worker from what the worker observes
-	// (IdleTuner): the round in which it finds work, how long its parks
+	// (internal/policyrt.IdleTuner): the round in which it finds work, how long its parks
 	// last, and how long its wake-ups take. Rounds is the starting point.
 	Adaptive bool
 }
@@ -72,7 +72,7 @@ func (p Idle) Normalize() (Idle, error) {
 // min(Base·2^k, Cap), of which a fraction Jitter is drawn uniformly at random
 // (so concurrent thieves spread out instead of retrying in lockstep). Each
 // call with a non-nil r draws anew: a caller must draw a round's delay once
-// and act on that one value ([IdleState.Next] does).
+// and act on that one value (internal/policyrt.IdleState.Next does).
 func (p Idle) Delay(k int, r *xrand.Rand) time.Duration {
 	d := p.Base
 	for i := 0; i < k && d < p.Cap; i++ {
@@ -98,86 +98,4 @@ func (p Idle) Budget() time.Duration {
 		sum += p.Delay(k, nil)
 	}
 	return sum
-}
-
-// IdleKind is what a worker does after a failed round ([IdleState.Next]).
-type IdleKind uint8
-
-const (
-	// IdleSpin: stay awake for Delay (yielding the processor), still
-	// counted as searching, then search again. A worker that waits for a
-	// specific event (a join's latch) may stop early when it happens.
-	IdleSpin IdleKind = iota + 1
-	// IdleSleep: block for at most Delay, then search again. A sleep is a
-	// park with a timeout: the worker must announce it exactly like a park
-	// (below), so that posted work, or the event it waits for, wakes it at
-	// once instead of when the timeout expires.
-	IdleSleep
-	// IdlePark: block until woken. Before blocking, the worker announces
-	// itself — to pushers as a sleeper, and to the event it waits for, if
-	// any (the runtime's latchSleeping) — and then re-checks for work and
-	// for that event; see PROTOCOL.md "Parking". After a park the worker
-	// searches again from round 0.
-	IdlePark
-)
-
-// String returns "spin", "sleep" or "park".
-func (k IdleKind) String() string {
-	switch k {
-	case IdleSpin:
-		return "spin"
-	case IdleSleep:
-		return "sleep"
-	case IdlePark:
-		return "park"
-	}
-	return "IdleKind(?)"
-}
-
-// Blocks reports whether the worker blocks (sleeps or parks) and must
-// therefore announce itself to whoever may wake it before it blocks.
-func (k IdleKind) Blocks() bool { return k == IdleSleep || k == IdlePark }
-
-// IdleStep is one decision of the idle schedule.
-type IdleStep struct {
-	Kind  IdleKind
-	Delay time.Duration // for IdleSpin and IdleSleep; 0 for IdlePark
-}
-
-// IdleState is one worker's position in the idle schedule: the number of
-// failed rounds since it last found work or parked. It is the pure,
-// clock-free part of the idle protocol, shared by every place that waits
-// for work — the runtime's main loop and a joiner waiting at a latch, and
-// the simulator's idle workers — so all of them follow one schedule and
-// draw each delay exactly once.
-//
-// Use: after every round of steal attempts that found nothing, call Next
-// and do what it says; when work is found, call Reset. The zero value is at
-// round 0.
-type IdleState struct {
-	round int
-}
-
-// Round returns the number of failed rounds so far in this idle stretch.
-func (s *IdleState) Round() int { return s.round }
-
-// Reset starts a new idle stretch (the worker found work).
-func (s *IdleState) Reset() { s.round = 0 }
-
-// Next is called after a failed round and says what to do: after failed
-// round k < p.Rounds−1, back off for p.Delay(k) — IdleSpin when the delay
-// (drawn once, from r) is under SpinLimit, IdleSleep otherwise; after the
-// last round, IdlePark, and the state returns to round 0. p must be
-// normalized ([Idle.Normalize]); r may be nil for no jitter.
-func (s *IdleState) Next(p Idle, r *xrand.Rand) IdleStep {
-	if s.round >= p.Rounds-1 {
-		s.round = 0
-		return IdleStep{Kind: IdlePark}
-	}
-	d := p.Delay(s.round, r)
-	s.round++
-	if d < SpinLimit {
-		return IdleStep{Kind: IdleSpin, Delay: d}
-	}
-	return IdleStep{Kind: IdleSleep, Delay: d}
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/worksteal/worksteal/internal/xrand"
 )
 
-func TestParse(t *testing.T) {
+func TestParseVictimAndAmountByName(t *testing.T) {
 	for _, v := range []Victim{Random, RoundRobin, Largest, TwoChoices, Locality} {
 		got, err := ParseVictim(v.String())
 		if err != nil || got != v {
@@ -55,151 +54,7 @@ func TestAmountTake(t *testing.T) {
 	}
 }
 
-// A round of Random or Locality visits every other worker exactly once;
-// Locality visits its own group first.
-func TestSelectorRounds(t *testing.T) {
-	groups := EvenGroups(8, 4)
-	for _, kind := range []Victim{Random, Locality} {
-		for self := 0; self < 8; self++ {
-			s := NewSelector(kind, self, 8, groups, 42)
-			for round := 0; round < 5; round++ {
-				s.Begin()
-				var seen []int
-				for a := 0; a < s.Attempts(); a++ {
-					seen = append(seen, s.Next(nil))
-				}
-				sorted := slices.Clone(seen)
-				slices.Sort(sorted)
-				want := []int{}
-				for i := 0; i < 8; i++ {
-					if i != self {
-						want = append(want, i)
-					}
-				}
-				if !slices.Equal(sorted, want) {
-					t.Fatalf("%v self=%d round %d visited %v; want each of %v once", kind, self, round, seen, want)
-				}
-				if kind == Locality {
-					for i := 0; i < 3; i++ { // the 3 other members of its group of 4 come first
-						if groups.Of(seen[i]) != groups.Of(self) {
-							t.Fatalf("locality self=%d round %v: attempt %d is worker %d of group %d", self, seen, i, seen[i], groups.Of(seen[i]))
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// Selector state is O(1) per worker: a pool of P workers holds O(P)
-// selector state in all, not O(P²). Measured as bytes allocated per
-// selector of a million-worker pool, every policy, including a round.
-func TestSelectorConstantSize(t *testing.T) {
-	const n, k = 1 << 20, 64
-	groups := EvenGroups(n, 8)
-	for _, kind := range []Victim{Random, RoundRobin, Largest, TwoChoices, Locality} {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		sels := make([]*Selector, k)
-		for i := range sels {
-			sels[i] = NewSelector(kind, i*(n/k), n, groups, 1)
-			sels[i].Begin()
-			if kind != Largest && kind != TwoChoices {
-				sels[i].Next(nil)
-			}
-		}
-		runtime.ReadMemStats(&after)
-		per := (after.TotalAlloc - before.TotalAlloc) / k
-		if per > 1024 {
-			t.Errorf("%v: %d bytes allocated per selector of %d workers; want O(1) (under 1 KiB)", kind, per, n)
-		}
-	}
-}
-
-// A Locality round of a thief in a group that holds every worker, or with
-// no groups at all, still visits every other worker once.
-func TestSelectorLocalityEdgeGroups(t *testing.T) {
-	for _, groups := range []*Groups{nil, EvenGroups(7, 7), EvenGroups(7, 1)} {
-		for self := 0; self < 7; self++ {
-			s := NewSelector(Locality, self, 7, groups, 3)
-			for round := 0; round < 3; round++ {
-				s.Begin()
-				var seen []int
-				for a := 0; a < s.Attempts(); a++ {
-					seen = append(seen, s.Next(nil))
-				}
-				slices.Sort(seen)
-				if len(slices.Compact(seen)) != 6 || slices.Contains(seen, self) {
-					t.Fatalf("groups %v self %d: round visited %v", groups, self, seen)
-				}
-			}
-		}
-	}
-}
-
-func TestSelectorRoundRobin(t *testing.T) {
-	s := NewSelector(RoundRobin, 2, 4, nil, 1)
-	var got []int
-	for i := 0; i < 7; i++ {
-		got = append(got, s.Next(nil))
-	}
-	if want := []int{3, 0, 1, 3, 0, 1, 3}; !slices.Equal(got, want) {
-		t.Fatalf("round-robin from 2 of 4 = %v; want %v", got, want)
-	}
-}
-
-func TestSelectorQueueAware(t *testing.T) {
-	lens := []int{3, 0, 9, 4}
-	qlen := func(i int) int { return lens[i] }
-	if v := NewSelector(Largest, 0, 4, nil, 1).Next(qlen); v != 2 {
-		t.Fatalf("largest from 0 = %d; want 2 (queue of 9)", v)
-	}
-	if v := NewSelector(Largest, 2, 4, nil, 1).Next(qlen); v != 3 {
-		t.Fatalf("largest from 2 = %d; want 3 (itself excluded)", v)
-	}
-	empty := func(int) int { return 0 }
-	for i := 0; i < 20; i++ { // all empty: a random probe, never itself
-		if v := NewSelector(Largest, 1, 4, nil, uint64(i)).Next(empty); v == 1 || v < 0 || v > 3 {
-			t.Fatalf("largest with empty queues = %d", v)
-		}
-	}
-	s := NewSelector(TwoChoices, 0, 4, nil, 7)
-	hits := map[int]int{}
-	for i := 0; i < 3000; i++ {
-		v := s.Next(qlen)
-		if v == 0 {
-			t.Fatal("two-choices picked itself")
-		}
-		hits[v]++
-	}
-	// Worker 2 (longest) wins whenever sampled: P = 1 − (2/3)² = 5/9.
-	if f := float64(hits[2]) / 3000; f < 0.5 || f > 0.62 {
-		t.Errorf("two-choices picked the longest queue %.2f of the time; want about 0.56", f)
-	}
-	if NewSelector(Random, 0, 1, nil, 1).Next(nil) != -1 {
-		t.Error("a lone worker has no victim: want -1")
-	}
-}
-
-func TestSelectorDeterministic(t *testing.T) {
-	run := func() []int {
-		s := NewSelector(Random, 3, 16, nil, 99)
-		var out []int
-		for r := 0; r < 4; r++ {
-			s.Begin()
-			for a := 0; a < s.Attempts(); a++ {
-				out = append(out, s.Next(nil))
-			}
-		}
-		return out
-	}
-	if a, b := run(), run(); !slices.Equal(a, b) {
-		t.Fatal("the same seed gave different victim orders")
-	}
-}
-
-func TestIdle(t *testing.T) {
+func TestIdleNormalizesAndDelaysDoubleUpToCap(t *testing.T) {
 	def, err := Idle{}.Normalize()
 	if err != nil || def != DefaultIdle {
 		t.Fatalf("zero Idle normalizes to %+v, %v; want DefaultIdle", def, err)
@@ -240,7 +95,7 @@ func TestIdle(t *testing.T) {
 	}
 }
 
-func TestGroups(t *testing.T) {
+func TestGroupsOfMembersAndEvenGroups(t *testing.T) {
 	g, err := NewGroups([]int{0, 1, 0, 2})
 	if err != nil || g.Len() != 3 || !slices.Equal(g.Members(0), []int{0, 2}) || g.Of(3) != 2 || g.Of(99) != 0 {
 		t.Fatalf("NewGroups: %v %v", g, err)
@@ -255,58 +110,5 @@ func TestGroups(t *testing.T) {
 	e := EvenGroups(5, 2)
 	if got := fmt.Sprint(e.Members(0), e.Members(1), e.Members(2)); got != "[0 1] [2 3] [4]" {
 		t.Fatalf("EvenGroups(5, 2) = %s", got)
-	}
-}
-
-// TestIdleState walks the schedule: one step per failed round, backoffs
-// between the rounds, a park after the last, and round 0 again after it.
-func TestIdleState(t *testing.T) {
-	p := Idle{Rounds: 4, Base: 10 * time.Microsecond, Cap: 40 * time.Microsecond}
-	var s IdleState
-	var got []string
-	for i := 0; i < 8; i++ {
-		st := s.Next(p, nil)
-		got = append(got, fmt.Sprintf("%v %v", st.Kind, st.Delay))
-	}
-	want := []string{"spin 10µs", "sleep 20µs", "sleep 40µs", "park 0s", "spin 10µs", "sleep 20µs", "sleep 40µs", "park 0s"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("steps %q; want %q", got, want)
-	}
-	s.Next(p, nil)
-	if s.Round() != 1 {
-		t.Fatalf("Round after one step = %d", s.Round())
-	}
-	s.Reset()
-	if st := s.Next(p, nil); st.Kind != IdleSpin || st.Delay != 10*time.Microsecond {
-		t.Fatalf("after Reset: %+v", st)
-	}
-	one, _ := Idle{Rounds: -1}.Normalize()
-	s.Reset()
-	if st := s.Next(one, nil); st.Kind != IdlePark {
-		t.Fatalf("Rounds -1: first step %v; want park", st.Kind)
-	}
-	if !IdleSleep.Blocks() || !IdlePark.Blocks() || IdleSpin.Blocks() {
-		t.Fatal("Blocks")
-	}
-	// The delay a step reports is the one drawn, within the jitter range,
-	// and the kind follows that same value.
-	j := Idle{Rounds: 3, Base: 16 * time.Microsecond, Cap: 100 * time.Microsecond, Jitter: 1}
-	r := xrand.New(3)
-	sawSpin, sawSleep := false, false
-	for i := 0; i < 1000; i++ {
-		s.Reset()
-		st := s.Next(j, r)
-		if st.Delay < 0 || st.Delay > 16*time.Microsecond || (st.Kind == IdleSpin) != (st.Delay < SpinLimit) {
-			t.Fatalf("step %+v", st)
-		}
-		st = s.Next(j, r) // nominal 32µs, drawn in [0, 32µs]
-		sawSpin = sawSpin || st.Kind == IdleSpin
-		sawSleep = sawSleep || st.Kind == IdleSleep
-		if (st.Kind == IdleSpin) != (st.Delay < SpinLimit) {
-			t.Fatalf("step %+v: kind disagrees with its delay", st)
-		}
-	}
-	if !sawSpin || !sawSleep {
-		t.Fatalf("jittered 32µs never drew both sides of SpinLimit (spin %v, sleep %v)", sawSpin, sawSleep)
 	}
 }

@@ -117,3 +117,17 @@ func ExampleParseSize() {
 	// 10000
 	// 1536
 }
+
+// GNU parallel's --pipe --regexp --recstart '>[0-9]+' -N1
+// --remove-rec-sep: records start where the regular expression matches,
+// and the separators are cut out of each chunk.
+func ExamplePipe_Chunks_regexp() {
+	p := runner.Pipe{RecStart: `>[0-9]+`, Records: 1, Regexp: true, RemoveRecSep: true}
+	p.Chunks(strings.NewReader(">1 a\nb\n>22 c\n"), func(chunk []byte) error {
+		fmt.Printf("%q\n", chunk)
+		return nil
+	})
+	// Output:
+	// " a\nb\n"
+	// " c\n"
+}

@@ -205,3 +205,22 @@ func ExampleInput_contextReplace() {
 	// convert pic1.jpg pic2.jpg pic3.jpg out.pdf	(tag "1 2 3")
 	// convert pic4.jpg pic5.jpg out.pdf	(tag "4 5")
 }
+
+// GNU parallel's --plus {uniq}: the jobs whose values repeat are skipped;
+// Run records them failed (exit status -2) without running anything.
+func ExampleJob_Skipped() {
+	in := runner.Input{
+		Plus:     true,
+		Template: []string{"echo", "{uniq}"},
+		Sources:  []runner.Source{{Args: []string{"a", "b"}}, {Args: []string{"a", "b"}}},
+	}
+	jobs, _ := in.Jobs()
+	for _, j := range jobs {
+		fmt.Println(j.Command, j.Skipped())
+	}
+	// Output:
+	// echo a a true
+	// echo a b false
+	// echo b a false
+	// echo b b true
+}

@@ -31,7 +31,13 @@ type Job struct {
 	slotParts []string  // the command cut at each {%} of its template; nil if none
 	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
 	gnu       *jobGNU   // what --tag, --results and {0%} need; nil without them
+	skip      byte      // run nothing: 's' --plus {uniq}, {choose_k} (exit -2, template.skips); 'e' --pipe's empty chunk (exit 0)
 }
+
+// Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
+// skips: Run runs nothing for it and records it failed, with exit status
+// -2 (GNU's joblog shows -2), as GNU parallel does.
+func (j Job) Skipped() bool { return j.skip == 's' }
 
 // jobGNU is what --tag, --results and {0%} need of a job, kept apart:
 // most batches use none, and a Job is copied around.
@@ -179,6 +185,13 @@ type Input struct {
 	HeaderFiles bool
 	// Plus turns on GNU parallel's --plus replacement strings (plus.go).
 	Plus bool
+	// NoRunIfEmpty drops the rows that hold a value of white space (GNU
+	// parallel's -r, --no-run-if-empty).
+	NoRunIfEmpty bool
+	// Rpl are GNU parallel's --rpl 'TAG BODY' definitions, as rpl.go reads
+	// them: TAG ({name}) another name of a replacement string, or a
+	// series of s/regexp/replacement/ statements on each value.
+	Rpl []string
 
 	// MaxArgs puts up to MaxArgs records (one value of each source) in one
 	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
@@ -274,6 +287,13 @@ func (in Input) Jobs() ([]Job, error) {
 		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
 	syn := rplSyntax{plus: in.Plus}
+	if len(in.Rpl) > 0 {
+		user, err := userRpls(in.Rpl)
+		if err != nil {
+			return nil, err
+		}
+		syn.user = user
+	}
 	if in.WeightCol > 0 {
 		if len(sources) != 1 || sources[0].Args != nil {
 			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
@@ -377,6 +397,11 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 	}
 	recs := rows(sources, vals, in.Link, keepArgs)
+	if in.NoRunIfEmpty {
+		recs = slices.DeleteFunc(recs, func(r record) bool {
+			return slices.ContainsFunc(r.cols, func(v string) bool { return strings.TrimSpace(v) == "" })
+		})
+	}
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}

@@ -119,7 +119,9 @@ func parseRecord(line string) (Record, error) {
 		}
 		return v
 	}
-	if strings.IndexByte(line, 0) >= 0 {
+	// A NUL in the command is a newline (logCommand); elsewhere, a
+	// malformed row.
+	if strings.IndexByte(line[:len(line)-len(f[8])], 0) >= 0 {
 		return Record{}, errNUL
 	}
 	rec.Seq = int(num(0, "Seq"))

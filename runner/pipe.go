@@ -58,6 +58,15 @@ type Pipe struct {
 	Header string
 	// Warn, if set, receives the warnings (a record longer than Block).
 	Warn io.Writer
+	// Regexp reads RecStart and RecEnd as regular expressions (Go's
+	// syntax; GNU's --regexp): a chunk is cut where RecEnd matches and
+	// RecStart matches right after it.
+	Regexp bool
+	// RemoveRecSep removes the separators from each chunk of Chunks and
+	// RoundRobin (GNU's --remove-rec-sep): every RecEnd followed by
+	// RecStart, a RecStart at its start and a RecEnd at its end. Parts
+	// (--pipepart) leaves them, as GNU parallel does.
+	RemoveRecSep bool
 }
 
 // seps returns the record start and end, with GNU's default.
@@ -78,6 +87,12 @@ func (p Pipe) block() int {
 func (p Pipe) check() error {
 	if p.Records < 0 {
 		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", ErrInvalidConfig, p.Records)
+	}
+	if _, err := p.cutter(); err != nil {
+		return err
+	}
+	if _, err := p.recRemover(); err != nil {
+		return err
 	}
 	_, err := p.headerRE()
 	return err
@@ -134,7 +149,12 @@ func (p Pipe) readHeader(r io.Reader, block int) (header, rest []byte, err error
 // yield owns the chunk it is given. An error of yield, or of r, stops
 // Chunks and is returned.
 func (p Pipe) Chunks(r io.Reader, yield func(chunk []byte) error) error {
+	rm, err := p.recRemover()
+	if err != nil {
+		return err
+	}
 	return p.chunks(r, func(header, body []byte) error {
+		body = rm.remove(body) // GNU: the header keeps its separators
 		if len(header) == 0 {
 			return yield(body)
 		}
@@ -150,8 +170,11 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		return err
 	}
 	block := p.block()
-	recstart, recend := p.seps()
-	sep := []byte(recend + recstart)
+	cut, err := p.cutter()
+	if err != nil {
+		return err
+	}
+	garbage := p.Regexp && p.Records > 0 // GNU's pass_n_regexps: once
 	header, buf, err := p.readHeader(r, block)
 	if err != nil {
 		return err
@@ -185,19 +208,28 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		written := false
 		switch {
 		case p.Records > 0:
+			if garbage {
+				garbage = false
+				if i := cut.garbageCut(buf); i > 0 {
+					if err := emit(i); err != nil {
+						return err
+					}
+					written = true
+				}
+			}
 			for len(buf) > 0 {
-				i := nthIndex(buf, sep, p.Records)
+				i := cut.nthCut(buf, p.Records)
 				if i < 0 {
 					break
 				}
-				if err := emit(i + len(recend)); err != nil {
+				if err := emit(i); err != nil {
 					return err
 				}
 				written = true
 			}
 		case !eof:
-			if i := bytes.LastIndex(buf, sep); i >= 0 && i+len(recend) > 0 {
-				if err := emit(i + len(recend)); err != nil {
+			if i := cut.lastCut(buf); i > 0 {
+				if err := emit(i); err != nil {
 					return err
 				}
 				written = true
@@ -251,6 +283,12 @@ type Part struct {
 // makes the block the file's size / slots / k, so that each of the slots
 // runs about k chunks. Records (-N) does not apply.
 func (p Pipe) Parts(file string, slots int) ([]Part, error) {
+	return p.parts(file, slots, -1)
+}
+
+// parts is Parts with the block of a negative Block made from total bytes
+// (GNU: the size of every -a file together); total < 0: the file's own.
+func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -270,13 +308,16 @@ func (p Pipe) Parts(file string, slots int) ([]Part, error) {
 		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", ErrBadInput, file)
 	}
 	size := st.Size()
+	if total < 0 {
+		total = size
+	}
 	block := p.Block
 	if block <= 0 {
 		k := -block
 		if k == 0 {
 			k = 10
 		}
-		block = 1 + size/int64(max(slots, 1))/k
+		block = 1 + total/int64(max(slots, 1))/k
 	}
 	header, _, err := p.readHeader(f, int(min(block, maxBlock)))
 	if err != nil {
@@ -284,11 +325,18 @@ func (p Pipe) Parts(file string, slots int) ([]Part, error) {
 	}
 	recstart, recend := p.seps()
 	sep := []byte(recend + recstart)
+	var partRE *regexp.Regexp // GNU: m:^(.*$recend)$recstart:os in what is read so far
+	if p.Regexp {
+		rs, re := p.regexpSeps()
+		if partRE, err = regexp.Compile(`(?s)\A(.*` + re + `)` + rs); err != nil {
+			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", ErrInvalidConfig, p.RecStart, p.RecEnd, err)
+		}
+	}
 	skip := int64(len(header))
 	pos := []int64{skip}
 	const window = 128 << 10 // GNU's dd block
 	for at := block + skip; at < size; at += block {
-		if len(sep) == 0 {
+		if len(sep) == 0 && partRE == nil {
 			pos = append(pos, at)
 			continue
 		}
@@ -300,6 +348,14 @@ func (p Pipe) Parts(file string, slots int) ([]Part, error) {
 			buf = append(buf, make([]byte, n)...)
 			if _, err := f.ReadAt(buf[k:], off); err != nil && err != io.EOF {
 				return nil, err
+			}
+			if partRE != nil {
+				if m := partRE.FindSubmatchIndex(buf); m != nil {
+					at += int64(m[3])
+					pos = append(pos, at)
+					break
+				}
+				continue
 			}
 			if i := bytes.Index(buf, sep); i >= 0 {
 				at += int64(i + len(recend))
@@ -324,7 +380,7 @@ type PipeJobs struct {
 	Pipe
 	// Template is the command. {#} and {%} are the job's number and slot;
 	// {} is the chunk's file with Cat or Fifo ($PARALLEL_TMP), else empty
-	// (''), as in GNU parallel. Nothing is appended to the command, but
+	// ('' with --pipe, nothing with --pipepart), as in GNU parallel. Nothing is appended to the command, but
 	// with Cat or Fifo a command without replacement strings gets the
 	// file's name appended, as GNU parallel does.
 	Template []string
@@ -335,6 +391,10 @@ type PipeJobs struct {
 	Cat, Fifo bool
 	// TempDir holds those files; "" means os.TempDir().
 	TempDir string
+	// ArgBytes is the size of the ::: values given beside --pipepart (each
+	// with a newline): GNU parallel ignores the values but counts them in
+	// the size a negative (or default) Block divides, with the files'.
+	ArgBytes int64
 }
 
 // tmpSentinel stands for $PARALLEL_TMP in a filled template: safe to the
@@ -360,13 +420,17 @@ func (pj PipeJobs) template() (*template, error) {
 	return t, pj.check()
 }
 
-// job makes job seq around its input.
-func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64) Job {
+// job makes job seq around its input; part: a chunk of --pipepart.
+func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64, part bool) Job {
 	arg := ""
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
 	}
-	j := t.job([]string{arg}, seq, 0) // the number of jobs is not known while the input is read
+	row := []string{arg}
+	if arg == "" && part {
+		row = nil // GNU --pipepart: {} is nothing, not ''
+	}
+	j := t.job(row, seq, 0) // the number of jobs is not known while the input is read
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range j.slotParts {
@@ -399,12 +463,22 @@ func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) err
 	return pj.Chunks(r, func(chunk []byte) error {
 		seq++
 		select {
-		case jobs <- pj.job(t, seq, chunk, nil, int64(len(chunk))):
+		case jobs <- pj.emptyChunk(pj.job(t, seq, chunk, nil, int64(len(chunk)), false), chunk):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
 	})
+}
+
+// emptyChunk marks j, whose chunk --remove-rec-sep emptied, to run
+// nothing and succeed: GNU wraps a --pipe command so that it starts only
+// on some input.
+func (pj PipeJobs) emptyChunk(j Job, chunk []byte) Job {
+	if len(chunk) == 0 && !pj.Cat && !pj.Fifo {
+		j.skip = 'e'
+	}
+	return j
 }
 
 // Parts returns a job per part of the files (GNU's --pipepart -a FILE),
@@ -414,14 +488,20 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	total := pj.ArgBytes
+	for _, file := range files {
+		if st, err := os.Stat(file); err == nil {
+			total += st.Size()
+		}
+	}
 	var jobs []Job
 	for _, file := range files {
-		parts, err := pj.Pipe.Parts(file, slots)
+		parts, err := pj.Pipe.parts(file, slots, total)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range parts {
-			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len)
+			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len, true)
 			j.in.noSend = true // GNU's joblog: the job reads the file itself
 			jobs = append(jobs, j)
 		}
@@ -474,10 +554,15 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 	if err != nil {
 		return err
 	}
+	rm, err := pj.recRemover()
+	if err != nil {
+		return err
+	}
 	ch := make(chan []byte)
 	defer close(ch)
 	made := 0
-	// GNU gives the header once per job, before its first chunk.
+	// GNU gives the header once per job, before its first chunk (and
+	// removes the separators of both together).
 	return pj.chunks(r, func(header, chunk []byte) error {
 		if made < max(n, 1) {
 			made++
@@ -485,16 +570,17 @@ func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan
 			if len(header) > 0 {
 				first = append(slices.Clip(header), chunk...)
 			}
+			first = rm.remove(first)
 			rr := &robinReader{ch: ch, cur: first}
 			select {
-			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0):
+			case jobs <- pj.job(t, made, nil, func() io.Reader { return rr }, 0, false):
 				return nil
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
 		}
 		select {
-		case ch <- chunk:
+		case ch <- rm.remove(chunk):
 			return nil
 		case <-ctx.Done():
 			return context.Cause(ctx)

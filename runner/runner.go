@@ -158,6 +158,7 @@ type Result struct {
 	TimedOut bool  // the recorded attempt was cut by the timeout
 	CopyWon  bool  // a speculative copy finished first
 	Sent     int64 // bytes the recorded attempt was given on its input (--pipe)
+	killed   bool  // the runner killed the recorded attempt (Throttle.Limit, MemFree)
 }
 
 // OK says the job succeeded.
@@ -172,8 +173,8 @@ func (r Result) Record(host string) Record {
 	if r.Signal != 0 {
 		code = 0
 	}
-	if r.TimedOut && code == 0 {
-		code = -1
+	if (r.TimedOut || r.killed) && code == 0 {
+		code = -1 // GNU: a job it killed itself (--timeout, --limit, --memfree)
 	}
 	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: r.Received, Exit: code, Signal: r.Signal, Command: r.Command}
 }
@@ -623,6 +624,20 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
+		if js.job.skip != 0 {
+			// GNU's skip() (exit -2), or its wrapper of a --pipe command
+			// that gets no input (exit 0): nothing runs; -t and -v above
+			// show the command.
+			if flush != nil {
+				flush()
+			}
+			code := 0
+			if js.job.skip == 's' {
+				code = -2
+			}
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: code}}
+			return
+		}
 		stdin, extra, sent, err := in.attempt()
 		if err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
@@ -706,7 +721,8 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.sum.TimedOut++
 		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
 	}
-	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent}
+	killed := errors.Is(e.Err, errOverLimit) || errors.Is(e.Err, errLowMemory)
+	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent, killed: killed}
 	res.Command = a.line
 	switch {
 	case js.res != nil:
@@ -726,6 +742,8 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
+	case js.job.skip == 's':
+		r.complete(js, res) // never retried (GNU)
 	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res
 		r.sum.Retries++
@@ -805,6 +823,11 @@ func (r *run) output(res *Result) {
 	if r.cfg.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
 		io.WriteString(r.cfg.Stdout, res.Command+"\n") // -v: with the job's output
 	}
+	if r.cfg.Verbose && r.cfg.Results != nil && r.streamOut == nil {
+		// GNU: -v's line is part of the job's saved (and counted) output.
+		res.Stdout = append([]byte(res.Command+"\n"), res.Stdout...)
+		res.Received += int64(len(res.Command) + 1)
+	}
 	switch {
 	case r.cfg.Results != nil:
 		if err := r.cfg.Results(*res); err != nil && !r.resultsFailed {
@@ -832,6 +855,8 @@ func (r *run) output(res *Result) {
 	switch {
 	case res.TimedOut:
 		fmt.Fprintf(r.errOut, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
+	case errors.Is(res.Exit.Err, errOverLimit):
+		// GNU says nothing of a job --limit killed.
 	case res.Exit.Err != nil:
 		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}

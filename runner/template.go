@@ -48,6 +48,7 @@ type piece struct {
 	pos  int  // 'a': 1-based position, negative from the end; 0 every argument
 	mod  string
 	fn   func(string) string // 'a': a --plus expression applied after mod; nil if none
+	skip byte                // 'a': 'u' {uniq}, 'c' {choose_k}: the job may be skipped (template.skips)
 }
 
 // context says p stands for every argument (no position): the word that
@@ -63,13 +64,16 @@ type template struct {
 	slot       bool      // the template holds {%} or {0%}
 	slotWidth  int       // digits of {0%}
 	appended   bool      // the template had no replacement string: {} was appended
+	uniq       bool      // --plus {uniq}: skip a job whose values repeat
+	chooseK    bool      // --plus {choose_k}: skip a job whose values do not rise strictly
 }
 
 // rplSyntax says which replacement strings a template knows beyond GNU's
 // own: --plus's, and the column names of --header.
 type rplSyntax struct {
 	plus  bool
-	names map[string]int // column name → 1-based position
+	names map[string]int   // column name → 1-based position
+	user  map[string]piece // --rpl tags without their braces (rpl.go)
 }
 
 // compileTemplate parses the words of a command template. quote is GNU's
@@ -105,6 +109,8 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 			if p.kind == '%' || p.kind == 'P' {
 				t.slot = true
 			}
+			t.uniq = t.uniq || p.skip == 'u'
+			t.chooseK = t.chooseK || p.skip == 'c'
 			ps = append(ps, p)
 		}
 		if last < len(w) || len(ps) == 0 {
@@ -123,6 +129,15 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 // parse reads the inside of a pair of braces: a replacement string, or
 // false for text.
 func (syn rplSyntax) parse(in string) (piece, bool, error) {
+	if p, ok := syn.user[in]; ok {
+		return p, true, nil
+	}
+	if m := plusPosRE.FindStringSubmatch(in); m != nil && m[2] != "" {
+		if p, ok := syn.user[m[2]]; ok && p.kind == 'a' {
+			p.pos = parsePos(m[1])
+			return p, true, nil
+		}
+	}
 	switch in {
 	case "#":
 		return piece{kind: '#'}, true, nil
@@ -161,10 +176,11 @@ func (syn rplSyntax) parse(in string) (piece, bool, error) {
 	if plusMods[rest] {
 		return piece{kind: 'a', pos: pos, mod: rest}, true, nil
 	}
-	if rest == "uniq" {
-		// GNU's {uniq} skips the jobs whose values repeat (and counts
-		// them failed): refused, never left as text that runs them all.
-		return piece{}, false, fmt.Errorf("%w: {%s}: --plus's {uniq} (skip jobs whose values repeat) is not supported", ErrBadInput, in)
+	if rest == "uniq" || rest == "choose_k" {
+		// GNU: the value(s) as {} ({n}) gives them; the job is skipped
+		// when its values repeat ({uniq}) or do not rise strictly, as
+		// strings ({choose_k}). See template.skips.
+		return piece{kind: 'a', pos: pos, skip: rest[0]}, true, nil
 	}
 	fn, ok, err := plusExpr(rest)
 	if !ok || err != nil {
@@ -218,6 +234,9 @@ func rplInCommandWord(words [][]piece) bool {
 func (t *template) job(row []string, seq, total int) Job {
 	parts, widths := t.expand(row, seq, total)
 	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
+	if t.skips(row) {
+		j.skip = 's'
+	}
 	if len(parts) > 1 {
 		j.slotParts = parts
 		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {
@@ -225,6 +244,30 @@ func (t *template) job(row []string, seq, total int) Job {
 		}
 	}
 	return j
+}
+
+// skips says the job of row is skipped, as GNU's --plus strings skip():
+// {uniq} when two of its values are the same, {choose_k} when a value is
+// not above the one before it, compared as strings (Perl's ge). A skipped
+// job runs nothing, and counts as failed with exit status -2.
+func (t *template) skips(row []string) bool {
+	if t.uniq {
+		seen := make(map[string]bool, len(row))
+		for _, v := range row {
+			if seen[v] {
+				return true
+			}
+			seen[v] = true
+		}
+	}
+	if t.chooseK {
+		for i := 1; i < len(row); i++ {
+			if row[i-1] >= row[i] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // expand returns the command for one row of arguments and job number seq

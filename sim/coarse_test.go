@@ -43,7 +43,7 @@ func TestCoarseTreeLatentNearEager(t *testing.T) {
 			mk := func(pol Policy) func(uint64) Scenario {
 				return func(seed uint64) Scenario { return coarseTree(p, depth, seed, pol) }
 			}
-			eager := meanMakespan(t, mk(Policy{Join: JoinEager}), 5)
+			eager := meanMakespan(t, mk(Policy{Join: joinEager}), 5)
 			runtime := meanMakespan(t, mk(Policy{}), 5)
 			latent := meanMakespan(t, mk(Policy{EagerDepth: -1}), 5)
 			t.Logf("%d leaves, %2d workers: makespan eager %.2f ms, runtime %.2f ms (%+.1f %%), all latent %.2f ms (%+.1f %%)",

@@ -29,7 +29,7 @@
 // bottom (LIFO) and thieves take the oldest tasks from the top, one or
 // half (at most [Policy.MaxBatch], the runtime's 32 by default). A worker
 // that finds nothing follows the runtime's idle protocol step by step
-// (PROTOCOL.md; idle.go here), driven by the same code, policy.IdleState:
+// (PROTOCOL.md; idle.go here), driven by the same code, policyrt.IdleState:
 // rounds of steal attempts in the victim policy's order, after each failed
 // round a spin, a timed sleep or a park as the schedule says; a worker
 // announces itself as a sleeper and re-checks for work before it sleeps;

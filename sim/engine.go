@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/xrand"
 	"github.com/worksteal/worksteal/policy"
 )
@@ -60,114 +60,6 @@ func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
 	return res, nil
 }
 
-// Event kinds.
-const (
-	evWorker uint8 = iota // a worker's timer (valid while gen matches)
-	evArrive              // root tasks arrive (arg: batch index, -1 for Poisson)
-	evStart               // every worker looks for work at time 0
-	evFault               // a fault begins, ends or is detected (arg: index*4 + phase)
-	evPoll                // a poll point inside a running piece (valid while gen matches the worker's pollTok)
-)
-
-// event is one entry of the event heap. Events at the same time are
-// processed in the order they were scheduled (seq), so a run never depends
-// on heap layout.
-type event struct {
-	at   time.Duration
-	seq  uint64
-	w    int32
-	arg  int32
-	gen  uint32
-	kind uint8
-}
-
-// evHeap is a 4-ary min-heap of events ordered by (at, seq): half the
-// levels of a binary heap, and sifting moves a hole instead of swapping,
-// so an event costs fewer cache lines touched. (at, seq) is unique, so the
-// order of events never depends on the heap's layout.
-type evHeap []event
-
-func evLess(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
-
-func (h *evHeap) push(ev event) {
-	*h = append(*h, ev)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !evLess(&ev, &a[p]) {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = ev
-}
-
-func (h *evHeap) pop() event {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	a = a[:n]
-	*h = a
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := min(c+4, n)
-		for k := c + 1; k < end; k++ {
-			if evLess(&a[k], &a[m]) {
-				m = k
-			}
-		}
-		if !evLess(&a[m], &last) {
-			break
-		}
-		a[i] = a[m]
-		i = m
-	}
-	a[i] = last
-	return top
-}
-
-// queue is a double-ended queue of task ids: the owner's end is the back,
-// thieves and FIFO schedulers take from the front.
-type queue struct {
-	buf  []int32
-	head int
-}
-
-func (q *queue) len() int         { return len(q.buf) - q.head }
-func (q *queue) pushBack(t int32) { q.buf = append(q.buf, t) }
-
-func (q *queue) popBack() int32 {
-	t := q.buf[len(q.buf)-1]
-	q.buf = q.buf[:len(q.buf)-1]
-	if q.head == len(q.buf) {
-		q.buf, q.head = q.buf[:0], 0
-	}
-	return t
-}
-
-func (q *queue) popFront() int32 {
-	t := q.buf[q.head]
-	q.head++
-	if q.head == len(q.buf) {
-		q.buf, q.head = q.buf[:0], 0
-	} else if q.head >= 1024 && q.head*2 >= len(q.buf) {
-		n := copy(q.buf, q.buf[q.head:])
-		q.buf, q.head = q.buf[:n], 0
-	}
-	return t
-}
-
 // Worker states. The time a worker spends in each is charged to busy
 // (stRun), overhead (stOverhead, stAccess) or idle (the rest but stLost).
 const (
@@ -201,7 +93,7 @@ type worker struct {
 	lost        bool // stopped (fault)
 	detected    bool // its loss is known: no placement, tasks re-queued
 	searching   bool // counted in engine.searching
-	idleSt      policy.IdleState
+	idleSt      policyrt.IdleState
 	attempt     int
 	roundStart  time.Duration
 	speed, base float64
@@ -220,7 +112,7 @@ type worker struct {
 	polls       int64         // poll points passed (heartbeat count; those inside a segment added at its end)
 	segWork     float64       // work (ns at speed 1) of the current segment
 	extra       time.Duration // overhead to pay before the next piece (fork, promotion)
-	sel         *policy.Selector
+	sel         *policyrt.Selector
 	st          WorkerStats
 	busy, over  time.Duration
 	idle        time.Duration
@@ -341,7 +233,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.moveCost = c.Move.Duration()
 	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
 	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
-	e.latentJoin = e.sched == SchedSteal && s.Policy.Join == JoinLatent
+	e.latentJoin = e.sched == schedSteal && s.Policy.Join == joinLatent
 	e.pollGap = s.Workload.Poll.Duration()
 	if e.latentJoin && s.Policy.EagerDepth > 0 {
 		e.eagerDepth = int16(s.Policy.EagerDepth)
@@ -358,7 +250,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if s.Policy.Idle.Attempts > 0 && s.Policy.Idle.Attempts < e.perRound {
 		e.perRound = s.Policy.Idle.Attempts
 	}
-	e.freeRounds = e.sched == SchedSteal && e.stealCost == 0 && e.failed == 0 && e.crossCost == 0 &&
+	e.freeRounds = e.sched == schedSteal && e.stealCost == 0 && e.failed == 0 && e.crossCost == 0 &&
 		(e.victim == policy.Random || e.victim == policy.Locality)
 	e.ws = make([]worker, p)
 	e.liveList = make([]int32, p)
@@ -367,8 +259,8 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		w.id, w.group, w.cur, w.victim, w.idleIdx = int32(i), int32(s.Workers.Groups[i]), -1, -1, -1
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
 		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
-		if e.sched == SchedSteal {
-			w.sel = policy.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
+		if e.sched == schedSteal {
+			w.sel = policyrt.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}
 		e.liveList[i] = int32(i)
 	}
@@ -774,7 +666,7 @@ func (e *engine) finish(w *worker, id int32) {
 // findWork looks for the next piece for an idle worker, by scheduler.
 func (e *engine) findWork(w *worker) {
 	switch e.sched {
-	case SchedSteal:
+	case schedSteal:
 		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
 			id := w.latent[n-1]
 			w.latent = w.latent[:n-1]
@@ -787,7 +679,7 @@ func (e *engine) findWork(w *worker) {
 			return
 		}
 		e.startSearch(w)
-	case SchedCentral:
+	case schedCentral:
 		e.requestLock(w, opPop)
 	default:
 		if w.dq.len() > 0 {
@@ -797,48 +689,4 @@ func (e *engine) findWork(w *worker) {
 		}
 		e.parkPlain(w)
 	}
-}
-
-func (e *engine) logf(format string, args ...any) {
-	e.log.WriteByte('[')
-	e.log.WriteString(fmtTime(e.now))
-	e.log.WriteString("] ")
-	fmt.Fprintf(e.log, format, args...)
-	e.log.WriteByte('\n')
-}
-
-// fmtTime prints a virtual time as seconds, shortest exact form.
-func fmtTime(t time.Duration) string {
-	b := make([]byte, 0, 24)
-	if t < 0 {
-		b = append(b, '-')
-		t = -t
-	}
-	b = strconv.AppendInt(b, int64(t/time.Second), 10)
-	if ns := int64(t % time.Second); ns != 0 {
-		var f [9]byte
-		for i := 8; i >= 0; i-- {
-			f[i] = byte('0' + ns%10)
-			ns /= 10
-		}
-		n := 9
-		for n > 0 && f[n-1] == '0' {
-			n--
-		}
-		b = append(b, '.')
-		b = append(b, f[:n]...)
-	}
-	return string(b)
-}
-
-func taskList(ids []int32) string {
-	b := make([]byte, 0, 8*len(ids))
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, 'T')
-		b = strconv.AppendInt(b, int64(id), 10)
-	}
-	return string(b)
 }

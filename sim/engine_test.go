@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/fibtree"
 	"github.com/worksteal/worksteal/internal/xrand"
 )
 
@@ -75,15 +76,15 @@ func TestExactlyOnce(t *testing.T) {
 	}{
 		{"steal random one", func(s *Scenario) {}},
 		{"steal half largest", func(s *Scenario) { s.Policy.Victim, s.Policy.Amount = "largest", "half" }},
-		{"two-choices poll", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "two-choices", IdlePoll }},
-		{"locality spin", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "locality", IdleSpin }},
-		{"round-robin park", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "round-robin", IdlePark }},
+		{"two-choices poll", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "two-choices", idlePoll }},
+		{"locality spin", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "locality", idleSpin }},
+		{"round-robin park", func(s *Scenario) { s.Policy.Victim, s.Policy.Idle.Mode = "round-robin", idlePark }},
 		{"fork-join", func(s *Scenario) { s.Workload.Spawn.Join = true }},
-		{"central", func(s *Scenario) { s.Policy.Scheduler = SchedCentral }},
-		{"central fork-join", func(s *Scenario) { s.Policy.Scheduler, s.Workload.Spawn.Join = SchedCentral, true }},
-		{"static", func(s *Scenario) { s.Policy.Scheduler = SchedStatic }},
-		{"round-robin", func(s *Scenario) { s.Policy.Scheduler = SchedRoundRobin }},
-		{"lpt", func(s *Scenario) { s.Policy.Scheduler = SchedLPT }},
+		{"central", func(s *Scenario) { s.Policy.Scheduler = schedCentral }},
+		{"central fork-join", func(s *Scenario) { s.Policy.Scheduler, s.Workload.Spawn.Join = schedCentral, true }},
+		{"static", func(s *Scenario) { s.Policy.Scheduler = schedStatic }},
+		{"round-robin", func(s *Scenario) { s.Policy.Scheduler = schedRoundRobin }},
+		{"lpt", func(s *Scenario) { s.Policy.Scheduler = schedLPT }},
 		{"poisson", func(s *Scenario) {
 			s.Workload.Arrival = Arrival{Pattern: arrivePoisson, Rate: 500, Target: targetRoundRobin}
 		}},
@@ -103,7 +104,7 @@ func TestExactlyOnce(t *testing.T) {
 }
 
 func TestFaultsReexecuteAndLoseNothing(t *testing.T) {
-	for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedRoundRobin, SchedLPT} {
+	for _, sched := range []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT} {
 		for _, join := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s join=%v", sched, join), func(t *testing.T) {
 				s := Scenario{Seed: 3, Workers: Workers{Count: 5},
@@ -158,7 +159,7 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 		{"uts", Workload{Kind: kindUTS}},
 	}
 	for _, tc := range cases {
-		for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedLPT} {
+		for _, sched := range []string{schedSteal, schedCentral, schedStatic, schedLPT} {
 			t.Run(tc.name+"/"+sched, func(t *testing.T) {
 				s := Scenario{Seed: 11, Workers: Workers{Count: 1}, Workload: tc.wl, Policy: Policy{Scheduler: sched}}
 				r, err := Run(context.Background(), s, Options{})
@@ -222,14 +223,14 @@ func TestWorkSpanBounds(t *testing.T) {
 	t.Logf("seed %d (SIM_SEED=%d to replay)", seed, seed)
 	r := xrand.New(seed)
 	policies := []Policy{
-		{Scheduler: SchedSteal}, {Scheduler: SchedSteal, Victim: "largest", Amount: "half"},
-		{Scheduler: SchedSteal, Victim: "two-choices", Idle: Idle{Mode: IdlePark}},
-		{Scheduler: SchedStatic}, {Scheduler: SchedRoundRobin}, {Scheduler: SchedLPT},
+		{Scheduler: schedSteal}, {Scheduler: schedSteal, Victim: "largest", Amount: "half"},
+		{Scheduler: schedSteal, Victim: "two-choices", Idle: Idle{Mode: idlePark}},
+		{Scheduler: schedStatic}, {Scheduler: schedRoundRobin}, {Scheduler: schedLPT},
 	}
 	for i := 0; i < n; i++ {
 		s := randomScenario(r)
 		// the greedy central queue with zero costs meets T1/P + T∞
-		s.Policy = Policy{Scheduler: SchedCentral}
+		s.Policy = Policy{Scheduler: schedCentral}
 		res, err := Run(context.Background(), s, Options{})
 		if err != nil {
 			t.Fatalf("case %d: %v\n%+v", i, err, s)
@@ -261,12 +262,12 @@ func TestCentralQueueCrossover(t *testing.T) {
 	for p := 2; p <= 128; p *= 2 {
 		s := base
 		s.Workers.Count = p
-		s.Policy.Scheduler = SchedCentral
+		s.Policy.Scheduler = schedCentral
 		c, err := Run(context.Background(), s, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Policy.Scheduler = SchedSteal
+		s.Policy.Scheduler = schedSteal
 		w, err := Run(context.Background(), s, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +323,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 	}
 }
 
-func TestGolden(t *testing.T) {
+func TestBasicPresetLogMatchesGolden(t *testing.T) {
 	s, err := LookupPreset("basic")
 	if err != nil {
 		t.Fatal(err)
@@ -343,10 +344,10 @@ func TestGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run TestGolden -update)", err)
+		t.Fatalf("%v (run go test -run TestBasicPresetLogMatchesGolden -update)", err)
 	}
 	if got := out.String(); got != string(want) {
-		t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it)\ngot:\n%s", path, got)
+		t.Errorf("output differs from %s (go test -run TestBasicPresetLogMatchesGolden -update rewrites it)\ngot:\n%s", path, got)
 	}
 }
 
@@ -386,10 +387,10 @@ func TestFibShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.Report.DAG.T1, float64(fibCalls(10))*1e-9; math.Abs(got-want) > 1e-15 || r.Report.Totals.Tasks != 1 {
+	if got, want := r.Report.DAG.T1, float64(fibtree.Calls(10))*1e-9; math.Abs(got-want) > 1e-15 || r.Report.Totals.Tasks != 1 {
 		t.Fatalf("fib(10) below cutoff: T1 %v tasks %d; want %v, 1", got, r.Report.Totals.Tasks, want)
 	}
-	if fibCalls(0) != 1 || fibCalls(1) != 1 || fibCalls(2) != 3 || fibCalls(5) != 15 {
+	if fibtree.Calls(0) != 1 || fibtree.Calls(1) != 1 || fibtree.Calls(2) != 3 || fibtree.Calls(5) != 15 {
 		t.Fatal("fibCalls wrong")
 	}
 }
@@ -469,7 +470,7 @@ func TestNormalizeIdempotent(t *testing.T) {
 // faults): waiting for the central queue's lock, between the pieces of a
 // task that spawns, is not drawn as part of the task.
 func TestSpansAreTheWork(t *testing.T) {
-	for _, sched := range []string{SchedSteal, SchedCentral, SchedStatic, SchedLPT} {
+	for _, sched := range []string{schedSteal, schedCentral, schedStatic, schedLPT} {
 		s := Scenario{Seed: 1, Workers: Workers{Count: 8},
 			Workload: Workload{Tasks: 50, Duration: Dist{Value: 0.5}, Spawn: Spawn{Prob: 0.5, At: 0.5}},
 			Policy:   Policy{Scheduler: sched}, Costs: Costs{Queue: 0.05, Contention: 0.02, Steal: 0.01, Task: 0.01}}
@@ -496,7 +497,7 @@ func TestSpansAreTheWork(t *testing.T) {
 func TestLoneSpinnerWaits(t *testing.T) {
 	s := Scenario{Workers: Workers{Count: 1},
 		Workload: Workload{Arrival: Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
-		Policy:   Policy{Idle: Idle{Mode: IdleSpin}}, Costs: Costs{Steal: 1e-6}}
+		Policy:   Policy{Idle: Idle{Mode: idleSpin}}, Costs: Costs{Steal: 1e-6}}
 	r, err := Run(context.Background(), s, Options{MaxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)

@@ -150,7 +150,7 @@ func (e *engine) detect(w *worker) {
 	if len(ids) == 0 {
 		return
 	}
-	if e.sched == SchedSteal { // spread over the survivors
+	if e.sched == schedSteal { // spread over the survivors
 		for _, id := range ids {
 			e.pushTo(e.nextRR(), id)
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -13,7 +14,7 @@ import (
 //   - A worker that runs out of work becomes a searcher (searching+1) and
 //     makes rounds: its own deque (the runtime's own inbox), then one steal
 //     attempt per victim in the policy's order.
-//   - After each failed round it asks its policy.IdleState — the very type
+//   - After each failed round it asks its policyrt.IdleState — the very type
 //     the runtime's idleWait uses, with the same policy.Idle and a
 //     generator seeded per worker — what to do: spin for the drawn delay
 //     (awake, still searching), sleep for it (a timed park), or park.
@@ -39,11 +40,11 @@ import (
 // never sleeping: the seed tutorial's 0.1 s retry) and spin (rounds back to
 // back). They never sleep, so nobody waits for a wake-up.
 
-// idleSchedule returns the schedule a worker's policy.IdleState follows:
+// idleSchedule returns the schedule a worker's policyrt.IdleState follows:
 // the scenario's backoff, or one round then park for mode park.
 func idleSchedule(id *Idle) policy.Idle {
 	p := id.policyIdle()
-	if id.Mode == IdlePark {
+	if id.Mode == idlePark {
 		p.Rounds = 1
 	}
 	return p
@@ -135,7 +136,7 @@ func (e *engine) wakeWorker(w *worker) bool {
 	if w.idleIdx < 0 {
 		return false
 	}
-	e.removeIdle(w, e.sched == SchedSteal)
+	e.removeIdle(w, e.sched == schedSteal)
 	if e.log != nil {
 		e.logf("worker %d: wakes", w.id)
 	}
@@ -152,7 +153,7 @@ func (e *engine) wakeWorker(w *worker) bool {
 // resume continues a worker that was woken or whose sleep ended.
 func (e *engine) resume(w *worker) {
 	w.searchStart = e.now
-	if e.sched == SchedSteal {
+	if e.sched == schedSteal {
 		e.round(w)
 		return
 	}
@@ -181,8 +182,8 @@ func (e *engine) round(w *worker) {
 	w.attempt = 0
 	w.roundStart = e.now
 	if len(e.ws) == 1 {
-		if e.mode == IdleSpin { // nobody to steal from: spinning would only burn events
-			e.block(w, policy.IdleStep{Kind: policy.IdlePark})
+		if e.mode == idleSpin { // nobody to steal from: spinning would only burn events
+			e.block(w, policyrt.IdleStep{Kind: policyrt.IdlePark})
 			return
 		}
 		e.roundFailed(w)
@@ -247,12 +248,12 @@ func (e *engine) attemptDone(w *worker) {
 // roundFailed does what the idle schedule says after a round that found
 // nothing: spin (back off awake), sleep (a timed park) or park.
 func (e *engine) roundFailed(w *worker) {
-	var step policy.IdleStep
+	var step policyrt.IdleStep
 	switch e.mode {
-	case IdlePoll:
-		step = policy.IdleStep{Kind: policy.IdleSpin, Delay: e.interval}
-	case IdleSpin:
-		step = policy.IdleStep{Kind: policy.IdleSpin}
+	case idlePoll:
+		step = policyrt.IdleStep{Kind: policyrt.IdleSpin, Delay: e.interval}
+	case idleSpin:
+		step = policyrt.IdleStep{Kind: policyrt.IdleSpin}
 	default:
 		step = w.idleSt.Next(e.idle, w.sel.Rand())
 	}
@@ -262,7 +263,7 @@ func (e *engine) roundFailed(w *worker) {
 			d = 1 // a round that took no time must not repeat at the same instant
 		}
 		if d > 0 {
-			if e.log != nil && e.mode != IdleSpin {
+			if e.log != nil && e.mode != idleSpin {
 				e.logf("worker %d: backs off %s", w.id, fmtTime(d))
 			}
 			e.setState(w, stBackoff)
@@ -277,7 +278,7 @@ func (e *engine) roundFailed(w *worker) {
 
 // block puts w to sleep (step IdleSleep, for step.Delay) or parks it
 // (IdlePark): announce, re-check, then block unless work is visible.
-func (e *engine) block(w *worker, step policy.IdleStep) {
+func (e *engine) block(w *worker, step policyrt.IdleStep) {
 	e.announce(w)
 	if e.workVisible() { // ReadWork saw work: take ourselves out again
 		e.removeIdle(w, true)
@@ -287,7 +288,7 @@ func (e *engine) block(w *worker, step policy.IdleStep) {
 		e.round(w)
 		return
 	}
-	if step.Kind == policy.IdleSleep {
+	if step.Kind == policyrt.IdleSleep {
 		e.setState(w, stSleep)
 		w.st.Sleeps++
 		if e.log != nil {

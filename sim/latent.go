@@ -32,7 +32,7 @@ import (
 //     oldest latent frame alone, idle workers or not (never the frames of the fork just made), so the
 //     largest pieces wait in its deque for a thief that runs dry.
 //   - Thieves then steal from the deque as under join eager: the victim
-//     policy's order (policy.Selector), one or half (policy.Amount), at
+//     policy's order (policyrt.Selector), one or half (policy.Amount), at
 //     the steal costs.
 //   - When a worker is done with what it ran inline, its newest latent
 //     frame — the other half of the fork it is in — runs inline too, at

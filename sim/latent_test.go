@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/fibtree"
 )
 
 // latentTree is a hand-built situation: two fib(10) trees, one per worker;
@@ -109,7 +111,7 @@ func TestLatentDiffersFromEager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Policy.Join = JoinEager
+	s.Policy.Join = joinEager
 	eag, err := Run(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ func TestLatentDiffersFromEager(t *testing.T) {
 func TestLatentOneWorkerNoPromotion(t *testing.T) {
 	s := Scenario{Seed: 3, Workers: Workers{Count: 1}, Policy: Policy{EagerDepth: -1},
 		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 16, Cutoff: 4, Leaf: 1e-8}}}
-	_, forks := fibTreeCounts(16, 4)
+	_, forks := fibtree.Counts(16, 4)
 	for _, beat := range []int{-1, 64} {
 		for _, fork := range []Seconds{0, 5e-9} {
 			s.Policy.Heartbeat = beat
@@ -303,7 +305,7 @@ func TestLatentHeartbeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, forks := fibTreeCounts(12, 10); forks >= 64 || r.Report.Totals.Promoted == 0 {
+	if _, forks := fibtree.Counts(12, 10); forks >= 64 || r.Report.Totals.Promoted == 0 {
 		t.Errorf("%v forks, %d promoted; want beats inside the leaves (fewer forks than a heartbeat)", forks, r.Report.Totals.Promoted)
 	}
 }

@@ -136,7 +136,7 @@ func (e *engine) pushCentral(id int32) {
 func (e *engine) pushTo(x *worker, id int32) {
 	e.qAdd(x, 1)
 	x.dq.pushBack(id)
-	if !e.wakeWorker(x) && e.sched == SchedSteal {
+	if !e.wakeWorker(x) && e.sched == schedSteal {
 		e.notify()
 	}
 }
@@ -144,29 +144,29 @@ func (e *engine) pushTo(x *worker, id int32) {
 // placeSpawned puts the children that w's task just created.
 func (e *engine) placeSpawned(w *worker, kids []int32) {
 	switch e.sched {
-	case SchedSteal:
+	case schedSteal:
 		if e.latentJoin { // a spawn is a poll point: older latent frames go first
 			e.poll(w)
 		}
 		for _, k := range kids {
 			e.pushTo(w, k)
 		}
-	case SchedCentral:
+	case schedCentral:
 		for _, k := range kids { // staged in w's queue until the push completes
 			e.qAdd(w, 1)
 			w.dq.pushBack(k)
 		}
 		e.requestLock(w, opPush)
 		return
-	case SchedStatic:
+	case schedStatic:
 		for _, k := range kids {
 			e.assign(w, k)
 		}
-	case SchedRoundRobin:
+	case schedRoundRobin:
 		for _, k := range kids {
 			e.assign(e.nextRR(), k)
 		}
-	case SchedLPT:
+	case schedLPT:
 		e.sortLPT(kids)
 		for _, k := range kids {
 			e.assign(e.leastLoaded(k), k)
@@ -227,11 +227,11 @@ func (e *engine) live(i int) *worker {
 // placeBatch places root tasks that arrive together (or re-queued tasks).
 func (e *engine) placeBatch(ids []int32, target string, wk int) {
 	switch e.sched {
-	case SchedCentral:
+	case schedCentral:
 		for _, id := range ids {
 			e.pushCentral(id)
 		}
-	case SchedStatic:
+	case schedStatic:
 		l := e.liveList
 		if len(l) == 0 {
 			l = []int32{0}
@@ -239,11 +239,11 @@ func (e *engine) placeBatch(ids []int32, target string, wk int) {
 		for j, id := range ids {
 			e.assign(&e.ws[l[j*len(l)/len(ids)]], id)
 		}
-	case SchedRoundRobin:
+	case schedRoundRobin:
 		for _, id := range ids {
 			e.assign(e.nextRR(), id)
 		}
-	case SchedLPT:
+	case schedLPT:
 		e.sortLPT(ids)
 		for _, id := range ids {
 			e.assign(e.leastLoaded(id), id)
@@ -294,7 +294,7 @@ func (e *engine) arrive(i int) {
 	for j := range order {
 		order[j] = int32(j)
 	}
-	if e.sched == SchedSteal && target == targetRandom && n > 1 {
+	if e.sched == schedSteal && target == targetRandom && n > 1 {
 		targets = make([]int32, n)
 		count := make([]int32, len(e.ws)+1)
 		for j := range targets {

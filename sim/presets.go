@@ -35,7 +35,7 @@ func tutorial(name string, workers, tasks int, d Dist) Scenario {
 		Seed:     1,
 		Workers:  Workers{Count: workers},
 		Workload: Workload{Tasks: tasks, Duration: d, Arrival: Arrival{Target: targetRandom}},
-		Policy:   Policy{Idle: Idle{Mode: IdlePoll, Interval: tutorialPoll}},
+		Policy:   Policy{Idle: Idle{Mode: idlePoll, Interval: tutorialPoll}},
 	}
 }
 
@@ -90,7 +90,7 @@ func Presets() []Preset {
 	add(tut+"exercise 1: 2..8 workers, 20 tasks of 0.5-2.0 s: where does adding workers stop paying?"+tutCosts, s)
 
 	s = tutorial("backoff", 3, 10, basicDur)
-	s.Policy.Idle = Idle{Mode: IdlePoll, Interval: tutorialPoll, Rounds: 1000, Base: 0.05, Cap: 0.5, Jitter: 0}
+	s.Policy.Idle = Idle{Mode: idlePoll, Interval: tutorialPoll, Rounds: 1000, Base: 0.05, Cap: 0.5, Jitter: 0}
 	s.Sweep = &Sweep{Param: "idle", Values: []string{"poll", "backoff"}}
 	add(tut+"exercise 4: the basic run with a fixed 0.1 s retry vs exponential backoff from 0.05 s to 0.5 s; zero-cost steals", s)
 
@@ -123,7 +123,7 @@ func Presets() []Preset {
 	add("central queue on 10 µs tasks, 1..64 workers; costs 100 ns per access plus 50 ns per waiting worker (compare --scheduler steal: 200 ns per steal)", Scenario{
 		Name: "central", Seed: 1, Workers: Workers{Count: 8},
 		Workload: Workload{Tasks: 20000, Duration: Dist{Dist: distConstant, Value: 10e-6}, Arrival: Arrival{Target: targetRoundRobin}},
-		Policy:   Policy{Scheduler: SchedCentral},
+		Policy:   Policy{Scheduler: schedCentral},
 		Costs:    Costs{Queue: 100e-9, Contention: 50e-9, Steal: 200e-9, Failed: 100e-9},
 		Sweep:    &Sweep{Param: "workers", Values: []string{"1", "2", "4", "8", "16", "32", "64"}},
 	})
@@ -160,7 +160,7 @@ func Presets() []Preset {
 	s.Sweep = &Sweep{Param: "victim", Values: []string{"locality", "random"}}
 	add("two-tier machine room: 16 machines x 8 cores, a UTS tree (b0=4, depth 11, 51,000 nodes) of 100 µs nodes, steal half; 50 ns per steal in a machine, 500 µs more across machines: local-first (locality victims) vs flat random stealing (compare machine-room-central)", s)
 	s = room("machine-room-central")
-	s.Policy = Policy{Scheduler: SchedCentral}
+	s.Policy = Policy{Scheduler: schedCentral}
 	s.Costs = Costs{Queue: 50e-6}
 	add("the machine room with one central queue (a broker): every task goes through it, 50 µs per access, serialized (the cluster tier's measured rate, about 20,000 tasks a second)", s)
 

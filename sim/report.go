@@ -270,8 +270,8 @@ func quantile(xs []time.Duration, q float64) time.Duration {
 
 func describePolicy(s *Scenario) string {
 	p := &s.Policy
-	if p.Scheduler != SchedSteal {
-		if p.Scheduler == SchedCentral {
+	if p.Scheduler != schedSteal {
+		if p.Scheduler == schedCentral {
 			return fmt.Sprintf("central queue (access %s, contention %s per waiter)", fmtSec(float64(s.Costs.Queue)), fmtSec(float64(s.Costs.Contention)))
 		}
 		return p.Scheduler
@@ -279,9 +279,9 @@ func describePolicy(s *Scenario) string {
 	id := &p.Idle
 	idle := id.Mode
 	switch id.Mode {
-	case IdleBackoff:
+	case idleBackoff:
 		idle = fmt.Sprintf("backoff %d rounds, %s..%s, jitter %g", id.Rounds, fmtSec(float64(id.Base)), fmtSec(float64(id.Cap)), id.Jitter)
-	case IdlePoll:
+	case idlePoll:
 		idle = "poll every " + fmtSec(float64(id.Interval))
 	}
 	if id.Attempts > 0 {
@@ -298,7 +298,7 @@ func describePolicy(s *Scenario) string {
 	join := ""
 	if s.Workload.Kind == kindFib || s.Workload.Spawn.Join && s.Workload.Spawn.Prob > 0 {
 		join = ", join " + p.Join
-		if p.Join == JoinLatent {
+		if p.Join == joinLatent {
 			if p.Heartbeat > 0 {
 				join += fmt.Sprintf(" (heartbeat every %d polls)", p.Heartbeat)
 			} else {
@@ -379,7 +379,7 @@ func describeWorkload(s *Scenario) string {
 	case arrivePoisson:
 		fmt.Fprintf(&b, ", poisson %g/s", a.Rate)
 	}
-	if s.Policy.Scheduler == SchedSteal && a.Pattern != arriveBursts {
+	if s.Policy.Scheduler == schedSteal && a.Pattern != arriveBursts {
 		if a.Target == targetOne {
 			fmt.Fprintf(&b, " to worker %d", a.Worker)
 		} else {

@@ -165,7 +165,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		s.Policy.Idle.Mode = v
 	case "backoff":
 		if v == "off" || v == "none" {
-			s.Policy.Idle.Mode = IdleSpin
+			s.Policy.Idle.Mode = idleSpin
 			return nil
 		}
 		b, err := num()
@@ -173,7 +173,7 @@ func applySweep(s *Scenario, param, v string, path string) error {
 			return err
 		}
 		id := &s.Policy.Idle
-		id.Mode, id.Base = IdleBackoff, Seconds(b)
+		id.Mode, id.Base = idleBackoff, Seconds(b)
 		if id.Cap < id.Base*64 {
 			id.Cap = id.Base * 64
 		}

@@ -31,7 +31,7 @@ func theoryScenario(W, P int, amount string, maxBatch int) Scenario {
 		Seed:     1,
 		Workers:  Workers{Count: P},
 		Workload: Workload{Tasks: W, Duration: Dist{Value: 1e-6}},
-		Policy:   Policy{Amount: amount, MaxBatch: maxBatch, Idle: Idle{Mode: IdleSpin, Attempts: 1}},
+		Policy:   Policy{Amount: amount, MaxBatch: maxBatch, Idle: Idle{Mode: idleSpin, Attempts: 1}},
 		Costs:    Costs{Steal: 1e-6},
 	}
 }

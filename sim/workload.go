@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/fibtree"
 	"github.com/worksteal/worksteal/internal/xrand"
 )
 
@@ -117,7 +118,7 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		f := &wl.Fib
 		n := int(t.arg)
 		if n < f.Cutoff {
-			t.work[0] = time.Duration(fibCalls(n)) * f.Leaf.Duration()
+			t.work[0] = time.Duration(fibtree.Calls(n)) * f.Leaf.Duration()
 			return
 		}
 		t.work[0], t.work[1] = f.Split.Duration(), f.Join.Duration()
@@ -162,15 +163,6 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		}
 		t.work[0] = d
 	}
-}
-
-// fibCalls is the number of calls naive fib(n) makes: 2·fib(n+1) − 1.
-func fibCalls(n int) int64 {
-	a, b := int64(0), int64(1) // fib(0), fib(1)
-	for i := 0; i < n+1; i++ {
-		a, b = b, a+b
-	}
-	return 2*a - 1
 }
 
 // newTask appends a task and returns its id.

@@ -21,8 +21,9 @@ import (
 // client certificate), as one who stole them from a worker's machine would
 // connect, and what the server refused it.
 type attacker struct {
-	nc *nats.Conn
-	js jetstream.JetStream
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	name string // the worker name it asks the recorder as (ws.rec.<name>.<op>)
 
 	mu        sync.Mutex
 	refused   []string
@@ -38,7 +39,7 @@ func connectAttacker(t *testing.T, url, dir string) *attacker {
 // serve credentials add made).
 func connectNamed(t *testing.T, url, dir, name string) *attacker {
 	t.Helper()
-	a := &attacker{}
+	a := &attacker{name: name}
 	opts, err := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, name+".nk"), TLSCA: filepath.Join(dir, "ca.pem"),
 		TLSCert: filepath.Join(dir, name+"-cert.pem"), TLSKey: filepath.Join(dir, name+"-key.pem")})
 	if err != nil {
@@ -86,8 +87,10 @@ func (a *attacker) wasRefused(t *testing.T, subject string) bool {
 // answer's status and body.
 func (a *attacker) ask(t *testing.T, op, ack string, hdr map[string]string, data []byte) (string, string) {
 	t.Helper()
-	m := nats.NewMsg("ws.rec." + op)
-	m.Header.Set("Ws-Ack", ack)
+	m := nats.NewMsg("ws.rec." + a.name + "." + op)
+	if ack != "" {
+		m.Header.Set("Ws-Ack", ack)
+	}
 	for k, v := range hdr {
 		m.Header.Set(k, v)
 	}
@@ -101,6 +104,39 @@ func (a *attacker) ask(t *testing.T, op, ack string, hdr map[string]string, data
 		t.Fatalf("request to the recorder (%s): %v", op, err)
 	}
 	return reply.Header.Get("Ws-Status"), string(reply.Data)
+}
+
+// hold takes one task of route (a consumer of ws_tasks) as a worker
+// does: it tells the recorder it serves (hello, as Serve id) and pulls with
+// the reply subject the recorder hears, ws.dlv.<name>.<id>.1. It returns
+// the delivery.
+func (a *attacker) hold(t *testing.T, route, id string) *nats.Msg {
+	t.Helper()
+	if st, body := a.ask(t, "hello", "", nil, []byte(id)); st != "ok" {
+		t.Fatalf("hello to the recorder: %q %q", st, body)
+	}
+	sub, err := a.nc.SubscribeSync("ws.dlv." + a.name + "." + id + ".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := a.nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.ws_tasks."+route, "ws.dlv."+a.name+"."+id+".1", []byte(`{"batch":1,"no_wait":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sub.NextMsg(testdeadline.Left(t))
+	if err != nil || m.Reply == "" {
+		t.Fatalf("the attacker got no task: %v %v", m, err)
+	}
+	return m
+}
+
+// settle sends an ack (body: +ACK, -NAK, +TERM) of a delivery through
+// the recorder, as a worker does (the recorder answers nothing).
+func (a *attacker) settle(ack, body string) {
+	m := nats.NewMsg("ws.rec." + a.name + ".ack")
+	m.Header.Set("Ws-Ack", ack)
+	m.Data = []byte(body)
+	a.nc.PublishMsg(m)
 }
 
 // forgedResult is a result as a worker encodes it (see Result's codec),
@@ -166,20 +202,10 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The attacker holds one delivery of the job, as any worker may.
-	batch, err := cons.FetchNoWait(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held jetstream.Msg
-	for m := range batch.Messages() {
-		held = m
-	}
-	if held == nil {
-		t.Fatalf("the attacker got no task: %v", batch.Error())
-	}
-	heldTask := held.Headers().Get("Ws-Task")
+	held := a.hold(t, cons.CachedInfo().Name, "evil1")
+	heldTask := held.Header.Get("Ws-Task")
 	md, _ := held.Metadata()
-	ack := held.Reply()
+	ack := held.Reply
 	otherAck := withSeq(ack, md.Sequence.Stream+1000)
 
 	// 1. Commands onto the job's task subject, and onto a job not yet made.
@@ -226,7 +252,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 		}
 	}
 	// The attacker hands its task back; a real worker runs the job.
-	held.Nak()
+	a.settle(ack, "-NAK")
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,14 @@ const longAck = "30m"
 // handed the lost worker's tasks back, for why.
 func failoverTree(t *testing.T, sig syscall.Signal, why string) {
 	srv, workers := deploymentAck(t, longAck)
+	failoverTreeOn(t, srv.url(), nil, workers, sig, why)
+}
+
+// failoverTreeOn is failoverTree on the deployment of the server at url
+// and workers, run with the extra arguments runArgs (its credentials).
+func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*process, sig syscall.Signal, why string) {
 	tr := newTreeRun(t, 3, 4)
-	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)
+	run := launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)...)
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	victim := tr.rootWorker(t)
 	workers[victim].signal(t, sig)
@@ -73,11 +79,57 @@ func TestFailoverKilledWorker(t *testing.T) {
 }
 
 // TestFailoverFrozenWorker: SIGSTOP of the worker holding a tree's root;
-// its tasks run elsewhere once it has missed three heartbeats, and when
+// its tasks run elsewhere once it has missed two heartbeats (2 s of
+// silence, so within three of the freeze), and when
 // it wakes up its copy's outcome is discarded.
 func TestFailoverFrozenWorker(t *testing.T) {
 	t.Parallel()
-	failoverTree(t, syscall.SIGSTOP, "silent for 3 heartbeats")
+	failoverTree(t, syscall.SIGSTOP, "silent for 2 heartbeats")
+}
+
+// TestFailoverKilledWorkerThroughTheRecorder: kill -9 as in
+// TestFailoverKilledWorker, on a deployment made with serve init and a
+// key per worker: the watcher asks serve's recorder, which sees for itself
+// that the worker is lost and hands back what it held (workers may not
+// nak; see docs/cluster-security.md).
+func TestFailoverKilledWorkerThroughTheRecorder(t *testing.T) {
+	t.Parallel()
+	url, runArgs, workers := deploymentSecure(t, longAck)
+	failoverTreeOn(t, url, runArgs, workers, syscall.SIGKILL, "its connection closed")
+}
+
+// TestFailoverFrozenWorkerThroughTheRecorder: SIGSTOP as in
+// TestFailoverFrozenWorker, through the recorder.
+func TestFailoverFrozenWorkerThroughTheRecorder(t *testing.T) {
+	t.Parallel()
+	url, runArgs, workers := deploymentSecure(t, longAck)
+	failoverTreeOn(t, url, runArgs, workers, syscall.SIGSTOP, "silent for 3 heartbeats")
+}
+
+// deploymentSecure is deploymentAck made as an operator makes it: serve
+// init (nkeys, no TLS), a key per worker (serve credentials add w1..w3),
+// serve with its configuration and its recorder. It returns the URL and
+// the run's credential arguments.
+func deploymentSecure(t *testing.T, ack string) (string, []string, []*process) {
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+		t.Fatalf("serve init: exit %d, %s", code, errs)
+	}
+	for i := 1; i <= 3; i++ {
+		if code, _, errs := run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", fmt.Sprintf("w%d", i)); code != 0 {
+			t.Fatalf("credentials add w%d: exit %d, %s", i, code, errs)
+		}
+	}
+	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
+	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	var workers []*process
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("w%d", i)
+		w := launch(t, "worker "+name, "worker", "--nats", url, "--creds", filepath.Join(dir, name+".nk"), "-j", "4", "--name", name, "--ack-wait", ack)
+		w.waitFor(t, "serving sh")
+		workers = append(workers, w)
+	}
+	return url, []string{"--creds", filepath.Join(dir, "submitter.nk")}, workers
 }
 
 // TestRerunsCountedPerNode: kill -9 of the worker running a tree's root

@@ -12,6 +12,16 @@ func init() { gnuCases = append(gnuCases, gnuCompatCases...) }
 // /tmp/parXXXXX, worksteal's own) at the ends of lines.
 const tmpName = ` | sed -E 's, /[^ ]+$, TMPFILE,'`
 
+// recText is the records of the --regexp and --remove-rec-sep cases.
+const recText = "a1\nb\na2\nc\nd\na3\n"
+
+// filesShown prints the files --files left in td, then removes them: the
+// names are random (parXXXXX.par), the contents and their count are not.
+const filesShown = ` | sed -E 's,par[^/]*[.]par$,parX.par,'; echo status $?; ls td | wc -l; for f in td/*; do [ -e "$f" ] && echo "[$(tr '\n' '|' < "$f")] $(stat -c %a "$f")"; done | sort; rm -rf td`
+
+// jlHead is a joblog's header line.
+const jlHead = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n"
+
 var gnuCompatCases = []gnuCase{
 	// 1. -X, -m, -N with the command as one quoted string: the context
 	// group holding {} is the text around it up to white space, in the
@@ -55,9 +65,67 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.4 --pipe --round-robin --header once per job", args: []string{"--pipe", "--round-robin", "--header", ":", "-N2", "-j2", "echo ---; cat"}, stdin: seq10},
 	{name: "29.4 a command line too long runs nothing", sh: "{ head -c 300000 /dev/zero | tr '\\0' x; echo; echo b; } | $P echo; echo status $?"},
 
-	{name: "29.4 {uniq} is refused, never run as text", args: []string{"--plus", "echo", "{uniq}", ":::", "A", "B", ":::", "A", "B"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.4 --plus {uniq} skips the jobs whose values repeat", args: []string{"-k", "--plus", "--joblog", "jl", "echo", "{#}", "{uniq}", ":::", "A", "B", ":::", "A", "B", "C"}, joblog: "jl"},
+	{name: "29.4 --plus {uniq} with a position and --colsep", args: []string{"-k", "--plus", "--colsep", ",", "echo", "{2uniq}", ":::", "1,1", "1,2", "2,x,2"}},
+	{name: "29.4 --plus {uniq} with -n2", args: []string{"-k", "--plus", "-n2", "echo", "{uniq}", ":::", "a", "a", "b", "c"}},
+	{name: "29.4 --plus {choose_k} compares strings", args: []string{"-k", "--plus", "echo", "{choose_k}", ":::", "1", "10", ":::", "1", "10", "9"}},
+	{name: "29.4 --plus {uniq} -v", args: []string{"-k", "--plus", "-v", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.4 --plus {uniq} --results", args: []string{"-k", "--plus", "--results", "r", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.4 --plus {uniq} --dry-run shows every job", args: []string{"--plus", "--dry-run", "-j1", "echo", "{uniq}", ":::", "1", "2", ":::", "1"}},
+	{name: "29.5 -v with --results saves the command as output", args: []string{"-k", "-v", "--results", "r", "--joblog", "jl", "echo", ":::", "a", "b c"}, joblog: "jl"},
+	{name: "29.5 -v with --results FILE.csv", args: []string{"-k", "-v", "--results", "r.csv", "echo", ":::", "a"}},
+	{name: "29.4 --plus {uniq} meets --halt now,fail=1: 254", args: []string{"-j1", "--plus", "--halt", "now,fail=1", "echo", "{uniq}", ":::", "1", "2", ":::", "1", "2"}},
+	{name: "29.4 --plus {uniq} is not retried", args: []string{"--plus", "--retries", "3", "--joblog", "jl", "echo", "{uniq}", ":::", "1", ":::", "1"}, joblog: "jl"},
 
 	// 5. GNU's options and names that scripts use.
+	{name: "29.5 --pipepart -a FILE ignores ::: values", args: []string{"--pipepart", "-a", "f", "-k", `echo "[{}]" "<{1}>" $(wc -l)`, ":::", "a", "b"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart :::: FILE beside :::", args: []string{"--pipepart", "--block", "4", "-k", "wc -l", "::::", "f", ":::", "a"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart ::: values count in the default block", args: []string{"--pipepart", "-j2", "-k", "wc -l", ":::", strings.Repeat("a", 60), "::::", "f"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --pipepart two files share the default block", args: []string{"--pipepart", "-j2", "-a", "f", "-a", "g", "-k", "wc -l"}, files: map[string]string{"f": seq10, "g": seqLines(5)}},
+	{name: "29.5 --pipepart ::: alone runs nothing", args: []string{"--pipepart", "wc -l", ":::", "a"}},
+	{name: "29.5 --pipepart --dry-run with :::", args: []string{"--pipepart", "--dry-run", "-j2", "wc -l", "::::", "f", ":::", "a"}, files: map[string]string{"f": seq10}},
+	{name: "29.5 --remove-rec-sep with --recstart", args: []string{"--pipe", "-k", "--recstart", "a", "-N1", "--remove-rec-sep", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs of newlines", args: []string{"--pipe", "-k", "-N2", "--rrs", "echo ---; od -c"}, stdin: recText},
+	{name: "29.5 --rrs with --recend and --recstart", args: []string{"--pipe", "-k", "--recend", `\n`, "--recstart", "a", "--rrs", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs keeps the header's", args: []string{"--pipe", "--header", ":", "-k", "-N2", "--rrs", "echo ---; cat; echo"}, stdin: recText},
+	{name: "29.5 --rrs --round-robin removes the header's", args: []string{"--pipe", "--round-robin", "-j1", "--header", ":", "-N2", "--rrs", "echo ---; cat; echo"}, stdin: recText},
+	{name: "29.5 --rrs is not for --pipepart", args: []string{"--pipepart", "-a", "f", "--block", "3", "-k", "--rrs", "echo ---; od -c"}, files: map[string]string{"f": recText}},
+	{name: "29.5 --regexp --recstart -N1", args: []string{"--pipe", "-k", "--regexp", "--recstart", "[ac].", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp by block", args: []string{"--pipe", "-k", "--regexp", "--recstart", "[ac].", "--block", "8", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp text before the first record", args: []string{"--pipe", "-k", "--regexp", "--recstart", "b", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regex --recend --rrs", args: []string{"--pipe", "-k", "--regex", "--recend", `\n[bd]`, "--rrs", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp --recend '' cuts anywhere", args: []string{"--pipe", "-k", "--regexp", "--recend", "", "--block", "4", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --regexp with ^ and |", args: []string{"--pipe", "-k", "--regexp", "--recend", `\n`, "--recstart", "^a|^d", "--rrs", "-N1", "echo ---; cat"}, stdin: recText},
+	{name: "29.5 --rrs: a chunk left empty runs nothing", args: []string{"--pipe", "-k", "--recend", `\n`, "--recstart", "d", "--rrs", "-N1", "--joblog", "jl", "echo ---; cat"}, stdin: "a\nd\nd\n", joblog: "jl"},
+	{name: "29.5 --pipepart --regexp", args: []string{"--pipepart", "-a", "f", "--block", "3", "-k", "--regexp", "--recstart", "a.", "echo ---; cat"}, files: map[string]string{"f": recText}},
+	{name: "29.5 --regexp outside pipe mode is ignored", args: []string{"-k", "--regexp", "--rrs", "echo", ":::", "a"}},
+	{name: "29.5 --retry-failed runs the joblog's failed commands", args: []string{"-k", "--retry-failed", "--joblog", "jl", "echo", "ignored", ":::", "x"}, joblog: "jl",
+		files: map[string]string{"jl": jlHead + "1\t:\t1.000\t0.500\t0\t2\t0\t0\techo a\n2\t:\t1.000\t0.500\t0\t2\t1\t0\techo b; exit 1\n" +
+			"4\t:\t1.000\t0.500\t0\t2\t0\t9\techo d\n2\t:\t1.000\t0.500\t0\t2\t0\t0\techo b2\n5\t:\t1.000\t0.500\t0\t2\t3\t0\techo e; exit 3\n"}},
+	{name: "29.5 --retry-failed a command with a newline", args: []string{"-k", "--retry-failed", "--joblog", "jl"}, joblog: "jl",
+		files: map[string]string{"jl": jlHead + "2\t:\t1\t1\t0\t0\t1\t0\techo a\x00echo b\n"}},
+	{name: "29.5 --retry-failed without a joblog file runs the command line", args: []string{"-k", "--retry-failed", "--joblog", "jl", "echo", ":::", "a", "b"}, joblog: "jl"},
+	{name: "29.5 --retry-failed with an empty joblog reads commands", args: []string{"-k", "--retryfailed", "--joblog", "jl", "echo", ":::", "a"}, stdin: "echo x\n", joblog: "jl", files: map[string]string{"jl": jlHead}},
+	{name: "29.5 --files", sh: "mkdir td; $P -k --files --tmpdir td 'echo out{}; echo err{} >&2' ::: a b" + filesShown},
+	{name: "29.5 --files with --tag, -v and a joblog", sh: "mkdir td; $P -k --output-as-files --tmpdir td --tag -v --joblog jl 'echo {}' ::: a b" + filesShown, joblog: "jl"},
+	{name: "29.5 --files in $TMPDIR with no output", sh: "mkdir td; { TMPDIR=$PWD/td $P --files true ::: a" + filesShown + "; } | sed \"s,^$PWD/,,\""},
+	{name: "29.5 --files is ignored under -u", sh: "mkdir td; $P -u --files --tmpdir td echo ::: a" + filesShown},
+	{name: "29.5 --limit: 1 holds the start back", sh: "$P -j1 -k --limit 'echo >> calls; [ $(wc -l < calls) -ne 2 ]' echo ::: a b c; echo status $?; rm calls"},
+	{name: "29.5 --limit exit 0", args: []string{"-k", "--limit", "exit 0", "echo", ":::", "a", "b"}},
+	{name: "29.5 --limit 'mem 1k'", args: []string{"-k", "--limit", "mem 1k", "echo", ":::", "a", "b"}},
+	{name: "29.5 --limit 'load 100'", args: []string{"-k", "--limit", "load 100", "echo", ":::", "a", "b"}},
+	{name: "29.5 --limit: 2 kills the youngest job", args: []string{"-j2", "--joblog", "jl", "--limit", "if [ -e stop ] && [ ! -e killed ]; then touch killed; exit 2; fi; exit 0",
+		"{}", ":::", "while [ ! -e killed ]; do sleep 0.05; done; echo one", "touch stop; sleep 30"}, joblog: "jl"},
+	{name: "29.5 --limit gets $SSHLOGIN", sh: "$P -j1 --limit 'echo \"[$SSHLOGIN]\" > who' echo ::: a; cat who; rm who"},
+	{name: "29.5 --rpl s///g, positions", args: []string{"-k", "--rpl", "{o} s/a/X/g", "echo", "{o}", "{2o}", "{}", ":::", "banana", ":::", "ab"}},
+	{name: "29.5 --rpl statements (the man page's {..})", args: []string{"-k", "--rpl", `{..} s:\.[^/.]+$::;s:\.[^/.]+$::;`, "echo", "{..}", "{1..}", ":::", "a.b.c", "d.e"}},
+	{name: "29.5 --rpl redefines {#} and {}", args: []string{"-k", "--rpl", "{#} s/a/X/", "--rpl", "{} s/b/Y/", "echo", "{#}", "{}", ":::", "ab"}},
+	{name: "29.5 --rpl groups", args: []string{"-k", "--rpl", "{x} s/(a)(b)/$2${1}/", "--rpl", "{i} s/B/<$&>/i", "echo", "{x}", "{i}", ":::", "abab"}},
+	{name: "29.5 --rpl alternatives with ||", args: []string{"-k", "--rpl", "{y} s/a/X/ || s/b/Y/", "echo", "{y}", ":::", "b", "ab"}},
+	{name: "29.5 --rpl a GNU definition is an alias", args: []string{"-k", "--rpl", "{n} 1 $_=$job->seq()", "--rpl", "{d} $Global::use{\"File::Basename\"} ||= eval \"use File::Basename; 1;\"; $_ = dirname($_);", "--rpl", "{b} s:.*/::", "echo", "{n}", "{d}", "{b}", ":::", "a/b/c", "d"}},
+	{name: "29.5 --rpl {uniq}'s definition", args: []string{"-k", "--rpl", "{u} if(::uniq(@arg) != @arg) { skip(); }", "echo", "{u}", ":::", "a", "b", ":::", "a"}},
+	{name: "29.5 --rpl another delimiter and an escaped one", args: []string{"-k", "--rpl", `{z} s:x:\::g`, "--rpl", "{w} s|a|\\t|", "echo", "{z}", "{w}", ":::", "axbx"}},
+	{name: "29.5 --rpl with Perl is refused", args: []string{"--rpl", "{s} $_=uc($_)", "echo", "{s}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
 	{name: "29.5 --dryrun", args: []string{"--dryrun", "echo", ":::", "a"}},
 	{name: "29.5 --xapply is --link", args: []string{"-k", "--xapply", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "29.5 --no-notice", args: []string{"--no-notice", "echo", ":::", "a"}},
@@ -93,4 +161,18 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.6 -a DIR", args: []string{"-a", "d", "echo"}, files: map[string]string{"d/x": ""}},
 	{name: "29.6 --colsep '\\xff' matches a raw byte", args: []string{"-k", "--colsep", `\xff`, "echo", "{2}", ":::", "a\xffb"}},
 	{name: "29.6 --colsep with a raw 0xFF byte", args: []string{"-k", "--colsep", "\xff", "echo", "{2}", ":::", "a\xffb"}},
+
+	// 7. Every option of GNU parallel's man page has a case
+	// (docs/gnu-coverage.md, checked by TestGNUCoverage): these are the
+	// forms that had none.
+	{name: "29.7 -r skips rows of white space", args: []string{"-k", "-r", "echo", "[{}]"}, stdin: "a\n  \n\nb\n"},
+	{name: "29.7 --no-run-if-empty with ::: and sources", args: []string{"-k", "--no-run-if-empty", "echo", "[{1}]", "[{2}]", ":::", "a", "", " ", ":::", "", "b"}},
+	{name: "29.7 -r with only white space runs nothing", args: []string{"-r", "echo", "x"}, stdin: " \n\t\n"},
+	{name: "29.7 --plain --gnu --silent are GNU's defaults", args: []string{"-k", "--plain", "--gnu", "--silent", "echo", ":::", "a", "b"}},
+	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "sleep {}; echo {}", ":::", "0.5", "0"}},
+	{name: "29.7 --bar leaves stdout alone", args: []string{"-k", "--bar", "echo", ":::", "a", "b"}},
+	{name: "29.7 --progress leaves stdout alone", args: []string{"-k", "--progress", "echo", ":::", "a", "b"}},
+	{name: "29.7 {=perl=} is refused", args: []string{"echo", "{=uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.7 {=n perl=} is refused", args: []string{"echo", "{=1 uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
+	{name: "29.7 --help", args: []string{"--help"}, onlyStatus: true},
 }

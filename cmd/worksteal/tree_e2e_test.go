@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -383,5 +384,65 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
 	if !want.MatchString(run.out.String()) {
 		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.out.String())
+	}
+}
+
+// TestSpawnedChildrenSaveUnderTheirRootsResults: with --results DIR, the
+// output of every node of a task's tree (its children and grandchildren,
+// run where they were spawned or handed over to other workers) is saved
+// under the task's own name, DIR/1/<value>/stdout, once each, and
+// nothing is saved anywhere else.
+func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
+	t.Parallel()
+	srv, _ := deployment(t)
+	dir := t.TempDir()
+	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
+	write := func(p, body string) {
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(child, fmt.Sprintf("echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", wsBin, grand))
+	write(grand, "echo G$1-$2\nsleep 0.2\n")
+	results := filepath.Join(dir, "out")
+	const children = 4
+	submit := launch(t, "run", "run", "--nats", srv.url(), "--job", "saved", "--results", results,
+		"echo P{}; for i in 1 2 3 4; do "+wsBin+" spawn -- sh "+child+" {} $i || exit 9; done", ":::", "a", "b")
+	if code := submit.wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, submit.out.String())
+	}
+	var files []string
+	filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(results, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	want := []string{"1/a/seq", "1/a/stderr", "1/a/stdout", "1/b/seq", "1/b/stderr", "1/b/stdout"}
+	if strings.Join(files, " ") != strings.Join(want, " ") {
+		t.Errorf("--results %s holds %q; want %q", results, files, want)
+	}
+	for _, v := range []string{"a", "b"} {
+		data, _ := os.ReadFile(filepath.Join(results, "1", v, "stdout"))
+		lines := strings.Fields(string(data))
+		wantLines := []string{"P" + v}
+		for i := 1; i <= children; i++ {
+			wantLines = append(wantLines, fmt.Sprintf("C%s-%d", v, i), fmt.Sprintf("G%s-%d", v, i))
+		}
+		slices.Sort(lines)
+		slices.Sort(wantLines)
+		if !slices.Equal(lines, wantLines) {
+			t.Errorf("%s/1/%s/stdout holds %q; want each of %q once", results, v, lines, wantLines)
+		}
+	}
+	// The test means something only if some node was handed over (saved
+	// from a result of its own).
+	code, out, errs := run(t, "", nil, "job", "results", "saved", "--nats", srv.url())
+	if code != 0 {
+		t.Fatalf("job results: %d %s", code, errs)
+	}
+	if !regexp.MustCompile(`(?m)^[12]=\d`).MatchString(out) {
+		t.Skipf("no node was handed over to another worker:\n%s", out)
 	}
 }

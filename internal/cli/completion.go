@@ -30,9 +30,9 @@ func flagValues() map[string]map[string]func() []string {
 	return map[string]map[string]func() []string{
 		"worksteal sim": {
 			"victim":    victims,
-			"scheduler": fixed(sim.SchedSteal, sim.SchedCentral, sim.SchedStatic, sim.SchedRoundRobin, sim.SchedLPT),
+			"scheduler": fixed(sim.Schedulers...),
 			"amount":    fixed(policy.StealOne.String(), policy.StealHalf.String()),
-			"idle":      fixed(sim.IdleBackoff, sim.IdlePoll, sim.IdleSpin, sim.IdlePark),
+			"idle":      fixed(sim.IdleModes...),
 			"sweep": func() []string {
 				var out []string
 				for _, p := range sim.SweepParams {

@@ -182,6 +182,19 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		return err
 	}
 	defer sub.Stop()
+	select {
+	case <-sub.Done():
+	default:
+		// The workers tell which tasks run, and what the trees have handed
+		// over so far, every cluster.NoticeEvery: listen for one round of
+		// that (and a little more) before saying.
+		select {
+		case <-sub.Done():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(cluster.NoticeEvery * 3 / 2):
+		}
+	}
 	p := sub.Progress()
 	fmt.Fprintf(w, "job %s: %s, %d tasks: %d succeeded, %d failed, %d running, %d waiting\n",
 		id, jobState(info), p.Total, p.Succeeded, p.Failed, p.Running, max(0, p.Total-p.Done()-p.Running))
@@ -211,7 +224,7 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 		fmt.Fprintf(w, "running per worker: %s\n", strings.Join(parts, ", "))
 	}
 	if p.Spawned > 0 {
-		fmt.Fprintf(w, "spawned: %d tasks handed over between workers (counted in the tasks; the children a worker ran itself are in their parent's result)\n", p.Spawned)
+		fmt.Fprintf(w, "spawned: %d tasks handed over between workers so far (counted in the tasks; the children a worker ran itself are in their parent's result)\n", p.Spawned)
 	}
 	if v, ok, err := sub.Value(); err == nil && ok && info.Reduce != "" {
 		fmt.Fprintf(w, "value (%s) so far: %s\n", info.Reduce, bytes.TrimSpace(v))

@@ -20,6 +20,7 @@ import (
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/deque"
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/simfit"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -164,17 +165,17 @@ type calibrationTimes struct {
 // size then multiply. (Work per fork grows with the board in nqueens: the
 // sequential run at full size carries that, where an all-in time per fork
 // measured on a smaller size predicted it 5 % low.)
-func calibration(workload string, size int, m calibrationTimes) (sim.Calibration, error) {
+func calibration(workload string, size int, m calibrationTimes) (simfit.Calibration, error) {
 	small := strconv.Itoa(calibrationSize(workload, size))
 	joins, err := bench.Joins(workload, small)
 	if err != nil {
-		return sim.Calibration{}, err
+		return simfit.Calibration{}, err
 	}
 	if joins < 1 {
-		return sim.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
+		return simfit.Calibration{}, fmt.Errorf("sim: %s %s has no forks to calibrate on", workload, small)
 	}
 	over := max(0, (m.wsSmall-m.seqSmall).Seconds()/float64(joins))
-	return sim.Calibration{Seq: sim.Seconds(m.seq.Seconds()), ForkCost: sim.Seconds(over), Promote: sim.Seconds(m.promote.Seconds())}, nil
+	return simfit.Calibration{Seq: sim.Seconds(m.seq.Seconds()), ForkCost: sim.Seconds(over), Promote: sim.Seconds(m.promote.Seconds())}, nil
 }
 
 // promoteCost times what a promotion adds to a latent frame: a push on a
@@ -201,8 +202,8 @@ func promoteCost() time.Duration {
 // steal half (the runtime's default), the calibrated promotion, each
 // worker at speed (the machine's speed per thread with workers threads
 // busy, relative to one).
-func predictScenario(q sim.Profile, cal sim.Calibration, workers int, speed float64) (sim.Scenario, error) {
-	s, _, err := sim.FitProfile(q, workers, 0)
+func predictScenario(q simfit.Profile, cal simfit.Calibration, workers int, speed float64) (sim.Scenario, error) {
+	s, _, err := simfit.FitProfile(q, workers, 0)
 	if err != nil {
 		return s, err
 	}
@@ -229,7 +230,7 @@ func machineSpeed(alone, together time.Duration) float64 {
 // predictRows simulates the calibrated profile q at each worker count,
 // with the machine's speed per thread there, and compares with the
 // measured times (speeds[i] and measured[i] for ps[i]).
-func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []int, speeds []float64, measured []time.Duration, maxEvents int64) ([]predictRow, error) {
+func predictRows(ctx context.Context, q simfit.Profile, cal simfit.Calibration, ps []int, speeds []float64, measured []time.Duration, maxEvents int64) ([]predictRow, error) {
 	var rows []predictRow
 	for i, workers := range ps {
 		if err := ctx.Err(); err != nil {
@@ -258,28 +259,28 @@ func predictRows(ctx context.Context, q sim.Profile, cal sim.Calibration, ps []i
 
 // profileBench profiles (workload, size) on two workers, runs times, and
 // keeps the run with the shortest span.
-func profileBench(workload string, size, runs int) (sim.Profile, error) {
+func profileBench(workload string, size, runs int) (simfit.Profile, error) {
 	sz := strconv.Itoa(size)
 	body, err := bench.Body(workload, sz)
 	if err != nil {
-		return sim.Profile{}, err
+		return simfit.Profile{}, err
 	}
 	joins, err := bench.Joins(workload, sz)
 	if err != nil {
-		return sim.Profile{}, err
+		return simfit.Profile{}, err
 	}
 	// Steal one: the schedules the burdened-span model and the fitted
 	// scenario describe (see worksteal.WorkSpan.BurdenedSpan).
 	pool, err := worksteal.New(worksteal.Config{Workers: 2, Steal: policy.StealOne})
 	if err != nil {
-		return sim.Profile{}, err
+		return simfit.Profile{}, err
 	}
 	defer pool.Close()
 	var best worksteal.WorkSpan
 	for i := 0; i < max(1, runs); i++ {
 		_, ws, err := worksteal.Profile(pool, body)
 		if err != nil {
-			return sim.Profile{}, err
+			return simfit.Profile{}, err
 		}
 		if i == 0 || ws.Span < best.Span {
 			best = ws
@@ -402,15 +403,15 @@ func runSimPredict(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	return writePredict(cmd.OutOrStdout(), cfg.json, prof, cal, q, rows)
 }
 
-func writePredict(out io.Writer, asJSON bool, prof sim.Profile, cal sim.Calibration, q sim.Profile, rows []predictRow) error {
+func writePredict(out io.Writer, asJSON bool, prof simfit.Profile, cal simfit.Calibration, q simfit.Profile, rows []predictRow) error {
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Profile     sim.Profile     `json:"profile"`
-			Calibration sim.Calibration `json:"calibration"`
-			Calibrated  sim.Profile     `json:"calibrated"`
-			Rows        []predictRow    `json:"rows"`
+			Profile     simfit.Profile     `json:"profile"`
+			Calibration simfit.Calibration `json:"calibration"`
+			Calibrated  simfit.Profile     `json:"calibrated"`
+			Rows        []predictRow       `json:"rows"`
 		}{prof, cal, q, rows})
 	}
 	d := func(x sim.Seconds) time.Duration { return x.Duration() }

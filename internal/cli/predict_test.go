@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/bench"
-	"github.com/worksteal/worksteal/sim"
+	"github.com/worksteal/worksteal/internal/simfit"
+	"github.com/worksteal/worksteal/policy"
 )
 
 // The calibration is plain arithmetic on the measured times: go-seq at
@@ -40,8 +41,8 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 // heartbeats; two workers promote latent frames, steal, and take about half.
 // The error column is the prediction over the given measurement.
 func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
-	q := sim.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
-	cal := sim.Calibration{Promote: 13e-9}
+	q := simfit.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
+	cal := simfit.Calibration{Promote: 13e-9}
 	s, err := predictScenario(q, cal, 2, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	if s, err = s.Normalize(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Policy.Join != sim.JoinLatent || s.Policy.Amount != "half" || s.Costs.Promote != cal.Promote {
+	if s.Policy.Join != "latent" || s.Policy.Amount != "half" || s.Costs.Promote != cal.Promote {
 		t.Errorf("scenario policy %+v, costs %+v; want join latent, steal half, the calibrated promotion", s.Policy, s.Costs)
 	}
 	if want := float64(q.Work) / float64(q.Forks); math.Abs(float64(s.Workload.Poll)/want-1) > 1e-9 {
@@ -63,8 +64,8 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	r1, r2 := rows[0], rows[1]
 	// one worker: nobody asks, so only heartbeats promote (one frame per
 	// 4,096 poll points at most, each Join a poll point)
-	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted > q.Forks/sim.RuntimeHeartbeat || r1.Steals != 0 {
-		t.Errorf("1 worker: %+v; want the work %v, at most %d promotions (heartbeats), no steal", r1, q.Work, q.Forks/sim.RuntimeHeartbeat)
+	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted > q.Forks/policy.HeartbeatJoins || r1.Steals != 0 {
+		t.Errorf("1 worker: %+v; want the work %v, at most %d promotions (heartbeats), no steal", r1, q.Work, q.Forks/policy.HeartbeatJoins)
 	}
 	if r2.Promoted == 0 || r2.Steals == 0 {
 		t.Errorf("2 workers: %+v; want promotions and steals", r2)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type runConfig struct {
 	joblog         string
 	resume         bool
 	resumeFailed   bool
+	retryFailed    bool
 	progress       string
 	bar            bool
 	summary        bool
@@ -156,6 +158,8 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	f.StringVar(&cfg.joblog, "joblog", "", "write a TSV log of the finished jobs (GNU parallel's columns) to FILE; \"-\": stdout; +FILE: append")
 	f.BoolVar(&cfg.resume, "resume", false, "skip the jobs that --joblog lists (by job number), and append to it")
 	f.BoolVar(&cfg.resumeFailed, "resume-failed", false, "skip the jobs that --joblog lists as succeeded, run the rest again, and append to it")
+	f.BoolVar(&cfg.retryFailed, "retry-failed", false, "run again the commands that --joblog lists as failed, ignoring the command line, and append to it")
+	gnuAlias(f, "retry-failed", "retryfailed")
 	f.StringVar(&cfg.progress, "progress", "auto", "progress on stderr: --progress alone (a bar on a terminal, else lines), or --progress=bar, lines or none; default: a bar on a terminal, else none")
 	f.Lookup("progress").NoOptDefVal = "on"
 	f.BoolVar(&cfg.bar, "bar", false, "a progress bar (--progress=bar)")
@@ -426,9 +430,6 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
-	if err := cfg.pipe.check(cmd.Flags()); err != nil {
-		return runError(err)
-	}
 	if err := checkRunFlags(&cfg, cmd); err != nil {
 		return err
 	}
@@ -465,6 +466,19 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
 		return runError(err)
 	}
+	if cfg.retryFailed {
+		retry, err := retryFailedInput(&cfg, stderr)
+		if err != nil {
+			return runError(err)
+		}
+		switch {
+		case retry != nil:
+			defer os.Remove(retry.Name())
+			args = nil // the joblog's commands are the input
+		case cfg.joblog != "" && fileExists(strings.TrimPrefix(cfg.joblog, "+")):
+			args = dropCommand(args, cfg) // GNU: no commands logged, the sources are
+		}
+	}
 	jobs, err := readJobs(env, cmd.Flags(), cfg, args, preSlots)
 	if err != nil {
 		return runError(err)
@@ -477,7 +491,7 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 
 	// Earlier runs: what was done (--resume) and how long each took (LPT).
-	joblogPath, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed
+	joblogPath, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed || cfg.retryFailed
 	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
 		joblogPath, appendLog = p, true
 	}
@@ -502,12 +516,18 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		return nil // an empty input is an empty batch, as in GNU parallel
 	}
 	todo, skipped := jobs, 0
-	if cfg.resume || cfg.resumeFailed {
-		todo, skipped = runner.Resume(jobs, records, cfg.resumeFailed)
+	if cfg.resume || cfg.resumeFailed || cfg.retryFailed {
+		todo, skipped = runner.Resume(jobs, records, !cfg.resume)
 	}
 	if cfg.nats != "" {
 		if cfg.http != "" {
 			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
+		}
+		if cfg.gnu.files {
+			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
+		}
+		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
+			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
 		}
 		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
 	}
@@ -553,6 +573,13 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 		defer sink.Close()
 		rcfg.Results = sink.take
 		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
+	}
+	if cfg.gnu.files && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
+		if cfg.gnu.results != "" {
+			return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
+		}
+		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
+		rcfg.Output = runner.OutputGroup
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
 	if err != nil {
@@ -636,10 +663,89 @@ func interruptCode(err error) int {
 	return 130
 }
 
-// printPlan writes the commands in start order (--dry-run).
-func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
-	for _, j := range runner.Plan(jobs, order, history) {
-		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+// retryFailedInput reads --retry-failed's joblog, as GNU parallel 20221122
+// does: the commands become the input (a file made for it, put in place
+// of -a; the caller removes it), one a job number, the last logged for
+// each, "true" where one run succeeded, "" where none was logged; the
+// command line is ignored (the caller drops it when the file is not nil).
+// With no joblog file yet, or one without rows, there is no file (nil).
+// Commands holding a newline turn --null on, with GNU's warning.
+func retryFailedInput(cfg *runConfig, stderr io.Writer) (*os.File, error) {
+	path := strings.TrimPrefix(cfg.joblog, "+")
+	if path == "" || path == "-" {
+		return nil, nil
+	}
+	records, err := runner.ReadJoblogFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--joblog %w", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	var group []string
+	for _, r := range records {
+		if r.Seq < 1 || r.Seq > 1<<24 {
+			return nil, fmt.Errorf("--retry-failed: --joblog %s: job number %d out of range", path, r.Seq)
+		}
+		for len(group) < r.Seq {
+			group = append(group, "")
+		}
+		group[r.Seq-1] = r.Command
+		if r.OK() {
+			group[r.Seq-1] = "true"
+		}
+	}
+	if len(group) == 0 {
+		return nil, nil
+	}
+	f, err := os.CreateTemp("", "worksteal-retry-*.arg")
+	if err != nil {
+		return nil, err
+	}
+	end := "\n"
+	if slices.ContainsFunc(group, func(c string) bool { return strings.Contains(c, "\n") }) {
+		fmt.Fprintln(stderr, "worksteal: Warning: Command lines contain newline. Forcing --null.")
+		cfg.gnu.null, end = true, "\x00"
+	}
+	for _, c := range group {
+		io.WriteString(f, c+end)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	cfg.argFiles = []string{f.Name()}
+	return f, nil
+}
+
+// dropCommand is args without the command before the input sources: a
+// --retry-failed joblog that holds no commands drops the command line's
+// command, and GNU parallel reads the sources as commands.
+func dropCommand(args []string, cfg runConfig) []string {
+	sep := cfg.gnu.argSep
+	for i, a := range args {
+		if a == sep || a == sep+"+" || a == "::::" || a == "::::+" {
+			return args[i:]
+		}
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// printPlan writes the commands in start order (--dry-run). The jobs that
+// --plus {uniq} or {choose_k} skip are shown, and count as failed, as GNU
+// parallel's dry run does.
+func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
+	skipped := 0
+	for _, j := range runner.Plan(jobs, order, history) {
+		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+		if j.Skipped() {
+			skipped++
+		}
+	}
+	return failedExit(skipped, false)
 }

@@ -451,7 +451,10 @@ func (s *resultSink) asRunner(r cluster.Result, sr shellResult) *runner.Result {
 	if !r.OK() && code == 0 && sr.Signal == 0 {
 		code = -1
 	}
-	seq, _ := strconv.Atoi(r.Task)
+	// A spawned child is saved and tagged as its root task (the batch's
+	// task whose id its own begins with).
+	root, _, _ := strings.Cut(r.Task, "=")
+	seq, _ := strconv.Atoi(root)
 	return &runner.Result{Job: s.bySeq[seq], Slot: 1, Exit: runner.Exit{Start: r.Start, Runtime: r.Runtime, Code: code, Signal: sr.Signal,
 		Stdout: sr.Stdout, Stderr: sr.Stderr, Received: int64(len(sr.Stdout))}}
 }

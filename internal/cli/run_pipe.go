@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -59,11 +60,6 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
 		}
 	}
-	for _, name := range []string{"regexp", "remove-rec-sep"} {
-		if given, ok := gnuChanged(f, name); ok {
-			return pj, fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
 	if p.cat && p.fifo {
 		return pj, errors.New("--cat and --fifo: give one of them")
 	}
@@ -93,6 +89,10 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		}
 	}
 	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
+	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
+	if p.regexp {
+		pj.RecStart, pj.RecEnd = p.recStart, p.recEnd // GNU: regexps take \n themselves
+	}
 	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
 		pj.Binary = true // --recend '': records end anywhere
 	}
@@ -166,17 +166,17 @@ func runPipe(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if err != nil {
 		return runError(err)
 	}
-	template, sources, err := splitPipeArgs(args)
+	template, sources, argBytes, err := splitPipeArgs(args, cfg.pipe.pipePart)
 	if err != nil {
 		return runError(err)
 	}
-	pj.Template = template
+	pj.Template, pj.ArgBytes = template, argBytes
 	files := append(append([]string(nil), cfg.argFiles...), sources...)
 	if !cfg.pipe.pipePart && len(files) > 0 {
 		return runError(fmt.Errorf("--pipe reads its input on stdin, not from -a or :::: %s (use --pipepart -a FILE, or < FILE)", files[0]))
 	}
 	if cfg.pipe.pipePart && len(files) == 0 {
-		return runError(errors.New("--pipepart needs the file to cut: -a FILE or :::: FILE"))
+		return nil // GNU: --pipepart without -a or :::: runs nothing
 	}
 	for _, name := range files {
 		if name == "-" {
@@ -336,29 +336,37 @@ func pipeFeedError(err error) error {
 	return runError(fmt.Errorf("reading the input: %w", err))
 }
 
-// splitPipeArgs cuts the command from the :::: files after it (pipe mode
-// has no ::: arguments).
-func splitPipeArgs(args []string) (template, files []string, err error) {
+// splitPipeArgs cuts the command from the :::: files after it. Pipe mode
+// has no ::: arguments: --pipepart ignores them (GNU parallel 20221122
+// cuts the -a and :::: files alone, whatever ::: gives), --pipe refuses
+// them.
+func splitPipeArgs(args []string, part bool) (template, files []string, argBytes int64, err error) {
 	i := 0
 	for i < len(args) && !strings.HasPrefix(args[i], ":::") {
 		i++
 	}
 	template = args[:i]
 	for i < len(args) {
-		switch args[i] {
-		case "::::", "::::+":
+		isFile := args[i] == "::::" || args[i] == "::::+"
+		switch {
+		case isFile:
+		case part && (args[i] == ":::" || args[i] == ":::+"):
 		default:
-			return nil, nil, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
+			return nil, nil, 0, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
 		}
 		i++
 		for ; i < len(args) && !strings.HasPrefix(args[i], ":::"); i++ {
-			files = append(files, args[i])
+			if isFile {
+				files = append(files, args[i])
+			} else {
+				argBytes += int64(len(args[i]) + 1)
+			}
 		}
 	}
 	if len(template) == 0 {
-		return nil, nil, errors.New("pipe mode needs a command to give the blocks to")
+		return nil, nil, 0, errors.New("pipe mode needs a command to give the blocks to")
 	}
-	return template, files, nil
+	return template, files, argBytes, nil
 }
 
 // checkRunFlags checks the flags that every mode of run shares (retries,
@@ -366,6 +374,9 @@ func splitPipeArgs(args []string) (template, files []string, err error) {
 func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	if cfg.retries < 0 {
 		cfg.retries = 0 // GNU: a negative count is no limit, as 0
+	}
+	if cfg.gnu.noKeepOrder {
+		cfg.keepOrder = false // GNU: --no-keep-order undoes -k
 	}
 	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
 		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
@@ -530,13 +541,85 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
 		}
 	}
-	if th.MaxLoad == 0 && th.MemFree == 0 {
+	if _, ok := gnuChanged(f, "limit"); ok {
+		limit, err := limitFunc(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		th.Limit = limit
+	}
+	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
-	if _, err := runner.ReadMachine(); err != nil {
+	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
 		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
 	}
 	return &th, nice, nil
+}
+
+// limitFunc is GNU parallel's --limit "command args": the command's exit
+// status (0, 1 or 2), run by the jobs' shell with $SSHLOGIN ":" (GNU's
+// name of this machine); "mem SIZE" and "load N" are GNU's built-in
+// commands, read here as --memfree and --load read the machine (2 below
+// half of SIZE free, 1 below SIZE; 1 while more than N processes run).
+func limitFunc(cfg runConfig) (func() int, error) {
+	spec := cfg.pipe.limit
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("--limit '': want a command (its exit status: 0 start a job, 1 wait, 2 kill the youngest) or 'mem SIZE', 'load N'")
+	}
+	words := strings.Fields(spec)
+	switch words[0] {
+	case "mem", "load":
+		if len(words) != 2 {
+			return nil, fmt.Errorf("--limit %q: want %s and one value", spec, words[0])
+		}
+		v, err := runner.ParseSize("--limit", words[1])
+		if err != nil {
+			return nil, sizeError(err)
+		}
+		if _, err := runner.ReadMachine(); err != nil {
+			return nil, fmt.Errorf("--limit %q: %v", spec, err)
+		}
+		if words[0] == "load" {
+			return func() int {
+				rd, err := runner.ReadMachine()
+				if err != nil || rd.Load > v {
+					return 1
+				}
+				return 0
+			}, nil
+		}
+		return func() int {
+			rd, err := runner.ReadMachine()
+			switch {
+			case err != nil:
+				return 1
+			case float64(rd.MemFree) < v/2:
+				return 2
+			case float64(rd.MemFree) < v:
+				return 1
+			}
+			return 0
+		}, nil
+	case "io":
+		return nil, fmt.Errorf("--limit %q: GNU parallel's io limit reads iostat(1), which worksteal does not run; give a command", spec)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return nil, err
+	}
+	return func() int {
+		c := exec.Command(shell, "-c", spec)
+		c.Env = append(os.Environ(), "SSHLOGIN=:")
+		err := c.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return max(ee.ExitCode(), 0) // GNU: $? >> 8, 0 after a signal
+		}
+		if err != nil {
+			return 1
+		}
+		return 0
+	}, nil
 }
 
 func lookNice() (string, error) {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 )
 
@@ -29,6 +27,7 @@ type pipeConfig struct {
 	load    string // --load: max load average (N or N%)
 	memFree string // --memfree: a size
 	nice    int    // --nice: niceness of the jobs
+	limit   string // --limit: a command whose exit status says whether a job may start
 
 	semaphore  bool   // --semaphore (and the "sem" command)
 	semName    string // --semaphore-name, --semaphorename, --id
@@ -54,11 +53,9 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	gnuAlias(f, "regexp", "regex")
 	f.BoolVar(&p.removeRec, "remove-rec-sep", false, "with --pipe: remove the record separators")
 	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
-	// Not yet supported (check refuses them): not in --help.
-	f.Lookup("regexp").Hidden = true
-	f.Lookup("remove-rec-sep").Hidden = true
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
+	f.StringVar(&p.limit, "limit", "", "before each job start run this shell command: exit 0 starts it, 1 waits, 2 also kills the youngest job ('mem SIZE' and 'load N' built in)")
 	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness (never below worksteal's own)")
 	f.BoolVar(&p.semaphore, "semaphore", false, "work as a counting semaphore across invocations (GNU sem)")
 	f.StringVar(&p.semName, "semaphore-name", "", "with --semaphore: the semaphore's name")
@@ -68,16 +65,4 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	f.BoolVar(&p.fg, "fg", false, "with --semaphore: run the command in the foreground")
 	f.BoolVar(&p.bg, "bg", false, "with --semaphore: run the command in the background")
 	f.BoolVar(&p.wait, "wait", false, "with --semaphore: wait for the semaphore's commands to finish")
-}
-
-// check refuses the options of this file that are not implemented yet,
-// naming the one given. (The others are read where they are used:
-// pipeOptions, throttleOptions, semaphoreOptions.)
-func (p *pipeConfig) check(f *pflag.FlagSet) error {
-	for _, name := range []string{"regexp", "remove-rec-sep"} {
-		if given, ok := gnuChanged(f, name); ok {
-			return fmt.Errorf("GNU parallel's option %s is not yet supported by worksteal run", given)
-		}
-	}
-	return nil
 }

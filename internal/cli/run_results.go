@@ -36,6 +36,11 @@ type resultsSink struct {
 	file    *os.File // the table's file; nil for stdout
 	headers bool     // the value columns are named by --header, not V1 ... Vn
 	started bool     // the table's header row is written
+	// written holds the files this run has written: a tree's nodes
+	// (worksteal spawn) are saved under their root task's name, each
+	// appending to what the run wrote there before (a file from an
+	// earlier run is replaced, as GNU does).
+	written map[string]bool
 }
 
 // newResultsSink opens what --results NAME says; stdout is where -.csv
@@ -91,16 +96,17 @@ func (s *resultsSink) takeOn(res runner.Result, host string) error {
 	seq := []byte(strconv.Itoa(res.Seq))
 	if p := res.ResultsIn(res.Slot); p != "" {
 		if strings.HasSuffix(p, "/") {
-			return writeFiles(p, res, seq, "stdout", "stderr", "seq")
+			return s.writeFiles(p, res, seq, "stdout", "stderr", "seq")
 		}
-		return writeFiles(p, res, seq, "", ".err", ".seq")
+		return s.writeFiles(p, res, seq, "", ".err", ".seq")
 	}
-	return writeFiles(filepath.Join(s.name, argsAsDirname(res.Job))+"/", res, seq, "stdout", "stderr", "seq")
+	return s.writeFiles(filepath.Join(s.name, argsAsDirname(res.Job))+"/", res, seq, "stdout", "stderr", "seq")
 }
 
 // writeFiles writes prefix+out, prefix+err and prefix+seq, making the
-// directories they are in.
-func writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqName string) error {
+// directories they are in; output and error are appended to files this
+// run wrote before (a tree's nodes share their root task's).
+func (s *resultsSink) writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqName string) error {
 	if err := os.MkdirAll(filepath.Dir(prefix+"x"), 0o755); err != nil {
 		return err
 	}
@@ -108,9 +114,25 @@ func writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqN
 		name string
 		data []byte
 	}{{prefix + out, res.Stdout}, {prefix + errName, res.Stderr}, {prefix + seqName, seq}} {
-		if err := os.WriteFile(f.name, f.data, 0o644); err != nil {
+		flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if s.written[f.name] && f.name != prefix+seqName {
+			flag = os.O_WRONLY | os.O_APPEND
+		}
+		file, err := os.OpenFile(f.name, flag, 0o644)
+		if err != nil {
 			return err
 		}
+		_, err = file.Write(f.data)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if s.written == nil {
+			s.written = map[string]bool{}
+		}
+		s.written[f.name] = true
 	}
 	return nil
 }
@@ -235,4 +257,32 @@ func jsonQuote(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// filesSink is GNU parallel's --files: each job's stdout (after -v's
+// line) goes to a file of its own in dir ($TMPDIR if ""), parXXXXXX.par,
+// left for the user; its name, after --tag's, is the job's output. The
+// job's stderr is dropped, as GNU's is.
+func filesSink(dir string, out io.Writer, tag bool) func(runner.Result) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return func(res runner.Result) error {
+		f, err := os.CreateTemp(dir, "par*.par")
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(res.Stdout)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		line := f.Name() + "\n"
+		if tag {
+			line = res.TagIn(res.Slot) + "\t" + line
+		}
+		if _, werr := io.WriteString(out, line); err == nil {
+			err = werr
+		}
+		return err
+	}
 }

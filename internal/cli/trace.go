@@ -16,6 +16,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/simfit"
 	"github.com/worksteal/worksteal/internal/traceview"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
@@ -413,8 +414,8 @@ the runs; interrupted, the command stops at once and removes it.`,
 }
 
 // profileOf converts the runtime's profile to the simulator's input.
-func profileOf(workload string, ws worksteal.WorkSpan) sim.Profile {
-	return sim.Profile{
+func profileOf(workload string, ws worksteal.WorkSpan) simfit.Profile {
+	return simfit.Profile{
 		Workload:     workload,
 		Work:         sim.Seconds(ws.Work.Seconds()),
 		Span:         sim.Seconds(ws.Span.Seconds()),
@@ -428,7 +429,7 @@ func profileOf(workload string, ws worksteal.WorkSpan) sim.Profile {
 }
 
 // workSpanOf converts a profile back, for its speedup bounds.
-func workSpanOf(p *sim.Profile) worksteal.WorkSpan {
+func workSpanOf(p *simfit.Profile) worksteal.WorkSpan {
 	return worksteal.WorkSpan{
 		Work: p.Work.Duration(), Span: p.Span.Duration(), BurdenedSpan: p.BurdenedSpan.Duration(),
 		Forks: p.Forks, Steals: p.Steals, StealCost: p.StealCost.Duration(), Workers: p.Workers, Elapsed: p.Elapsed.Duration(),
@@ -468,15 +469,15 @@ func runSimProfile(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
-	p, err := sim.ParseProfile(data)
+	p, err := simfit.ParseProfile(data)
 	if err != nil {
 		return usageError(fmt.Errorf("%s: %w", cfg.profile, err))
 	}
 	ws := workSpanOf(p)
-	var fit sim.ProfileFit
+	var fit simfit.ProfileFit
 	var rows []profileRow
 	for _, workers := range ps {
-		s, f, err := sim.FitProfile(*p, workers, 0)
+		s, f, err := simfit.FitProfile(*p, workers, 0)
 		if err != nil {
 			return usageError(err)
 		}
@@ -499,9 +500,9 @@ func runSimProfile(env *Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Profile *sim.Profile   `json:"profile"`
-			Fit     sim.ProfileFit `json:"fit"`
-			Rows    []profileRow   `json:"rows"`
+			Profile *simfit.Profile   `json:"profile"`
+			Fit     simfit.ProfileFit `json:"fit"`
+			Rows    []profileRow      `json:"rows"`
 		}{p, fit, rows})
 	}
 	name := p.Workload

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/worksteal/worksteal/sim"
+	"github.com/worksteal/worksteal/internal/simfit"
 )
 
 func TestTraceRecordSummarizeAndDraw(t *testing.T) {
@@ -102,7 +102,7 @@ func TestTraceProfileKnownTree(t *testing.T) {
 	const leaves, leaf = 32, 300e-6
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "tree.json")
-	var p *sim.Profile
+	var p *simfit.Profile
 	best := 0.0 // the best parallelism of the tries
 	for try := 0; try < 3; try++ {
 		code, out, errs := runSimCLI(t, "trace", "profile", "--workload", "tree", "--size", "5", "--leaf", "300us",
@@ -117,7 +117,7 @@ func TestTraceProfileKnownTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p, err = sim.ParseProfile(data); err != nil {
+		if p, err = simfit.ParseProfile(data); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("try %d: work %v span %v parallelism %.1f forks %d", try, p.Work, p.Span, p.Parallelism(), p.Forks)
@@ -158,8 +158,8 @@ func simProfile(t *testing.T, file string, args ...string) []profileRow {
 		t.Fatalf("sim --profile: exit %d: %s", code, errs)
 	}
 	var res struct {
-		Fit  sim.ProfileFit `json:"fit"`
-		Rows []profileRow   `json:"rows"`
+		Fit  simfit.ProfileFit `json:"fit"`
+		Rows []profileRow      `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)

@@ -195,7 +195,7 @@ func TestQuotaCapsAtOnceAndFollowsChanges(t *testing.T) {
 	checkRateLimit(t, changes, time.Second)
 }
 
-func TestThermal(t *testing.T) {
+func TestThermalHeadroomLowersTheTarget(t *testing.T) {
 	f := newFake(t)
 	zone := func(temp int) {
 		f.write("/sys/class/thermal/thermal_zone0/temp", fmt.Sprint(temp*1000))

@@ -97,7 +97,7 @@ func TestCPUQuota(t *testing.T) {
 	}
 }
 
-func TestThermal(t *testing.T) {
+func TestThermalReadsTheHottestZonesPassiveTrip(t *testing.T) {
 	f := tree(t, map[string]string{
 		"/sys/class/thermal/thermal_zone0/temp":              "45000\n",
 		"/sys/class/thermal/thermal_zone0/type":              "acpitz\n",

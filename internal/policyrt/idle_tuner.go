@@ -1,6 +1,9 @@
-package policy
+package policyrt
 
-import "time"
+import (
+	"github.com/worksteal/worksteal/policy"
+	"time"
+)
 
 // IdleTuner adapts one worker's idle schedule (Idle.Adaptive) to what the
 // worker observes, instead of a fixed number of rounds before parking. It
@@ -38,7 +41,7 @@ import "time"
 // few samples. Rounds stay between 2 and 4 × the configured Rounds (at
 // least 8).
 type IdleTuner struct {
-	base     Idle
+	base     policy.Idle
 	rounds   int
 	min, max int
 	early    int             // consecutive stretches that ended in the first half
@@ -47,7 +50,7 @@ type IdleTuner struct {
 }
 
 // NewIdleTuner starts a tuner at p.Rounds; p must be normalized.
-func NewIdleTuner(p Idle) IdleTuner {
+func NewIdleTuner(p policy.Idle) IdleTuner {
 	t := IdleTuner{base: p, rounds: p.Rounds, min: 2, max: max(8, 4*p.Rounds), wake: 20 * time.Microsecond}
 	// Past 64 rounds every delay is Cap (Base·2^63 exceeds any duration),
 	// so a large configured Rounds costs no larger table.
@@ -69,7 +72,7 @@ func (t *IdleTuner) budgetAt(r int) time.Duration {
 
 // Idle returns the schedule to follow now: the configured one with the
 // tuned number of rounds.
-func (t *IdleTuner) Idle() Idle {
+func (t *IdleTuner) Idle() policy.Idle {
 	p := t.base
 	p.Rounds = t.rounds
 	return p

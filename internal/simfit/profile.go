@@ -1,10 +1,19 @@
-package sim
+// Package simfit turns a measured work/span profile of a fork-join
+// computation into a simulator scenario: [FitProfile] finds the fib-like
+// tree with the profile's work, span and forks, and [Profile.Calibrated]
+// replaces measured costs with calibrated ones. It serves "worksteal sim
+// --profile" and "worksteal predict"; a program that wants a scenario writes
+// a [sim.Scenario] itself.
+package simfit
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/fibtree"
+	"github.com/worksteal/worksteal/sim"
 )
 
 // Profile is a measured work/span profile of a fork-join computation (the
@@ -13,15 +22,15 @@ import (
 //
 // The simulator never imports the runtime; this is the profile as data.
 type Profile struct {
-	Workload     string  `json:"workload"`      // what was profiled, e.g. "fib 30"
-	Work         Seconds `json:"work"`          // T1: the sum of every strand's time
-	Span         Seconds `json:"span"`          // T∞: the longest path through forks and joins
-	BurdenedSpan Seconds `json:"burdened_span"` // T∞ with the measured cost of each steal on the path
-	Forks        int64   `json:"forks"`         // forks in the computation
-	Steals       int64   `json:"steals"`        // forks whose second half a thief ran
-	StealCost    Seconds `json:"steal_cost"`    // mean measured cost of one steal
-	Workers      int     `json:"workers"`       // workers of the profiled run
-	Elapsed      Seconds `json:"elapsed"`       // wall time of the profiled run
+	Workload     string      `json:"workload"`      // what was profiled, e.g. "fib 30"
+	Work         sim.Seconds `json:"work"`          // T1: the sum of every strand's time
+	Span         sim.Seconds `json:"span"`          // T∞: the longest path through forks and joins
+	BurdenedSpan sim.Seconds `json:"burdened_span"` // T∞ with the measured cost of each steal on the path
+	Forks        int64       `json:"forks"`         // forks in the computation
+	Steals       int64       `json:"steals"`        // forks whose second half a thief ran
+	StealCost    sim.Seconds `json:"steal_cost"`    // mean measured cost of one steal
+	Workers      int         `json:"workers"`       // workers of the profiled run
+	Elapsed      sim.Seconds `json:"elapsed"`       // wall time of the profiled run
 }
 
 // ParseProfile decodes a profile from JSON and checks it: work and span
@@ -37,20 +46,20 @@ func ParseProfile(data []byte) (*Profile, error) {
 	return &p, nil
 }
 
-func (p *Profile) check() *FieldError {
+func (p *Profile) check() *sim.FieldError {
 	for _, f := range []struct {
 		n string
-		v Seconds
+		v sim.Seconds
 	}{{"work", p.Work}, {"span", p.Span}, {"burdened_span", p.BurdenedSpan}, {"steal_cost", p.StealCost}, {"elapsed", p.Elapsed}} {
-		if err := checkSec("profile."+f.n, f.v); err != nil {
+		if err := checkSeconds("profile."+f.n, f.v); err != nil {
 			return err
 		}
 	}
 	if p.Work.Duration() <= 0 || p.Span.Duration() <= 0 {
-		return ferr("profile.work", "work and span must be positive (got %v and %v s)", float64(p.Work), float64(p.Span))
+		return fieldErr("profile.work", "work and span must be positive (got %v and %v s)", float64(p.Work), float64(p.Span))
 	}
 	if p.Span > p.Work {
-		return ferr("profile.span", "exceeds the work (%v > %v s)", float64(p.Span), float64(p.Work))
+		return fieldErr("profile.span", "exceeds the work (%v > %v s)", float64(p.Span), float64(p.Work))
 	}
 	return nil
 }
@@ -69,7 +78,7 @@ func (p *Profile) Parallelism() float64 { return float64(p.Work) / float64(p.Spa
 // parameters and the DAG's exact work and span (which differ from the
 // profile's only by the rounding of the durations to nanoseconds).
 type ProfileFit struct {
-	Fib      Fib
+	Fib      sim.Fib
 	Work     time.Duration // T1 of the tree
 	Span     time.Duration // T∞ of the tree
 	Forks    int64         // fork-join parents
@@ -99,9 +108,9 @@ const defaultProfileForks = 1 << 14
 // profile's measured steal cost (Costs.Move), so the simulated schedule
 // pays for steals as the real one did — the burdened span's model; a
 // failed probe, a load of two indices in the runtime, costs nothing.
-func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) {
+func FitProfile(p Profile, workers, maxForks int) (sim.Scenario, ProfileFit, error) {
 	if err := p.check(); err != nil {
-		return Scenario{}, ProfileFit{}, err
+		return sim.Scenario{}, ProfileFit{}, err
 	}
 	if maxForks <= 0 {
 		maxForks = defaultProfileForks
@@ -112,8 +121,8 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 	bestScore := math.Inf(1)
 	for c := 2; c <= 40; c++ {
 		for n := c; n <= min(c+30, 60); n++ {
-			A, I := fibTreeCounts(n, c)
-			L, D := float64(fibCalls(c-1)), float64(n-c+1)
+			A, I := fibtree.Counts(n, c)
+			L, D := float64(fibtree.Calls(c-1)), float64(n-c+1)
 			det := A*D - I*L
 			if det <= 0 {
 				continue
@@ -139,27 +148,27 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 			if score < bestScore {
 				bestScore = score
 				best = ProfileFit{
-					Fib:  Fib{N: n, Cutoff: c, Leaf: Seconds(leaf.Seconds()), Split: Seconds(split.Seconds()), Join: Seconds(join.Seconds())},
+					Fib:  sim.Fib{N: n, Cutoff: c, Leaf: sim.Seconds(leaf.Seconds()), Split: sim.Seconds(split.Seconds()), Join: sim.Seconds(join.Seconds())},
 					Work: w, Span: s, Forks: int64(I), Tasks: 2*int64(I) + 1, RelError: rel,
 				}
 			}
 		}
 	}
 	if math.IsInf(bestScore, 1) {
-		return Scenario{}, ProfileFit{}, ferr("profile", "no fib-like tree has parallelism %.3g", p.Parallelism())
+		return sim.Scenario{}, ProfileFit{}, fieldErr("profile", "no fib-like tree has parallelism %.3g", p.Parallelism())
 	}
 	name := "profile"
 	if p.Workload != "" {
 		name = "profile of " + p.Workload
 	}
-	s := Scenario{
+	s := sim.Scenario{
 		Name:    name,
-		Workers: Workers{Count: workers},
+		Workers: sim.Workers{Count: workers},
 		// The profiled computation polls at each of its forks (every Join
 		// is a poll point), on average every T1/forks; a fitted leaf
 		// stands for many of them, so it polls as often.
-		Workload: Workload{Kind: kindFib, Fib: best.Fib, Poll: Seconds(float64(p.Work) / float64(max(p.Forks, 1)))},
-		Costs:    Costs{Move: p.StealCost},
+		Workload: sim.Workload{Kind: "fib", Fib: best.Fib, Poll: sim.Seconds(float64(p.Work) / float64(max(p.Forks, 1)))},
+		Costs:    sim.Costs{Move: p.StealCost},
 		// Policy: the simulator's default, steal one, whose schedules the
 		// burdened-span bound T1/P + burdened T∞ describes (and
 		// TestPredictionWithinProfileBounds holds them to). The runtime
@@ -171,22 +180,6 @@ func FitProfile(p Profile, workers, maxForks int) (Scenario, ProfileFit, error) 
 	return s, best, nil
 }
 
-// fibTreeCounts returns, for the fib tree of n with the given cutoff, the
-// calls run serially below the cutoff (A) and the forks (I).
-func fibTreeCounts(n, cutoff int) (A, I float64) {
-	a := make([]float64, n+1)
-	f := make([]float64, n+1)
-	for k := 0; k <= n; k++ {
-		if k < cutoff {
-			a[k] = float64(fibCalls(k))
-			continue
-		}
-		a[k] = a[k-1] + a[k-2]
-		f[k] = 1 + f[k-1] + f[k-2]
-	}
-	return a[n], f[n]
-}
-
 // Calibration holds costs measured on short unprofiled runs of the runtime.
 // A profile's strand timings include the profiler's own clock reads (two per
 // fork), which inflate the work of fine-grained code several times over;
@@ -196,12 +189,12 @@ func fibTreeCounts(n, cutoff int) (A, I float64) {
 // overhead per fork, or (Seq 0) everything per fork, as measured on a
 // smaller size of the same computation at one worker.
 type Calibration struct {
-	Seq       Seconds `json:"seq"`        // time not proportional to the forks (0: none)
-	ForkCost  Seconds `json:"fork_cost"`  // time per fork at one worker
-	StealCost Seconds `json:"steal_cost"` // one successful steal (0: keep the profile's)
+	Seq       sim.Seconds `json:"seq"`        // time not proportional to the forks (0: none)
+	ForkCost  sim.Seconds `json:"fork_cost"`  // time per fork at one worker
+	StealCost sim.Seconds `json:"steal_cost"` // one successful steal (0: keep the profile's)
 	// Promote is what a promotion adds to a latent frame (Costs.Promote of
 	// the simulated runtime; Calibrated leaves the profile as it is).
-	Promote Seconds `json:"promote"`
+	Promote sim.Seconds `json:"promote"`
 }
 
 // Calibrated returns p with its work, span and burdened span corrected by
@@ -215,19 +208,19 @@ func (p Profile) Calibrated(c Calibration) (Profile, error) {
 	}
 	for _, f := range []struct {
 		n string
-		v Seconds
+		v sim.Seconds
 	}{{"seq", c.Seq}, {"fork_cost", c.ForkCost}, {"steal_cost", c.StealCost}, {"promote", c.Promote}} {
-		if err := checkSec("calibration."+f.n, f.v); err != nil {
+		if err := checkSeconds("calibration."+f.n, f.v); err != nil {
 			return p, err
 		}
 	}
-	if (c.Seq + Seconds(float64(p.Forks))*c.ForkCost).Duration() <= 0 {
-		return p, ferr("calibration", "gives no work (seq %v s, %d forks of %v s)", float64(c.Seq), p.Forks, float64(c.ForkCost))
+	if (c.Seq + sim.Seconds(float64(p.Forks))*c.ForkCost).Duration() <= 0 {
+		return p, fieldErr("calibration", "gives no work (seq %v s, %d forks of %v s)", float64(c.Seq), p.Forks, float64(c.ForkCost))
 	}
 	q := p
-	q.Work = c.Seq + Seconds(float64(p.Forks))*c.ForkCost
+	q.Work = c.Seq + sim.Seconds(float64(p.Forks))*c.ForkCost
 	f := float64(q.Work) / float64(p.Work)
-	q.Span = Seconds(float64(p.Span) * f)
+	q.Span = sim.Seconds(float64(p.Span) * f)
 	if q.Span > q.Work {
 		q.Span = q.Work
 	}
@@ -241,6 +234,18 @@ func (p Profile) Calibrated(c Calibration) (Profile, error) {
 		}
 		q.StealCost = c.StealCost
 	}
-	q.BurdenedSpan = q.Span + Seconds(burden)
+	q.BurdenedSpan = q.Span + sim.Seconds(burden)
 	return q, nil
+}
+
+func fieldErr(path, format string, args ...any) *sim.FieldError {
+	return &sim.FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkSeconds refuses a negative, NaN or infinite time.
+func checkSeconds(path string, v sim.Seconds) *sim.FieldError {
+	if v < 0 || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return fieldErr(path, "must be a non-negative time, got %v", float64(v))
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package sim
+package simfit
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/fibtree"
+	"github.com/worksteal/worksteal/sim"
 )
 
 // The fitted tree has the profile's T1 and T∞ (to rounding), as the
@@ -26,7 +29,7 @@ func TestFitProfileMatchesWorkAndSpan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Profile{Work: Seconds(tc.work.Seconds()), Span: Seconds(tc.span.Seconds()), Forks: tc.forks, StealCost: 1e-6}
+			p := Profile{Work: sim.Seconds(tc.work.Seconds()), Span: sim.Seconds(tc.span.Seconds()), Forks: tc.forks, StealCost: 1e-6}
 			s, fit, err := FitProfile(p, 1, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +44,7 @@ func TestFitProfileMatchesWorkAndSpan(t *testing.T) {
 			if tc.wantForksLE >= 1000 || tc.work/tc.span > 1000 {
 				return // the big trees are simulated by the sweep test below
 			}
-			res, err := Run(context.Background(), s, Options{})
+			res, err := sim.Run(context.Background(), s, sim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +71,7 @@ func TestFitProfileSweep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Run(context.Background(), s, Options{})
+		res, err := sim.Run(context.Background(), s, sim.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +86,7 @@ func TestFitProfileSweep(t *testing.T) {
 		// next poll point per level: this profile's 63 forks poll every
 		// 200µs, and the fitted tree's strands run up to a leaf of
 		// fibCalls(cutoff−1) calls without one.
-		strand := float64(fit.Fib.Leaf) * float64(fibCalls(fit.Fib.Cutoff-1))
+		strand := float64(fit.Fib.Leaf) * float64(fibtree.Calls(fit.Fib.Cutoff-1))
 		levels := float64(fit.Fib.N - fit.Fib.Cutoff + 1)
 		if slack := d.GreedyBound + 64*2e-6 + levels*strand; ms > slack {
 			t.Errorf("P=%d: makespan %v above the greedy bound with steal costs %v", w, ms, slack)
@@ -110,7 +113,7 @@ func ExampleFitProfile() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := Run(context.Background(), s, Options{})
+	res, err := sim.Run(context.Background(), s, sim.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -170,7 +173,7 @@ func TestPredictionWithinProfileBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), s, Options{})
+			r, err := sim.Run(context.Background(), s, sim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,14 +1,15 @@
-package policy
+package policyrt
 
 import (
+	"github.com/worksteal/worksteal/policy"
 	"testing"
 	"time"
 )
 
 func newTestTuner(t *testing.T) IdleTuner {
 	t.Helper()
-	p, _ := Idle{Adaptive: true}.Normalize()
-	if p.Rounds != 8 || !p.Adaptive || p.Jitter != DefaultIdle.Jitter {
+	p, _ := policy.Idle{Adaptive: true}.Normalize()
+	if p.Rounds != 8 || !p.Adaptive || p.Jitter != policy.DefaultIdle.Jitter {
 		t.Fatalf("Idle{Adaptive: true}.Normalize() = %+v; want the default schedule, adaptive", p)
 	}
 	tu := NewIdleTuner(p)
@@ -47,7 +48,7 @@ func TestIdleTunerBudgets(t *testing.T) {
 	}
 	// A large configured Rounds: a table of at most 65 budgets, the rest
 	// computed, equal to Idle.Budget.
-	p, err := Idle{Rounds: 1 << 20, Base: time.Nanosecond, Cap: time.Hour}.Normalize()
+	p, err := policy.Idle{Rounds: 1 << 20, Base: time.Nanosecond, Cap: time.Hour}.Normalize()
 	if err != nil {
 		t.Fatal(err)
 	}
