@@ -10,7 +10,7 @@ import (
 // start, as a pool's workers are between two computations.
 func fibParked(workers int, wake float64, parked, wakeBatch bool) Scenario {
 	return Scenario{Seed: 1, Workers: Workers{Count: workers, StartParked: parked},
-		Policy:   Policy{Amount: "half", WakeBatch: wakeBatch, Idle: Idle{Mode: IdleBackoff}},
+		Policy:   Policy{Amount: "half", WakeBatch: wakeBatch, Idle: Idle{Mode: idleBackoff}},
 		Costs:    Costs{Steal: 2e-7, Failed: 1e-7, Move: 3e-7, Fork: 6e-9, Promote: 2e-8, Wake: Seconds(wake)},
 		Workload: Workload{Kind: kindFib, Fib: Fib{N: 30, Cutoff: 12, Leaf: 2e-9}}}
 }
