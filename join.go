@@ -48,39 +48,36 @@ import (
 func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A, rb B) {
 	// fb travels as the argument with a nil function (see frame.call): a
 	// func value made from the generic callFunc[B] would need a closure
-	// binding B's dictionary, allocated on every Join.
-	// The fast path of joinPushSlow, written out (a helper would be over
-	// the inlining budget).
+	// binding B's dictionary, allocated on every Join. The fast path is
+	// JoinFunc's, written out (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
 	d := w.depth
-	var f *frame[func(*Worker) B, B]
-	if d < len(w.frames) && w.prof == nil {
-		f, _ = w.frames[d].(*frame[func(*Worker) B, B])
+	fs := w.fast
+	if uint(d) >= uint(len(fs)) {
+		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
-	if f != nil {
-		f.fb, f.xb = nil, fb
-		w.depth = d + 1
-		w.st.joins++
-		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
-			w.pollJoin()
-		}
-	} else {
-		f, d = joinPushSlow[func(*Worker) B, B](w, nil, fb)
+	f, ok := fs[d].(*frame[func(*Worker) B, B])
+	n := w.st.joins + 1
+	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
+	w.st.joins = n
+	f.fb, f.xb = nil, fb
+	w.depth = d + 1
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
-			joinUnwind(w, f, d, phase, recover())
+			joinUnwindAt(w, d, phase, recover())
 		}
 	}()
 	ra = fa(w)
-	phase = joinTakingB
-	if d >= w.lo && w.prof == nil {
-		// The fast path (see joinPop): fb is still latent.
+	if d >= w.lo {
+		phase = joinInlineB
 		w.depth = d
 		rb = fb(w)
 	} else {
-		rb = joinPop(w, f, d)
+		phase = joinTakingB
+		rb = joinPopPromoted(w, f, d)
 	}
 	phase = joinDone
 	return ra, rb
@@ -105,40 +102,67 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // call that itself cost 5 ns more than with 16 bytes. Pass a pointer to
 // what does not fit.
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	// The fast path of joinPushSlow, written out (a helper would be over
-	// the inlining budget).
+	// The fast path (PROTOCOL.md "What a Join costs"): a frame of the
+	// right type at this depth, nobody idle, no heartbeat due, no
+	// profile (w.fast is nil while profiling). Everything else — a new
+	// depth or type, the eager depths, a poll that finds a worker idle,
+	// the heartbeat — is joinFull, the whole Join in one call, so that
+	// this function keeps fa and xa in registers and spills only what
+	// the call of fa needs afterwards.
 	checkWorker(w)
 	d := w.depth
-	var f *frame[XB, RB]
-	if d < len(w.frames) && w.prof == nil {
-		f, _ = w.frames[d].(*frame[XB, RB])
+	fs := w.fast
+	if uint(d) >= uint(len(fs)) {
+		return joinFull(w, fa, xa, fb, xb)
 	}
-	if f != nil {
-		f.fb, f.xb = fb, xb
-		w.depth = d + 1
-		w.st.joins++
-		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
-			w.pollJoin()
+	f, ok := fs[d].(*frame[XB, RB])
+	n := w.st.joins + 1
+	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+		return joinFull(w, fa, xa, fb, xb)
+	}
+	w.st.joins = n
+	f.fb, f.xb = fb, xb
+	w.depth = d + 1
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone {
+			joinUnwindAt(w, d, phase, recover())
 		}
+	}()
+	ra = fa(w, xa)
+	if d >= w.lo {
+		// fb is still latent, so nobody else has seen the frame; w runs
+		// fb from its own arguments, at depth d (fb's Joins reuse frame d).
+		phase = joinInlineB
+		w.depth = d
+		rb = fb(w, xb)
 	} else {
-		f, d = joinPushSlow(w, fb, xb)
+		phase = joinTakingB
+		rb = joinPopPromoted(w, f, d)
 	}
+	phase = joinDone
+	return ra, rb
+}
+
+// joinFull is a whole Join off the fast path: a depth without a frame of
+// this type, an eager depth, a poll point that has something to do (a
+// worker idle, the heartbeat), or a profiled computation. fa nil means
+// xa is a func(*Worker) RA (Join's closure form), and likewise fb.
+func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb func(*Worker, XB) RB, xb XB) (ra RA, rb RB) {
+	f, d := joinPushSlow(w, fb, xb)
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
 			joinUnwind(w, f, d, phase, recover())
 		}
 	}()
-	ra = fa(w, xa)
-	phase = joinTakingB
-	if d >= w.lo && w.prof == nil {
-		// The fast path (see joinPop): fb is still latent, so nobody else
-		// has seen the frame; w runs fb from its own arguments.
-		w.depth = d
-		rb = fb(w, xb)
+	if fa != nil {
+		ra = fa(w, xa)
 	} else {
-		rb = joinPop(w, f, d)
+		ra = any(xa).(func(*Worker) RA)(w)
 	}
+	phase = joinTakingB
+	rb = joinPop(w, f, d)
 	phase = joinDone
 	return ra, rb
 }
@@ -161,35 +185,72 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 	// make fa escape too (JoinFunc calls it through an unknown function).
 	checkWorker(w)
 	d := w.depth
-	var f *frame[func(*Worker), struct{}]
-	if d < len(w.frames) && w.prof == nil {
-		f, _ = w.frames[d].(*frame[func(*Worker), struct{}])
+	fs := w.fast
+	if uint(d) >= uint(len(fs)) {
+		joinFull(w, runUnit, fa, runUnit, fb)
+		return
 	}
-	if f != nil {
-		f.fb, f.xb = runUnit, fb
-		w.depth = d + 1
-		w.st.joins++
-		if w.idle.Load() != 0 || w.st.joins&(policy.HeartbeatJoins-1) == 0 { // [P1]
-			w.pollJoin()
-		}
-	} else {
-		f, d = joinPushSlow(w, runUnit, fb)
+	f, ok := fs[d].(*frame[func(*Worker), struct{}])
+	n := w.st.joins + 1
+	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+		joinFull(w, runUnit, fa, runUnit, fb)
+		return
 	}
+	w.st.joins = n
+	f.fb, f.xb = runUnit, fb
+	w.depth = d + 1
 	phase := joinRunningA
 	defer func() {
 		if phase != joinDone {
-			joinUnwind(w, f, d, phase, recover())
+			joinUnwindAt(w, d, phase, recover())
 		}
 	}()
 	fa(w)
-	phase = joinTakingB
-	if d >= w.lo && w.prof == nil {
+	if d >= w.lo {
+		phase = joinInlineB
 		w.depth = d
 		fb(w)
 	} else {
-		joinPop(w, f, d)
+		phase = joinTakingB
+		joinPopPromoted(w, f, d)
 	}
 	phase = joinDone
+}
+
+// frameOps is what the fast path's deferred handler needs of a frame of
+// any type: the typed joinUnwind.
+type frameOps interface {
+	unwind(w *Worker, d, phase int, r any)
+}
+
+func (f *frame[XB, RB]) unwind(w *Worker, d, phase int, r any) { joinUnwind(w, f, d, phase, r) }
+
+// joinUnwindAt is the fast path's joinUnwind (PROTOCOL.md "Panics"), for
+// a handler that knows the Join's depth but not its frame's type: while
+// fa runs or fb is taken back from the deque (phases joinRunningA and
+// joinTakingB) the frame of depth d is the Join's own — every Join nested
+// in them runs deeper — so w.frames[d] finds it. A second half that ran
+// inline (joinInlineB) left a frame nobody else ever saw, which fb's own
+// Joins may even have replaced at depth d: only depth and lo are
+// restored.
+func joinUnwindAt(w *Worker, d, phase int, r any) {
+	if phase == joinInlineB {
+		var pe *PanicError
+		if r != nil {
+			pe = asPanicError(r)
+		}
+		w.depth = d
+		w.lo = min(w.lo, d)
+		if pe != nil {
+			panic(pe)
+		}
+		return
+	}
+	slot := w.frames[d]
+	if e, ok := slot.(eagerSlot); ok {
+		slot = e.f
+	}
+	slot.(frameOps).unwind(w, d, phase, r)
 }
 
 // runUnit calls f: the function of Worker.Join's frames, whose argument is
@@ -203,6 +264,7 @@ func runUnit(w *Worker, f func(w *Worker)) struct{} {
 const (
 	joinRunningA = iota // fb is latent, queued or stolen; fa runs
 	joinTakingB         // fa returned; fb is being taken back, run, or waited for
+	joinInlineB         // fa returned; fb, still latent, runs inline at depth d
 	joinDone
 )
 
@@ -402,6 +464,9 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	} else {
 		w.frames = append(w.frames, slot)
 		w.fjobs = append(w.fjobs, &f.job)
+	}
+	if w.prof == nil {
+		w.fast = w.frames
 	}
 	return f
 }

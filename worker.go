@@ -30,7 +30,10 @@ type Worker struct {
 	// that used it returns. A frame is reused only when its type matches.
 	frames []any
 	fjobs  []*job // fjobs[d] is &frames[d].job
-	depth  int
+	// fast is frames while no profile runs on w, nil while one does: the
+	// fast path of Join checks one length for both (setProf).
+	fast  []any
+	depth int
 	// Frames [lo, depth) are latent: their second halves wait for the
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
@@ -98,6 +101,16 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 	}
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
+}
+
+// setProf sets the profile of the running strand (nil: none), and with
+// it w.fast, which sends every Join of a profiled strand to joinFull.
+func (w *Worker) setProf(ps *profState) {
+	w.prof = ps
+	w.fast = nil
+	if ps == nil {
+		w.fast = w.frames
+	}
 }
 
 // ID returns the worker's index in its pool, in [0, Workers()) for regular
@@ -241,9 +254,9 @@ func (w *Worker) execute(j *job) {
 	w.bump()       // progress, for the stall monitor
 	w.ownerEnter() // jobs never panic out of runJob; under Goexit the count stays up (harmless)
 	if ps := w.prof; ps != nil {
-		w.prof = nil
+		w.setProf(nil)
 		defer func() {
-			w.prof = ps
+			w.setProf(ps)
 			ps.start = now() // time spent helping is not this strand's work
 		}()
 	}

@@ -81,12 +81,12 @@ func (pf *profFrame) runStolen(w *Worker, run func()) {
 	saved := w.prof
 	ps := &profState{shared: pf.prof}
 	ps.resume(pf.s0, pf.b0)
-	w.prof = ps
+	w.setProf(ps)
 	defer func() {
 		pf.sB, pf.bB = ps.cut()
 		ps.flush()
 		pf.setAt = now()
-		w.prof = saved
+		w.setProf(saved)
 		if saved != nil {
 			saved.start = now() // the helper's own strand excludes this
 		}
@@ -173,8 +173,8 @@ func Profile[T any](p *Pool, f func(w *Worker) T) (T, WorkSpan, error) {
 		saved := w.prof
 		ps := &profState{shared: pr}
 		ps.resume(0, 0)
-		w.prof = ps
-		defer func() { w.prof = saved }()
+		w.setProf(ps)
+		defer func() { w.setProf(saved) }()
 		r := f(w)
 		ps.cut()
 		ps.flush()

@@ -98,7 +98,8 @@
 //	              no heartbeat for the ack wait: redelivered ──▶ queued
 //	              (not an attempt); sooner when a watcher finds W lost
 //	              (failover.go: its connection gone, or 3 s silent) and
-//	              naks what W held
+//	              naks what W held (through the recorder, which checks
+//	              that W is lost, for workers of the worker role)
 //	queued ──delivered with d−1−k ≥ the max-deliver lost deliveries──▶
 //	              record ErrMaxDeliveries (a poison task), ack ──▶ failed
 //	any ──a result is already recorded──▶ ack, nothing runs
@@ -355,17 +356,22 @@
 //	                      inboxes and _INBOX.> are refused)
 //	worker       publish  $JS.API.CONSUMER.MSG.NEXT.ws_tasks.* (pull),
 //	                      $JS.API.CONSUMER.LIST.ws_tasks (find its routes),
-//	                      $JS.ACK.ws_tasks.> (ack, nak, in progress, term),
-//	                      ws.rec.* (ask the recorder: record a result, count
-//	                      a failure or a discarded run, hand a child over),
+//	                      ws.rec.<name>.* (ask the recorder, as itself:
+//	                      record a result, count a failure or a discarded
+//	                      run, hand a child over, ack, nak, in progress,
+//	                      term, hand a lost peer's tasks back; any name with
+//	                      the shared worker key),
 //	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
 //	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
 //	                      KV_ws_failures and KV_ws_workers, ws.started.>,
 //	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
 //	                      ws.alive.* (failover)
-//	             receive  ws.cancel.>, ws.routes, ws.idle.>, ws.held.*,
-//	                      ws.alive.*
-//	             refused  ws.task.> (submit, hand over), $KV.ws_results.>
+//	             receive  ws.dlv.<name>.> (its deliveries; any with the
+//	                      shared key), ws.cancel.>, ws.routes, ws.idle.>,
+//	                      ws.held.*, ws.alive.*
+//	             refused  $JS.ACK.> (settling directly: the server takes an
+//	                      ack for any pending sequence it names),
+//	                      ws.task.> (submit, hand over), $KV.ws_results.>
 //	                      and $KV.ws_failures.> (put, overwrite, purge),
 //	                      $KV.ws_jobs.>, reading a task by
 //	                      sequence (STREAM.MSG.GET, DIRECT.GET of ws_tasks),
@@ -412,17 +418,34 @@
 // results or failure counts, and no worker publishes a task. The recorder
 // (Node.Record; worksteal serve runs it in-process, with an identity of its
 // own) alone does, for workers of the worker role, which ask it on
-// ws.rec.<op> naming the delivery they act for by its reply subject. It
-// reads that task message from the stream (by a direct get: a work-queue
-// stream drops a message once acked, so one that is there is unsettled),
+// ws.rec.<name>.<op> naming the delivery they act for by its reply
+// subject; it also settles their deliveries (they may not ack or nak).
+//
+// Who holds what: a worker's Serve says hello (ws.rec.<name>.hello, its
+// Serve id) before it pulls, and its pull requests reply on
+// ws.dlv.<name>.<id>.<n>; the recorder subscribes there too, so the server
+// delivers each task to the worker and to the recorder in one step. A
+// worker with a key of its own may receive only ws.dlv.<its name>.> and ask
+// only on ws.rec.<its name>.*, so the recorder's holder table (by stream
+// sequence: worker, Serve, delivery count, the delivered subject and
+// headers) says which worker holds each delivery. A request must name the
+// message's latest delivery, made to the asking worker and not settled
+// through the recorder since: another worker's delivery (learnt from the
+// held lists, or guessed), a lease lost to a redelivery, and a second
+// record are refused. Then it
 // checks that its job's record exists, is not cancelled and has the
 // message's nonce (a new job purges its subjects and keys, and a message
 // or result from before it is not its own), that the request's job, task,
 // index, parent and handler are the message's, and that each child listed
 // or handed over is a descendant of the task (<task>=<i>...); then it
 // creates the result (once) and acks the task, counts the failure, or
-// publishes the child with the unit's stored route and headers (refused
-// for a job with NoSpawn). Refusals are counted by reason (RecorderStats)
+// publishes the child with the unit's route and headers as delivered
+// (refused for a job with NoSpawn). Results go in batches: while two
+// requests are out, the results that finish meanwhile go together in the
+// next. A watcher that finds a peer lost asks the recorder
+// (ws.rec.<name>.lost), which pings the peer itself (no responders: its
+// connection is gone) or finds it silent for 2 s, and naks what its table
+// says that Serve holds. Refusals are counted by reason (RecorderStats)
 // and reported (serve logs each). The submitter, for its part, counts no
 // parentless result outside its task list and no listed child that is not
 // a descendant of its parent. So a forged message cannot record an outcome
@@ -436,10 +459,10 @@
 // it reads every job's results (serve credentials add gives each person a
 // key of their own, revoked alone; job ownership is not built). A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
-// trusted with the tasks it pulls; the recorder checks that a delivery is
-// held, not by which worker, so a worker that knows a delivery's reply
-// subject (the failover's held lists on ws.held.* tell every worker) can
-// record that task's result while another worker runs it. Workers still
+// trusted with the tasks it pulls, and (with a key of its own) with no
+// other worker's; the shared worker key may ask under any name. The holder
+// table is in the recorder's memory: a delivery made before serve
+// (re)started is not in it, and runs again after the ack wait. Workers still
 // write checkpoints and idle signals (any name) directly, and registry
 // entries (any name with the shared worker key; only its own with a key
 // of its own: serve credentials add). Tasks do not inherit the

@@ -36,8 +36,13 @@ import (
 //     the worker lives the ping just expires: no worker answers, so no
 //     permission to reply to another's inbox is needed);
 //   - a worker frozen (SIGSTOP, a stalled VM) keeps its connection but
-//     says nothing: after aliveMisses heartbeats of aliveEvery (3 s) of
-//     silence, it is taken for lost. The silence is measured against the
+//     says nothing: after aliveMisses heartbeats of aliveEvery (2 s) of
+//     silence, it is taken for lost (the silence is looked at every
+//     watchEvery, before the ping), so its tasks run elsewhere within 3
+//     heartbeats of the freeze. Its held lists go out every watchEvery, so
+//     2 s of silence is 8 lists missed: a worker starved that long on a
+//     loaded machine is taken for lost too, and its tasks run twice; the
+//     outcome stays once (below). The silence is measured against the
 //     watcher's own held lists heard back through the server, so a
 //     watcher that is frozen or starved itself takes no peer for lost.
 //
@@ -75,7 +80,7 @@ import (
 // wait. A worker partitioned from the server but alive, likewise.
 const (
 	aliveEvery  = time.Second
-	aliveMisses = 3
+	aliveMisses = 2
 	watchPeers  = 2
 	// watchEvery is how often a watcher pings and looks at the silences.
 	watchEvery = aliveEvery / 4
@@ -339,6 +344,12 @@ const pingWait = 200 * time.Millisecond
 // selfHeard is when this worker last heard its own held list.
 // It reports whether the peer's connection is gone.
 func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHeard time.Time) bool {
+	// The silence first: a frozen peer's ping would only expire.
+	mu.Lock()
+	if ctx.Err() == nil && selfHeard.Sub(p.heard) > aliveMisses*aliveEvery {
+		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
+	}
+	mu.Unlock()
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
 	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
@@ -349,8 +360,6 @@ func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHe
 	case errors.Is(err, nats.ErrNoResponders):
 		s.lose(ctx, p, "its connection closed")
 		return true
-	case selfHeard.Sub(p.heard) > aliveMisses*aliveEvery:
-		s.lose(ctx, p, fmt.Sprintf("silent for %d heartbeats", aliveMisses))
 	}
 	return false
 }

@@ -185,6 +185,13 @@ type Input struct {
 	HeaderFiles bool
 	// Plus turns on GNU parallel's --plus replacement strings (plus.go).
 	Plus bool
+	// NoRunIfEmpty drops the rows that hold a value of white space (GNU
+	// parallel's -r, --no-run-if-empty).
+	NoRunIfEmpty bool
+	// Rpl are GNU parallel's --rpl 'TAG BODY' definitions, as rpl.go reads
+	// them: TAG ({name}) another name of a replacement string, or a
+	// series of s/regexp/replacement/ statements on each value.
+	Rpl []string
 
 	// MaxArgs puts up to MaxArgs records (one value of each source) in one
 	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
@@ -280,6 +287,13 @@ func (in Input) Jobs() ([]Job, error) {
 		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
 	syn := rplSyntax{plus: in.Plus}
+	if len(in.Rpl) > 0 {
+		user, err := userRpls(in.Rpl)
+		if err != nil {
+			return nil, err
+		}
+		syn.user = user
+	}
 	if in.WeightCol > 0 {
 		if len(sources) != 1 || sources[0].Args != nil {
 			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
@@ -383,6 +397,11 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 	}
 	recs := rows(sources, vals, in.Link, keepArgs)
+	if in.NoRunIfEmpty {
+		recs = slices.DeleteFunc(recs, func(r record) bool {
+			return slices.ContainsFunc(r.cols, func(v string) bool { return strings.TrimSpace(v) == "" })
+		})
+	}
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}

@@ -158,6 +158,7 @@ type Result struct {
 	TimedOut bool  // the recorded attempt was cut by the timeout
 	CopyWon  bool  // a speculative copy finished first
 	Sent     int64 // bytes the recorded attempt was given on its input (--pipe)
+	killed   bool  // the runner killed the recorded attempt (Throttle.Limit, MemFree)
 }
 
 // OK says the job succeeded.
@@ -172,8 +173,8 @@ func (r Result) Record(host string) Record {
 	if r.Signal != 0 {
 		code = 0
 	}
-	if r.TimedOut && code == 0 {
-		code = -1
+	if (r.TimedOut || r.killed) && code == 0 {
+		code = -1 // GNU: a job it killed itself (--timeout, --limit, --memfree)
 	}
 	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: r.Received, Exit: code, Signal: r.Signal, Command: r.Command}
 }
@@ -720,7 +721,8 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.sum.TimedOut++
 		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
 	}
-	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent}
+	killed := errors.Is(e.Err, errOverLimit) || errors.Is(e.Err, errLowMemory)
+	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent, killed: killed}
 	res.Command = a.line
 	switch {
 	case js.res != nil:
@@ -853,6 +855,8 @@ func (r *run) output(res *Result) {
 	switch {
 	case res.TimedOut:
 		fmt.Fprintf(r.errOut, "worksteal: warning: job %d was killed because it timed out: %s\n", res.Seq, res.Command)
+	case errors.Is(res.Exit.Err, errOverLimit):
+		// GNU says nothing of a job --limit killed.
 	case res.Exit.Err != nil:
 		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}

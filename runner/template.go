@@ -72,7 +72,8 @@ type template struct {
 // own: --plus's, and the column names of --header.
 type rplSyntax struct {
 	plus  bool
-	names map[string]int // column name → 1-based position
+	names map[string]int   // column name → 1-based position
+	user  map[string]piece // --rpl tags without their braces (rpl.go)
 }
 
 // compileTemplate parses the words of a command template. quote is GNU's
@@ -128,6 +129,15 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 // parse reads the inside of a pair of braces: a replacement string, or
 // false for text.
 func (syn rplSyntax) parse(in string) (piece, bool, error) {
+	if p, ok := syn.user[in]; ok {
+		return p, true, nil
+	}
+	if m := plusPosRE.FindStringSubmatch(in); m != nil && m[2] != "" {
+		if p, ok := syn.user[m[2]]; ok && p.kind == 'a' {
+			p.pos = parsePos(m[1])
+			return p, true, nil
+		}
+	}
 	switch in {
 	case "#":
 		return piece{kind: '#'}, true, nil

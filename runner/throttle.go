@@ -43,7 +43,15 @@ type Throttle struct {
 	// Read, if set, takes the readings instead of /proc (for tests, and
 	// for systems without it).
 	Read func() (Reading, error)
+	// Limit, if set, is GNU parallel's --limit: asked before each start
+	// and, while jobs run, at each reading. 0: below the limit, a job may
+	// start; 1: over it, none starts; 2: way over it, none starts and the
+	// youngest running job (the highest Seq) is killed (it has failed).
+	Limit func() int
 }
+
+// errOverLimit is the cause of a job killed by Throttle.Limit.
+var errOverLimit = errors.New("runner: killed: --limit said 2 (way over the limit)")
 
 // Reading is what a Throttle reads of the machine.
 type Reading struct {
@@ -146,14 +154,20 @@ func (r *run) armGate() {
 // roomForJob says a job may start now; if not, a recheck is armed.
 func (r *run) roomForJob() bool {
 	t := r.cfg.Throttle
-	if t == nil || (t.MaxLoad <= 0 && t.MemFree <= 0) {
+	if t == nil || (t.MaxLoad <= 0 && t.MemFree <= 0 && t.Limit == nil) {
 		return true
 	}
-	rd, err := t.read()
-	// As GNU parallel: a reading that fails is no room.
-	ok := err == nil && (t.MaxLoad <= 0 || rd.Load < t.MaxLoad) && (t.MemFree <= 0 || rd.MemFree >= t.MemFree)
+	ok := true
+	if t.MaxLoad > 0 || t.MemFree > 0 {
+		rd, err := t.read()
+		// As GNU parallel: a reading that fails is no room.
+		ok = err == nil && (t.MaxLoad <= 0 || rd.Load < t.MaxLoad) && (t.MemFree <= 0 || rd.MemFree >= t.MemFree)
+	}
+	if ok && t.Limit != nil {
+		ok = t.Limit() == 0 // GNU: any other answer starts nothing
+	}
 	r.gate.held = !ok
-	if !ok || t.MemFree > 0 {
+	if !ok || t.MemFree > 0 || t.Limit != nil {
 		r.armGate()
 	}
 	return ok
@@ -164,7 +178,17 @@ func (r *run) roomForJob() bool {
 // the next), and keeps the memory watched while jobs run.
 func (r *run) checkMemory() {
 	t := r.cfg.Throttle
-	if t == nil || t.MemFree <= 0 || r.running == 0 {
+	if t == nil || r.running == 0 {
+		return
+	}
+	if t.Limit != nil {
+		r.armGate()
+		if t.Limit() == 2 {
+			r.killYoungest(errOverLimit)
+			return
+		}
+	}
+	if t.MemFree <= 0 {
 		return
 	}
 	r.armGate()
@@ -172,6 +196,12 @@ func (r *run) checkMemory() {
 	if err != nil || rd.MemFree >= t.MemFree/2 {
 		return
 	}
+	r.killYoungest(errLowMemory)
+}
+
+// killYoungest stops the running attempt of the highest Seq (the latest
+// started of its copies) with cause.
+func (r *run) killYoungest(cause error) {
 	var young *attempt
 	for _, js := range r.jobs {
 		for _, a := range js.running {
@@ -181,7 +211,7 @@ func (r *run) checkMemory() {
 		}
 	}
 	if young != nil {
-		young.cancel(errLowMemory)
+		young.cancel(cause)
 	}
 }
 

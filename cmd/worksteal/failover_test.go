@@ -79,11 +79,12 @@ func TestFailoverKilledWorker(t *testing.T) {
 }
 
 // TestFailoverFrozenWorker: SIGSTOP of the worker holding a tree's root;
-// its tasks run elsewhere once it has missed three heartbeats, and when
+// its tasks run elsewhere once it has missed two heartbeats (2 s of
+// silence, so within three of the freeze), and when
 // it wakes up its copy's outcome is discarded.
 func TestFailoverFrozenWorker(t *testing.T) {
 	t.Parallel()
-	failoverTree(t, syscall.SIGSTOP, "silent for 3 heartbeats")
+	failoverTree(t, syscall.SIGSTOP, "silent for 2 heartbeats")
 }
 
 // TestFailoverKilledWorkerThroughTheRecorder: kill -9 as in

@@ -96,6 +96,8 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	}
 	in.Shuffle = g.shuf
 	in.Plus = g.plus
+	in.Rpl = g.rpl
+	in.NoRunIfEmpty = g.noRunIfEmpty
 	in.Slots = slots
 	if _, ok := gnuChanged(f, "tagstring"); ok {
 		tag := unquotePrintf(g.tagString) // GNU: \t, \n, \r, \NNN

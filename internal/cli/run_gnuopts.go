@@ -44,6 +44,10 @@ type gnuConfig struct {
 	verbose        bool     // -v: each command on stdout, with its output
 	trace          bool     // -t, --verbose: each command on stderr as it starts
 	files          bool     // --files, --output-as-files: each job's output to a file, its name printed
+	rpl            []string // --rpl: 'TAG BODY' replacement string definitions
+	noRunIfEmpty   bool     // -r, --no-run-if-empty: skip rows of white space
+	noKeepOrder    bool     // --no-keep-order: undo -k
+	noop           bool     // --plain, --gnu, --silent: GNU's defaults, nothing to do
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -89,6 +93,13 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
+	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
+	gnuAlias(f, "no-run-if-empty", "norunifempty")
+	f.BoolVar(&g.noKeepOrder, "no-keep-order", false, "undo -k (output in the order the jobs finish)")
+	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")
+	f.BoolVar(&g.noop, "plain", false, "accepted for GNU parallel's sake (worksteal reads no profile)")
+	gnuAlias(f, "plain", "gnu", "silent")
 	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
 	gnuAlias(f, "files", "output-as-files", "outputasfiles")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
@@ -181,17 +192,16 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
 	"arg-file-sep|argfilesep",
-	"no-run-if-empty|norunifempty|r", "i",
+	"i",
 	"extensionreplace|er", "U", "basenamereplace|bnr", "dirnamereplace|dnr",
-	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "rpl", "parens",
+	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "parens",
 	"csv", "skip-first-line|skipfirstline", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
 	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
-	"tee", "tmux", "tmux-pane|tmuxpane", "no-keep-order|nokeeporder|nok|no-k",
-	"silent", "total-jobs|totaljobs|total", "limit",
+	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
 	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
@@ -209,7 +219,7 @@ var gnuOptions = gnuOptionSet(
 	"shard", "bin", "group-by|groupby",
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
-	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef", "gnu",
+	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
 	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion",
 )
 

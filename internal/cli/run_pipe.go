@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -374,6 +375,9 @@ func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 	if cfg.retries < 0 {
 		cfg.retries = 0 // GNU: a negative count is no limit, as 0
 	}
+	if cfg.gnu.noKeepOrder {
+		cfg.keepOrder = false // GNU: --no-keep-order undoes -k
+	}
 	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
 		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
 	}
@@ -537,13 +541,85 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
 		}
 	}
-	if th.MaxLoad == 0 && th.MemFree == 0 {
+	if _, ok := gnuChanged(f, "limit"); ok {
+		limit, err := limitFunc(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		th.Limit = limit
+	}
+	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
-	if _, err := runner.ReadMachine(); err != nil {
+	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
 		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
 	}
 	return &th, nice, nil
+}
+
+// limitFunc is GNU parallel's --limit "command args": the command's exit
+// status (0, 1 or 2), run by the jobs' shell with $SSHLOGIN ":" (GNU's
+// name of this machine); "mem SIZE" and "load N" are GNU's built-in
+// commands, read here as --memfree and --load read the machine (2 below
+// half of SIZE free, 1 below SIZE; 1 while more than N processes run).
+func limitFunc(cfg runConfig) (func() int, error) {
+	spec := cfg.pipe.limit
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("--limit '': want a command (its exit status: 0 start a job, 1 wait, 2 kill the youngest) or 'mem SIZE', 'load N'")
+	}
+	words := strings.Fields(spec)
+	switch words[0] {
+	case "mem", "load":
+		if len(words) != 2 {
+			return nil, fmt.Errorf("--limit %q: want %s and one value", spec, words[0])
+		}
+		v, err := runner.ParseSize("--limit", words[1])
+		if err != nil {
+			return nil, sizeError(err)
+		}
+		if _, err := runner.ReadMachine(); err != nil {
+			return nil, fmt.Errorf("--limit %q: %v", spec, err)
+		}
+		if words[0] == "load" {
+			return func() int {
+				rd, err := runner.ReadMachine()
+				if err != nil || rd.Load > v {
+					return 1
+				}
+				return 0
+			}, nil
+		}
+		return func() int {
+			rd, err := runner.ReadMachine()
+			switch {
+			case err != nil:
+				return 1
+			case float64(rd.MemFree) < v/2:
+				return 2
+			case float64(rd.MemFree) < v:
+				return 1
+			}
+			return 0
+		}, nil
+	case "io":
+		return nil, fmt.Errorf("--limit %q: GNU parallel's io limit reads iostat(1), which worksteal does not run; give a command", spec)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return nil, err
+	}
+	return func() int {
+		c := exec.Command(shell, "-c", spec)
+		c.Env = append(os.Environ(), "SSHLOGIN=:")
+		err := c.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return max(ee.ExitCode(), 0) // GNU: $? >> 8, 0 after a signal
+		}
+		if err != nil {
+			return 1
+		}
+		return 0
+	}, nil
 }
 
 func lookNice() (string, error) {

@@ -27,6 +27,7 @@ type pipeConfig struct {
 	load    string // --load: max load average (N or N%)
 	memFree string // --memfree: a size
 	nice    int    // --nice: niceness of the jobs
+	limit   string // --limit: a command whose exit status says whether a job may start
 
 	semaphore  bool   // --semaphore (and the "sem" command)
 	semName    string // --semaphore-name, --semaphorename, --id
@@ -54,6 +55,7 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
+	f.StringVar(&p.limit, "limit", "", "before each job start run this shell command: exit 0 starts it, 1 waits, 2 also kills the youngest job ('mem SIZE' and 'load N' built in)")
 	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness (never below worksteal's own)")
 	f.BoolVar(&p.semaphore, "semaphore", false, "work as a counting semaphore across invocations (GNU sem)")
 	f.StringVar(&p.semName, "semaphore-name", "", "with --semaphore: the semaphore's name")
