@@ -374,12 +374,23 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	if first || dt <= 0 {
 		return cpuSlice{saturated: n[1] > 0}
 	}
-	competing := float64(n[0]+n[1]) - 1 // less the monitor, which is running
-	rate := float64(dcpu) / float64(dt) // CPUs the process used
 	if !ok {
-		rate = float64(runtime.GOMAXPROCS(0))
+		dcpu = time.Duration(runtime.GOMAXPROCS(0)) * dt
 	}
-	return cpuSlice{dt: dt, f: max(0, min(1, rate/max(1, competing))), saturated: n[1] > 0}
+	return cpuSlice{dt: dt, f: shareOf(dcpu, dt, n[0], n[1]), saturated: n[1] > 0}
+}
+
+// shareOf is the share of a CPU each competing goroutine had when the
+// process used dcpu of CPU time over dt while running goroutines ran
+// (the monitor among them) and runnable ones waited for a P: the
+// process's CPUs divided among the competitors, at most one each.
+func shareOf(dcpu, dt time.Duration, running, runnable uint64) float64 {
+	if dt <= 0 {
+		return 0
+	}
+	competing := float64(running+runnable) - 1 // less the monitor, which is running
+	rate := float64(dcpu) / float64(dt)        // CPUs the process used
+	return max(0, min(1, rate/max(1, competing)))
 }
 
 // blockedState reports whether a goroutine state from a stack dump means

@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -284,3 +285,26 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 }
 
 var sinkU atomic.Uint64
+
+// The share of a CPU the monitor charges a runnable worker: the process's
+// CPU time over the interval, divided among the goroutines competing for
+// it (less the monitor), at most one CPU each.
+func TestShareOf(t *testing.T) {
+	const dt = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name              string
+		dcpu              time.Duration
+		running, runnable uint64
+		want              float64
+	}{
+		{"quiet: a spinning worker has its CPU", dt, 2, 0, 1},
+		{"two Ps, 32 CPU-bound neighbours", 2 * dt, 2, 32, 2.0 / 33},
+		{"an overloaded machine gave the process a tenth of a CPU", dt / 10, 2, 0, 0.1},
+		{"two busy workers on an overloaded machine", dt / 2, 3, 0, 0.25},
+		{"more CPU than Ps (GC threads): still one CPU at most", 3 * dt, 2, 0, 1},
+	} {
+		if got := shareOf(tc.dcpu, dt, tc.running, tc.runnable); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: shareOf(%v, %v, %d, %d) = %v; want %v", tc.name, tc.dcpu, dt, tc.running, tc.runnable, got, tc.want)
+		}
+	}
+}
