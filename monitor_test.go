@@ -308,3 +308,54 @@ func TestShareOf(t *testing.T) {
 		}
 	}
 }
+
+// Workers blocked outside Blocking beside CPU-bound goroutines that keep
+// every P busy: the monitor's dumps back off while the Ps are saturated,
+// but the tasks queued behind the blocked workers must still get spares
+// and run (they would wait for the blockers for ever if saturation
+// stopped the monitor from looking).
+func TestBlockedWorkersGetSparesBesideCPUBoundGoroutines(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	// No report within the test (its dump would find the blocked workers
+	// too): only the search for blocked workers may start the spares.
+	p := newTestPool(t, Config{Workers: 2, StallReport: time.Hour, OnStall: func(Stall) {}})
+	deadline := untilDeadline(t)
+	var stop atomic.Bool
+	var neighbours sync.WaitGroup
+	defer neighbours.Wait()
+	defer stop.Store(true)
+	for range 8 {
+		neighbours.Go(func() {
+			x := uint64(1)
+			for !stop.Load() {
+				for range 1 << 12 {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sinkU.Store(x)
+		})
+	}
+	release := make(chan struct{})
+	defer close(release)
+	var entered sync.WaitGroup
+	entered.Add(p.Workers())
+	for range p.Workers() {
+		mustSubmit(t, p, func(*Worker) { entered.Done(); <-release })
+	}
+	entered.Wait()
+	const quick = 20
+	var ran sync.WaitGroup
+	ran.Add(quick)
+	for range quick {
+		mustSubmit(t, p, func(*Worker) { ran.Done() })
+	}
+	allRan := make(chan struct{})
+	go func() { ran.Wait(); close(allRan) }()
+	select {
+	case <-allRan:
+	case <-deadline:
+		dieHung("queued tasks never ran while every worker blocked outside Blocking beside CPU-bound goroutines")
+	}
+}
