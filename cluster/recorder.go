@@ -92,7 +92,7 @@ type recorder struct {
 	// them (see tap): who holds which task message. Guarded by hmu.
 	hmu     sync.Mutex
 	holders map[uint64]*holding     // by stream sequence
-	tapped  map[string]*tappedServe // by Serve id
+	tapped  map[string]*tappedServe // by worker and Serve id (tapKey)
 	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
 	tapWake chan struct{}           // closed when a delivery is noted (a request may wait for it)
 	started time.Time
@@ -112,9 +112,14 @@ type holding struct {
 
 // tappedServe is a worker's Serve whose deliveries the recorder hears.
 type tappedServe struct {
-	worker string
-	sub    *nats.Subscription
+	worker, id string
+	sub        *nats.Subscription
 }
+
+// tapKey keys the tapped Serves by worker and Serve id: a hello that names
+// another worker's Serve id under its own name taps a subject only it may
+// pull to, and takes nothing from the other.
+func tapKey(worker, id string) string { return worker + "\t" + id }
 
 // RecorderStats returns the counts of the recorder this node runs
 // (Record); zero if it runs none.
@@ -166,9 +171,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	heldSub, err := n.nc.Subscribe(n.heldSubject("*"), func(m *nats.Msg) {
 		id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 		r.hmu.Lock()
-		if _, ok := r.tapped[id]; ok {
-			r.heard[id] = time.Now()
-		}
+		r.heard[id] = time.Now() // forgotten by prune after serveIdle
 		r.hmu.Unlock()
 	})
 	if err != nil {
@@ -177,7 +180,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	defer heldSub.Unsubscribe()
 	helloSub, err := n.nc.Subscribe(n.aliveSubject(helloID), func(m *nats.Msg) {
 		if id, name, ok := strings.Cut(string(m.Data), "\t"); ok {
-			r.tap(name, id)
+			r.tap(subjectToken(name), id)
 		}
 	})
 	if err != nil {
@@ -265,15 +268,19 @@ func (r *recorder) prune(ctx context.Context) {
 	now := time.Now()
 	var idle []uint64
 	r.hmu.Lock()
-	for id, t := range r.tapped {
-		if now.Sub(r.heard[id]) > serveIdle {
+	for k, t := range r.tapped {
+		if now.Sub(r.heard[t.id]) > serveIdle {
 			t.sub.Unsubscribe()
-			delete(r.tapped, id)
+			delete(r.tapped, k)
+		}
+	}
+	for id, at := range r.heard {
+		if now.Sub(at) > serveIdle {
 			delete(r.heard, id)
 		}
 	}
 	for seq, h := range r.holders {
-		if _, ok := r.tapped[h.serve]; !ok {
+		if _, ok := r.tapped[tapKey(h.worker, h.serve)]; !ok {
 			delete(r.holders, seq)
 		} else if now.Sub(h.touched) > holdIdle {
 			idle = append(idle, seq)
@@ -324,10 +331,7 @@ func (r *recorder) tap(worker, id string) error {
 	}
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
-	if t, ok := r.tapped[id]; ok {
-		if t.worker != worker {
-			return refuse(RefusedMismatch, "Serve %s is %s's, not %s's", id, t.worker, worker)
-		}
+	if _, ok := r.tapped[tapKey(worker, id)]; ok {
 		return nil
 	}
 	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(worker, id, m) })
@@ -335,7 +339,7 @@ func (r *recorder) tap(worker, id string) error {
 		return err
 	}
 	sub.SetPendingLimits(-1, -1)
-	r.tapped[id] = &tappedServe{worker: worker, sub: sub}
+	r.tapped[tapKey(worker, id)] = &tappedServe{worker: worker, id: id, sub: sub}
 	r.heard[id] = time.Now()
 	return nil
 }
@@ -498,10 +502,15 @@ func (r *recorder) handleAck(m *nats.Msg) {
 // lostSilence. It returns how many it handed back.
 func (r *recorder) lost(ctx context.Context, id string) (int, error) {
 	r.hmu.Lock()
-	t, ok := r.tapped[id]
+	var t *tappedServe
+	for _, x := range r.tapped {
+		if x.id == id {
+			t = x
+		}
+	}
 	heard := r.heard[id]
 	r.hmu.Unlock()
-	if !ok {
+	if t == nil {
 		return 0, refuse(RefusedNotLost, "Serve %s is not known (no hello)", id)
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
@@ -670,7 +679,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
-	ok, err := n.writeResult(ctx, key, data)
+	ok, err := n.createResult(ctx, key, data)
 	if err != nil {
 		return "", err
 	}
@@ -721,6 +730,23 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 	}
 	wg.Wait()
 	return strings.Join(answers, "\n"), nil
+}
+
+// createResult is writeResult with one plain request in the common case:
+// a publish to the key that the server stores only if the key has never
+// had a value (expected last subject sequence 0), answered by its stream
+// ack. Anything else (the key exists, or was deleted or purged: its last
+// sequence is not 0) goes to writeResult, which tells a duplicate from an
+// earlier try of the same write.
+func (n *Node) createResult(ctx context.Context, key string, data []byte) (bool, error) {
+	m := nats.NewMsg("$KV." + n.results.Bucket() + "." + key)
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	m.Data = data
+	reply, err := n.nc.RequestMsgWithContext(ctx, m)
+	if err == nil && len(reply.Data) > 0 && !bytes.Contains(reply.Data, []byte(`"error"`)) && bytes.Contains(reply.Data, []byte(`"seq"`)) {
+		return true, nil
+	}
+	return n.writeResult(ctx, key, data)
 }
 
 // appendBatched appends one field of a batch: its length, then its bytes.
@@ -858,13 +884,26 @@ func (n *Node) publishChild(ctx context.Context, subject string, header nats.Hea
 // recSubject is the subject of this worker's requests of kind op to the
 // recorder: <stream>.rec.<worker>.<op> (a worker's own credential may
 // publish there only under its own name).
-func (n *Node) recSubject(op string) string { return n.opts.stream + ".rec." + n.opts.name + "." + op }
+func (n *Node) recSubject(op string) string {
+	return n.opts.stream + ".rec." + subjectToken(n.opts.name) + "." + op
+}
+
+// subjectToken is name as one subject token: the default name (host-pid)
+// may hold dots; a name given with WithName is one already.
+func subjectToken(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, name)
+}
 
 // deliverySubject is the prefix of the reply subjects of the pull
 // requests of worker's Serve id when it works through a recorder:
 // <stream>.dlv.<worker>.<id> (the recorder hears them too, see tap).
 func (n *Node) deliverySubject(worker, id string) string {
-	return n.opts.stream + ".dlv." + worker + "." + id
+	return n.opts.stream + ".dlv." + subjectToken(worker) + "." + id
 }
 
 // viaRecorder says this node's writes of results, failures and children
