@@ -191,6 +191,9 @@ func (n *Node) setup(ctx context.Context) error {
 		st, err := n.js.Stream(ctx, cfg.Name)
 		if err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				st, err = n.js.Stream(ctx, cfg.Name) // made meanwhile by another node (serve's recorder, with its limits): use it
+			}
 		} else if err == nil {
 			st, err = n.applyLimits(ctx, st, false) // serve's limits on a tier set up before
 		}
@@ -225,6 +228,9 @@ func (n *Node) setup(ctx context.Context) error {
 			}
 		} else if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
 			*kv, err = n.js.CreateOrUpdateKeyValue(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				*kv, err = n.js.KeyValue(ctx, cfg.Bucket) // made meanwhile by another node: use it
+			}
 		}
 		if err != nil {
 			*kv = nil
