@@ -50,6 +50,11 @@ func (n *Node) validate(job *Job) ([]string, error) {
 	if job.ID == "" {
 		job.ID = nuid.Next()
 	}
+	if n.opts.owner == "" && strings.Contains(job.ID, ".") {
+		// "<owner>.<id>" is a person's job (WithOwner): an admin's jobs
+		// have no owner.
+		return nil, fmt.Errorf("%w: job id %q: use letters, digits, '-' and '_'", ErrInvalidJob, job.ID)
+	}
 	id, err := n.jobID(job.ID)
 	if err != nil {
 		return nil, err
