@@ -31,11 +31,11 @@ func ExampleRolePermissions() {
 	fmt.Println("may subscribe", p.Subscribe.Allow)
 	// Output:
 	// may publish $JS.API.CONSUMER.MSG.NEXT.ws_tasks.*
-	// may publish ws.rec.*
+	// may publish ws.rec.*.*
 	// may write results: false
 	// may publish tasks: false
 	// may create jobs: false
-	// may subscribe [_INBOX_worker.> ws.cancel.> ws.routes ws.idle.> ws.held.* ws.alive.*]
+	// may subscribe [_INBOX_worker.> ws.dlv.> ws.cancel.> ws.routes ws.idle.> ws.held.* ws.alive.*]
 }
 
 // A worker with a key of its own may write only its own registry entry
