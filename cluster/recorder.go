@@ -114,6 +114,7 @@ type holding struct {
 type tappedServe struct {
 	worker, id string
 	sub        *nats.Subscription
+	processed  int64 // deliveries noted (noteDelivery); under hmu
 }
 
 // tapKey keys the tapped Serves by worker and Serve id: a hello that names
@@ -316,11 +317,6 @@ func refuse(reason, format string, args ...any) error {
 	return &errRefused{reason, fmt.Sprintf(format, args...)}
 }
 
-// tapWait bounds how long a request waits for the delivery it names to be
-// noted (the tap and the requests are two subscriptions: the delivery
-// reaches this connection first, but its callback may run second).
-const tapWait = 2 * time.Second
-
 // tap starts hearing the deliveries to worker's Serve id: the server
 // sends them to <stream>.dlv.<worker>.<id>.<request>, which only that
 // worker's credential may subscribe to (RolePermissionsFor), so what the
@@ -334,12 +330,14 @@ func (r *recorder) tap(worker, id string) error {
 	if _, ok := r.tapped[tapKey(worker, id)]; ok {
 		return nil
 	}
-	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(worker, id, m) })
+	t := &tappedServe{worker: worker, id: id}
+	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(t, m) })
 	if err != nil {
 		return err
 	}
 	sub.SetPendingLimits(-1, -1)
-	r.tapped[tapKey(worker, id)] = &tappedServe{worker: worker, id: id, sub: sub}
+	t.sub = sub
+	r.tapped[tapKey(worker, id)] = t
 	r.heard[id] = time.Now()
 	return nil
 }
@@ -352,45 +350,60 @@ func (r *recorder) untapAll() {
 	}
 }
 
-// noteDelivery notes that the server delivered m to worker's Serve id: it
-// holds the message from now on, until it settles it or the server
-// delivers the message again (its lease lost: to it or another).
-func (r *recorder) noteDelivery(worker, id string, m *nats.Msg) {
+// noteDelivery notes that the server delivered m to t's worker and
+// Serve: it holds the message from now on, until it settles it or the
+// server delivers the message again (its lease lost: to it or another).
+func (r *recorder) noteDelivery(t *tappedServe, m *nats.Msg) {
 	_, delivered, seq, ok := parseAck(m.Reply)
-	if !ok {
-		return // a status of a pull request (no task)
-	}
 	r.hmu.Lock()
-	if h := r.holders[seq]; h == nil || h.delivered < delivered {
-		r.holders[seq] = &holding{worker: worker, serve: id, delivered: delivered, ack: m.Reply, subject: m.Subject, header: m.Header, touched: time.Now()}
+	if h := r.holders[seq]; ok && (h == nil || h.delivered < delivered) { // !ok: a status of a pull request (no task)
+		r.holders[seq] = &holding{worker: t.worker, serve: t.id, delivered: delivered, ack: m.Reply, subject: m.Subject, header: m.Header, touched: time.Now()}
 	}
+	t.processed++
 	close(r.tapWake)
 	r.tapWake = make(chan struct{})
 	r.hmu.Unlock()
 }
 
-// holder returns the holding of stream message seq, waiting up to tapWait
-// for its delivery to be noted.
-func (r *recorder) holder(ctx context.Context, seq uint64) *holding {
-	var deadline <-chan time.Time
+// caughtUp says the recorder has noted every delivery to worker that its
+// connection has read: what each of the worker's tap subscriptions has
+// queued or handed to its callback, noteDelivery has processed. Called
+// with hmu held. The connection reads in order, and the server sent a
+// delivery to the recorder before the worker could ask about it, so once
+// caught up after a request arrived, a delivery not in the table was not
+// made to that worker. (Pending is read before Delivered: a message
+// moving between the two is counted twice, which only waits longer.)
+func (r *recorder) caughtUpLocked(worker string) bool {
+	for _, t := range r.tapped {
+		if t.worker != worker {
+			continue
+		}
+		p, _, err1 := t.sub.Pending()
+		d, err2 := t.sub.Delivered()
+		if err1 == nil && err2 == nil && t.processed < int64(p)+d {
+			return false
+		}
+	}
+	return true
+}
+
+// holder returns the holding of stream message seq: at once if it is
+// worker's delivery number delivered, else once the deliveries to worker
+// read before the request are noted (caughtUpLocked), whatever it is then
+// (nil: none). An error only when ctx ends first (the asker retries).
+func (r *recorder) holder(ctx context.Context, worker string, seq, delivered uint64) (*holding, error) {
 	for {
 		r.hmu.Lock()
 		h, wake := r.holders[seq], r.tapWake
+		if (h != nil && h.worker == worker && h.delivered == delivered) || r.caughtUpLocked(worker) {
+			r.hmu.Unlock()
+			return h, nil
+		}
 		r.hmu.Unlock()
-		if h != nil {
-			return h
-		}
-		if deadline == nil {
-			t := time.NewTimer(tapWait)
-			defer t.Stop()
-			deadline = t.C
-		}
 		select {
 		case <-wake:
-		case <-deadline:
-			return nil
 		case <-ctx.Done():
-			return nil
+			return nil, ctx.Err()
 		}
 	}
 }
@@ -403,8 +416,10 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	if !ok || stream != r.n.streamName() {
 		return nil, 0, 0, refuse(RefusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
 	}
-	h := r.holder(ctx, seq)
+	h, err := r.holder(ctx, worker, seq, delivered)
 	switch {
+	case err != nil:
+		return nil, 0, 0, err
 	case h == nil:
 		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: no delivery of it is held (settled, or never delivered to a worker that said hello)", seq)
 	case h.worker != worker:
@@ -488,7 +503,7 @@ func (r *recorder) handleAck(m *nats.Msg) {
 		r.hmu.Lock()
 		h := r.holders[seq]
 		r.hmu.Unlock()
-		if h != nil {
+		if _, d, _, _ := parseAck(ack); h != nil && h.worker == worker && h.delivered == d {
 			act(context.Background()) // noted already: no wait
 			return
 		}
