@@ -118,7 +118,6 @@ type jobView struct {
 	handedSum           int            // the sum of handed
 	live                int            // children handed over by tasks still running, as the last statuses say
 	running             int            // its tasks running, as the last statuses say
-	queued              int            // its task messages in the stream, less the running ones
 	reduce              string         // the record's Reduce
 	retries, reruns     int            // attempts after a failure; runs beyond the attempts (Result.Reruns)
 	firstStart, lastEnd time.Time
