@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The differential cases of issue 29: what a script met that GNU parallel
 // 20221122 does otherwise, most dangerous first. TestGNUParallel runs them
@@ -190,4 +193,25 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --total-jobs gives {##}", args: []string{"-k", "--plus", "--total-jobs", "5", "echo", "{##}", "{0#}", ":::", "a", "b"}},
 	{name: "29.7 --total", args: []string{"-k", "--plus", "--total", "120", "echo", "{0#}", ":::", "a"}},
 	{name: "29.7 --process-slot-var and $PARALLEL_JOBSLOT0", args: []string{"-k", "-j1", "--process-slot-var", "PSV", "echo $PSV $PARALLEL_JOBSLOT0", ":::", "a", "b"}},
+	// 29.8: the machine's CPUs, counted as GNU counts them: on this
+	// machine, and on a made-up one of 2 sockets, 8 cores, 16 threads
+	// ($PARALLEL_CPUINFO, GNU's own testing hook).
+	{name: "29.8 --number-of-cores", args: []string{"--number-of-cores"}},
+	{name: "29.8 --number-of-cpus", args: []string{"--number-of-cpus"}},
+	{name: "29.8 --number-of-sockets", args: []string{"--number-of-sockets"}},
+	{name: "29.8 --number-of-threads", args: []string{"--number-of-threads"}},
+	{name: "29.8 --number-of-cores of a 2-socket hyperthreaded machine", args: []string{"--number-of-cores", "echo", ":::", "a"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-sockets of a 2-socket machine", args: []string{"--number-of-sockets"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-threads of a hyperthreaded machine", args: []string{"--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
+
+// fakeCPUInfo is /proc/cpuinfo of a machine of 2 sockets of 4 cores of 2
+// threads each.
+var fakeCPUInfo = func() string {
+	var b strings.Builder
+	for n := range 16 {
+		fmt.Fprintf(&b, "processor\t: %d\nphysical id\t: %d\ncore id\t\t: %d\n\n", n, n/8, n%8/2)
+	}
+	return b.String()
+}()

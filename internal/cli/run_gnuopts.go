@@ -230,8 +230,7 @@ var gnuOptions = gnuOptionSet(
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
-	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
+	"noswap", "memsuspend", "term-seq|termseq",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
 	"interactive|p", "open-tty|o", "tty", "T", "exit|x", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
