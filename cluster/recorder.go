@@ -74,6 +74,9 @@ type RecorderStats struct {
 	Recorded, Duplicates, Failures, Discarded, Spawned int64
 	// Refused counts the refused requests by reason (Refused*).
 	Refused map[string]int64
+	// RefusedBy counts them by "<role>/<reason>" (see refusalKey), as
+	// the dashboard shows them.
+	RefusedBy map[string]int64
 }
 
 // recorder is one Record call's state.
@@ -89,7 +92,7 @@ type recorder struct {
 	// them (see tap): who holds which task message. Guarded by hmu.
 	hmu     sync.Mutex
 	holders map[uint64]*holding     // by stream sequence
-	tapped  map[string]*tappedServe // by Serve id
+	tapped  map[string]*tappedServe // by worker and Serve id (tapKey)
 	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
 	tapWake chan struct{}           // closed when a delivery is noted (a request may wait for it)
 	started time.Time
@@ -109,9 +112,14 @@ type holding struct {
 
 // tappedServe is a worker's Serve whose deliveries the recorder hears.
 type tappedServe struct {
-	worker string
-	sub    *nats.Subscription
+	worker, id string
+	sub        *nats.Subscription
 }
+
+// tapKey keys the tapped Serves by worker and Serve id: a hello that names
+// another worker's Serve id under its own name taps a subject only it may
+// pull to, and takes nothing from the other.
+func tapKey(worker, id string) string { return worker + "\t" + id }
 
 // RecorderStats returns the counts of the recorder this node runs
 // (Record); zero if it runs none.
@@ -129,6 +137,7 @@ func (n *Node) RecorderStats() RecorderStats {
 	for k, v := range r.stats.Refused {
 		st.Refused[k] = v
 	}
+	st.RefusedBy = cloneCounts(r.stats.RefusedBy)
 	return st
 }
 
@@ -145,13 +154,12 @@ func (n *Node) RecorderStats() RecorderStats {
 // reason, one of the Refused* values, and a detail naming the job and
 // task), so the server can log it; RecorderStats counts them.
 func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail string)) error {
-	n.mu.Lock()
-	n.bindOnly = true
-	n.mu.Unlock()
+	// The recorder sets the tier up (with its storage limits, WithLimits)
+	// when it is the first: a person's key may not (WithOwner).
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{},
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
 	n.mu.Lock()
 	n.rec = r
@@ -163,9 +171,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	heldSub, err := n.nc.Subscribe(n.heldSubject("*"), func(m *nats.Msg) {
 		id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 		r.hmu.Lock()
-		if _, ok := r.tapped[id]; ok {
-			r.heard[id] = time.Now()
-		}
+		r.heard[id] = time.Now() // forgotten by prune after serveIdle
 		r.hmu.Unlock()
 	})
 	if err != nil {
@@ -174,7 +180,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	defer heldSub.Unsubscribe()
 	helloSub, err := n.nc.Subscribe(n.aliveSubject(helloID), func(m *nats.Msg) {
 		if id, name, ok := strings.Cut(string(m.Data), "\t"); ok {
-			r.tap(name, id)
+			r.tap(subjectToken(name), id)
 		}
 	})
 	if err != nil {
@@ -193,6 +199,12 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	}
 	sub.SetPendingLimits(-1, -1)
 	defer sub.Unsubscribe()
+	go r.publishRefusals(ctx) // for the dashboard
+	osub, err := r.serveOwners(ctx)
+	if err != nil {
+		return err
+	}
+	defer osub.Unsubscribe()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
@@ -222,8 +234,7 @@ func (r *recorder) sweep(ctx context.Context) {
 	r.prune(ctx)
 	counts := map[string]uint64{}
 	for subj, c := range info.State.Subjects {
-		job, _, _ := strings.Cut(strings.TrimPrefix(subj, prefix), ".")
-		counts[job] += c
+		counts[jobOfTaskSubject(prefix, subj)] += c
 	}
 	for job, c := range counts {
 		if _, _, err := n.jobRecordOf(ctx, job); !errors.Is(err, ErrJobNotFound) {
@@ -234,6 +245,7 @@ func (r *recorder) sweep(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.stats.Refused[DiscardedNoJob] += int64(c)
+		r.stats.RefusedBy[refusalKey("task", DiscardedNoJob)] += int64(c)
 		r.mu.Unlock()
 		if r.onRefuse != nil {
 			r.onRefuse("task", DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
@@ -256,15 +268,19 @@ func (r *recorder) prune(ctx context.Context) {
 	now := time.Now()
 	var idle []uint64
 	r.hmu.Lock()
-	for id, t := range r.tapped {
-		if now.Sub(r.heard[id]) > serveIdle {
+	for k, t := range r.tapped {
+		if now.Sub(r.heard[t.id]) > serveIdle {
 			t.sub.Unsubscribe()
-			delete(r.tapped, id)
+			delete(r.tapped, k)
+		}
+	}
+	for id, at := range r.heard {
+		if now.Sub(at) > serveIdle {
 			delete(r.heard, id)
 		}
 	}
 	for seq, h := range r.holders {
-		if _, ok := r.tapped[h.serve]; !ok {
+		if _, ok := r.tapped[tapKey(h.worker, h.serve)]; !ok {
 			delete(r.holders, seq)
 		} else if now.Sub(h.touched) > holdIdle {
 			idle = append(idle, seq)
@@ -315,10 +331,7 @@ func (r *recorder) tap(worker, id string) error {
 	}
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
-	if t, ok := r.tapped[id]; ok {
-		if t.worker != worker {
-			return refuse(RefusedMismatch, "Serve %s is %s's, not %s's", id, t.worker, worker)
-		}
+	if _, ok := r.tapped[tapKey(worker, id)]; ok {
 		return nil
 	}
 	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(worker, id, m) })
@@ -326,7 +339,7 @@ func (r *recorder) tap(worker, id string) error {
 		return err
 	}
 	sub.SetPendingLimits(-1, -1)
-	r.tapped[id] = &tappedServe{worker: worker, sub: sub}
+	r.tapped[tapKey(worker, id)] = &tappedServe{worker: worker, id: id, sub: sub}
 	r.heard[id] = time.Now()
 	return nil
 }
@@ -489,10 +502,15 @@ func (r *recorder) handleAck(m *nats.Msg) {
 // lostSilence. It returns how many it handed back.
 func (r *recorder) lost(ctx context.Context, id string) (int, error) {
 	r.hmu.Lock()
-	t, ok := r.tapped[id]
+	var t *tappedServe
+	for _, x := range r.tapped {
+		if x.id == id {
+			t = x
+		}
+	}
 	heard := r.heard[id]
 	r.hmu.Unlock()
-	if !ok {
+	if t == nil {
 		return 0, refuse(RefusedNotLost, "Serve %s is not known (no hello)", id)
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
@@ -638,7 +656,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
-			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && validJobID(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
 					r.count(func(s *RecorderStats) { s.Duplicates++ })
 					return recDup, nil
@@ -661,7 +679,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
-	ok, err := n.writeResult(ctx, key, data)
+	ok, err := n.createResult(ctx, key, data)
 	if err != nil {
 		return "", err
 	}
@@ -714,6 +732,23 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 	return strings.Join(answers, "\n"), nil
 }
 
+// createResult is writeResult with one plain request in the common case:
+// a publish to the key that the server stores only if the key has never
+// had a value (expected last subject sequence 0), answered by its stream
+// ack. Anything else (the key exists, or was deleted or purged: its last
+// sequence is not 0) goes to writeResult, which tells a duplicate from an
+// earlier try of the same write.
+func (n *Node) createResult(ctx context.Context, key string, data []byte) (bool, error) {
+	m := nats.NewMsg("$KV." + n.results.Bucket() + "." + key)
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	m.Data = data
+	reply, err := n.nc.RequestMsgWithContext(ctx, m)
+	if err == nil && len(reply.Data) > 0 && !bytes.Contains(reply.Data, []byte(`"error"`)) && bytes.Contains(reply.Data, []byte(`"seq"`)) {
+		return true, nil
+	}
+	return n.writeResult(ctx, key, data)
+}
+
 // appendBatched appends one field of a batch: its length, then its bytes.
 func appendBatched(b, field []byte) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(field))), field...)
@@ -732,6 +767,7 @@ func cutBatched(b []byte) (field, rest []byte, ok bool) {
 func (r *recorder) refused(op string, ref *errRefused) {
 	r.mu.Lock()
 	r.stats.Refused[ref.reason]++
+	r.stats.RefusedBy[refusalKey(op, ref.reason)]++
 	r.mu.Unlock()
 	if r.onRefuse != nil {
 		r.onRefuse(op, ref.reason, ref.detail)
@@ -848,13 +884,26 @@ func (n *Node) publishChild(ctx context.Context, subject string, header nats.Hea
 // recSubject is the subject of this worker's requests of kind op to the
 // recorder: <stream>.rec.<worker>.<op> (a worker's own credential may
 // publish there only under its own name).
-func (n *Node) recSubject(op string) string { return n.opts.stream + ".rec." + n.opts.name + "." + op }
+func (n *Node) recSubject(op string) string {
+	return n.opts.stream + ".rec." + subjectToken(n.opts.name) + "." + op
+}
+
+// subjectToken is name as one subject token: the default name (host-pid)
+// may hold dots; a name given with WithName is one already.
+func subjectToken(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, name)
+}
 
 // deliverySubject is the prefix of the reply subjects of the pull
 // requests of worker's Serve id when it works through a recorder:
 // <stream>.dlv.<worker>.<id> (the recorder hears them too, see tap).
 func (n *Node) deliverySubject(worker, id string) string {
-	return n.opts.stream + ".dlv." + worker + "." + id
+	return n.opts.stream + ".dlv." + subjectToken(worker) + "." + id
 }
 
 // viaRecorder says this node's writes of results, failures and children

@@ -50,6 +50,9 @@ func (e *engine) tryTake(w *worker) bool {
 		}
 	}
 	e.endSearch(w, true)
+	if k > 1 && e.s.Policy.WakeBatch && len(e.idleList) > 0 {
+		e.wakeOne() // the rest of the batch is public in w's deque
+	}
 	if e.moveCost > 0 {
 		w.cur = first
 		e.setState(w, stMove)

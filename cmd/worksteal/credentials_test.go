@@ -70,7 +70,7 @@ func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
 		t.Fatalf("serve init: %s", errs)
 	}
 	p := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "0.0.0.0:0", "--store", t.TempDir(), "--insecure")
-	waitFor(t, p.stdout, `authentication 3 nkey users; TLS off`)
+	waitFor(t, p.stdout, `authentication 4 nkey users; TLS off`)
 	waitFor(t, p.stderr, `WARNING: --insecure`)
 	if errs := p.stderr.String(); strings.Contains(errs, "without authentication") || !strings.Contains(errs, "without TLS") {
 		t.Errorf("serve --insecure with nkeys and no TLS: stderr %q; want a warning about TLS only", errs)

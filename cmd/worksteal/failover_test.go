@@ -103,7 +103,7 @@ func TestFailoverKilledWorkerThroughTheRecorder(t *testing.T) {
 func TestFailoverFrozenWorkerThroughTheRecorder(t *testing.T) {
 	t.Parallel()
 	url, runArgs, workers := deploymentSecure(t, longAck)
-	failoverTreeOn(t, url, runArgs, workers, syscall.SIGSTOP, "silent for 3 heartbeats")
+	failoverTreeOn(t, url, runArgs, workers, syscall.SIGSTOP, "silent for 2 heartbeats")
 }
 
 // deploymentSecure is deploymentAck made as an operator makes it: serve
@@ -122,14 +122,21 @@ func deploymentSecure(t *testing.T, ack string) (string, []string, []*process) {
 	}
 	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	runArgs := []string{"--creds", filepath.Join(dir, "submitter.nk")}
 	var workers []*process
 	for i := 1; i <= 3; i++ {
 		name := fmt.Sprintf("w%d", i)
-		w := launch(t, "worker "+name, "worker", "--nats", url, "--creds", filepath.Join(dir, name+".nk"), "-j", "4", "--name", name, "--ack-wait", ack)
-		w.waitFor(t, "serving sh")
-		workers = append(workers, w)
+		workers = append(workers, launch(t, "worker "+name, "worker", "--nats", url, "--creds", filepath.Join(dir, name+".nk"), "-j", "4", "--name", name))
 	}
-	return url, []string{"--creds", filepath.Join(dir, "submitter.nk")}, workers
+	// Workers of the worker role wait for a submitter to set the tier up:
+	// a first job does, with the deployment's ack wait.
+	if code, _, errs := run(t, "", nil, append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", ack, "true", ":::", "setup")...); code != 0 {
+		t.Fatalf("the set-up job: exit %d, %s", code, errs)
+	}
+	for _, w := range workers {
+		w.waitFor(t, "serving sh")
+	}
+	return url, runArgs, workers
 }
 
 // TestRerunsCountedPerNode: kill -9 of the worker running a tree's root
