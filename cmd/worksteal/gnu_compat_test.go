@@ -203,6 +203,8 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.8 --number-of-cores of a 2-socket hyperthreaded machine", args: []string{"--number-of-cores", "echo", ":::", "a"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.8 --number-of-sockets of a 2-socket machine", args: []string{"--number-of-sockets"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.8 --number-of-threads of a hyperthreaded machine", args: []string{"--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 -x with -X -s packs the arguments", args: []string{"-k", "-x", "-X", "-s", "22", "echo", ":::", "aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"}},
+	{name: "29.8 --exit: a command line over -s runs nothing", args: []string{"--exit", "-X", "-s", "20", "echo", ":::", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b"}, onlyStatus: true, refused: true},
 	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
 

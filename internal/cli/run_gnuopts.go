@@ -105,6 +105,10 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "eof", "e")
 	f.IntVarP(&g.maxChars, "max-chars", "s", 0, "a command line of several arguments (-X, -m, --xargs, -n) is at most this many bytes")
 	gnuAlias(f, "max-chars", "maxchars")
+	// GNU parallel 20221122 reads -x and does nothing more with it: a
+	// command line over -s is an error there ("Command line too long",
+	// exit 255, nothing run) with or without it, as here.
+	f.BoolP("exit", "x", false, "accepted for GNU parallel's sake: a command line over the size (-s) is always an error (exit 255, nothing run)")
 	f.StringVar(&g.tmpDir, "tmpdir", "", "directory of the --cat and --fifo files (default $TMPDIR)")
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
@@ -233,7 +237,7 @@ var gnuOptions = gnuOptionSet(
 	"noswap", "memsuspend", "term-seq|termseq",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
-	"interactive|p", "open-tty|o", "tty", "T", "exit|x", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
