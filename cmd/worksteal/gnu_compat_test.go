@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -205,6 +206,15 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.8 --number-of-threads of a hyperthreaded machine", args: []string{"--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.8 -x with -X -s packs the arguments", args: []string{"-k", "-x", "-X", "-s", "22", "echo", ":::", "aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"}},
 	{name: "29.8 --exit: a command line over -s runs nothing", args: []string{"--exit", "-X", "-s", "20", "echo", ":::", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b"}, onlyStatus: true, refused: true},
+	// --version: worksteal's own, naming the GNU parallel release run
+	// follows, as GNU's first line names itself.
+	{name: "29.8 --version names GNU parallel 20221122", args: []string{"--version"}, norm: gnuRelease},
+	{name: "29.8 -V", args: []string{"-V", "echo", ":::", "a"}, norm: gnuRelease},
+	{name: "29.8 --minversion of an older release", args: []string{"--minversion", "20130722", "echo", ":::", "a"}},
+	{name: "29.8 --minversion of this release", args: []string{"--minversion", "20221122"}},
+	{name: "29.8 --minversion of a newer release fails", args: []string{"--minversion", "20300101"}, refused: true},
+	{name: "29.8 --minversion abc is refused", args: []string{"--minversion", "abc"}, refused: true, onlyStatus: true},
+	{name: "29.8 --number-of-cores answers before --version", args: []string{"--version", "--number-of-cores"}},
 	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
 
@@ -217,3 +227,6 @@ var fakeCPUInfo = func() string {
 	}
 	return b.String()
 }()
+
+// gnuRelease keeps, of --version's text, the GNU parallel release it names.
+func gnuRelease(s string) string { return regexp.MustCompile(`GNU parallel [0-9]+`).FindString(s) }

@@ -250,7 +250,7 @@ var gnuOptions = gnuOptionSet(
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
-	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
+	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 
 func gnuOptionSet(specs ...string) map[string]string {
