@@ -215,6 +215,13 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.8 --minversion of a newer release fails", args: []string{"--minversion", "20300101"}, refused: true},
 	{name: "29.8 --minversion abc is refused", args: []string{"--minversion", "abc"}, refused: true, onlyStatus: true},
 	{name: "29.8 --number-of-cores answers before --version", args: []string{"--version", "--number-of-cores"}},
+	// Colours: GNU's, by job number, and the same off a terminal.
+	{name: "29.8 --ctag", args: []string{"-k", "--ctag", "echo", ":::", "a", "b", "c"}},
+	{name: "29.8 --color over 300 jobs", args: []string{"-k", "-j4", "--color", "echo", "::::", "many"}, files: map[string]string{"many": manyLines(300)}},
+	{name: "29.8 --colour with --line-buffer and stderr", args: []string{"-k", "--colour", "--line-buffer", "sh", "-c", "echo $1; echo e$1 >&2", "sh", ":::", "a", "b"}, stderr: true},
+	{name: "29.8 --ctag: a last line without newline, a carriage return", args: []string{"-k", "--ctag", "cat", ":::", "f", "g"}, files: map[string]string{"f": "x", "g": "a\rb\nc\n"}},
+	{name: "29.8 --ctagstring", args: []string{"-k", "--ctagstring", "T{}", "echo", ":::", "a", "b"}},
+	{name: "29.8 --ctagstring loses to --tagstring", args: []string{"-k", "--ctagstring", "X", "--tagstring", "Y{}", "echo", ":::", "a"}},
 	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
 
@@ -230,3 +237,12 @@ var fakeCPUInfo = func() string {
 
 // gnuRelease keeps, of --version's text, the GNU parallel release it names.
 func gnuRelease(s string) string { return regexp.MustCompile(`GNU parallel [0-9]+`).FindString(s) }
+
+// manyLines is 1 to n, a line each.
+func manyLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintln(&b, i)
+	}
+	return b.String()
+}

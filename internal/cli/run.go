@@ -174,6 +174,7 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	addGNUFlags(f, &cfg.gnu)
 	addPipeFlags(f, &cfg.pipe)
 	addCPUFlags(f)
+	addColorFlags(f, &cfg.gnu)
 	addVersionFlags(f)
 	gnuAbbrev(f)
 	return cmd
@@ -461,6 +462,9 @@ func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	}
 	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
 		return err
+	}
+	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
+		return runError(err)
 	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err

@@ -154,6 +154,9 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	}
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
+	if g.color && !g.ungroup {
+		rcfg.Color = gnuColor
+	}
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := runner.ParseHalt(g.halt)
 		if err != nil {
