@@ -52,7 +52,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()
 	o := &lineWriter{out: r.streamOut, tag: tag}
 	e := &lineWriter{out: r.streamErr, tag: tag}
 	if r.cfg.Color != nil {
-		begin, end := r.cfg.Color(job)
+		begin, end := r.cfg.Color(&Result{Job: job, Slot: slot})
 		o.tag, o.end, e.tag, e.end = begin+tag, end, begin+tag, end
 		o.color, e.color = true, true
 	}

@@ -84,8 +84,10 @@ type Config struct {
 	// parallel's --color, --ctag): the line, after its tag, is written as
 	// begin + tag + line + end + "\n" (a last line without a newline gets
 	// one; a \r in it ends and begins the colour again), begin and end as
-	// Color gives them for the job. Not under OutputUngroup.
-	Color func(j Job) (begin, end string)
+	// Color gives them for the job's result (its Exit still zero under
+	// OutputLineBuffer, where the lines go out as they come). Not under
+	// OutputUngroup.
+	Color func(res *Result) (begin, end string)
 	// Verbose writes each job's command line, and a newline, on Stdout
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
@@ -855,7 +857,7 @@ func (r *run) output(res *Result) {
 		if r.cfg.Tag {
 			tag = res.TagIn(res.Slot) + "\t"
 		}
-		begin, end := r.cfg.Color(res.Job)
+		begin, end := r.cfg.Color(res)
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(colorLines(nil, begin+tag, end, res.Stdout))
 		}

@@ -222,6 +222,10 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.8 --ctag: a last line without newline, a carriage return", args: []string{"-k", "--ctag", "cat", ":::", "f", "g"}, files: map[string]string{"f": "x", "g": "a\rb\nc\n"}},
 	{name: "29.8 --ctagstring", args: []string{"-k", "--ctagstring", "T{}", "echo", ":::", "a", "b"}},
 	{name: "29.8 --ctagstring loses to --tagstring", args: []string{"-k", "--ctagstring", "X", "--tagstring", "Y{}", "echo", ":::", "a"}},
+	{name: "29.8 --color-failed", args: []string{"-k", "--color-failed", "echo {}; exit {}", ":::", "0", "1", "2"}},
+	{name: "29.8 --cf with --tag, a last line without newline", args: []string{"-k", "--cf", "--tag", "printf x; exit {}", ":::", "0", "1"}},
+	{name: "29.8 --cf with --color", args: []string{"-k", "--cf", "--color", "echo {}; exit {}", ":::", "0", "1", "2"}},
+	{name: "29.8 --cf does nothing under --line-buffer", args: []string{"-k", "--cf", "--line-buffer", "printf x; exit {}", ":::", "0", "1"}},
 	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
 

@@ -21,6 +21,7 @@ type gnuConfig struct {
 	tag            bool      // --tag
 	tagString      string    // --tagstring, --tag-string
 	color          bool      // --color, and --ctag, --ctagstring
+	colorFailed    bool      // --color-failed
 	results        string    // --results, --result, --res
 	null           bool      // -0, --null
 	delimiter      string    // -d, --delimiter
@@ -233,7 +234,7 @@ var gnuOptions = gnuOptionSet(
 	"csv", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll", "color-failed|colour-failed|colorfailed|colourfailed|cf", "compress",
+	"g", "latest-line|latestline|ll", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
@@ -309,6 +310,8 @@ func gnuFlagError(err error) error {
 func addColorFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.BoolVar(&g.color, "color", false, "colour each job's output lines, a colour per job (GNU parallel's colours, by job number)")
 	gnuAlias(f, "color", "colour")
+	f.BoolVar(&g.colorFailed, "color-failed", false, "colour the output lines of a failed job white on red")
+	gnuAlias(f, "color-failed", "colour-failed", "colorfailed", "colourfailed", "cf")
 	f.Bool("ctag", false, "--tag --color")
 	f.String("ctag-string", "", "--tagstring STR --color")
 	gnuAlias(f, "ctag-string", "ctagstring")
@@ -368,7 +371,17 @@ var gnuColors = func() []string {
 }()
 
 // gnuColor is a job's colour as GNU parallel writes it off a terminal:
-// its pair, then clear to the end of line; reset after.
-func gnuColor(j runner.Job) (begin, end string) {
-	return gnuColors[j.Seq%len(gnuColors)] + "\033[K", "\033[m"
+// its pair, then clear to the end of line; reset after. With
+// --color-failed, a failed job is white on red, and without --color a
+// job that did not fail has none.
+func gnuColor(color, failed bool) func(res *runner.Result) (begin, end string) {
+	return func(res *runner.Result) (begin, end string) {
+		switch {
+		case failed && (res.Code != 0 || res.Signal != 0):
+			return "\033[48;5;196;38;5;231m\033[K", "\033[m"
+		case color:
+			return gnuColors[res.Seq%len(gnuColors)] + "\033[K", "\033[m"
+		}
+		return "", ""
+	}
 }

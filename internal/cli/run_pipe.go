@@ -49,7 +49,7 @@ func runGNUModes(env *Env, cmd *cobra.Command, cfg runConfig, args []string) (do
 var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
-	"color", "ctag", "ctag-string"}
+	"color", "ctag", "ctag-string", "color-failed"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
