@@ -51,6 +51,11 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()
 	}
 	o := &lineWriter{out: r.streamOut, tag: tag}
 	e := &lineWriter{out: r.streamErr, tag: tag}
+	if r.cfg.Color != nil {
+		begin, end := r.cfg.Color(&Result{Job: job, Slot: slot})
+		o.tag, o.end, e.tag, e.end = begin+tag, end, begin+tag, end
+		o.color, e.color = true, true
+	}
 	return o, e, func() { o.flush(); e.flush() }
 }
 
@@ -58,9 +63,21 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()
 // a part line until its newline (or flush) comes. One goroutine writes to
 // it at a time (os/exec copies each stream in one goroutine).
 type lineWriter struct {
-	out  io.Writer
-	tag  string
-	part []byte
+	out   io.Writer
+	tag   string
+	part  []byte
+	color bool   // lines written by colorLines, tag the colour's begin + the tag
+	end   string // the colour's end
+}
+
+func (l *lineWriter) lines(p []byte) []byte {
+	if l.color {
+		return colorLines(nil, l.tag, l.end, p)
+	}
+	if l.tag != "" {
+		return tagLines(nil, l.tag, p)
+	}
+	return p
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
@@ -72,9 +89,7 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	}
 	whole := append(l.part, p[:end+1]...)
 	l.part = append([]byte(nil), p[end+1:]...)
-	if l.tag != "" {
-		whole = tagLines(nil, l.tag, whole)
-	}
+	whole = l.lines(whole)
 	if _, err := l.out.Write(whole); err != nil {
 		return 0, err
 	}
@@ -85,11 +100,7 @@ func (l *lineWriter) flush() {
 	if len(l.part) == 0 {
 		return
 	}
-	p := l.part
-	if l.tag != "" {
-		p = tagLines(nil, l.tag, p)
-	}
-	l.out.Write(p)
+	l.out.Write(l.lines(l.part))
 	l.part = nil
 }
 
@@ -104,6 +115,33 @@ func tagLines(dst []byte, tag string, p []byte) []byte {
 		}
 		dst = append(dst, p[:i+1]...)
 		p = p[i+1:]
+	}
+	return dst
+}
+
+// colorLines appends to dst each line of p as GNU parallel colours it:
+// begin (the colour and the tag), the line without its newline, each \r in
+// it as end + \r + begin, then end and a newline (also after a last line
+// that lacked one).
+func colorLines(dst []byte, begin, end string, p []byte) []byte {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		line := p
+		if i >= 0 {
+			line, p = p[:i], p[i+1:]
+		} else {
+			p = nil
+		}
+		dst = append(dst, begin...)
+		for {
+			j := bytes.IndexByte(line, '\r')
+			if j < 0 {
+				break
+			}
+			dst = append(append(append(append(dst, line[:j]...), end...), '\r'), begin...)
+			line = line[j+1:]
+		}
+		dst = append(append(append(dst, line...), end...), '\n')
 	}
 	return dst
 }

@@ -80,6 +80,14 @@ type Config struct {
 	// Tag prefixes each line of a job's output with its TagIn(slot) and a
 	// tab (GNU parallel's --tag, --tagstring); not under OutputUngroup.
 	Tag bool
+	// Color, when set, colours each line of a job's output (GNU
+	// parallel's --color, --ctag): the line, after its tag, is written as
+	// begin + tag + line + end + "\n" (a last line without a newline gets
+	// one; a \r in it ends and begins the colour again), begin and end as
+	// Color gives them for the job's result (its Exit still zero under
+	// OutputLineBuffer, where the lines go out as they come). Not under
+	// OutputUngroup.
+	Color func(res *Result) (begin, end string)
 	// Verbose writes each job's command line, and a newline, on Stdout
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
@@ -844,6 +852,18 @@ func (r *run) output(res *Result) {
 		}
 	case r.streamOut != nil:
 		// Written as it came.
+	case r.cfg.Color != nil:
+		tag := ""
+		if r.cfg.Tag {
+			tag = res.TagIn(res.Slot) + "\t"
+		}
+		begin, end := r.cfg.Color(res)
+		if len(res.Stdout) > 0 {
+			r.cfg.Stdout.Write(colorLines(nil, begin+tag, end, res.Stdout))
+		}
+		if len(res.Stderr) > 0 {
+			r.errOut.Write(colorLines(nil, begin+tag, end, res.Stderr))
+		}
 	case r.cfg.Tag:
 		tag := res.TagIn(res.Slot) + "\t"
 		if len(res.Stdout) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -203,6 +204,28 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.8 --number-of-cores of a 2-socket hyperthreaded machine", args: []string{"--number-of-cores", "echo", ":::", "a"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.8 --number-of-sockets of a 2-socket machine", args: []string{"--number-of-sockets"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.8 --number-of-threads of a hyperthreaded machine", args: []string{"--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 -x with -X -s packs the arguments", args: []string{"-k", "-x", "-X", "-s", "22", "echo", ":::", "aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"}},
+	{name: "29.8 --exit: a command line over -s runs nothing", args: []string{"--exit", "-X", "-s", "20", "echo", ":::", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "b"}, onlyStatus: true, refused: true},
+	// --version: worksteal's own, naming the GNU parallel release run
+	// follows, as GNU's first line names itself.
+	{name: "29.8 --version names GNU parallel 20221122", args: []string{"--version"}, norm: gnuRelease},
+	{name: "29.8 -V", args: []string{"-V", "echo", ":::", "a"}, norm: gnuRelease},
+	{name: "29.8 --minversion of an older release", args: []string{"--minversion", "20130722", "echo", ":::", "a"}},
+	{name: "29.8 --minversion of this release", args: []string{"--minversion", "20221122"}},
+	{name: "29.8 --minversion of a newer release fails", args: []string{"--minversion", "20300101"}, refused: true},
+	{name: "29.8 --minversion abc is refused", args: []string{"--minversion", "abc"}, refused: true, onlyStatus: true},
+	{name: "29.8 --number-of-cores answers before --version", args: []string{"--version", "--number-of-cores"}},
+	// Colours: GNU's, by job number, and the same off a terminal.
+	{name: "29.8 --ctag", args: []string{"-k", "--ctag", "echo", ":::", "a", "b", "c"}},
+	{name: "29.8 --color over 300 jobs", args: []string{"-k", "-j4", "--color", "echo", "::::", "many"}, files: map[string]string{"many": manyLines(300)}},
+	{name: "29.8 --colour with --line-buffer and stderr", args: []string{"-k", "--colour", "--line-buffer", "sh", "-c", "echo $1; echo e$1 >&2", "sh", ":::", "a", "b"}, stderr: true},
+	{name: "29.8 --ctag: a last line without newline, a carriage return", args: []string{"-k", "--ctag", "cat", ":::", "f", "g"}, files: map[string]string{"f": "x", "g": "a\rb\nc\n"}},
+	{name: "29.8 --ctagstring", args: []string{"-k", "--ctagstring", "T{}", "echo", ":::", "a", "b"}},
+	{name: "29.8 --ctagstring loses to --tagstring", args: []string{"-k", "--ctagstring", "X", "--tagstring", "Y{}", "echo", ":::", "a"}},
+	{name: "29.8 --color-failed", args: []string{"-k", "--color-failed", "echo {}; exit {}", ":::", "0", "1", "2"}},
+	{name: "29.8 --cf with --tag, a last line without newline", args: []string{"-k", "--cf", "--tag", "printf x; exit {}", ":::", "0", "1"}},
+	{name: "29.8 --cf with --color", args: []string{"-k", "--cf", "--color", "echo {}; exit {}", ":::", "0", "1", "2"}},
+	{name: "29.8 --cf does nothing under --line-buffer", args: []string{"-k", "--cf", "--line-buffer", "printf x; exit {}", ":::", "0", "1"}},
 	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
 
@@ -215,3 +238,15 @@ var fakeCPUInfo = func() string {
 	}
 	return b.String()
 }()
+
+// gnuRelease keeps, of --version's text, the GNU parallel release it names.
+func gnuRelease(s string) string { return regexp.MustCompile(`GNU parallel [0-9]+`).FindString(s) }
+
+// manyLines is 1 to n, a line each.
+func manyLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintln(&b, i)
+	}
+	return b.String()
+}

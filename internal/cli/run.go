@@ -174,6 +174,8 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	addGNUFlags(f, &cfg.gnu)
 	addPipeFlags(f, &cfg.pipe)
 	addCPUFlags(f)
+	addColorFlags(f, &cfg.gnu)
+	addVersionFlags(f)
 	gnuAbbrev(f)
 	return cmd
 }
@@ -457,6 +459,12 @@ func onTerminal(w io.Writer) bool {
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
 	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
 		return err
+	}
+	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
+		return err
+	}
+	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
+		return runError(err)
 	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err

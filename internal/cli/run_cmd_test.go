@@ -253,7 +253,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 // never taken for something else.
 func TestRunRefusesGNUOptionsByName(t *testing.T) {
 	cases := []struct{ flag, want string }{
-		{"--ctag", "GNU parallel's option --ctag is not supported"},
+		{"--shard", "GNU parallel's option --shard is not supported"},
 		{"--tmux", "GNU parallel's option --tmux is not supported"},
 		{"--csv", "GNU parallel's option --csv is not supported"},
 		{"--tee", "GNU parallel's option --tee is not supported"},

@@ -154,6 +154,12 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	}
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
+	// GNU: --color-failed does nothing under --line-buffer (its lines go
+	// out before the job's status is known).
+	failed := g.colorFailed && !g.lineBuffer
+	if (g.color || failed) && !g.ungroup {
+		rcfg.Color = gnuColor(g.color, failed)
+	}
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := runner.ParseHalt(g.halt)
 		if err != nil {

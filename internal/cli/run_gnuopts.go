@@ -5,9 +5,12 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/runner"
 )
 
 // gnuConfig is what the GNU parallel options of "worksteal run" beyond its
@@ -17,6 +20,8 @@ type gnuConfig struct {
 	halt           string    // --halt, --halt-on-error
 	tag            bool      // --tag
 	tagString      string    // --tagstring, --tag-string
+	color          bool      // --color, and --ctag, --ctagstring
+	colorFailed    bool      // --color-failed
 	results        string    // --results, --result, --res
 	null           bool      // -0, --null
 	delimiter      string    // -d, --delimiter
@@ -105,6 +110,10 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "eof", "e")
 	f.IntVarP(&g.maxChars, "max-chars", "s", 0, "a command line of several arguments (-X, -m, --xargs, -n) is at most this many bytes")
 	gnuAlias(f, "max-chars", "maxchars")
+	// GNU parallel 20221122 reads -x and does nothing more with it: a
+	// command line over -s is an error there ("Command line too long",
+	// exit 255, nothing run) with or without it, as here.
+	f.BoolP("exit", "x", false, "accepted for GNU parallel's sake: a command line over the size (-s) is always an error (exit 255, nothing run)")
 	f.StringVar(&g.tmpDir, "tmpdir", "", "directory of the --cat and --fifo files (default $TMPDIR)")
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
@@ -225,15 +234,14 @@ var gnuOptions = gnuOptionSet(
 	"csv", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
-	"color|colour", "color-failed|colour-failed|colorfailed|colourfailed|cf", "compress",
+	"g", "latest-line|latestline|ll", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
-	"interactive|p", "open-tty|o", "tty", "T", "exit|x", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
@@ -246,7 +254,7 @@ var gnuOptions = gnuOptionSet(
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
-	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
+	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 
 func gnuOptionSet(specs ...string) map[string]string {
@@ -295,4 +303,85 @@ func gnuFlagError(err error) error {
 		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL", given)
 	}
 	return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run (see worksteal run --help for the options it supports)", given)
+}
+
+// addColorFlags registers GNU parallel's --color, --ctag and --ctagstring
+// (--tag and --tagstring, coloured).
+func addColorFlags(f *pflag.FlagSet, g *gnuConfig) {
+	f.BoolVar(&g.color, "color", false, "colour each job's output lines, a colour per job (GNU parallel's colours, by job number)")
+	gnuAlias(f, "color", "colour")
+	f.BoolVar(&g.colorFailed, "color-failed", false, "colour the output lines of a failed job white on red")
+	gnuAlias(f, "color-failed", "colour-failed", "colorfailed", "colourfailed", "cf")
+	f.Bool("ctag", false, "--tag --color")
+	f.String("ctag-string", "", "--tagstring STR --color")
+	gnuAlias(f, "ctag-string", "ctagstring")
+}
+
+// colorTags turns --ctag and --ctagstring into --tag, --tagstring and
+// --color (GNU: --tagstring, when given too, wins over --ctagstring).
+func colorTags(f *pflag.FlagSet, g *gnuConfig) error {
+	if _, ok := gnuChanged(f, "ctag"); ok {
+		g.tag, g.color = true, true
+	}
+	if _, ok := gnuChanged(f, "ctag-string"); ok {
+		g.color = true
+		if _, ok := gnuChanged(f, "tagstring"); !ok {
+			// f.Set marks --tagstring given; g is run's copy of the
+			// flags' values, set too.
+			g.tagString = f.Lookup("ctag-string").Value.String()
+			return f.Set("tagstring", g.tagString)
+		}
+	}
+	return nil
+}
+
+// gnuColors are GNU parallel 20221122's colours (init_color): readable
+// pairs of 256-colour background and black or white text, in the order
+// that puts unlike colours next to each other; job seq gets
+// gnuColors[seq % len].
+var gnuColors = func() []string {
+	var pairs [][2]string
+	add := func(fg string, ranges ...[2]int) {
+		for _, r := range ranges {
+			for n := r[0]; n <= r[1]; n++ {
+				pairs = append(pairs, [2]string{fmt.Sprintf("%03d", n), fg})
+			}
+		}
+	}
+	add("000", [2]int{6, 7}, [2]int{9, 11}, [2]int{13, 15}, [2]int{40, 51}, [2]int{75, 87}, [2]int{113, 123}, [2]int{147, 159},
+		[2]int{171, 182}, [2]int{185, 231}, [2]int{249, 254})
+	add("231", [2]int{1, 9}, [2]int{12, 13}, [2]int{16, 45}, [2]int{52, 81}, [2]int{88, 114}, [2]int{124, 149},
+		[2]int{160, 178}, [2]int{180, 180}, [2]int{182, 184}, [2]int{196, 214}, [2]int{232, 250})
+	idx := make([]int, len(pairs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := idx[a], idx[b]
+		if x%23 != y%23 {
+			return x%23 < y%23
+		}
+		return y%7 < x%7
+	})
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = "\033[48;5;" + pairs[k][0] + ";38;5;" + pairs[k][1] + "m"
+	}
+	return out
+}()
+
+// gnuColor is a job's colour as GNU parallel writes it off a terminal:
+// its pair, then clear to the end of line; reset after. With
+// --color-failed, a failed job is white on red, and without --color a
+// job that did not fail has none.
+func gnuColor(color, failed bool) func(res *runner.Result) (begin, end string) {
+	return func(res *runner.Result) (begin, end string) {
+		switch {
+		case failed && (res.Code != 0 || res.Signal != 0):
+			return "\033[48;5;196;38;5;231m\033[K", "\033[m"
+		case color:
+			return gnuColors[res.Seq%len(gnuColors)] + "\033[K", "\033[m"
+		}
+		return "", ""
+	}
 }

@@ -48,7 +48,8 @@ func runGNUModes(env *Env, cmd *cobra.Command, cfg runConfig, args []string) (do
 // mode does not take, by their main names (-N and --header it does).
 var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
-	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote"}
+	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
+	"color", "ctag", "ctag-string", "color-failed"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
