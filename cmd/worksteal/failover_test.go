@@ -103,7 +103,7 @@ func TestFailoverKilledWorkerThroughTheRecorder(t *testing.T) {
 func TestFailoverFrozenWorkerThroughTheRecorder(t *testing.T) {
 	t.Parallel()
 	url, runArgs, workers := deploymentSecure(t, longAck)
-	failoverTreeOn(t, url, runArgs, workers, syscall.SIGSTOP, "silent for 3 heartbeats")
+	failoverTreeOn(t, url, runArgs, workers, syscall.SIGSTOP, "silent for 2 heartbeats")
 }
 
 // deploymentSecure is deploymentAck made as an operator makes it: serve
