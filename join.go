@@ -57,11 +57,16 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
 	f, ok := fs[d].(*frame[func(*Worker) B, B])
-	n := w.st.joins + 1
-	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+	if !ok {
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
-	w.st.joins = n
+	if w.idle.Load() != 0 { // [P1]
+		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
+	}
+	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
+		w.beatLeft = 1
+		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
+	}
 	f.fb, f.xb = nil, fb
 	w.depth = d + 1
 	phase := joinRunningA
@@ -116,11 +121,16 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 		return joinFull(w, fa, xa, fb, xb)
 	}
 	f, ok := fs[d].(*frame[XB, RB])
-	n := w.st.joins + 1
-	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+	if !ok {
 		return joinFull(w, fa, xa, fb, xb)
 	}
-	w.st.joins = n
+	if w.idle.Load() != 0 { // [P1]
+		return joinFull(w, fa, xa, fb, xb)
+	}
+	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
+		w.beatLeft = 1
+		return joinFull(w, fa, xa, fb, xb)
+	}
 	f.fb, f.xb = fb, xb
 	w.depth = d + 1
 	phase := joinRunningA
@@ -191,12 +201,15 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 		return
 	}
 	f, ok := fs[d].(*frame[func(*Worker), struct{}])
-	n := w.st.joins + 1
-	if !ok || w.idle.Load() != 0 || n&(policy.HeartbeatJoins-1) == 0 { // [P1]
+	if !ok || w.idle.Load() != 0 { // [P1]
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
-	w.st.joins = n
+	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
+		w.beatLeft = 1
+		joinFull(w, runUnit, fa, runUnit, fb)
+		return
+	}
 	f.fb, f.xb = runUnit, fb
 	w.depth = d + 1
 	phase := joinRunningA
@@ -329,7 +342,9 @@ func (w *Worker) pollJoin() {
 	if w.idle.Load() != 0 {
 		w.offer()
 	}
-	if w.st.joins&(policy.HeartbeatJoins-1) == 0 {
+	if w.beatLeft == 0 {
+		w.beatLeft = policy.HeartbeatJoins
+		w.st.joins += policy.HeartbeatJoins
 		w.publish()
 		w.heartbeat()
 	}
@@ -392,7 +407,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
 	w.depth = d + 1
-	w.st.joins++
+	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
 	if d < policy.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
 		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first

@@ -67,7 +67,7 @@ func fastPathPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 		// depth (a warm-up Join makes it), nobody idle, no heartbeat due.
 		Join(w, one, one)
 		if f, ok := w.fast[w.depth].(*frame[func(*Worker) int, int]); !ok || f == nil || w.idle.Load() != 0 ||
-			(w.st.joins+1)&(policy.HeartbeatJoins-1) == 0 {
+			w.beatLeft == 1 {
 			t.Errorf("depth %d: the Join would not take the fast path (idle %x, %d fast frames, %T)", w.depth, w.idle.Load(), len(w.fast), w.frames[w.depth])
 		}
 		Join(w, fa, fb)

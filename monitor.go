@@ -114,6 +114,10 @@ type monitor struct {
 	lastAt  time.Time
 	lastCPU time.Duration
 	sched   []metrics.Sample
+	// While saturated, no dump for a stalled worker before dumpAt: the
+	// back-off after dumps that found nobody blocked (sample).
+	dumpAt      time.Time
+	dumpBackoff time.Duration
 }
 
 // stallLogEvery rate-limits the reports written to the standard logger
@@ -215,7 +219,7 @@ func (m *monitor) run(p *Pool) {
 }
 
 // forget drops what the monitor knew of the workers (the pool went idle).
-func (m *monitor) forget() { m.ws, m.lastAt = m.ws[:0], time.Time{} }
+func (m *monitor) forget() { m.ws, m.lastAt, m.dumpBackoff = m.ws[:0], time.Time{}, 0 }
 
 // workers returns the monitor's entries for every worker and spare now.
 func (m *monitor) workers(p *Pool, now time.Time) []monWorker {
@@ -263,19 +267,34 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	}
 	// A stack dump stops the world: take one only for a stalled worker
 	// whose state is unknown, or that was running at the last look and
-	// is due for another (backoff up to StallReport), and only while some
-	// P is free (a stalled worker is then not merely waiting for a CPU,
-	// and a spare would run at once); or for a worker due for a report.
+	// is due for another (backoff up to StallReport), or that is due for a
+	// report. While goroutines wait for a P (saturated), a stalled worker
+	// is most likely only waiting for a CPU: dumps that find nobody
+	// blocked then back off, monitor-wide, from StallAfter up to
+	// StallReport, so a batch of hundreds of CPU-bound goroutines is not
+	// stopped every sample, and a worker blocked beside CPU-bound
+	// goroutines still gets its spare within StallReport.
 	var stacks []byte
 	for _, e := range stalled {
 		due := e.state == "" || (!blockedState(e.state) && !now.Before(e.checkAt))
 		report := !e.reported && e.stuck(now) >= m.report && (queued || idle > 0)
-		if (due && (queued || idle > 0) && !sl.saturated) || report {
+		if (due && (queued || idle > 0) && (!sl.saturated || !now.Before(m.dumpAt))) || report {
 			stacks = allStacks()
 			break
 		}
 	}
 	if stacks != nil {
+		// A worker whose word moved since the loop above ran between the
+		// look and the dump (a runnable one got its CPU while the world
+		// was stopping): the state in the dump is not its stall's. It is
+		// not stalled; the next sample starts it afresh.
+		kept := stalled[:0]
+		for _, e := range stalled {
+			if e.w.mon.Load() == e.v {
+				kept = append(kept, e)
+			}
+		}
+		stalled = kept
 		for _, e := range stalled {
 			st, _ := goroutineStack(stacks, e.w.gid.Load())
 			e.state = st
@@ -290,6 +309,15 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		if blockedState(e.state) {
 			nblocked++
 		}
+	}
+	if stacks != nil {
+		// Dumps that find nobody blocked back off while every P is busy.
+		if nblocked == 0 {
+			m.dumpBackoff = min(max(2*m.dumpBackoff, m.after), m.report)
+		} else {
+			m.dumpBackoff = 0
+		}
+		m.dumpAt = now.Add(m.dumpBackoff)
 	}
 	m.blocked.Store(nblocked)
 	compensated := queued // blocked with nothing queued: its latent halves may be what waits
@@ -343,8 +371,7 @@ type cpuSlice struct {
 	dt time.Duration
 	f  float64
 	// saturated: goroutines were waiting for a P when the monitor looked
-	// (every P busy). A spare would only wait for a CPU too, so the
-	// monitor takes no stack dump to look for blocked workers then.
+	// (every P busy): the monitor's dumps back off (sample).
 	saturated bool
 }
 
@@ -374,12 +401,23 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	if first || dt <= 0 {
 		return cpuSlice{saturated: n[1] > 0}
 	}
-	competing := float64(n[0]+n[1]) - 1 // less the monitor, which is running
-	rate := float64(dcpu) / float64(dt) // CPUs the process used
 	if !ok {
-		rate = float64(runtime.GOMAXPROCS(0))
+		dcpu = time.Duration(runtime.GOMAXPROCS(0)) * dt
 	}
-	return cpuSlice{dt: dt, f: max(0, min(1, rate/max(1, competing))), saturated: n[1] > 0}
+	return cpuSlice{dt: dt, f: shareOf(dcpu, dt, n[0], n[1]), saturated: n[1] > 0}
+}
+
+// shareOf is the share of a CPU each competing goroutine had when the
+// process used dcpu of CPU time over dt while running goroutines ran
+// (the monitor among them) and runnable ones waited for a P: the
+// process's CPUs divided among the competitors, at most one each.
+func shareOf(dcpu, dt time.Duration, running, runnable uint64) float64 {
+	if dt <= 0 {
+		return 0
+	}
+	competing := float64(running+runnable) - 1 // less the monitor, which is running
+	rate := float64(dcpu) / float64(dt)        // CPUs the process used
+	return max(0, min(1, rate/max(1, competing)))
 }
 
 // blockedState reports whether a goroutine state from a stack dump means

@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -284,3 +285,77 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 }
 
 var sinkU atomic.Uint64
+
+// The share of a CPU the monitor charges a runnable worker: the process's
+// CPU time over the interval, divided among the goroutines competing for
+// it (less the monitor), at most one CPU each.
+func TestShareOf(t *testing.T) {
+	const dt = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name              string
+		dcpu              time.Duration
+		running, runnable uint64
+		want              float64
+	}{
+		{"quiet: a spinning worker has its CPU", dt, 2, 0, 1},
+		{"two Ps, 32 CPU-bound neighbours", 2 * dt, 2, 32, 2.0 / 33},
+		{"an overloaded machine gave the process a tenth of a CPU", dt / 10, 2, 0, 0.1},
+		{"two busy workers on an overloaded machine", dt / 2, 3, 0, 0.25},
+		{"more CPU than Ps (GC threads): still one CPU at most", 3 * dt, 2, 0, 1},
+	} {
+		if got := shareOf(tc.dcpu, dt, tc.running, tc.runnable); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: shareOf(%v, %v, %d, %d) = %v; want %v", tc.name, tc.dcpu, dt, tc.running, tc.runnable, got, tc.want)
+		}
+	}
+}
+
+// Workers blocked outside Blocking beside CPU-bound goroutines that keep
+// every P busy: the monitor's dumps back off while the Ps are saturated,
+// but the tasks queued behind the blocked workers must still get spares
+// and run (they would wait for the blockers for ever if saturation
+// stopped the monitor from looking).
+func TestBlockedWorkersGetSparesBesideCPUBoundGoroutines(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	// No report within the test (its dump would find the blocked workers
+	// too): only the search for blocked workers may start the spares.
+	p := newTestPool(t, Config{Workers: 2, StallReport: time.Hour, OnStall: func(Stall) {}})
+	deadline := untilDeadline(t)
+	var stop atomic.Bool
+	var neighbours sync.WaitGroup
+	defer neighbours.Wait()
+	defer stop.Store(true)
+	for range 8 {
+		neighbours.Go(func() {
+			x := uint64(1)
+			for !stop.Load() {
+				for range 1 << 12 {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sinkU.Store(x)
+		})
+	}
+	release := make(chan struct{})
+	defer close(release)
+	var entered sync.WaitGroup
+	entered.Add(p.Workers())
+	for range p.Workers() {
+		mustSubmit(t, p, func(*Worker) { entered.Done(); <-release })
+	}
+	entered.Wait()
+	const quick = 20
+	var ran sync.WaitGroup
+	ran.Add(quick)
+	for range quick {
+		mustSubmit(t, p, func(*Worker) { ran.Done() })
+	}
+	allRan := make(chan struct{})
+	go func() { ran.Wait(); close(allRan) }()
+	select {
+	case <-allRan:
+	case <-deadline:
+		dieHung("queued tasks never ran while every worker blocked outside Blocking beside CPU-bound goroutines")
+	}
+}

@@ -1,6 +1,7 @@
 package worksteal
 
 import (
+	"github.com/worksteal/worksteal/policy"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -14,15 +15,15 @@ import (
 // top-level job, before parking, and at every heartbeat
 // (policy.HeartbeatJoins Joins) — so a snapshot is at most that stale.
 //
-// A Join's fast path makes one increment, joins (which also times the
-// heartbeat). What it does not count is derived at publish: a Join's
+// A Join's fast path makes one decrement, of w.beatLeft, which times the
+// heartbeat and counts the Joins since the last beat (w.joins). What it does not count is derived at publish: a Join's
 // second half that ran inline while latent is an executed job that was
 // never promoted, so executed as published is executed (jobs run from the
 // deque, the inbox, a steal, or a promoted frame popped back) plus
 // joins − promoted − the latent frames still open (run).
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
-	joins                                              uint64 // Joins forked (spawned counts scope tasks)
+	joins                                              uint64 // Joins forked up to the last heartbeat (w.joins; spawned counts scope tasks)
 	busy, idle                                         time.Duration
 	promoted                                           uint64 // latent frames made public
 }
@@ -43,7 +44,7 @@ func (w *Worker) publish() {
 		return
 	}
 	w.pub.executed.Store(w.run())
-	w.pub.spawned.Store(w.st.spawned + w.st.joins)
+	w.pub.spawned.Store(w.st.spawned + w.joins())
 	w.pub.stolen.Store(w.st.stolen)
 	w.pub.attempts.Store(w.st.attempts)
 	w.pub.failed.Store(w.st.failed)
@@ -58,7 +59,13 @@ func (w *Worker) publish() {
 // (a latent half starts inline only after depth went back below it).
 // Owner only.
 func (w *Worker) run() uint64 {
-	return w.st.executed + w.st.joins - w.st.promoted - uint64(w.depth-w.lo)
+	return w.st.executed + w.joins() - w.st.promoted - uint64(w.depth-w.lo)
+}
+
+// joins is the number of Joins w has forked: st.joins counts them at each
+// heartbeat, beatLeft the rest down (the fast path's one decrement).
+func (w *Worker) joins() uint64 {
+	return w.st.joins + uint64(policy.HeartbeatJoins-w.beatLeft)
 }
 
 // beginIdle ends a busy interval; endIdle ends an idle one.

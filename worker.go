@@ -34,6 +34,10 @@ type Worker struct {
 	// fast path of Join checks one length for both (setProf).
 	fast  []any
 	depth int
+	// beatLeft counts Joins down to the next heartbeat (pollJoin): every
+	// Join decrements it, and at 0 the beat resets it to
+	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
+	beatLeft int
 	// Frames [lo, depth) are latent: their second halves wait for the
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
@@ -99,6 +103,7 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idle:    &p.sleep.state,
 		tuner:   newTuner(p.cfg.Idle),
 	}
+	w.beatLeft = policy.HeartbeatJoins
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
 }

@@ -378,7 +378,18 @@
 //	                      reading job records, creating, changing, purging
 //	                      or deleting any stream or consumer, ws.task.> as a
 //	                      subscription (hearing tasks as they are published)
-//	submitter    publish  STREAM.CREATE/UPDATE of ws_tasks and the buckets,
+//	person alice publish  (a submitter key with a name: RolePermissionsFor)
+//	                      only under alice.: ws.task.alice.>, ws.cancel.alice.>,
+//	                      $KV.ws_jobs.alice.>, DIRECT.GET and filtered
+//	                      CONSUMER.CREATE of her records and results,
+//	                      CONSUMER.CREATE.ws_tasks.*.ws.task.alice.> (her
+//	                      routes), ws.routes, ws.own.alice.* (the owner
+//	                      service: purge, end, cancel, delete)
+//	             receive  _INBOX_submitter_alice.>, ws.started.alice.>, ws.ran.alice.>
+//	             refused  every other job's subjects and keys, any purge,
+//	                      CONSUMER.DELETE of a route, setting the tier up
+//	admin        publish  (and a submitter key of no name)
+//	submitter             STREAM.CREATE/UPDATE of ws_tasks and the buckets,
 //	                      CONSUMER.CREATE.ws_tasks.ws_workers (set up),
 //	                      CONSUMER.CREATE.ws_tasks.*.ws.task.> (a route:
 //	                      filtered on task subjects only), CONSUMER.LIST
@@ -454,10 +465,29 @@
 // outside a held task of a job that allows hand-overs; the argument,
 // message by message, is in docs/cluster-security.md.
 //
-// Limits, by design: roles are not tenants. A submitter can make every
-// worker run any command; its credentials are the keys to the cluster, and
-// it reads every job's results (serve credentials add gives each person a
-// key of their own, revoked alone; job ownership is not built). A worker records, through the
+// # Ownership: a job is its submitter's
+//
+// A person's node (WithOwner; its key a submitter's with a name) gives
+// its jobs the id "<owner>.<id>", so the owner is the first token of
+// every subject and key the job has, and the server lets the person's key
+// use only its own (see the table above): that is where the authority
+// sits for everything a subject names. What no subject bounds -- purging
+// the task stream or a bucket (the filter is in the body), deleting a
+// route consumer (its name is a digest) -- the owner service does, which
+// Record runs beside the recorder on <stream>.own.<owner>.<op>: a subject
+// only that owner may publish; it checks the job id's owner token against
+// it and refuses (RefusedNotOwner) and reports anything else. An admin
+// (RoleAdmin) sees and cancels every job; an observer sees every job's
+// record and counts, no result. Record also sets the tier up, with its
+// StorageLimits (WithLimits): a full task stream refuses a submit
+// (ErrStorageFull) and drops nothing waiting.
+//
+// Limits, by design: roles are not tenants. A person can make every
+// worker run any command of its own jobs, and can create a push consumer
+// on its own tasks whose deliver subject is one that workers hear (the
+// server does not check a deliver subject against permissions): give
+// person keys to people trusted to run commands on the workers. A worker
+// reads any result by direct get. A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls, and (with a key of its own) with no
 // other worker's; the shared worker key may ask under any name. The holder

@@ -41,5 +41,5 @@ func ExampleNewObserver() {
 func ExampleObserverPermissions() {
 	pub, sub := cluster.ObserverPermissions("ws")
 	fmt.Println(len(pub) > 0, sub)
-	// Output: true [ws.status.* _INBOX_observer.>]
+	// Output: true [ws.status.* ws.refusals _INBOX_observer.>]
 }

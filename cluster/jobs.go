@@ -26,7 +26,8 @@ func (r jobRecord) info() JobInfo {
 	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled, Reduce: r.Reduce}
 }
 
-// Jobs lists the recorded jobs, oldest first.
+// Jobs lists the recorded jobs, oldest first: a node WithOwner lists its
+// owner's only.
 func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
@@ -39,6 +40,9 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 	}
 	var out []JobInfo
 	for _, k := range keys {
+		if n.opts.owner != "" && OwnerOf(k) != n.opts.owner {
+			continue // another person's: its record is not ours to read
+		}
 		rec, _, err := n.jobRecordOf(ctx, k)
 		if err != nil {
 			continue // deleted
@@ -51,6 +55,10 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 
 // Job returns the record of one job; ErrJobNotFound if there is none.
 func (n *Node) Job(ctx context.Context, id string) (JobInfo, error) {
+	id, err := n.jobID(id)
+	if err != nil {
+		return JobInfo{}, err
+	}
 	if err := n.ensure(ctx); err != nil {
 		return JobInfo{}, err
 	}
@@ -80,12 +88,19 @@ func (n *Node) jobRecordOf(ctx context.Context, id string) (jobRecord, uint64, e
 // stop its running tasks without recording them. The results recorded so
 // far stay until Delete. Cancelling a finished job only marks it.
 func (n *Node) Cancel(ctx context.Context, id string) error {
-	if !namePattern.MatchString(id) {
-		return fmt.Errorf("%w: job id %q", ErrInvalidJob, id)
+	id, err := n.jobID(id)
+	if err != nil {
+		return err
 	}
 	if err := n.ensure(ctx); err != nil {
 		return err
 	}
+	return n.jobOp(ctx, ownCancel, id)
+}
+
+// cancelJob is Cancel's work, done by a node that may purge and delete
+// routes (an admin's, or the owner service's for a person).
+func (n *Node) cancelJob(ctx context.Context, id string) error {
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
 	for {

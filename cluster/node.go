@@ -124,6 +124,18 @@ func (n *Node) ensure(ctx context.Context) error {
 	if n.opts.role.binds() || n.bindOnly {
 		f = n.bind // may not create or change them: see WithRole
 	}
+	if n.opts.owner != "" {
+		// A person's key may not set the tier up either: worksteal serve's
+		// recorder does, as it starts; wait for it (within ctx).
+		f = func(ctx context.Context) error {
+			err := n.bind(ctx)
+			if errors.Is(err, ErrNotSetUp) {
+				sleepCtx(ctx, 100*time.Millisecond)
+				return fmt.Errorf("%w (%w)", err, nats.ErrTimeout)
+			}
+			return err
+		}
+	}
 	return retryTransient(ctx, n.opts.defaultTimeout, f)
 }
 
@@ -175,9 +187,15 @@ func (n *Node) setup(ctx context.Context) error {
 			// may: see RolePermissions).
 			AllowDirect: true,
 		}
+		n.limitStream(&cfg)
 		st, err := n.js.Stream(ctx, cfg.Name)
 		if err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				st, err = n.js.Stream(ctx, cfg.Name) // made meanwhile by another node (serve's recorder, with its limits): use it
+			}
+		} else if err == nil {
+			st, err = n.applyLimits(ctx, st, false) // serve's limits on a tier set up before
 		}
 		if err != nil {
 			return jsError("stream "+n.streamName(), err)
@@ -197,11 +215,22 @@ func (n *Node) setup(ctx context.Context) error {
 		}
 		cfg := jetstream.KeyValueConfig{Bucket: n.opts.stream + "_" + name, Description: desc, History: 1, TTL: ttl,
 			Storage: storage, Replicas: n.opts.replicas}
+		if name == "results" && n.opts.limits != nil {
+			cfg.MaxBytes = or(n.opts.limits.ResultBytes)
+		}
 		st, err := n.js.Stream(ctx, "KV_"+cfg.Bucket)
 		if err == nil && st.CachedInfo().Config.Replicas >= cfg.Replicas {
-			*kv, err = n.js.KeyValue(ctx, cfg.Bucket)
+			if name == "results" {
+				_, err = n.applyLimits(ctx, st, true)
+			}
+			if err == nil {
+				*kv, err = n.js.KeyValue(ctx, cfg.Bucket)
+			}
 		} else if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
 			*kv, err = n.js.CreateOrUpdateKeyValue(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				*kv, err = n.js.KeyValue(ctx, cfg.Bucket) // made meanwhile by another node: use it
+			}
 		}
 		if err != nil {
 			*kv = nil

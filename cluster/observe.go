@@ -74,14 +74,15 @@ type Observer struct {
 	js  jetstream.JetStream
 	cfg ObserverConfig
 
-	mu      sync.Mutex
-	ready   bool   // the buckets were found
-	note    string // why not ready
-	workers map[string]*workerView
-	spans   map[string]*spanRing // recent finished tasks, by worker
-	jobs    map[string]*jobView
-	inQueue map[string]int         // task messages in the stream, by job
-	waits   map[string][]routeWait // routes with queued tasks, by job
+	mu       sync.Mutex
+	ready    bool             // the buckets were found
+	note     string           // why not ready
+	refusals map[string]int64 // the recorder's latest counts (refusals.go)
+	workers  map[string]*workerView
+	spans    map[string]*spanRing // recent finished tasks, by worker
+	jobs     map[string]*jobView
+	inQueue  map[string]int         // task messages in the stream, by job
+	waits    map[string][]routeWait // routes with queued tasks, by job
 }
 
 // workerView is what the observer knows of one worker.
@@ -117,7 +118,6 @@ type jobView struct {
 	handedSum           int            // the sum of handed
 	live                int            // children handed over by tasks still running, as the last statuses say
 	running             int            // its tasks running, as the last statuses say
-	queued              int            // its task messages in the stream, less the running ones
 	reduce              string         // the record's Reduce
 	retries, reruns     int            // attempts after a failure; runs beyond the attempts (Result.Reruns)
 	firstStart, lastEnd time.Time
@@ -183,6 +183,11 @@ func NewObserver(nc *nats.Conn, cfg ObserverConfig) (*Observer, error) {
 // them, and State says so. It returns an error only if it cannot subscribe
 // to the workers' statuses.
 func (o *Observer) Run(ctx context.Context) error {
+	rsub, err := o.nc.Subscribe(o.cfg.Stream+".refusals", o.onRefusals)
+	if err != nil {
+		return err
+	}
+	defer rsub.Unsubscribe()
 	sub, err := o.nc.Subscribe(o.cfg.Stream+".status.*", o.onStatus)
 	if err != nil {
 		return fmt.Errorf("cluster: observing worker statuses: %w", err)
@@ -516,9 +521,8 @@ func (o *Observer) countQueued(ctx context.Context, stream jetstream.Stream) {
 	counts := map[string]int{}
 	prefix := o.cfg.Stream + ".task."
 	for subj, n := range info.State.Subjects {
-		rest := strings.TrimPrefix(subj, prefix) // <job>.<handler>.<requirements>
-		if i := strings.IndexByte(rest, '.'); i > 0 {
-			counts[rest[:i]] += int(n)
+		if job := jobOfTaskSubject(prefix, subj); job != "" { // <job>.<handler>.<requirements>
+			counts[job] += int(n)
 		}
 	}
 	waits := map[string][]routeWait{}
@@ -553,6 +557,10 @@ type State struct {
 	Workers         []WorkerState `json:"workers"`
 	Jobs            []JobState    `json:"jobs"`
 	Stragglers      []Straggler   `json:"stragglers"`
+	// Refusals are the recorder's counts of refused and discarded
+	// messages by "<role>/<reason>" (worker/not-held, person/not-owner,
+	// task/no-job, ...), as worksteal serve's recorder last published them.
+	Refusals map[string]int64 `json:"refusals,omitempty"`
 	// Queued is the number of tasks waiting for a worker, over all jobs.
 	Queued  int `json:"queued"`
 	Running int `json:"running"`
@@ -662,7 +670,7 @@ func (o *Observer) State() State {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := State{Kind: "cluster", Time: now, Stream: o.cfg.Stream, Ready: o.ready, Note: o.note, StragglerFactor: o.cfg.StragglerFactor,
-		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}}
+		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}, Refusals: cloneCounts(o.refusals)}
 	running := map[string]int{}
 	var live []WorkerInfo // the workers up, for the jobs' stalls
 	for _, w := range o.workers {
@@ -821,6 +829,6 @@ func ObserverPermissions(stream string) (publish, subscribe []string) {
 		"$JS.API.STREAM.INFO.KV_" + stream + "_jobs",    // list the jobs
 		"$JS.API.DIRECT.GET.KV_" + stream + "_jobs.>",   // and read their records
 	}
-	subscribe = []string{stream + ".status.*", ObserverInboxPrefix + ".>"}
+	subscribe = []string{stream + ".status.*", stream + ".refusals", ObserverInboxPrefix + ".>"}
 	return publish, subscribe
 }

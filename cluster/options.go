@@ -33,7 +33,9 @@ type options struct {
 	fetchWait      time.Duration
 	onError        func(error)
 	onReady        func()
-	role           Role // "": no role, may do everything
+	role           Role           // "": no role, may do everything
+	owner          string         // WithOwner: the person the node acts for
+	limits         *StorageLimits // WithLimits
 	labels         Labels
 	speed          float64
 	admit          func() bool

@@ -74,6 +74,9 @@ type RecorderStats struct {
 	Recorded, Duplicates, Failures, Discarded, Spawned int64
 	// Refused counts the refused requests by reason (Refused*).
 	Refused map[string]int64
+	// RefusedBy counts them by "<role>/<reason>" (see refusalKey), as
+	// the dashboard shows them.
+	RefusedBy map[string]int64
 }
 
 // recorder is one Record call's state.
@@ -145,6 +148,7 @@ func (n *Node) RecorderStats() RecorderStats {
 	for k, v := range r.stats.Refused {
 		st.Refused[k] = v
 	}
+	st.RefusedBy = cloneCounts(r.stats.RefusedBy)
 	return st
 }
 
@@ -161,13 +165,12 @@ func (n *Node) RecorderStats() RecorderStats {
 // reason, one of the Refused* values, and a detail naming the job and
 // task), so the server can log it; RecorderStats counts them.
 func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail string)) error {
-	n.mu.Lock()
-	n.bindOnly = true
-	n.mu.Unlock()
+	// The recorder sets the tier up (with its storage limits, WithLimits)
+	// when it is the first: a person's key may not (WithOwner).
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}}, jobs: map[string]cachedJob{},
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
 	n.mu.Lock()
 	n.rec = r
@@ -207,6 +210,12 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	}
 	sub.SetPendingLimits(-1, -1)
 	defer sub.Unsubscribe()
+	go r.publishRefusals(ctx) // for the dashboard
+	osub, err := r.serveOwners(ctx)
+	if err != nil {
+		return err
+	}
+	defer osub.Unsubscribe()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
@@ -236,8 +245,7 @@ func (r *recorder) sweep(ctx context.Context) {
 	r.prune(ctx)
 	counts := map[string]uint64{}
 	for subj, c := range info.State.Subjects {
-		job, _, _ := strings.Cut(strings.TrimPrefix(subj, prefix), ".")
-		counts[job] += c
+		counts[jobOfTaskSubject(prefix, subj)] += c
 	}
 	for job, c := range counts {
 		if _, _, err := n.jobRecordOf(ctx, job); !errors.Is(err, ErrJobNotFound) {
@@ -248,6 +256,7 @@ func (r *recorder) sweep(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.stats.Refused[DiscardedNoJob] += int64(c)
+		r.stats.RefusedBy[refusalKey("task", DiscardedNoJob)] += int64(c)
 		r.mu.Unlock()
 		if r.onRefuse != nil {
 			r.onRefuse("task", DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
@@ -682,7 +691,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
-			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && namePattern.MatchString(res.Job) {
+			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && validJobID(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
 					r.count(func(s *RecorderStats) { s.Duplicates++ })
 					return recDup, nil
@@ -793,6 +802,7 @@ func cutBatched(b []byte) (field, rest []byte, ok bool) {
 func (r *recorder) refused(op string, ref *errRefused) {
 	r.mu.Lock()
 	r.stats.Refused[ref.reason]++
+	r.stats.RefusedBy[refusalKey(op, ref.reason)]++
 	r.mu.Unlock()
 	if r.onRefuse != nil {
 		r.onRefuse(op, ref.reason, ref.detail)

@@ -40,10 +40,15 @@ const (
 	// JetStream API, creates no consumer and reads no result (no task's
 	// output: following a job's results takes RoleSubmitter).
 	RoleObserver Role = "observer"
+	// RoleAdmin sets up the tier and may list, watch, read, cancel and
+	// delete every job, whoever owns it; it submits jobs of no owner. A
+	// submitter's key of no name (the role's shared key of a configuration
+	// from before per-person keys) has the same permissions.
+	RoleAdmin Role = "admin"
 )
 
 // Roles lists the roles in the order serve init writes them.
-var Roles = []Role{RoleWorker, RoleSubmitter, RoleObserver}
+var Roles = []Role{RoleWorker, RoleSubmitter, RoleObserver, RoleAdmin}
 
 // parseRole returns the role named s.
 func parseRole(s string) (Role, error) {
@@ -52,7 +57,7 @@ func parseRole(s string) (Role, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, s)
+	return "", fmt.Errorf("%w: role %q: want worker, submitter, observer or admin", ErrInvalidOption, s)
 }
 
 // InboxPrefix is the prefix of the role's reply subjects (NATS inboxes).
@@ -60,6 +65,17 @@ func parseRole(s string) (Role, error) {
 // the replies another receives (a worker cannot watch a submitter's
 // results or job records through its inbox).
 func (r Role) InboxPrefix() string { return "_INBOX_" + string(r) }
+
+// HolderInboxPrefix is the inbox prefix of the holder name of role: a
+// person's (a submitter's with a name) is its own, "_INBOX_submitter_NAME",
+// so that one person cannot read the replies another receives (her
+// results, her job records); the other roles' are the role's.
+func HolderInboxPrefix(role Role, name string) string {
+	if role == RoleSubmitter && name != "" {
+		return role.InboxPrefix() + "_" + name
+	}
+	return role.InboxPrefix()
+}
 
 // binds says the role only uses the stream, consumer and buckets that a
 // submitter set up: it may not create or change them.
@@ -89,12 +105,15 @@ type Permissions struct {
 // record, ack or nak another worker's task under another name (worksteal serve credentials add gives each
 // worker its own key so bound). An empty name is RolePermissions.
 func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
+	if name != "" && !namePattern.MatchString(name) {
+		return Permissions{}, fmt.Errorf("%w: %s name %q: use letters, digits, '-' and '_'", ErrInvalidOption, role, name)
+	}
+	if role == RoleSubmitter && name != "" {
+		return personPermissions(stream, name)
+	}
 	p, err := RolePermissions(role, stream)
 	if err != nil || name == "" || role != RoleWorker {
 		return p, err
-	}
-	if !namePattern.MatchString(name) {
-		return Permissions{}, fmt.Errorf("%w: worker name %q: use letters, digits, '-' and '_'", ErrInvalidOption, name)
 	}
 	for i, a := range p.Publish.Allow {
 		switch a {
@@ -168,7 +187,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		sub.Allow = append(sub.Allow, s+".dlv.>")                              // its deliveries (its own only, with a name: RolePermissionsFor)
 		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers
 		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")               // failover: watched peers' held lists; be pinged
-	case RoleSubmitter:
+	case RoleSubmitter, RoleAdmin:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up
 		}
@@ -230,13 +249,63 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			}
 		}
 	default:
-		return Permissions{}, fmt.Errorf("%w: role %q: want worker, submitter or observer", ErrInvalidOption, role)
+		return Permissions{}, fmt.Errorf("%w: role %q: want worker, submitter, observer or admin", ErrInvalidOption, role)
 	}
 	// Other roles' inboxes.
 	for _, r := range Roles {
 		if r != role {
 			sub.Deny = append(sub.Deny, r.InboxPrefix()+".>")
 		}
+	}
+	sub.Deny = append(sub.Deny, "_INBOX.>")
+	return Permissions{Publish: pub, Subscribe: sub}, nil
+}
+
+// personPermissions are the permissions of the person (or CI system) name,
+// a submitter bound to that name: every subject and key of its jobs begins
+// with "<name>." (WithOwner), and it may publish, read and watch only
+// those; what no subject can bound (purges, route deletions) it asks of
+// the owner service on <stream>.own.<name>.<op>. It sets nothing up.
+func personPermissions(stream, name string) (Permissions, error) {
+	if !namePattern.MatchString(stream) {
+		return Permissions{}, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, stream)
+	}
+	const api = "$JS.API."
+	var (
+		s       = stream
+		tasks   = s + "_tasks"
+		results = "KV_" + s + "_results"
+		jobs    = "KV_" + s + "_jobs"
+		workers = "KV_" + s + "_workers"
+		mine    = "." + name + ".>"
+		pub     Subjects
+		sub     Subjects
+	)
+	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+".*")
+	for _, b := range []string{results, jobs, "KV_" + s + "_checkpoints", workers, "KV_" + s + "_failures"} {
+		pub.Allow = append(pub.Allow, api+"STREAM.INFO."+b)
+	}
+	pub.Allow = append(pub.Allow,
+		api+"CONSUMER.CREATE."+tasks+".*."+s+".task"+mine,          // a route of its own jobs: filtered on their task subjects only
+		api+"CONSUMER.LIST."+tasks,                                 // its jobs' routes (the owner service deletes them)
+		s+".routes",                                                // tell the workers of a new route
+		s+".task"+mine,                                             // publish its jobs' tasks
+		s+".cancel"+mine,                                           // stop the losing copy of one of its tasks
+		"$KV."+s+"_jobs"+mine,                                      // its job records
+		api+"DIRECT.GET."+jobs+".$KV."+s+"_jobs"+mine,              // read them
+		api+"DIRECT.GET."+results+".$KV."+s+"_results"+mine,        // read its results
+		api+"DIRECT.GET."+workers+".>",                             // read live workers
+		api+"CONSUMER.CREATE."+results+".*.$KV."+s+"_results"+mine, // watch its results (the filter is in the subject, and the server checks the body's against it)
+		api+"CONSUMER.CREATE."+jobs+".*.$KV."+s+"_jobs"+mine,       // watch its job records
+		api+"CONSUMER.CREATE."+workers+".>",                        // list workers
+		api+"CONSUMER.DELETE."+results+".*", api+"CONSUMER.DELETE."+jobs+".*", api+"CONSUMER.DELETE."+workers+".*",
+		api+"CONSUMER.INFO."+results+".>", api+"CONSUMER.INFO."+jobs+".>", api+"CONSUMER.INFO."+workers+".>",
+		"$JS.FC."+results+".>", "$JS.FC."+jobs+".>", "$JS.FC."+workers+".>",
+		s+".own."+name+".*", // purge, end, cancel, delete its own jobs (the owner service)
+	)
+	sub.Allow = append(sub.Allow, HolderInboxPrefix(RoleSubmitter, name)+".>", s+".started"+mine, s+".ran"+mine)
+	for _, r := range Roles {
+		sub.Deny = append(sub.Deny, r.InboxPrefix()+".>")
 	}
 	sub.Deny = append(sub.Deny, "_INBOX.>")
 	return Permissions{Publish: pub, Subscribe: sub}, nil
@@ -284,6 +353,39 @@ func (c Credentials) FromEnv() Credentials {
 	return c
 }
 
+// Holder reads the holder's name and role from the comment that worksteal
+// serve init and serve credentials add write at the top of an nkey seed
+// file ("# worksteal ROLE credentials of NAME: ..."); ok is false for a
+// file without one (a NATS .creds file, a bare seed). A person's node
+// acts as WithOwner(name); the name is not a secret, and the server binds
+// the key to it whatever the file says.
+func (c Credentials) Holder() (name string, role Role, ok bool) {
+	if c.Creds == "" {
+		return "", "", false
+	}
+	f, err := os.Open(c.Creds)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	k, _ := f.Read(head)
+	line, _, _ := strings.Cut(string(head[:k]), "\n")
+	rest, found := strings.CutPrefix(line, "# worksteal ")
+	if !found {
+		return "", "", false
+	}
+	r, rest, found := strings.Cut(rest, " credentials of ")
+	if !found {
+		return "", "", false
+	}
+	name, _, found = strings.Cut(rest, ":")
+	if _, err := parseRole(r); err != nil || !found || !namePattern.MatchString(name) {
+		return "", "", false
+	}
+	return name, Role(r), true
+}
+
 // ConnectOptions returns the nats.Connect options of a client of the given
 // role with credentials c: authentication (nkey challenge signing or user
 // JWT), TLS, and the role's inbox prefix. The dashboard, workers and
@@ -296,7 +398,11 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 		if _, err := parseRole(string(role)); err != nil {
 			return nil, err
 		}
-		opts = append(opts, nats.CustomInboxPrefix(role.InboxPrefix()))
+		prefix := role.InboxPrefix()
+		if name, hrole, ok := c.Holder(); ok && hrole == role {
+			prefix = HolderInboxPrefix(role, name)
+		}
+		opts = append(opts, nats.CustomInboxPrefix(prefix))
 	}
 	if c.Creds != "" {
 		if err := secretFile("credentials", EnvCreds, c.Creds); err != nil {

@@ -50,9 +50,16 @@ func (n *Node) validate(job *Job) ([]string, error) {
 	if job.ID == "" {
 		job.ID = nuid.Next()
 	}
-	if !namePattern.MatchString(job.ID) {
+	if n.opts.owner == "" && strings.Contains(job.ID, ".") {
+		// "<owner>.<id>" is a person's job (WithOwner): an admin's jobs
+		// have no owner.
 		return nil, fmt.Errorf("%w: job id %q: use letters, digits, '-' and '_'", ErrInvalidJob, job.ID)
 	}
+	id, err := n.jobID(job.ID)
+	if err != nil {
+		return nil, err
+	}
+	job.ID = id
 	if len(job.Tasks) == 0 {
 		return nil, fmt.Errorf("%w: job %s has no tasks", ErrInvalidJob, job.ID)
 	}
@@ -285,7 +292,7 @@ func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRec
 			// A new job starts empty: whatever its subjects and keys hold
 			// was written before it existed (a deleted job's leftovers, or
 			// a pre-seeded forgery) and is not its own.
-			if err := n.purgeJob(tctx, job.ID); err != nil {
+			if err := n.jobOp(tctx, ownPurge, job.ID); err != nil {
 				return rec, false, err
 			}
 			return rec, false, nil
@@ -300,6 +307,10 @@ func (n *Node) jobRecord(ctx context.Context, job Job, ids []string) (rec jobRec
 // its results so far and as they come. It cannot speculate (it has no
 // payloads). ErrJobNotFound if no job has that id.
 func (n *Node) Open(ctx context.Context, id string) (*Submission, error) {
+	id, err := n.jobID(id)
+	if err != nil {
+		return nil, err
+	}
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -329,12 +340,18 @@ func (n *Node) Open(ctx context.Context, id string) (*Submission, error) {
 // them. (A worker that does not hear the stop, being away from the server,
 // may still record a result into a new job of the same id.)
 func (n *Node) Delete(ctx context.Context, id string) error {
-	if !namePattern.MatchString(id) {
-		return fmt.Errorf("%w: job id %q", ErrInvalidJob, id)
+	id, err := n.jobID(id)
+	if err != nil {
+		return err
 	}
 	if err := n.ensure(ctx); err != nil {
 		return err
 	}
+	return n.jobOp(ctx, ownDelete, id)
+}
+
+// deleteJob is Delete's work (see cancelJob).
+func (n *Node) deleteJob(ctx context.Context, id string) error {
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
 	if err := n.stream.Purge(ctx, jetstream.WithPurgeSubject(n.opts.stream+".task."+id+".>")); err != nil {
@@ -711,8 +728,7 @@ func (s *Submission) markDone() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.n.opts.defaultTimeout)
 	defer cancel()
-	s.n.stream.Purge(ctx, jetstream.WithPurgeSubject(s.n.opts.stream+".task."+s.ID+".>"))
-	if err := s.n.deleteRoutes(ctx, s.ID); err != nil {
+	if err := s.n.jobOp(ctx, ownEnd, s.ID); err != nil {
 		s.n.opts.onError(fmt.Errorf("cluster: removing the routes of finished job %s: %w", s.ID, err))
 	}
 }
@@ -829,7 +845,7 @@ func (s *Submission) publish(ctx context.Context, rec jobRecord) error {
 					return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v (overloaded, or its store overwritten by another server?)",
 						ErrJetStream, s.ID, task, n.opts.defaultTimeout)
 				}
-				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, err)
+				return fmt.Errorf("%w: publishing task %s of job %s: %w", ErrJetStream, task, s.ID, n.storageFull(err))
 			case <-timer.C:
 				return fmt.Errorf("%w: job %s: the server did not acknowledge task %s within %v", ErrJetStream, s.ID, f.Msg().Header.Get(hdrTask), limit)
 			}

@@ -413,15 +413,16 @@ func (s *serving) onCancel(m *nats.Msg) {
 	key := strings.TrimPrefix(m.Subject, prefix)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !strings.Contains(key, ".") { // ws.cancel.<job>: the job was cancelled
-		for k, rs := range s.running {
-			if strings.HasPrefix(k, key+".") {
-				for _, r := range rs {
-					r.cancel(errJobCancelled)
-				}
+	// ws.cancel.<job>: the job was cancelled; ws.cancel.<job>.<task>: a
+	// task's race was decided. A job's id may hold a dot ("<owner>.<id>",
+	// WithOwner), so a key is both a job's (the running tasks under it)
+	// and a task's (the running copies of it).
+	for k, rs := range s.running {
+		if strings.HasPrefix(k, key+".") {
+			for _, r := range rs {
+				r.cancel(errJobCancelled)
 			}
 		}
-		return
 	}
 	for _, r := range s.running[key] {
 		r.cancel(errSuperseded)
@@ -790,11 +791,13 @@ func (s *serving) settle(d delivery, res Result) {
 // handlerOf returns the handler named by a task subject,
 // "<stream>.task.<job>.<handler>.<requirements>" (see route).
 func handlerOf(subject string) string {
-	f := strings.SplitN(subject, ".", 5)
-	if len(f) < 4 {
+	// The job may be one token or two ("<owner>.<id>", see WithOwner):
+	// the handler is the last token but one.
+	f := strings.Split(subject, ".")
+	if len(f) < 5 {
 		return ""
 	}
-	return f[3]
+	return f[len(f)-2]
 }
 
 // call runs a handler, turning a panic into an error (a *panicError).

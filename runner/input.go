@@ -185,6 +185,12 @@ type Input struct {
 	HeaderFiles bool
 	// Plus turns on GNU parallel's --plus replacement strings (plus.go).
 	Plus bool
+	// TotalJobs, if > 0, is the number of jobs {##} gives (GNU parallel's
+	// --total-jobs) instead of the number counted.
+	TotalJobs int
+	// SkipFirstLine drops the first value of the first source (GNU
+	// parallel's --skip-first-line).
+	SkipFirstLine bool
 	// NoRunIfEmpty drops the rows that hold a value of white space (GNU
 	// parallel's -r, --no-run-if-empty).
 	NoRunIfEmpty bool
@@ -326,6 +332,9 @@ func (in Input) Jobs() ([]Job, error) {
 				lines = append(lines, strings.Split(a, sep)...)
 			}
 		}
+		if in.SkipFirstLine && i == 0 && len(lines) > 0 {
+			lines = lines[1:]
+		}
 		if in.EOF != nil {
 			if k := slices.Index(lines, *in.EOF); k >= 0 {
 				lines = lines[:k]
@@ -443,7 +452,7 @@ func (in Input) Jobs() ([]Job, error) {
 				}
 			}
 		}
-		j := tmpl.job(row, len(jobs)+1, total)
+		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))
 		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); len(j.Command) >= maxLen {
 			// GNU: "Command line too long", and nothing is run.
 			return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, len(j.Command), maxLen, j.Seq, j.Command)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,10 @@ type Config struct {
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
 	Verbose, Trace bool
+	// SlotVar names the environment variable each job gets set to its
+	// slot number - 1 (GNU parallel's --process-slot-var); "" is
+	// PARALLEL_JOBSLOT0, GNU's default.
+	SlotVar string
 	// Results, if set, receives each finished job's result in place of
 	// Stdout and Stderr (GNU parallel's --results), from the goroutine
 	// that writes the output, before its joblog row. An error is reported
@@ -610,7 +615,10 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		r.cfg.Attempts(Attempt{Seq: js.job.Seq, Slot: slot, Try: js.tries, Copy: copy, Start: a.start})
 	}
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
-	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl)
+	sl0 := strconv.Itoa(slot - 1)
+	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
+		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
+
 	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, Nice: r.cfg.Nice}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts

@@ -62,6 +62,9 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"uts type", `{"workload": {"kind": "uts", "uts": {"type": "ternary"}}}`, "workload.uts.type", 1},
 		{"kind", `{"workload": {"kind": "mapreduce"}}`, "workload.kind", 1},
 		{"group", `{"workers": {"count": 2, "groups": [0, 5]}}`, "workers.groups[1]", 1},
+		{"lognormal sigma", `{"workload": {"duration": {"dist": "lognormal", "mean": 1, "sigma": 11}}}`, "workload.duration.sigma", 1},
+		{"pareto alpha", `{"workload": {"duration": {"dist": "pareto", "min": 1, "alpha": -1}}}`, "workload.duration.alpha", 1},
+		{"bimodal long_frac", `{"workload": {"duration": {"dist": "bimodal", "long_frac": 1.5}}}`, "workload.duration.long_frac", 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

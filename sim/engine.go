@@ -377,6 +377,12 @@ func (e *engine) run(ctx context.Context) error {
 		case evStart:
 			for i := range e.ws {
 				if w := &e.ws[i]; w.state == stFree && w.cur < 0 {
+					if i > 0 && e.s.Workers.StartParked && e.sched == schedSteal {
+						e.announce(w)
+						e.setState(w, stParked)
+						w.gen++
+						continue
+					}
 					e.findWork(w)
 				}
 			}

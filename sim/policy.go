@@ -50,6 +50,9 @@ func (e *engine) tryTake(w *worker) bool {
 		}
 	}
 	e.endSearch(w, true)
+	if k > 1 && e.s.Policy.WakeBatch && len(e.idleList) > 0 {
+		e.wakeOne() // the rest of the batch is public in w's deque
+	}
 	if e.moveCost > 0 {
 		w.cur = first
 		e.setState(w, stMove)
@@ -159,17 +162,25 @@ func (e *engine) placeSpawned(w *worker, kids []int32) {
 		for _, k := range kids {
 			e.assign(w, k)
 		}
-	case schedRoundRobin:
-		for _, k := range kids {
-			e.assign(e.nextRR(), k)
-		}
-	case schedLPT:
-		e.sortLPT(kids)
-		for _, k := range kids {
-			e.assign(e.leastLoaded(k), k)
-		}
+	case schedRoundRobin, schedLPT:
+		e.deal(kids)
 	}
 	e.afterSpawn(w)
+}
+
+// deal assigns ids under the round-robin or LPT scheduler: in turn, or
+// longest first to the least-loaded worker.
+func (e *engine) deal(ids []int32) {
+	if e.sched == schedLPT {
+		e.sortLPT(ids)
+	}
+	for _, id := range ids {
+		if e.sched == schedLPT {
+			e.assign(e.leastLoaded(id), id)
+		} else {
+			e.assign(e.nextRR(), id)
+		}
+	}
 }
 
 // assign gives task id to worker x under a placement scheduler.
@@ -236,15 +247,8 @@ func (e *engine) placeBatch(ids []int32, target string, wk int) {
 		for j, id := range ids {
 			e.assign(&e.ws[l[j*len(l)/len(ids)]], id)
 		}
-	case schedRoundRobin:
-		for _, id := range ids {
-			e.assign(e.nextRR(), id)
-		}
-	case schedLPT:
-		e.sortLPT(ids)
-		for _, id := range ids {
-			e.assign(e.leastLoaded(id), id)
-		}
+	case schedRoundRobin, schedLPT:
+		e.deal(ids)
 	default:
 		for _, id := range ids {
 			var x *worker

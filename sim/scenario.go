@@ -54,6 +54,13 @@ type Workers struct {
 	Speeds    []float64 `json:"speeds"`     // per-worker speed factor; missing entries are 1
 	Groups    []int     `json:"groups"`     // per-worker locality group; missing entries are 0
 	GroupSize int       `json:"group_size"` // alternative to Groups: consecutive groups of this size
+	// StartParked: every worker but worker 0 starts parked in the idle
+	// list, as a pool's workers are between two computations (the
+	// runtime parks idle workers), so the first pushes wake them one by
+	// one (wake-up on push, then the chain wake-up), each after
+	// Costs.Wake. False (the default): every worker looks for work at
+	// time 0.
+	StartParked bool `json:"start_parked"`
 }
 
 // Workload kinds.
@@ -269,6 +276,10 @@ type Policy struct {
 	// halves at once, as under join eager; deeper ones stay latent. 0 is
 	// the runtime's policy.EagerDepth, −1 none (every fork latent).
 	EagerDepth int `json:"eager_depth"`
+	// WakeBatch: a thief that took more than one task in one steal wakes
+	// a sleeper for the rest (now public in its own deque), besides the
+	// chain wake-up of the last searcher.
+	WakeBatch bool `json:"wake_batch"`
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are

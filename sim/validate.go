@@ -362,34 +362,40 @@ func (d *Dist) normalize(p string) *FieldError {
 		if d.Mean == 0 {
 			return ferr(p+".mean", "lognormal needs a positive mean")
 		}
-		if d.Sigma == 0 {
-			d.Sigma = 1
-		}
-		if !(d.Sigma > 0 && d.Sigma <= 10) {
-			return ferr(p+".sigma", "must be in (0, 10], got %v", d.Sigma)
+		if err := shapeParam(p+".sigma", &d.Sigma, 1, 0, 10, true); err != nil {
+			return err
 		}
 	case distPareto:
 		if d.Min == 0 {
 			return ferr(p+".min", "pareto needs a positive scale min")
 		}
-		if d.Alpha == 0 {
-			d.Alpha = 1.5
-		}
-		if !(d.Alpha > 0 && d.Alpha <= 100) {
-			return ferr(p+".alpha", "must be in (0, 100], got %v", d.Alpha)
+		if err := shapeParam(p+".alpha", &d.Alpha, 1.5, 0, 100, true); err != nil {
+			return err
 		}
 		if d.Max != 0 && d.Max < d.Min {
 			return ferr(p+".max", "is below min (%v < %v)", float64(d.Max), float64(d.Min))
 		}
 	case distBimodal:
-		if d.LongFrac == 0 {
-			d.LongFrac = 0.1
-		}
-		if !(d.LongFrac >= 0 && d.LongFrac <= 1) {
-			return ferr(p+".long_frac", "must be in [0, 1], got %v", d.LongFrac)
+		if err := shapeParam(p+".long_frac", &d.LongFrac, 0.1, 0, 1, false); err != nil {
+			return err
 		}
 	default:
 		return oneOf(p+".dist", d.Dist, distConstant, distUniform, distExponential, distLognormal, distPareto, distBimodal)
+	}
+	return nil
+}
+
+// shapeParam gives a distribution's shape parameter its default when it is
+// 0, then checks it lies in [lo, hi], or (lo, hi] when openLo.
+func shapeParam(path string, v *float64, def, lo, hi float64, openLo bool) *FieldError {
+	if *v == 0 {
+		*v = def
+	}
+	if openLo && !(*v > lo && *v <= hi) {
+		return ferr(path, "must be in (%v, %v], got %v", lo, hi, *v)
+	}
+	if !openLo && !(*v >= lo && *v <= hi) {
+		return ferr(path, "must be in [%v, %v], got %v", lo, hi, *v)
 	}
 	return nil
 }

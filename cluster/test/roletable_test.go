@@ -68,10 +68,18 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/cluster-security.md has no role-table markers")
 	}
-	roles := []cluster.Role{cluster.RoleWorker, cluster.RoleSubmitter, cluster.RoleObserver}
+	// The columns: a worker, a person (a submitter named alice), an admin,
+	// an observer.
+	const person cluster.Role = "person alice"
+	roles := []cluster.Role{cluster.RoleWorker, person, cluster.RoleAdmin, cluster.RoleObserver}
 	perms := map[cluster.Role]cluster.Permissions{}
 	for _, r := range roles {
-		if perms[r], err = cluster.RolePermissions(r, "ws"); err != nil {
+		if r == person {
+			perms[r], err = cluster.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
+		} else {
+			perms[r], err = cluster.RolePermissions(r, "ws")
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,8 +91,8 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 	var rows []row
 	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[2:] {
 		f := strings.Split(strings.Trim(line, "| "), "|")
-		if len(f) != 6 {
-			t.Fatalf("table row %q: want 6 cells", line)
+		if len(f) != 3+len(roles) {
+			t.Fatalf("table row %q: want %d cells", line, 3+len(roles))
 		}
 		for i := range f {
 			f[i] = strings.TrimSpace(f[i])
@@ -125,6 +133,52 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 					t.Errorf("%s may %s %s, and no row of the table says so", role, kind, a)
 				}
 			}
+		}
+	}
+}
+
+// TestReadmeRoleMatrix checks the README's compact role × action matrix
+// against the full table of docs/cluster-security.md (which
+// TestRoleTableMatchesThePermissions checks against the permissions): each
+// README row names an action of the full table and has its cells.
+func TestReadmeRoleMatrix(t *testing.T) {
+	section := func(file, marker string) []string {
+		data, err := os.ReadFile(filepath.Join("..", "..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, table, ok := strings.Cut(string(data), "<!-- "+marker+": begin -->")
+		table, _, ok2 := strings.Cut(table, "<!-- "+marker+": end -->")
+		if !ok || !ok2 {
+			t.Fatalf("%s has no %s markers", file, marker)
+		}
+		return strings.Split(strings.TrimSpace(table), "\n")[2:]
+	}
+	cells := func(line string) []string {
+		f := strings.Split(strings.Trim(line, "| "), "|")
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		return f
+	}
+	full := map[string][]string{}
+	for _, line := range section("docs/cluster-security.md", "role-table") {
+		f := cells(line)
+		full[f[0]] = f[3:] // worker, person, admin, observer
+	}
+	rows := section("README.md", "role-matrix")
+	if len(rows) < 10 {
+		t.Errorf("the README's matrix has %d rows; want the 10 or more that matter", len(rows))
+	}
+	for _, line := range rows {
+		f := cells(line)
+		want, ok := full[f[0]]
+		if !ok {
+			t.Errorf("README matrix row %q: no action of that name in docs/cluster-security.md", f[0])
+			continue
+		}
+		if got := strings.Join(f[1:], " "); got != strings.Join(want, " ") {
+			t.Errorf("README matrix %q: %s; the full table (and the permissions) say %s", f[0], got, strings.Join(want, " "))
 		}
 	}
 }

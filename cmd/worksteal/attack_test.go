@@ -183,8 +183,8 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	// The job: its first task waits for the gate, so the attacks happen
 	// while it runs; no worker runs yet, so the attacker can take a task.
 	cmds := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real0\necho real1\nenv\n"
-	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "submitter.nk")},
-		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("submitter")[2:]...)...)
+	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "admin.nk")},
+		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("admin")[2:]...)...)
 	ctx := testdeadline.Context(t)
 	var cons jetstream.Consumer
 	for cons == nil {

@@ -39,7 +39,7 @@ func TestOneCredentialPerHolder(t *testing.T) {
 		return p, waitFor(t, p.stdout, `JetStream on (\S+)`)[1]
 	}
 	serve, url := startServe()
-	waitFor(t, serve.stdout, `authentication 7 nkey users`)
+	waitFor(t, serve.stdout, `authentication 8 nkey users`)
 	runJob := func(who, url, id string) (int, string, string) {
 		return run(t, "echo "+id+"\n", nil, append([]string{"run", "--nats", url, "--job", id}, creds(who)...)...)
 	}
@@ -81,7 +81,7 @@ func TestOneCredentialPerHolder(t *testing.T) {
 	serve.cmd.Process.Signal(syscall.SIGTERM)
 	<-serve.done
 	serve, url2 := startServe()
-	waitFor(t, serve.stdout, `authentication 6 nkey users`)
+	waitFor(t, serve.stdout, `authentication 7 nkey users`)
 	if url2 != url {
 		// Port 0: the restarted server listens elsewhere; w1 reconnects
 		// only to the old address, so start it again.

@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // The differential cases of issue 29: what a script met that GNU parallel
 // 20221122 does otherwise, most dangerous first. TestGNUParallel runs them
@@ -114,8 +117,11 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.5 --limit exit 0", args: []string{"-k", "--limit", "exit 0", "echo", ":::", "a", "b"}},
 	{name: "29.5 --limit 'mem 1k'", args: []string{"-k", "--limit", "mem 1k", "echo", ":::", "a", "b"}},
 	{name: "29.5 --limit 'load 100'", args: []string{"-k", "--limit", "load 100", "echo", ":::", "a", "b"}},
-	{name: "29.5 --limit: 2 kills the youngest job", args: []string{"-j2", "--joblog", "jl", "--limit", "if [ -e stop ] && [ ! -e killed ]; then touch killed; exit 2; fi; exit 0",
-		"{}", ":::", "while [ ! -e killed ]; do sleep 0.05; done; echo one", "touch stop; sleep 30"}, joblog: "jl"},
+	// One slot: the job --limit's 2 kills is the one running (GNU asks
+	// again for each running job, youngest first, so with two a race
+	// decides which).
+	{name: "29.5 --limit: 2 kills the youngest job", args: []string{"-j1", "--joblog", "jl", "--limit", "if [ -e stop ] && [ ! -e killed ]; then touch killed; exit 2; fi; exit 0",
+		"{}", ":::", "touch stop; sleep 30", "echo two"}, joblog: "jl"},
 	{name: "29.5 --limit gets $SSHLOGIN", sh: "$P -j1 --limit 'echo \"[$SSHLOGIN]\" > who' echo ::: a; cat who; rm who"},
 	{name: "29.5 --rpl s///g, positions", args: []string{"-k", "--rpl", "{o} s/a/X/g", "echo", "{o}", "{2o}", "{}", ":::", "banana", ":::", "ab"}},
 	{name: "29.5 --rpl statements (the man page's {..})", args: []string{"-k", "--rpl", `{..} s:\.[^/.]+$::;s:\.[^/.]+$::;`, "echo", "{..}", "{1..}", ":::", "a.b.c", "d.e"}},
@@ -169,10 +175,43 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --no-run-if-empty with ::: and sources", args: []string{"-k", "--no-run-if-empty", "echo", "[{1}]", "[{2}]", ":::", "a", "", " ", ":::", "", "b"}},
 	{name: "29.7 -r with only white space runs nothing", args: []string{"-r", "echo", "x"}, stdin: " \n\t\n"},
 	{name: "29.7 --plain --gnu --silent are GNU's defaults", args: []string{"-k", "--plain", "--gnu", "--silent", "echo", ":::", "a", "b"}},
-	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "sleep {}; echo {}", ":::", "0.5", "0"}},
+	// Job 1 waits for job 2 to finish: the output order is certain.
+	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "[ {} = 1 ] && while [ ! -e done2 ]; do sleep 0.05; done; echo {}; touch done{}", ":::", "1", "2"}},
 	{name: "29.7 --bar leaves stdout alone", args: []string{"-k", "--bar", "echo", ":::", "a", "b"}},
 	{name: "29.7 --progress leaves stdout alone", args: []string{"-k", "--progress", "echo", ":::", "a", "b"}},
 	{name: "29.7 {=perl=} is refused", args: []string{"echo", "{=uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
 	{name: "29.7 {=n perl=} is refused", args: []string{"echo", "{=1 uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},
 	{name: "29.7 --help", args: []string{"--help"}, onlyStatus: true},
+	{name: "29.7 -j procfile reads the value from the file", args: []string{"-k", "-j", "pf", "echo", ":::", "a", "b"}, files: map[string]string{"pf": "1\n"}},
+	{name: "29.7 --max-procs procfile with a percentage", args: []string{"-k", "--max-procs", "pf", "echo", ":::", "a", "b"}, files: map[string]string{"pf": "50%"}},
+	{name: "29.7 --er --bnr --dnr --bner rename the path strings", args: []string{"-k", "--er", "XX", "--bnr", "BB", "--dnr", "DD", "--bner", "EE", "echo", "XX", "BB", "DD", "EE", ":::", "x/y/a.b"}},
+	{name: "29.7 --extensionreplace, -U and the long names", args: []string{"-k", "--extensionreplace", "XX", "--basenamereplace", "BB", "--dirnamereplace", "DD", "--basenameextensionreplace", "EE", "echo", "XX", "BB", "DD", "EE", ":::", "x/y/a.b"}},
+	{name: "29.7 -U is retired", args: []string{"-k", "-U", "XX", "echo", "XX", ":::", "a.b"}, onlyStatus: true, refused: true},
+	{name: "29.7 --seqreplace --slotreplace", args: []string{"-k", "-j1", "--seqreplace", "SS", "--slotreplace", "LL", "echo", "SS", "LL", ":::", "a", "b"}},
+	{name: "29.7 --arg-file-sep", args: []string{"-k", "--arg-file-sep", ",,", "echo", ",,", "f", ":::", "x"}, files: map[string]string{"f": "1\n2\n"}},
+	{name: "29.7 --skip-first-line", args: []string{"-k", "--skip-first-line", "echo"}, stdin: "header\na\nb\n"},
+	{name: "29.7 --total-jobs gives {##}", args: []string{"-k", "--plus", "--total-jobs", "5", "echo", "{##}", "{0#}", ":::", "a", "b"}},
+	{name: "29.7 --total", args: []string{"-k", "--plus", "--total", "120", "echo", "{0#}", ":::", "a"}},
+	{name: "29.7 --process-slot-var and $PARALLEL_JOBSLOT0", args: []string{"-k", "-j1", "--process-slot-var", "PSV", "echo $PSV $PARALLEL_JOBSLOT0", ":::", "a", "b"}},
+	// 29.8: the machine's CPUs, counted as GNU counts them: on this
+	// machine, and on a made-up one of 2 sockets, 8 cores, 16 threads
+	// ($PARALLEL_CPUINFO, GNU's own testing hook).
+	{name: "29.8 --number-of-cores", args: []string{"--number-of-cores"}},
+	{name: "29.8 --number-of-cpus", args: []string{"--number-of-cpus"}},
+	{name: "29.8 --number-of-sockets", args: []string{"--number-of-sockets"}},
+	{name: "29.8 --number-of-threads", args: []string{"--number-of-threads"}},
+	{name: "29.8 --number-of-cores of a 2-socket hyperthreaded machine", args: []string{"--number-of-cores", "echo", ":::", "a"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-sockets of a 2-socket machine", args: []string{"--number-of-sockets"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-threads of a hyperthreaded machine", args: []string{"--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.8 --number-of-cpus of a hyperthreaded machine", args: []string{"--number-of-cpus", "--number-of-threads"}, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 }
+
+// fakeCPUInfo is /proc/cpuinfo of a machine of 2 sockets of 4 cores of 2
+// threads each.
+var fakeCPUInfo = func() string {
+	var b strings.Builder
+	for n := range 16 {
+		fmt.Fprintf(&b, "processor\t: %d\nphysical id\t: %d\ncore id\t\t: %d\n\n", n, n/8, n%8/2)
+	}
+	return b.String()
+}()

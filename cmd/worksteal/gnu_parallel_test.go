@@ -41,10 +41,14 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	wsBin = filepath.Join(dir, "worksteal")
-	if out, err := exec.Command("go", "build", "-o", wsBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
-		return 1
+	// WORKSTEAL_TEST_BIN: a worksteal binary built beforehand (a
+	// prepared benchmark script, where no toolchain need be).
+	if wsBin = os.Getenv("WORKSTEAL_TEST_BIN"); wsBin == "" {
+		wsBin = filepath.Join(dir, "worksteal")
+		if out, err := exec.Command("go", "build", "-o", wsBin, ".").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
+			return 1
+		}
 	}
 	// Never the user's ~/.parallel: the notice is accepted in a HOME made
 	// for the test.

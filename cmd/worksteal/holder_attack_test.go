@@ -56,7 +56,7 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	for i := range 3 {
 		cmds.WriteString("echo run >> " + filepath.Join(work, "runs"+strconv.Itoa(i)) + "; while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real" + strconv.Itoa(i) + "\n")
 	}
-	sub := start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("submitter")...)...)
+	sub := start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("admin")...)...)
 	ctx := testdeadline.Context(t)
 	route := ""
 	for route == "" {

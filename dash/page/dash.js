@@ -62,6 +62,10 @@ function drawCluster(st) {
   const note = $("note");
   note.hidden = !st.note;
   note.textContent = st.note || "";
+  // The recorder's refused and discarded messages, by role and reason.
+  const ref = Object.entries(st.refusals || {}).sort();
+  $("refusals").hidden = ref.length === 0;
+  $("refusals").textContent = "refused or discarded: " + ref.map(([k, n]) => k + " " + n).join(", ");
   const up = st.workers.filter((w) => w.status === "up");
   const lost = st.workers.filter((w) => w.status === "lost");
   const slots = up.reduce((a, w) => a + w.slots, 0);

@@ -35,6 +35,13 @@ func connectAs(ctx context.Context, url, name string, role cluster.Role, c clust
 	var nodeOpts []cluster.Option
 	connRole := cluster.Role("")
 	if c.Creds != "" {
+		holder, hrole, named := c.Holder()
+		switch {
+		case named && role == cluster.RoleSubmitter && hrole == cluster.RoleAdmin:
+			role = cluster.RoleAdmin // an admin does what a submitter does, on every job
+		case named && role == cluster.RoleSubmitter && hrole == cluster.RoleSubmitter:
+			nodeOpts = append(nodeOpts, cluster.WithOwner(holder)) // a person: its own jobs only
+		}
 		connRole = role
 		nodeOpts = append(nodeOpts, cluster.WithRole(role))
 	}

@@ -87,6 +87,9 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	role := cluster.RoleSubmitter
 	if verb == "list" {
 		role = cluster.RoleObserver
+		if _, hrole, ok := cfg.creds.FromEnv().Holder(); ok && cfg.role == "" && (hrole == cluster.RoleSubmitter || hrole == cluster.RoleAdmin) {
+			role = cluster.RoleSubmitter // a person lists its own jobs, an admin all
+		}
 	}
 	switch cfg.role {
 	case "":

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -172,17 +173,21 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	addRunClusterFlags(f, &cfg)
 	addGNUFlags(f, &cfg.gnu)
 	addPipeFlags(f, &cfg.pipe)
+	addCPUFlags(f)
 	gnuAbbrev(f)
 	return cmd
 }
 
 // splitArgs cuts the positional arguments into the command template and
 // the input sources after it (":::", ":::+", "::::", "::::+").
-func splitArgs(env *Env, args []string, argSep string) (template []string, sources []runner.Source, err error) {
+func splitArgs(env *Env, args []string, argSep, fileSep string) (template []string, sources []runner.Source, err error) {
 	if argSep == "" {
 		argSep = ":::"
 	}
-	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == "::::" || s == "::::+" }
+	if fileSep == "" {
+		fileSep = "::::"
+	}
+	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == fileSep || s == fileSep+"+" }
 	i := 0
 	for i < len(args) && !isSep(args[i]) {
 		i++
@@ -206,7 +211,7 @@ func splitArgs(env *Env, args []string, argSep string) (template []string, sourc
 		// beside others, none alone); an empty :::: group names no file.
 		vals := args[start:i:i]
 		linked := strings.HasSuffix(sep, "+")
-		if sep == "::::" || sep == "::::+" {
+		if sep == fileSep || sep == fileSep+"+" {
 			for _, name := range vals {
 				src, err := fileSource(env, name)
 				if err != nil {
@@ -314,8 +319,31 @@ func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
 }
 
 // parseSlots reads -j as GNU parallel does: N, +N, -N, N% of the CPUs, 0
-// for as many as there are jobs; "" is one per CPU. At least 1.
+// for as many as there are jobs, or a file that holds one (GNU's -j
+// procfile); "" is one per CPU. At least 1.
 func parseSlots(s string, jobs int) (int, error) {
+	n, err := parseSlotsValue(s, jobs)
+	if err == nil {
+		return n, nil
+	}
+	if st, serr := os.Stat(s); serr == nil && st.Mode().IsRegular() && s != "" {
+		// GNU's -j procfile: the file holds the value (read once here;
+		// GNU rereads it as jobs finish).
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return 0, fmt.Errorf("-j %s: %v", s, err)
+		}
+		v := strings.TrimSpace(string(b))
+		if _, err := os.Stat(v); err == nil {
+			return 0, fmt.Errorf("-j %s: the file holds %q, a file name: want N, +N, -N or N%%", s, v)
+		}
+		return parseSlotsValue(v, jobs)
+	}
+	return 0, err
+}
+
+// parseSlotsValue reads a -j value (not a file).
+func parseSlotsValue(s string, jobs int) (int, error) {
 	cpus := runtime.NumCPU()
 	bad := fmt.Errorf("-j %q: want N, +N, -N (CPUs plus or minus N), N%% (of the CPUs) or 0 (every job at once)", s)
 	var n float64
@@ -385,7 +413,7 @@ func resolveShell(flag string) (string, error) {
 // readJobs builds the batch from the arguments and input sources; slots
 // is the number of slots it will run on (-m and -X spread over them).
 func readJobs(env *Env, f *pflag.FlagSet, cfg runConfig, args []string, slots int) ([]runner.Job, error) {
-	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep)
+	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep, cfg.gnu.argFileSep)
 	if err != nil {
 		return nil, err
 	}
@@ -427,6 +455,9 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
+		return err
+	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
@@ -722,9 +753,9 @@ func retryFailedInput(cfg *runConfig, stderr io.Writer) (*os.File, error) {
 // --retry-failed joblog that holds no commands drops the command line's
 // command, and GNU parallel reads the sources as commands.
 func dropCommand(args []string, cfg runConfig) []string {
-	sep := cfg.gnu.argSep
+	sep, fileSep := cfg.gnu.argSep, cmp.Or(cfg.gnu.argFileSep, "::::")
 	for i, a := range args {
-		if a == sep || a == sep+"+" || a == "::::" || a == "::::+" {
+		if a == sep || a == sep+"+" || a == fileSep || a == fileSep+"+" {
 			return args[i:]
 		}
 	}

@@ -255,8 +255,8 @@ func TestRunRefusesGNUOptionsByName(t *testing.T) {
 	cases := []struct{ flag, want string }{
 		{"--ctag", "GNU parallel's option --ctag is not supported"},
 		{"--tmux", "GNU parallel's option --tmux is not supported"},
-		{"--retry-failed", "GNU parallel's option --retry-failed is not supported"},
-		{"--files", "GNU parallel's option --files (--output-as-files) is not supported"},
+		{"--csv", "GNU parallel's option --csv is not supported"},
+		{"--tee", "GNU parallel's option --tee is not supported"},
 		{"-g", "GNU parallel's option -g is not supported"},
 		{"-S", "GNU parallel's option -S (--sshlogin) is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL"},
 		{"--sshlogin", "use worksteal run --nats URL"},

@@ -85,6 +85,25 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 			in.Template[i] = strings.ReplaceAll(w, g.replace, "{}")
 		}
 	}
+	for i, r := range gnuRenames {
+		if given, ok := gnuChanged(f, r[0]); ok {
+			if g.renames[i] == "" {
+				return fmt.Errorf("%s '': want the string that stands for %s", given, r[2])
+			}
+			in.Template = slices.Clone(in.Template)
+			for k, w := range in.Template {
+				in.Template[k] = strings.ReplaceAll(w, g.renames[i], r[2])
+			}
+		}
+	}
+	if given, ok := gnuChanged(f, "total-jobs"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(g.totalJobs))
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s %q: want the number of jobs, 1 or more", given, g.totalJobs)
+		}
+		in.TotalJobs = n
+	}
+	in.SkipFirstLine = g.skipFirstLine
 	if given, ok := gnuChanged(f, "max-chars"); ok {
 		if g.maxChars < 1 {
 			return fmt.Errorf("%s %d: want a length of 1 or more", given, g.maxChars)
@@ -127,6 +146,12 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Output = runner.OutputUngroup
 	}
 	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	if given, ok := gnuChanged(f, "process-slot-var"); ok {
+		if !envNameRE.MatchString(g.slotVar) {
+			return fmt.Errorf("%s %q: want the name of an environment variable", given, g.slotVar)
+		}
+		rcfg.SlotVar = g.slotVar
+	}
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	if _, ok := gnuChanged(f, "halt"); ok {

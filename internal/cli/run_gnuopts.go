@@ -14,40 +14,56 @@ import (
 // first set fill in (issue 22, part A). Pipe mode, throttling and the
 // semaphore are in run_pipe_flags.go.
 type gnuConfig struct {
-	halt           string   // --halt, --halt-on-error
-	tag            bool     // --tag
-	tagString      string   // --tagstring, --tag-string
-	results        string   // --results, --result, --res
-	null           bool     // -0, --null
-	delimiter      string   // -d, --delimiter
-	maxArgs        string   // -n, --max-args (a count; gnuCount reads it)
-	maxReplaceArgs string   // -N, --max-replace-args (also the records of a --pipe block)
-	contextReplace bool     // -X
-	multiArgs      bool     // -m
-	xargs          bool     // --xargs
-	lineBuffer     bool     // --line-buffer, --lb
-	ungroup        bool     // -u, --ungroup
-	group          bool     // --group
-	eta            bool     // --eta
-	delay          string   // --delay
-	header         string   // --header (also the header of a --pipe block)
-	shuf           bool     // --shuf
-	trim           string   // --trim
-	plus           bool     // --plus
-	env            []string // --env
-	replace        string   // -I, --replace: the replacement string instead of {}
-	argSep         string   // --arg-sep, --argsep: instead of :::
-	eof            string   // -E: the input ends at a line that reads so
-	maxChars       int      // -s, --max-chars: the longest command line
-	tmpDir         string   // --tmpdir, --tempdir: where --cat and --fifo files go
-	noNotice       bool     // --no-notice: accepted (worksteal asks for no citation)
-	verbose        bool     // -v: each command on stdout, with its output
-	trace          bool     // -t, --verbose: each command on stderr as it starts
-	files          bool     // --files, --output-as-files: each job's output to a file, its name printed
-	rpl            []string // --rpl: 'TAG BODY' replacement string definitions
-	noRunIfEmpty   bool     // -r, --no-run-if-empty: skip rows of white space
-	noKeepOrder    bool     // --no-keep-order: undo -k
-	noop           bool     // --plain, --gnu, --silent: GNU's defaults, nothing to do
+	halt           string    // --halt, --halt-on-error
+	tag            bool      // --tag
+	tagString      string    // --tagstring, --tag-string
+	results        string    // --results, --result, --res
+	null           bool      // -0, --null
+	delimiter      string    // -d, --delimiter
+	maxArgs        string    // -n, --max-args (a count; gnuCount reads it)
+	maxReplaceArgs string    // -N, --max-replace-args (also the records of a --pipe block)
+	contextReplace bool      // -X
+	multiArgs      bool      // -m
+	xargs          bool      // --xargs
+	lineBuffer     bool      // --line-buffer, --lb
+	ungroup        bool      // -u, --ungroup
+	group          bool      // --group
+	eta            bool      // --eta
+	delay          string    // --delay
+	header         string    // --header (also the header of a --pipe block)
+	shuf           bool      // --shuf
+	trim           string    // --trim
+	plus           bool      // --plus
+	env            []string  // --env
+	replace        string    // -I, --replace: the replacement string instead of {}
+	argSep         string    // --arg-sep, --argsep: instead of :::
+	eof            string    // -E: the input ends at a line that reads so
+	maxChars       int       // -s, --max-chars: the longest command line
+	tmpDir         string    // --tmpdir, --tempdir: where --cat and --fifo files go
+	noNotice       bool      // --no-notice: accepted (worksteal asks for no citation)
+	verbose        bool      // -v: each command on stdout, with its output
+	trace          bool      // -t, --verbose: each command on stderr as it starts
+	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
+	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
+	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
+	noKeepOrder    bool      // --no-keep-order: undo -k
+	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
+	argFileSep     string    // --arg-file-sep: instead of ::::
+	renames        [6]string // --er, --bnr, --dnr, --bner, --seqreplace, --slotreplace: instead of {.} {/} {//} {/.} {#} {%}
+	skipFirstLine  bool      // --skip-first-line: the input's first line is not used
+	totalJobs      string    // --total-jobs, --total: the number {##} gives
+	slotVar        string    // --process-slot-var: the variable that gets the slot number - 1
+}
+
+// gnuRenames are GNU's options that rename a replacement string, in the
+// order of gnuConfig.renames, with the string each renames.
+var gnuRenames = [6][3]string{
+	{"extensionreplace", "er", "{.}"},
+	{"basenamereplace", "bnr", "{/}"},
+	{"dirnamereplace", "dnr", "{//}"},
+	{"basenameextensionreplace", "bner", "{/.}"},
+	{"seqreplace", "", "{#}"},
+	{"slotreplace", "", "{%}"},
 }
 
 // addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
@@ -100,6 +116,20 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")
 	f.BoolVar(&g.noop, "plain", false, "accepted for GNU parallel's sake (worksteal reads no profile)")
 	gnuAlias(f, "plain", "gnu", "silent")
+	f.StringVar(&g.argFileSep, "arg-file-sep", "", "use this string instead of :::: (and STRING+ instead of ::::+)")
+	gnuAlias(f, "arg-file-sep", "argfilesep")
+	for i, r := range gnuRenames {
+		f.StringVar(&g.renames[i], r[0], "", "use this string instead of "+r[2])
+		if r[1] != "" {
+			gnuAlias(f, r[0], r[1])
+		}
+	}
+	f.BoolVar(&g.skipFirstLine, "skip-first-line", false, "do not use the first line of the input")
+	gnuAlias(f, "skip-first-line", "skipfirstline")
+	f.StringVar(&g.totalJobs, "total-jobs", "", "the number of jobs {##} gives (GNU parallel's, for a stream it cannot count)")
+	gnuAlias(f, "total-jobs", "totaljobs", "total")
+	f.StringVar(&g.slotVar, "process-slot-var", "", "give each job this environment variable set to its slot number - 1 (as $PARALLEL_JOBSLOT0)")
+	gnuAlias(f, "process-slot-var", "processslotvar")
 	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
 	gnuAlias(f, "files", "output-as-files", "outputasfiles")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
@@ -191,11 +221,8 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"arg-file-sep|argfilesep",
-	"i",
-	"extensionreplace|er", "U", "basenamereplace|bnr", "dirnamereplace|dnr",
-	"basenameextensionreplace|bner", "seqreplace", "slotreplace", "parens",
-	"csv", "skip-first-line|skipfirstline", "linkinputsource|xapplyinputsource",
+	"i", "U", "parens",
+	"csv", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll", "ctag", "ctag-string|ctagstring",
@@ -203,10 +230,9 @@ var gnuOptions = gnuOptionSet(
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
 	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq", "number-of-cpus|numberofcpus",
-	"number-of-cores|numberofcores", "number-of-sockets|numberofsockets", "number-of-threads|numberofthreads",
+	"noswap", "memsuspend", "term-seq|termseq",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
-	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads", "process-slot-var|processslotvar",
+	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
 	"interactive|p", "open-tty|o", "tty", "T", "exit|x", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
@@ -220,7 +246,7 @@ var gnuOptions = gnuOptionSet(
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
-	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion",
+	"minversion", "version|V", "D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 
 func gnuOptionSet(specs ...string) map[string]string {

@@ -35,6 +35,9 @@ type serveConfig struct {
 	http          string        // dashboard address, "" for none
 	stream        string        // the dashboard's stream name
 	security      serveSecurity // serve_security.go
+	limits        cluster.StorageLimits
+	taskMiB       int64 // --max-task-mib
+	resultMiB     int64 // --max-result-mib
 }
 
 func newServeCommand(env *Env) *cobra.Command {
@@ -75,6 +78,9 @@ of a server, run three with --cluster-listen and --routes to each other
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
 	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects (the recorder's, and the dashboard's with --http)")
+	f.Int64Var(&cfg.limits.Tasks, "max-tasks", cluster.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
+	f.Int64Var(&cfg.taskMiB, "max-task-mib", cluster.DefaultStorageLimits.TaskBytes>>20, "most MiB the task stream holds (0: no limit)")
+	f.Int64Var(&cfg.resultMiB, "max-result-mib", cluster.DefaultStorageLimits.ResultBytes>>20, "most MiB the results bucket holds: a result past it waits until finished jobs are deleted (0: no limit)")
 	addServeSecurityFlags(cmd, &cfg.security)
 	return cmd
 }
@@ -195,6 +201,11 @@ func runServe(env *Env, cmd *cobra.Command, cfg serveConfig) error {
 		}
 		fmt.Fprintf(out, "worksteal serve: cluster %s on %s, routes %s\n", o.Cluster.Name, cfg.clusterListen, strings.Join(rs, ","))
 	}
+	if cfg.limits.Tasks < 0 || cfg.taskMiB < 0 || cfg.resultMiB < 0 {
+		return usageError(fmt.Errorf("serve: --max-tasks %d, --max-task-mib %d, --max-result-mib %d: each must be 0 (no limit) or more", cfg.limits.Tasks, cfg.taskMiB, cfg.resultMiB))
+	}
+	cfg.limits.TaskBytes, cfg.limits.ResultBytes = cfg.taskMiB<<20, cfg.resultMiB<<20
+	fmt.Fprintf(out, "worksteal serve: storage limits: %s\n", cfg.limits)
 	ctx, cancel := context.WithCancel(env.Ctx)
 	defer cancel()
 	recDone := make(chan struct{})
@@ -233,7 +244,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 		return
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, cluster.WithStream(cfg.stream), cluster.WithName("recorder"))
+	node, err := cluster.New(nc, cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits))
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
 		return
@@ -246,7 +257,11 @@ func runRecorder(ctx context.Context, s *server.Server, cfg serveConfig, errs io
 			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
 			return
 		}
-		fmt.Fprintf(errs, "worksteal serve: refused a worker's %s: %s: %s\n", op, reason, detail)
+		who := "a worker's"
+		if strings.HasPrefix(op, "own.") {
+			who = "a person's" // the owner service
+		}
+		fmt.Fprintf(errs, "worksteal serve: refused %s %s: %s: %s\n", who, op, reason, detail)
 	})
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)

@@ -67,8 +67,8 @@ func usersFiles(ul userList) (jsonData, conf []byte, err error) {
 	fmt.Fprintf(&b, "# worksteal's nkey users (one per holder), with their roles' least-privilege\n# permissions; written from %s by worksteal serve init and serve credentials.\nusers = [\n", usersFile)
 	for _, u := range ul.Users {
 		name := u.Name
-		if name == string(u.Role) {
-			name = "" // a role's shared key: the role's permissions
+		if name == string(u.Role) && u.Role != cluster.RoleSubmitter {
+			name = "" // a role's shared key: the role's permissions (a submitter is always a person)
 		}
 		perm, err := cluster.RolePermissionsFor(u.Role, ul.Stream, name)
 		if err != nil {
@@ -144,7 +144,7 @@ clients reconnect by themselves.`,
 			return runCredentialsAdd(cmd.OutOrStdout(), dir, cluster.Role(role), name, validFor)
 		},
 	}
-	add.Flags().StringVar(&role, "role", "", "worker, submitter or observer")
+	add.Flags().StringVar(&role, "role", "", "worker, submitter (a person or CI system: its own jobs only), observer or admin (every job)")
 	add.Flags().DurationVar(&validFor, "valid-for", 2*365*24*time.Hour, "validity of the client certificate")
 	revoke := &cobra.Command{
 		Use:   "revoke --dir DIR --name NAME",
@@ -182,7 +182,7 @@ func runCredentialsAdd(out io.Writer, dir string, role cluster.Role, name string
 		return usageError(errors.New("serve credentials add: --dir and --name are required"))
 	}
 	if !slices.Contains(cluster.Roles, role) {
-		return usageError(fmt.Errorf("serve credentials add: --role %q: want worker, submitter or observer", role))
+		return usageError(fmt.Errorf("serve credentials add: --role %q: want worker, submitter, observer or admin", role))
 	}
 	if !credNamePattern.MatchString(name) {
 		return usageError(fmt.Errorf("serve credentials add: --name %q: use letters, digits, '-' and '_'", name))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ type serveInitConfig struct {
 	dir      string
 	stream   string
 	hosts    []string
+	workers  []string // --workers: a key of its own per worker
 	mtls     bool
 	noTLS    bool
 	force    bool
@@ -86,6 +88,7 @@ files are kept unless --force.`,
 	f.StringVar(&cfg.dir, "dir", "", "directory to write the configuration, credentials and certificates in")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the tier's stream, buckets and subjects that the permissions cover")
 	f.StringSliceVar(&cfg.hosts, "host", nil, "DNS name or IP address that clients and other servers reach a server by (repeatable; default: this host's name, localhost, 127.0.0.1)")
+	f.StringSliceVar(&cfg.workers, "workers", nil, "also write a key of its own for each of these workers (NAME.nk; worksteal worker --creds NAME.nk registers as NAME)")
 	f.BoolVar(&cfg.mtls, "mtls", false, "require client certificates (mutual TLS) and write one per role")
 	f.BoolVar(&cfg.noTLS, "no-tls", false, "authentication only, no TLS (for a network that has its own encryption)")
 	f.BoolVar(&cfg.force, "force", false, "replace existing files (new keys: every client needs the new credentials)")
@@ -130,8 +133,26 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		}
 		seed, _ := kp.Seed()
 		pub, _ := kp.PublicKey()
-		add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
+		if r == cluster.RoleWorker {
+			// The workers' shared key (a key per worker: serve credentials add).
+			add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
+		} else {
+			// A holder of its own: the submitter key is a person named
+			// "submitter" (its jobs are submitter.<id>), the admin's sees all.
+			add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials of %s: an nkey seed. Secret: give it only to %s.\n# Its public key, in users.conf: %s\n%s\n", r, r, r, pub, seed))
+		}
 		ul.Users = append(ul.Users, credUser{Name: string(r), Role: r, Nkey: pub})
+	}
+	for _, w := range cfg.workers {
+		if !credNamePattern.MatchString(w) || slices.Contains(cluster.Roles, cluster.Role(w)) || files[w+".nk"] != nil {
+			return usageError(fmt.Errorf("serve init: --workers %q: use distinct names of letters, digits, '-' and '_', not a role's", w))
+		}
+		pub, seed, err := newUser(w, cluster.RoleWorker)
+		if err != nil {
+			return err
+		}
+		add(w+".nk", seed)
+		ul.Users = append(ul.Users, credUser{Name: w, Role: cluster.RoleWorker, Nkey: pub})
 	}
 	usersJSON, usersConf, err := usersFiles(ul)
 	if err != nil {
@@ -167,13 +188,17 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		add(routeCertFile, cert)
 		add(routeKeyFile, key)
 		if cfg.mtls {
+			holders := append([]string{}, cfg.workers...)
 			for _, r := range cluster.Roles {
-				cert, key, err := ca.Issue("worksteal "+string(r), nil, pki.Client, cfg.validFor)
+				holders = append(holders, string(r))
+			}
+			for _, h := range holders {
+				cert, key, err := ca.Issue("worksteal "+h, nil, pki.Client, cfg.validFor)
 				if err != nil {
 					return err
 				}
-				add(string(r)+"-cert.pem", cert)
-				add(string(r)+"-key.pem", key)
+				add(h+"-cert.pem", cert)
+				add(h+"-key.pem", key)
 			}
 		}
 		p := func(name string) string { return quoteConf(filepath.Join(dir, name)) }
@@ -235,14 +260,17 @@ cluster {
 	if !cfg.noTLS {
 		tlsFlags = " --tls-ca " + filepath.Join(dir, caFile)
 	}
-	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}} {
+	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}, {"job list --nats URL", "admin"}} {
 		mt := ""
 		if cfg.mtls {
 			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.role+"-cert.pem"), filepath.Join(dir, r.role+"-key.pem"))
 		}
 		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.role+".nk"), tlsFlags, mt)
 	}
-	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk"}, ", "))
+	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk", "admin.nk"}, ", "))
+	for _, w := range cfg.workers {
+		fmt.Fprintf(out, "  %-12s worksteal worker --nats URL --creds %s (registers as %s only)\n", w+":", filepath.Join(dir, w+".nk"), w)
+	}
 	fmt.Fprintf(out, "  a key per person or worker, revoked alone: worksteal serve credentials add --dir %s --role ROLE --name NAME\n", dir)
 	return nil
 }

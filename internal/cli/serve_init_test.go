@@ -39,8 +39,8 @@ func TestServeInitWritesWhatServeLoads(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v on %s: %v", tc.flags, listen, err)
 			}
-			if len(o.Nkeys) != 3 || (o.TLSConfig != nil) != tc.tls || (o.Cluster.TLSConfig != nil) != tc.tls {
-				t.Errorf("%v: %d nkey users, TLS %v, route TLS %v; want 3, %v, %v", tc.flags, len(o.Nkeys), o.TLSConfig != nil, o.Cluster.TLSConfig != nil, tc.tls, tc.tls)
+			if len(o.Nkeys) != 4 || (o.TLSConfig != nil) != tc.tls || (o.Cluster.TLSConfig != nil) != tc.tls {
+				t.Errorf("%v: %d nkey users, TLS %v, route TLS %v; want 4, %v, %v", tc.flags, len(o.Nkeys), o.TLSConfig != nil, o.Cluster.TLSConfig != nil, tc.tls, tc.tls)
 			}
 			if tc.tls && (o.TLSConfig.ClientAuth == tls.RequireAndVerifyClientCert) != tc.mtls {
 				t.Errorf("%v: client certificates required %v; want %v", tc.flags, o.TLSConfig.ClientAuth == tls.RequireAndVerifyClientCert, tc.mtls)

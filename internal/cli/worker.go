@@ -150,7 +150,7 @@ to other workers, and its running tasks go on.`,
 	f := cmd.Flags()
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
 	f.IntVarP(&cfg.slots, "jobs", "j", 0, "tasks run at once (default: number of CPUs)")
-	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: host-pid)")
+	f.StringVar(&cfg.name, "name", "", "worker name in results and joblogs (default: the name its --creds key was made for, else host-pid)")
 	f.StringArrayVar(&cfg.labels, "label", nil, "a label of this worker, KEY=VALUE (repeatable): tasks that require it (run --require) run only on workers that have it")
 	f.StringVar(&cfg.load, "load", "", "take no new tasks while the machine's load (processes running or waiting for the disk) is this or more: N, +N, -N (CPUs plus or minus N) or N% of the CPUs, as run --load; running tasks go on")
 	f.StringVar(&cfg.memFree, "memfree", "", "take no new tasks while the machine has less free memory than this (2G, 500M, as run --memfree; a running task is never killed)")
@@ -226,6 +226,13 @@ func runWorker(env *Env, cmd *cobra.Command, cfg workerConfig) error {
 	opts := cfg.clusterFlags.options()
 	if cfg.slots > 0 {
 		opts = append(opts, cluster.WithSlots(cfg.slots))
+	}
+	if cfg.name == "" {
+		// A worker's key of its own (serve credentials add, serve init
+		// --workers) names it: it may register only under that name.
+		if holder, role, ok := cfg.creds.FromEnv().Holder(); ok && role == cluster.RoleWorker {
+			cfg.name = holder
+		}
 	}
 	if cfg.name != "" {
 		opts = append(opts, cluster.WithName(cfg.name))

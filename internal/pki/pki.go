@@ -40,21 +40,14 @@ type CA struct {
 
 // NewCA makes a CA named name whose certificate is valid for validFor.
 func NewCA(name string, validFor time.Duration) (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, tmpl, err := newKeyAndTemplate(name, validFor)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: name, Organization: []string{"worksteal"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(validFor),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
+	tmpl.BasicConstraintsValid = true
+	tmpl.IsCA = true
+	tmpl.MaxPathLenZero = true
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		return nil, err
@@ -101,19 +94,12 @@ func (ca *CA) Issue(name string, hosts []string, usage Usage, validFor time.Dura
 	if usage == Server && len(hosts) == 0 {
 		return nil, nil, errors.New("pki: a server certificate needs at least one host")
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, tmpl, err := newKeyAndTemplate(name, validFor)
 	if err != nil {
 		return nil, nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: name, Organization: []string{"worksteal"}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validFor),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	if usage == Server {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
 		for _, h := range hosts {
@@ -133,6 +119,23 @@ func (ca *CA) Issue(name string, hosts []string, usage Usage, validFor time.Dura
 		return nil, nil, err
 	}
 	return pemBlock("CERTIFICATE", der), kp, nil
+}
+
+// newKeyAndTemplate makes a P-256 key and the part of a certificate that
+// every certificate here shares: a random serial, the subject name, and a
+// validity that starts an hour ago (clocks of a deployment drift).
+func newKeyAndTemplate(name string, validFor time.Duration) (*ecdsa.PrivateKey, *x509.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	return key, &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: name, Organization: []string{"worksteal"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(validFor),
+	}, nil
 }
 
 func keyPEM(k *ecdsa.PrivateKey) ([]byte, error) {

@@ -1,0 +1,92 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// The recorder's refusal counts, for the dashboard: every second that they
+// changed, the recorder publishes them on <stream>.refusals (only serve's
+// recorder may; observers may hear it), keyed "<role>/<reason>": the role
+// whose request or message was refused or discarded (worker: a recorder
+// request; person: an owner-service request; task: a task message of no
+// job, purged) and the reason (Refused*, DiscardedNoJob).
+
+// refusalsEvery is how often the recorder publishes changed counts.
+var refusalsEvery = time.Second
+
+// refusalKey is the key of a refusal of op for reason.
+func refusalKey(op, reason string) string {
+	switch {
+	case reason == DiscardedNoJob:
+		return "task/" + reason
+	case strings.HasPrefix(op, "own."):
+		return "person/" + reason
+	}
+	return "worker/" + reason
+}
+
+func (n *Node) refusalsSubject() string { return n.opts.stream + ".refusals" }
+
+// publishRefusals publishes the counts by role and reason when they change,
+// until ctx is done.
+func (r *recorder) publishRefusals(ctx context.Context) {
+	t := time.NewTicker(refusalsEvery)
+	defer t.Stop()
+	var last map[string]int64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		now := cloneCounts(r.stats.RefusedBy)
+		r.mu.Unlock()
+		if equalCounts(now, last) {
+			continue
+		}
+		data, _ := json.Marshal(now)
+		if r.n.nc.Publish(r.n.refusalsSubject(), data) == nil {
+			last = now
+		}
+	}
+}
+
+// onRefusals keeps the recorder's latest counts (Observer).
+func (o *Observer) onRefusals(m *nats.Msg) {
+	var counts map[string]int64
+	if json.Unmarshal(m.Data, &counts) != nil {
+		return
+	}
+	o.mu.Lock()
+	o.refusals = counts
+	o.mu.Unlock()
+}
+
+func cloneCounts(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]int64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func equalCounts(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
