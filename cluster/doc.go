@@ -455,7 +455,7 @@
 // requests are out, the results that finish meanwhile go together in the
 // next. A watcher that finds a peer lost asks the recorder
 // (ws.rec.<name>.lost), which pings the peer itself (no responders: its
-// connection is gone) or finds it silent for 2 s, and naks what its table
+// connection is gone) or finds it silent for (aliveMisses-1) heartbeats, and naks what its table
 // says that Serve holds. Refusals are counted by reason (RecorderStats)
 // and reported (serve logs each). The submitter, for its part, counts no
 // parentless result outside its task list and no listed child that is not

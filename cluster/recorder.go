@@ -114,7 +114,17 @@ type holding struct {
 type tappedServe struct {
 	worker, id string
 	sub        *nats.Subscription
-	processed  int64 // deliveries noted (noteDelivery); under hmu
+	done       chan struct{} // closed when untapped
+	processed  int64         // deliveries noted (noteDelivery); under hmu
+}
+
+// tapQueue bounds the deliveries of one Serve read but not yet noted.
+const tapQueue = 1 << 16
+
+// untap ends t's subscription and its goroutine. Called with hmu held.
+func (t *tappedServe) untap() {
+	t.sub.Unsubscribe()
+	close(t.done)
 }
 
 // tapKey keys the tapped Serves by worker and Serve id: a hello that names
@@ -271,7 +281,7 @@ func (r *recorder) prune(ctx context.Context) {
 	r.hmu.Lock()
 	for k, t := range r.tapped {
 		if now.Sub(r.heard[t.id]) > serveIdle {
-			t.sub.Unsubscribe()
+			t.untap()
 			delete(r.tapped, k)
 		}
 	}
@@ -330,13 +340,26 @@ func (r *recorder) tap(worker, id string) error {
 	if _, ok := r.tapped[tapKey(worker, id)]; ok {
 		return nil
 	}
-	t := &tappedServe{worker: worker, id: id}
-	sub, err := r.n.nc.Subscribe(r.n.deliverySubject(worker, id)+".*", func(m *nats.Msg) { r.noteDelivery(t, m) })
+	// A channel subscription: the connection's reader puts each delivery
+	// in ch, counting it (Delivered), before it reads the next message, a
+	// request about it included (see caughtUpLocked).
+	t := &tappedServe{worker: worker, id: id, done: make(chan struct{})}
+	ch := make(chan *nats.Msg, tapQueue)
+	sub, err := r.n.nc.ChanSubscribe(r.n.deliverySubject(worker, id)+".*", ch)
 	if err != nil {
 		return err
 	}
-	sub.SetPendingLimits(-1, -1)
 	t.sub = sub
+	go func() {
+		for {
+			select {
+			case m := <-ch:
+				r.noteDelivery(t, m)
+			case <-t.done:
+				return
+			}
+		}
+	}()
 	r.tapped[tapKey(worker, id)] = t
 	r.heard[id] = time.Now()
 	return nil
@@ -346,7 +369,7 @@ func (r *recorder) untapAll() {
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
 	for _, t := range r.tapped {
-		t.sub.Unsubscribe()
+		t.untap()
 	}
 }
 
@@ -365,22 +388,19 @@ func (r *recorder) noteDelivery(t *tappedServe, m *nats.Msg) {
 	r.hmu.Unlock()
 }
 
-// caughtUp says the recorder has noted every delivery to worker that its
-// connection has read: what each of the worker's tap subscriptions has
-// queued or handed to its callback, noteDelivery has processed. Called
-// with hmu held. The connection reads in order, and the server sent a
-// delivery to the recorder before the worker could ask about it, so once
-// caught up after a request arrived, a delivery not in the table was not
-// made to that worker. (Pending is read before Delivered: a message
-// moving between the two is counted twice, which only waits longer.)
+// caughtUpLocked says the recorder has noted every delivery to worker
+// that its connection has read: as many as each of the worker's tap
+// subscriptions has put in its channel (Delivered). Called with hmu held.
+// The connection reads in order, and the server sent a delivery to the
+// recorder before the worker could ask about it, so once caught up after a
+// request arrived, a delivery not in the table was not made to that
+// worker.
 func (r *recorder) caughtUpLocked(worker string) bool {
 	for _, t := range r.tapped {
 		if t.worker != worker {
 			continue
 		}
-		p, _, err1 := t.sub.Pending()
-		d, err2 := t.sub.Delivered()
-		if err1 == nil && err2 == nil && t.processed < int64(p)+d {
+		if d, err := t.sub.Delivered(); err == nil && t.processed < d {
 			return false
 		}
 	}
