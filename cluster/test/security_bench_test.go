@@ -259,7 +259,7 @@ func serverMain() int {
 	for _, r := range cluster.Roles {
 		e.publics[r] = pub(filepath.Join(dir, string(r)+".nk"))
 	}
-	e.adminPub = pub(filepath.Join(dir, "admin.nk"))
+	e.adminPub = pub(filepath.Join(dir, "root.nk"))
 	o := &server.Options{ServerName: "bench", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: os.Getenv(envURL), NoLog: true, NoSigs: true}
 	if os.Getenv(envAuth) == "true" {
 		users, err := e.nkeyUsers()
@@ -297,7 +297,7 @@ func serverMain() int {
 	if os.Getenv(envAuth) == "true" {
 		// The recorder that worker-role workers write through, in the
 		// server's process, as worksteal serve runs it.
-		auth, err := nats.NkeyOptionFromSeed(filepath.Join(dir, "admin.nk"))
+		auth, err := nats.NkeyOptionFromSeed(filepath.Join(dir, "root.nk"))
 		if err != nil {
 			panic(err)
 		}

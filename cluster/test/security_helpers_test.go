@@ -64,7 +64,7 @@ func newSecureEnv(t testing.TB) *secureEnv {
 	for _, r := range cluster.Roles {
 		e.seeds[r], e.publics[r] = newUser(string(r))
 	}
-	e.adminSeed, e.adminPub = newUser("admin")
+	e.adminSeed, e.adminPub = newUser("root") // not "admin": that is RoleAdmin's file
 
 	ca, err := pki.NewCA("test CA", time.Hour)
 	if err != nil {
