@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/cli/benchcmd"
 )
 
 // runCLI runs the worksteal command line and returns its exit code and output.
@@ -145,19 +147,19 @@ func TestBenchList(t *testing.T) {
 // machine), unless --retry-budget is given.
 func TestBenchQuickBoundsItsReRuns(t *testing.T) {
 	cases := []struct {
-		cfg   benchConfig
+		cfg   benchcmd.BenchConfig
 		given bool
 		want  time.Duration
 	}{
-		{benchConfig{quick: true, retryBudget: time.Minute}, false, quickRetryBudget},
-		{benchConfig{quick: true, retryBudget: 2 * time.Minute}, true, 2 * time.Minute},
-		{benchConfig{retryBudget: time.Minute}, false, time.Minute},
+		{benchcmd.BenchConfig{Quick: true, RetryBudget: time.Minute}, false, benchcmd.QuickRetryBudget},
+		{benchcmd.BenchConfig{Quick: true, RetryBudget: 2 * time.Minute}, true, 2 * time.Minute},
+		{benchcmd.BenchConfig{RetryBudget: time.Minute}, false, time.Minute},
 	}
 	for _, c := range cases {
 		cfg := c.cfg
-		cfg.quickDefaults(c.given)
-		if cfg.retryBudget != c.want {
-			t.Errorf("quick=%v, --retry-budget given=%v: retry budget %v; want %v", c.cfg.quick, c.given, cfg.retryBudget, c.want)
+		cfg.QuickDefaults(c.given)
+		if cfg.RetryBudget != c.want {
+			t.Errorf("quick=%v, --retry-budget given=%v: retry budget %v; want %v", c.cfg.Quick, c.given, cfg.RetryBudget, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/cli/benchcmd"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -47,7 +48,7 @@ func flagValues() map[string]map[string]func() []string {
 		},
 		"worksteal bench": {
 			"workloads": bench.Workloads,
-			"impls":     implNames,
+			"impls":     benchcmd.ImplNames,
 			"progress":  fixed("auto", "bar", "lines", "none"),
 		},
 		"worksteal trace record":  {"workload": traceWorkloads},
@@ -102,7 +103,7 @@ func registerCompletions(root *cobra.Command) {
 		cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			switch len(args) {
 			case 0:
-				return withPrefix(implNames(), toComplete), cobra.ShellCompDirectiveNoFileComp
+				return withPrefix(benchcmd.ImplNames(), toComplete), cobra.ShellCompDirectiveNoFileComp
 			case 1:
 				return withPrefix(bench.Workloads(), toComplete), cobra.ShellCompDirectiveNoFileComp
 			}

@@ -1,25 +1,17 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/cluster"
-	"github.com/worksteal/worksteal/dash"
-	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
-func init() { addCommand(newDashCommand) }
+func init() { cmdenv.AddCommand(newDashCommand) }
 
 // dashConfig is what the flags of "worksteal dash" fill in.
 type dashConfig struct {
@@ -31,7 +23,7 @@ type dashConfig struct {
 	creds     cluster.Credentials // client_security.go
 }
 
-func newDashCommand(env *Env) *cobra.Command {
+func newDashCommand(env *cmdenv.Env) *cobra.Command {
 	var cfg dashConfig
 	cmd := &cobra.Command{
 		Use:   "dash --nats URL [--http HOST:PORT]",
@@ -59,24 +51,8 @@ worksteal serve --http starts the same dashboard beside its server.`,
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects")
 	f.StringVar(&cfg.straggler, "straggler", "200%", "a running task is a straggler past this percentage of its job's median run time")
 	f.BoolVar(&cfg.insecure, "insecure", false, "allow an --http address reachable from the network (the page has no authentication of its own)")
-	addCredentialFlags(f, &cfg.creds, "")
+	cmdenv.AddCredentialFlags(f, &cfg.creds, "")
 	return cmd
-}
-
-// checkDashboardAddr refuses a dashboard address reachable from the network
-// unless insecure: the page has no authentication of its own and shows
-// every job, task, worker and failure of the cluster to whoever reaches
-// it. Loopback (the default) is for one machine, or for a tunnel or a
-// reverse proxy that authenticates.
-func checkDashboardAddr(addr string, insecure bool) error {
-	host, _, err := splitHostPort("http", addr)
-	if err != nil {
-		return err
-	}
-	if exposed(host) && !insecure {
-		return fmt.Errorf("--http %s is reachable from the network, and the dashboard has no authentication: anyone who reaches it sees every job, task and worker. Bind it to loopback (127.0.0.1:PORT) and reach it through an SSH tunnel or an authenticating reverse proxy, or give --insecure on a network you trust", addr)
-	}
-	return nil
 }
 
 // parseStraggler reads --straggler: a percentage of at least 100%.
@@ -88,74 +64,22 @@ func parseStraggler(s string) (float64, error) {
 	return p / 100, nil
 }
 
-func runDash(env *Env, cmd *cobra.Command, cfg dashConfig) error {
+func runDash(env *cmdenv.Env, cmd *cobra.Command, cfg dashConfig) error {
 	factor, err := parseStraggler(cfg.straggler)
 	if err != nil {
-		return usageError(err)
+		return cmdenv.UsageError(err)
 	}
-	if err := checkDashboardAddr(cfg.http, cfg.insecure); err != nil {
-		return usageError(err)
+	if err := cmdenv.CheckDashboardAddr(cfg.http, cfg.insecure); err != nil {
+		return cmdenv.UsageError(err)
 	}
-	nc, ctx, _, err := connectAs(env.Ctx, cfg.nats, "worksteal dash", cluster.RoleObserver, cfg.creds, cmd.ErrOrStderr())
+	nc, ctx, _, err := cmdenv.ConnectAs(env.Ctx, cfg.nats, "worksteal dash", cluster.RoleObserver, cfg.creds, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	err = serveDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
-	if r := refused(ctx); r != nil {
+	err = cmdenv.ServeDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
+	if r := cmdenv.Refused(ctx); r != nil {
 		return r
-	}
-	return err
-}
-
-// serveDashboard runs an observer of the cluster behind nc and its
-// dashboard on addr until ctx is done.
-func serveDashboard(ctx context.Context, nc *nats.Conn, ocfg cluster.ObserverConfig, addr string, out io.Writer) error {
-	obs, err := cluster.NewObserver(nc, ocfg)
-	if err != nil {
-		return usageError(err)
-	}
-	return serveHTTP(ctx, addr, clusterdash.New(obs, dash.Config{}), out, obs.Run)
-}
-
-// serveHTTP serves h on addr, with work running beside it, until ctx is
-// done; it prints the dashboard's URL once it listens.
-func serveHTTP(ctx context.Context, addr string, h http.Handler, out io.Writer, work func(context.Context) error) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
-	}
-	return serveListener(ctx, ln, h, out, work)
-}
-
-// serveListener is serveHTTP on a listener.
-func serveListener(ctx context.Context, ln net.Listener, h http.Handler, out io.Writer, work func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var err error
-	defer cancel()
-	// The requests' contexts end with ctx, so open event streams end too.
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	workDone := make(chan error, 1)
-	go func() { workDone <- work(ctx) }()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(out, "worksteal dashboard on http://%s/\n", ln.Addr())
-	select {
-	case <-ctx.Done():
-	case err = <-workDone:
-		cancel()
-	case err = <-served:
-		cancel()
-	}
-	if c, ok := h.(interface{ Close() }); ok {
-		c.Close() // end the event streams
-	}
-	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer scancel()
-	srv.Shutdown(sctx) // SSE streams end with their requests' contexts
-	srv.Close()
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
 // One exit-status scheme for every command: 0 done, 1 the work failed,
@@ -45,7 +47,7 @@ func TestExitStatusScheme(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.msg)
 		}
-		if code == exitUsage && out != "" { // refused before running anything
+		if code == cmdenv.ExitUsage && out != "" { // refused before running anything
 			t.Errorf("%q: refused, yet printed %q", tc.args, out)
 		}
 	}
@@ -61,24 +63,24 @@ func TestExitStatusScheme(t *testing.T) {
 func TestExitStatusInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		ctx, cancel := context.WithCancelCause(context.Background())
-		cancel(&Interrupted{Signal: sig})
+		cancel(&cmdenv.Interrupted{Signal: sig})
 		var out, errb strings.Builder
 		code := Run(ctx, []string{"bench", "cell", "ws", "fib", "30", "1"}, strings.NewReader(""), &out, &errb)
-		if want := 128 + int(sig); code != want || !strings.Contains(errb.String(), "interrupted ("+signalName(sig)+")") {
+		if want := 128 + int(sig); code != want || !strings.Contains(errb.String(), "interrupted ("+cmdenv.SignalName(sig)+")") {
 			t.Errorf("%v: exit %d, stderr %q; want %d and the signal's name", sig, code, errb.String(), want)
 		}
 	}
 }
 
 func TestVersion(t *testing.T) {
-	old := Version
-	defer func() { Version = old }()
-	Version = "v9.8.7"
+	old := cmdenv.Version
+	defer func() { cmdenv.Version = old }()
+	cmdenv.Version = "v9.8.7"
 	code, out, _ := runCLI(t, "--version")
 	if code != 0 || !strings.HasPrefix(out, "worksteal v9.8.7 (") || !strings.Contains(out, "go1.") {
 		t.Errorf("--version: exit %d, %q", code, out)
 	}
-	Version = ""
+	cmdenv.Version = ""
 	if _, out, _ = runCLI(t, "--version"); !strings.HasPrefix(out, "worksteal ") || strings.Contains(out, "v9.8.7") {
 		t.Errorf("--version without ldflags: %q", out)
 	}

@@ -15,19 +15,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
-func init() { addCommand(newJobCommand) }
+func init() { cmdenv.AddCommand(newJobCommand) }
 
 // jobConfig is what the flags of "worksteal job" fill in.
 type jobConfig struct {
 	nats string
-	clusterFlags
+	cmdenv.ClusterFlags
 	json bool
 	role string // the credentials' role, "" for the verb's default
 }
 
-func newJobCommand(env *Env) *cobra.Command {
+func newJobCommand(env *cmdenv.Env) *cobra.Command {
 	var cfg jobConfig
 	cmd := &cobra.Command{
 		Use:   "job list | status ID | results ID | cancel ID | delete ID",
@@ -63,23 +64,23 @@ bad usage.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.nats, "nats", "nats://127.0.0.1:4222", "URL of the NATS server (several: comma-separated)")
-	cfg.clusterFlags.add(f, "")
+	cfg.ClusterFlags.Add(f, "")
 	f.BoolVar(&cfg.json, "json", false, "results: one JSON record per line")
 	f.StringVar(&cfg.role, "role", "", "the role of the --creds credentials: observer (the default for list) or submitter (the default for status, results, cancel, delete; it may do all)")
 	return cmd
 }
 
-func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
+func runJob(env *cmdenv.Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	verb := args[0]
 	switch {
 	case verb == "list" && len(args) == 1:
 	case (verb == "status" || verb == "results" || verb == "cancel" || verb == "delete") && len(args) == 2:
 	case verb == "list":
-		return usageError(errors.New("job list takes no job id"))
+		return cmdenv.UsageError(errors.New("job list takes no job id"))
 	case verb == "status" || verb == "results" || verb == "cancel" || verb == "delete":
-		return usageError(fmt.Errorf("job %s needs a job id (worksteal job list shows them)", verb))
+		return cmdenv.UsageError(fmt.Errorf("job %s needs a job id (worksteal job list shows them)", verb))
 	default:
-		return usageError(fmt.Errorf("job %q: want list, status, results, cancel or delete", verb))
+		return cmdenv.UsageError(fmt.Errorf("job %q: want list, status, results, cancel or delete", verb))
 	}
 	out, errs := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	// An observer lists jobs; following a job reads its results (the
@@ -87,7 +88,7 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	role := cluster.RoleSubmitter
 	if verb == "list" {
 		role = cluster.RoleObserver
-		if _, hrole, ok := cfg.creds.FromEnv().Holder(); ok && cfg.role == "" && (hrole == cluster.RoleSubmitter || hrole == cluster.RoleAdmin) {
+		if _, hrole, ok := cfg.Creds.FromEnv().Holder(); ok && cfg.role == "" && (hrole == cluster.RoleSubmitter || hrole == cluster.RoleAdmin) {
 			role = cluster.RoleSubmitter // a person lists its own jobs, an admin all
 		}
 	}
@@ -98,24 +99,24 @@ func runJob(env *Env, cmd *cobra.Command, cfg jobConfig, args []string) error {
 	case string(cluster.RoleObserver):
 		switch verb {
 		case "status", "results":
-			return usageError(fmt.Errorf("--role observer: job %s reads the job's results (the tasks' outputs), which only a submitter may", verb))
+			return cmdenv.UsageError(fmt.Errorf("--role observer: job %s reads the job's results (the tasks' outputs), which only a submitter may", verb))
 		case "cancel", "delete":
-			return usageError(fmt.Errorf("--role observer: job %s changes the cluster, which only a submitter may", verb))
+			return cmdenv.UsageError(fmt.Errorf("--role observer: job %s changes the cluster, which only a submitter may", verb))
 		}
 	default:
-		return usageError(fmt.Errorf("--role %q: want observer or submitter", cfg.role))
+		return cmdenv.UsageError(fmt.Errorf("--role %q: want observer or submitter", cfg.role))
 	}
-	nc, ctx, roleOpts, err := connectAs(env.Ctx, cfg.nats, "worksteal job", role, cfg.creds, errs)
+	nc, ctx, roleOpts, err := cmdenv.ConnectAs(env.Ctx, cfg.nats, "worksteal job", role, cfg.Creds, errs)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, append(cfg.clusterFlags.options(), roleOpts...)...)
+	node, err := cluster.New(nc, append(cfg.ClusterFlags.Options(), roleOpts...)...)
 	if err != nil {
-		return usageError(err)
+		return cmdenv.UsageError(err)
 	}
 	fail := func(err error) error {
-		if r := refused(ctx); r != nil {
+		if r := cmdenv.Refused(ctx); r != nil {
 			switch {
 			case cfg.role == "" && role == cluster.RoleObserver:
 				return fmt.Errorf("%w; with a submitter's credentials, give --role submitter", r)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/cli/simcmd"
 	"github.com/worksteal/worksteal/internal/simfit"
 	"github.com/worksteal/worksteal/policy"
 )
@@ -19,8 +20,8 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := calibrationTimes{seqSmall: time.Millisecond, wsSmall: 3 * time.Millisecond, seq: 4 * time.Millisecond, promote: 13 * time.Nanosecond}
-	c, err := calibration("fib", 30, m)
+	m := simcmd.CalibrationTimes{SeqSmall: time.Millisecond, WsSmall: 3 * time.Millisecond, Seq: 4 * time.Millisecond, Promote: 13 * time.Nanosecond}
+	c, err := simcmd.Calibration("fib", 30, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +31,8 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 	if want := 2e-3 / float64(joins); math.Abs(float64(c.ForkCost)/want-1) > 1e-12 {
 		t.Errorf("fork cost %v; want (ws − seq) / forks of fib 27 = %v", c.ForkCost, want)
 	}
-	m.wsSmall = m.seqSmall / 2 // the runtime faster than go-seq: no negative overhead
-	if c, err := calibration("fib", 30, m); err != nil || c.ForkCost != 0 {
+	m.WsSmall = m.SeqSmall / 2 // the runtime faster than go-seq: no negative overhead
+	if c, err := simcmd.Calibration("fib", 30, m); err != nil || c.ForkCost != 0 {
 		t.Errorf("ws faster than go-seq: fork cost %v, %v; want 0", c.ForkCost, err)
 	}
 }
@@ -43,7 +44,7 @@ func TestPredictCalibrationFromTimes(t *testing.T) {
 func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	q := simfit.Profile{Workload: "fib 30", Work: 0.012, Span: 2.4e-4, BurdenedSpan: 2.6e-4, Forks: 1_346_268, StealCost: 5e-7}
 	cal := simfit.Calibration{Promote: 13e-9}
-	s, err := predictScenario(q, cal, 2, 1)
+	s, err := simcmd.PredictScenario(q, cal, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 		t.Errorf("poll every %v; want T1/forks = %v (every Join polls)", s.Workload.Poll, want)
 	}
 	measured := []time.Duration{12 * time.Millisecond, 6400 * time.Microsecond}
-	rows, err := predictRows(context.Background(), q, cal, []int{1, 2, 2}, []float64{1, 1, 0.5}, append(measured, measured[1]), 0)
+	rows, err := simcmd.PredictRows(context.Background(), q, cal, []int{1, 2, 2}, []float64{1, 1, 0.5}, append(measured, measured[1]), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	if r := rows[2]; r.Speed != 0.5 || r.Predicted < float64(q.Work) || r.Predicted > float64(q.Work)*1.05 {
 		t.Errorf("2 workers at speed 0.5: %+v; want about the work %v", r, q.Work)
 	}
-	if got := machineSpeed(10*time.Millisecond, 20*time.Millisecond); got != 0.5 {
+	if got := simcmd.MachineSpeed(10*time.Millisecond, 20*time.Millisecond); got != 0.5 {
 		t.Errorf("machineSpeed(10ms alone, 20ms together) = %v, want 0.5", got)
 	}
 }

@@ -1,7 +1,10 @@
-// Package cli implements the worksteal subcommands. Each subcommand lives in
-// its own file and registers itself on the root command through
-// addCommand in an init function; flags fill config structs that are handed
-// to the library packages.
+// Package cli is the worksteal command's root: it builds the command tree,
+// maps errors to exit statuses and holds the commands that need no room of
+// their own (job, dash, completion, version). Each other command lives in
+// a package by what it serves (commands.go links them in: runcmd, servecmd,
+// workercmd, simcmd, benchcmd) and registers itself through
+// cmdenv.AddCommand; flags fill config structs handed to the library
+// packages. The tests here run whole command lines.
 package cli
 
 import (
@@ -11,25 +14,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
-
-// commandFactories holds one constructor per subcommand file.
-var commandFactories []func(env *Env) *cobra.Command
-
-// addCommand registers a subcommand constructor; call it from init.
-func addCommand(f func(env *Env) *cobra.Command) { commandFactories = append(commandFactories, f) }
-
-// Env is what a subcommand may use of the process: its streams and context.
-type Env struct {
-	Ctx    context.Context
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-
-	// started is set when a command's RunE begins: an error before that is
-	// cobra refusing the flags or arguments (exit status 2).
-	started bool
-}
 
 // exitStatusHelp is the exit-status scheme shown by worksteal --help.
 const exitStatusHelp = `Exit status (every command):
@@ -42,14 +28,14 @@ const exitStatusHelp = `Exit status (every command):
   normal end, and they exit 0 after it.`
 
 // NewRoot builds the root command with every registered subcommand.
-func NewRoot(env *Env) *cobra.Command {
+func NewRoot(env *cmdenv.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "worksteal",
 		Short: "Work-stealing scheduler and load-balancing toolkit",
 		Long: "worksteal runs the work-stealing runtime's benchmarks, simulates scheduling policies and runs batches of jobs balanced across cores.\n\n" +
 			"SIGINT or SIGTERM stops any command within a second: it cleans up (removes the outputs it had begun,\n" +
 			"stops the processes it started) and exits; a second signal ends it at once.\n\n" + exitStatusHelp,
-		Version:       version(),
+		Version:       cmdenv.VersionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -58,8 +44,8 @@ func NewRoot(env *Env) *cobra.Command {
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("worksteal {{.Version}}\n")
 	// A flag cobra cannot parse is a usage error (subcommands inherit this).
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	for _, f := range commandFactories {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdenv.UsageError(err) })
+	for _, f := range cmdenv.CommandFactories {
 		root.AddCommand(f(env))
 	}
 	markStarted(root, env)
@@ -69,10 +55,10 @@ func NewRoot(env *Env) *cobra.Command {
 
 // markStarted wraps the RunE of every command so that env.started says
 // whether cobra accepted the command line.
-func markStarted(cmd *cobra.Command, env *Env) {
+func markStarted(cmd *cobra.Command, env *cmdenv.Env) {
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error {
-			env.started = true
+			env.Started = true
 			return run(c, args)
 		}
 	}
@@ -84,19 +70,19 @@ func markStarted(cmd *cobra.Command, env *Env) {
 // Run executes the command line args and returns the process exit code
 // (see exit.go).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &cmdenv.Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	root := NewRoot(env)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
-		return exitOK
+		return cmdenv.ExitOK
 	}
-	code := exitCode(ctx, err, env.started)
-	switch in := interruption(ctx); {
+	code := exitCode(ctx, err, env.Started)
+	switch in := cmdenv.Interruption(ctx); {
 	case in != nil && errors.Is(err, context.Canceled):
 		// Not "context canceled": say what happened.
-		fmt.Fprintf(stderr, "worksteal: interrupted (%s)\n", signalName(in.Signal))
-	case !env.started && cmd != nil:
+		fmt.Fprintf(stderr, "worksteal: interrupted (%s)\n", cmdenv.SignalName(in.Signal))
+	case !env.Started && cmd != nil:
 		// cobra refused the command line: name the command and its help.
 		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
 	case err.Error() == "":

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/cli/runcmd"
 	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
@@ -104,7 +105,7 @@ func TestRunBadInputNamesTheProblem(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, _, errs := runWithInput(t, tc.stdin, tc.args...)
-		if code != exitRunError || !strings.Contains(errs, tc.want) {
+		if code != runcmd.ExitRunError || !strings.Contains(errs, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 255 and %q", tc.args, code, errs, tc.want)
 		}
 	}
@@ -264,7 +265,7 @@ func TestRunRefusesGNUOptionsByName(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, out, errs := runWithInput(t, "", "run", tc.flag, "echo", ":::", "a")
-		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+		if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("run %s: exit %d, stdout %q, stderr %q; want 255, nothing run, and %q", tc.flag, code, out, errs, tc.want)
 		}
 	}
@@ -290,13 +291,13 @@ func TestRunBoundedReads(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, out, errs := runWithInput(t, "", tc.args...)
-		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+		if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 255 and %q", tc.args, code, out, errs, tc.want)
 		}
 	}
 	// A 17 MB line on stdin, after a good one.
 	code, out, errs := runWithInput(t, "echo ok\n"+strings.Repeat("y", 17<<20)+"\n", "run")
-	if code != exitRunError || out != "" || !strings.Contains(errs, "stdin: line 2: longer than 16 MiB") {
+	if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, "stdin: line 2: longer than 16 MiB") {
 		t.Errorf("17 MB stdin line: exit %d, stdout %q, stderr %q; want 255 naming stdin line 2", code, out, errs)
 	}
 	// /dev/full and /dev/zero as the joblog: written (and the failed
@@ -324,7 +325,7 @@ func TestRunUsesSHELL(t *testing.T) {
 	}
 	t.Setenv("SHELL", "/nonexistent/shell")
 	code, _, errs = runWithInput(t, "", "run", "echo", ":::", "a")
-	if code != exitRunError || !strings.Contains(errs, "$SHELL /nonexistent/shell: no such shell") {
+	if code != runcmd.ExitRunError || !strings.Contains(errs, "$SHELL /nonexistent/shell: no such shell") {
 		t.Errorf("bad $SHELL: exit %d, stderr %q; want 255 naming $SHELL", code, errs)
 	}
 }
@@ -370,7 +371,7 @@ func TestRunRefusesBadGNUValues(t *testing.T) {
 	for _, tc := range cases {
 		args := append(append([]string{"run"}, tc.args...), "touch "+mark+"; echo {}", ":::", "a")
 		code, out, errs := runWithInput(t, "", args...)
-		if code != exitRunError || out != "" || !strings.Contains(errs, tc.want) {
+		if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want 255 and %q", tc.args, code, out, errs, tc.want)
 		}
 		if _, err := os.Stat(mark); err == nil {
@@ -380,7 +381,7 @@ func TestRunRefusesBadGNUValues(t *testing.T) {
 	// One argument over the command line limit of -X: named, nothing run.
 	long := strings.Repeat("x", runner.DefaultMaxLen)
 	code, out, errs := runWithInput(t, "a\n"+long+"\n", "run", "-X", "touch "+mark+"; echo")
-	if code != exitRunError || out != "" || !strings.Contains(errs, "command line too long") || !strings.Contains(errs, "at input 2") {
+	if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, "command line too long") || !strings.Contains(errs, "at input 2") {
 		t.Errorf("run -X with a %d-byte argument: exit %d, stdout %q, stderr %.200q; want 255 and command line too long at input 2", len(long), code, out, errs)
 	}
 	if _, err := os.Stat(mark); err == nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/cli/runcmd"
+	"github.com/worksteal/worksteal/internal/cli/workercmd"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
@@ -121,16 +123,16 @@ func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", "--nats", "nats://127.0.0.1:1", "true", ":::", "1"}, exitRunError, "cannot connect to NATS at nats://127.0.0.1:1"},
-		{[]string{"run", "--nats", "nats://127.0.0.1:1", "--timeout", "200%", "true", ":::", "1"}, exitRunError, "not supported with --nats"},
-		{[]string{"run", "--nats", "nats://127.0.0.1:1", "-j", "4", "true", ":::", "1"}, exitRunError, "-j is not used with --nats"},
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "true", ":::", "1"}, runcmd.ExitRunError, "cannot connect to NATS at nats://127.0.0.1:1"},
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "--timeout", "200%", "true", ":::", "1"}, runcmd.ExitRunError, "not supported with --nats"},
+		{[]string{"run", "--nats", "nats://127.0.0.1:1", "-j", "4", "true", ":::", "1"}, runcmd.ExitRunError, "-j is not used with --nats"},
 		{[]string{"worker", "--nats", "nats://127.0.0.1:1"}, 1, "cannot connect to NATS at nats://127.0.0.1:1"},
 		{[]string{"worker", "-j", "-1"}, 2, "-j -1"},
 		{[]string{"serve", "--listen", "nowhere"}, 2, `--listen "nowhere"`},
 		{[]string{"serve", "--listen", "127.0.0.1:99999"}, 2, `port "99999"`},
 		{[]string{"serve", "--routes", "nats://x:1"}, 2, "--routes needs --cluster-listen"},
 		{[]string{"worker", "--nats", "http://127.0.0.1:4222"}, 2, `want a NATS URL such as nats://HOST:4222, not http://`},
-		{[]string{"run", "--nats", "http://127.0.0.1:4222", "true", ":::", "1"}, exitRunError, `want a NATS URL`},
+		{[]string{"run", "--nats", "http://127.0.0.1:4222", "true", ":::", "1"}, runcmd.ExitRunError, `want a NATS URL`},
 		{[]string{"serve", "--listen", busy, "--store", t.TempDir()}, 2, "--listen " + busy + ": cannot listen: address already in use"},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--store", "/dev/null/js"}, 1, "--store /dev/null/js: not a directory"},
 	}
@@ -145,8 +147,8 @@ func TestClusterCommandErrorsNameTheProblem(t *testing.T) {
 func TestJobIDFollowsTheCommands(t *testing.T) {
 	a := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}}
 	b := []runner.Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "c"}}
-	if again := jobID(a); jobID(a) != again || jobID(a) == jobID(b) {
-		t.Errorf("jobID: %s %s %s", jobID(a), jobID(a), jobID(b))
+	if again := runcmd.JobID(a); runcmd.JobID(a) != again || runcmd.JobID(a) == runcmd.JobID(b) {
+		t.Errorf("jobID: %s %s %s", runcmd.JobID(a), runcmd.JobID(a), runcmd.JobID(b))
 	}
 	_ = os.Getpid
 }
@@ -154,4 +156,4 @@ func TestJobIDFollowsTheCommands(t *testing.T) {
 // The worker runs in this test process, which is not the worksteal binary:
 // it has no "reap" command to start (the binary's tests in cmd/worksteal
 // cover the reaper).
-func init() { reaperCommand = func(time.Duration) []string { return nil } }
+func init() { workercmd.ReaperCommand = func(time.Duration) []string { return nil } }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/cli/servecmd"
 )
 
 // TestServeInitWritesWhatServeLoads: each variant of serve init writes a
@@ -28,8 +30,8 @@ func TestServeInitWritesWhatServeLoads(t *testing.T) {
 			t.Fatalf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 		for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
-			cfg := serveConfig{listen: listen, store: t.TempDir(), security: serveSecurity{config: filepath.Join(dir, serverConfFile)}}
-			o, err := serverOptions(cfg)
+			cfg := servecmd.ServeConfig{Listen: listen, Store: t.TempDir(), Security: servecmd.ServeSecurity{Config: filepath.Join(dir, servecmd.ServerConfFile)}}
+			o, err := servecmd.ServerOptions(cfg)
 			if listen == "0.0.0.0:0" && tc.exposedErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.exposedErr) {
 					t.Errorf("%v on %s: err %v; want %q", tc.flags, listen, err, tc.exposedErr)
@@ -45,7 +47,7 @@ func TestServeInitWritesWhatServeLoads(t *testing.T) {
 			if tc.tls && (o.TLSConfig.ClientAuth == tls.RequireAndVerifyClientCert) != tc.mtls {
 				t.Errorf("%v: client certificates required %v; want %v", tc.flags, o.TLSConfig.ClientAuth == tls.RequireAndVerifyClientCert, tc.mtls)
 			}
-			if tc.tls && !verifiesRoutes(o) {
+			if tc.tls && !servecmd.VerifiesRoutes(o) {
 				t.Errorf("%v: routes are not mutual TLS", tc.flags)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/cli/simcmd"
 )
 
 // runSimCLI runs the worksteal command line and returns its exit code and output.
@@ -299,7 +301,7 @@ func simPredictProblem(t *testing.T) string {
 			Work         float64 `json:"work"`
 			BurdenedSpan float64 `json:"burdened_span"`
 		} `json:"calibrated"`
-		Rows []predictRow `json:"rows"`
+		Rows []simcmd.PredictRow `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)
@@ -334,7 +336,7 @@ func TestSimPredictAssumedSpeed(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var got struct {
-		Rows []predictRow `json:"rows"`
+		Rows []simcmd.PredictRow `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/cli/simcmd"
 	"github.com/worksteal/worksteal/internal/simfit"
 )
 
@@ -151,15 +152,15 @@ func TestTraceProfileKnownTree(t *testing.T) {
 }
 
 // simProfile runs "worksteal sim --profile FILE --json" and returns its rows.
-func simProfile(t *testing.T, file string, args ...string) []profileRow {
+func simProfile(t *testing.T, file string, args ...string) []simcmd.ProfileRow {
 	t.Helper()
 	code, out, errs := runSimCLI(t, append([]string{"sim", "--profile", file, "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("sim --profile: exit %d: %s", code, errs)
 	}
 	var res struct {
-		Fit  simfit.ProfileFit `json:"fit"`
-		Rows []profileRow      `json:"rows"`
+		Fit  simfit.ProfileFit   `json:"fit"`
+		Rows []simcmd.ProfileRow `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -171,7 +172,7 @@ func simProfile(t *testing.T, file string, args ...string) []profileRow {
 }
 
 // checkLaws checks a predicted row against the work and span laws.
-func checkLaws(t *testing.T, r profileRow, work, span float64) {
+func checkLaws(t *testing.T, r simcmd.ProfileRow, work, span float64) {
 	t.Helper()
 	if r.Makespan < r.Bound*(1-1e-9) || r.Bound < span*(1-0.01) || r.Bound < work/float64(r.Workers)*(1-0.01) {
 		t.Errorf("P=%d: makespan %v, bound %v: below max(T1/P, T∞) = max(%v, %v)", r.Workers, r.Makespan, r.Bound, work/float64(r.Workers), span)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/cli/workercmd"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -18,8 +19,8 @@ func TestAdmissionFollowsTheMachine(t *testing.T) {
 	var readErr error
 	read := func() (runner.Reading, error) { return next, readErr }
 	next = runner.Reading{Load: 0, MemFree: 4096 * mib}
-	a, err := newAdmission("4", "1G", read)
-	if err != nil || a == nil || !a.ok.Load() {
+	a, err := workercmd.NewAdmission("4", "1G", read)
+	if err != nil || a == nil || !a.Ok.Load() {
 		t.Fatalf("newAdmission: %v, %+v", err, a)
 	}
 	steps := []struct {
@@ -38,16 +39,16 @@ func TestAdmissionFollowsTheMachine(t *testing.T) {
 	}
 	for i, s := range steps {
 		next, readErr = runner.Reading{Load: s.load, MemFree: s.free}, s.err
-		ok, why, err := a.sample()
+		ok, why, err := a.Sample()
 		if (err != nil) != (s.err != nil) || ok != s.ok || why != s.why {
 			t.Errorf("step %d (load %v, %d MiB free): %v %q %v; want %v %q", i, s.load, s.free>>20, ok, why, err, s.ok, s.why)
 		}
 	}
-	if a, err := newAdmission("", "", read); a != nil || err != nil {
+	if a, err := workercmd.NewAdmission("", "", read); a != nil || err != nil {
 		t.Errorf("no flags: %v, %v; want nil, nil", a, err)
 	}
 	for _, bad := range [][2]string{{"lots", ""}, {"", "-2G"}, {"", "0"}, {"", "x"}} {
-		_, err := newAdmission(bad[0], bad[1], read)
+		_, err := workercmd.NewAdmission(bad[0], bad[1], read)
 		flag := "--load"
 		if bad[0] == "" {
 			flag = "--memfree"
@@ -57,7 +58,7 @@ func TestAdmissionFollowsTheMachine(t *testing.T) {
 		}
 	}
 	readErr = errors.New("no /proc/stat")
-	if _, err := newAdmission("2", "", read); err == nil || !strings.Contains(err.Error(), "no /proc/stat") {
+	if _, err := workercmd.NewAdmission("2", "", read); err == nil || !strings.Contains(err.Error(), "no /proc/stat") {
 		t.Errorf("a machine that cannot be read: %v; want the reading's error", err)
 	}
 }

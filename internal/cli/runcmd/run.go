@@ -1,0 +1,791 @@
+package runcmd
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/runner"
+)
+
+func init() { cmdenv.AddCommand(newRunCommand) }
+
+// runConfig is what the flags of "worksteal run" fill in.
+type runConfig struct {
+	jobs           string
+	argFiles       []string
+	colSep         string
+	link           bool
+	quote          bool
+	weightCol      int
+	order          string
+	costsFrom      string
+	timeout        string
+	retries        int
+	retryDelay     time.Duration
+	speculate      bool
+	speculateAfter time.Duration
+	keepOrder      bool
+	joblog         string
+	resume         bool
+	resumeFailed   bool
+	retryFailed    bool
+	progress       string
+	bar            bool
+	summary        bool
+	grace          time.Duration
+	shell          string
+	dryRun         bool
+	willCite       bool
+	http           string // --http: dashboard address, "" for none
+
+	// Derived in runRun.
+	showSummary bool
+
+	// GNU parallel's further options (run_gnuopts.go), and those of pipe
+	// mode, throttling and the semaphore (run_pipe_flags.go).
+	gnu  gnuConfig
+	pipe pipeConfig
+
+	// Cluster mode (run_cluster.go).
+	nats    string
+	jobName string
+	require []string // --require KEY=VALUE
+	reduce  string   // --reduce NAME: the job's reduction of its tasks' outputs
+	// waitTimeout bounds how long a --nats batch waits while no live
+	// worker can run its queued tasks (0: for ever).
+	waitTimeout time.Duration
+	cmdenv.ClusterFlags
+}
+
+// Exit statuses of "worksteal run", GNU parallel's: the number of failed
+// jobs up to 100, 101 for more, 255 for an error that is not a job's.
+const (
+	exitRunMaxFailed = 101
+	ExitRunError     = 255
+)
+
+// runError makes the command exit with status 255: bad flags or input, or a
+// failure of the runner itself.
+func runError(err error) error { return &cmdenv.ExitError{Code: ExitRunError, Err: err} }
+
+func newRunCommand(env *cmdenv.Env) *cobra.Command {
+	var cfg runConfig
+	cmd := &cobra.Command{
+		Use:   "run [flags] [COMMAND [ARG...]] [::: ARG... | :::: FILE... | :::+ ARG... | ::::+ FILE...]...",
+		Short: "Run a batch of shell commands on N slots, balanced (like GNU parallel)",
+		Long: `run executes a batch of shell commands, as many at once as there are slots,
+starting each job as soon as a slot is free. It behaves as GNU parallel for
+every option it accepts, and refuses GNU parallel's other options by name.
+
+Input sources: -a FILE (repeatable), ::: ARG..., :::: FILE... ("-" is
+stdin), or stdin when there is none. The jobs are every combination of the
+sources' values (the first varying slowest); :::+ and ::::+ pair a source
+with the one before it instead, --link pairs them all. --colsep REGEXP
+splits each value into columns. Without a COMMAND, the arguments are the
+command. Replacement strings: {} the arguments, {.} without extension,
+{/} base name, {//} directory, {/.} base name without extension, {n} {n.}
+{n/} {n//} {n/.} the n-th argument (or column), {#} the job number, {%} the
+slot. A COMMAND with none of them gets the arguments appended. Values are
+shell-quoted, except when a replacement string is in the command word;
+-q quotes the COMMAND's words instead. Jobs run under $PARALLEL_SHELL, else
+$SHELL, else /bin/sh. Flags come before the COMMAND.
+
+Balance (worksteal's own): when costs are known (--weight-col, or the run
+times of an earlier --joblog) the longest jobs start first. Stragglers:
+--timeout (seconds, 1m30s, or 200% of the median), --retries N (N tries
+in all), --speculate (idempotent jobs only: near the end, a copy of a slow
+job runs in a free slot; the first to finish wins, the other is killed).
+
+Bookkeeping: --joblog writes GNU parallel's TSV ("-" for stdout, +FILE to
+append); --resume skips the jobs it lists, --resume-failed only those that
+succeeded. On SIGINT or SIGTERM the running jobs are stopped (their process
+groups get SIGTERM, then SIGKILL), the joblog keeps every finished job, and
+a rerun with --resume completes the rest.
+
+With --nats URL the batch runs on the workers of a NATS cluster instead
+(worksteal serve, worksteal worker); rerunning the same batch resumes it.
+
+Output: each job's output is written whole when it finishes (input order
+with -k); --line-buffer writes whole lines as they come, -u as it comes;
+--tag and --tagstring prefix every line; --results saves it in files
+instead. --halt stops the batch early (now,fail=1; soon,fail=20%;
+now,success=1; ...). -n, -N, -X, -m and --xargs put several arguments in
+a job; -0 and -d change the input's delimiter. Off a terminal nothing else is written unless asked
+(--progress, --summary); on one, a progress bar and the summary. Exit
+status: 0 if every job succeeded, the number of failed jobs (at most 101),
+130 or 143 when interrupted, 255 for any other error.`,
+		Example: `  printf 'sleep 1\nsleep 2\n' | worksteal run -j 2
+  ls *.log | worksteal run -j 8 --joblog jobs.tsv gzip -9 {}
+  worksteal run echo {1}-{2} ::: a b ::: 1 2
+  worksteal run echo {1}={2} ::: a b :::+ 1 2
+  worksteal run -j 4 --weight-col 1 < weighted-commands.tsv
+  worksteal run --timeout 200% --retries 3 --speculate -a cmds.txt
+  worksteal run --joblog jobs.tsv --resume -a cmds.txt
+  worksteal run --nats nats://127.0.0.1:4222 -a cmds.txt`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(env, cmd, cfg, args) },
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return runError(gnuFlagError(err)) })
+	f := cmd.Flags()
+	// Flags stop at the COMMAND: its own flags (gzip -9) are not ours.
+	f.SetInterspersed(false)
+	f.StringVarP(&cfg.jobs, "jobs", "j", "", "number of slots: N, +N or -N (CPUs plus or minus N), N% (of the CPUs), 0 (every job at once); default: one per CPU (with --nats: the workers' slots)")
+	f.StringArrayVarP(&cfg.argFiles, "arg-file", "a", nil, "an input source: the lines of FILE (\"-\": stdin); repeatable")
+	f.StringVarP(&cfg.colSep, "colsep", "C", "", "split each argument into columns {1} {2} ... at this regular expression (columns are trimmed)")
+	f.BoolVar(&cfg.link, "link", false, "pair the input sources' values instead of combining them (the shorter sources wrap)")
+	f.BoolVarP(&cfg.quote, "quote", "q", false, "quote the COMMAND's words (GNU parallel -q), for commands that hold shell syntax to pass on")
+	f.IntVar(&cfg.weightCol, "weight-col", 0, "column N (1-based) of each input line is the job's cost; it is removed from the line (columns split by --colsep, default tab)")
+	f.StringVar(&cfg.order, "order", "auto", "start order: auto (longest first when costs are known), input or lpt")
+	f.StringVar(&cfg.costsFrom, "costs-from", "", "a joblog whose run times are the jobs' costs (default: the --joblog file, if it exists)")
+	f.StringVar(&cfg.timeout, "timeout", "", "kill a job after this long: seconds, with units (1m30s, 2h, 1d), or a percentage of the median run time (200%)")
+	f.IntVar(&cfg.retries, "retries", 1, "try a failing job up to N times in all (GNU parallel's meaning; 0: until it succeeds)")
+	f.DurationVar(&cfg.retryDelay, "retry-delay", 0, "wait before the first retry, doubling for each next one (with jitter); default: retry at once")
+	f.BoolVar(&cfg.speculate, "speculate", false, "near the end, run a copy of slow jobs in free slots; the first to finish wins (idempotent jobs only)")
+	f.DurationVar(&cfg.speculateAfter, "speculate-after", 0, "copy jobs running longer than this (default: 1.5 × the 75th percentile of finished jobs)")
+	f.BoolVarP(&cfg.keepOrder, "keep-order", "k", false, "write the jobs' output in input order")
+	f.StringVar(&cfg.joblog, "joblog", "", "write a TSV log of the finished jobs (GNU parallel's columns) to FILE; \"-\": stdout; +FILE: append")
+	f.BoolVar(&cfg.resume, "resume", false, "skip the jobs that --joblog lists (by job number), and append to it")
+	f.BoolVar(&cfg.resumeFailed, "resume-failed", false, "skip the jobs that --joblog lists as succeeded, run the rest again, and append to it")
+	f.BoolVar(&cfg.retryFailed, "retry-failed", false, "run again the commands that --joblog lists as failed, ignoring the command line, and append to it")
+	gnuAlias(f, "retry-failed", "retryfailed")
+	f.StringVar(&cfg.progress, "progress", "auto", "progress on stderr: --progress alone (a bar on a terminal, else lines), or --progress=bar, lines or none; default: a bar on a terminal, else none")
+	f.Lookup("progress").NoOptDefVal = "on"
+	f.BoolVar(&cfg.bar, "bar", false, "a progress bar (--progress=bar)")
+	f.BoolVar(&cfg.summary, "summary", false, "write the summary (counts, makespan, balance) to stderr; default: on a terminal")
+	f.DurationVar(&cfg.grace, "grace", 2*time.Second, "time a stopped job's processes have between SIGTERM and SIGKILL")
+	f.StringVar(&cfg.shell, "shell", "", "shell that runs each command (SHELL -c COMMAND); default: $PARALLEL_SHELL, else $SHELL, else /bin/sh")
+	f.BoolVar(&cfg.dryRun, "dry-run", false, "print the commands in the order they would start, and exit")
+	f.BoolVar(&cfg.willCite, "will-cite", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
+	f.StringVar(&cfg.http, "http", "", "serve a live dashboard of the run on HOST:PORT while it runs (slots, progress, stragglers)")
+	addRunClusterFlags(f, &cfg)
+	addGNUFlags(f, &cfg.gnu)
+	addPipeFlags(f, &cfg.pipe)
+	addCPUFlags(f)
+	addColorFlags(f, &cfg.gnu)
+	addVersionFlags(f)
+	gnuAbbrev(f)
+	return cmd
+}
+
+// splitArgs cuts the positional arguments into the command template and
+// the input sources after it (":::", ":::+", "::::", "::::+").
+func splitArgs(env *cmdenv.Env, args []string, argSep, fileSep string) (template []string, sources []runner.Source, err error) {
+	if argSep == "" {
+		argSep = ":::"
+	}
+	if fileSep == "" {
+		fileSep = "::::"
+	}
+	isSep := func(s string) bool { return s == argSep || s == argSep+"+" || s == fileSep || s == fileSep+"+" }
+	i := 0
+	for i < len(args) && !isSep(args[i]) {
+		i++
+	}
+	template = args[:i]
+	if i == len(args)-1 {
+		// GNU: a separator that ends the command line, right after the
+		// command, is dropped (a glob that matched nothing:
+		// gzip ::: $(ls *.log)); the sources are then stdin's, as with
+		// none.
+		return template, nil, nil
+	}
+	for i < len(args) {
+		sep := args[i]
+		i++
+		start := i
+		for i < len(args) && !isSep(args[i]) {
+			i++
+		}
+		// An empty ::: group is a source with no values (one empty value
+		// beside others, none alone); an empty :::: group names no file.
+		vals := args[start:i:i]
+		linked := strings.HasSuffix(sep, "+")
+		if sep == fileSep || sep == fileSep+"+" {
+			for _, name := range vals {
+				src, err := fileSource(env, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				src.Linked = linked // GNU: ::::+ links every file of its group
+				sources = append(sources, src)
+			}
+			continue
+		}
+		if vals == nil {
+			vals = []string{}
+		}
+		sources = append(sources, runner.Source{Name: sep, Args: vals, Linked: linked})
+	}
+	return template, sources, nil
+}
+
+// fileSource opens an input file; "-" is stdin. The file is read (and
+// closed) by runner.Input.Jobs.
+func fileSource(env *cmdenv.Env, name string) (runner.Source, error) {
+	if name == "-" {
+		return runner.Source{Name: "stdin", Lines: env.Stdin}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return runner.Source{}, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		// GNU (Perl) reads a directory as an empty file: no values.
+		return runner.Source{Name: name, Lines: strings.NewReader("")}, nil
+	}
+	return runner.Source{Name: name, Lines: &closingReader{f: f}}, nil
+}
+
+// closingReader closes its file at the end of the input, and then keeps
+// answering with that end: a reader may ask again after io.EOF (bufio does,
+// after a last line without a newline).
+type closingReader struct {
+	f   *os.File
+	end error // the error that closed f; nil while open
+}
+
+func (c *closingReader) Read(p []byte) (int, error) {
+	if c.end != nil {
+		return 0, c.end
+	}
+	n, err := c.f.Read(p)
+	if err != nil {
+		c.end = err
+		c.f.Close()
+	}
+	return n, err
+}
+
+// parseTimeout reads --timeout as GNU parallel does: "" (none), "200%" (of
+// the median run time), or seconds with optional units s, m, h, d, summed
+// ("90", "1.5", "1m30s", "2h"). A bare number after a unit is seconds.
+func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
+	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("--timeout %q: want seconds (90, 1.5), a duration with units s, m, h, d (1m30s) or a percentage of the median run time (200%%)", s)
+	switch {
+	case s == "" || s == "0":
+		return 0, 0, nil // GNU parallel: 0 is no timeout
+	case strings.HasSuffix(s, "%"):
+		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || p <= 0 || p != p || p > 1e9 {
+			return 0, 0, bad
+		}
+		return 0, p / 100, nil
+	}
+	var secs float64
+	for rest := s; rest != ""; {
+		k := 0
+		for k < len(rest) && (rest[k] >= '0' && rest[k] <= '9' || rest[k] == '.') {
+			k++
+		}
+		v, err := strconv.ParseFloat(rest[:k], 64)
+		if err != nil {
+			return 0, 0, bad
+		}
+		unit := 1.0
+		if k < len(rest) {
+			switch rest[k] {
+			case 's', 'S':
+			case 'm', 'M':
+				unit = 60
+			case 'h', 'H':
+				unit = 3600
+			case 'd', 'D':
+				unit = 86400
+			default:
+				return 0, 0, bad
+			}
+			k++
+		}
+		secs += v * unit
+		rest = rest[k:]
+	}
+	if secs <= 0 || secs > 1e9 {
+		return 0, 0, bad
+	}
+	return time.Duration(secs * float64(time.Second)), 0, nil
+}
+
+// parseSlots reads -j as GNU parallel does: N, +N, -N, N% of the CPUs, 0
+// for as many as there are jobs, or a file that holds one (GNU's -j
+// procfile); "" is one per CPU. At least 1.
+func parseSlots(s string, jobs int) (int, error) {
+	n, err := parseSlotsValue(s, jobs)
+	if err == nil {
+		return n, nil
+	}
+	if st, serr := os.Stat(s); serr == nil && st.Mode().IsRegular() && s != "" {
+		// GNU's -j procfile: the file holds the value (read once here;
+		// GNU rereads it as jobs finish).
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return 0, fmt.Errorf("-j %s: %v", s, err)
+		}
+		v := strings.TrimSpace(string(b))
+		if _, err := os.Stat(v); err == nil {
+			return 0, fmt.Errorf("-j %s: the file holds %q, a file name: want N, +N, -N or N%%", s, v)
+		}
+		return parseSlotsValue(v, jobs)
+	}
+	return 0, err
+}
+
+// parseSlotsValue reads a -j value (not a file).
+func parseSlotsValue(s string, jobs int) (int, error) {
+	cpus := runtime.NumCPU()
+	bad := fmt.Errorf("-j %q: want N, +N, -N (CPUs plus or minus N), N%% (of the CPUs) or 0 (every job at once)", s)
+	var n float64
+	switch {
+	case s == "":
+		return cpus, nil
+	case strings.HasSuffix(s, "%"):
+		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || p < 0 || p != p || p > 1e6 {
+			return 0, bad
+		}
+		n = float64(cpus) * p / 100
+	case s[0] == '+' || s[0] == '-':
+		d, err := atoiBig(s[1:])
+		if err != nil || d < 0 {
+			return 0, bad
+		}
+		n = float64(cpus) + d
+		if s[0] == '-' {
+			n = float64(cpus) - d
+			if n < 1 {
+				// GNU: "Cannot run any jobs." (not one slot)
+				return 0, fmt.Errorf("-j %q: %d CPUs minus %s leaves no slot: cannot run any jobs", s, cpus, s[1:])
+			}
+		}
+	default:
+		d, err := atoiBig(s)
+		if err != nil || d < 0 {
+			return 0, bad
+		}
+		n = d
+		if d == 0 {
+			n = float64(jobs) // GNU: "as many as possible"
+		}
+	}
+	return max(1, int(math.Min(math.Ceil(n), 1<<20))), nil
+}
+
+// atoiBig reads a whole number of any size (GNU takes
+// -j 99999999999999999999, as many slots as can be).
+func atoiBig(s string) (float64, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+// resolveShell picks the shell as GNU parallel does ($PARALLEL_SHELL, then
+// $SHELL, then /bin/sh; --shell first) and checks that it can be run.
+func resolveShell(flag string) (string, error) {
+	sh, from := flag, "--shell"
+	for _, v := range []string{"PARALLEL_SHELL", "SHELL"} {
+		if sh == "" {
+			sh, from = os.Getenv(v), "$"+v
+		}
+	}
+	if sh == "" {
+		return "/bin/sh", nil
+	}
+	path, err := exec.LookPath(sh)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: no such shell (%v)", from, sh, err)
+	}
+	return path, nil
+}
+
+// readJobs builds the batch from the arguments and input sources; slots
+// is the number of slots it will run on (-m and -X spread over them).
+func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, slots int) ([]runner.Job, error) {
+	template, cmdSources, err := splitArgs(env, args, cfg.gnu.argSep, cfg.gnu.argFileSep)
+	if err != nil {
+		return nil, err
+	}
+	var sources []runner.Source
+	for _, name := range cfg.argFiles {
+		src, err := fileSource(env, name)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, src)
+	}
+	sources = append(sources, cmdSources...)
+	if len(sources) == 0 {
+		sources = []runner.Source{{Name: "stdin", Lines: env.Stdin}}
+	}
+	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
+	if err := cfg.gnu.input(f, &in, slots); err != nil {
+		return nil, err
+	}
+	if cfg.gnu.results != "" {
+		in.Results = &cfg.gnu.results
+	}
+	jobs, err := in.Jobs()
+	for _, src := range sources {
+		if c, ok := src.Lines.(*closingReader); ok {
+			c.f.Close() // after an error, the files not read to the end
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// onTerminal says w is a terminal (not merely a character device: /dev/null is one).
+func onTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
+		return err
+	}
+	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
+		return err
+	}
+	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
+		return runError(err)
+	}
+	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
+		return err
+	}
+	if err := checkRunFlags(&cfg, cmd); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	order, err := runner.ParseOrder(cfg.order)
+	if err != nil {
+		return runError(err)
+	}
+	absTimeout, factor, err := parseTimeout(cfg.timeout)
+	if err != nil {
+		return runError(err)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return runError(err)
+	}
+	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
+		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
+	}
+	throttle, nice, err := throttleOptions(cmd.Flags(), cfg) // --load, --memfree, --nice (run_pipe.go)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" && (throttle != nil || nice != 0) {
+		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
+	}
+	// The slots before the jobs are read, for -m, -X and {0%}: -j 0 is
+	// then as many as can be.
+	preSlots, err := parseSlots(cfg.jobs, 1<<20)
+	if err != nil {
+		return runError(err)
+	}
+	var rcfg runner.Config
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	if cfg.retryFailed {
+		retry, err := retryFailedInput(&cfg, stderr)
+		if err != nil {
+			return runError(err)
+		}
+		switch {
+		case retry != nil:
+			defer os.Remove(retry.Name())
+			args = nil // the joblog's commands are the input
+		case cfg.joblog != "" && fileExists(strings.TrimPrefix(cfg.joblog, "+")):
+			args = dropCommand(args, cfg) // GNU: no commands logged, the sources are
+		}
+	}
+	jobs, err := readJobs(env, cmd.Flags(), cfg, args, preSlots)
+	if err != nil {
+		return runError(err)
+	}
+	slots := 0
+	if cfg.jobs != "" || cfg.nats == "" {
+		if slots, err = parseSlots(cfg.jobs, len(jobs)); err != nil {
+			return runError(err)
+		}
+	}
+
+	// Earlier runs: what was done (--resume) and how long each took (LPT).
+	joblogPath, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed || cfg.retryFailed
+	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
+		joblogPath, appendLog = p, true
+	}
+	var records []runner.Record
+	if joblogPath != "" && joblogPath != "-" {
+		if records, err = runner.ReadJoblogFile(joblogPath); err != nil {
+			return runError(fmt.Errorf("--joblog %w", err))
+		}
+	}
+	history := runner.Runtimes(records)
+	if cfg.costsFrom != "" {
+		recs, err := runner.ReadJoblogFile(cfg.costsFrom)
+		if err != nil {
+			return runError(fmt.Errorf("--costs-from %w", err))
+		}
+		if len(recs) == 0 {
+			return runError(fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom))
+		}
+		history = runner.Runtimes(recs)
+	}
+	if len(jobs) == 0 {
+		return nil // an empty input is an empty batch, as in GNU parallel
+	}
+	todo, skipped := jobs, 0
+	if cfg.resume || cfg.resumeFailed || cfg.retryFailed {
+		todo, skipped = runner.Resume(jobs, records, !cfg.resume)
+	}
+	if cfg.nats != "" {
+		if cfg.http != "" {
+			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
+		}
+		if cfg.gnu.files {
+			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
+		}
+		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
+			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
+		}
+		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
+	}
+	if cfg.http != "" {
+		if _, _, err := cmdenv.SplitHostPort("http", cfg.http); err != nil {
+			return runError(err)
+		}
+	}
+	if cfg.dryRun {
+		return printPlan(cmd.OutOrStdout(), todo, order, history)
+	}
+
+	if skipped > 0 && cfg.showSummary {
+		fmt.Fprintf(stderr, "worksteal: resuming: %d of %d jobs already in the joblog\n", skipped, len(jobs))
+	}
+	var jl *runner.Joblog
+	switch joblogPath {
+	case "":
+	case "-":
+		jl, err = runner.NewJoblog(cmd.OutOrStdout())
+	default:
+		jl, err = runner.OpenJoblog(joblogPath, appendLog)
+	}
+	if err != nil {
+		return runError(fmt.Errorf("--joblog: %w", err))
+	}
+	if jl != nil {
+		defer jl.Close()
+	}
+	prog := newJobProgress(cfg.progress, stderr, len(todo))
+	rcfg.Slots, rcfg.Shell, rcfg.Order, rcfg.History = slots, shell, order, history
+	rcfg.Timeout, rcfg.TimeoutFactor = absTimeout, factor
+	rcfg.Retries, rcfg.RetryDelay = extraTries(cfg.retries), cfg.retryDelay
+	rcfg.Speculate, rcfg.SpeculateAfter = cfg.speculate, cfg.speculateAfter
+	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
+	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
+	rcfg.Throttle, rcfg.Nice = throttle, nice
+	if cfg.gnu.results != "" {
+		sink, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
+		if err != nil {
+			return runError(err)
+		}
+		defer sink.Close()
+		rcfg.Results = sink.take
+		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
+	}
+	if cfg.gnu.files && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
+		if cfg.gnu.results != "" {
+			return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
+		}
+		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
+		rcfg.Output = runner.OutputGroup
+	}
+	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
+	if err != nil {
+		return runError(err)
+	}
+	sum, err := runner.Run(env.Ctx, rcfg, todo)
+	stopDash()
+	prog.finish()
+	if sum == nil {
+		return runError(err)
+	}
+	if cfg.showSummary {
+		if skipped > 0 {
+			fmt.Fprintf(stderr, "resumed: %d jobs skipped (in the joblog)\n", skipped)
+		}
+		fmt.Fprint(stderr, sum)
+	}
+	if err != nil {
+		if errors.Is(err, runner.ErrInterrupted) {
+			fmt.Fprintf(stderr, "interrupted: %d jobs finished, %d not run", sum.Succeeded+sum.Failed, sum.NotRun)
+			if cfg.joblog != "" {
+				fmt.Fprintf(stderr, "; rerun with --resume to complete them")
+			}
+			fmt.Fprintln(stderr)
+		}
+		return &cmdenv.ExitError{Code: interruptCode(err), Err: err}
+	}
+	if sum.HaltSet {
+		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
+	}
+	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// haltExit is the exit status under --halt: GNU parallel's (the failed
+// job's own status for fail=1, the failed jobs' count or percentage
+// otherwise, 0 for success=...).
+func haltExit(status, failed int, say bool) error {
+	if status == 0 {
+		return nil
+	}
+	err := errSilent
+	if say {
+		err = fmt.Errorf("%d job(s) failed; --halt exit status %d", failed, status)
+	}
+	return &cmdenv.ExitError{Code: status, Err: err}
+}
+
+// extraTries turns --retries N (GNU parallel's: N tries in all, 0 for no
+// limit) into runner.Config.Retries (tries after the first).
+func extraTries(n int) int {
+	if n == 0 {
+		return math.MaxInt32 // GNU parallel: 2**31
+	}
+	return max(n-1, 0)
+}
+
+// failedExit is the exit status for n failed jobs: GNU parallel's, which
+// says nothing more (the jobs' own output said it); with say, the
+// summary's "N job(s) failed" line.
+func failedExit(n int, say bool) error {
+	if n == 0 {
+		return nil
+	}
+	err := errSilent
+	if say {
+		err = fmt.Errorf("%d job(s) failed", n)
+	}
+	return &cmdenv.ExitError{Code: min(n, exitRunMaxFailed), Err: err}
+}
+
+// errSilent is an error that the command line does not print: the exit
+// status says it all.
+var errSilent = errors.New("")
+
+// interruptCode is 128 + the signal that stopped the run: 130 for SIGINT,
+// 143 for SIGTERM (the cause os/signal.NotifyContext gives names it).
+func interruptCode(err error) int {
+	if strings.Contains(err.Error(), "terminated") {
+		return 143
+	}
+	return 130
+}
+
+// retryFailedInput reads --retry-failed's joblog, as GNU parallel 20221122
+// does: the commands become the input (a file made for it, put in place
+// of -a; the caller removes it), one a job number, the last logged for
+// each, "true" where one run succeeded, "" where none was logged; the
+// command line is ignored (the caller drops it when the file is not nil).
+// With no joblog file yet, or one without rows, there is no file (nil).
+// Commands holding a newline turn --null on, with GNU's warning.
+func retryFailedInput(cfg *runConfig, stderr io.Writer) (*os.File, error) {
+	path := strings.TrimPrefix(cfg.joblog, "+")
+	if path == "" || path == "-" {
+		return nil, nil
+	}
+	records, err := runner.ReadJoblogFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--joblog %w", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	var group []string
+	for _, r := range records {
+		if r.Seq < 1 || r.Seq > 1<<24 {
+			return nil, fmt.Errorf("--retry-failed: --joblog %s: job number %d out of range", path, r.Seq)
+		}
+		for len(group) < r.Seq {
+			group = append(group, "")
+		}
+		group[r.Seq-1] = r.Command
+		if r.OK() {
+			group[r.Seq-1] = "true"
+		}
+	}
+	if len(group) == 0 {
+		return nil, nil
+	}
+	f, err := os.CreateTemp("", "worksteal-retry-*.arg")
+	if err != nil {
+		return nil, err
+	}
+	end := "\n"
+	if slices.ContainsFunc(group, func(c string) bool { return strings.Contains(c, "\n") }) {
+		fmt.Fprintln(stderr, "worksteal: Warning: Command lines contain newline. Forcing --null.")
+		cfg.gnu.null, end = true, "\x00"
+	}
+	for _, c := range group {
+		io.WriteString(f, c+end)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	cfg.argFiles = []string{f.Name()}
+	return f, nil
+}
+
+// dropCommand is args without the command before the input sources: a
+// --retry-failed joblog that holds no commands drops the command line's
+// command, and GNU parallel reads the sources as commands.
+func dropCommand(args []string, cfg runConfig) []string {
+	sep, fileSep := cfg.gnu.argSep, cmp.Or(cfg.gnu.argFileSep, "::::")
+	for i, a := range args {
+		if a == sep || a == sep+"+" || a == fileSep || a == fileSep+"+" {
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// printPlan writes the commands in start order (--dry-run). The jobs that
+// --plus {uniq} or {choose_k} skip are shown, and count as failed, as GNU
+// parallel's dry run does.
+func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
+	skipped := 0
+	for _, j := range runner.Plan(jobs, order, history) {
+		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+		if j.Skipped() {
+			skipped++
+		}
+	}
+	return failedExit(skipped, false)
+}

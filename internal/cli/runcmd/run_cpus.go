@@ -1,0 +1,148 @@
+package runcmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// cpuCounts is the machine as GNU parallel 20221122 counts it for
+// --number-of-sockets, --number-of-cores (and --number-of-cpus, its old
+// name) and --number-of-threads.
+type cpuCounts struct{ sockets, cores, threads int }
+
+// gnuCPUFlags are the questions, in the order GNU parallel answers them
+// (the first given wins), with the count each prints.
+var gnuCPUFlags = []struct {
+	names []string
+	count func(cpuCounts) int
+}{
+	{[]string{"number-of-sockets", "numberofsockets"}, func(c cpuCounts) int { return c.sockets }},
+	{[]string{"number-of-cpus", "numberofcpus"}, func(c cpuCounts) int { return c.cores }},
+	{[]string{"number-of-cores", "numberofcores"}, func(c cpuCounts) int { return c.cores }},
+	{[]string{"number-of-threads", "numberofthreads"}, func(c cpuCounts) int { return c.threads }},
+}
+
+func addCPUFlags(f *pflag.FlagSet) {
+	usage := map[string]string{
+		"number-of-sockets": "print the number of CPU sockets and exit",
+		"number-of-cpus":    "print the number of physical CPU cores and exit (GNU parallel's old name of --number-of-cores)",
+		"number-of-cores":   "print the number of physical CPU cores and exit",
+		"number-of-threads": "print the number of CPU threads (hyperthreaded cores) and exit",
+	}
+	for _, q := range gnuCPUFlags {
+		f.Bool(q.names[0], false, usage[q.names[0]])
+		gnuAlias(f, q.names[0], q.names[1:]...)
+	}
+}
+
+// answerCPUQuestion prints the count the first --number-of-* flag given
+// asks for; done is false when none was given.
+func answerCPUQuestion(f *pflag.FlagSet, w io.Writer) (done bool, err error) {
+	for _, q := range gnuCPUFlags {
+		if _, ok := gnuChanged(f, q.names[0]); ok {
+			_, err := fmt.Fprintln(w, q.count(machineCPUs()))
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// machineCPUs counts as GNU parallel does on Linux: $PARALLEL_CPUINFO (a
+// /proc/cpuinfo text, GNU's testing hook) if set; else the sysfs topology
+// (sockets: distinct physical_package_id; cores: distinct
+// thread_siblings; threads: the CPUs), else /proc/cpuinfo; each count then
+// at most the CPUs this process may run on (taskset), except under
+// $PARALLEL_CPUINFO.
+func machineCPUs() cpuCounts {
+	if info := os.Getenv("PARALLEL_CPUINFO"); info != "" {
+		return finishCPUs(readCPUInfo(strings.NewReader(info)), 0)
+	}
+	c, ok := readTopology("/sys/devices/system/cpu")
+	if !ok {
+		if fh, err := os.Open("/proc/cpuinfo"); err == nil {
+			c = readCPUInfo(fh)
+			fh.Close()
+		}
+	}
+	// runtime.NumCPU is the CPUs of this process's affinity mask, as GNU's
+	// Cpus_allowed.
+	return finishCPUs(c, runtime.NumCPU())
+}
+
+func finishCPUs(c cpuCounts, active int) cpuCounts {
+	if c.threads == 0 && c.cores == 0 {
+		n := runtime.NumCPU()
+		c = cpuCounts{n, n, n}
+	}
+	if c.sockets == 0 {
+		c.sockets = 1
+	}
+	if c.threads == 0 {
+		c.threads = c.cores
+	}
+	if active == 0 {
+		active = c.threads
+	}
+	return cpuCounts{min(c.sockets, active), min(c.cores, active), min(c.threads, active)}
+}
+
+func readTopology(prefix string) (cpuCounts, bool) {
+	sockets, siblings := map[string]bool{}, map[string]bool{}
+	n := 0
+	for ; ; n++ {
+		dir := prefix + "/cpu" + strconv.Itoa(n) + "/topology/"
+		pkg, err1 := os.ReadFile(dir + "physical_package_id")
+		sib, err2 := os.ReadFile(dir + "thread_siblings")
+		if err1 != nil || err2 != nil {
+			break
+		}
+		sockets[string(pkg)] = true
+		siblings[string(sib)] = true
+	}
+	return cpuCounts{len(sockets), len(siblings), n}, n > 0
+}
+
+// readCPUInfo reads /proc/cpuinfo's text as GNU parallel's read_cpuinfo:
+// a socket per distinct "physical id", a core per distinct (physical id,
+// core id), a thread per "processor".
+func readCPUInfo(r io.Reader) cpuCounts {
+	var c cpuCounts
+	phys, cores := map[string]bool{}, map[[2]string]bool{}
+	physID := ""
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(key, "physical id"):
+			physID = val
+			if !phys[val] {
+				phys[val] = true
+				c.sockets++
+			}
+		case strings.HasPrefix(key, "core id"):
+			if !cores[[2]string{physID, val}] {
+				cores[[2]string{physID, val}] = true
+				c.cores++
+			}
+		case strings.HasPrefix(strings.ToLower(key), "processor"):
+			if v := strings.TrimLeft(val, " \t"); v != "" && v[0] >= '0' && v[0] <= '9' {
+				c.threads++
+			}
+		}
+	}
+	if c.cores == 0 {
+		c.cores = c.threads
+	}
+	return c
+}

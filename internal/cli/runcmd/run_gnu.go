@@ -1,0 +1,249 @@
+package runcmd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// This file turns the GNU parallel options of gnuConfig into the runner's
+// Input and Config, with GNU parallel's (20221122) rules.
+
+// input fills in the parts of in that gnuConfig sets. slots is the
+// number of slots the jobs will run on (for -m and -X, which spread the
+// last arguments over them, and {0%}).
+func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
+	if g.null {
+		in.Delimiter = "\x00"
+	}
+	if _, ok := gnuChanged(f, "delimiter"); ok {
+		d := unquotePrintf(g.delimiter)
+		if d == "" {
+			return errors.New("-d '': want a delimiter of at least one character (\\n, \\t, \\0, \\123 allowed)")
+		}
+		in.Delimiter = d // GNU: -d wins over -0
+	}
+	n, nGiven, err := gnuCount(f, "max-args", g.maxArgs)
+	if err != nil {
+		return err
+	}
+	bigN, bigNGiven, err := gnuCount(f, "max-replace-args", g.maxReplaceArgs)
+	if err != nil {
+		return err
+	}
+	if bigNGiven {
+		n, nGiven = bigN, true
+		in.ContextReplace = !g.multiArgs && !g.xargs
+	}
+	if nGiven {
+		in.MaxArgs = n
+		in.NoArgs = n == 0
+	}
+	if g.contextReplace {
+		in.ContextReplace = true
+	}
+	in.Fill = g.contextReplace || g.multiArgs || g.xargs
+	if g.contextReplace || g.multiArgs {
+		in.Spread = slots
+	}
+	switch g.trim {
+	case "n", "l", "r", "lr", "rl":
+		if _, ok := gnuChanged(f, "trim"); ok {
+			in.Trim = g.trim
+		}
+	default:
+		return fmt.Errorf("--trim %q: want n (none), l (left), r (right), lr or rl (both)", g.trim)
+	}
+	if _, ok := gnuChanged(f, "header"); ok {
+		switch {
+		case g.header == "0":
+			in.HeaderFiles = true
+		case g.header == "":
+			return errors.New("--header '': want : (the first line), a regular expression, or 0 (file names)")
+		default:
+			if _, err := regexp.Compile(g.header); err != nil && g.header != ":" {
+				return fmt.Errorf("--header %q: %v", g.header, err)
+			}
+			in.Header = true // GNU: the first line, whatever the regexp
+		}
+	}
+	if _, ok := gnuChanged(f, "replace"); ok {
+		if g.replace == "" {
+			return errors.New("-I '': want the string that stands for the arguments")
+		}
+		in.Template = slices.Clone(in.Template)
+		for i, w := range in.Template {
+			in.Template[i] = strings.ReplaceAll(w, g.replace, "{}")
+		}
+	}
+	for i, r := range gnuRenames {
+		if given, ok := gnuChanged(f, r[0]); ok {
+			if g.renames[i] == "" {
+				return fmt.Errorf("%s '': want the string that stands for %s", given, r[2])
+			}
+			in.Template = slices.Clone(in.Template)
+			for k, w := range in.Template {
+				in.Template[k] = strings.ReplaceAll(w, g.renames[i], r[2])
+			}
+		}
+	}
+	if given, ok := gnuChanged(f, "total-jobs"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(g.totalJobs))
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s %q: want the number of jobs, 1 or more", given, g.totalJobs)
+		}
+		in.TotalJobs = n
+	}
+	in.SkipFirstLine = g.skipFirstLine
+	if given, ok := gnuChanged(f, "max-chars"); ok {
+		if g.maxChars < 1 {
+			return fmt.Errorf("%s %d: want a length of 1 or more", given, g.maxChars)
+		}
+		in.MaxLen = g.maxChars
+	}
+	if _, ok := gnuChanged(f, "eof"); ok {
+		in.EOF = &g.eof
+	}
+	in.Shuffle = g.shuf
+	in.Plus = g.plus
+	in.Rpl = g.rpl
+	in.NoRunIfEmpty = g.noRunIfEmpty
+	in.Slots = slots
+	if _, ok := gnuChanged(f, "tagstring"); ok {
+		tag := unquotePrintf(g.tagString) // GNU: \t, \n, \r, \NNN
+		in.Tag = &tag
+	} else if g.tag {
+		tag := "{}"
+		in.Tag = &tag
+	}
+	return nil
+}
+
+// config fills in the parts of rcfg that gnuConfig sets.
+func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
+	modes := 0
+	for _, b := range []bool{g.group, g.lineBuffer, g.ungroup} {
+		if b {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return errors.New("--group, --line-buffer and -u (--ungroup) exclude each other: give one")
+	}
+	switch {
+	case g.lineBuffer:
+		rcfg.Output = runner.OutputLineBuffer
+	case g.ungroup:
+		rcfg.Output = runner.OutputUngroup
+	}
+	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	if given, ok := gnuChanged(f, "process-slot-var"); ok {
+		if !envNameRE.MatchString(g.slotVar) {
+			return fmt.Errorf("%s %q: want the name of an environment variable", given, g.slotVar)
+		}
+		rcfg.SlotVar = g.slotVar
+	}
+	// GNU: --tag is ignored under -u.
+	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
+	// GNU: --color-failed does nothing under --line-buffer (its lines go
+	// out before the job's status is known).
+	failed := g.colorFailed && !g.lineBuffer
+	if (g.color || failed) && !g.ungroup {
+		rcfg.Color = gnuColor(g.color, failed)
+	}
+	if _, ok := gnuChanged(f, "halt"); ok {
+		h, err := runner.ParseHalt(g.halt)
+		if err != nil {
+			return err
+		}
+		rcfg.Halt = h
+	}
+	if strings.HasPrefix(strings.TrimSpace(g.delay), "-") {
+		g.delay = "" // GNU: a negative delay is none
+	}
+	if g.delay != "" {
+		d, factor, err := parseTimeout(g.delay)
+		if err != nil || factor != 0 {
+			return fmt.Errorf("--delay %q: want seconds (0.5, 2), or a duration with units s, m, h, d (1m30s)", g.delay)
+		}
+		rcfg.Delay = d
+	}
+	for _, name := range g.env {
+		if !envNameRE.MatchString(name) && name != "_" {
+			return fmt.Errorf("--env %q: want the name of an environment variable", name)
+		}
+	}
+	// Local jobs inherit the environment anyway: --env matters with --nats.
+	rcfg.Env = append(rcfg.Env, g.envOf()...)
+	return nil
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envOf is the environment --env copies: NAME=value of each variable set
+// ("_", GNU's "every exported variable", copies nothing: local jobs have
+// them all).
+func (g *gnuConfig) envOf() []string {
+	var env []string
+	for _, name := range g.env {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+func flagGiven(f *pflag.FlagSet, name string) bool {
+	_, ok := gnuChanged(f, name)
+	return ok
+}
+
+// gnuCount reads -n or -N: a count, with GNU parallel's unit prefixes
+// (k, K: 1024; m, M: 1024²; g, G, t, T, p, P).
+func gnuCount(f *pflag.FlagSet, name, s string) (n int, given bool, err error) {
+	given = flagGiven(f, name)
+	if !given {
+		return 0, false, nil
+	}
+	short := map[string]string{"max-args": "-n", "max-replace-args": "-N"}[name]
+	bad := fmt.Errorf("%s %q: want a count of 0 or more (k, M, G suffixes allowed)", short, s)
+	mult := 1
+	if k := len(s); k > 0 {
+		if i := strings.IndexByte("kmgtp", s[k-1]|0x20); i >= 0 {
+			mult = 1 << (10 * (i + 1))
+			s = s[:k-1]
+		}
+	}
+	v, err := strconv.Atoi(s)
+	if err == nil && v < 0 && name == "max-args" {
+		v = 1 // GNU: -n below 1 is one argument a job
+	}
+	// At most 2^31 (2^31-1 where int has 32 bits), in int64 so that the
+	// bound compiles for 32-bit platforms too.
+	limit := min(int64(1)<<31, int64(math.MaxInt))
+	if err != nil || v < 0 || int64(v) > limit/int64(mult) {
+		return 0, true, bad
+	}
+	return v * mult, true, nil
+}
+
+// unquotePrintf is GNU parallel's reading of -d: \t, \n, \r, \NNN (octal)
+// and \N become the characters they stand for.
+func unquotePrintf(s string) string {
+	s = strings.NewReplacer(`\t`, "\t", `\n`, "\n", `\r`, "\r").Replace(s)
+	return octalRE.ReplaceAllStringFunc(s, func(m string) string {
+		v, _ := strconv.ParseUint(m[1:], 8, 16)
+		return string([]byte{byte(v)})
+	})
+}
+
+var octalRE = regexp.MustCompile(`\\[0-7]{3}|\\[0-7]`)

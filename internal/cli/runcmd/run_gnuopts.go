@@ -1,0 +1,387 @@
+package runcmd
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/runner"
+)
+
+// gnuConfig is what the GNU parallel options of "worksteal run" beyond its
+// first set fill in (issue 22, part A). Pipe mode, throttling and the
+// semaphore are in run_pipe_flags.go.
+type gnuConfig struct {
+	halt           string    // --halt, --halt-on-error
+	tag            bool      // --tag
+	tagString      string    // --tagstring, --tag-string
+	color          bool      // --color, and --ctag, --ctagstring
+	colorFailed    bool      // --color-failed
+	results        string    // --results, --result, --res
+	null           bool      // -0, --null
+	delimiter      string    // -d, --delimiter
+	maxArgs        string    // -n, --max-args (a count; gnuCount reads it)
+	maxReplaceArgs string    // -N, --max-replace-args (also the records of a --pipe block)
+	contextReplace bool      // -X
+	multiArgs      bool      // -m
+	xargs          bool      // --xargs
+	lineBuffer     bool      // --line-buffer, --lb
+	ungroup        bool      // -u, --ungroup
+	group          bool      // --group
+	eta            bool      // --eta
+	delay          string    // --delay
+	header         string    // --header (also the header of a --pipe block)
+	shuf           bool      // --shuf
+	trim           string    // --trim
+	plus           bool      // --plus
+	env            []string  // --env
+	replace        string    // -I, --replace: the replacement string instead of {}
+	argSep         string    // --arg-sep, --argsep: instead of :::
+	eof            string    // -E: the input ends at a line that reads so
+	maxChars       int       // -s, --max-chars: the longest command line
+	tmpDir         string    // --tmpdir, --tempdir: where --cat and --fifo files go
+	noNotice       bool      // --no-notice: accepted (worksteal asks for no citation)
+	verbose        bool      // -v: each command on stdout, with its output
+	trace          bool      // -t, --verbose: each command on stderr as it starts
+	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
+	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
+	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
+	noKeepOrder    bool      // --no-keep-order: undo -k
+	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
+	argFileSep     string    // --arg-file-sep: instead of ::::
+	renames        [6]string // --er, --bnr, --dnr, --bner, --seqreplace, --slotreplace: instead of {.} {/} {//} {/.} {#} {%}
+	skipFirstLine  bool      // --skip-first-line: the input's first line is not used
+	totalJobs      string    // --total-jobs, --total: the number {##} gives
+	slotVar        string    // --process-slot-var: the variable that gets the slot number - 1
+}
+
+// gnuRenames are GNU's options that rename a replacement string, in the
+// order of gnuConfig.renames, with the string each renames.
+var gnuRenames = [6][3]string{
+	{"extensionreplace", "er", "{.}"},
+	{"basenamereplace", "bnr", "{/}"},
+	{"dirnamereplace", "dnr", "{//}"},
+	{"basenameextensionreplace", "bner", "{/.}"},
+	{"seqreplace", "", "{#}"},
+	{"slotreplace", "", "{%}"},
+}
+
+// addGNUFlags registers GNU parallel's options of gnuConfig, and GNU's other
+// names of run's own flags (-P and --max-procs for -j, --jl for --joblog).
+func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
+	gnuAlias(f, "jobs", "max-procs", "maxprocs", "P")
+	gnuAlias(f, "joblog", "jl")
+	f.StringVar(&g.halt, "halt", "", "stop the batch early: when,why=N[%] (now,fail=1; soon,fail=20%; now,success=1; soon,done=3) or 0, 1, 2, -1, -2, N% (GNU parallel's)")
+	gnuAlias(f, "halt", "halt-on-error")
+	f.BoolVar(&g.tag, "tag", false, "prefix each output line with the job's arguments and a tab")
+	f.StringVar(&g.tagString, "tagstring", "", "prefix each output line with this string (replacement strings allowed) and a tab")
+	gnuAlias(f, "tagstring", "tag-string")
+	f.StringVar(&g.results, "results", "", "save each job's output: DIR (DIR/1/ARG/.../stdout, stderr, seq), a name with replacement strings, or FILE.csv, .tsv, .json (- for stdout)")
+	gnuAlias(f, "results", "result", "res")
+	f.BoolVarP(&g.null, "null", "0", false, "input items end with NUL, not newline (-d '\\0')")
+	f.StringVarP(&g.delimiter, "delimiter", "d", "", "input items end with this string (\\n \\t \\r \\0 and octal \\101 understood)")
+	f.StringVarP(&g.maxArgs, "max-args", "n", "", "at most N rows of arguments per job, {} all of them; 0: once per row, with none (K, M, G suffixes)")
+	gnuAlias(f, "max-args", "maxargs")
+	f.StringVarP(&g.maxReplaceArgs, "max-replace-args", "N", "", "as -n, with {1} .. {N} the job's values and a word holding {} repeated for each")
+	gnuAlias(f, "max-replace-args", "maxreplaceargs")
+	f.BoolVarP(&g.contextReplace, "X", "X", false, "as many arguments per command line as fit, spread over the slots; a word holding {} is repeated for each")
+	f.BoolVarP(&g.multiArgs, "m", "m", false, "as many arguments per command line as fit, spread over the slots; {} is all of them")
+	f.BoolVar(&g.xargs, "xargs", false, "as many arguments per command line as fit (not spread over the slots)")
+	f.BoolVar(&g.lineBuffer, "line-buffer", false, "write the jobs' output a whole line at a time as it comes (lines of jobs may mix)")
+	gnuAlias(f, "line-buffer", "line-buffered", "linebuffer", "linebuffered", "lb")
+	f.BoolVarP(&g.ungroup, "ungroup", "u", false, "write the jobs' output as it comes (parts of lines may mix)")
+	f.BoolVar(&g.group, "group", false, "write each job's output whole when it finishes (the default)")
+	f.BoolVar(&g.eta, "eta", false, "show the estimated time left on stderr (implies --progress)")
+	f.StringVar(&g.delay, "delay", "", "wait this long between job starts: seconds, or with units (1m30s)")
+	f.StringVar(&g.header, "header", "", "the first value of each input source names its columns: --header : gives {name}; --header 0 gives {FILE} for a file's source (with --pipe: the header given to each job)")
+	f.BoolVar(&g.shuf, "shuf", false, "run the jobs in random order")
+	f.StringVar(&g.trim, "trim", "n", "trim white space of the arguments: n, l, r, lr or rl")
+	f.BoolVar(&g.plus, "plus", false, "more replacement strings: {+/} {+.} {+..} {+...} {..} {...} {/..} {/...} {##} {0#} {0%} {:-s} {:n} {:n:m} {#re} {%re} {/re/s} {^s} {,s} ...")
+	f.StringArrayVar(&g.env, "env", nil, "copy this environment variable to the jobs (with --nats: to the workers' jobs); repeatable")
+	f.StringVarP(&g.replace, "replace", "I", "", "use this string as the replacement string instead of {}")
+	f.StringVar(&g.argSep, "arg-sep", ":::", "use this string instead of ::: (and STRING+ instead of :::+)")
+	gnuAlias(f, "arg-sep", "argsep")
+	f.StringVarP(&g.eof, "eof", "E", "", "the input ends at a line that reads this string")
+	gnuAlias(f, "eof", "e")
+	f.IntVarP(&g.maxChars, "max-chars", "s", 0, "a command line of several arguments (-X, -m, --xargs, -n) is at most this many bytes")
+	gnuAlias(f, "max-chars", "maxchars")
+	// GNU parallel 20221122 reads -x and does nothing more with it: a
+	// command line over -s is an error there ("Command line too long",
+	// exit 255, nothing run) with or without it, as here.
+	f.BoolP("exit", "x", false, "accepted for GNU parallel's sake: a command line over the size (-s) is always an error (exit 255, nothing run)")
+	f.StringVar(&g.tmpDir, "tmpdir", "", "directory of the --cat and --fifo files (default $TMPDIR)")
+	gnuAlias(f, "tmpdir", "tempdir")
+	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
+	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
+	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
+	gnuAlias(f, "no-run-if-empty", "norunifempty")
+	f.BoolVar(&g.noKeepOrder, "no-keep-order", false, "undo -k (output in the order the jobs finish)")
+	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")
+	f.BoolVar(&g.noop, "plain", false, "accepted for GNU parallel's sake (worksteal reads no profile)")
+	gnuAlias(f, "plain", "gnu", "silent")
+	f.StringVar(&g.argFileSep, "arg-file-sep", "", "use this string instead of :::: (and STRING+ instead of ::::+)")
+	gnuAlias(f, "arg-file-sep", "argfilesep")
+	for i, r := range gnuRenames {
+		f.StringVar(&g.renames[i], r[0], "", "use this string instead of "+r[2])
+		if r[1] != "" {
+			gnuAlias(f, r[0], r[1])
+		}
+	}
+	f.BoolVar(&g.skipFirstLine, "skip-first-line", false, "do not use the first line of the input")
+	gnuAlias(f, "skip-first-line", "skipfirstline")
+	f.StringVar(&g.totalJobs, "total-jobs", "", "the number of jobs {##} gives (GNU parallel's, for a stream it cannot count)")
+	gnuAlias(f, "total-jobs", "totaljobs", "total")
+	f.StringVar(&g.slotVar, "process-slot-var", "", "give each job this environment variable set to its slot number - 1 (as $PARALLEL_JOBSLOT0)")
+	gnuAlias(f, "process-slot-var", "processslotvar")
+	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
+	gnuAlias(f, "files", "output-as-files", "outputasfiles")
+	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
+	gnuAlias(f, "max-replace-args", "max-lines", "maxlines", "l", "L")
+	gnuAlias(f, "link", "xapply")
+	gnuAlias(f, "keep-order", "keeporder")
+	gnuAlias(f, "dry-run", "dryrun", "dr")
+}
+
+// gnuAbbrev lets a long option be given by any unique prefix of its
+// names, as GNU parallel's Getopt::Long takes it (--line-buf, --keep): a
+// prefix that several names share is taken when they all name one option.
+// GNU's options that run refuses count, so that a prefix means what it
+// means to GNU parallel. Call it once every flag is defined.
+func gnuAbbrev(f *pflag.FlagSet) {
+	owner := map[string]string{"help": "help"} // a name → the option it names
+	f.VisitAll(func(fl *pflag.Flag) {
+		main := fl.Name
+		if a := fl.Annotations[gnuAliasOf]; len(a) > 0 {
+			main = a[0]
+		}
+		owner[fl.Name] = main
+	})
+	for n, canon := range gnuOptions {
+		if _, ok := owner[n]; !ok && len(n) > 1 {
+			owner[n] = canon
+		}
+	}
+	names := slices.Sorted(maps.Keys(owner))
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if _, ok := owner[name]; ok || len(name) < 2 {
+			return pflag.NormalizedName(name)
+		}
+		i, _ := slices.BinarySearch(names, name)
+		found := ""
+		for ; i < len(names) && strings.HasPrefix(names[i], name); i++ {
+			switch {
+			case found == "":
+				found = names[i]
+			case owner[names[i]] != owner[found]:
+				return pflag.NormalizedName(name) // ambiguous: unknown
+			}
+		}
+		if found == "" {
+			return pflag.NormalizedName(name)
+		}
+		return pflag.NormalizedName(found)
+	})
+}
+
+// gnuAliasOf is the annotation that names the flag an alias stands for.
+const gnuAliasOf = "gnu-alias-of"
+
+// gnuAlias registers GNU parallel's other names of flag main: hidden
+// flags sharing its value. A one-letter name is a shorthand.
+func gnuAlias(f *pflag.FlagSet, main string, names ...string) {
+	m := f.Lookup(main)
+	for _, n := range names {
+		a := &pflag.Flag{Name: n, Usage: "GNU parallel's name of --" + main, Value: m.Value, DefValue: m.DefValue,
+			NoOptDefVal: m.NoOptDefVal, Hidden: true, Annotations: map[string][]string{gnuAliasOf: {main}}}
+		if len(n) == 1 {
+			a.Shorthand = n
+		}
+		f.AddFlag(a)
+	}
+}
+
+// gnuChanged says whether flag main was given, by any of its names, and
+// how (the name as given, for errors).
+func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
+	f.Visit(func(fl *pflag.Flag) {
+		if ok {
+			return
+		}
+		if fl.Name == main || (len(fl.Annotations[gnuAliasOf]) > 0 && fl.Annotations[gnuAliasOf][0] == main) {
+			ok = true
+			given = "--" + fl.Name
+			if len(fl.Name) == 1 {
+				given = "-" + fl.Name
+			}
+		}
+	})
+	return given, ok
+}
+
+// gnuOptions are GNU parallel's options (20221122) that "worksteal run"
+// does not support, by every name GNU parallel accepts: a user who gives
+// one gets an error that names it as GNU parallel's, never a misreading.
+// The options run does support are its own flags.
+var gnuOptions = gnuOptionSet(
+	// Input and arguments.
+	"i", "U", "parens",
+	"csv", "linkinputsource|xapplyinputsource",
+	"context-replace", "templates|tmpl|template", "a-sep",
+	// Output.
+	"g", "latest-line|latestline|ll", "compress",
+	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
+	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
+	// Scheduling and limits.
+	"noswap", "memsuspend", "term-seq|termseq",
+	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
+	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
+	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	// Remote execution.
+	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
+	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
+	"W", "rsync-opts|rsyncopts", "onall", "nonall", "filter-hosts|filterhosts", "record-env|recordenv",
+	"hostgroups|hgrp|hostgroup", "B", "profile|J", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
+	"sqlandworker|sql-and-worker",
+	// Pipe mode.
+	"block-timeout|blocktimeout|bt",
+	"shard", "bin", "group-by|groupby",
+	// Other programs' modes.
+	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
+	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
+	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
+)
+
+func gnuOptionSet(specs ...string) map[string]string {
+	m := map[string]string{}
+	for _, spec := range specs {
+		names := strings.Split(spec, "|")
+		canon := names[0]
+		if len(canon) == 1 {
+			canon = "-" + canon
+		} else {
+			canon = "--" + canon
+		}
+		for _, n := range names {
+			m[n] = canon
+		}
+	}
+	return m
+}
+
+var (
+	unknownLongRE  = regexp.MustCompile(`^unknown flag: --([^= ]+)`)
+	unknownShortRE = regexp.MustCompile(`^unknown shorthand flag: '(.)'`)
+)
+
+// gnuFlagError turns pflag's "unknown flag" into an error that names a GNU
+// parallel option as such.
+func gnuFlagError(err error) error {
+	name := ""
+	if m := unknownLongRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	} else if m := unknownShortRE.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	}
+	canon, ok := gnuOptions[name]
+	if !ok {
+		return err
+	}
+	given := "--" + name
+	if len(name) == 1 {
+		given = "-" + name
+	}
+	if given != canon {
+		given += " (" + canon + ")"
+	}
+	if canon == "--sshlogin" || canon == "--sshloginfile" {
+		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL", given)
+	}
+	return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run (see worksteal run --help for the options it supports)", given)
+}
+
+// addColorFlags registers GNU parallel's --color, --ctag and --ctagstring
+// (--tag and --tagstring, coloured).
+func addColorFlags(f *pflag.FlagSet, g *gnuConfig) {
+	f.BoolVar(&g.color, "color", false, "colour each job's output lines, a colour per job (GNU parallel's colours, by job number)")
+	gnuAlias(f, "color", "colour")
+	f.BoolVar(&g.colorFailed, "color-failed", false, "colour the output lines of a failed job white on red")
+	gnuAlias(f, "color-failed", "colour-failed", "colorfailed", "colourfailed", "cf")
+	f.Bool("ctag", false, "--tag --color")
+	f.String("ctag-string", "", "--tagstring STR --color")
+	gnuAlias(f, "ctag-string", "ctagstring")
+}
+
+// colorTags turns --ctag and --ctagstring into --tag, --tagstring and
+// --color (GNU: --tagstring, when given too, wins over --ctagstring).
+func colorTags(f *pflag.FlagSet, g *gnuConfig) error {
+	if _, ok := gnuChanged(f, "ctag"); ok {
+		g.tag, g.color = true, true
+	}
+	if _, ok := gnuChanged(f, "ctag-string"); ok {
+		g.color = true
+		if _, ok := gnuChanged(f, "tagstring"); !ok {
+			// f.Set marks --tagstring given; g is run's copy of the
+			// flags' values, set too.
+			g.tagString = f.Lookup("ctag-string").Value.String()
+			return f.Set("tagstring", g.tagString)
+		}
+	}
+	return nil
+}
+
+// gnuColors are GNU parallel 20221122's colours (init_color): readable
+// pairs of 256-colour background and black or white text, in the order
+// that puts unlike colours next to each other; job seq gets
+// gnuColors[seq % len].
+var gnuColors = func() []string {
+	var pairs [][2]string
+	add := func(fg string, ranges ...[2]int) {
+		for _, r := range ranges {
+			for n := r[0]; n <= r[1]; n++ {
+				pairs = append(pairs, [2]string{fmt.Sprintf("%03d", n), fg})
+			}
+		}
+	}
+	add("000", [2]int{6, 7}, [2]int{9, 11}, [2]int{13, 15}, [2]int{40, 51}, [2]int{75, 87}, [2]int{113, 123}, [2]int{147, 159},
+		[2]int{171, 182}, [2]int{185, 231}, [2]int{249, 254})
+	add("231", [2]int{1, 9}, [2]int{12, 13}, [2]int{16, 45}, [2]int{52, 81}, [2]int{88, 114}, [2]int{124, 149},
+		[2]int{160, 178}, [2]int{180, 180}, [2]int{182, 184}, [2]int{196, 214}, [2]int{232, 250})
+	idx := make([]int, len(pairs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := idx[a], idx[b]
+		if x%23 != y%23 {
+			return x%23 < y%23
+		}
+		return y%7 < x%7
+	})
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = "\033[48;5;" + pairs[k][0] + ";38;5;" + pairs[k][1] + "m"
+	}
+	return out
+}()
+
+// gnuColor is a job's colour as GNU parallel writes it off a terminal:
+// its pair, then clear to the end of line; reset after. With
+// --color-failed, a failed job is white on red, and without --color a
+// job that did not fail has none.
+func gnuColor(color, failed bool) func(res *runner.Result) (begin, end string) {
+	return func(res *runner.Result) (begin, end string) {
+		switch {
+		case failed && (res.Code != 0 || res.Signal != 0):
+			return "\033[48;5;196;38;5;231m\033[K", "\033[m"
+		case color:
+			return gnuColors[res.Seq%len(gnuColors)] + "\033[K", "\033[m"
+		}
+		return "", ""
+	}
+}

@@ -1,0 +1,632 @@
+package runcmd
+
+// GNU parallel's pipe mode (--pipe, --pipepart, --round-robin, --cat,
+// --fifo, --block, --recstart, --recend, -N and --header with --pipe) and
+// throttling (--load, --memfree, --nice) for "worksteal run". The
+// semaphore is in run_semaphore.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/runner"
+)
+
+// pipeMode says the command line asks for pipe mode: --pipe, --pipepart,
+// or what implies --pipe (--cat, --fifo).
+func (p *pipeConfig) pipeMode() bool {
+	// GNU parallel 20221122: --round-robin alone does not (whatever its
+	// manual says): it is ignored in argument mode.
+	return p.pipe || p.pipePart || p.cat || p.fifo
+}
+
+// runGNUModes runs the modes of this file and run_semaphore.go: done says
+// the command line was one of them (and err is how it ended).
+func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) (done bool, err error) {
+	f := cmd.Flags()
+	switch {
+	case cfg.pipe.semaphore || semaphoreOnly(f):
+		return true, runSemaphore(env, cmd, cfg, args)
+	case cfg.pipe.pipeMode():
+		return true, runPipe(env, cmd, cfg, args)
+	}
+	return false, nil
+}
+
+// pipeArgsOptions are the options of GNU parallel's argument mode that pipe
+// mode does not take, by their main names (-N and --header it does).
+var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
+	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
+	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
+	"color", "ctag", "ctag-string", "color-failed"}
+
+// pipeOptions reads the pipe flags into the runner's terms, refusing
+// what does not go with them (naming the option and the value).
+func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
+	p := cfg.pipe
+	var pj runner.PipeJobs
+	for _, name := range pipeArgsOptions {
+		if given, ok := gnuChanged(f, name); ok {
+			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
+		}
+	}
+	if p.cat && p.fifo {
+		return pj, errors.New("--cat and --fifo: give one of them")
+	}
+	if p.roundRobin && (p.cat || p.fifo) {
+		return pj, errors.New("--round-robin gives the blocks on stdin: not with --cat or --fifo")
+	}
+	if p.roundRobin && p.pipePart {
+		return pj, errors.New("--round-robin with --pipepart is not supported: --pipepart --block -1 runs one job per slot")
+	}
+	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
+	if given, ok := gnuChanged(f, "block"); ok {
+		v, err := runner.ParseSize(given, p.block)
+		if err != nil {
+			return pj, sizeError(err)
+		}
+		switch {
+		case v < 0 && !p.pipePart:
+			return pj, fmt.Errorf("%s %q: a negative block (blocks per slot) is for --pipepart only", given, p.block)
+		case v < 0 && v != math.Trunc(v):
+			return pj, fmt.Errorf("%s %q: blocks per slot must be a whole number", given, p.block)
+		case v > 0 && v < 1:
+			return pj, fmt.Errorf("%s %q: want at least one byte", given, p.block)
+		}
+		pj.Block = int64(v)
+		if v > 0 {
+			pj.Block = int64(min(v, math.MaxInt32))
+		}
+	}
+	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
+	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
+	if p.regexp {
+		pj.RecStart, pj.RecEnd = p.recStart, p.recEnd // GNU: regexps take \n themselves
+	}
+	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
+		pj.Binary = true // --recend '': records end anywhere
+	}
+	records, recName := "max-replace-args", cfg.gnu.maxReplaceArgs
+	if _, ok := gnuChanged(f, "max-args"); ok {
+		records, recName = "max-args", cfg.gnu.maxArgs // GNU: -n is -N with --pipe
+	}
+	if given, ok := gnuChanged(f, records); ok {
+		given = "-N (" + given + ")"
+		n, err := strconv.Atoi(strings.TrimSpace(recName))
+		if err != nil || n < 1 {
+			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, recName)
+		}
+		if p.pipePart {
+			return pj, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
+		}
+		pj.Records = n
+	}
+	if given, ok := gnuChanged(f, "header"); ok {
+		h := cfg.gnu.header
+		switch {
+		case h == ":":
+			h = `.*\n`
+		case regexp.MustCompile(`^\d+$`).MatchString(h):
+			n, _ := strconv.Atoi(h)
+			if n > 10000 {
+				return pj, fmt.Errorf("%s %q: at most 10000 lines", given, cfg.gnu.header)
+			}
+			h = strings.Repeat(`.*\n`, n)
+		}
+		if _, err := regexp.Compile(h); err != nil {
+			return pj, fmt.Errorf("%s %q: not a regular expression: %v", given, cfg.gnu.header, err)
+		}
+		pj.Header = h
+	}
+	return pj, nil
+}
+
+// sizeError is ParseSize's error without the runner's prefix: it names
+// the option and the value.
+func sizeError(err error) error {
+	return errors.New(strings.TrimPrefix(err.Error(), runner.ErrInvalidConfig.Error()+": "))
+}
+
+// unescapeRec reads --recstart and --recend as GNU parallel does: \n \r
+// \t \0 \' \" \\ are the characters they name, anything else is literal.
+func unescapeRec(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			if c, ok := map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', '0': 0, '\'': '\'', '"': '"', '\\': '\\'}[s[i+1]]; ok {
+				b.WriteByte(c)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// runPipe runs a pipe-mode batch: a job per chunk of stdin (--pipe), of
+// the -a files (--pipepart), or a fixed set of jobs sharing the chunks
+// (--round-robin); with --nats, the chunks are the cluster's tasks.
+func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) error {
+	f := cmd.Flags()
+	pj, err := pipeOptions(f, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	template, sources, argBytes, err := splitPipeArgs(args, cfg.pipe.pipePart)
+	if err != nil {
+		return runError(err)
+	}
+	pj.Template, pj.ArgBytes = template, argBytes
+	files := append(append([]string(nil), cfg.argFiles...), sources...)
+	if !cfg.pipe.pipePart && len(files) > 0 {
+		return runError(fmt.Errorf("--pipe reads its input on stdin, not from -a or :::: %s (use --pipepart -a FILE, or < FILE)", files[0]))
+	}
+	if cfg.pipe.pipePart && len(files) == 0 {
+		return nil // GNU: --pipepart without -a or :::: runs nothing
+	}
+	for _, name := range files {
+		if name == "-" {
+			return runError(errors.New("--pipepart cuts a file in place: not stdin (use --pipe)"))
+		}
+	}
+	if err := checkRunFlags(&cfg, cmd); err != nil {
+		return err
+	}
+	throttle, nice, err := throttleOptions(f, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	if cfg.nats != "" {
+		if throttle != nil || nice != 0 {
+			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
+		}
+		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
+			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat and --fifo are for a local run"))
+		}
+		return runPipeCluster(env, cmd, cfg, pj, files)
+	}
+	slots, err := parseSlots(cfg.jobs, 250) // -j 0: GNU's practical limit
+	if err != nil {
+		return runError(err)
+	}
+	absTimeout, factor, err := parseTimeout(cfg.timeout)
+	if err != nil {
+		return runError(err)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return runError(err)
+	}
+	stderr := cmd.ErrOrStderr()
+	pj.Warn = stderr
+
+	// The jobs: all at once (--pipepart), or as the input is read.
+	ctx, cancel := context.WithCancelCause(env.Ctx)
+	defer cancel(nil)
+	jobs := make(chan runner.Job, slots)
+	feedErr := make(chan error, 1)
+	var parts []runner.Job
+	switch {
+	case cfg.pipe.pipePart:
+		if parts, err = pj.Parts(files, slots); err != nil {
+			return runError(err)
+		}
+		go func() {
+			defer close(jobs)
+			for _, j := range parts {
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+					feedErr <- nil
+					return
+				}
+			}
+			feedErr <- nil
+		}()
+	case cfg.pipe.roundRobin:
+		go func() { feedErr <- pj.RoundRobin(ctx, env.Stdin, slots, jobs) }()
+	default:
+		go func() { feedErr <- pj.Stream(ctx, env.Stdin, jobs) }()
+	}
+	// Resume: the chunks the joblog lists are not run again (GNU's
+	// --resume with --pipe matches them by number, as in argument mode).
+	todo := (<-chan runner.Job)(jobs)
+	if cfg.resume || cfg.resumeFailed {
+		records, err := readJoblogIfAny(cfg.joblog)
+		if err != nil {
+			return runError(err)
+		}
+		todo = skipLogged(ctx, jobs, records, cfg.resumeFailed)
+	}
+	if cfg.dryRun {
+		for j := range todo {
+			fmt.Fprintln(cmd.OutOrStdout(), j.CommandIn(1))
+		}
+		return pipeFeedError(<-feedErr)
+	}
+	jl, closeLog, err := openRunJoblog(cmd, cfg)
+	if err != nil {
+		return runError(err)
+	}
+	defer closeLog()
+	total := -1
+	if parts != nil {
+		total = len(parts)
+	}
+	prog := newJobProgress(cfg.progress, stderr, total)
+	// --halt, --delay, --line-buffer, -u, --env: as in argument mode.
+	var rcfg runner.Config
+	if err := cfg.gnu.config(f, &rcfg); err != nil {
+		return runError(err)
+	}
+	if strings.Contains(cfg.gnu.halt, "%") {
+		return runError(fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt))
+	}
+	base := rcfg
+	rcfg = runner.Config{
+		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
+		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
+		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
+		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
+		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
+	}
+	// --halt, output modes, --delay (run_gnu.go) apply to the chunks' jobs too.
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	sum, err := runner.RunStream(ctx, rcfg, todo)
+	prog.finish()
+	cancel(errRunEnded)
+	// The reader of the input has returned once the run took every job
+	// (it closes jobs last); after a halt or an interruption it may be
+	// blocked reading a stdin that does not end: it is not waited for.
+	var ferr error
+	if err == nil && (sum == nil || !sum.Halted) {
+		ferr = pipeFeedError(<-feedErr)
+	}
+	if ferr != nil {
+		// The input could not be read to its end: the jobs of what was
+		// read ran; the rest is lost, and said.
+		if sum != nil && cfg.showSummary {
+			fmt.Fprint(stderr, sum)
+		}
+		return ferr
+	}
+	if sum == nil {
+		return runError(err)
+	}
+	if cfg.showSummary {
+		fmt.Fprint(stderr, sum)
+	}
+	if err != nil {
+		if errors.Is(err, runner.ErrInterrupted) {
+			fmt.Fprintf(stderr, "interrupted: %d jobs finished\n", sum.Succeeded+sum.Failed)
+		}
+		return &cmdenv.ExitError{Code: interruptCode(err), Err: err}
+	}
+	if sum.HaltSet {
+		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
+	}
+	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// errRunEnded stops the reader of the input once the run has ended.
+var errRunEnded = errors.New("the run ended")
+
+// pipeFeedError is the error of reading the input, as run's exit: nil
+// when the input was read or the run stopped reading it.
+func pipeFeedError(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errRunEnded) {
+		return nil
+	}
+	return runError(fmt.Errorf("reading the input: %w", err))
+}
+
+// splitPipeArgs cuts the command from the :::: files after it. Pipe mode
+// has no ::: arguments: --pipepart ignores them (GNU parallel 20221122
+// cuts the -a and :::: files alone, whatever ::: gives), --pipe refuses
+// them.
+func splitPipeArgs(args []string, part bool) (template, files []string, argBytes int64, err error) {
+	i := 0
+	for i < len(args) && !strings.HasPrefix(args[i], ":::") {
+		i++
+	}
+	template = args[:i]
+	for i < len(args) {
+		isFile := args[i] == "::::" || args[i] == "::::+"
+		switch {
+		case isFile:
+		case part && (args[i] == ":::" || args[i] == ":::+"):
+		default:
+			return nil, nil, 0, fmt.Errorf("%s: pipe mode takes its input on stdin (--pipe) or from files (--pipepart -a FILE, :::: FILE), not as arguments", args[i])
+		}
+		i++
+		for ; i < len(args) && !strings.HasPrefix(args[i], ":::"); i++ {
+			if isFile {
+				files = append(files, args[i])
+			} else {
+				argBytes += int64(len(args[i]) + 1)
+			}
+		}
+	}
+	if len(template) == 0 {
+		return nil, nil, 0, errors.New("pipe mode needs a command to give the blocks to")
+	}
+	return template, files, argBytes, nil
+}
+
+// checkRunFlags checks the flags that every mode of run shares (retries,
+// resume, progress, summary) and settles their defaults.
+func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
+	if cfg.retries < 0 {
+		cfg.retries = 0 // GNU: a negative count is no limit, as 0
+	}
+	if cfg.gnu.noKeepOrder {
+		cfg.keepOrder = false // GNU: --no-keep-order undoes -k
+	}
+	if (cfg.resume || cfg.resumeFailed) && cfg.joblog == "" {
+		return runError(errors.New("--resume and --resume-failed need --joblog FILE"))
+	}
+	if cfg.bar {
+		cfg.progress = "bar"
+	}
+	if cfg.gnu.eta && !cmd.Flags().Changed("progress") && !cfg.bar {
+		cfg.progress = "on" // GNU: --eta implies --progress; ours shows the ETA
+	}
+	stderr := cmd.ErrOrStderr()
+	switch cfg.progress {
+	case "auto":
+		cfg.progress = "none"
+		if onTerminal(stderr) {
+			cfg.progress = "bar"
+		}
+	case "on":
+		cfg.progress = "auto"
+	case "bar", "lines", "none":
+	default:
+		return runError(fmt.Errorf("--progress=%q: want bar, lines or none (or --progress alone)", cfg.progress))
+	}
+	cfg.showSummary = cfg.summary
+	if !cmd.Flags().Changed("summary") {
+		cfg.showSummary = onTerminal(stderr)
+	}
+	return nil
+}
+
+// readJoblogIfAny reads --joblog's rows (none for a file not made yet).
+func readJoblogIfAny(joblog string) ([]runner.Record, error) {
+	path := strings.TrimPrefix(joblog, "+")
+	if path == "" || path == "-" {
+		return nil, nil
+	}
+	recs, err := runner.ReadJoblogFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--joblog %w", err)
+	}
+	return recs, nil
+}
+
+// skipLogged passes on the jobs the joblog does not list as done.
+func skipLogged(ctx context.Context, in <-chan runner.Job, records []runner.Record, failedToo bool) <-chan runner.Job {
+	done := map[int]bool{}
+	for _, r := range records {
+		done[r.Seq] = done[r.Seq] || !failedToo || r.OK()
+	}
+	out := make(chan runner.Job)
+	go func() {
+		defer close(out)
+		for j := range in {
+			if done[j.Seq] {
+				j.Stdin = nil
+				continue
+			}
+			select {
+			case out <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// openRunJoblog opens --joblog as a local run does (+FILE and --resume
+// append, - is stdout).
+func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), error) {
+	path, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed
+	if p, ok := strings.CutPrefix(path, "+"); ok {
+		path, appendLog = p, true
+	}
+	var jl *runner.Joblog
+	var err error
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		jl, err = runner.NewJoblog(cmd.OutOrStdout())
+	default:
+		jl, err = runner.OpenJoblog(path, appendLog)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--joblog: %w", err)
+	}
+	return jl, func() { jl.Close() }, nil
+}
+
+// runPipeCluster runs the chunks as the tasks of a cluster job: the whole
+// input is cut first (a job's tasks are submitted together), each chunk is
+// a task's stdin.
+func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJobs, files []string) error {
+	if pj.Block == 0 {
+		// A task's chunk travels in one NATS message (1 MiB by default),
+		// base64 in JSON: GNU's 1 MiB block would not fit.
+		pj.Block = 512 << 10
+	}
+	var all []runner.Job
+	var err error
+	if cfg.pipe.pipePart {
+		all, err = pj.Parts(files, 1)
+		for i := range all {
+			if err == nil {
+				all[i].Stdin, err = all[i].Input()
+			}
+		}
+	} else {
+		ch := make(chan runner.Job)
+		errc := make(chan error, 1)
+		go func() { errc <- pj.Stream(env.Ctx, env.Stdin, ch) }()
+		for j := range ch {
+			all = append(all, j)
+		}
+		err = <-errc
+	}
+	if err != nil {
+		return runError(fmt.Errorf("reading the input: %w", err))
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	todo := all
+	if cfg.resume || cfg.resumeFailed {
+		records, err := readJoblogIfAny(cfg.joblog)
+		if err != nil {
+			return runError(err)
+		}
+		todo, _ = runner.Resume(all, records, cfg.resumeFailed)
+	}
+	var rcfg runner.Config // --halt, --tag, --results (run_gnu.go)
+	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+		return runError(err)
+	}
+	return runCluster(env, cmd, cfg, rcfg, all, todo)
+}
+
+// throttleOptions reads --load, --memfree and --nice (nil and 0 when not
+// given), checking that the machine can be read.
+func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, error) {
+	p := cfg.pipe
+	var th runner.Throttle
+	if given, ok := gnuChanged(f, "load"); ok {
+		v, err := cmdenv.ParseLoad(p.load)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s %q: %v", given, p.load, err)
+		}
+		th.MaxLoad = v
+	}
+	if given, ok := gnuChanged(f, "memfree"); ok {
+		v, err := runner.ParseSize(given, p.memFree)
+		if err != nil {
+			return nil, 0, sizeError(err)
+		}
+		th.MemFree = int64(max(v, 0)) // GNU: a negative size is no limit
+	}
+	nice := 0
+	if given, ok := gnuChanged(f, "nice"); ok {
+		nice = min(max(p.nice, -20), 19) // GNU: nice(1) clamps it so
+		if _, err := lookNice(); err != nil && nice > 0 {
+			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
+		}
+	}
+	if _, ok := gnuChanged(f, "limit"); ok {
+		limit, err := limitFunc(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		th.Limit = limit
+	}
+	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
+		return nil, nice, nil
+	}
+	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
+		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
+	}
+	return &th, nice, nil
+}
+
+// limitFunc is GNU parallel's --limit "command args": the command's exit
+// status (0, 1 or 2), run by the jobs' shell with $SSHLOGIN ":" (GNU's
+// name of this machine); "mem SIZE" and "load N" are GNU's built-in
+// commands, read here as --memfree and --load read the machine (2 below
+// half of SIZE free, 1 below SIZE; 1 while more than N processes run).
+func limitFunc(cfg runConfig) (func() int, error) {
+	spec := cfg.pipe.limit
+	if strings.TrimSpace(spec) == "" {
+		return nil, errors.New("--limit '': want a command (its exit status: 0 start a job, 1 wait, 2 kill the youngest) or 'mem SIZE', 'load N'")
+	}
+	words := strings.Fields(spec)
+	switch words[0] {
+	case "mem", "load":
+		if len(words) != 2 {
+			return nil, fmt.Errorf("--limit %q: want %s and one value", spec, words[0])
+		}
+		v, err := runner.ParseSize("--limit", words[1])
+		if err != nil {
+			return nil, sizeError(err)
+		}
+		if _, err := runner.ReadMachine(); err != nil {
+			return nil, fmt.Errorf("--limit %q: %v", spec, err)
+		}
+		if words[0] == "load" {
+			return func() int {
+				rd, err := runner.ReadMachine()
+				if err != nil || rd.Load > v {
+					return 1
+				}
+				return 0
+			}, nil
+		}
+		return func() int {
+			rd, err := runner.ReadMachine()
+			switch {
+			case err != nil:
+				return 1
+			case float64(rd.MemFree) < v/2:
+				return 2
+			case float64(rd.MemFree) < v:
+				return 1
+			}
+			return 0
+		}, nil
+	case "io":
+		return nil, fmt.Errorf("--limit %q: GNU parallel's io limit reads iostat(1), which worksteal does not run; give a command", spec)
+	}
+	shell, err := resolveShell(cfg.shell)
+	if err != nil {
+		return nil, err
+	}
+	return func() int {
+		c := exec.Command(shell, "-c", spec)
+		c.Env = append(os.Environ(), "SSHLOGIN=:")
+		err := c.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return max(ee.ExitCode(), 0) // GNU: $? >> 8, 0 after a signal
+		}
+		if err != nil {
+			return 1
+		}
+		return 0
+	}, nil
+}
+
+func lookNice() (string, error) {
+	p, err := exec.LookPath("nice")
+	if err != nil {
+		return "", errors.New("nice(1), which runs the jobs at a niceness, is not installed")
+	}
+	return p, nil
+}

@@ -1,0 +1,322 @@
+package servecmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/cobra"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+)
+
+func init() { cmdenv.AddCommand(newServeCommand) }
+
+// ServeConfig is what the flags of "worksteal serve" fill in.
+type ServeConfig struct {
+	Listen        string
+	Store         string
+	name          string
+	clusterListen string
+	clusterName   string
+	routes        []string
+	verbose       bool
+	http          string        // dashboard address, "" for none
+	stream        string        // the dashboard's stream name
+	Security      ServeSecurity // serve_security.go
+	limits        cluster.StorageLimits
+	taskMiB       int64 // --max-task-mib
+	resultMiB     int64 // --max-result-mib
+}
+
+func newServeCommand(env *cmdenv.Env) *cobra.Command {
+	var cfg ServeConfig
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a NATS server with JetStream for the cluster tier (embedded nats-server)",
+		Long: `serve runs a NATS server with JetStream in this process: the engine of the
+cluster tier. Workers (worksteal worker --nats URL) and submitters
+(worksteal run --nats URL) connect to it. It runs until SIGINT or SIGTERM.
+
+The defaults work on one machine: clients on 127.0.0.1:4222, JetStream data
+in the user's cache directory, no authentication. For several machines,
+listen on a reachable address (--listen 0.0.0.0:4222) with authentication
+and TLS: worksteal serve init --dir DIR writes a configuration (an nkey user
+per role with its permissions, certificates for clients and routes) and
+each role's credentials; start with --config DIR/server.conf and give the
+clients --creds and --tls-ca. Without them serve refuses a reachable
+address, unless --insecure. For a JetStream cluster that survives the loss
+of a server, run three with --cluster-listen and --routes to each other
+(routes are mutual TLS), or point --nats at an existing NATS cluster.`,
+		Example: `  worksteal serve
+  worksteal serve init --dir /etc/worksteal --host head
+  worksteal serve --config /etc/worksteal/server.conf --listen 0.0.0.0:4222 --store /var/lib/worksteal
+  worksteal serve --config /etc/worksteal/server.conf --name n1 --listen 0.0.0.0:4222 \
+      --cluster-listen 10.0.0.1:6222 --routes nats://10.0.0.2:6222,nats://10.0.0.3:6222`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
+	}
+	cmd.AddCommand(newServeInitCommand(), newServeCredentialsCommand())
+	f := cmd.Flags()
+	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:4222", "HOST:PORT for clients (port 0: any free port)")
+	f.StringVar(&cfg.Store, "store", "", "JetStream data directory (default: worksteal/nats in the user's cache directory)")
+	f.StringVar(&cfg.name, "name", "", "server name, unique in a cluster (default: the host name)")
+	f.StringVar(&cfg.clusterListen, "cluster-listen", "", "HOST:PORT for routes to other servers of a JetStream cluster")
+	f.StringVar(&cfg.clusterName, "cluster-name", "worksteal", "name of the JetStream cluster")
+	f.StringSliceVar(&cfg.routes, "routes", nil, "route URLs of the other servers (nats://HOST:PORT,...)")
+	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
+	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
+	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects (the recorder's, and the dashboard's with --http)")
+	f.Int64Var(&cfg.limits.Tasks, "max-tasks", cluster.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
+	f.Int64Var(&cfg.taskMiB, "max-task-mib", cluster.DefaultStorageLimits.TaskBytes>>20, "most MiB the task stream holds (0: no limit)")
+	f.Int64Var(&cfg.resultMiB, "max-result-mib", cluster.DefaultStorageLimits.ResultBytes>>20, "most MiB the results bucket holds: a result past it waits until finished jobs are deleted (0: no limit)")
+	addServeSecurityFlags(cmd, &cfg.Security)
+	return cmd
+}
+
+func ServerOptions(cfg ServeConfig) (*server.Options, error) {
+	host, port, err := cmdenv.SplitHostPort("listen", cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	store := cfg.Store
+	if store == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		store = filepath.Join(dir, "worksteal", "nats")
+	}
+	name := cfg.name
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	o, err := baseServerOptions(cfg.Security) // the --config file, or none
+	if err != nil {
+		return nil, err
+	}
+	o.ServerName, o.Host, o.Port = name, host, port
+	o.JetStream, o.StoreDir = true, store
+	o.NoSigs, o.NoLog = true, !cfg.verbose
+	if cfg.clusterListen != "" {
+		ch, cp, err := cmdenv.SplitHostPort("cluster-listen", cfg.clusterListen)
+		if err != nil {
+			return nil, err
+		}
+		if cp == 0 {
+			cp = server.RANDOM_PORT
+		}
+		o.Cluster.Name, o.Cluster.Host, o.Cluster.Port = cfg.clusterName, ch, cp
+		for _, r := range cfg.routes {
+			u, err := url.Parse(r)
+			if err != nil || u.Host == "" {
+				return nil, fmt.Errorf("--routes %q: want nats://HOST:PORT", r)
+			}
+			o.Routes = append(o.Routes, u)
+		}
+	} else if len(cfg.routes) > 0 {
+		return nil, errors.New("--routes needs --cluster-listen")
+	}
+	if err := secureServerOptions(o, cfg); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
+	o, err := ServerOptions(cfg)
+	if err != nil {
+		return cmdenv.UsageError(err)
+	}
+	if cfg.http != "" {
+		if err := cmdenv.CheckDashboardAddr(cfg.http, cfg.Security.insecure); err != nil {
+			return cmdenv.UsageError(err)
+		}
+	}
+	configured := len(o.Nkeys) // the users of the configuration; serve adds its own below
+	var dashAuth []nats.Option
+	if cfg.http != "" {
+		if dashAuth, err = addDashboardUser(o, cfg.stream); err != nil {
+			return err
+		}
+	}
+	recAuth, err := addRecorderUser(o)
+	if err != nil {
+		return err
+	}
+	if err := checkServeResources(o); err != nil {
+		return err
+	}
+	release, err := lockStore(o.StoreDir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	s, err := server.NewServer(o)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if cfg.verbose {
+		s.ConfigureLogger()
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return fmt.Errorf("serve: the server did not start listening on %s within 30s (run with -v to see its log)", cfg.Listen)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "worksteal serve: NATS with JetStream on %s (store %s)\n", s.ClientURL(), o.StoreDir)
+	announceSecurity(out, cmd.ErrOrStderr(), o, cfg, configured)
+	if len(o.Routes) > 0 {
+		var rs []string
+		for _, r := range o.Routes {
+			rs = append(rs, r.String())
+		}
+		fmt.Fprintf(out, "worksteal serve: cluster %s on %s, routes %s\n", o.Cluster.Name, cfg.clusterListen, strings.Join(rs, ","))
+	}
+	if cfg.limits.Tasks < 0 || cfg.taskMiB < 0 || cfg.resultMiB < 0 {
+		return cmdenv.UsageError(fmt.Errorf("serve: --max-tasks %d, --max-task-mib %d, --max-result-mib %d: each must be 0 (no limit) or more", cfg.limits.Tasks, cfg.taskMiB, cfg.resultMiB))
+	}
+	cfg.limits.TaskBytes, cfg.limits.ResultBytes = cfg.taskMiB<<20, cfg.resultMiB<<20
+	fmt.Fprintf(out, "worksteal serve: storage limits: %s\n", cfg.limits)
+	ctx, cancel := context.WithCancel(env.Ctx)
+	defer cancel()
+	recDone := make(chan struct{})
+	go func() { defer close(recDone); runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
+	defer func() { cancel(); <-recDone }()
+	dashDone := make(chan error, 1)
+	if cfg.http != "" {
+		go func() { dashDone <- serveDashboardInProcess(ctx, s, cfg, out, dashAuth...) }()
+	}
+	select {
+	case <-ctx.Done():
+	case <-cmd.Context().Done():
+	case err := <-dashDone:
+		s.Shutdown()
+		s.WaitForShutdown()
+		return fmt.Errorf("serve: dashboard: %w", err)
+	}
+	cancel()
+	if cfg.http != "" {
+		<-dashDone
+	}
+	s.Shutdown()
+	s.WaitForShutdown()
+	fmt.Fprintln(out, "worksteal serve: stopped")
+	return nil
+}
+
+// runRecorder runs the tier's recorder (cluster's Node.Record) on an
+// in-process connection of its own until ctx is done, logging each refusal
+// (a worker's write that names a delivery it does not hold, ...) on errs,
+// and the counts by reason when it stops.
+func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, auth ...nats.Option) {
+	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+		return
+	}
+	defer nc.Close()
+	node, err := cluster.New(nc, cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits))
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+		return
+	}
+	var mu sync.Mutex
+	err = node.Record(ctx, func(op, reason, detail string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if reason == cluster.DiscardedNoJob {
+			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
+			return
+		}
+		who := "a worker's"
+		if strings.HasPrefix(op, "own.") {
+			who = "a person's" // the owner service
+		}
+		fmt.Fprintf(errs, "worksteal serve: refused %s %s: %s: %s\n", who, op, reason, detail)
+	})
+	if err != nil {
+		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
+	}
+	if st := node.RecorderStats(); len(st.Refused) > 0 {
+		mu.Lock()
+		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
+		mu.Unlock()
+	}
+}
+
+// serveDashboardInProcess serves the dashboard of the server s, connected
+// in-process (no socket), until ctx is done.
+func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg ServeConfig, out io.Writer, auth ...nats.Option) error {
+	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal dash")}, auth...)...)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return cmdenv.ServeDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream}, cfg.http, out)
+}
+
+// checkServeResources finds at once what would keep the server from
+// starting, and names it: an address it cannot listen on (in use, not an
+// address of this machine, a privileged port) and a store it cannot write.
+// The embedded server would otherwise only fail to become ready, 30 s
+// later, and say nothing of why.
+func checkServeResources(o *server.Options) error {
+	listen := func(flag, host string, port int) error {
+		if port <= 0 {
+			return nil // any free port
+		}
+		addr := net.JoinHostPort(host, strconv.Itoa(port))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			var sys *os.SyscallError
+			cause := err
+			if errors.As(err, &sys) {
+				cause = sys.Err
+			}
+			return cmdenv.UsageError(fmt.Errorf("serve: --%s %s: cannot listen: %v", flag, addr, cause))
+		}
+		return l.Close()
+	}
+	if err := listen("listen", o.Host, o.Port); err != nil {
+		return err
+	}
+	if o.Cluster.Port != 0 {
+		if err := listen("cluster-listen", o.Cluster.Host, o.Cluster.Port); err != nil {
+			return err
+		}
+	}
+	if o.HTTPPort > 0 {
+		if err := listen("monitor", o.HTTPHost, o.HTTPPort); err != nil {
+			return err
+		}
+	}
+	if o.JetStream && o.StoreDir != "" {
+		if err := os.MkdirAll(o.StoreDir, 0o755); err != nil {
+			return fmt.Errorf("serve: --store %s: %w", o.StoreDir, cmdenv.UnwrapPath(err))
+		}
+		f, err := os.CreateTemp(o.StoreDir, ".worksteal-write-test-*")
+		if err != nil {
+			return fmt.Errorf("serve: --store %s: cannot write there: %w", o.StoreDir, cmdenv.UnwrapPath(err))
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return nil
+}
