@@ -288,7 +288,7 @@
 // Across the cluster, each job gets about 1/k of the slots of the workers
 // that can run both.
 //
-// Measured (BenchmarkFairShare in cluster/test: two jobs of 1,000 tasks of
+// Measured (BenchmarkFairShare in cluster: two jobs of 1,000 tasks of
 // 20 ms, submitted 1 s apart, 2 workers of 4 slots, in one process with
 // the server, on the loaded 2-core machine, 5 runs): the second job's first
 // result came 41-92 ms after its Submit began (2-4.6 task durations; Submit
@@ -306,7 +306,7 @@
 //
 // About 90 µs of CPU per trivial task, end to end (submit, pull, run,
 // record, ack, see the result), server included: about 20,000 tasks a
-// second on two idle cores; see BenchmarkThroughput in cluster/test.
+// second on two idle cores; see BenchmarkThroughput in cluster.
 //
 // # Security
 //
@@ -514,7 +514,7 @@
 // (job status, job results, Node.Open) takes a submitter's credentials;
 // the dashboard does without them (see Observer for what it shows).
 //
-// Cost (BenchmarkThroughputSecurity in cluster/test: 10,000 trivial tasks,
+// Cost (BenchmarkThroughputSecurity in cluster: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a
 // shared 2-core machine; CPU per task, then the rate that CPU allows on two
 // idle cores): without security the server spends 44-45 µs and the clients

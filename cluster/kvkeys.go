@@ -38,7 +38,7 @@ func bucketKeys(ctx context.Context, js jetstream.JetStream, bucket string) ([]s
 // stream info request asking for a page of its subject list past the end:
 // the answer carries the total and no subjects. The server still builds
 // and sorts the list: 35-45 ms for 100,000 subjects on a shared 2-core
-// machine (BenchmarkCountDone in cluster/test), against 130 ms when the
+// machine (BenchmarkCountDone in cluster), against 130 ms when the
 // list is sent; it reads no message and creates nothing.
 func subjectCount(ctx context.Context, nc *nats.Conn, stream, filter string) (int, error) {
 	req, _ := json.Marshal(struct {

@@ -189,12 +189,12 @@ fi
 if [[ $WHAT == all || $WHAT == cluster ]]; then
 	echo
 	echo "== 3a. cluster: $TASKS trivial tasks end to end through the embedded server, 2 workers (Go handlers)"
-	WS_BENCH_TASKS=$TASKS go test -run '^$' -bench 'Throughput$' -benchtime 1x -count 3 ./cluster/test >"$WORK/bench.out" 2>&1 ||
+	WS_BENCH_TASKS=$TASKS go test -run '^$' -bench 'Throughput$' -benchtime 1x -count 3 ./cluster >"$WORK/bench.out" 2>&1 ||
 		{ cat "$WORK/bench.out" >&2; exit 1; }
 	grep -E '^Benchmark' "$WORK/bench.out"
 	echo
 	echo "== 3b. cluster: a worker killed with SIGKILL, its task running elsewhere (ack deadline 2s)"
-	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster/test >"$WORK/bench.out" 2>&1 ||
+	go test -run '^$' -bench 'Redelivery' -benchtime 3x ./cluster >"$WORK/bench.out" 2>&1 ||
 		{ cat "$WORK/bench.out" >&2; exit 1; }
 	grep -E '^Benchmark' "$WORK/bench.out"
 	echo

@@ -38,7 +38,7 @@ if [[ ${ONLY_BUILD:-0} == 1 ]]; then
 	flags=(-trimpath -ldflags=-s\ -w)
 	go build "${flags[@]}" -o "$BIN/worksteal" ./cmd/worksteal
 	go test -c "${flags[@]}" -o "$BIN/bench.test" ./internal/bench
-	go test -c "${flags[@]}" -o "$BIN/cluster.test" ./cluster/test
+	go test -c "${flags[@]}" -o "$BIN/cluster.test" ./cluster
 	go test -c "${flags[@]}" -o "$BIN/sim.test" ./sim
 	exit 0
 fi
@@ -69,11 +69,11 @@ bench() { # PACKAGE-DIR BINARY ARGS...: runs a test binary in its package's fold
 if step 2; then
 	echo
 	echo "== 2. cluster throughput, 10,000 tasks, 2 workers (BenchmarkThroughput), load $(load)"
-	WS_BENCH_TASKS=10000 bench cluster/test cluster.test -test.bench 'Throughput$' -test.benchtime 3x -test.count 5 2>&1 |
+	WS_BENCH_TASKS=10000 bench cluster cluster.test -test.bench 'Throughput$' -test.benchtime 3x -test.count 5 2>&1 |
 		tee "$OUT/throughput.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
 	if command -v taskset >/dev/null; then
 		echo "-- pinned to CPUs 0-1 (taskset -c 0,1)"
-		WS_BENCH_TASKS=10000 taskset -c 0,1 bash -c "cd cluster/test && '$BIN/cluster.test' -test.run '^\$' -test.bench 'Throughput\$' -test.benchtime 3x -test.count 5" 2>&1 |
+		WS_BENCH_TASKS=10000 taskset -c 0,1 bash -c "cd cluster && '$BIN/cluster.test' -test.run '^\$' -test.bench 'Throughput\$' -test.benchtime 3x -test.count 5" 2>&1 |
 			tee "$OUT/throughput-2cpu.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
 	fi
 fi
@@ -81,7 +81,7 @@ fi
 if step 3; then
 	echo
 	echo "== 3. authentication + TLS cost (BenchmarkSecurityCost, 10 alternating rounds), load $(load)"
-	WS_BENCH_TASKS=10000 bench cluster/test cluster.test -test.bench 'SecurityCost' -test.benchtime 10x 2>&1 |
+	WS_BENCH_TASKS=10000 bench cluster cluster.test -test.bench 'SecurityCost' -test.benchtime 10x 2>&1 |
 		tee "$OUT/security.txt" | grep -E '^(Benchmark|ok|FAIL|---)'
 fi
 
@@ -117,7 +117,7 @@ if step 7 && [[ -x $BIN/cluster-old.test ]]; then
 	for round in 1 2 3; do
 		for t in cluster-old.test cluster.test; do
 			printf '%-17s ' "$t"
-			WS_BENCH_TASKS=10000 bench cluster/test "$t" -test.bench 'Throughput$' -test.benchtime 3x 2>&1 | grep -E '^(Benchmark|FAIL|---)'
+			WS_BENCH_TASKS=10000 bench cluster "$t" -test.bench 'Throughput$' -test.benchtime 3x 2>&1 | grep -E '^(Benchmark|FAIL|---)'
 		done
 	done | tee "$OUT/throughput-ab.txt"
 fi

@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // result at the submitter. The raw JetStream publish-and-ack path is the
 // ceiling (32-51 k/s on a small machine).
 //
-//	WS_BENCH_TASKS=10000 go test -run '^$' -bench Throughput -benchtime 1x ./cluster/test
+//	WS_BENCH_TASKS=10000 go test -run '^$' -bench Throughput -benchtime 1x ./cluster
 func BenchmarkThroughput(b *testing.B) {
 	tasks := 10000
 	if v, err := strconv.Atoi(os.Getenv("WS_BENCH_TASKS")); err == nil && v > 0 {

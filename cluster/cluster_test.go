@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"bufio"
@@ -124,7 +124,7 @@ func checkRecordedOnce(t *testing.T, nc *nats.Conn, tasks int) {
 	}
 }
 
-func TestSingleServer(t *testing.T) {
+func TestSingleServerDeliversEachResultOnce(t *testing.T) {
 	srv := startServer(t)
 	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(3), cluster.WithName("w1"))
 	serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("w2"))

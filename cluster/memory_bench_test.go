@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // whose peak RSS (VmHWM, reset before the job) is reported, with its
 // resident memory before the job (base-RSS-MiB).
 //
-//	WS_MEM_TASKS=100000 WS_MEM_OUTPUT=10240 go test -run '^$' -bench SubmitterMemory -benchtime 1x ./cluster/test
+//	WS_MEM_TASKS=100000 WS_MEM_OUTPUT=10240 go test -run '^$' -bench SubmitterMemory -benchtime 1x ./cluster
 func BenchmarkSubmitterMemory(b *testing.B) {
 	tasks, size := envInt("WS_MEM_TASKS", 100000), envInt("WS_MEM_OUTPUT", 10240)
 	srv := startServerProcess(b, newSecureEnv(b), false, false)

@@ -1,8 +1,9 @@
-// Package test holds the cluster package's integration tests: a real NATS
+// The cluster package's integration tests: a real NATS
 // server with JetStream, embedded in the test process on loopback (random
 // ports, temporary store directories), single or as a 3-server cluster,
 // with worker and submitter processes killed for real.
-package test
+
+package cluster_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"os"
@@ -59,7 +59,7 @@ func allowed(s cluster.Subjects, subject string) bool {
 // and that each permission a role has is used by a row where the role
 // says yes: the table cannot drift from the permissions.
 func TestRoleTableMatchesThePermissions(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "cluster-security.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "cluster-security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 // README row names an action of the full table and has its cells.
 func TestReadmeRoleMatrix(t *testing.T) {
 	section := func(file, marker string) []string {
-		data, err := os.ReadFile(filepath.Join("..", "..", file))
+		data, err := os.ReadFile(filepath.Join("..", file))
 		if err != nil {
 			t.Fatal(err)
 		}

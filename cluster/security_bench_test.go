@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"bufio"
@@ -38,7 +38,7 @@ import (
 // not) is reported apart from the clients' (two workers and the
 // submitter, in this process). Run the variants in one invocation:
 //
-//	WS_BENCH_TASKS=10000 go test -run '^$' -bench ThroughputSecurity -benchtime 3x ./cluster/test
+//	WS_BENCH_TASKS=10000 go test -run '^$' -bench ThroughputSecurity -benchtime 3x ./cluster
 //
 // On a shared machine the variants' rates move with the neighbours more
 // than with the variant: BenchmarkSecurityCost alternates them.
@@ -66,7 +66,7 @@ func BenchmarkThroughputSecurity(b *testing.B) {
 // even rounds), so that a change in the machine's load falls on both; the
 // cost is the median over rounds of 1 - secure rate / plain rate.
 //
-//	WS_BENCH_TASKS=10000 go test -run '^$' -bench SecurityCost -benchtime 8x ./cluster/test
+//	WS_BENCH_TASKS=10000 go test -run '^$' -bench SecurityCost -benchtime 8x ./cluster
 func BenchmarkSecurityCost(b *testing.B) {
 	tasks := benchTasks()
 	plain, secure := newSecBench(b, secVariants[0]), newSecBench(b, secVariants[3])

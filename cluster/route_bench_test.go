@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // when each job finished, from the first submit; the second job's share
 // of the tasks run while both had tasks waiting.
 //
-//	go test -run '^$' -bench FairShare -benchtime 1x ./cluster/test
+//	go test -run '^$' -bench FairShare -benchtime 1x ./cluster
 func BenchmarkFairShare(b *testing.B) {
 	tasks, gap, dur := 1000, time.Second, 20*time.Millisecond
 	if v, err := strconv.Atoi(os.Getenv("WS_BENCH_TASKS")); err == nil && v > 0 {

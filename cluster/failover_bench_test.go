@@ -1,6 +1,6 @@
 //go:build unix
 
-package test
+package cluster_test
 
 import (
 	"context"

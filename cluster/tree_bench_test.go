@@ -1,4 +1,4 @@
-package test
+package cluster_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // Benchmarks of trees (tasks that spawn tasks). Timing claims live here,
 // not in tests; run them on a quiet machine and say its load:
 //
-//	go test -run '^$' -bench Tree -benchtime 3x ./cluster/test
+//	go test -run '^$' -bench Tree -benchtime 3x ./cluster
 
 // spinJob is a spin tree over leaves leaves of us microseconds each.
 func spinJob(id string, leaves, us int) cluster.Job {
