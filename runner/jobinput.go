@@ -1,0 +1,218 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// jobInput is how a pipe-mode job gets its input: where from (src, else
+// the job's Stdin) and how (stdin, a file, a named pipe). Shared by the
+// copies of the Job; used by the attempt goroutines one at a time (a job
+// has one attempt at a time, speculation aside: see attempt).
+type jobInput struct {
+	src     func() io.Reader // a fresh reader of the input; nil: stdin below
+	stdin   []byte
+	size    int64 // bytes of input, for the joblog of Cat and Fifo
+	mode    byte  // 0: stdin, 'c': a file (--cat), 'f': a named pipe (--fifo)
+	noSend  bool  // the joblog's Send is 0 (--pipepart, as GNU's)
+	tempDir string
+
+	mu       sync.Mutex
+	path     string // the file or fifo, once made
+	released bool
+}
+
+// openInput returns the input of j (never nil).
+func openInput(j Job) *jobInput {
+	if j.in != nil {
+		if j.in.src == nil && j.in.stdin == nil {
+			j.in.stdin = j.Stdin
+		}
+		return j.in
+	}
+	return &jobInput{stdin: j.Stdin}
+}
+
+func (in *jobInput) reader() io.Reader {
+	if in.src != nil {
+		return in.src()
+	}
+	return bytes.NewReader(in.stdin)
+}
+
+// attempt prepares one attempt of the job: its stdin (nil for none), the
+// environment it needs, and sent, to call once the attempt has ended: it
+// returns the bytes the attempt was given.
+func (in *jobInput) attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
+	stdin, env, sent, err = in.open()
+	if err == nil && in.noSend {
+		counted := sent
+		sent = func() int64 { counted(); return 0 }
+	}
+	return stdin, env, sent, err
+}
+
+func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, err error) {
+	switch in.mode {
+	case 'c':
+		path, err := in.makeFile(false)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 { return in.size }, nil
+	case 'f':
+		path, err := in.makeFile(true)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var n atomic.Int64
+		done, stop := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			// Opening a fifo to write fails (ENXIO) while no one reads
+			// it: wait for the job to open it, or for the attempt to end.
+			wait := time.Millisecond
+			for {
+				w, err := openFifoWriter(path)
+				if err == nil {
+					c, _ := io.Copy(w, in.reader()) // fails once the job closes it
+					w.Close()
+					n.Store(c)
+					return
+				}
+				if !errors.Is(err, errNoReader) {
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(wait):
+					wait = min(2*wait, 20*time.Millisecond)
+				}
+			}
+		}()
+		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 {
+			close(stop)
+			<-done
+			return n.Load()
+		}, nil
+	}
+	if in.src == nil && in.stdin == nil {
+		return nil, nil, func() int64 { return 0 }, nil
+	}
+	rd := in.reader()
+	if pr, ok := rd.(*partReader); ok {
+		// A part of a file: the kernel copies it to the job's pipe
+		// where it can (pipe_linux.go).
+		if stdin, sent, ok := pr.pipe(); ok {
+			return stdin, nil, sent, nil
+		}
+	}
+	cr := &countReader{r: rd}
+	return cr, nil, func() int64 {
+		if c, ok := cr.r.(io.Closer); ok {
+			c.Close()
+		}
+		return cr.n.Load()
+	}, nil
+}
+
+// makeFile makes the job's file (its input written to it) or fifo, once.
+func (in *jobInput) makeFile(fifo bool) (string, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.path != "" {
+		return in.path, nil
+	}
+	if in.released {
+		return "", errors.New("runner: the job's input is released")
+	}
+	dir := in.tempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "worksteal-pipe-*")
+	if err != nil {
+		return "", fmt.Errorf("--cat/--fifo: %w", err)
+	}
+	path := f.Name()
+	if fifo {
+		f.Close()
+		os.Remove(path)
+		if err := mkfifo(path); err != nil {
+			return "", fmt.Errorf("--fifo: %w", err)
+		}
+		in.path = path
+		return path, nil
+	}
+	_, err = io.Copy(f, in.reader())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("--cat: %s: %w", path, err)
+	}
+	in.path = path
+	return path, nil
+}
+
+// release removes the job's file and drops its input: the job is done.
+func (in *jobInput) release() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.released = true
+	if in.path != "" {
+		os.Remove(in.path)
+		in.path = ""
+	}
+	in.stdin, in.src = nil, nil
+}
+
+// Input returns what j reads as its input: its Stdin, or its part of a
+// file (PipeJobs.Parts).
+func (j Job) Input() ([]byte, error) {
+	if j.in == nil || j.in.src == nil {
+		return j.Stdin, nil
+	}
+	b, err := io.ReadAll(j.in.src())
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// release drops j's input; called once j is finished for good.
+func (j Job) release() {
+	if j.in != nil {
+		j.in.release()
+	}
+}
+
+// releaseInputs releases the inputs of the jobs that never finished (an
+// interrupted run): no temporary file outlives Run.
+func (r *run) releaseInputs() {
+	for _, js := range r.jobs {
+		if js.res == nil {
+			js.job.release()
+		}
+	}
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
