@@ -87,7 +87,7 @@ type Observer struct {
 
 // workerView is what the observer knows of one worker.
 type workerView struct {
-	st       WorkerStatus
+	st       workerStatus
 	seen     time.Time // when its last status arrived
 	prevBusy time.Duration
 	prevSent time.Time
@@ -262,7 +262,7 @@ func (o *Observer) setNote(s string) {
 
 // onStatus takes a worker's status message.
 func (o *Observer) onStatus(m *nats.Msg) {
-	var st WorkerStatus
+	var st workerStatus
 	if json.Unmarshal(m.Data, &st) != nil || st.Name == "" {
 		return
 	}

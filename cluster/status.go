@@ -63,10 +63,10 @@ func (l Latency) Total() uint64 {
 	return n
 }
 
-// WorkerStatus is what a serving worker publishes every second on
+// workerStatus is what a serving worker publishes every second on
 // <stream>.status.<name>: the tasks it runs now and its counters since it
 // started serving. Observers read it; nothing in the cluster depends on it.
-type WorkerStatus struct {
+type workerStatus struct {
 	Name     string            `json:"name"`
 	Slots    int               `json:"slots"`
 	Handlers []string          `json:"handlers"`
@@ -91,14 +91,14 @@ type WorkerStatus struct {
 	Latency Latency       `json:"latency"`
 	// Results are the results this worker recorded since its previous
 	// status, in the order it recorded them.
-	Results []StatusResult `json:"results,omitempty"`
+	Results []statusResult `json:"results,omitempty"`
 	// Stopping says the worker is stopping (its last status).
 	Stopping bool `json:"stopping,omitempty"`
 }
 
-// StatusResult is a result a worker recorded, as its status reports it:
+// statusResult is a result a worker recorded, as its status reports it:
 // what an observer needs of it (no output, no error text).
-type StatusResult struct {
+type statusResult struct {
 	Job        string `json:"job"`
 	Task       string `json:"task"`
 	Failed     bool   `json:"failed,omitempty"`
@@ -130,7 +130,7 @@ type StatusTask struct {
 type meter struct {
 	mu      sync.Mutex
 	running map[*running]time.Time // start of each running task
-	results []StatusResult         // recorded since the last status
+	results []statusResult         // recorded since the last status
 	full    chan struct{}          // signalled when results reach statusBatch
 
 	failures atomic.Int64
@@ -171,7 +171,7 @@ func (m *meter) finish(r *running, runtime time.Duration, failed bool) {
 
 // recorded notes a result this worker recorded, for its next status.
 func (m *meter) recorded(r Result) {
-	sr := StatusResult{Job: r.Job, Task: r.Task, Failed: r.Error != "", Attempt: r.Attempt, Deliveries: r.Deliveries, RuntimeNs: int64(r.Runtime), Handed: len(r.Spawned)}
+	sr := statusResult{Job: r.Job, Task: r.Task, Failed: r.Error != "", Attempt: r.Attempt, Deliveries: r.Deliveries, RuntimeNs: int64(r.Runtime), Handed: len(r.Spawned)}
 	if !r.Start.IsZero() {
 		sr.StartNs = r.Start.UnixNano()
 	}
@@ -188,9 +188,9 @@ func (m *meter) recorded(r Result) {
 }
 
 // status assembles the worker's status at now.
-func (s *serving) status(now time.Time, handlers []string) WorkerStatus {
+func (s *serving) status(now time.Time, handlers []string) workerStatus {
 	n, m := s.n, s.meter
-	st := WorkerStatus{
+	st := workerStatus{
 		Name: n.opts.name, Slots: n.opts.slots, Handlers: handlers, Labels: n.opts.labels, Started: s.started, Sent: now, Every: statusEvery,
 		Executed: n.executed.Load(), Failures: m.failures.Load(), Redelivered: n.redelivered.Load(),
 		Spawned: n.spawned.Load(), Spilled: n.spilled.Load(),

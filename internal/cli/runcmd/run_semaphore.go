@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/semaphore"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -113,7 +114,7 @@ func runSemaphore(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []str
 	if name == "" {
 		return runError(errors.New("--id \"\": give the semaphore a name"))
 	}
-	sem := &runner.Semaphore{Name: name, Slots: slots}
+	sem := &semaphore.Semaphore{Name: name, Slots: slots}
 	stderr := cmd.ErrOrStderr()
 	if p.wait {
 		// GNU: --wait waits for every holder, and runs no command.
@@ -140,7 +141,7 @@ func runSemaphore(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []str
 	} else {
 		stolen, err := sem.Acquire(env.Ctx, self, timeout)
 		if err != nil {
-			if errors.Is(err, runner.ErrSemaphoreTimeout) {
+			if errors.Is(err, semaphore.ErrTimeout) {
 				fmt.Fprintln(stderr, "worksteal: warning: semaphore timed out: exiting")
 				return &cmdenv.ExitError{Code: 1, Err: errSilent}
 			}

@@ -1,13 +1,13 @@
 //go:build unix
 
-package runner_test
+package semaphore_test
 
 import (
 	"context"
 	"fmt"
 	"os"
 
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/semaphore"
 )
 
 // GNU's sem -j 2 --id build: at most two holders at once, across
@@ -15,7 +15,7 @@ import (
 func ExampleSemaphore() {
 	dir, _ := os.MkdirTemp("", "sem")
 	defer os.RemoveAll(dir)
-	s := &runner.Semaphore{Dir: dir, Name: "build", Slots: 2}
+	s := &semaphore.Semaphore{Dir: dir, Name: "build", Slots: 2}
 	ctx := context.Background()
 	s.Acquire(ctx, os.Getpid(), 0)
 	n, _ := s.Holders(ctx)

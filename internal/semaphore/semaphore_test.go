@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package semaphore
 
 import (
 	"context"
@@ -41,8 +41,8 @@ func TestSemaphoreCounts(t *testing.T) {
 	}
 	c := holder(t)
 	// Full: a negative timeout gives up.
-	if _, err := s.Acquire(ctx, c.Process.Pid, -50*time.Millisecond); !errors.Is(err, ErrSemaphoreTimeout) {
-		t.Fatalf("acquire on a full semaphore: %v, want %v", err, ErrSemaphoreTimeout)
+	if _, err := s.Acquire(ctx, c.Process.Pid, -50*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("acquire on a full semaphore: %v, want %v", err, ErrTimeout)
 	}
 	// A holder that died leaves a slot: the dead are reclaimed.
 	a.Process.Kill()

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package semaphore
 
 import (
 	"bytes"
@@ -66,17 +66,4 @@ func gone(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
-// mkfifo makes a named pipe (--fifo).
-func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
-
-// openFifoWriter opens a fifo to write without waiting for a reader:
-// errNoReader while none has it open.
-func openFifoWriter(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ENXIO) {
-		return nil, errNoReader
-	}
-	return f, err
 }

@@ -1,4 +1,4 @@
-package runner
+package semaphore
 
 // A counting semaphore across processes, as GNU parallel's --semaphore
 // (sem) keeps it, in the same files, so that worksteal's and GNU's sem
@@ -31,8 +31,8 @@ import (
 	"time"
 )
 
-// ErrSemaphoreTimeout: Acquire gave up waiting (a negative timeout).
-var ErrSemaphoreTimeout = errors.New("runner: semaphore timed out")
+// ErrTimeout: Acquire gave up waiting (a negative timeout).
+var ErrTimeout = errors.New("semaphore: semaphore timed out")
 
 // Semaphore is a counting semaphore shared by the processes of a machine
 // (and, on a shared home, of several) through files: GNU parallel's.
@@ -177,7 +177,7 @@ func (s *Semaphore) Acquire(ctx context.Context, pid int, timeout time.Duration)
 		}
 		unlock()
 		if over {
-			return false, fmt.Errorf("%w: %q is held by %d for more than %v", ErrSemaphoreTimeout, s.Name, n, timeout.Abs())
+			return false, fmt.Errorf("%w: %q is held by %d for more than %v", ErrTimeout, s.Name, n, timeout.Abs())
 		}
 		select {
 		case <-ctx.Done():
