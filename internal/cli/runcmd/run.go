@@ -478,11 +478,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if err != nil {
 		return runError(err)
 	}
-	absTimeout, factor, err := parseTimeout(cfg.timeout)
-	if err != nil {
-		return runError(err)
-	}
-	shell, err := resolveShell(cfg.shell)
+	absTimeout, factor, shell, err := timeoutAndShell(cfg)
 	if err != nil {
 		return runError(err)
 	}
@@ -788,4 +784,14 @@ func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[s
 		}
 	}
 	return failedExit(skipped, false)
+}
+
+// timeoutAndShell reads --timeout (a duration, or N% of the median run
+// time) and --shell, as run and run --pipe both do.
+func timeoutAndShell(cfg runConfig) (abs time.Duration, factor float64, shell string, err error) {
+	if abs, factor, err = parseTimeout(cfg.timeout); err != nil {
+		return 0, 0, "", err
+	}
+	shell, err = resolveShell(cfg.shell)
+	return abs, factor, shell, err
 }

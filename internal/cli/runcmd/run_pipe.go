@@ -204,11 +204,7 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	if err != nil {
 		return runError(err)
 	}
-	absTimeout, factor, err := parseTimeout(cfg.timeout)
-	if err != nil {
-		return runError(err)
-	}
-	shell, err := resolveShell(cfg.shell)
+	absTimeout, factor, shell, err := timeoutAndShell(cfg)
 	if err != nil {
 		return runError(err)
 	}
