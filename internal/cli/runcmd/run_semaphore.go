@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -81,86 +82,123 @@ var semaphoreArgsOptions = []string{"arg-file", "pipe", "pipe-part", "round-robi
 
 // runSemaphore is --semaphore: acquire, then run the command.
 func runSemaphore(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) error {
-	f := cmd.Flags()
-	for _, name := range semaphoreArgsOptions {
-		if given, ok := gnuChanged(f, name); ok {
-			return runError(fmt.Errorf("%s is not supported with --semaphore (sem runs one command)", given))
-		}
-	}
-	p := cfg.pipe
-	if p.fg && p.bg {
-		return runError(errors.New("--fg and --bg: give one of them"))
-	}
-	for _, a := range args {
-		if strings.HasPrefix(a, ":::") {
-			return runError(fmt.Errorf("%s: --semaphore runs one command, it takes no arguments to fill in", a))
-		}
-	}
-	slots := 1 // sem's default: a mutex
-	if cfg.jobs != "" {
-		var err error
-		if slots, err = parseSlots(cfg.jobs, 1); err != nil {
-			return runError(err)
-		}
-	}
-	timeout, err := parseSemTimeout(p.semTimeout)
+	plan, err := planSemaphore(cmd, cfg, args)
 	if err != nil {
-		return runError(err)
+		return err
 	}
-	name := p.semName
-	if _, ok := gnuChanged(f, "semaphore-name"); !ok {
-		name = ttyName()
-	}
-	if name == "" {
-		return runError(errors.New("--id \"\": give the semaphore a name"))
-	}
-	sem := &semaphore.Semaphore{Name: name, Slots: slots}
-	stderr := cmd.ErrOrStderr()
-	if p.wait {
+	sem := &semaphore.Semaphore{Name: plan.name, Slots: plan.slots}
+	if cfg.pipe.wait {
 		// GNU: --wait waits for every holder, and runs no command.
 		if err := sem.Wait(env.Ctx); err != nil {
 			return semError(err)
 		}
 		return nil
 	}
-	if len(args) == 0 {
-		return runError(errors.New("--semaphore needs a command to run"))
-	}
-	shell, err := resolveShell(cfg.shell)
-	if err != nil {
-		return runError(err)
-	}
-	line := strings.Join(args, " ")
 	self := os.Getpid()
+	if err := holdSemaphore(env.Ctx, sem, self, plan.timeout, cmd.ErrOrStderr()); err != nil {
+		return err
+	}
+	return runHolding(env.Ctx, cmd, cfg, sem, self, plan)
+}
+
+// semPlan is what sem's flags and arguments ask for.
+type semPlan struct {
+	name    string
+	slots   int
+	timeout time.Duration
+	shell   string
+	line    string // the command; "" with --wait
+}
+
+// planSemaphore checks sem's flags and arguments: parse, before anything
+// is held or run.
+func planSemaphore(cmd *cobra.Command, cfg runConfig, args []string) (semPlan, error) {
+	f := cmd.Flags()
+	for _, name := range semaphoreArgsOptions {
+		if given, ok := gnuChanged(f, name); ok {
+			return semPlan{}, runError(fmt.Errorf("%s is not supported with --semaphore (sem runs one command)", given))
+		}
+	}
+	p := cfg.pipe
+	if p.fg && p.bg {
+		return semPlan{}, runError(errors.New("--fg and --bg: give one of them"))
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, ":::") {
+			return semPlan{}, runError(fmt.Errorf("%s: --semaphore runs one command, it takes no arguments to fill in", a))
+		}
+	}
+	plan := semPlan{slots: 1} // sem's default: a mutex
+	if cfg.jobs != "" {
+		var err error
+		if plan.slots, err = parseSlots(cfg.jobs, 1); err != nil {
+			return semPlan{}, runError(err)
+		}
+	}
+	var err error
+	if plan.timeout, err = parseSemTimeout(p.semTimeout); err != nil {
+		return semPlan{}, runError(err)
+	}
+	plan.name = p.semName
+	if _, ok := gnuChanged(f, "semaphore-name"); !ok {
+		plan.name = ttyName()
+	}
+	if plan.name == "" {
+		return semPlan{}, runError(errors.New("--id \"\": give the semaphore a name"))
+	}
+	if p.wait {
+		return plan, nil
+	}
+	if len(args) == 0 {
+		return semPlan{}, runError(errors.New("--semaphore needs a command to run"))
+	}
+	if plan.shell, err = resolveShell(cfg.shell); err != nil {
+		return semPlan{}, runError(err)
+	}
+	plan.line = strings.Join(args, " ")
+	return plan, nil
+}
+
+// holdSemaphore takes a slot of sem for process self: waiting for a free
+// one (at most timeout, then as GNU: exit or take it anyway), or, in the
+// background holder a sem started, the slot its parent hands over.
+func holdSemaphore(ctx context.Context, sem *semaphore.Semaphore, self int, timeout time.Duration, stderr io.Writer) error {
 	if parent := os.Getenv(semHandedEnv); parent != "" {
 		// The background holder that a sem started: it holds the
 		// semaphore once its parent has handed it over.
-		if err := sem.AwaitHand(env.Ctx, self); err != nil {
+		if err := sem.AwaitHand(ctx, self); err != nil {
 			return semError(err)
 		}
-	} else {
-		stolen, err := sem.Acquire(env.Ctx, self, timeout)
-		if err != nil {
-			if errors.Is(err, semaphore.ErrTimeout) {
-				fmt.Fprintln(stderr, "worksteal: warning: semaphore timed out: exiting")
-				return &cmdenv.ExitError{Code: 1, Err: errSilent}
-			}
-			return semError(err)
-		}
-		if stolen {
-			fmt.Fprintln(stderr, "worksteal: warning: semaphore timed out: taking it anyway")
-		}
+		return nil
 	}
-	out, errOut := cmd.OutOrStdout(), stderr
+	stolen, err := sem.Acquire(ctx, self, timeout)
+	if err != nil {
+		if errors.Is(err, semaphore.ErrTimeout) {
+			fmt.Fprintln(stderr, "worksteal: warning: semaphore timed out: exiting")
+			return &cmdenv.ExitError{Code: 1, Err: errSilent}
+		}
+		return semError(err)
+	}
+	if stolen {
+		fmt.Fprintln(stderr, "worksteal: warning: semaphore timed out: taking it anyway")
+	}
+	return nil
+}
+
+// runHolding runs the command while self holds a slot of sem: handed to a
+// background worksteal process (GNU's sem forks), or here, in the
+// foreground, exiting with the command's status.
+func runHolding(ctx context.Context, cmd *cobra.Command, cfg runConfig, sem *semaphore.Semaphore, self int, plan semPlan) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	of, okOut := out.(*os.File)
 	ef, okErr := errOut.(*os.File)
 	exe, exeErr := os.Executable()
-	if !p.fg && okOut && okErr && exeErr == nil {
+	if !cfg.pipe.fg && okOut && okErr && exeErr == nil {
 		// In the background: a worksteal process of its own holds the
 		// semaphore, runs the command, writes its output whole and
-		// releases the semaphore (GNU's sem forks). It holds it from
-		// here: the hold is handed to it before this process exits.
-		c := exec.Command(exe, "run", "--semaphore", "--fg", "--id", name, "-j", fmt.Sprint(slots), "--shell", shell, "--grace", cfg.grace.String(), "--", line)
+		// releases the semaphore. It holds it from here: the hold is
+		// handed to it before this process exits.
+		c := exec.Command(exe, "run", "--semaphore", "--fg", "--id", plan.name, "-j", fmt.Sprint(plan.slots), "--shell", plan.shell, "--grace", cfg.grace.String(), "--", plan.line)
 		c.Env = append(os.Environ(), semHandedEnv+"="+fmt.Sprint(self))
 		c.Stdout, c.Stderr = of, ef
 		if err := c.Start(); err != nil {
@@ -178,7 +216,7 @@ func runSemaphore(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []str
 	// In the foreground (or where the output cannot be handed on): run,
 	// release, exit with the command's status.
 	defer sem.Release(self)
-	e := runner.Exec(context.WithoutCancel(env.Ctx), runner.Command{Shell: shell, Line: line, Grace: cfg.grace})
+	e := runner.Exec(context.WithoutCancel(ctx), runner.Command{Shell: plan.shell, Line: plan.line, Grace: cfg.grace})
 	out.Write(e.Stdout)
 	errOut.Write(e.Stderr)
 	switch {

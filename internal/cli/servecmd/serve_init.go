@@ -98,12 +98,32 @@ files are kept unless --force.`,
 }
 
 func runServeInit(out io.Writer, cfg serveInitConfig) error {
+	dir, err := checkServeInit(&cfg)
+	if err != nil {
+		return err
+	}
+	// Everything is made in memory first, then written: a refusal to
+	// overwrite leaves nothing half-written.
+	files, err := makeServeInitFiles(cfg, dir)
+	if err != nil {
+		return err
+	}
+	if err := files.write(dir, cfg.force); err != nil {
+		return err
+	}
+	printServeInit(out, cfg, dir, files.order)
+	return nil
+}
+
+// checkServeInit checks serve init's flags, fills in the default hosts and
+// makes the directory; it returns the directory's absolute path.
+func checkServeInit(cfg *serveInitConfig) (string, error) {
 	if cfg.mtls && cfg.noTLS {
-		return cmdenv.UsageError(errors.New("serve init: --mtls needs TLS; drop --no-tls"))
+		return "", cmdenv.UsageError(errors.New("serve init: --mtls needs TLS; drop --no-tls"))
 	}
 	dir, err := filepath.Abs(cfg.dir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(cfg.hosts) == 0 {
 		host, _ := os.Hostname()
@@ -113,24 +133,36 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("serve init: --dir %s: %w", cfg.dir, err)
-	}
-	// Everything is made in memory first, then written: a refusal to
-	// overwrite leaves nothing half-written.
-	files := map[string][]byte{}
-	var order []string
-	add := func(name string, data []byte) {
-		files[name] = data
-		order = append(order, name)
+		return "", fmt.Errorf("serve init: --dir %s: %w", cfg.dir, err)
 	}
 	if !credNamePattern.MatchString(cfg.stream) {
-		return cmdenv.UsageError(fmt.Errorf("serve init: --stream %q: use letters, digits, '-' and '_'", cfg.stream))
+		return "", cmdenv.UsageError(fmt.Errorf("serve init: --stream %q: use letters, digits, '-' and '_'", cfg.stream))
 	}
+	return dir, nil
+}
+
+// initFiles are serve init's files, by name, in the order they are written.
+type initFiles struct {
+	data  map[string][]byte
+	order []string
+}
+
+func (f *initFiles) add(name string, data []byte) {
+	f.data[name] = data
+	f.order = append(f.order, name)
+}
+
+// makeServeInitFiles makes every file of serve init in memory: the
+// server's configuration, a credential per role and the users lists, the
+// CAs and certificates (unless --no-tls).
+func makeServeInitFiles(cfg serveInitConfig, dir string) (*initFiles, error) {
+	files := &initFiles{data: map[string][]byte{}}
+	add := files.add
 	ul := userList{Stream: cfg.stream}
 	for _, r := range cluster.Roles {
 		kp, err := nkeys.CreateUser()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		seed, _ := kp.Seed()
 		pub, _ := kp.PublicKey()
@@ -145,65 +177,85 @@ func runServeInit(out io.Writer, cfg serveInitConfig) error {
 		ul.Users = append(ul.Users, credUser{Name: string(r), Role: r, Nkey: pub})
 	}
 	for _, w := range cfg.workers {
-		if !credNamePattern.MatchString(w) || slices.Contains(cluster.Roles, cluster.Role(w)) || files[w+".nk"] != nil {
-			return cmdenv.UsageError(fmt.Errorf("serve init: --workers %q: use distinct names of letters, digits, '-' and '_', not a role's", w))
+		if !credNamePattern.MatchString(w) || slices.Contains(cluster.Roles, cluster.Role(w)) || files.data[w+".nk"] != nil {
+			return nil, cmdenv.UsageError(fmt.Errorf("serve init: --workers %q: use distinct names of letters, digits, '-' and '_', not a role's", w))
 		}
 		pub, seed, err := newUser(w, cluster.RoleWorker)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		add(w+".nk", seed)
 		ul.Users = append(ul.Users, credUser{Name: w, Role: cluster.RoleWorker, Nkey: pub})
 	}
 	usersJSON, usersConf, err := usersFiles(ul)
 	if err != nil {
-		return cmdenv.UsageError(fmt.Errorf("serve init: --stream: %w", err))
+		return nil, cmdenv.UsageError(fmt.Errorf("serve init: --stream: %w", err))
 	}
 	add(usersFile, usersJSON)
 	add(usersConfFile, usersConf)
 	tlsConf := ""
 	if !cfg.noTLS {
-		ca, err := pki.NewCA("worksteal CA", cfg.validFor)
-		if err != nil {
-			return err
+		if tlsConf, err = makeServeInitTLS(cfg, dir, add); err != nil {
+			return nil, err
 		}
-		routeCA, err := pki.NewCA("worksteal route CA", cfg.validFor)
-		if err != nil {
-			return err
+	}
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "# worksteal serve configuration (nats-server format), written by worksteal serve init\n")
+	fmt.Fprintf(&conf, "# on %s for the stream prefix %q.\n", time.Now().UTC().Format(time.DateOnly), cfg.stream)
+	fmt.Fprintf(&conf, "# Start: worksteal serve --config %s (flags override it).\n", filepath.Join(dir, ServerConfFile))
+	fmt.Fprintf(&conf, "# It holds public keys only; the secrets are the *.nk and *-key.pem files.\n\n")
+	conf.WriteString("# The nkey users, one per holder, with their roles' least-privilege\n# permissions (see the package documentation of cluster, \"Security\"):\n# users.conf, written from users.json by serve init and serve credentials.\nauthorization {\n  include \"users.conf\"\n}\n")
+	conf.WriteString(tlsConf)
+	files.data[ServerConfFile] = []byte(conf.String())
+	files.order = append([]string{ServerConfFile}, files.order...)
+	return files, nil
+}
+
+// makeServeInitTLS makes the client CA, the route CA, the server's and the
+// routes' certificates (and each role's client certificate with --mtls);
+// it returns the TLS part of the server's configuration.
+func makeServeInitTLS(cfg serveInitConfig, dir string, add func(string, []byte)) (string, error) {
+	ca, err := pki.NewCA("worksteal CA", cfg.validFor)
+	if err != nil {
+		return "", err
+	}
+	routeCA, err := pki.NewCA("worksteal route CA", cfg.validFor)
+	if err != nil {
+		return "", err
+	}
+	caKey, _ := ca.KeyPEM()
+	routeCAKey, _ := routeCA.KeyPEM()
+	add(caFile, ca.CertPEM)
+	add(caKeyFile, caKey)
+	cert, key, err := ca.Issue("worksteal server", cfg.hosts, pki.Server, cfg.validFor)
+	if err != nil {
+		return "", err
+	}
+	add(serverCertFile, cert)
+	add(serverKeyFile, key)
+	add(routeCAFile, routeCA.CertPEM)
+	add(routeCAKeyFile, routeCAKey)
+	if cert, key, err = routeCA.Issue("worksteal route", cfg.hosts, pki.Server, cfg.validFor); err != nil {
+		return "", err
+	}
+	add(routeCertFile, cert)
+	add(routeKeyFile, key)
+	if cfg.mtls {
+		holders := append([]string{}, cfg.workers...)
+		for _, r := range cluster.Roles {
+			holders = append(holders, string(r))
 		}
-		caKey, _ := ca.KeyPEM()
-		routeCAKey, _ := routeCA.KeyPEM()
-		add(caFile, ca.CertPEM)
-		add(caKeyFile, caKey)
-		cert, key, err := ca.Issue("worksteal server", cfg.hosts, pki.Server, cfg.validFor)
-		if err != nil {
-			return err
-		}
-		add(serverCertFile, cert)
-		add(serverKeyFile, key)
-		add(routeCAFile, routeCA.CertPEM)
-		add(routeCAKeyFile, routeCAKey)
-		if cert, key, err = routeCA.Issue("worksteal route", cfg.hosts, pki.Server, cfg.validFor); err != nil {
-			return err
-		}
-		add(routeCertFile, cert)
-		add(routeKeyFile, key)
-		if cfg.mtls {
-			holders := append([]string{}, cfg.workers...)
-			for _, r := range cluster.Roles {
-				holders = append(holders, string(r))
+		for _, h := range holders {
+			cert, key, err := ca.Issue("worksteal "+h, nil, pki.Client, cfg.validFor)
+			if err != nil {
+				return "", err
 			}
-			for _, h := range holders {
-				cert, key, err := ca.Issue("worksteal "+h, nil, pki.Client, cfg.validFor)
-				if err != nil {
-					return err
-				}
-				add(h+"-cert.pem", cert)
-				add(h+"-key.pem", key)
-			}
+			add(h+"-cert.pem", cert)
+			add(h+"-key.pem", key)
 		}
-		p := func(name string) string { return quoteConf(filepath.Join(dir, name)) }
-		tlsConf = fmt.Sprintf(`
+	}
+	p := func(name string) string { return quoteConf(filepath.Join(dir, name)) }
+	return fmt.Sprintf(`
 # TLS for clients. verify: true requires a client certificate signed by
 # ca.pem (mutual TLS; serve --tls-verify does the same).
 tls {
@@ -225,19 +277,13 @@ cluster {
     timeout: 5
   }
 }
-`, p(serverCertFile), p(serverKeyFile), p(caFile), cfg.mtls, p(routeCertFile), p(routeKeyFile), p(routeCAFile))
-	}
-	var conf strings.Builder
-	fmt.Fprintf(&conf, "# worksteal serve configuration (nats-server format), written by worksteal serve init\n")
-	fmt.Fprintf(&conf, "# on %s for the stream prefix %q.\n", time.Now().UTC().Format(time.DateOnly), cfg.stream)
-	fmt.Fprintf(&conf, "# Start: worksteal serve --config %s (flags override it).\n", filepath.Join(dir, ServerConfFile))
-	fmt.Fprintf(&conf, "# It holds public keys only; the secrets are the *.nk and *-key.pem files.\n\n")
-	conf.WriteString("# The nkey users, one per holder, with their roles' least-privilege\n# permissions (see the package documentation of cluster, \"Security\"):\n# users.conf, written from users.json by serve init and serve credentials.\nauthorization {\n  include \"users.conf\"\n}\n")
-	conf.WriteString(tlsConf)
-	files[ServerConfFile] = []byte(conf.String())
-	order = append([]string{ServerConfFile}, order...)
+`, p(serverCertFile), p(serverKeyFile), p(caFile), cfg.mtls, p(routeCertFile), p(routeKeyFile), p(routeCAFile)), nil
+}
 
-	if !cfg.force {
+// write writes the files into dir, refusing to replace any unless force.
+func (f *initFiles) write(dir string, force bool) error {
+	order := f.order
+	if !force {
 		for _, name := range order {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return cmdenv.UsageError(fmt.Errorf("serve init: %s exists; keeping it (give --force to replace every file, and then every client's credentials)", filepath.Join(dir, name)))
@@ -251,10 +297,15 @@ cluster {
 		}
 		path := filepath.Join(dir, name)
 		os.Remove(path) // a new file gets mode; an old one would keep its own
-		if err := os.WriteFile(path, files[name], mode); err != nil {
+		if err := os.WriteFile(path, f.data[name], mode); err != nil {
 			return fmt.Errorf("serve init: %w", err)
 		}
 	}
+	return nil
+}
+
+// printServeInit says what serve init wrote and how each role starts.
+func printServeInit(out io.Writer, cfg serveInitConfig, dir string, order []string) {
 	fmt.Fprintf(out, "worksteal serve init: wrote %s in %s\n", strings.Join(order, ", "), dir)
 	fmt.Fprintf(out, "  start:       worksteal serve --config %s --listen 0.0.0.0:4222\n", filepath.Join(dir, ServerConfFile))
 	tlsFlags := ""
@@ -273,7 +324,6 @@ cluster {
 		fmt.Fprintf(out, "  %-12s worksteal worker --nats URL --creds %s (registers as %s only)\n", w+":", filepath.Join(dir, w+".nk"), w)
 	}
 	fmt.Fprintf(out, "  a key per person or worker, revoked alone: worksteal serve credentials add --dir %s --role ROLE --name NAME\n", dir)
-	return nil
 }
 
 // confList writes subjects as a nats-server configuration list, one a
