@@ -83,14 +83,9 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 			buf = append(buf, chunk...)
 			return buf[:len(buf)-1], true, nil
 		case err == io.EOF:
-			buf = append(buf, chunk...)
-			if len(buf) == 0 {
-				return nil, false, io.EOF
-			}
-			lr.n++
-			return buf, false, nil
+			return lr.end(append(buf, chunk...), err)
 		default:
-			return nil, false, err
+			return lr.end(nil, err)
 		}
 	}
 }
@@ -122,16 +117,23 @@ func (lr *lineReader) nextDelim() (line []byte, complete bool, err error) {
 			}
 			lr.n++
 			return buf[:len(buf)-len(d)], true, nil
-		case err == io.EOF:
-			if len(buf) == 0 {
-				return nil, false, io.EOF
-			}
-			lr.n++
-			return buf, false, nil
 		default:
-			return nil, false, err
+			return lr.end(buf, err)
 		}
 	}
+}
+
+// end is what next and nextDelim return when the input ends (io.EOF: the
+// last item, unterminated, if there is one) or a read fails (err).
+func (lr *lineReader) end(buf []byte, err error) ([]byte, bool, error) {
+	if err != io.EOF {
+		return nil, false, err
+	}
+	if len(buf) == 0 {
+		return nil, false, io.EOF
+	}
+	lr.n++
+	return buf, false, nil
 }
 
 // readLines returns the lines of r, each without its "\n" (a "\r" before
