@@ -120,10 +120,19 @@ func (a *attacker) hold(t *testing.T, route, id string) *nats.Msg {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
-	if err := a.nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.ws_tasks."+route, "ws.dlv."+a.name+"."+id+".1", []byte(`{"batch":1,"no_wait":true}`)); err != nil {
-		t.Fatal(err)
+	// The route may exist before its tasks do: pull again while the
+	// server answers "No Messages" (404).
+	var m *nats.Msg
+	for {
+		if err := a.nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.ws_tasks."+route, "ws.dlv."+a.name+"."+id+".1", []byte(`{"batch":1,"no_wait":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		m, err = sub.NextMsg(testdeadline.Left(t))
+		if err != nil || m.Reply != "" || m.Header.Get("Status") != "404" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	m, err := sub.NextMsg(testdeadline.Left(t))
 	if err != nil || m.Reply == "" {
 		t.Fatalf("the attacker got no task: %v %v", m, err)
 	}
