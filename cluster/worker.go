@@ -166,8 +166,9 @@ type serving struct {
 	// is freed when its handler returns, not when its outcome is written
 	// (one or two round trips to the server): the next task runs
 	// meanwhile. So a worker holds at most slots tasks in handlers plus
-	// slots being settled, and a slow server slows the pulls (a handler's
-	// slot waits for a place here) instead of piling writes up.
+	// settleWindow(slots) being settled, and a slow server slows the
+	// pulls (a handler's slot waits for a place here) instead of piling
+	// writes up.
 	settling chan struct{}
 
 	tree      *treeState   // spawned children kept here (spawn.go)
@@ -204,7 +205,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
-		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]*heldTask{}, heldWake: make(chan struct{}, 1)}
+		settling: make(chan struct{}, n.settleWindow()), heldSet: map[string]*heldTask{}, heldWake: make(chan struct{}, 1)}
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -299,6 +300,26 @@ func (n *Node) Serve(ctx context.Context) error {
 	data, _ := json.Marshal(info)
 	n.workers.Put(dctx, n.opts.name, data)
 	return err
+}
+
+// recorderWindow is how many outcomes per slot a worker of a server with
+// a recorder may have on their way at once. Its outcome takes two round
+// trips where a direct write takes one (the worker's request, in a batch,
+// then the recorder's create, see Record), so a window of one per slot
+// would hold the next pulls back for the recorder's answers; with four,
+// the records of a worker's tasks go in batches behind the runs (a batch
+// is sent as soon as fewer than maxBatchesOut are out, see resultBatch).
+// The tasks in the window have run: they hold no slot, only their
+// delivery's lease, which the heartbeats keep until the record is in.
+const recorderWindow = 4
+
+// settleWindow is the capacity of serving.settling: one outcome per slot
+// being written, or recorderWindow per slot through the recorder.
+func (n *Node) settleWindow() int {
+	if n.viaRecorder() {
+		return recorderWindow * max(1, n.opts.slots)
+	}
+	return max(1, n.opts.slots)
 }
 
 // info is this worker's registry entry now.
