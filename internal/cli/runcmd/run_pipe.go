@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,7 +39,7 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 	switch {
 	case cfg.pipe.semaphore || semaphoreOnly(f):
 		return true, runSemaphore(env, cmd, cfg, args)
-	case cfg.pipe.pipeMode():
+	case cfg.pipe.pipeMode() && !cfg.pipe.tee: // --tee is argument mode's (run_tee.go)
 		return true, runPipe(env, cmd, cfg, args)
 	}
 	return false, nil
@@ -88,6 +89,14 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		if v > 0 {
 			pj.Block = int64(min(v, math.MaxInt32))
 		}
+	}
+	if given, ok := gnuChanged(f, "block-timeout"); ok {
+		// GNU: whole seconds (an alarm), at least 1.
+		d, _, err := parseTimeout(p.blockTime)
+		if err != nil || strings.HasSuffix(strings.TrimSpace(p.blockTime), "%") || d < time.Second {
+			return pj, fmt.Errorf("%s %q: want at least 1 second (units s, m, h, d: 1m30s)", given, p.blockTime)
+		}
+		pj.BlockTimeout = d.Truncate(time.Second)
 	}
 	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
 	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
