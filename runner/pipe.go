@@ -69,6 +69,8 @@ type Pipe struct {
 	// parallel's --block-timeout): the chunk is cut from what was read so
 	// far, as at the end of a full block, and a block then never grows.
 	BlockTimeout time.Duration
+
+	group *columnKey // --pipepart --group-by (PipeJobs.GroupParts)
 }
 
 // seps returns the record start and end, with GNU's default.
@@ -358,6 +360,9 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 		}
 	}
 	skip := int64(len(header))
+	if p.group != nil {
+		return partsOf(file, header, groupPositions(f, size, block, skip, *p.group)), nil
+	}
 	pos := []int64{skip}
 	const window = 128 << 10 // GNU's dd block
 	for at := block + skip; at < size; at += block {
@@ -392,11 +397,16 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 	if pos[len(pos)-1] != size {
 		pos = append(pos, size)
 	}
-	parts := make([]Part, 0, len(pos)-1)
+	return partsOf(file, header, pos), nil
+}
+
+// partsOf are the parts between the positions.
+func partsOf(file string, header []byte, pos []int64) []Part {
+	parts := make([]Part, 0, len(pos))
 	for i := 0; i+1 < len(pos); i++ {
 		parts = append(parts, Part{File: file, Off: pos[i], Len: pos[i+1] - pos[i], Header: header})
 	}
-	return parts, nil
+	return parts
 }
 
 // PipeJobs makes the jobs of a pipe-mode batch: a job per chunk, each

@@ -249,7 +249,6 @@ var gnuOptions = gnuOptionSet(
 	"hostgroups|hgrp|hostgroup", "B", "profile|J", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
 	"sqlandworker|sql-and-worker",
 	// Pipe mode.
-	"shard", "bin", "group-by|groupby",
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
