@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/worksteal/worksteal/policy"
@@ -27,6 +28,18 @@ func (e *FieldError) Error() string {
 
 func ferr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// choose gives an enumerated field its default, names[0], when it is empty,
+// then checks it is one of names.
+func choose(path string, v *string, names ...string) *FieldError {
+	if *v == "" {
+		*v = names[0]
+	}
+	if !slices.Contains(names, *v) {
+		return oneOf(path, *v, names...)
+	}
+	return nil
 }
 
 func oneOf(path, got string, names ...string) *FieldError {
@@ -137,12 +150,8 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	if err := checkSec("workload.poll", wl.Poll); err != nil {
 		return err
 	}
-	switch wl.Kind {
-	case "":
-		wl.Kind = kindTasks
-	case kindTasks, kindFib, kindUTS, kindTree:
-	default:
-		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS, kindTree)
+	if err := choose("workload.kind", &wl.Kind, kindTasks, kindFib, kindUTS, kindTree); err != nil {
+		return err
 	}
 	if err := wl.Duration.normalize("workload.duration"); err != nil {
 		return err
@@ -201,16 +210,11 @@ func (wl *Workload) normalize(workers int) *FieldError {
 
 // normalize checks the arrival pattern, its targets and its bursts.
 func (a *Arrival) normalize(workers int) *FieldError {
-	switch a.Pattern {
-	case "":
-		a.Pattern = arriveStart
-	case arriveStart, arrivePoisson:
-	case arriveBursts:
-		if len(a.Bursts) == 0 {
-			return ferr("workload.arrival.bursts", "pattern bursts needs at least one burst")
-		}
-	default:
-		return oneOf("workload.arrival.pattern", a.Pattern, arriveStart, arriveBursts, arrivePoisson)
+	if err := choose("workload.arrival.pattern", &a.Pattern, arriveStart, arriveBursts, arrivePoisson); err != nil {
+		return err
+	}
+	if a.Pattern == arriveBursts && len(a.Bursts) == 0 {
+		return ferr("workload.arrival.bursts", "pattern bursts needs at least one burst")
 	}
 	if err := checkTarget("workload.arrival.target", &a.Target, true); err != nil {
 		return err
@@ -436,19 +440,11 @@ const (
 )
 
 func (u *UTS) normalize() *FieldError {
-	switch u.Type {
-	case "":
-		u.Type = utsGeometric
-	case utsGeometric, utsBinomial, utsHybrid:
-	default:
-		return oneOf("workload.uts.type", u.Type, utsGeometric, utsBinomial, utsHybrid)
+	if err := choose("workload.uts.type", &u.Type, utsGeometric, utsBinomial, utsHybrid); err != nil {
+		return err
 	}
-	switch u.Shape {
-	case "":
-		u.Shape = shapeLinear
-	case shapeLinear, shapeExpDec, shapeCyclic, shapeFixed:
-	default:
-		return oneOf("workload.uts.shape", u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed)
+	if err := choose("workload.uts.shape", &u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed); err != nil {
+		return err
 	}
 	if u.B0 == 0 {
 		u.B0 = 4
@@ -478,12 +474,8 @@ func (u *UTS) normalize() *FieldError {
 }
 
 func (p *Policy) normalize(c *Costs) *FieldError {
-	switch p.Scheduler {
-	case "":
-		p.Scheduler = schedSteal
-	case schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT:
-	default:
-		return oneOf("policy.scheduler", p.Scheduler, schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT)
+	if err := choose("policy.scheduler", &p.Scheduler, schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT); err != nil {
+		return err
 	}
 	if p.Victim == "" {
 		p.Victim = policy.Random.String()
@@ -501,37 +493,28 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
 	p.Amount = a.String()
-	if p.Join == "" {
-		p.Join = joinLatent
+	if err := choose("policy.join", &p.Join, joinLatent, joinEager); err != nil {
+		return err
 	}
-	if p.Join != joinLatent && p.Join != joinEager {
-		return oneOf("policy.join", p.Join, joinLatent, joinEager)
-	}
-	switch {
-	case p.Heartbeat == 0:
-		p.Heartbeat = runtimeHeartbeat
-	case p.Heartbeat < -1:
-		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", runtimeHeartbeat, p.Heartbeat)
-	}
-	switch {
-	case p.EagerDepth == 0:
-		p.EagerDepth = policy.EagerDepth
-	case p.EagerDepth < -1:
-		return ferr("policy.eager_depth", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", policy.EagerDepth, p.EagerDepth)
-	}
-	switch {
-	case p.MaxBatch == 0:
-		p.MaxBatch = policy.MaxBatch
-	case p.MaxBatch < -1:
-		return ferr("policy.max_batch", "must be -1 (no cap), 0 (the runtime's %d) or positive, got %d", policy.MaxBatch, p.MaxBatch)
+	for _, k := range []struct {
+		path, none string
+		v          *int
+		def        int
+	}{
+		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
+		{"policy.eager_depth", "none", &p.EagerDepth, policy.EagerDepth},
+		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
+	} {
+		switch {
+		case *k.v == 0:
+			*k.v = k.def
+		case *k.v < -1:
+			return ferr(k.path, "must be -1 (%s), 0 (the runtime's %d) or positive, got %d", k.none, k.def, *k.v)
+		}
 	}
 	id := &p.Idle
-	switch id.Mode {
-	case "":
-		id.Mode = idleBackoff
-	case idleBackoff, idlePoll, idleSpin, idlePark:
-	default:
-		return oneOf("policy.idle.mode", id.Mode, idleBackoff, idlePoll, idleSpin, idlePark)
+	if err := choose("policy.idle.mode", &id.Mode, idleBackoff, idlePoll, idleSpin, idlePark); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		n string
