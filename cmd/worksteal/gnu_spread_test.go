@@ -81,6 +81,19 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --pipepart --group-by groups of growing size", args: []string{"--pipepart", "-a", "f", "--group-by", "1", "--block", "10", "-k", "echo ---; wc -l"}, files: map[string]string{"f": sqrtGroups}},
 	{name: "29.9 --pipepart --group-by --block -1", args: []string{"--pipepart", "-a", "f", "--colsep", ",", "--group-by", "1", "--block", "-1", "-j2", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV[19:]}},
 	{name: "29.9 --pipepart --group-by --header :", args: []string{"--pipepart", "-a", "f", "--header", ":", "--colsep", ",", "--group-by", "1", "--block", "10", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV}},
+	// --csv (man parallel: "--csv"; GNU needs Perl's Text::CSV, the
+	// cases skip without it): each record read as CSV.
+	{name: "29.9 --csv quoted fields, \"\" and the separator", args: []string{"--csv", "echo", "{1}", "of", "{2}", "at", "{3}"}, stdin: `"1 big, 2 small","2""x4"" plank",12.34` + "\n"},
+	{name: "29.9 --csv --colsep ';' a quoted newline", args: []string{"--csv", "--colsep", ";", "echo", "Field 1: {1} Field 2: {2}"}, stdin: "\"Start of field 1 with newline\nLine 2 in field 1\";value 2\n"},
+	{name: "29.9 --csv --header : names the fields", args: []string{"--csv", "--header", ":", "-k", "echo", "{b}-{a}"}, stdin: "a,b\n1,\"x,y\"\n2,z\n"},
+	{name: "29.9 --csv empty fields, a missing one, an empty line", args: []string{"--csv", "-k", `echo "[{1}][{2}][{3}]"`}, stdin: ",,\n\"\",a\n\nc\n"},
+	{name: "29.9 --csv trims only with --colsep", args: []string{"--csv", "--colsep", ",", "-k", `echo "[{1}][{2}]"`, ":::", " a , b ", `" a ", b`, "c,d"}},
+	{name: "29.9 --csv without --colsep keeps spaces, {} --tag -N2", args: []string{"--csv", "-N2", "--tag", "-k", `echo "[{1}][{2}][{3}][{}]"`}, stdin: " a , b \nc,\"d e\"\n"},
+	{name: "29.9 --csv with -a and :::", args: []string{"--csv", "-a", "f", "-k", `echo "[{1}][{2}][{3}]"`, ":::", "x,y"}, files: map[string]string{"f": "a,\"b\nc\"\n"}},
+	{name: "29.9 --csv --colsep a tab", args: []string{"--csv", "--colsep", "\t", "-k", `echo "[{1}][{2}]"`}, stdin: "a\t\"b\tc\"\n"},
+	{name: "29.9 --pipe --csv cuts after whole records", args: []string{"--csv", "--pipe", "--block", "5", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\nf,g\n"},
+	{name: "29.9 --pipe --csv ignores -N", args: []string{"--csv", "--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\n"},
+	{name: "29.9 --pipe --csv an open quote at the end", args: []string{"--csv", "--pipe", "--block", "3", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,\"e\n"},
 	{name: "29.9 --group-by with a Perl expression is refused", args: []string{"--pipe", "--group-by", `1 s/\D//g`, "-kN1", "cat"}, stdin: "1\n", onlyStatus: true, wsRefuses: true},
 }
 
