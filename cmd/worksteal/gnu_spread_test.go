@@ -62,6 +62,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --bin by number", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%} {#}; paste -sd' '`}, stdin: "1\n2\n3\n4\n5\n6\n7\n"},
 	{name: "29.9 --bin --colsep ' ' second column", args: []string{"--pipe", "--colsep", " ", "--bin", "2", "-j2", "-k", `echo {%}; paste -sd,`}, stdin: "x 1\ny 2\nz 3\nw 5\n"},
 	{name: "29.9 --bin Perl numbers: 0, negative, fractions, words", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%}; paste -sd' '`}, stdin: "0\n-1\n2.7\n-2.5\nx\n 4\n5abc\n1e1\n"},
+	{name: "29.9 --bin joblog: Send 0", args: []string{"--pipe", "--bin", "1", "-j2", "-k", "--joblog", "-", "cat >/dev/null"}, stdin: "1\n2\n3\n4\n", joblog: "-"},
 	{name: "29.9 --bin by column name", args: []string{"--pipe", "--colsep", ",", "--bin", "N", "-j2", "-k", "echo ---; cat"}, stdin: "N,V\n1,a\n2,b\n3,c\n"},
 
 	// --group-by (man parallel: "--group-by val", its table.csv
@@ -70,6 +71,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --group-by column name", sh: `$P --pipe --colsep , --header : --group-by UserID -kN1 'echo ---; cat' < table.csv`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --group-by column name without --header", sh: `$P --pipe --colsep , --group-by UserID -kN1 wc < table.csv`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --group-by with --header : gives the header to each", sh: `$P --pipe --colsep , --header : --group-by 1 -kN1 'echo ---; cat' < table.csv`, files: map[string]string{"table.csv": tableCSV}, norm: dropGroupSep},
+	{name: "29.9 --group-by joblog: Send without the separators", args: []string{"--pipe", "--colsep", ",", "--group-by", "1", "-kN2", "--joblog", "-", "cat >/dev/null"}, stdin: tableCSV[19:], joblog: "-"},
 	{name: "29.9 --group-by -N2", sh: `tail -n +2 table.csv | $P --pipe --colsep , --group-by 1 -kN2 'echo ---; cat'`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --groupby --block cuts between groups", args: []string{"--pipe", "--groupby", "1", "--block", "50", "-k", "echo ---; wc -l"}, stdin: groupLines},
 	{name: "29.9 --group-by --block grows past a long group", args: []string{"--pipe", "--colsep", ",", "--group-by", "1", "--block", "10", "-k", "echo ---; cat"}, stdin: tableCSV[19:]},
