@@ -132,6 +132,7 @@ func TestParseSweep(t *testing.T) {
 		{"victim=random,largest", "victim", "random,largest", false},
 		{"grain = 0.1, 0.5", "grain", "0.1,0.5", false},
 		{"max_batch=-1,32", "max_batch", "-1,32", false},
+		{"eager_depth=0,-1", "eager_depth", "0,-1", false},
 		{"colour=red", "", "", true},
 		{"workers", "", "", true},
 		{"workers=5..2", "", "", true},
