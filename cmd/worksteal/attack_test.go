@@ -167,7 +167,7 @@ func forgedResult(job, task, parent string, spawned ...string) []byte {
 // variables.
 func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--shared-worker-key"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
