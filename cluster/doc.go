@@ -496,7 +496,8 @@
 // trusted with the tasks it pulls, and (with a key of its own) with no
 // other worker's; the shared worker key may ask under any name. The holder
 // table is in the recorder's memory: a delivery made before serve
-// (re)started is not in it, and runs again after the ack wait. The
+// (re)started is not in it; the recorder refuses a request for it and
+// hands it back, and its redelivery is bound. The
 // checkpoints bucket (checkpoints, hand-over lists, failover's claims) is
 // written by the recorder only, for a delivery the asking worker holds.
 // Workers still send idle signals (any name with the shared worker key)

@@ -469,8 +469,17 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	switch {
 	case err != nil:
 		return nil, 0, 0, err
-	case h == nil:
-		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: no delivery of it is held (settled, or never delivered to a worker that said hello)", seq)
+	case h == nil || h.delivered < delivered:
+		// A delivery the table lacks: settled already (the server ignores
+		// the nak), never made, or made where the recorder did not hear
+		// it: before serve (re)started, or to a Serve before its hello.
+		// Handed back, so that its redelivery is made where the recorder
+		// hears it and binds its holder (a worker's heartbeats and result
+		// for it come here within a heartbeat); a key that names another
+		// worker's such delivery costs that task a second run, never an
+		// outcome (it records nothing).
+		r.n.nc.Publish(ack, ackNak)
+		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table (settled, never made, or made before serve started or a hello): handed back to be delivered again", seq, delivered)
 	case h.worker != worker:
 		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
