@@ -16,10 +16,10 @@ import (
 func init() { gnuCases = append(gnuCases, gnuSpreadCases...) }
 
 // slowProducer writes 1 2 3 (-N2: the block-timeout case) or 1 2, then
-// waits until a job has touched d1 (bounded: 60 s), then writes the rest:
+// waits until a job has touched d1 (bounded: 120 s), then writes the rest:
 // without --block-timeout no job runs before the input ends, and the data
 // says so.
-const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 1200 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
+const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 2400 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
 
 var gnuSpreadCases = []gnuCase{
 	// --block-timeout (man parallel: "--block-timeout duration"): a
@@ -43,6 +43,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --tee without ::: runs nothing", args: []string{"--pipe", "--tee", "wc"}, stdin: seq10},
 	{name: "29.9 --tee with -a values", args: []string{"--pipe", "--tee", "-a", "af", "-k", "echo {}; wc -l"}, stdin: "1\n2\n3\n", files: map[string]string{"af": "x\ny\n"}},
 	{name: "29.9 --pipepart --tee", args: []string{"--pipepart", "-a", "f", "--tee", "-k", "--joblog", "-", "wc {}", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}, joblog: "-"},
+	{name: "29.9 --pipepart --tee :::: FILE is the data", args: []string{"--pipepart", "--tee", "-k", "wc {}", "::::", "f", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}},
 	{name: "29.9 --tee alone is ignored", args: []string{"--tee", "-k", "echo", ":::", "a", "b"}},
 
 	// --shard (man parallel: "--shard shardexpr"): -j jobs, lines of one
