@@ -121,7 +121,8 @@
 // more slots or faster handlers takes more of the job, and none hoards the
 // queue. A slot is a handler running: it is free again when the handler
 // returns, while the outcome is still being written and acked (at most
-// slots outcomes at once; serving.settling), so the round trips of one
+// slots outcomes at once, four times that through the recorder;
+// serving.settling), so the round trips of one
 // task's settlement overlap the next task's run. Every result is written
 // with a create on the task's key, so a
 // duplicate run (a redelivery whose ack was lost, a speculative copy)

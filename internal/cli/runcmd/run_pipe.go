@@ -127,6 +127,9 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		}
 		pj.Records = n
 	}
+	if cfg.gnu.csv && !p.pipePart {
+		pj.CSV, pj.Records = true, 0 // GNU: whole CSV records; -N does not apply
+	}
 	if given, ok := gnuChanged(f, "header"); ok {
 		h := cfg.gnu.header
 		switch {
