@@ -310,9 +310,10 @@ func (in Input) Jobs() ([]Job, error) {
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
+	lm := newCmdLen(tmpl, tag, res)
 	var groups [][]record
 	if in.NoArgs || in.MaxArgs > 1 || in.Fill {
-		if groups, err = in.group(tmpl, recs); err != nil {
+		if groups, err = in.group(lm, recs); err != nil {
 			return nil, err
 		}
 	}
@@ -349,9 +350,11 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))
-		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); len(j.Command) >= maxLen {
+		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, maxLen) {
 			// GNU: "Command line too long", and nothing is run.
-			return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, len(j.Command), maxLen, j.Seq, j.Command)
+			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= maxLen {
+				return nil, tooLong(n, maxLen, j.Seq, g[0])
+			}
 		}
 		if keepArgs {
 			x := j.gnu
@@ -400,9 +403,10 @@ func columnsBefore(vals [][]value) int {
 }
 
 // group cuts the records into jobs: one record each, or as many as
-// MaxArgs, Fill and MaxLen allow, spread at the end as GNU parallel's
-// populate does for -m and -X.
-func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
+// MaxArgs, Fill and MaxLen allow by GNU parallel's reckoning of the length
+// (gnulen.go), spread at the end as GNU parallel's populate does for -m
+// and -X.
+func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 	if in.NoArgs || (in.MaxArgs <= 1 && !in.Fill) {
 		// One record each.
 		groups := make([][]record, len(recs))
@@ -411,29 +415,23 @@ func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 		}
 		return groups, nil
 	}
-	maxLen := in.MaxLen
-	if maxLen == 0 {
-		maxLen = DefaultMaxLen
-	}
+	maxLen := cmp.Or(in.MaxLen, DefaultMaxLen)
 	limit := in.MaxArgs // 0: no cap but the length
-	base := len(strings.Join(firstOf(tmpl.expand(nil, 1, 1)), ""))
-	cost := func(r record) int {
-		return max(len(strings.Join(firstOf(tmpl.expand(r.cols, 1, 1)), ""))-base, 0) + 1
-	}
 	var groups [][]record
 	spread := false
 	for i := 0; i < len(recs); {
-		k, length := 0, base
+		k := 0
+		j := lm.job(len(groups)+1, len(recs))
 		for i+k < len(recs) {
-			length += cost(recs[i+k])
-			k++
-			if length >= maxLen {
-				if k > 1 {
-					k--
+			n, add := j.with(recs[i+k])
+			if n >= maxLen {
+				if k > 0 {
 					break
 				}
-				return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, length, maxLen, i+1, strings.Join(recs[i].cols, " "))
+				return nil, tooLong(n, maxLen, i+1, recs[i])
 			}
+			j.push(recs[i+k], add)
+			k++
 			if limit > 0 && k >= limit {
 				break
 			}
@@ -450,8 +448,6 @@ func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 	}
 	return groups, nil
 }
-
-func firstOf(parts []string, _ []int) []string { return parts }
 
 // trimSpace trims Perl's white space off v: "l" left, "r" right, "lr" or
 // "rl" both, else none.

@@ -48,6 +48,7 @@ type piece struct {
 	pos  int  // 'a': 1-based position, negative from the end; 0 every argument
 	mod  string
 	fn   func(string) string // 'a': a --plus expression applied after mod; nil if none
+	expr string              // the text of fn's expression (piece.key)
 	skip byte                // 'a': 'u' {uniq}, 'c' {choose_k}: the job may be skipped (template.skips)
 }
 
@@ -186,7 +187,7 @@ func (syn rplSyntax) parse(in string) (piece, bool, error) {
 	if !ok || err != nil {
 		return piece{}, false, err
 	}
-	return piece{kind: 'a', pos: pos, fn: fn}, true, nil
+	return piece{kind: 'a', pos: pos, fn: fn, expr: rest}, true, nil
 }
 
 var plusPosRE = regexp.MustCompile(`^(-?[0-9]+)(.*)$`)

@@ -573,7 +573,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		}
 	}
 	if cfg.dryRun {
-		return printPlan(cmd.OutOrStdout(), todo, order, history)
+		return printPlan(cmd.OutOrStdout(), todo, order, history, rcfg.Tag)
 	}
 
 	if skipped > 0 && cfg.showSummary {
@@ -775,10 +775,16 @@ func fileExists(path string) bool {
 // printPlan writes the commands in start order (--dry-run). The jobs that
 // --plus {uniq} or {choose_k} skip are shown, and count as failed, as GNU
 // parallel's dry run does.
-func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
+func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration, tag bool) error {
 	skipped := 0
 	for _, j := range runner.Plan(jobs, order, history) {
-		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+		line := j.CommandIn(1) // {%}: GNU parallel's dry run shows slot 1
+		if tag {
+			// GNU prints a dry run's command as the job's output:
+			// each line tagged.
+			line = string(tagLines(j.TagIn(1)+"\t", []byte(line)))
+		}
+		fmt.Fprintln(w, line)
 		if j.Skipped() {
 			skipped++
 		}

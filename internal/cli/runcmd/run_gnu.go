@@ -42,7 +42,11 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	}
 	if bigNGiven {
 		n, nGiven = bigN, true
-		in.ContextReplace = !g.multiArgs && !g.xargs
+		// GNU: -N and -L replace in context (unless -m or --xargs);
+		// -l and --max-lines only take the records.
+		given, _ := gnuChanged(f, "max-replace-args")
+		lines := given == "-l" || given == "--max-lines" || given == "--maxlines"
+		in.ContextReplace = !g.multiArgs && !g.xargs && !lines
 	}
 	if nGiven {
 		in.MaxArgs = n
