@@ -94,6 +94,11 @@ type Input struct {
 	// them: TAG ({name}) another name of a replacement string, or a
 	// series of s/regexp/replacement/ statements on each value.
 	Rpl []string
+	// Parens are GNU parallel's --parens: the left and right delimiters
+	// of a perl expression, the string's halves ("" is {==}). Perl is not
+	// supported: a command holding the pair is refused as {= =} is, and
+	// {= =} is then text.
+	Parens string
 
 	// MaxArgs puts up to MaxArgs records (one value of each source) in one
 	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
@@ -188,7 +193,10 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
-	syn := rplSyntax{plus: in.Plus}
+	syn, err := rplSyntax{plus: in.Plus}.withParens(in.Parens)
+	if err != nil {
+		return nil, err
+	}
 	if len(in.Rpl) > 0 {
 		user, err := userRpls(in.Rpl)
 		if err != nil {
@@ -209,7 +217,6 @@ func (in Input) Jobs() ([]Job, error) {
 	// Each source's values, each value already split into its columns.
 	keepArgs := in.Tag != nil || in.Results != nil // only --tag and --results use the values as read
 	vals := make([][]value, len(sources))
-	var err error
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {

@@ -75,6 +75,23 @@ type rplSyntax struct {
 	plus  bool
 	names map[string]int   // column name → 1-based position
 	user  map[string]piece // --rpl tags without their braces (rpl.go)
+	perl  *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
+}
+
+// withParens sets the delimiters of perl expressions to GNU's --parens
+// parens: its halves (Perl's substr($p, 0, 0.5*length $p) and the rest).
+func (syn rplSyntax) withParens(parens string) (rplSyntax, error) {
+	if parens == "" {
+		return syn, nil
+	}
+	if len(parens) < 2 {
+		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", ErrBadInput, parens)
+	}
+	l, r := parens[:len(parens)/2], parens[len(parens)/2:]
+	// GNU matches the shortest pair: text that holds no delimiter
+	// between them.
+	syn.perl = regexp.MustCompile(regexp.QuoteMeta(l) + `(?s:.*?)` + regexp.QuoteMeta(r))
+	return syn, nil
 }
 
 // compileTemplate parses the words of a command template. quote is GNU's
@@ -84,13 +101,19 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	if len(words) == 0 {
 		words = []string{"{}"}
 	}
+	perl := perlRplRE
+	if syn.perl != nil {
+		perl = syn.perl
+	}
+	// GNU joins words while one holds a left delimiter without its right
+	// (merge_rpl_parts): a perl expression may span words.
+	if m := perl.FindString(strings.Join(words, " ")); m != "" {
+		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
+	}
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
 			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, errNUL)
-		}
-		if m := perlRplRE.FindString(w); m != "" {
-			return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
 		}
 		var ps []piece
 		last := 0

@@ -120,6 +120,7 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	in.Shuffle = g.shuf
 	in.Plus = g.plus
 	in.Rpl = g.rpl
+	in.Parens = g.parens
 	in.NoRunIfEmpty = g.noRunIfEmpty
 	in.Slots = slots
 	if _, ok := gnuChanged(f, "tagstring"); ok {

@@ -50,6 +50,7 @@ type gnuConfig struct {
 	trace          bool      // -t, --verbose: each command on stderr as it starts
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
+	parens         string    // --parens: the delimiters of a perl expression
 	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
 	noKeepOrder    bool      // --no-keep-order: undo -k
 	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
@@ -118,6 +119,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringVar(&g.parens, "parens", "", "the left and right delimiters of a perl expression, as the string's halves ({==} by default): perl is not supported, so a command holding them is refused")
 	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
 	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
 	gnuAlias(f, "no-run-if-empty", "norunifempty")
@@ -230,7 +232,7 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"i", "U", "parens",
+	"i", "U",
 	"csv", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.

@@ -71,6 +71,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		return pj, errors.New("--round-robin with --pipepart is not supported: --pipepart --block -1 runs one job per slot")
 	}
 	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
+	pj.Parens = cfg.gnu.parens
 	if given, ok := gnuChanged(f, "block"); ok {
 		v, err := runner.ParseSize(given, p.block)
 		if err != nil {
