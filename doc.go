@@ -79,9 +79,11 @@
 //     otherwise it is logged ([LogPanic]) and the first such panic is
 //     returned by [Pool.Close].
 //
-// Inside the pool, [Join] always runs both halves to completion and then
-// re-panics with the first half's panic if both panicked. A task's panic
-// never kills a worker goroutine. A task that calls [runtime.Goexit] (as
+// Inside the pool, [Join] passes a panic on as a plain call of its halves
+// would — the value as it was raised, after the other half has finished
+// or when it provably never started (a second half that no other worker
+// took is dropped when the first half panics). A task's panic never kills
+// a worker goroutine. A task that calls [runtime.Goexit] (as
 // t.FailNow does) ends its goroutine, which the pool replaces; the
 // computation fails with [ErrGoexit], after every half and scope task it
 // started has finished.

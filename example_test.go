@@ -599,9 +599,9 @@ func ExampleConfig_groups() {
 	// 6765 <nil>
 }
 
-// A panic in a task reaches the caller of Run (or Join, or Scope) as a
-// *PanicError that keeps the panic value and the original stack; errors.Is
-// and errors.As see through it to an error value.
+// A panic in a task reaches the caller of Run (or Scope) as a *PanicError
+// that keeps the panic value and the original stack; errors.Is and
+// errors.As see through it to an error value.
 func ExamplePanicError() {
 	pool, err := worksteal.New(worksteal.Config{})
 	if err != nil {
@@ -622,4 +622,26 @@ func ExamplePanicError() {
 	// Output:
 	// config: file does not exist
 	// true true
+}
+
+// Inside a task, a Join passes a panic on as a plain call of its halves
+// does: a recover in the function that called Join sees the value as it
+// was raised, once the other half has finished — or, when the first half
+// panicked before another worker took the second, with the second half
+// dropped, never run.
+func ExampleJoin_panic() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	worksteal.Run(pool, func(w *worksteal.Worker) int {
+		defer func() { fmt.Println("recovered:", recover()) }()
+		worksteal.Join(w,
+			func(*worksteal.Worker) int { panic("first half") },
+			func(*worksteal.Worker) int { fmt.Println("second half ran"); return 0 })
+		return 0
+	})
+	// Output:
+	// recovered: first half
 }

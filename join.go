@@ -8,16 +8,20 @@ import (
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
 //
-// fa runs at once on the calling worker; fb waits, latent, until fa
-// returns, and w then runs it too — unless some worker went idle meanwhile:
-// then the first poll point w reaches (every Join and Spawn inside fa,
-// every chunk of a package par loop, [Worker.Poll]) offers fb to thieves,
-// oldest Joins' halves first. If a thief took fb, w does not block: it runs
-// other work — its own deque, then steals, preferring the worker that took
-// fb — until fb has finished. A Join that nobody is idle for costs two
-// calls and a few writes to w's own memory: one atomic load, no atomic
-// write (PROTOCOL.md "What a Join costs"). The exception is the
-// heartbeat: every [policy.HeartbeatJoins]-th Join of a worker (and every
+// fa runs at once on the calling worker; fb runs after fa returns, on w,
+// as in a plain call — unless another worker takes it first. Which Joins
+// can be taken: w keeps the oldest of its open Joins'
+// second halves, [policy.LatentFrames] of them beyond those already
+// offered, in latent frames; a Join made while that many are open is a
+// plain call of fa then fb, which no other worker ever sees. A latent fb
+// is offered to thieves at the first poll point w reaches (every Join and
+// Spawn inside fa, every chunk of a package par loop, [Worker.Poll]) that
+// finds some worker idle, oldest first. If a thief took fb, w does not
+// block: it runs other work — its own deque, then steals, preferring the
+// worker that took fb — until fb has finished. A Join that nobody is idle
+// for writes no atomic memory and makes one atomic load (PROTOCOL.md "What
+// a Join costs"). The exception is the heartbeat: every
+// [policy.HeartbeatJoins]-th Join of a worker (and every
 // [policy.HeartbeatPolls]-th Poll) makes its oldest latent half public
 // whether or not anyone is idle — a push on w's deque, one atomic store —
 // and publishes w's statistics (nine atomic stores), so the largest
@@ -30,9 +34,9 @@ import (
 // stealable at its top even while every owner is inside a leaf. Deeper, a
 // first half that runs long without a poll point (a sequential leaf of a
 // millisecond or more) keeps fb from idle workers until it returns: call
-// w.Poll in its loop. A first half that waits for something fb does must
-// poll while it waits, or wait inside w.Blocking (which offers fb first);
-// otherwise it may wait for itself, as on a one-worker pool.
+// w.Poll in its loop. fa must not wait for something fb does: as in a
+// plain call, fb may start only after fa returns (the pool's stall
+// monitor reports such a wait: [Config].OnStall).
 //
 // Join allocates fb's closure and what it captures (they escape to the
 // deque, where a thief can see them): about 30–50 ns per Join more than
@@ -42,62 +46,41 @@ import (
 // w must be the handle passed to the running task. Each closure receives the
 // handle of the worker that runs it; fork inside them through that handle.
 //
-// Panics: both fa and fb always run to completion. If either panics, Join
-// re-panics, after both have finished, with a *PanicError that keeps the
-// stack of the original panic; if both panic, fa's panic wins.
+// Panics: a panic in fa or fb goes on from Join as from a plain call of
+// fa then fb — the same value, its stack intact — once the other half has
+// finished or when it provably never started: if fa panics, an fb that no
+// other worker took is dropped, never run, and an fb that a thief is
+// running is waited for. A panic of fb on another worker is re-raised by
+// Join after fa returned, as a *PanicError that keeps that worker's
+// stack. If both panic, fa's panic wins. Run, Scope and the other entry
+// points re-raise a task's panic as a *PanicError ([PanicError]).
 func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A, rb B) {
 	// fb travels as the argument with a nil function (see frame.call): a
 	// func value made from the generic callFunc[B] would need a closure
 	// binding B's dictionary, allocated on every Join. The fast path is
 	// JoinFunc's, written out (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	d := w.depth
-	fs := w.fast
-	if uint(d) >= uint(len(fs)) {
-		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
-	}
-	f, ok := fs[d].(*frame[func(*Worker) B, B])
-	if !ok {
-		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
-	}
-	if w.idle.Load() != 0 { // [P1]
+	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
 	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
 		w.beatLeft = 1
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
-	f.fb, f.xb = nil, fb
-	w.depth = d + 1
-	phase := joinRunningA
-	defer func() {
-		if phase != joinDone {
-			joinUnwindAt(w, d, phase, recover())
-		}
-	}()
 	ra = fa(w)
-	if d >= w.lo {
-		phase = joinInlineB
-		w.depth = d
-		rb = fb(w)
-	} else {
-		phase = joinTakingB
-		rb = joinPopPromoted(w, f, d)
-	}
-	phase = joinDone
-	return ra, rb
+	return ra, fb(w)
 }
 
 // JoinFunc is Join for plain functions with one argument each: it runs
 // fa(w, xa) and fb(w, xb), possibly in parallel, and returns both results,
-// allocating nothing in the steady state. The second half lives in a
+// allocating nothing in the steady state. A latent second half lives in a
 // per-worker frame reused at each nesting depth (PROTOCOL.md "Join").
 // Pass functions declared at top level (or method values bound once); an
 // argument that is a closure or a pointer to a local escapes like in Join.
 //
-// A JoinFunc that nobody steals costs about 6 ns of CPU over a plain call
-// on the 2-core AMD EPYC development machine (BenchmarkJoin's cpu-ns/join
-// in bench_test.go); the semantics, panics included, are those of [Join].
+// A JoinFunc that nobody steals costs a few ns of CPU over a plain call
+// (BenchmarkJoin's cpu-ns/join in bench_test.go; PROTOCOL.md "What a Join
+// costs"); the semantics, panics included, are those of [Join].
 // Keep xa and xb small: when w, the two functions and the two arguments
 // fit in Go's nine integer argument registers (arguments of up to three
 // words each), the call passes them in registers; larger ones go through
@@ -107,51 +90,23 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // call that itself cost 5 ns more than with 16 bytes. Pass a pointer to
 // what does not fit.
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	// The fast path (PROTOCOL.md "What a Join costs"): a frame of the
-	// right type at this depth, nobody idle, no heartbeat due, no
-	// profile (w.fast is nil while profiling). Everything else — a new
-	// depth or type, the eager depths, a poll that finds a worker idle,
-	// the heartbeat — is joinFull, the whole Join in one call, so that
-	// this function keeps fa and xa in registers and spills only what
-	// the call of fa needs afterwards.
+	// The fast path (PROTOCOL.md "What a Join costs"): policy.LatentFrames
+	// latent frames are open (depth >= gate; no profile), nobody is idle,
+	// no heartbeat is due. Then this Join is a plain call of both halves:
+	// no frame, so no other worker can ever see fb, and a panic in either
+	// half goes on as it is, fb never having started if fa panicked.
+	// Everything else — a latent frame to open, an eager depth, a poll
+	// that finds a worker idle, the heartbeat — is joinFull.
 	checkWorker(w)
-	d := w.depth
-	fs := w.fast
-	if uint(d) >= uint(len(fs)) {
-		return joinFull(w, fa, xa, fb, xb)
-	}
-	f, ok := fs[d].(*frame[XB, RB])
-	if !ok {
-		return joinFull(w, fa, xa, fb, xb)
-	}
-	if w.idle.Load() != 0 { // [P1]
+	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
 		return joinFull(w, fa, xa, fb, xb)
 	}
 	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
 		w.beatLeft = 1
 		return joinFull(w, fa, xa, fb, xb)
 	}
-	f.fb, f.xb = fb, xb
-	w.depth = d + 1
-	phase := joinRunningA
-	defer func() {
-		if phase != joinDone {
-			joinUnwindAt(w, d, phase, recover())
-		}
-	}()
 	ra = fa(w, xa)
-	if d >= w.lo {
-		// fb is still latent, so nobody else has seen the frame; w runs
-		// fb from its own arguments, at depth d (fb's Joins reuse frame d).
-		phase = joinInlineB
-		w.depth = d
-		rb = fb(w, xb)
-	} else {
-		phase = joinTakingB
-		rb = joinPopPromoted(w, f, d)
-	}
-	phase = joinDone
-	return ra, rb
+	return ra, fb(w, xb)
 }
 
 // joinFull is a whole Join off the fast path: a depth without a frame of
@@ -162,8 +117,8 @@ func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb 
 	f, d := joinPushSlow(w, fb, xb)
 	phase := joinRunningA
 	defer func() {
-		if phase != joinDone {
-			joinUnwind(w, f, d, phase, recover())
+		if phase != joinDone { // a panic or runtime.Goexit: it goes on as it is
+			joinUnwind(w, f, d, phase)
 		}
 	}()
 	if fa != nil {
@@ -183,25 +138,17 @@ func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb 
 //	w.Join(func(w *worksteal.Worker) { sort(w, a[:m]) },
 //		func(w *worksteal.Worker) { sort(w, a[m:]) })
 //
-// Everything [Join] says holds: fa runs at once on w, fb waits latent for
-// a poll point that finds a worker idle, both have finished when Join
-// returns, and a panic in either is re-raised as a *PanicError after both
-// finished. Like Join it allocates fb's closure and what it captures
-// (BenchmarkJoin's Unit rows).
+// Everything [Join] says holds: fa runs at once on w, fb after it unless a
+// thief takes it (at a poll point that finds a worker idle), both have
+// finished when Join returns, and a panic goes on as from a plain call
+// once the other half has finished or provably never started. Like Join
+// it allocates fb's closure and what it captures (BenchmarkJoin's Unit
+// rows).
 func (w *Worker) Join(fa, fb func(w *Worker)) {
-	// JoinFunc's fast path once more, for one frame type and with no
-	// generic dictionary; fb is the frame's argument and runUnit its
-	// function. Passing fa through JoinFunc as an argument instead would
-	// make fa escape too (JoinFunc calls it through an unknown function).
+	// JoinFunc's fast path once more, with no generic dictionary; in
+	// joinFull, fb is the frame's argument and runUnit its function.
 	checkWorker(w)
-	d := w.depth
-	fs := w.fast
-	if uint(d) >= uint(len(fs)) {
-		joinFull(w, runUnit, fa, runUnit, fb)
-		return
-	}
-	f, ok := fs[d].(*frame[func(*Worker), struct{}])
-	if !ok || w.idle.Load() != 0 { // [P1]
+	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
@@ -210,60 +157,8 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
-	f.fb, f.xb = runUnit, fb
-	w.depth = d + 1
-	phase := joinRunningA
-	defer func() {
-		if phase != joinDone {
-			joinUnwindAt(w, d, phase, recover())
-		}
-	}()
 	fa(w)
-	if d >= w.lo {
-		phase = joinInlineB
-		w.depth = d
-		fb(w)
-	} else {
-		phase = joinTakingB
-		joinPopPromoted(w, f, d)
-	}
-	phase = joinDone
-}
-
-// frameOps is what the fast path's deferred handler needs of a frame of
-// any type: the typed joinUnwind.
-type frameOps interface {
-	unwind(w *Worker, d, phase int, r any)
-}
-
-func (f *frame[XB, RB]) unwind(w *Worker, d, phase int, r any) { joinUnwind(w, f, d, phase, r) }
-
-// joinUnwindAt is the fast path's joinUnwind (PROTOCOL.md "Panics"), for
-// a handler that knows the Join's depth but not its frame's type: while
-// fa runs or fb is taken back from the deque (phases joinRunningA and
-// joinTakingB) the frame of depth d is the Join's own — every Join nested
-// in them runs deeper — so w.frames[d] finds it. A second half that ran
-// inline (joinInlineB) left a frame nobody else ever saw, which fb's own
-// Joins may even have replaced at depth d: only depth and lo are
-// restored.
-func joinUnwindAt(w *Worker, d, phase int, r any) {
-	if phase == joinInlineB {
-		var pe *PanicError
-		if r != nil {
-			pe = asPanicError(r)
-		}
-		w.depth = d
-		w.lo = min(w.lo, d)
-		if pe != nil {
-			panic(pe)
-		}
-		return
-	}
-	slot := w.frames[d]
-	if e, ok := slot.(eagerSlot); ok {
-		slot = e.f
-	}
-	slot.(frameOps).unwind(w, d, phase, r)
+	fb(w)
 }
 
 // runUnit calls f: the function of Worker.Join's frames, whose argument is
@@ -277,7 +172,6 @@ func runUnit(w *Worker, f func(w *Worker)) struct{} {
 const (
 	joinRunningA = iota // fb is latent, queued or stolen; fa runs
 	joinTakingB         // fa returned; fb is being taken back, run, or waited for
-	joinInlineB         // fa returned; fb, still latent, runs inline at depth d
 	joinDone
 )
 
@@ -371,9 +265,9 @@ func (w *Worker) heartbeat() {
 // beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
 func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
 
-// joinPushSlow takes and fills the frame of a Join at a depth whose frame
-// is missing or of another type, at the eager depths (below), and for
-// profiled computations; its fast path is written out in Join and JoinFunc.
+// joinPushSlow takes and fills the frame of a Join that opens one
+// (joinFull): the frame of depth w.depth, allocated once per depth and
+// type, reused while the type matches.
 //
 // Eager Joins: a Join at nesting depth d < policy.EagerDepth — near the
 // root of w's stack, where the largest pieces are — pushes its second half
@@ -381,19 +275,15 @@ func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
 // deque-based join does: a tree of coarse leaves that never poll is then
 // stealable at its top even while every owner is inside a leaf
 // (PROTOCOL.md "Eager Joins near the root"). The fast path never sees
-// those depths: their slots in w.frames hold an eagerSlot, which fails its
-// type check, so deep Joins pay nothing for this. At most eagerJoins
+// those depths (depth < gate there), so deep Joins pay nothing for this.
+// At most eagerJoins
 // Joins of one job are eager (eagerLeft, reset by the main loop for each
 // job): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
-		slot := w.frames[d]
-		if e, ok := slot.(eagerSlot); ok {
-			slot = e.f
-		}
-		f, _ = slot.(*frame[XB, RB])
+		f, _ = w.frames[d].(*frame[XB, RB])
 	}
 	if f == nil {
 		f = newFrame[XB, RB](w, d)
@@ -415,11 +305,6 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	w.pollJoin()
 	return f, d
 }
-
-// eagerSlot holds the frame of an eager depth (d < policy.EagerDepth) in
-// w.frames, so that the fast path's type check fails there and those
-// Joins take joinPushSlow, which unwraps it.
-type eagerSlot struct{ f any }
 
 // eagerJoins bounds the eager Joins of one job: the Joins of a complete
 // binary tree's top policy.EagerDepth levels.
@@ -457,7 +342,7 @@ func (w *Worker) promoteTo(end int) {
 	if w.rec != nil {
 		w.rec.record(EvPromote, -1, uint64(end-w.lo))
 	}
-	w.lo = end
+	w.setLo(end)
 	// PROTOCOL.md "Posting work": PushWork, then ReadState.
 	if s := &w.pool.sleep; s.wakeNeeded() {
 		s.wakeOne()
@@ -469,19 +354,12 @@ func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	f.run = f
 	f.done.waiter = w
 	f.thief.Store(-1)
-	var slot any = f
-	if d < policy.EagerDepth {
-		slot = eagerSlot{f}
-	}
 	if d < len(w.frames) {
-		w.frames[d] = slot // a frame of another type used this depth before
+		w.frames[d] = f // a frame of another type used this depth before
 		w.fjobs[d] = &f.job
 	} else {
-		w.frames = append(w.frames, slot)
+		w.frames = append(w.frames, f)
 		w.fjobs = append(w.fjobs, &f.job)
-	}
-	if w.prof == nil {
-		w.fast = w.frames
 	}
 	return f
 }
@@ -521,7 +399,7 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// Out of the active set (SetWorkers): leave the frame to the
 		// active workers, wait for it (resize.go, waitSurplus).
 		rb := joinPopSlow(w, f, d, nil, jp)
-		w.lo = d
+		w.setLo(d)
 		return rb
 	}
 	j, _ := w.dq.Pop()
@@ -529,11 +407,12 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// Promoted, and nobody took it.
 		w.st.executed++
 		rb := f.call(w)
-		w.depth, w.lo = d, d
+		w.depth = d
+		w.setLo(d)
 		return rb
 	}
 	rb := joinPopSlow(w, f, d, j, jp)
-	w.lo = d // frames below d were promoted before frame d ([P2])
+	w.setLo(d) // frames below d were promoted before frame d ([P2])
 	return rb
 }
 
@@ -557,7 +436,7 @@ func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp join
 	settled := false
 	defer func() {
 		if !settled { // only Goexit leaves early: execute never lets a panic out
-			settleB(w, f)
+			settleB(w, f, true)
 		}
 	}()
 	if popOwn(w, &f.job, j) {
@@ -622,71 +501,50 @@ func (f *frame[XB, RB]) waitStolen(w *Worker, jp joinProf, settled *bool) RB {
 	return f.rb
 }
 
-// joinUnwind runs when fa or fb panicked (r != nil) or the goroutine is
-// exiting through runtime.Goexit (r == nil). It makes sure fb has run and
-// the frame is free before the panic continues, so the frame and the deque
-// stay consistent. It is called from the deferred function that recovered,
-// so the stack of the panic is still there to capture.
+// joinUnwind runs when a Join with a frame is left by a panic or by
+// runtime.Goexit (the deferred call of joinFull). It does not recover: the
+// panic goes on as it is, with its value and its stack, once the Join's
+// frame is settled, so that whoever sees the panic next — a recover in
+// the function that called Join, or the job's guard — sees it after fb
+// has finished or when fb can no longer run:
 //
-// In phase joinTakingB fb is done: it panicked or called Goexit inline, or
-// the thief's panic is being re-raised by waitStolen, or (Goexit while
-// joinPopSlow ran other jobs) joinPopSlow's settleB has settled it.
-func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int, r any) {
-	var pe *PanicError
-	if r != nil {
-		pe = asPanicError(r)
-	}
-	if phase == joinRunningA {
-		// fa panicked or called Goexit. fb is still latent (d >= lo:
-		// nobody else can have it; the Joins nested in fa unwound first,
-		// restoring depth and lo), or it was promoted: still queued (maybe
-		// under newer jobs) or stolen. The frame is released also when a
-		// job run while settling calls Goexit (then settleB carried on
-		// first).
-		func() {
-			defer f.release(w, d)
-			if d >= w.lo {
-				settleLatent(w, f, d)
-			} else {
-				settleB(w, f)
-			}
-		}()
-	} else {
-		f.release(w, d)
-	}
-	if pe != nil {
-		panic(pe)
+//   - fa panicked, fb latent (d >= lo: the Joins nested in fa unwound
+//     first, restoring depth and lo): nobody else knows of fb, and it is
+//     dropped, never run — as in a plain call of fa then fb;
+//   - fa panicked, fb promoted: settleB takes it back from the deque
+//     (running the jobs above it, tasks fa spawned) and drops it, or, if a
+//     thief took it, helps until the thief has finished it;
+//   - phase joinTakingB: fb has finished or was never started (it
+//     panicked or exited inline, the thief's panic is being re-raised by
+//     waitStolen, or joinPopSlow's settleB settled it).
+//
+// Then the frame is free and depth and lo are restored.
+func joinUnwind[XB, RB any](w *Worker, f *frame[XB, RB], d int, phase int) {
+	defer f.release(w, d)
+	if phase == joinRunningA && d < w.lo {
+		settleB(w, f, false)
 	}
 }
 
-// settleB makes sure the second half of the Join of frame f has finished
-// when that Join is left by a panic or by runtime.Goexit: it pops the
-// jobs above the frame and runs them, then fb itself (its own panic is
-// dropped: the first half's wins), or, if fb was stolen, helps until the
-// thief has set the latch. Jobs it runs may call Goexit themselves (the
-// goroutine is already exiting, or starts to): then its deferred call
-// carries on where it stopped, so it never returns before fb has finished.
-func settleB[XB, RB any](w *Worker, f *frame[XB, RB]) {
-	taken := false // fb was popped back: it ran (or ended by Goexit) here
-	settleFrom(w, f, &taken)
+// settleB makes sure the second half of the Join of frame f, promoted, has
+// finished or will never run when that Join is left by a panic or by
+// runtime.Goexit: it pops the jobs above the frame and runs them, then
+// takes fb itself back — and runs it if run is set (a Join whose first
+// half returned, left while it took fb back), else drops it — or, if fb
+// was stolen, helps until the thief has set the latch. Jobs it runs may
+// call Goexit themselves (the goroutine is already exiting, or starts to):
+// then its deferred call carries on where it stopped, so it never returns
+// before fb has finished or is known never to run.
+func settleB[XB, RB any](w *Worker, f *frame[XB, RB], run bool) {
+	taken := false // fb was popped back: it ran here, or was dropped
+	settleFrom(w, f, run, &taken)
 }
 
-// settleLatent runs the latent second half of the Join of frame f at depth
-// d, which is being left by a panic or runtime.Goexit in its first half:
-// nobody else knows of fb, so w runs it inline (its own panic is dropped:
-// the first half's wins; if it calls Goexit, the goroutine goes on exiting,
-// fb having ended).
-func settleLatent[XB, RB any](w *Worker, f *frame[XB, RB], d int) {
-	defer func() { _ = recover() }() // the first half's panic wins
-	w.depth = d
-	f.call(w) // counted at publish, as every latent half (counters.run)
-}
-
-func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], taken *bool) {
+func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], run bool, taken *bool) {
 	finished := false
 	defer func() {
 		if !finished { // a job run below called Goexit
-			settleFrom(w, f, taken)
+			settleFrom(w, f, run, taken)
 		}
 	}()
 	for !*taken {
@@ -698,11 +556,13 @@ func settleFrom[XB, RB any](w *Worker, f *frame[XB, RB], taken *bool) {
 		}
 		if j == &f.job {
 			*taken = true
-			func() {
-				defer func() { _ = recover() }() // the first half's panic wins
-				w.st.executed++
-				f.call(w)
-			}()
+			if run {
+				func() {
+					defer func() { _ = recover() }() // the Goexit being unwound wins
+					w.st.executed++
+					f.call(w)
+				}()
+			}
 			break
 		}
 		w.execute(j)
@@ -728,5 +588,5 @@ func (f *frame[XB, RB]) release(w *Worker, d int) {
 	var zr RB
 	f.rb = zr
 	w.depth = d
-	w.lo = min(w.lo, d) // frames below d stay as they were ([P2])
+	w.setLo(min(w.lo, d)) // frames below d stay as they were ([P2])
 }

@@ -1,7 +1,6 @@
 package worksteal
 
 import (
-	"errors"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -10,23 +9,27 @@ import (
 	"github.com/worksteal/worksteal/policy"
 )
 
-// TestJoinFastPathPanicsRecoveredInTask: Join's panic contract as code
-// inside the task meets it — a recover in the function that called Join —
-// for Joins on the fast path (a latent frame below policy.EagerDepth, no
-// worker idle at the Join), whose deferred handler is joinUnwindAt:
+// TestJoinPanicsRecoveredInTask: Join's panic contract as code inside the
+// task meets it — a recover in the function that called Join — on both
+// paths (PROTOCOL.md "Panics"):
 //
-//   - fa panics, fb still latent: fb runs before the recover sees anything;
-//   - fa returns, fb (latent, run inline) panics: the recover sees a
-//     *PanicError, not the raw value, and depth is restored;
+//   - a plain-call Join (policy.LatentFrames latent frames open, nobody
+//     idle): fa panics — the recover sees the value as it is and fb never
+//     ran; fb panics — the value as it is;
+//   - a Join that opens a latent frame: fa panics — the value as it is, fb
+//     never ran, and it never runs later: the frame is free, and a poll
+//     with an idle worker, a heartbeat and later Joins at that depth do
+//     not run it;
 //   - fa panics after a thief took fb: the recover sees the panic only
 //     after the thief has finished fb (fb is still running when fa
-//     panics, and finishes 20 ms later).
+//     panics, and finishes 20 ms later);
+//   - a recovered panic, repeated, leaves depth, lo and gate as they were.
 //
-// After each, the worker's frame state is what it was before the Join
-// and a fib on the same worker is right. Red when joinUnwindAt skips the
-// frame's unwind (the stolen half is not waited for, the latent one never
-// runs) or drops the wrap of an inline second half's panic.
-func TestJoinFastPathPanicsRecoveredInTask(t *testing.T) {
+// After each, a fib on the same worker is right. Red when joinUnwind skips
+// the settling of a promoted frame (the recover sees the panic while the
+// thief still runs fb), when it runs a latent fb (fb runs after fa
+// panicked), or when it does not release the frame (depth stays high).
+func TestJoinPanicsRecoveredInTask(t *testing.T) {
 	defer watchdog(t)()
 	// No spares (StallAfter < 0): on a loaded machine the stall monitor
 	// would start one beside the two busy workers, and a spare searching
@@ -35,14 +38,16 @@ func TestJoinFastPathPanicsRecoveredInTask(t *testing.T) {
 	for rep := 0; rep < 5; rep++ {
 		var release, busy atomic.Bool
 		_, err := Run(p, func(w *Worker) int {
-			// Keep the other worker busy while the fast-path Joins run
-			// (an idle worker would send them to joinFull): the depth-0
-			// Join is eager, so its second half is public at once.
+			// Keep the other worker busy while the Joins run (an idle
+			// worker would send them to joinFull): the depth-0 Join is
+			// eager, so its second half is public at once.
 			w.Join(func(w *Worker) {
 				for !busy.Load() {
 					runtime.Gosched()
 				}
-				nestJoins(w, policy.EagerDepth+1, func(w *Worker) { fastPathPanics(t, w, &release) })
+				// The outer Join is at depth 0: EagerDepth-1 more eager ones, and
+				// the next Join opens the latent frame.
+				nestJoins(w, policy.EagerDepth-1, func(w *Worker) { joinPanics(t, w, &release) })
 			}, func(*Worker) {
 				busy.Store(true)
 				for !release.Load() {
@@ -57,48 +62,77 @@ func TestJoinFastPathPanicsRecoveredInTask(t *testing.T) {
 	}
 }
 
-func fastPathPanics(t *testing.T, w *Worker, release *atomic.Bool) {
+func joinPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 	defer release.Store(true) // whatever happens, free the other worker
-	d0, lo0 := w.depth, w.lo
+	if w.depth >= w.gate {
+		t.Fatalf("below the eager depths: depth %d, gate %d; want a Join that opens a latent frame", w.depth, w.gate)
+	}
+	d0, lo0, gate0 := w.depth, w.lo, w.gate
 	one := func(*Worker) int { return 1 }
 	join := func(fa, fb func(*Worker) int) (r any) {
 		defer func() { r = recover() }()
-		// The Join is to take the fast path: a frame of its type at this
-		// depth (a warm-up Join makes it), nobody idle, no heartbeat due.
-		Join(w, one, one)
-		if f, ok := w.fast[w.depth].(*frame[func(*Worker) int, int]); !ok || f == nil || w.idle.Load() != 0 ||
-			w.beatLeft == 1 {
-			t.Errorf("depth %d: the Join would not take the fast path (idle %x, %d fast frames, %T)", w.depth, w.idle.Load(), len(w.fast), w.frames[w.depth])
-		}
 		Join(w, fa, fb)
 		return nil
 	}
 	check := func(what string, r any, want string) {
 		t.Helper()
-		pe, ok := r.(*PanicError)
-		var ep errPanic
-		if !ok || !errors.As(pe, &ep) || ep.s != want {
-			t.Errorf("%s: recover() in Join's caller saw %T %v; want a *PanicError of errPanic{%s}", what, r, r, want)
+		if ep, ok := r.(errPanic); !ok || ep.s != want {
+			t.Errorf("%s: recover() in Join's caller saw %T %v; want errPanic{%s}, as it was raised", what, r, r, want)
 		}
-		if w.depth != d0 || w.lo > w.depth {
-			t.Errorf("%s: after the recover depth %d, lo %d; want depth %d, lo <= depth (lo was %d)", what, w.depth, w.lo, d0, lo0)
+		if w.depth != d0 || w.lo != lo0 || w.gate != gate0 {
+			t.Errorf("%s: after the recover depth %d, lo %d, gate %d; want %d, %d, %d", what, w.depth, w.lo, w.gate, d0, lo0, gate0)
 		}
 		if got := fibJoin(w, 15); got != 610 {
 			t.Errorf("%s: fib(15) after the recover = %d", what, got)
 		}
 	}
 
-	// fa panics, fb latent.
-	var ranB bool
-	r := join(panicky("A"), func(*Worker) int { ranB = true; return 2 })
-	if !ranB {
-		t.Errorf("fa panicked with fb latent: fb had not run when recover() saw the panic")
+	// A Join that opens a latent frame: fa panics, fb latent, dropped.
+	var ranB atomic.Int32
+	r := join(panicky("A"), func(*Worker) int { ranB.Add(1); return 2 })
+	check("frame: fa panics, fb latent", r, "A")
+	// Nothing may run the dropped half later: Joins at its depth, a poll
+	// that finds a worker idle (the other worker's release makes one),
+	// heartbeats.
+	for i := 0; i < 3*policy.HeartbeatJoins; i++ {
+		Join(w, one, one)
 	}
-	check("fa panics, fb latent", r, "A")
-
 	// fb, run inline, panics.
 	r = join(one, panicky("B"))
-	check("fb panics inline", r, "B")
+	check("frame: fb panics inline", r, "B")
+
+	// Plain-call Joins: inside a Join that holds the latent frame.
+	Join(w, func(w *Worker) int {
+		if w.depth < w.gate {
+			t.Errorf("inside the latent Join: depth %d < gate %d; want plain calls", w.depth, w.gate)
+		}
+		d1, lo1, gate1 := w.depth, w.lo, w.gate
+		for i := 0; i < 100; i++ {
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				Join(w, panicky("A"), func(*Worker) int { ranB.Add(1); return 2 })
+				return nil
+			}()
+			if ep, ok := r.(errPanic); !ok || ep.s != "A" {
+				t.Errorf("plain call: fa panics: recover() saw %T %v; want errPanic{A}", r, r)
+			}
+			r = func() (r any) {
+				defer func() { r = recover() }()
+				Join(w, one, panicky("B"))
+				return nil
+			}()
+			if ep, ok := r.(errPanic); !ok || ep.s != "B" {
+				t.Errorf("plain call: fb panics: recover() saw %T %v; want errPanic{B}", r, r)
+			}
+		}
+		if w.depth != d1 || w.lo != lo1 || w.gate != gate1 {
+			t.Errorf("plain calls: after 200 recovered panics depth %d, lo %d, gate %d; want %d, %d, %d", w.depth, w.lo, w.gate, d1, lo1, gate1)
+		}
+		return 0
+	}, one)
+	if n := ranB.Load(); n != 0 {
+		t.Errorf("a second half whose first half panicked ran %d times; want never", n)
+	}
 
 	// fa panics after a thief took fb; fb is still running then.
 	var startedB, aPanicked, finishedB atomic.Bool
@@ -127,5 +161,5 @@ func fastPathPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 	if !finishedB.Load() {
 		t.Errorf("fa panicked after fb was stolen: recover() saw the panic before the thief finished fb")
 	}
-	check("fa panics, fb stolen", r, "A")
+	check("frame: fa panics, fb stolen", r, "A")
 }

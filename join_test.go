@@ -122,11 +122,15 @@ func panicky(msg string) func(*Worker) int {
 	return func(*Worker) int { panic(errPanic{msg}) }
 }
 
-// TestJoinPanics: both halves always run to completion, the panic reaches
-// the caller of Join with the stack of its site, and when both halves
-// panic, the first half's panic wins — with the second half run inline
-// (1 worker) and run by a thief (the first half then waits until the
-// second has started, which only another worker can do).
+// TestJoinPanics: a panic reaches the caller of Join once, with the stack
+// of its site, after the other half has finished or when it provably
+// never started: a panic in a drops a b that nobody took (always on 1
+// worker, where the depth-0 Join's b is popped back and dropped), and
+// waits for a b that a thief runs; a panic in b comes after a returned;
+// when both halves panic, the first half's panic wins — with b run inline
+// and run by a thief (a then waits until b has started, which only
+// another worker can do). Red when joinUnwind runs a b it took back after
+// a panicked (1 worker: b ran), and when it does not wait for a stolen b.
 func TestJoinPanics(t *testing.T) {
 	defer watchdog(t)()
 	cases := []struct {
@@ -177,8 +181,14 @@ func TestJoinPanics(t *testing.T) {
 							})
 							return a + b
 						})
-						if !ranA.Load() || !finishedB.Load() {
-							t.Fatalf("ranA=%v finishedB=%v when Join panicked; both halves must have run to completion", ranA.Load(), finishedB.Load())
+						if !ranA.Load() || startedB.Load() && !finishedB.Load() {
+							t.Fatalf("ranA=%v startedB=%v finishedB=%v when Join panicked; want a run, and b finished or never started", ranA.Load(), startedB.Load(), finishedB.Load())
+						}
+						if (stolen || !tc.aPanics) && !finishedB.Load() {
+							t.Fatalf("a panicked=%v, b stolen=%v: b never ran; want it finished", tc.aPanics, stolen)
+						}
+						if workers == 1 && tc.aPanics && startedB.Load() {
+							t.Fatalf("a panicked with b in w's own hands: b ran; want it dropped, never run")
 						}
 						if stolen && aOn.Load() == bOn.Load() {
 							t.Fatalf("both halves ran on worker %d; the second was to be stolen", aOn.Load())
@@ -248,10 +258,12 @@ func runExpectPanic(t *testing.T, p *Pool, f func(w *Worker) int) (pe *PanicErro
 }
 
 // TestWorkerJoinPanics: Worker.Join, the unit form, keeps Join's panic
-// contract: both halves run to completion, the first half's panic wins,
-// and the pool stays healthy — at depth 0 (an eager Join) and deeper (a
-// latent one), on 1 and 2 workers. Red when the unit form's deferred
-// joinUnwind is dropped (b never runs after a's panic; the frame leaks).
+// contract: a panic in a drops a b that nobody took, a panic in b comes
+// after a returned, the first half's panic wins, and the pool stays
+// healthy — at depth 0 (an eager Join), deeper (a plain call), on 1 and
+// 2 workers. Red when the unit form's fast path runs b after a panicked
+// (a deferred b), and when joinUnwind leaves the frame taken (the fib
+// after it sees a stale depth: TestJoinPanicsRecoveredInTask).
 func TestWorkerJoinPanics(t *testing.T) {
 	defer watchdog(t)()
 	for _, workers := range []int{1, 2} {
@@ -261,7 +273,7 @@ func TestWorkerJoinPanics(t *testing.T) {
 				want string
 			}{{true, false, "A"}, {false, true, "B"}, {true, true, "A"}} {
 				p := newTestPool(t, Config{Workers: workers})
-				var ranB atomic.Bool
+				var ranB, startedB atomic.Bool
 				var nest func(w *Worker, k int)
 				nest = func(w *Worker, k int) {
 					if k > 0 {
@@ -273,6 +285,7 @@ func TestWorkerJoinPanics(t *testing.T) {
 							panicky("A")(w)
 						}
 					}, func(w *Worker) {
+						startedB.Store(true)
 						defer ranB.Store(true)
 						if tc.b {
 							panicky("B")(w)
@@ -281,9 +294,13 @@ func TestWorkerJoinPanics(t *testing.T) {
 				}
 				pe := runExpectPanic(t, p, func(w *Worker) int { nest(w, depth); return 0 })
 				var ep errPanic
-				if !ranB.Load() || !errors.As(pe, &ep) || ep.s != tc.want {
-					t.Fatalf("workers %d, depth %d, panics a=%v b=%v: b ran %v, panic %v; want b run and %q",
-						workers, depth, tc.a, tc.b, ranB.Load(), pe.Value, tc.want)
+				// b runs to its end unless a panicked first; then b runs
+				// only if another worker took it (an eager Join's b).
+				wantB := !tc.a
+				if !errors.As(pe, &ep) || ep.s != tc.want || startedB.Load() != ranB.Load() ||
+					(workers == 1 || depth > 0 || !tc.a) && ranB.Load() != wantB {
+					t.Fatalf("workers %d, depth %d, panics a=%v b=%v: b started %v, finished %v, panic %v; want b run %v and %q",
+						workers, depth, tc.a, tc.b, startedB.Load(), ranB.Load(), pe.Value, wantB, tc.want)
 				}
 				if got, _ := Run(p, func(w *Worker) int { return fibJoin(w, 15) }); got != 610 {
 					t.Fatalf("after the panic fib(15) = %d", got)

@@ -206,18 +206,24 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 }
 
 // TestHeartbeatEveryHeartbeatJoins: the heartbeat promotes one latent frame
-// at every policy.HeartbeatJoins-th Join, counting Joins only — a scope
-// Spawn between two Joins (here always when the next Join would be a
-// beat's) neither counts nor moves the beat. One worker: nobody is ever
-// idle, so only the heartbeat promotes (beyond the eager Joins at the top,
-// counted out). Red when Spawn counts toward the
-// beat (each Spawn then lands the count on the multiple and the Join
-// after it skips the beat), and when a beat is dropped.
+// at every policy.HeartbeatJoins-th Join, counting every Join, plain calls
+// included, and Joins only — a scope Spawn just before a beat's Join
+// neither counts nor moves the beat. One worker: nobody is ever idle, so
+// only the heartbeat promotes (beyond the eager Joins at the top, counted
+// out). Each step is a Join that opens the latent frame (policy.LatentFrames
+// is 1: the window is at its depth) around a plain-call Join, so at every
+// beat an older latent frame than the beat's own is open. Red when Spawn
+// counts toward the beat (each Spawn then lands the count on the multiple
+// and the Join after it skips the beat), when a beat is dropped, and when
+// the fast path stops counting (a plain call that is not counted).
 func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 	const (
-		nest  = policy.EagerDepth + 8 // old latent frames for the beats to promote (the top ones are eager)
+		nest  = policy.EagerDepth // the top Joins are eager; the loop's outer Joins open the latent frame
 		beats = 3
 	)
+	if policy.LatentFrames != 1 {
+		t.Skip("the loop below keeps one latent frame open")
+	}
 	p := newTestPool(t, Config{Workers: 1})
 	var promoted, joins uint64
 	_, err := Run(p, func(w *Worker) int {
@@ -227,12 +233,22 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 				if k == 0 {
 					n := nest           // Joins so far, all on this worker
 					p0 := w.st.promoted // the eager Joins' frames
+					zero := func(*Worker) int { return 0 }
 					for n < beats*policy.HeartbeatJoins+10 {
-						if (n+1)%policy.HeartbeatJoins == 0 {
-							s.Spawn(w, func(*Worker) {})
-						}
-						Join(w, func(*Worker) int { return 0 }, func(*Worker) int { return 0 })
-						n++
+						// Joins n+1 (latent frame) and n+2 (inside it, a
+						// plain call): n is even, so a beat is always an
+						// inner Join, with the outer frame older than its own.
+						Join(w, func(w *Worker) int {
+							if w.depth < w.gate {
+								t.Errorf("inner Join at depth %d < gate %d: not a plain call", w.depth, w.gate)
+							}
+							if (n+2)%policy.HeartbeatJoins == 0 {
+								s.Spawn(w, func(*Worker) {})
+							}
+							a, _ := Join(w, zero, zero)
+							return a
+						}, zero)
+						n += 2
 					}
 					promoted, joins = w.st.promoted-p0, uint64(n)
 					return 0

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -118,6 +119,9 @@ type monitor struct {
 	// back-off after dumps that found nobody blocked (sample).
 	dumpAt      time.Time
 	dumpBackoff time.Duration
+	// runtimeWaits counts the stalled workers that dumps found waiting for
+	// the runtime (blockedState, not blocked): never compensated.
+	runtimeWaits atomic.Int64
 }
 
 // stallLogEvery rate-limits the reports written to the standard logger
@@ -130,6 +134,7 @@ type monWorker struct {
 	since    time.Time     // when v last changed
 	ran      time.Duration // CPU time it can have had since then (cpuShare)
 	state    string        // goroutine state at the last dump ("" unknown)
+	blocked  bool          // that state waits on another goroutine or the outside world (blocked)
 	checkAt  time.Time     // next dump that may look at it (running: backoff)
 	backoff  time.Duration
 	reported bool
@@ -276,7 +281,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	// goroutines still gets its spare within StallReport.
 	var stacks []byte
 	for _, e := range stalled {
-		due := e.state == "" || (!blockedState(e.state) && !now.Before(e.checkAt))
+		due := e.state == "" || (!e.blocked && !now.Before(e.checkAt))
 		report := !e.reported && e.stuck(now) >= m.report && (queued || idle > 0)
 		if (due && (queued || idle > 0) && (!sl.saturated || !now.Before(m.dumpAt))) || report {
 			stacks = allStacks()
@@ -296,9 +301,12 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		}
 		stalled = kept
 		for _, e := range stalled {
-			st, _ := goroutineStack(stacks, e.w.gid.Load())
-			e.state = st
-			if !blockedState(st) {
+			st, stack := goroutineStack(stacks, e.w.gid.Load())
+			e.state, e.blocked = st, blocked(st, stack)
+			if blockedState(st) && !e.blocked {
+				m.runtimeWaits.Add(1)
+			}
+			if !e.blocked {
 				e.backoff = min(max(2*e.backoff, m.after), m.report)
 				e.checkAt = now.Add(e.backoff)
 			}
@@ -306,7 +314,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	}
 	var nblocked int64
 	for _, e := range stalled {
-		if blockedState(e.state) {
+		if e.blocked {
 			nblocked++
 		}
 	}
@@ -334,14 +342,14 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		if e.reported || e.stuck(now) < m.report || !(queued || idle > 0) {
 			continue
 		}
-		if blockedState(e.state) && compensated {
+		if e.blocked && compensated {
 			continue // a spare stands in for it: nothing waits on it alone
 		}
 		e.reported = true
 		_, stack := goroutineStack(stacks, e.w.gid.Load())
 		s := Stall{Worker: e.w.id, Since: e.since, For: now.Sub(e.since), Ran: min(e.ran, now.Sub(e.since)), State: e.state,
 			Queued: queued, Idle: idle, Spares: int(p.spares.nactive.Load()), Stack: stack, Advice: adviceBusy}
-		if blockedState(e.state) {
+		if e.blocked {
 			s.Advice = adviceBlocked
 		}
 		if m.onStall != nil {
@@ -359,7 +367,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 // progress for StallReport of CPU time is stuck (a spin, a leaf without
 // poll points); one that waited for a CPU most of that time is not.
 func (e *monWorker) stuck(now time.Time) time.Duration {
-	if blockedState(e.state) {
+	if e.blocked {
 		return now.Sub(e.since)
 	}
 	return e.ran
@@ -428,6 +436,48 @@ func blockedState(st string) bool {
 		return false
 	}
 	return true
+}
+
+// blocked is the monitor's rule for compensating a stalled worker: its
+// goroutine (state st, stack as in the dump) waits for another goroutine or
+// the outside world — I/O, a system call, a channel, a lock, a timer — so
+// a spare may run the queued work meanwhile. A worker that waits for the
+// runtime itself is not blocked: the garbage collector (an assist, the
+// start of a cycle, a sweep), a stop of the world (the monitor's own stack
+// dump stops it: a worker that reaches a GC start meanwhile waits on the
+// runtime's semaphores), a stack copy, a preemption. Those waits end by
+// themselves, as soon as the runtime is done, and a worker in one makes
+// progress whenever it runs: a CPU-bound pool — however many workers per P,
+// however slow (the race detector) — must never get spares. Without this
+// rule a quiet 4-worker fib on 2 Ps under -race got two
+// (TestNoSparesForAnOversubscribedCPUBoundPool).
+//
+// "semacquire" is both: the runtime's own semaphores (GC, stop the world,
+// metrics, profiles; their runtime frames are hidden, so the top frame is
+// the caller's code) and the file descriptor locks of internal/poll and
+// sync's linkname (top frame runtime_Semacquire, shown).
+func blocked(st, stack string) bool {
+	if !blockedState(st) {
+		return false
+	}
+	switch st {
+	case "GC assist marking", "GC assist wait", "garbage collection", "garbage collection scan",
+		"GC sweep wait", "GC scavenge wait", "GC mark termination", "GC weak to strong wait",
+		"wait for GC cycle", "stopping the world", "flushing proc caches", "dumping heap",
+		"trace goroutine status", "trace proc status", "page trace flush", "debug call":
+		return false
+	case "semacquire":
+		return strings.Contains(topFrame(stack), ".runtime_Semacquire")
+	}
+	return true
+}
+
+// topFrame is the function line of the innermost shown frame of a stack
+// from goroutineStack ("" if none).
+func topFrame(stack string) string {
+	_, rest, _ := strings.Cut(stack, "\n")
+	line, _, _ := strings.Cut(rest, "\n")
+	return line
 }
 
 // allStacks returns the stacks of all goroutines (runtime.Stack, which

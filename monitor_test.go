@@ -201,6 +201,24 @@ func TestGoroutineStackParse(t *testing.T) {
 	if blockedState("running") || blockedState("runnable") || !blockedState("chan receive") || !blockedState("IO wait") {
 		t.Error("blockedState misreads running/runnable/chan receive/IO wait")
 	}
+	// The compensation rule: waits for the runtime are not blocked.
+	for _, tc := range []struct {
+		stack string
+		want  bool
+	}{
+		{"goroutine 7 [IO wait]:\ninternal/poll.runtime_pollWait(0x7f, 0x72)\n", true},
+		{"goroutine 7 [semacquire]:\ninternal/poll.runtime_Semacquire(0xc0000a0)\n", true},
+		{"goroutine 7 [semacquire]:\nsync.runtime_Semacquire(0xc0000a0)\n", true},
+		{"goroutine 7 [semacquire]:\nmain.fib(0xc000283408, 0x3)\n", false}, // a GC start held up by a stop of the world
+		{"goroutine 7 [GC assist wait]:\nmain.fib(0xc000283408, 0x3)\n", false},
+		{"goroutine 7 [sync.Mutex.Lock]:\nsync.runtime_SemacquireMutex(0xc0000a0, 0x0, 0x1)\n", true},
+		{"goroutine 7 [runnable]:\nmain.fib(0xc000283408, 0x3)\n", false},
+	} {
+		st, stack := goroutineStack([]byte(tc.stack+"\n"), 7)
+		if got := blocked(st, stack); got != tc.want {
+			t.Errorf("blocked(%q, stack %q) = %v; want %v", st, stack, got, tc.want)
+		}
+	}
 }
 
 // A pool whose workers progress whenever they get a CPU, on two Ps beside
@@ -359,3 +377,46 @@ func TestBlockedWorkersGetSparesBesideCPUBoundGoroutines(t *testing.T) {
 		dieHung("queued tasks never ran while every worker blocked outside Blocking beside CPU-bound goroutines")
 	}
 }
+
+// A CPU-bound pool oversubscribed on its Ps (4 workers on GOMAXPROCS 2, the
+// dashboard example's fib on a 2-core machine, slowest under -race) whose
+// leaves allocate, so that the garbage collector runs all the time: its
+// workers are only ever running, runnable or waiting for the runtime (a GC
+// assist, a GC start held up by the monitor's own stop-the-world dump).
+// The monitor looks at them often (StallAfter 1 ms: each is descheduled
+// for longer than that with work queued); it must never take a wait for
+// the runtime for a blocked task and start a spare. The rounds go on until
+// the monitor has found stalled workers in such waits, bounded by the
+// test's deadline.
+func TestNoSparesForAnOversubscribedCPUBoundPool(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	p := newTestPool(t, Config{Workers: 4, StallAfter: time.Millisecond, StallReport: 20 * time.Millisecond, OnStall: func(Stall) {}})
+	deadline := untilDeadline(t)
+	const seen = 3
+	for round := 0; p.mon.runtimeWaits.Load() < seen; round++ {
+		select {
+		case <-deadline:
+			t.Fatalf("after %d rounds the monitor had found %d stalled workers waiting for the runtime (want %d): the test shows nothing", round, p.mon.runtimeWaits.Load(), seen)
+		default:
+		}
+		if n, _ := Run(p, func(w *Worker) int { return allocFib(w, 20) }); n != 6765 {
+			t.Fatalf("allocFib(20) = %d", n)
+		}
+		if p.spares.active() {
+			t.Fatalf("round %d: the monitor started a spare for a CPU-bound pool (Stats lists %d workers; %d stalled workers found waiting for the runtime so far)",
+				round, len(p.Stats().Workers), p.mon.runtimeWaits.Load())
+		}
+	}
+}
+
+// allocFib is fib whose leaves allocate (garbage for the collector).
+func allocFib(w *Worker, n int) int {
+	if n < 2 {
+		sinkAlloc.Store(new([256]byte))
+		return n
+	}
+	a, b := Join(w, func(w *Worker) int { return allocFib(w, n-1) }, func(w *Worker) int { return allocFib(w, n-2) })
+	return a + b
+}
+
+var sinkAlloc atomic.Pointer[[256]byte]

@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -30,10 +31,12 @@ type Worker struct {
 	// that used it returns. A frame is reused only when its type matches.
 	frames []any
 	fjobs  []*job // fjobs[d] is &frames[d].job
-	// fast is frames while no profile runs on w, nil while one does: the
-	// fast path of Join checks one length for both (setProf).
-	fast  []any
+	// depth counts the open Joins that have a frame (latent or promoted);
+	// Joins made at depth >= gate are plain calls (Join's fast path): gate
+	// is lo + policy.LatentFrames, or maxInt while a profile runs on w
+	// (setLo, setProf).
 	depth int
+	gate  int
 	// beatLeft counts Joins down to the next heartbeat (pollJoin): every
 	// Join decrements it, and at 0 the beat resets it to
 	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
@@ -104,17 +107,26 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		tuner:   newTuner(p.cfg.Idle),
 	}
 	w.beatLeft = policy.HeartbeatJoins
+	w.setLo(0)
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
 }
 
 // setProf sets the profile of the running strand (nil: none), and with
-// it w.fast, which sends every Join of a profiled strand to joinFull.
+// it w.gate, which sends every Join of a profiled strand to joinFull.
 func (w *Worker) setProf(ps *profState) {
 	w.prof = ps
-	w.fast = nil
-	if ps == nil {
-		w.fast = w.frames
+	w.setLo(w.lo)
+}
+
+// setLo sets lo, the depth of the oldest latent frame, and with it gate:
+// a Join at depth >= gate is a plain call (Join's fast path), so at most
+// policy.LatentFrames latent frames are open. Owner only.
+func (w *Worker) setLo(lo int) {
+	w.lo = lo
+	w.gate = lo + policy.LatentFrames
+	if w.prof != nil {
+		w.gate = math.MaxInt
 	}
 }
 

@@ -235,7 +235,8 @@
 // runs again and spawns the same children under the same ids. Before a
 // child is handed over, its id is appended to the unit's checkpoint
 // (<job>.<task>.handed in ws_checkpoints, dropped once the unit's result
-// is recorded); a re-run of the unit publishes those children again under
+// is recorded; with the worker role the recorder appends it, in the same
+// request that publishes the child); a re-run of the unit publishes those children again under
 // the same message ids (a copy JetStream drops, or one that finds the
 // result recorded) instead of running them. So a worker killed mid-tree
 // costs the ack wait plus the part of the subtree it held, not what it had
@@ -358,10 +359,10 @@
 //	                      $JS.API.CONSUMER.LIST.ws_tasks (find its routes),
 //	                      ws.rec.<name>.* (ask the recorder, as itself:
 //	                      record a result, count a failure or a discarded
-//	                      run, hand a child over, ack, nak, in progress,
-//	                      term, hand a lost peer's tasks back; any name with
-//	                      the shared worker key),
-//	                      $KV.ws_checkpoints.>, $KV.ws_workers.> (register),
+//	                      run, save a checkpoint, hand a child over (and
+//	                      list it), ack, nak, in progress, term, hand a
+//	                      lost peer's tasks back; any name with the shared
+//	                      worker key), $KV.ws_workers.> (register),
 //	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
 //	                      KV_ws_failures and KV_ws_workers, ws.started.>,
 //	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
@@ -492,8 +493,11 @@
 // trusted with the tasks it pulls, and (with a key of its own) with no
 // other worker's; the shared worker key may ask under any name. The holder
 // table is in the recorder's memory: a delivery made before serve
-// (re)started is not in it, and runs again after the ack wait. Workers still
-// write checkpoints and idle signals (any name) directly, and registry
+// (re)started is not in it, and runs again after the ack wait. The
+// checkpoints bucket (checkpoints, hand-over lists, failover's claims) is
+// written by the recorder only, for a delivery the asking worker holds.
+// Workers still send idle signals (any name with the shared worker key)
+// directly, and write registry
 // entries (any name with the shared worker key; only its own with a key
 // of its own: serve credentials add). Tasks do not inherit the
 // credential variables of their worker (worksteal worker drops them from

@@ -360,16 +360,19 @@ func (s *serving) settle(d delivery, res Result) {
 	} else if err := n.settleMsg(d.msg, ackAck); err != nil {
 		n.opts.onError(fmt.Errorf("cluster: ack of %s: %w", d.key, err))
 	}
+	if n.viaRecorder() {
+		return // the recorder purges the checkpoints it saved with the result
+	}
 	if len(res.Spawned) > 0 && recorded { // its list of handed-over children (spawn.go) is done with
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
-		n.checkpoints.Purge(ctx, resultKey(d.job, d.task)+".handed")
+		n.checkpoints.Purge(ctx, resultKey(d.job, d.task)+handedSuffix)
 		cancel()
 	}
 	if d.delivered > 1 || d.spec || d.checkpointed {
 		ctx, cancel := context.WithTimeout(s.settleCtx, n.opts.defaultTimeout)
 		defer cancel()
 		n.checkpoints.Purge(ctx, d.key)
-		if d.seen.Failures > 0 && !n.viaRecorder() { // the recorder purges them
+		if d.seen.Failures > 0 { // without a recorder: the worker purges them
 			n.failuresKV.Purge(ctx, d.key)
 		}
 	}

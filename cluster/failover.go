@@ -378,38 +378,44 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 	}
 	cctx, cancel := s.n.timeout(ctx)
 	defer cancel()
-	if _, err := s.n.checkpoints.Create(cctx, "lost."+p.id+"."+p.seq, []byte(s.n.opts.name)); err != nil {
-		if !errors.Is(err, jetstream.ErrKeyExists) {
-			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): claiming its tasks: %w", p.name, why, err))
-		}
-		return // another watcher acts, or the ack wait does
-	}
 	var routes []string
-	for _, line := range held {
-		f := strings.Split(line, "\t")
-		if len(f) != 3 {
-			continue
-		}
-		// The children it had started run again with the task's next
-		// run: counted first, so that the next run reads the count.
-		if k, _ := strconv.Atoi(f[2]); k > 0 {
-			if err := s.n.addReran(cctx, f[1], k); err != nil {
-				s.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", f[1], err))
+	if s.n.viaRecorder() {
+		// The recorder claims the peer, counts its started children and
+		// hands back what the peer holds, as the server delivered it, once
+		// it sees for itself that the peer is lost (see Record): a
+		// worker's credential naks nothing it does not hold and writes no
+		// claim or count.
+		for _, line := range held {
+			if f := strings.Split(line, "\t"); len(f) == 3 {
+				routes = append(routes, routeOfReply(f[0]))
 			}
 		}
-		if !s.n.viaRecorder() {
-			s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
-		}
-		routes = append(routes, routeOfReply(f[0]))
-	}
-	if s.n.viaRecorder() {
-		// The recorder hands back what the peer holds, as the server
-		// delivered it, once it sees for itself that the peer is lost
-		// (see Record): a worker's credential naks nothing it does not
-		// hold.
-		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(p.id)); err != nil {
+		body := p.id + "\n" + p.seq + "\n" + strings.Join(held, "\n")
+		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(body)); err != nil {
 			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): the recorder: %w", p.name, why, err))
 			return
+		}
+	} else {
+		if _, err := s.n.checkpoints.Create(cctx, lostClaimKey(p.id, p.seq), []byte(s.n.opts.name)); err != nil {
+			if !errors.Is(err, jetstream.ErrKeyExists) {
+				s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): claiming its tasks: %w", p.name, why, err))
+			}
+			return // another watcher acts, or the ack wait does
+		}
+		for _, line := range held {
+			f := strings.Split(line, "\t")
+			if len(f) != 3 {
+				continue
+			}
+			// The children it had started run again with the task's next
+			// run: counted first, so that the next run reads the count.
+			if k, _ := strconv.Atoi(f[2]); k > 0 {
+				if err := s.n.addReran(cctx, f[1], k); err != nil {
+					s.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", f[1], err))
+				}
+			}
+			s.n.settleMsg(&nats.Msg{Reply: f[0]}, ackNak)
+			routes = append(routes, routeOfReply(f[0]))
 		}
 	}
 	s.n.reclaimed.Add(int64(len(held)))
@@ -418,6 +424,11 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 	}
 	s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): its %d task(s) handed back to the queue", p.name, why, len(held)))
 }
+
+// lostClaimKey is the checkpoint key that claims the tasks of lost Serve
+// id, as its held list number seq named them: the first watcher (or
+// recorder) to create it hands them back, once.
+func lostClaimKey(id, seq string) string { return "lost." + id + "." + seq }
 
 // helloID is the alive subject's last token of a starting worker's hello
 // (ids are nuids: never this).

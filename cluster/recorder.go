@@ -21,20 +21,22 @@ import (
 // on <stream>.rec.<op>, giving the reply subject of the delivery it acts
 // for (header Ws-Ack); the recorder checks the delivery before it writes.
 const (
-	recResult    = "result"    // record a result (body: the Result)
-	recResults   = "results"   // record several (body: entries of the delivery's reply subject and the Result, see appendBatched)
-	recDiscarded = "discarded" // count a discarded run (header Ws-Delivered)
-	recFailure   = "failure"   // count a handler's failure (header Ws-Seen; body: the error)
-	recSpawn     = "spawn"     // hand a child over (header Ws-Task; body: its payload)
-	recAck       = "ack"       // settle the delivery: ack, nak, in progress, term (body: the ack's own body; no answer)
-	recHello     = "hello"     // a worker starts serving (body: its Serve's id): tap its deliveries
-	recLost      = "lost"      // failover: a watched peer is lost (body: its Serve's id): hand its deliveries back
+	recResult    = "result"     // record a result (body: the Result)
+	recResults   = "results"    // record several (body: entries of the delivery's reply subject and the Result, see appendBatched)
+	recDiscarded = "discarded"  // count a discarded run (header Ws-Delivered)
+	recFailure   = "failure"    // count a handler's failure (header Ws-Seen; body: the error)
+	recSpawn     = "spawn"      // hand a child over (header Ws-Task; body: its payload)
+	recAck       = "ack"        // settle the delivery: ack, nak, in progress, term (body: the ack's own body; no answer)
+	recHello     = "hello"      // a worker starts serving (body: its Serve's id): tap its deliveries
+	recLost      = "lost"       // failover: a watched peer is lost (body: its Serve's id, then its last held list's number and lines): hand its deliveries back
+	recCkpt      = "checkpoint" // save the held task's checkpoint (body: the data)
 
 	hdrAck       = "Ws-Ack"       // the delivery's reply subject: what the worker holds
 	hdrDelivered = "Ws-Delivered" // the delivery count of a discarded run
 	hdrSeen      = "Ws-Seen"      // the failures the delivery saw
 	hdrStatus    = "Ws-Status"    // the recorder's answer: ok, dup, refused
 	hdrNoSpawn   = "Ws-No-Spawn"  // on a task message: its job does not hand children over (Job.NoSpawn)
+	hdrList      = "Ws-List"      // on a spawn request: add the child to the held task's list of handed-over children first
 )
 
 // The recorder's answers.
@@ -86,6 +88,7 @@ type recorder struct {
 	mu    sync.Mutex
 	stats RecorderStats
 	jobs  map[string]cachedJob // job records read lately
+	ckpts map[string]bool      // the tasks (result keys) whose checkpoint this recorder saved: purged with their result
 
 	// The deliveries to the workers that said hello, as the server made
 	// them (see tap): who holds which task message. Guarded by hmu.
@@ -169,7 +172,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{},
+	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
 	n.mu.Lock()
 	n.rec = r
@@ -534,7 +537,31 @@ func (r *recorder) handleAck(m *nats.Msg) {
 // recorder has seen for itself that it is lost: its connection is gone
 // (a ping finds no subscriber), or it has said no held list for
 // lostSilence. It returns how many it handed back.
-func (r *recorder) lost(ctx context.Context, id string) (int, error) {
+//
+// body is the Serve's id, then (from a watcher of this version) the
+// number of its last held list and that list's lines ("<ack>\t<key>\t<k>":
+// k children of the task started there). The recorder claims the Serve's
+// tasks under that number (lostClaimKey), as a watcher without a recorder
+// does, so that of several recorders one hands them back; it counts the k
+// children as run again (addReran) only for the deliveries its own table
+// says the Serve holds, under the held task's key, not the line's.
+func (r *recorder) lost(ctx context.Context, body string) (int, error) {
+	lines := strings.Split(body, "\n")
+	id, seq := lines[0], ""
+	if len(lines) > 1 {
+		seq = lines[1]
+		if !namePattern.MatchString(seq) {
+			return 0, refuse(RefusedMalformed, "lost %s: held list number %q", id, seq)
+		}
+	}
+	started := map[string]int{} // by delivery
+	for _, l := range lines[min(2, len(lines)):] {
+		if f := strings.Split(l, "\t"); len(f) == 3 {
+			if k, err := strconv.Atoi(f[2]); err == nil && k > 0 {
+				started[f[0]] = k
+			}
+		}
+	}
 	r.hmu.Lock()
 	var t *tappedServe
 	for _, x := range r.tapped {
@@ -553,19 +580,33 @@ func (r *recorder) lost(ctx context.Context, id string) (int, error) {
 	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
 		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", t.worker, id, time.Since(heard).Round(time.Millisecond))
 	}
+	if seq != "" {
+		if _, err := r.n.checkpoints.Create(ctx, lostClaimKey(id, seq), []byte(r.n.opts.name)); errors.Is(err, jetstream.ErrKeyExists) {
+			return 0, nil // claimed: another recorder hands them back
+		} else if err != nil {
+			return 0, err
+		}
+	}
 	r.hmu.Lock()
 	type one struct {
 		seq, delivered uint64
-		ack            string
+		ack, key       string
 	}
 	var back []one
-	for seq, h := range r.holders {
+	for sq, h := range r.holders {
 		if h.serve == id {
-			back = append(back, one{seq, h.delivered, h.ack})
+			back = append(back, one{sq, h.delivered, h.ack, resultKey(h.header.Get(hdrJob), h.header.Get(hdrTask))})
 		}
 	}
 	r.hmu.Unlock()
 	for _, b := range back {
+		// The children it had started run again with the task's next
+		// run: counted first, so that the next run reads the count.
+		if k := started[b.ack]; k > 0 {
+			if err := r.n.addReran(ctx, b.key, k); err != nil {
+				r.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", b.key, err))
+			}
+		}
 		r.settle(b.ack, b.seq, b.delivered, ackNak)
 	}
 	return len(back), nil
@@ -719,6 +760,7 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 	}
 	if !ok {
 		r.count(func(s *RecorderStats) { s.Duplicates++ })
+		r.dropCheckpoint(ctx, key, false)
 		return recDup, nil
 	}
 	r.count(func(s *RecorderStats) { s.Recorded++ })
@@ -728,7 +770,27 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 	if res.Attempt > 1 { // failures were counted: done with them
 		n.failuresKV.Purge(ctx, key)
 	}
+	if len(res.Spawned) > 0 { // its list of handed-over children (spawn.go) is done with
+		n.checkpoints.Purge(ctx, key+handedSuffix)
+	}
+	r.dropCheckpoint(ctx, key, h.delivered > 1 || res.Speculative)
 	return recOK, nil
+}
+
+// dropCheckpoint purges task key's checkpoint once its result is recorded:
+// when this recorder saved one (it alone saves them, for the workers that
+// work through it), or when an earlier run may have (maybe: a redelivery,
+// a speculative copy, whose earlier run may have asked another recorder,
+// or this one before a restart). A plain first run that saved nothing
+// costs no purge.
+func (r *recorder) dropCheckpoint(ctx context.Context, key string, maybe bool) {
+	r.mu.Lock()
+	saved := r.ckpts[key]
+	delete(r.ckpts, key)
+	r.mu.Unlock()
+	if saved || maybe {
+		r.n.checkpoints.Purge(ctx, key)
+	}
 }
 
 // results records a batch of results (see appendBatched), each as result
@@ -875,10 +937,30 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		if h.header.Get(hdrNoSpawn) != "" {
 			return "", refuse(RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
 		}
+		if m.Header.Get(hdrList) != "" {
+			// The unit's list first (the checkpoint rule, spawn.go): a
+			// re-run publishes it again rather than running it.
+			if err := n.appendHanded(ctx, key+handedSuffix, child); err != nil {
+				return "", err
+			}
+		}
 		if err := n.publishChild(ctx, h.subject, h.header, h.task, child, h.nonce, m.Data); err != nil {
 			return "", err
 		}
 		r.count(func(s *RecorderStats) { s.Spawned++ })
+		return recOK, nil
+	case recCkpt:
+		// The held task's own key only: a worker saves no other task's
+		// progress, and none under a lease it lost.
+		if _, err := n.checkpoints.Put(ctx, key, m.Data); err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		if len(r.ckpts) > 1<<16 {
+			clear(r.ckpts) // a bound: a checkpoint forgotten here stays until its job is deleted
+		}
+		r.ckpts[key] = true
+		r.mu.Unlock()
 		return recOK, nil
 	}
 	return "", refuse(RefusedUnknownStep, "operation %q", op)

@@ -23,8 +23,8 @@ type Role string
 
 // The roles.
 const (
-	// RoleWorker pulls tasks, runs them, heartbeats, records their results
-	// and checkpoints, and registers itself; it publishes the children
+	// RoleWorker pulls tasks, runs them, heartbeats, asks the recorder to
+	// record their results and checkpoints, and registers itself; it publishes the children
 	// its tasks spawn when it hands them over to idle workers (a task
 	// message, see Spawn). It cannot create jobs, read
 	// the task stream by sequence, read job records or create, change or
@@ -171,8 +171,7 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
 			api+"CONSUMER.LIST."+tasks,          // find the routes it can serve
-			s+".rec.*.*",                        // ask the recorder (as itself only, with a name: RolePermissionsFor) to record a result, count a failure or a discarded run, hand a child over, ack, nak, hand a lost peer's tasks back
-			"$KV."+s+"_checkpoints.>",           // save and drop checkpoints
+			s+".rec.*.*",                        // ask the recorder (as itself only, with a name: RolePermissionsFor) to record a result, count a failure or a discarded run, save a checkpoint, hand a child over, ack, nak, hand a lost peer's tasks back
 			"$KV."+s+"_workers.>",               // register, deregister
 			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
 			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint

@@ -497,7 +497,7 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 		t.push(nd) // the job keeps its children where they were spawned (Job.NoSpawn)
 		return
 	}
-	if record {
+	if record && !n.viaRecorder() { // the recorder lists it (hdrList) before it publishes
 		if err := t.s.recordHanded(u, nd.id); err != nil {
 			if u.ctx.Err() == nil {
 				n.opts.onError(fmt.Errorf("cluster: handing over task %s: %w", nd.id, err))
@@ -511,7 +511,11 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 	if n.viaRecorder() {
 		// The recorder checks that this worker holds the unit and that
 		// the id is a child's, and publishes it (see Record).
-		_, _, err = n.askRecorder(ctx, recSpawn, u.msg.Reply, map[string]string{hdrTask: nd.id}, nd.payload)
+		hdr := map[string]string{hdrTask: nd.id}
+		if record {
+			hdr[hdrList] = "1"
+		}
+		_, _, err = n.askRecorder(ctx, recSpawn, u.msg.Reply, hdr, nd.payload)
 	} else {
 		// The job's nonce, as its submitter's message ids begin
 		// ("<nonce>.<task>", kept by JetStream in the delivered message):
@@ -543,27 +547,37 @@ func (t *treeState) handOver(nd *treeNode, record bool) {
 	u.mu.Unlock()
 }
 
-// handedKey is the checkpoint key of the children a unit handed over.
-func handedKey(u *treeUnit) string { return resultKey(u.job, u.task) + ".handed" }
+// handedSuffix ends the checkpoint key of the children a unit handed
+// over: <job>.<task>.handed.
+const handedSuffix = ".handed"
 
-// recordHanded adds id to the unit's checkpoint of handed-over children
-// (a compare-and-set on its revision).
+// handedKey is the checkpoint key of the children a unit handed over.
+func handedKey(u *treeUnit) string { return resultKey(u.job, u.task) + handedSuffix }
+
+// recordHanded adds id to the unit's checkpoint of handed-over children.
 func (s *serving) recordHanded(u *treeUnit, id string) error {
 	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
 	defer cancel()
-	kv := s.n.checkpoints
+	return s.n.appendHanded(ctx, handedKey(u), id)
+}
+
+// appendHanded adds id to the list of handed-over children under key (a
+// compare-and-set on its revision): a worker's own, without a recorder;
+// the recorder's for a worker that holds the unit (recSpawn with hdrList).
+func (n *Node) appendHanded(ctx context.Context, key, id string) error {
+	kv := n.checkpoints
 	for {
-		e, err := kv.Get(ctx, handedKey(u))
+		e, err := kv.Get(ctx, key)
 		switch {
 		case isNotFound(err):
-			if _, err = kv.Create(ctx, handedKey(u), []byte(id)); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+			if _, err = kv.Create(ctx, key, []byte(id)); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
 				return err
 			}
 		case err != nil:
 			return err
 		default:
 			v := append(append(append([]byte(nil), e.Value()...), '\n'), id...)
-			if _, err = kv.Update(ctx, handedKey(u), v, e.Revision()); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
+			if _, err = kv.Update(ctx, key, v, e.Revision()); err == nil || !errors.Is(err, jetstream.ErrKeyExists) {
 				return err
 			}
 		}

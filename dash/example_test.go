@@ -23,10 +23,7 @@ func fib(w *worksteal.Worker, n int) int {
 // A program mounts the dashboard of its own pool; a browser at /dash/ sees
 // each worker's utilization, steals and parks, live.
 func ExampleNew() {
-	// StallAfter -1: no stall monitor, so no spare worker joins the four
-	// (on a busy machine it may start one for a worker it finds waiting,
-	// and the dashboard lists spares too).
-	pool, err := worksteal.New(worksteal.Config{Workers: 4, StallAfter: -1})
+	pool, err := worksteal.New(worksteal.Config{Workers: 4})
 	if err != nil {
 		panic(err)
 	}

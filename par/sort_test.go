@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/worksteal/worksteal"
 )
@@ -41,6 +42,44 @@ func TestSortFuncShapes(t *testing.T) {
 	}
 }
 
+// On one active worker, and below the sequential cut-off on any number,
+// SortFunc is slices.SortFunc and nothing else (issue 30: at 1 worker it
+// must be at least as fast): the same comparisons in the same order, so
+// the same permutation of equal keys and the same number of calls to cmp,
+// no extra pass over the data. Keys collide (values 0..999) so that an
+// unstable sort's placement of equal keys tells the algorithms apart.
+func TestSortFuncOnOneWorkerIsSlicesSortFunc(t *testing.T) {
+	type rec struct{ key, pos int }
+	p1 := newTestPool(t, worksteal.Config{Workers: 1})
+	p2 := newTestPool(t, worksteal.Config{Workers: 2})
+	for _, tc := range []struct {
+		name string
+		p    *worksteal.Pool
+		n    int
+	}{
+		{"1 worker", p1, 200_000},
+		{"2 workers, at the cut-off", p2, quickSeqMax},
+	} {
+		r := rand.New(rand.NewPCG(30, uint64(tc.n)))
+		in := make([]rec, tc.n)
+		for i := range in {
+			in[i] = rec{r.IntN(1000), i}
+		}
+		var calls [2]int
+		counting := func(k int) func(a, b rec) int {
+			return func(a, b rec) int { calls[k]++; return cmp.Compare(a.key, b.key) }
+		}
+		want := slices.Clone(in)
+		slices.SortFunc(want, counting(0))
+		got := slices.Clone(in)
+		worksteal.Run(tc.p, func(w *worksteal.Worker) int { SortFunc(w, got, counting(1)); return 0 })
+		if !slices.Equal(got, want) || calls[1] != calls[0] {
+			t.Errorf("%s: SortFunc made %d comparisons (slices.SortFunc %d), same order: %v; want slices.SortFunc's exactly",
+				tc.name, calls[1], calls[0], slices.Equal(got, want))
+		}
+	}
+}
+
 // BenchmarkSortFunc: par.SortFunc beside slices.SortFunc on 5 M random
 // ints (issue 30), at 1 and 2 workers and one per CPU (if more), with the
 // merge sort SortFunc used before (mergeSort with slices.SortFunc leaves)
@@ -57,17 +96,32 @@ func BenchmarkSortFunc(b *testing.B) {
 	}
 	a := make([]int, n)
 	run := func(b *testing.B, sort func([]int)) {
+		var cpu time.Duration
+		cpuOK := true
 		for b.Loop() {
 			b.StopTimer()
 			copy(a, input)
+			c0, ok0 := processCPU()
 			b.StartTimer()
 			sort(a)
+			b.StopTimer()
+			c1, ok1 := processCPU()
+			cpu += c1 - c0
+			cpuOK = cpuOK && ok0 && ok1
+			b.StartTimer()
 		}
 		b.StopTimer()
 		if !slices.IsSorted(a) {
 			b.Fatal("not sorted")
 		}
 		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+		if cpuOK {
+			// The process's CPU time: on a loaded machine a sort waits
+			// for a CPU part of its wall time; its CPU time does not
+			// (for the 1-worker comparison; at 2 workers it includes
+			// the idle worker's search).
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		}
 	}
 	b.Run("impl=slices.SortFunc", func(b *testing.B) { run(b, func(s []int) { slices.SortFunc(s, cmp.Compare[int]) }) })
 	counts := []int{1, 2}

@@ -25,4 +25,12 @@ const (
 	// coarse leaves that never poll from waiting for an owner inside a
 	// leaf. 2^EagerDepth − 1 eager Joins per job at most.
 	EagerDepth = 6
+
+	// LatentFrames is how many latent Join frames a worker keeps open
+	// beyond its promoted ones (PROTOCOL.md "Join"): a Join made while
+	// fewer are open writes a frame, which a poll point may offer to
+	// thieves; a deeper one is a plain call of both halves, which no
+	// other worker can ever see. The oldest open Joins are the latent
+	// ones, so the largest pieces stay offerable.
+	LatentFrames = 1
 )

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // errNoReader: no process has the fifo open to read yet.
@@ -64,6 +65,12 @@ type Pipe struct {
 	// RecStart, a RecStart at its start and a RecEnd at its end. Parts
 	// (--pipepart) leaves them, as GNU parallel does.
 	RemoveRecSep bool
+	// BlockTimeout, if > 0, stops reading a block after this long (GNU
+	// parallel's --block-timeout): the chunk is cut from what was read so
+	// far, as at the end of a full block, and a block then never grows.
+	BlockTimeout time.Duration
+
+	group *columnKey // --pipepart --group-by (PipeJobs.GroupParts)
 }
 
 // seps returns the record start and end, with GNU's default.
@@ -176,6 +183,11 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 	if err != nil {
 		return err
 	}
+	var tr *timedReader
+	if p.BlockTimeout > 0 {
+		tr = newTimedReader(r)
+		defer tr.stop()
+	}
 	// emit hands out buf[:n] with the header and keeps the rest in a
 	// buffer of its own: the chunk is never written again.
 	emit := func(n int) error {
@@ -190,17 +202,35 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 			buf = append(make([]byte, 0, len(buf)+want), buf...)
 		}
 		eof := false
+		var expired <-chan time.Time // GNU: alarm $timeout around the block
+		var timer *time.Timer
+		if tr != nil {
+			timer = time.NewTimer(p.BlockTimeout)
+			expired = timer.C
+		}
 		for want > 0 {
-			n, err := r.Read(buf[len(buf) : len(buf)+want])
+			var n int
+			var err error
+			if tr != nil {
+				n, err = tr.read(buf[len(buf):len(buf)+want], expired)
+			} else {
+				n, err = r.Read(buf[len(buf) : len(buf)+want])
+			}
 			buf = buf[:len(buf)+n]
 			want -= n
 			if err == io.EOF {
 				eof = true
 				break
 			}
+			if err == errBlockTimeout {
+				break
+			}
 			if err != nil {
 				return err
 			}
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 		written := false
 		switch {
@@ -235,7 +265,7 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		if eof {
 			break
 		}
-		if !written && block < maxBlock {
+		if !written && block < maxBlock && tr == nil {
 			old := block
 			block = int(min(math.Ceil(float64(block)*1.3+1), maxBlock))
 			if p.Warn != nil {
@@ -330,6 +360,9 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 		}
 	}
 	skip := int64(len(header))
+	if p.group != nil {
+		return partsOf(file, header, groupPositions(f, size, block, skip, *p.group)), nil
+	}
 	pos := []int64{skip}
 	const window = 128 << 10 // GNU's dd block
 	for at := block + skip; at < size; at += block {
@@ -364,11 +397,16 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 	if pos[len(pos)-1] != size {
 		pos = append(pos, size)
 	}
-	parts := make([]Part, 0, len(pos)-1)
+	return partsOf(file, header, pos), nil
+}
+
+// partsOf are the parts between the positions.
+func partsOf(file string, header []byte, pos []int64) []Part {
+	parts := make([]Part, 0, len(pos))
 	for i := 0; i+1 < len(pos); i++ {
 		parts = append(parts, Part{File: file, Off: pos[i], Len: pos[i+1] - pos[i], Header: header})
 	}
-	return parts, nil
+	return parts
 }
 
 // PipeJobs makes the jobs of a pipe-mode batch: a job per chunk, each

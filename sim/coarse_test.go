@@ -2,17 +2,30 @@ package sim
 
 import (
 	"context"
+	"os"
 	"testing"
 )
 
-// coarseTree is issue 30's tree of coarse leaves: a binary fork-join tree
-// over 2^depth leaves of 0.2–8 ms (Pareto, shape 1.1), no poll points in
-// the leaves, at the runtime-like costs below.
-func coarseTree(workers, depth int, seed uint64, pol Policy) Scenario {
-	return Scenario{Seed: seed, Workers: Workers{Count: workers}, Policy: pol,
-		Costs: Costs{Steal: 2e-7, Failed: 1e-7, Move: 3e-7, Fork: 6e-9, Promote: 2e-8, Wake: 5e-6},
-		Workload: Workload{Kind: kindTree, Tree: Tree{Depth: depth},
-			Duration: Dist{Dist: distPareto, Min: 2e-4, Alpha: 1.1, Max: 8e-3}}}
+// coarseTree is issue 30's tree of coarse leaves, the scenario of
+// testdata/coarse-tree.yaml (the one scripts/coarse-sim.sh runs through
+// the CLI): a binary fork-join tree over 2^depth leaves of 0.2–8 ms
+// (Pareto, shape 1.1), no poll points in the leaves, at runtime-like
+// costs; here at the given workers, depth, seed and policy.
+func coarseTree(t *testing.T, workers, depth int, seed uint64, pol Policy) Scenario {
+	t.Helper()
+	data, err := os.ReadFile("testdata/coarse-tree.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseScenario(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workload.Kind != kindTree || s.Workload.Duration.Dist != distPareto {
+		t.Fatalf("testdata/coarse-tree.yaml: workload %q of %q leaves; want a tree of Pareto leaves", s.Workload.Kind, s.Workload.Duration.Dist)
+	}
+	s.Workers, s.Workload.Tree.Depth, s.Seed, s.Policy = Workers{Count: workers}, depth, seed, pol // the file sets neither speeds nor groups
+	return *s
 }
 
 // meanMakespan is the mean makespan of s over seeds 1..n.
@@ -41,7 +54,7 @@ func TestCoarseTreeLatentNearEager(t *testing.T) {
 	for _, depth := range []int{6, 8} {
 		for _, p := range []int{2, 16, 64} {
 			mk := func(pol Policy) func(uint64) Scenario {
-				return func(seed uint64) Scenario { return coarseTree(p, depth, seed, pol) }
+				return func(seed uint64) Scenario { return coarseTree(t, p, depth, seed, pol) }
 			}
 			eager := meanMakespan(t, mk(Policy{Join: joinEager}), 5)
 			runtime := meanMakespan(t, mk(Policy{}), 5)
@@ -54,6 +67,27 @@ func TestCoarseTreeLatentNearEager(t *testing.T) {
 			if p >= 16 && latent < 1.05*eager {
 				t.Errorf("%d leaves, %d workers: all-latent within 5 %% of eager (%.1f %%): the case does not measure the eager depths", 1<<depth, p, 100*(latent/eager-1))
 			}
+		}
+	}
+}
+
+// The sweep scripts/coarse-sim.sh runs (eager_depth=0,-1 on the coarse
+// tree) gives the makespans of the runtime's protocol and of every Join
+// latent, as the scenarios with that policy run alone do.
+func TestSweepEagerDepth(t *testing.T) {
+	s := coarseTree(t, 16, 6, 1, Policy{})
+	s.Sweep = &Sweep{Param: "eager_depth", Values: []string{"0", "-1"}}
+	res, err := RunSweep(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pol := range []Policy{{}, {EagerDepth: -1}} {
+		r, err := Run(context.Background(), coarseTree(t, 16, 6, 1, pol), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.Reports[i].Totals.Makespan, r.Report.Totals.Makespan; got != want {
+			t.Errorf("sweep eager_depth=%s: makespan %v; want %v (the scenario with that policy)", res.Values[i], got, want)
 		}
 	}
 }

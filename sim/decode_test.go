@@ -65,6 +65,17 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"lognormal sigma", `{"workload": {"duration": {"dist": "lognormal", "mean": 1, "sigma": 11}}}`, "workload.duration.sigma", 1},
 		{"pareto alpha", `{"workload": {"duration": {"dist": "pareto", "min": 1, "alpha": -1}}}`, "workload.duration.alpha", 1},
 		{"bimodal long_frac", `{"workload": {"duration": {"dist": "bimodal", "long_frac": 1.5}}}`, "workload.duration.long_frac", 1},
+		{"tree depth", `{"workload": {"kind": "tree", "tree": {"depth": 21}}}`, "workload.tree.depth", 1},
+		{"fib n", `{"workload": {"kind": "fib", "fib": {"n": 61}}}`, "workload.fib.n", 1},
+		{"uts depth", `{"workload": {"kind": "uts", "uts": {"depth": -1}}}`, "workload.uts.depth", 1},
+		{"uts q", `{"workload": {"kind": "uts", "uts": {"q": 1.5}}}`, "workload.uts.q", 1},
+		{"uts m", `{"workload": {"kind": "uts", "uts": {"m": 101}}}`, "workload.uts.m", 1},
+		{"uts max_nodes", `{"workload": {"kind": "uts", "uts": {"max_nodes": 268435457}}}`, "workload.uts.max_nodes", 1},
+		{"spawn prob", `{"workload": {"spawn": {"prob": -0.5}}}`, "workload.spawn.prob", 1},
+		{"spawn min", `{"workload": {"spawn": {"prob": 0.5, "min": 1001}}}`, "workload.spawn.min", 1},
+		{"spawn at", `{"workload": {"spawn": {"prob": 0.5, "at": 2}}}`, "workload.spawn.at", 1},
+		{"spawn depth", `{"workload": {"spawn": {"prob": 0.5, "depth": 65}}}`, "workload.spawn.depth", 1},
+		{"idle jitter", `{"policy": {"idle": {"jitter": 1.5}}}`, "policy.idle.jitter", 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +91,23 @@ func TestParseScenarioErrors(t *testing.T) {
 				t.Fatalf("error %q lacks the sim: prefix or the field", err)
 			}
 		})
+	}
+}
+
+// TestRangeErrorsQuoteTheRange pins the text of the range checks, which
+// one generic check (param) writes for int and float fields alike.
+func TestRangeErrorsQuoteTheRange(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"workload": {"kind": "uts", "uts": {"max_nodes": 268435457}}}`:            "workload.uts.max_nodes: must be in [1, 268435456], got 268435457",
+		`{"workload": {"kind": "fib", "fib": {"n": -3}}}`:                           "workload.fib.n: must be in [0, 60], got -3",
+		`{"workload": {"kind": "uts", "uts": {"q": 1.5}}}`:                          "workload.uts.q: must be in [0, 1], got 1.5",
+		`{"workload": {"duration": {"dist": "lognormal", "mean": 1, "sigma": -1}}}`: "workload.duration.sigma: must be in (0, 10], got -1",
+		`{"workload": {"kind": "tree", "tree": {"depth": -1}}}`:                     "workload.tree.depth: must be in [1, 20], got -1",
+	} {
+		_, err := ParseScenario([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseScenario(%s) error = %v; want it to contain %q", doc, err, want)
+		}
 	}
 }
 
@@ -104,6 +132,7 @@ func TestParseSweep(t *testing.T) {
 		{"victim=random,largest", "victim", "random,largest", false},
 		{"grain = 0.1, 0.5", "grain", "0.1,0.5", false},
 		{"max_batch=-1,32", "max_batch", "-1,32", false},
+		{"eager_depth=0,-1", "eager_depth", "0,-1", false},
 		{"colour=red", "", "", true},
 		{"workers", "", "", true},
 		{"workers=5..2", "", "", true},

@@ -21,6 +21,7 @@ import (
 //	amount     steal amount (one, half)
 //	max_batch  cap of one steal-half (-1: none; 0: the runtime's 32)
 //	join       join protocol (latent, eager)
+//	eager_depth  join latent: levels near the root of a worker's stack that fork eagerly (0: the runtime's, -1: none)
 //	idle       idle mode (backoff, poll, spin, park)
 //	backoff    "off" (spin, no backoff), or the first backoff delay in seconds
 //	spawn      spawn probability
@@ -28,7 +29,7 @@ import (
 //	scheduler  steal, central, static, round-robin, lpt
 //	tasks      number of root tasks
 //	seed       the seed
-var SweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
+var SweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "eager_depth", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
 
 func (sw *Sweep) check() *FieldError {
 	if sw.Param == "granularity" { // the word for it
@@ -161,6 +162,12 @@ func applySweep(s *Scenario, param, v string, path string) error {
 			return err
 		}
 		s.Policy.MaxBatch = n
+	case "eager_depth":
+		n, err := integer()
+		if err != nil {
+			return err
+		}
+		s.Policy.EagerDepth = n
 	case "idle":
 		s.Policy.Idle.Mode = v
 	case "backoff":

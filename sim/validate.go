@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/worksteal/worksteal/policy"
@@ -27,6 +28,18 @@ func (e *FieldError) Error() string {
 
 func ferr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// choose gives an enumerated field its default, names[0], when it is empty,
+// then checks it is one of names.
+func choose(path string, v *string, names ...string) *FieldError {
+	if *v == "" {
+		*v = names[0]
+	}
+	if !slices.Contains(names, *v) {
+		return oneOf(path, *v, names...)
+	}
+	return nil
 }
 
 func oneOf(path, got string, names ...string) *FieldError {
@@ -137,12 +150,8 @@ func (wl *Workload) normalize(workers int) *FieldError {
 	if err := checkSec("workload.poll", wl.Poll); err != nil {
 		return err
 	}
-	switch wl.Kind {
-	case "":
-		wl.Kind = kindTasks
-	case kindTasks, kindFib, kindUTS, kindTree:
-	default:
-		return oneOf("workload.kind", wl.Kind, kindTasks, kindFib, kindUTS, kindTree)
+	if err := choose("workload.kind", &wl.Kind, kindTasks, kindFib, kindUTS, kindTree); err != nil {
+		return err
 	}
 	if err := wl.Duration.normalize("workload.duration"); err != nil {
 		return err
@@ -181,11 +190,8 @@ func (wl *Workload) normalize(workers int) *FieldError {
 		}
 	case kindTree:
 		t := &wl.Tree
-		if t.Depth == 0 {
-			t.Depth = 6
-		}
-		if t.Depth < 0 || t.Depth > 20 {
-			return ferr("workload.tree.depth", "must be in [1, 20], got %d", t.Depth)
+		if err := param("workload.tree.depth", &t.Depth, 6, 1, 20, false); err != nil {
+			return err
 		}
 		if err := checkSec("workload.tree.node", t.Node); err != nil {
 			return err
@@ -204,16 +210,11 @@ func (wl *Workload) normalize(workers int) *FieldError {
 
 // normalize checks the arrival pattern, its targets and its bursts.
 func (a *Arrival) normalize(workers int) *FieldError {
-	switch a.Pattern {
-	case "":
-		a.Pattern = arriveStart
-	case arriveStart, arrivePoisson:
-	case arriveBursts:
-		if len(a.Bursts) == 0 {
-			return ferr("workload.arrival.bursts", "pattern bursts needs at least one burst")
-		}
-	default:
-		return oneOf("workload.arrival.pattern", a.Pattern, arriveStart, arriveBursts, arrivePoisson)
+	if err := choose("workload.arrival.pattern", &a.Pattern, arriveStart, arriveBursts, arrivePoisson); err != nil {
+		return err
+	}
+	if a.Pattern == arriveBursts && len(a.Bursts) == 0 {
+		return ferr("workload.arrival.bursts", "pattern bursts needs at least one burst")
 	}
 	if err := checkTarget("workload.arrival.target", &a.Target, true); err != nil {
 		return err
@@ -286,11 +287,8 @@ func (wl *Workload) normalizeTasks() *FieldError {
 
 // normalize fills the fib tree's defaults and checks its size.
 func (f *Fib) normalize() *FieldError {
-	if f.N == 0 {
-		f.N = 20
-	}
-	if f.N < 0 || f.N > 60 {
-		return ferr("workload.fib.n", "must be in [0, 60], got %d", f.N)
+	if err := param("workload.fib.n", &f.N, 20, 0, 60, false); err != nil {
+		return err
 	}
 	if f.Cutoff == 0 {
 		f.Cutoff = 10
@@ -362,21 +360,21 @@ func (d *Dist) normalize(p string) *FieldError {
 		if d.Mean == 0 {
 			return ferr(p+".mean", "lognormal needs a positive mean")
 		}
-		if err := shapeParam(p+".sigma", &d.Sigma, 1, 0, 10, true); err != nil {
+		if err := param(p+".sigma", &d.Sigma, 1, 0, 10, true); err != nil {
 			return err
 		}
 	case distPareto:
 		if d.Min == 0 {
 			return ferr(p+".min", "pareto needs a positive scale min")
 		}
-		if err := shapeParam(p+".alpha", &d.Alpha, 1.5, 0, 100, true); err != nil {
+		if err := param(p+".alpha", &d.Alpha, 1.5, 0, 100, true); err != nil {
 			return err
 		}
 		if d.Max != 0 && d.Max < d.Min {
 			return ferr(p+".max", "is below min (%v < %v)", float64(d.Max), float64(d.Min))
 		}
 	case distBimodal:
-		if err := shapeParam(p+".long_frac", &d.LongFrac, 0.1, 0, 1, false); err != nil {
+		if err := param(p+".long_frac", &d.LongFrac, 0.1, 0, 1, false); err != nil {
 			return err
 		}
 	default:
@@ -385,9 +383,9 @@ func (d *Dist) normalize(p string) *FieldError {
 	return nil
 }
 
-// shapeParam gives a distribution's shape parameter its default when it is
-// 0, then checks it lies in [lo, hi], or (lo, hi] when openLo.
-func shapeParam(path string, v *float64, def, lo, hi float64, openLo bool) *FieldError {
+// param gives a scenario parameter its default when it is 0, then checks it
+// lies in [lo, hi], or (lo, hi] when openLo. A NaN is never in range.
+func param[T int | float64](path string, v *T, def, lo, hi T, openLo bool) *FieldError {
 	if *v == 0 {
 		*v = def
 	}
@@ -401,29 +399,23 @@ func shapeParam(path string, v *float64, def, lo, hi float64, openLo bool) *Fiel
 }
 
 func (sp *Spawn) normalize() *FieldError {
-	if !(sp.Prob >= 0 && sp.Prob <= 1) {
-		return ferr("workload.spawn.prob", "must be in [0, 1], got %v", sp.Prob)
+	if err := param("workload.spawn.prob", &sp.Prob, 0, 0, 1, false); err != nil {
+		return err
 	}
-	if sp.Min == 0 {
-		sp.Min = 1
+	if err := param("workload.spawn.min", &sp.Min, 1, 1, 1000, false); err != nil {
+		return err
 	}
 	if sp.Max == 0 {
 		sp.Max = max(3, sp.Min)
 	}
-	if sp.Min < 1 || sp.Min > 1000 {
-		return ferr("workload.spawn.min", "must be in [1, 1000], got %d", sp.Min)
-	}
 	if sp.Max < sp.Min || sp.Max > 1000 {
 		return ferr("workload.spawn.max", "must be in [min, 1000], got %d", sp.Max)
 	}
-	if !(sp.At >= 0 && sp.At <= 1) {
-		return ferr("workload.spawn.at", "must be in [0, 1], got %v", sp.At)
+	if err := param("workload.spawn.at", &sp.At, 0, 0, 1, false); err != nil {
+		return err
 	}
-	if sp.Depth == 0 {
-		sp.Depth = 8
-	}
-	if sp.Depth < 0 || sp.Depth > 64 {
-		return ferr("workload.spawn.depth", "must be in [1, 64], got %d", sp.Depth)
+	if err := param("workload.spawn.depth", &sp.Depth, 8, 1, 64, false); err != nil {
+		return err
 	}
 	if sp.Duration != nil {
 		d := *sp.Duration // a copy: presets and callers may share the pointer
@@ -448,19 +440,11 @@ const (
 )
 
 func (u *UTS) normalize() *FieldError {
-	switch u.Type {
-	case "":
-		u.Type = utsGeometric
-	case utsGeometric, utsBinomial, utsHybrid:
-	default:
-		return oneOf("workload.uts.type", u.Type, utsGeometric, utsBinomial, utsHybrid)
+	if err := choose("workload.uts.type", &u.Type, utsGeometric, utsBinomial, utsHybrid); err != nil {
+		return err
 	}
-	switch u.Shape {
-	case "":
-		u.Shape = shapeLinear
-	case shapeLinear, shapeExpDec, shapeCyclic, shapeFixed:
-	default:
-		return oneOf("workload.uts.shape", u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed)
+	if err := choose("workload.uts.shape", &u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed); err != nil {
+		return err
 	}
 	if u.B0 == 0 {
 		u.B0 = 4
@@ -468,23 +452,14 @@ func (u *UTS) normalize() *FieldError {
 	if !(u.B0 > 0 && u.B0 <= 1e6) {
 		return ferr("workload.uts.b0", "must be in (0, 1e6], got %v", u.B0)
 	}
-	if u.Depth == 0 {
-		u.Depth = 6
+	if err := param("workload.uts.depth", &u.Depth, 6, 1, 6000, false); err != nil {
+		return err
 	}
-	if u.Depth < 1 || u.Depth > 6000 {
-		return ferr("workload.uts.depth", "must be in [1, 6000], got %d", u.Depth)
+	if err := param("workload.uts.q", &u.Q, 0.124875, 0, 1, false); err != nil {
+		return err
 	}
-	if u.Q == 0 {
-		u.Q = 0.124875
-	}
-	if !(u.Q >= 0 && u.Q <= 1) {
-		return ferr("workload.uts.q", "must be in [0, 1], got %v", u.Q)
-	}
-	if u.M == 0 {
-		u.M = 8
-	}
-	if u.M < 1 || u.M > 100 {
-		return ferr("workload.uts.m", "must be in [1, 100], got %d", u.M)
+	if err := param("workload.uts.m", &u.M, 8, 1, 100, false); err != nil {
+		return err
 	}
 	if err := checkSec("workload.uts.node", u.Node); err != nil {
 		return err
@@ -492,22 +467,15 @@ func (u *UTS) normalize() *FieldError {
 	if u.Node == 0 {
 		u.Node = 1e-6
 	}
-	if u.MaxNodes == 0 {
-		u.MaxNodes = 10_000_000
-	}
-	if u.MaxNodes < 1 || u.MaxNodes > 1<<28 {
-		return ferr("workload.uts.max_nodes", "must be in [1, %d], got %d", 1<<28, u.MaxNodes)
+	if err := param("workload.uts.max_nodes", &u.MaxNodes, 10_000_000, 1, 1<<28, false); err != nil {
+		return err
 	}
 	return nil
 }
 
 func (p *Policy) normalize(c *Costs) *FieldError {
-	switch p.Scheduler {
-	case "":
-		p.Scheduler = schedSteal
-	case schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT:
-	default:
-		return oneOf("policy.scheduler", p.Scheduler, schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT)
+	if err := choose("policy.scheduler", &p.Scheduler, schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT); err != nil {
+		return err
 	}
 	if p.Victim == "" {
 		p.Victim = policy.Random.String()
@@ -525,37 +493,28 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
 	p.Amount = a.String()
-	if p.Join == "" {
-		p.Join = joinLatent
+	if err := choose("policy.join", &p.Join, joinLatent, joinEager); err != nil {
+		return err
 	}
-	if p.Join != joinLatent && p.Join != joinEager {
-		return oneOf("policy.join", p.Join, joinLatent, joinEager)
-	}
-	switch {
-	case p.Heartbeat == 0:
-		p.Heartbeat = runtimeHeartbeat
-	case p.Heartbeat < -1:
-		return ferr("policy.heartbeat", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", runtimeHeartbeat, p.Heartbeat)
-	}
-	switch {
-	case p.EagerDepth == 0:
-		p.EagerDepth = policy.EagerDepth
-	case p.EagerDepth < -1:
-		return ferr("policy.eager_depth", "must be -1 (none), 0 (the runtime's %d) or positive, got %d", policy.EagerDepth, p.EagerDepth)
-	}
-	switch {
-	case p.MaxBatch == 0:
-		p.MaxBatch = policy.MaxBatch
-	case p.MaxBatch < -1:
-		return ferr("policy.max_batch", "must be -1 (no cap), 0 (the runtime's %d) or positive, got %d", policy.MaxBatch, p.MaxBatch)
+	for _, k := range []struct {
+		path, none string
+		v          *int
+		def        int
+	}{
+		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
+		{"policy.eager_depth", "none", &p.EagerDepth, policy.EagerDepth},
+		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
+	} {
+		switch {
+		case *k.v == 0:
+			*k.v = k.def
+		case *k.v < -1:
+			return ferr(k.path, "must be -1 (%s), 0 (the runtime's %d) or positive, got %d", k.none, k.def, *k.v)
+		}
 	}
 	id := &p.Idle
-	switch id.Mode {
-	case "":
-		id.Mode = idleBackoff
-	case idleBackoff, idlePoll, idleSpin, idlePark:
-	default:
-		return oneOf("policy.idle.mode", id.Mode, idleBackoff, idlePoll, idleSpin, idlePark)
+	if err := choose("policy.idle.mode", &id.Mode, idleBackoff, idlePoll, idleSpin, idlePark); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		n string
@@ -571,8 +530,8 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if id.Attempts < 0 {
 		return ferr("policy.idle.attempts", "must not be negative, got %d", id.Attempts)
 	}
-	if !(id.Jitter >= 0 && id.Jitter <= 1) {
-		return ferr("policy.idle.jitter", "must be in [0, 1], got %v", id.Jitter)
+	if err := param("policy.idle.jitter", &id.Jitter, 0, 0, 1, false); err != nil {
+		return err
 	}
 	pi, perr := id.policyIdle().Normalize()
 	if perr != nil {

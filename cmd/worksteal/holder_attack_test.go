@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,10 +24,13 @@ import (
 // it. The attacker takes a task itself and hands it back, so the real
 // worker w1 holds it; it learns w1's delivery from failover's held lists
 // (which every worker hears) and tries, as w2, to record a result, count a
-// failure or a discarded run, hand a child over, ack and nak it, and to
-// have the recorder hand w1's tasks back as lost; as w1 it tries to ask
-// the recorder, to settle the delivery directly, and to hear w1's
-// deliveries. It also records late under its own lost lease. Each is
+// failure or a discarded run, hand a child over (listed or not), save a
+// checkpoint, ack and nak it, and to have the recorder hand w1's tasks
+// back as lost; as w1 it tries to ask the recorder, to settle the
+// delivery directly, and to hear w1's deliveries; past the recorder it
+// tries to write w1's task's checkpoint and hand-over list, to purge
+// another's, and to claim w1's tasks for failover. The refusals are
+// counted by role and reason where the dashboard hears them. It also records late under its own lost lease. Each is
 // refused (by the server, or by the recorder, which logs it), each task
 // runs once, and the job prints its real outputs.
 func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
@@ -47,6 +51,21 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	}
 	logs := func() string { return serve.stdout.String() + serve.stderr.String() }
 	a := connectNamed(t, url, dir, "w2")
+	// The recorder's refusal counts by role and reason (what the
+	// dashboard shows), heard with the observer's key.
+	var mu sync.Mutex
+	counts := map[string]int64{}
+	obs := connectHolder(t, url, dir, "observer", cluster.RoleObserver)
+	if _, err := obs.nc.Subscribe("ws.refusals", func(m *nats.Msg) {
+		var c map[string]int64
+		if json.Unmarshal(m.Data, &c) == nil {
+			mu.Lock()
+			counts = c
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Three tasks; each notes each run of it and waits for the gate, so
 	// the attacks happen while w1 holds them.
@@ -74,7 +93,6 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	}
 
 	// Failover's held lists: every worker hears them.
-	var mu sync.Mutex
 	lists := map[string]string{} // by the Serve id: the last list
 	if _, err := a.nc.Subscribe("ws.held.*", func(m *nats.Msg) {
 		mu.Lock()
@@ -128,6 +146,8 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		{"a failure count", "failure", map[string]string{"Ws-Seen": "0"}, []byte("forged")},
 		{"a discarded run", "discarded", map[string]string{"Ws-Delivered": "2"}, nil},
 		{"a child", "spawn", map[string]string{"Ws-Task": task + "=0"}, []byte(`{"cmd":"echo FORGED"}`)},
+		{"a child listed in the unit's hand-over list", "spawn", map[string]string{"Ws-Task": task + "=0", "Ws-List": "1"}, []byte(`{"cmd":"echo FORGED"}`)},
+		{"a checkpoint", "checkpoint", nil, []byte("FORGED")},
 	}
 	for _, tr := range tries {
 		st, body := a.ask(t, tr.op, theirs, tr.hdr, tr.data)
@@ -153,11 +173,38 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	if _, err := a.nc.Subscribe("ws.dlv.w1.>", func(*nats.Msg) {}); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"ws.rec.w1.result", theirs, "ws.dlv.w1.>"} {
+	// The checkpoints bucket directly: w1's task's checkpoint and
+	// hand-over list, a purge of them, and failover's claim on w1's tasks
+	// (which would keep every watcher from handing them back).
+	ckpt, handed, claim := "$KV.ws_checkpoints.victim."+task, "$KV.ws_checkpoints.victim."+task+".handed", "$KV.ws_checkpoints.lost."+w1ID+".1"
+	a.nc.Publish(ckpt, []byte("FORGED"))
+	a.nc.Publish(handed, []byte(task+"=0"))
+	a.nc.Publish(claim, []byte("w2"))
+	purgeCkpt := nats.NewMsg("$KV.ws_checkpoints.victim." + otherTask(task))
+	purgeCkpt.Header.Set("KV-Operation", "PURGE")
+	a.nc.PublishMsg(purgeCkpt)
+	for _, s := range []string{"ws.rec.w1.result", theirs, "ws.dlv.w1.>", ckpt, handed, claim, purgeCkpt.Subject} {
 		if !a.wasRefused(t, s) {
 			t.Errorf("the server did not refuse w2's key %s", s)
 		}
 	}
+
+	// Nothing of the attacker's is in the checkpoints bucket.
+	if kv, err := a.js.KeyValue(ctx, "ws_checkpoints"); err != nil {
+		t.Errorf("the checkpoints bucket: %v", err)
+	} else {
+		for _, k := range []string{"victim." + task, "victim." + task + ".handed", "lost." + w1ID + ".1"} {
+			if e, err := kv.Get(ctx, k); err == nil {
+				t.Errorf("checkpoint key %s holds %q after w2's attempts; want none", k, e.Value())
+			}
+		}
+	}
+	// The refusals, by role and reason, as the dashboard hears them.
+	testdeadline.Until(t, "the recorder's count of worker/not-holder refusals", 20*time.Millisecond, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts["worker/"+cluster.RefusedNotHolder] >= int64(len(tries))+2 // the tries, a nak and a term
+	})
 
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -177,7 +224,8 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"refused a worker's result: " + cluster.RefusedNotHolder, "refused a worker's spawn: " + cluster.RefusedNotHolder,
-		"refused a worker's lost: " + cluster.RefusedNotLost, `Publish Violation - Subject "ws.rec.w1.result"`} {
+		"refused a worker's lost: " + cluster.RefusedNotLost, "refused a worker's checkpoint: " + cluster.RefusedNotHolder,
+		`Publish Violation - Subject "ws.rec.w1.result"`, `Publish Violation - Subject "` + claim + `"`} {
 		if !strings.Contains(logs(), want) {
 			t.Errorf("serve logged no %q in %q", want, logs())
 		}

@@ -515,7 +515,13 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 			args = dropCommand(args, cfg) // GNU: no commands logged, the sources are
 		}
 	}
-	jobs, err := readJobs(env, cmd.Flags(), cfg, args, preSlots)
+	argEnv, teeData := env, ""
+	if cfg.pipe.teeMode() {
+		if teeData, argEnv, err = teePrepare(env, &cfg); err != nil { // run_tee.go
+			return runError(err)
+		}
+	}
+	jobs, err := readJobs(argEnv, cmd.Flags(), cfg, args, preSlots)
 	if err != nil {
 		return runError(err)
 	}
@@ -576,6 +582,11 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		return printPlan(cmd.OutOrStdout(), todo, order, history, rcfg.Tag)
 	}
 
+	if cfg.pipe.teeMode() {
+		if todo, err = teeAttach(env, cfg, teeData, todo, slots); err != nil {
+			return runError(err)
+		}
+	}
 	if skipped > 0 && cfg.showSummary {
 		fmt.Fprintf(stderr, "worksteal: resuming: %d of %d jobs already in the joblog\n", skipped, len(jobs))
 	}

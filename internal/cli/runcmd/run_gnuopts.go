@@ -238,7 +238,7 @@ var gnuOptions = gnuOptionSet(
 	// Output.
 	"g", "latest-line|latestline|ll", "compress",
 	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
-	"tee", "tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
+	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
@@ -251,8 +251,6 @@ var gnuOptions = gnuOptionSet(
 	"hostgroups|hgrp|hostgroup", "B", "profile|J", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
 	"sqlandworker|sql-and-worker",
 	// Pipe mode.
-	"block-timeout|blocktimeout|bt",
-	"shard", "bin", "group-by|groupby",
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
 	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",

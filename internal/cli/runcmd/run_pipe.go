@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,7 +39,7 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 	switch {
 	case cfg.pipe.semaphore || semaphoreOnly(f):
 		return true, runSemaphore(env, cmd, cfg, args)
-	case cfg.pipe.pipeMode():
+	case cfg.pipe.pipeMode() && !cfg.pipe.tee: // --tee is argument mode's (run_tee.go)
 		return true, runPipe(env, cmd, cfg, args)
 	}
 	return false, nil
@@ -56,7 +57,13 @@ var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter
 func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	p := cfg.pipe
 	var pj runner.PipeJobs
+	_, shard := gnuChanged(f, "shard")
+	_, bin := gnuChanged(f, "bin")
+	_, group := gnuChanged(f, "group-by")
 	for _, name := range pipeArgsOptions {
+		if name == "colsep" && (shard || bin || group) {
+			continue // their column separator
+		}
 		if given, ok := gnuChanged(f, name); ok {
 			return pj, fmt.Errorf("%s is not supported in pipe mode (--pipe, --pipepart, --round-robin, --cat, --fifo)", given)
 		}
@@ -89,6 +96,14 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		if v > 0 {
 			pj.Block = int64(min(v, math.MaxInt32))
 		}
+	}
+	if given, ok := gnuChanged(f, "block-timeout"); ok {
+		// GNU: whole seconds (an alarm), at least 1.
+		d, _, err := parseTimeout(p.blockTime)
+		if err != nil || strings.HasSuffix(strings.TrimSpace(p.blockTime), "%") || d < time.Second {
+			return pj, fmt.Errorf("%s %q: want at least 1 second (units s, m, h, d: 1m30s)", given, p.blockTime)
+		}
+		pj.BlockTimeout = d.Truncate(time.Second)
 	}
 	pj.RecStart, pj.RecEnd = unescapeRec(p.recStart), unescapeRec(p.recEnd)
 	pj.Regexp, pj.RemoveRecSep = p.regexp, p.removeRec
@@ -211,6 +226,28 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	}
 	stderr := cmd.ErrOrStderr()
 	pj.Warn = stderr
+	if f.Changed("colsep") && cfg.colSep == "" {
+		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
+	}
+	spread, group, stdin, err := spreadOptions(f, cfg, env.Stdin) // run_spread.go
+	if err != nil {
+		return runError(err)
+	}
+	if spread != nil {
+		if strings.TrimSpace(cfg.jobs) == "0" {
+			return runError(errors.New("--shard and --bin run -j jobs at once: give a number of jobs (-j N), not 0"))
+		}
+	}
+	switch {
+	case group != nil && cfg.pipe.pipePart:
+		if pj, err = pj.GroupParts(group.Column); err != nil {
+			return runError(err)
+		}
+	case group != nil:
+		if pj, stdin, err = pj.GroupBy(stdin, *group); err != nil {
+			return runError(err)
+		}
+	}
 
 	// The jobs: all at once (--pipepart), or as the input is read.
 	ctx, cancel := context.WithCancelCause(env.Ctx)
@@ -235,10 +272,12 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 			}
 			feedErr <- nil
 		}()
+	case spread != nil:
+		go func() { feedErr <- pj.Spread(ctx, stdin, slots, *spread, jobs) }()
 	case cfg.pipe.roundRobin:
-		go func() { feedErr <- pj.RoundRobin(ctx, env.Stdin, slots, jobs) }()
+		go func() { feedErr <- pj.RoundRobin(ctx, stdin, slots, jobs) }()
 	default:
-		go func() { feedErr <- pj.Stream(ctx, env.Stdin, jobs) }()
+		go func() { feedErr <- pj.Stream(ctx, stdin, jobs) }()
 	}
 	// Resume: the chunks the joblog lists are not run again (GNU's
 	// --resume with --pipe matches them by number, as in argument mode).

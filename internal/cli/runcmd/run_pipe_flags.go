@@ -23,6 +23,11 @@ type pipeConfig struct {
 	recEnd     string // --recend
 	regexp     bool   // --regexp, --regex
 	removeRec  bool   // --remove-rec-sep, --removerecsep, --rrs
+	blockTime  string // --block-timeout, --blocktimeout, --bt: a duration
+	tee        bool   // --tee: all of the input to every job (of the ::: values)
+	shard      string // --shard COLUMN: lines to -j jobs by a hash of the column
+	bin        string // --bin COLUMN: lines to -j jobs by the column's number
+	groupBy    string // --group-by COLUMN: a record is a run of lines of one value
 
 	load    string // --load: max load average (N or N%)
 	memFree string // --memfree: a size
@@ -53,6 +58,13 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	gnuAlias(f, "regexp", "regex")
 	f.BoolVar(&p.removeRec, "remove-rec-sep", false, "with --pipe: remove the record separators")
 	gnuAlias(f, "remove-rec-sep", "removerecsep", "rrs")
+	f.StringVar(&p.blockTime, "block-timeout", "", "with --pipe: cut a chunk from what was read when a block takes longer than this to read (seconds, at least 1; units s, m, h, d)")
+	gnuAlias(f, "block-timeout", "blocktimeout", "bt")
+	f.BoolVar(&p.tee, "tee", false, "with --pipe: all of stdin to every job (a job per ::: value, all at once); with --pipepart: all of the -a file")
+	f.StringVar(&p.shard, "shard", "", "with --pipe: -j jobs at once, each line to one by a hash of its column (a number, or a name in the first line); lines of one value go to one job")
+	f.StringVar(&p.bin, "bin", "", "with --pipe: -j jobs at once, each line to the job its column's number names (modulo -j)")
+	f.StringVar(&p.groupBy, "group-by", "", "with --pipe or --pipepart: a record is a run of lines with one value in this column (a number, or a name in the first line)")
+	gnuAlias(f, "group-by", "groupby")
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
 	f.StringVar(&p.limit, "limit", "", "before each job start run this shell command: exit 0 starts it, 1 waits, 2 also kills the youngest job ('mem SIZE' and 'load N' built in)")

@@ -187,11 +187,16 @@ func runOnPool(ctx context.Context, fn func() error) error {
 // rings (--ring × workers): 256 MiB of rings and 512 MiB of snapshot.
 const maxTraceEvents = 1 << 24
 
+// traceRecordFlags are "trace record"'s own flags.
+type traceRecordFlags struct {
+	out, svg      string
+	ring          int
+	counters, pin bool
+}
+
 func newTraceRecordCommand(env *cmdenv.Env) *cobra.Command {
 	var wf workloadFlags
-	var out, svg string
-	var ring int
-	var counters, pin bool
+	var f traceRecordFlags
 	cmd := &cobra.Command{
 		Use:   "record",
 		Short: "Run a workload on a pool with the event trace on and write the trace",
@@ -209,106 +214,120 @@ removes the files it had created.`,
   worksteal trace record --workload uts --size 2000 -w 2 -o uts.json --svg uts.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wl, err := wf.workload(cmd)
-			if err != nil {
-				return err
-			}
-			workers := wf.workers
-			if workers == 0 {
-				workers = runtime.GOMAXPROCS(0)
-			}
-			if ring < 1 || ring > maxTraceEvents/workers {
-				return cmdenv.UsageError(fmt.Errorf("trace record: --ring %d: want 1 to %d events per worker (at most %d in all on %d workers: 16 bytes each in the rings, 32 in the snapshot)",
-					ring, maxTraceEvents/workers, maxTraceEvents, workers))
-			}
-			var outs cmdenv.Outputs
-			defer func() { outs.Abort() }() // outs grows below
-			traceOut, err := outs.Open(cmd.CommandPath()+" --output", out)
-			if err != nil {
-				return err
-			}
-			svgOut, err := outs.Open(cmd.CommandPath()+" --svg", svg)
-			if err != nil {
-				return err
-			}
-			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Trace: ring, Counters: counters, Pin: pin})
-			if err != nil {
-				return cmdenv.UsageError(err)
-			}
-			var v uint64
-			var elapsed time.Duration
-			err = runOnPool(env.Ctx, func() error {
-				t0 := time.Now()
-				var err error
-				v, err = worksteal.Run(pool, wl.Run)
-				elapsed = time.Since(t0)
-				return err
-			})
-			if env.Ctx.Err() != nil {
-				return cmdenv.InterruptedError(env.Ctx) // the pool is left to the process's end
-			}
-			tr := pool.Trace()
-			if cerr := pool.Close(); err == nil {
-				err = cerr
-			}
-			stats := pool.Stats()
-			if err != nil {
-				return err
-			}
-			if want := wl.Want(); v != want {
-				return fmt.Errorf("trace: %s computed %d; want %d", wl, v, want)
-			}
-			var events int
-			var dropped uint64
-			for i := range tr.Workers {
-				events += len(tr.Workers[i])
-				dropped += tr.Dropped[i]
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s = %d on %d workers in %v; trace: %d events, %d dropped (ring %d per worker)\n",
-				wl, v, len(tr.Workers), elapsed.Round(time.Microsecond), events, dropped, ring)
-			if dropped > 0 {
-				fmt.Fprintf(w, "the rings wrapped: raise --ring to keep the whole run\n")
-			}
-			if counters {
-				cmdenv.WriteRunCounters(w, stats)
-			}
-			if err := traceOut.Write(tr.WriteChrome); err != nil {
-				return err
-			}
-			fmt.Fprintf(env.Stderr, "wrote %s\n", out)
-			if svgOut != nil {
-				// The trace goes through a pipe into the compact form, as a
-				// file would: never whole in memory as JSON.
-				pr, pw := io.Pipe()
-				go func() { pw.CloseWithError(tr.WriteChrome(pw)) }()
-				t, err := traceview.Load(env.Ctx, pr, traceview.LoadOptions{Timeline: true})
-				pr.CloseWithError(io.ErrClosedPipe) // unblocks the writer if Load stopped early
-				if err != nil {
-					if env.Ctx.Err() != nil {
-						return cmdenv.InterruptedError(env.Ctx)
-					}
-					return err
-				}
-				s := t.Summary(traceview.Options{})
-				title := fmt.Sprintf("%s on %d workers: %s, utilization %.1f%%", wl, len(tr.Workers), elapsed.Round(time.Microsecond), 100*s.Utilization())
-				if err := svgOut.Write(func(w io.Writer) error {
-					return t.WriteSVG(w, s, traceview.SVGOptions{Title: title})
-				}); err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stderr, "wrote %s\n", svg)
-			}
-			return nil
+			return runTraceRecord(env, cmd, &wf, &f)
 		},
 	}
 	wf.add(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "trace.json", "write the trace to this file")
-	cmd.Flags().StringVar(&svg, "svg", "", "also draw the timeline as SVG to this file")
-	cmd.Flags().IntVar(&ring, "ring", 1<<16, "events kept per worker (Config.Trace)")
-	cmd.Flags().BoolVar(&counters, "counters", false, "print the run's hardware and kernel counters and energy (Config.Counters); with --pin, each worker's too")
-	cmd.Flags().BoolVar(&pin, "pin", false, "lock each worker to an OS thread bound to a CPU (Config.Pin; Linux)")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "trace.json", "write the trace to this file")
+	cmd.Flags().StringVar(&f.svg, "svg", "", "also draw the timeline as SVG to this file")
+	cmd.Flags().IntVar(&f.ring, "ring", 1<<16, "events kept per worker (Config.Trace)")
+	cmd.Flags().BoolVar(&f.counters, "counters", false, "print the run's hardware and kernel counters and energy (Config.Counters); with --pin, each worker's too")
+	cmd.Flags().BoolVar(&f.pin, "pin", false, "lock each worker to an OS thread bound to a CPU (Config.Pin; Linux)")
 	return cmd
+}
+
+// runTraceRecord is "trace record": check the flags, open the outputs, run
+// the workload once with the trace on, report, write the trace (and its
+// timeline).
+func runTraceRecord(env *cmdenv.Env, cmd *cobra.Command, wf *workloadFlags, f *traceRecordFlags) error {
+	wl, err := wf.workload(cmd)
+	if err != nil {
+		return err
+	}
+	workers := wf.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if f.ring < 1 || f.ring > maxTraceEvents/workers {
+		return cmdenv.UsageError(fmt.Errorf("trace record: --ring %d: want 1 to %d events per worker (at most %d in all on %d workers: 16 bytes each in the rings, 32 in the snapshot)",
+			f.ring, maxTraceEvents/workers, maxTraceEvents, workers))
+	}
+	var outs cmdenv.Outputs
+	defer func() { outs.Abort() }() // outs grows below
+	traceOut, err := outs.Open(cmd.CommandPath()+" --output", f.out)
+	if err != nil {
+		return err
+	}
+	svgOut, err := outs.Open(cmd.CommandPath()+" --svg", f.svg)
+	if err != nil {
+		return err
+	}
+	pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Trace: f.ring, Counters: f.counters, Pin: f.pin})
+	if err != nil {
+		return cmdenv.UsageError(err)
+	}
+	var v uint64
+	var elapsed time.Duration
+	err = runOnPool(env.Ctx, func() error {
+		t0 := time.Now()
+		var err error
+		v, err = worksteal.Run(pool, wl.Run)
+		elapsed = time.Since(t0)
+		return err
+	})
+	if env.Ctx.Err() != nil {
+		return cmdenv.InterruptedError(env.Ctx) // the pool is left to the process's end
+	}
+	tr := pool.Trace()
+	if cerr := pool.Close(); err == nil {
+		err = cerr
+	}
+	stats := pool.Stats()
+	if err != nil {
+		return err
+	}
+	if want := wl.Want(); v != want {
+		return fmt.Errorf("trace: %s computed %d; want %d", wl, v, want)
+	}
+	var events int
+	var dropped uint64
+	for i := range tr.Workers {
+		events += len(tr.Workers[i])
+		dropped += tr.Dropped[i]
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s = %d on %d workers in %v; trace: %d events, %d dropped (ring %d per worker)\n",
+		wl, v, len(tr.Workers), elapsed.Round(time.Microsecond), events, dropped, f.ring)
+	if dropped > 0 {
+		fmt.Fprintf(w, "the rings wrapped: raise --ring to keep the whole run\n")
+	}
+	if f.counters {
+		cmdenv.WriteRunCounters(w, stats)
+	}
+	if err := traceOut.Write(tr.WriteChrome); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "wrote %s\n", f.out)
+	if svgOut == nil {
+		return nil
+	}
+	title := fmt.Sprintf("%s on %d workers: %s", wl, len(tr.Workers), elapsed.Round(time.Microsecond))
+	if err := writeTimeline(env, svgOut, tr, title); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "wrote %s\n", f.svg)
+	return nil
+}
+
+// writeTimeline draws tr's timeline as SVG into out, titled title and the
+// run's utilization. The trace goes through a pipe into the compact form, as
+// a file would: never whole in memory as JSON.
+func writeTimeline(env *cmdenv.Env, out *cmdenv.OutputFile, tr *worksteal.Trace, title string) error {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(tr.WriteChrome(pw)) }()
+	t, err := traceview.Load(env.Ctx, pr, traceview.LoadOptions{Timeline: true})
+	pr.CloseWithError(io.ErrClosedPipe) // unblocks the writer if Load stopped early
+	if err != nil {
+		if env.Ctx.Err() != nil {
+			return cmdenv.InterruptedError(env.Ctx)
+		}
+		return err
+	}
+	s := t.Summary(traceview.Options{})
+	title = fmt.Sprintf("%s, utilization %.1f%%", title, 100*s.Utilization())
+	return out.Write(func(w io.Writer) error {
+		return t.WriteSVG(w, s, traceview.SVGOptions{Title: title})
+	})
 }
 
 func newTraceProfileCommand(env *cmdenv.Env) *cobra.Command {
@@ -337,70 +356,7 @@ the runs; interrupted, the command stops at once and removes it.`,
   worksteal sim --profile tree.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wl, err := wf.workload(cmd)
-			if err != nil {
-				return err
-			}
-			if runs < 1 {
-				return cmdenv.UsageError(fmt.Errorf("trace: --runs must be at least 1, got %d", runs))
-			}
-			var outs cmdenv.Outputs
-			defer func() { outs.Abort() }() // outs grows below
-			profOut, err := outs.Open(cmd.CommandPath()+" --output", out)
-			if err != nil {
-				return err
-			}
-			// Steal one: the schedules a burdened span describes (see
-			// worksteal.WorkSpan.BurdenedSpan).
-			pool, err := worksteal.New(worksteal.Config{Workers: wf.workers, Steal: policy.StealOne})
-			if err != nil {
-				return cmdenv.UsageError(err)
-			}
-			var best worksteal.WorkSpan
-			var v uint64
-			for i := 0; i < runs; i++ {
-				var r uint64
-				var ws worksteal.WorkSpan
-				err := runOnPool(env.Ctx, func() error {
-					var err error
-					r, ws, err = worksteal.Profile(pool, wl.Run)
-					return err
-				})
-				if env.Ctx.Err() != nil {
-					return cmdenv.InterruptedError(env.Ctx) // the pool is left to the process's end
-				}
-				if err != nil {
-					pool.Close()
-					return err
-				}
-				if i == 0 || ws.Span < best.Span {
-					best, v = ws, r
-				}
-			}
-			pool.Close()
-			if want := wl.Want(); v != want {
-				return fmt.Errorf("trace: %s computed %d; want %d", wl, v, want)
-			}
-			prof := profileOf(wl.String(), best)
-			if profOut != nil {
-				err := profOut.Write(func(w io.Writer) error {
-					enc := json.NewEncoder(w)
-					enc.SetIndent("", "  ")
-					return enc.Encode(prof)
-				})
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stderr, "wrote %s\n", out)
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(prof)
-			}
-			fmt.Fprintf(w, "%s = %d\n%s", wl, v, best)
-			return nil
+			return runTraceProfile(env, cmd, &wf, out, runs, asJSON)
 		},
 	}
 	wf.add(cmd)
@@ -412,6 +368,85 @@ the runs; interrupted, the command stops at once and removes it.`,
 	f.IntVar(&runs, "runs", 1, "profile this many times and keep the run with the shortest span")
 	f.BoolVar(&asJSON, "json", false, "print the profile as JSON")
 	return cmd
+}
+
+// runTraceProfile is "trace profile": profile the workload runs times, keep
+// the run with the shortest span, write and print its profile.
+func runTraceProfile(env *cmdenv.Env, cmd *cobra.Command, wf *workloadFlags, out string, runs int, asJSON bool) error {
+	wl, err := wf.workload(cmd)
+	if err != nil {
+		return err
+	}
+	if runs < 1 {
+		return cmdenv.UsageError(fmt.Errorf("trace: --runs must be at least 1, got %d", runs))
+	}
+	var outs cmdenv.Outputs
+	defer func() { outs.Abort() }() // outs grows below
+	profOut, err := outs.Open(cmd.CommandPath()+" --output", out)
+	if err != nil {
+		return err
+	}
+	best, v, err := profileShortest(env, wl, wf.workers, runs)
+	if err != nil {
+		return err
+	}
+	if want := wl.Want(); v != want {
+		return fmt.Errorf("trace: %s computed %d; want %d", wl, v, want)
+	}
+	prof := profileOf(wl.String(), best)
+	if profOut != nil {
+		err := profOut.Write(func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(prof)
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "wrote %s\n", out)
+	}
+	w := cmd.OutOrStdout()
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(prof)
+	}
+	fmt.Fprintf(w, "%s = %d\n%s", wl, v, best)
+	return nil
+}
+
+// profileShortest profiles wl runs times on one pool of workers and returns
+// the profile with the shortest span and the workload's value.
+func profileShortest(env *cmdenv.Env, wl *traceview.Workload, workers, runs int) (worksteal.WorkSpan, uint64, error) {
+	// Steal one: the schedules a burdened span describes (see
+	// worksteal.WorkSpan.BurdenedSpan).
+	pool, err := worksteal.New(worksteal.Config{Workers: workers, Steal: policy.StealOne})
+	if err != nil {
+		return worksteal.WorkSpan{}, 0, cmdenv.UsageError(err)
+	}
+	var best worksteal.WorkSpan
+	var v uint64
+	for i := 0; i < runs; i++ {
+		var r uint64
+		var ws worksteal.WorkSpan
+		err := runOnPool(env.Ctx, func() error {
+			var err error
+			r, ws, err = worksteal.Profile(pool, wl.Run)
+			return err
+		})
+		if env.Ctx.Err() != nil {
+			return best, v, cmdenv.InterruptedError(env.Ctx) // the pool is left to the process's end
+		}
+		if err != nil {
+			pool.Close()
+			return best, v, err
+		}
+		if i == 0 || ws.Span < best.Span {
+			best, v = ws, r
+		}
+	}
+	pool.Close()
+	return best, v, nil
 }
 
 // profileOf converts the runtime's profile to the simulator's input.

@@ -1,0 +1,55 @@
+package runcmd
+
+// GNU parallel's --tee: argument mode's jobs (of the ::: values), each
+// given all of the input on its stdin (--pipe), or all of the first -a
+// file (--pipepart).
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/runner"
+)
+
+// teeMode says the command line is --tee with --pipe or --pipepart (GNU
+// ignores --tee alone).
+func (p *pipeConfig) teeMode() bool { return p.tee && p.pipeMode() }
+
+// teePrepare settles --tee's defaults before the jobs are read: -j 0 (GNU:
+// every job at once), the first -a file as the data (--pipepart), and an
+// environment whose stdin is not read for arguments (it is the data).
+func teePrepare(env *cmdenv.Env, cfg *runConfig) (data string, argEnv *cmdenv.Env, err error) {
+	if cfg.jobs == "" {
+		cfg.jobs = "0"
+	}
+	if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
+		return "", nil, errors.New("--tee gives all of the input to every job on its stdin: not with --round-robin, --cat or --fifo")
+	}
+	if cfg.nats != "" {
+		return "", nil, errors.New("--tee needs every job running at once on this machine: not with --nats")
+	}
+	if cfg.pipe.pipePart {
+		if len(cfg.argFiles) == 0 {
+			return "", nil, errors.New("--pipepart --tee: give the file every job reads with -a FILE")
+		}
+		data = cfg.argFiles[0]
+		cfg.argFiles = cfg.argFiles[1:]
+	}
+	e := *env
+	e.Stdin = strings.NewReader("")
+	return data, &e, nil
+}
+
+// teeAttach gives the jobs their input, once it is known that they all run
+// at once.
+func teeAttach(env *cmdenv.Env, cfg runConfig, data string, jobs []runner.Job, slots int) ([]runner.Job, error) {
+	if len(jobs) > slots {
+		return nil, fmt.Errorf("--tee runs every job at once: %d jobs, -j %d (try --jobs 0)", len(jobs), slots)
+	}
+	if cfg.pipe.pipePart {
+		return runner.TeeFile(data, jobs)
+	}
+	return runner.Tee(env.Stdin, jobs), nil
+}
