@@ -78,6 +78,15 @@ type Config struct {
 	// OutputLineBuffer, where the lines go out as they come). Not under
 	// OutputUngroup.
 	Color func(res *Result) (begin, end string)
+	// Compress, when set, is a shell command each job's stdout and its
+	// stderr pass through, each whole, when the job ends, and then
+	// Decompress ("Compress -dc" when empty): GNU parallel's
+	// --compress-program and --decompress-program, which keep its
+	// buffered output compressed. A compressor or decompressor that fails
+	// fails the job (exit status 255, its output dropped), as GNU's
+	// compressor does. Not under OutputLineBuffer or OutputUngroup, whose
+	// output is not held.
+	Compress, Decompress string
 	// Verbose writes each job's command line, and a newline, on Stdout
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).

@@ -358,6 +358,9 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		if flush != nil {
 			flush()
 		}
+		if r.cfg.Compress != "" && c.Stdout == nil && actx.Err() == nil {
+			e = r.compressed(actx, e)
+		}
 		r.events <- attemptDone{a: a, e: e, sent: sent()}
 	}()
 	r.progress()

@@ -14,4 +14,11 @@ var gnuRefusedCases = []gnuCase{
 	{name: "29.12 --parens: perl may span words", args: []string{"--parens", "[[]]", "echo", "[[s/I/O/g", "]]", ":::", "FII"}, wsRefuses: true},
 	{name: "29.12 --parens of odd length: the halves", args: []string{"-k", "--parens", "abc", "echo", "x{}", "bca", ":::", "FII"}},
 	{name: "29.12 --parens: perl between them is refused", args: []string{"--parens", ",,,,", "echo", ",,s/I/O/g,,", ":::", "FII"}, wsRefuses: true},
+	// --compress, --compress-program, --decompress-program: each job's
+	// output through the compressor and back, whole, when it ends.
+	{name: "29.12 --compress gives the output back", args: []string{"-k", "--compress", "--joblog", "-", "echo {}; echo e{} >&2", ":::", "a", "bb"}, joblog: "-", stderr: true},
+	{name: "29.12 --compress-program and --decompress-program", args: []string{"-k", "--compress-program", "tr a-z A-Z", "--decompress-program", "cat", "--joblog", "-", "echo {}; echo e{} >&2", ":::", "a", "bb"}, joblog: "-", stderr: true},
+	{name: "29.12 --compress-program alone decompresses with -dc", args: []string{"-k", "--compress-program", "gzip", "--tag", "echo {}", ":::", "a", "b"}},
+	{name: "29.12 --compress with its own --decompress-program", args: []string{"-k", "--compress", "--decompress-program", "od -An -c | wc -l", "echo {}", ":::", "a"}},
+	{name: "29.12 a failing compressor fails the job", args: []string{"-k", "--compress-program", "false", "--joblog", "-", "echo {}", ":::", "a", "b"}, joblog: "-"},
 }

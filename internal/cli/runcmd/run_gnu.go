@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -157,6 +158,17 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		}
 		rcfg.SlotVar = g.slotVar
 	}
+	if g.compress || g.compressPrg != "" {
+		// GNU: --compress-program implies --compress; --compress takes
+		// the first of its compressors found, else cat.
+		rcfg.Compress, rcfg.Decompress = g.compressPrg, g.decompressPrg
+		if rcfg.Compress == "" {
+			rcfg.Compress, rcfg.Decompress = findCompressor()
+			if g.decompressPrg != "" {
+				rcfg.Decompress = g.decompressPrg
+			}
+		}
+	}
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	// GNU: --color-failed does nothing under --line-buffer (its lines go
@@ -252,3 +264,15 @@ func unquotePrintf(s string) string {
 }
 
 var octalRE = regexp.MustCompile(`\\[0-7]{3}|\\[0-7]`)
+
+// findCompressor is GNU parallel's find_compression_program: the first of
+// its compressors on $PATH, as "p -c -1" and "p -dc", else cat.
+func findCompressor() (compress, decompress string) {
+	for _, p := range []string{"pzstd", "lbzip2", "pbzip2", "zstd", "pixz", "lz4", "pigz", "lzop", "plzip", "lzip", "gzip",
+		"lrz", "pxz", "bzip2", "lzma", "xz", "clzip"} {
+		if _, err := exec.LookPath(p); err == nil {
+			return p + " -c -1", p + " -dc"
+		}
+	}
+	return "cat", "cat"
+}

@@ -51,6 +51,9 @@ type gnuConfig struct {
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
 	parens         string    // --parens: the delimiters of a perl expression
+	compress       bool      // --compress: the buffered output through the first compressor found
+	compressPrg    string    // --compress-program
+	decompressPrg  string    // --decompress-program
 	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
 	noKeepOrder    bool      // --no-keep-order: undo -k
 	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
@@ -119,6 +122,11 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVar(&g.compress, "compress", false, "pass each job's output through a compressor and back (GNU's list: pzstd, lbzip2, pbzip2, zstd, pixz, lz4, pigz, lzop, plzip, lzip, gzip, lrz, pxz, bzip2, lzma, xz, clzip; else cat)")
+	f.StringVar(&g.compressPrg, "compress-program", "", "pass each job's output through this shell command and back through --decompress-program (implies --compress)")
+	gnuAlias(f, "compress-program", "use-compress-program")
+	f.StringVar(&g.decompressPrg, "decompress-program", "", "with --compress: the command that gives the output back (default: the compressor's -dc)")
+	gnuAlias(f, "decompress-program", "use-decompress-program")
 	f.StringVar(&g.parens, "parens", "", "the left and right delimiters of a perl expression, as the string's halves ({==} by default): perl is not supported, so a command holding them is refused")
 	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
 	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
@@ -236,8 +244,7 @@ var gnuOptions = gnuOptionSet(
 	"csv", "linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll", "compress",
-	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
+	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"noswap", "memsuspend", "term-seq|termseq",
