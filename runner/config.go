@@ -119,6 +119,10 @@ type Config struct {
 	// Grace is the time a job's process group has between SIGTERM and
 	// SIGKILL when it is stopped; ≤ 0 means 2s.
 	Grace time.Duration
+	// TermSeq, when set, stops a job instead (GNU parallel's --term-seq):
+	// each step's signal to the job's process group, then up to its Wait
+	// for the group to be gone, until one is (nothing after the last).
+	TermSeq []TermStep
 
 	// Nice, if > 0, runs every job at this niceness (GNU parallel's
 	// --nice; see Command.Nice).

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +57,39 @@ type Command struct {
 	// Stdout and Stderr, if set, receive the output as it comes instead of
 	// Exit.Stdout and Exit.Stderr.
 	Stdout, Stderr io.Writer
+	// TermSeq, when set, stops the command in its steps instead of
+	// SIGTERM and SIGKILL after Grace (Config.TermSeq).
+	TermSeq []TermStep
+}
+
+// TermStep is a step of stopping a job (GNU parallel's --term-seq): Signal
+// to the job's process group, then up to Wait for the group to be gone.
+type TermStep struct {
+	Signal syscall.Signal
+	Wait   time.Duration
+}
+
+// stopInSteps sends the steps of seq to the group until it is gone or
+// the steps end; waited is closed when the shell has been reaped.
+func stopInSteps(p *os.Process, pgid int, seq []TermStep, waited <-chan struct{}) {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for _, st := range seq {
+		signalGroup(p, pgid, st.Signal)
+		deadline := time.NewTimer(st.Wait)
+	wait:
+		for groupAlive(pgid, waited) {
+			select {
+			case <-deadline.C:
+				break wait
+			case <-tick.C:
+			}
+		}
+		deadline.Stop()
+		if !groupAlive(pgid, waited) {
+			return
+		}
+	}
 }
 
 // Exec runs c.Line with the shell in a new process group, with no stdin,
@@ -123,6 +158,10 @@ func Exec(ctx context.Context, c Command) Exit {
 		case <-ctx.Done():
 		}
 		cancelled = true
+		if len(c.TermSeq) > 0 {
+			stopInSteps(cmd.Process, pgid, c.TermSeq, waited)
+			return
+		}
 		terminateGroup(cmd.Process, pgid)
 		t := time.NewTimer(grace)
 		defer t.Stop()

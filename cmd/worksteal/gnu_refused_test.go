@@ -21,4 +21,14 @@ var gnuRefusedCases = []gnuCase{
 	{name: "29.12 --compress-program alone decompresses with -dc", args: []string{"-k", "--compress-program", "gzip", "--tag", "echo {}", ":::", "a", "b"}},
 	{name: "29.12 --compress with its own --decompress-program", args: []string{"-k", "--compress", "--decompress-program", "od -An -c | wc -l", "echo {}", ":::", "a"}},
 	{name: "29.12 a failing compressor fails the job", args: []string{"-k", "--compress-program", "false", "--joblog", "-", "echo {}", ":::", "a", "b"}, joblog: "-"},
+	// --term-seq: the signals that stop a job (here at its --timeout),
+	// each with its wait. The job traps the signals and says which came.
+	{name: "29.12 --term-seq INT first", args: []string{"--timeout", "3", "--joblog", "-", "--term-seq", "INT,5000,KILL,25", ":::", trapJob}, joblog: "-"},
+	{name: "29.12 --termseq: TERM ignored, then KILL", args: []string{"--timeout", "3", "--joblog", "-", "--termseq", "TERM,100,KILL,25", ":::", "trap '' TERM; while :; do sleep 0.1; done"}, joblog: "-"},
+	{name: "29.12 --term-seq: a signal without its wait", args: []string{"--timeout", "3", "--term-seq", "SIGINT", ":::", trapJob}},
+	{name: "29.12 --term-seq with a bad signal is refused", args: []string{"--term-seq", "FOO,1", "echo", ":::", "a"}, wsRefuses: true},
 }
+
+// trapJob runs until it is stopped, and says which of INT and TERM
+// stopped it.
+const trapJob = "trap 'echo got INT; exit 3' INT; trap 'echo got TERM; exit 4' TERM; while :; do sleep 0.1; done"

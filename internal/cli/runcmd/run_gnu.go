@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -158,6 +160,13 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		}
 		rcfg.SlotVar = g.slotVar
 	}
+	if given, ok := gnuChanged(f, "term-seq"); ok {
+		seq, err := parseTermSeq(g.termSeq)
+		if err != nil {
+			return fmt.Errorf("%s: %w", given, err)
+		}
+		rcfg.TermSeq = seq
+	}
 	if g.compress || g.compressPrg != "" {
 		// GNU: --compress-program implies --compress; --compress takes
 		// the first of its compressors found, else cat.
@@ -275,4 +284,31 @@ func findCompressor() (compress, decompress string) {
 		}
 	}
 	return "cat", "cat"
+}
+
+// parseTermSeq reads GNU parallel's --term-seq: signals and the
+// milliseconds to wait after each, comma-separated (a last signal may
+// lack its wait: none).
+func parseTermSeq(s string) ([]runner.TermStep, error) {
+	parts := strings.Split(s, ",")
+	var seq []runner.TermStep
+	for i := 0; i < len(parts); i += 2 {
+		var st runner.TermStep
+		if n, err := strconv.Atoi(parts[i]); err == nil && n > 0 {
+			st.Signal = syscall.Signal(n)
+		} else if sig, ok := signalNamed(parts[i]); ok {
+			st.Signal = sig
+		} else {
+			return nil, fmt.Errorf("%q: %q is not a signal (TERM, SIGTERM or a number)", s, parts[i])
+		}
+		if i+1 < len(parts) {
+			ms, err := strconv.ParseFloat(parts[i+1], 64)
+			if err != nil || ms < 0 {
+				return nil, fmt.Errorf("%q: %q is not a number of milliseconds", s, parts[i+1])
+			}
+			st.Wait = time.Duration(ms * float64(time.Millisecond))
+		}
+		seq = append(seq, st)
+	}
+	return seq, nil
 }

@@ -51,6 +51,7 @@ type gnuConfig struct {
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
 	parens         string    // --parens: the delimiters of a perl expression
+	termSeq        string    // --term-seq: the signals and waits that stop a job
 	compress       bool      // --compress: the buffered output through the first compressor found
 	compressPrg    string    // --compress-program
 	decompressPrg  string    // --decompress-program
@@ -122,6 +123,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringVar(&g.termSeq, "term-seq", "", "stop a job (--timeout, --halt now, an interrupt) with these signals and the milliseconds to wait after each, as TERM,200,KILL,25 (by default TERM, then KILL after --grace)")
+	gnuAlias(f, "term-seq", "termseq")
 	f.BoolVar(&g.compress, "compress", false, "pass each job's output through a compressor and back (GNU's list: pzstd, lbzip2, pbzip2, zstd, pixz, lz4, pigz, lzop, plzip, lzip, gzip, lrz, pxz, bzip2, lzma, xz, clzip; else cat)")
 	f.StringVar(&g.compressPrg, "compress-program", "", "pass each job's output through this shell command and back through --decompress-program (implies --compress)")
 	gnuAlias(f, "compress-program", "use-compress-program")
@@ -247,7 +250,7 @@ var gnuOptions = gnuOptionSet(
 	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq",
+	"noswap", "memsuspend",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
 	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
