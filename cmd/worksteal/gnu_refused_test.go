@@ -27,6 +27,9 @@ var gnuRefusedCases = []gnuCase{
 	{name: "29.12 --termseq: TERM ignored, then KILL", args: []string{"--timeout", "3", "--joblog", "-", "--termseq", "TERM,100,KILL,25", ":::", "trap '' TERM; while :; do sleep 0.1; done"}, joblog: "-"},
 	{name: "29.12 --term-seq: a signal without its wait", args: []string{"--timeout", "3", "--term-seq", "SIGINT", ":::", trapJob}},
 	{name: "29.12 --term-seq with a bad signal is refused", args: []string{"--term-seq", "FOO,1", "echo", ":::", "a"}, wsRefuses: true},
+	// --noswap: no start while the machine swaps in and out (this one
+	// does not).
+	{name: "29.12 --noswap runs the jobs of a machine that does not swap", args: []string{"-k", "--noswap", "echo", ":::", "a", "b"}},
 }
 
 // trapJob runs until it is stopped, and says which of INT and TERM

@@ -250,7 +250,7 @@ var gnuOptions = gnuOptionSet(
 	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"noswap", "memsuspend",
+	"memsuspend",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
 	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",

@@ -585,6 +585,11 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		}
 		th.Limit = limit
 	}
+	if p.noSwap {
+		// GNU's --noswap: no start while both swap-in and swap-out
+		// went on since the last reading (it runs vmstat).
+		th.Limit = noSwap(th.Limit, runner.ReadSwap, time.Second)
+	}
 	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
@@ -592,6 +597,32 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
 	}
 	return &th, nice, nil
+}
+
+// noSwap answers as limit (nil: 0) while the machine does not swap, and
+// 1 (start nothing) while it swaps both in and out: pages swapped in and
+// out since the reading before, taken at least every apart. The first
+// answer has no reading before it, and is limit's.
+func noSwap(limit func() int, read func() (in, out int64, err error), every time.Duration) func() int {
+	var lastIn, lastOut int64
+	var last time.Time
+	swapping := false
+	return func() int {
+		if now := time.Now(); last.IsZero() || now.Sub(last) >= every {
+			in, out, err := read()
+			if err == nil {
+				swapping = !last.IsZero() && in > lastIn && out > lastOut
+				lastIn, lastOut, last = in, out, now
+			}
+		}
+		if swapping {
+			return 1
+		}
+		if limit == nil {
+			return 0
+		}
+		return limit()
+	}
 }
 
 // limitFunc is GNU parallel's --limit "command args": the command's exit
