@@ -119,6 +119,12 @@ type Config struct {
 	// Grace is the time a job's process group has between SIGTERM and
 	// SIGKILL when it is stopped; ≤ 0 means 2s.
 	Grace time.Duration
+	// TTY gives each job the terminal, /dev/tty, as its stdin when it has
+	// no other and the terminal can be opened (GNU parallel's --open-tty
+	// and --tty), and runs it in the runner's process group, the
+	// terminal's, so that it may read it: a stop then reaches only the
+	// job's shell.
+	TTY bool
 	// TermSeq, when set, stops a job instead (GNU parallel's --term-seq):
 	// each step's signal to the job's process group, then up to its Wait
 	// for the group to be gone, until one is (nothing after the last).

@@ -60,6 +60,10 @@ type Command struct {
 	// TermSeq, when set, stops the command in its steps instead of
 	// SIGTERM and SIGKILL after Grace (Config.TermSeq).
 	TermSeq []TermStep
+	// TTY runs the shell in this process's group, the terminal's, so that
+	// it may read the terminal (Config.TTY): a stop reaches the shell
+	// alone, and a Reaper does not take it.
+	TTY bool
 }
 
 // TermStep is a step of stopping a job (GNU parallel's --term-seq): Signal
@@ -132,6 +136,9 @@ func Exec(ctx context.Context, c Command) Exit {
 	// Ctrl-C reaches only us (we then stop the jobs in order). See
 	// process_unix.go and process_other.go for what each system does.
 	cmd.SysProcAttr = groupAttr()
+	if c.TTY {
+		cmd.SysProcAttr = ttyAttr()
+	}
 
 	e := Exit{Start: time.Now(), Code: -1}
 	if err := ctx.Err(); err != nil {
@@ -143,7 +150,11 @@ func Exec(ctx context.Context, c Command) Exit {
 		return e
 	}
 	pgid := cmd.Process.Pid
-	if c.Reaper != nil {
+	if c.TTY {
+		// Not a group of its own: the signals go to the shell alone
+		// (kill(2) of -pgid is the process pgid).
+		pgid = -pgid
+	} else if c.Reaper != nil {
 		c.Reaper.add(pgid)
 		defer c.Reaper.remove(pgid)
 	}

@@ -26,6 +26,8 @@ func killGroup(p *os.Process, _ int) {
 	}
 }
 
+func ttyAttr() *syscall.SysProcAttr { return nil }
+
 // signalGroup: only the shell can be stopped, and only by killing it.
 func signalGroup(p *os.Process, _ int, _ syscall.Signal) { killGroup(p, 0) }
 

@@ -20,6 +20,14 @@ func groupAttr() *syscall.SysProcAttr {
 // terminateGroup asks every process of the group to stop (SIGTERM).
 func terminateGroup(_ *os.Process, pgid int) { syscall.Kill(-pgid, syscall.SIGTERM) }
 
+// ttyAttr keeps the command in this process's group (a terminal's
+// foreground group may read it); it still dies with this process.
+func ttyAttr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{}
+	setDeathSignal(a)
+	return a
+}
+
 // signalGroup sends sig to every process of the group.
 func signalGroup(_ *os.Process, pgid int, sig syscall.Signal) { syscall.Kill(-pgid, sig) }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -354,6 +355,12 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			return
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
+		if r.cfg.TTY && c.Stdin == nil {
+			if tty, err := os.Open("/dev/tty"); err == nil {
+				c.Stdin, c.TTY = tty, true
+				defer tty.Close()
+			}
+		}
 		e := Exec(actx, c)
 		if flush != nil {
 			flush()

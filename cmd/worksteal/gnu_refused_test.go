@@ -30,6 +30,13 @@ var gnuRefusedCases = []gnuCase{
 	// --noswap: no start while the machine swaps in and out (this one
 	// does not).
 	{name: "29.12 --noswap runs the jobs of a machine that does not swap", args: []string{"-k", "--noswap", "echo", ":::", "a", "b"}},
+	// --tty and --open-tty off a terminal (TestGNUTTYJobsReadTheTerminal
+	// has them on one): the jobs get no terminal; --tty is -j1 -u unless
+	// -j or --group are given.
+	{name: "29.12 --tty off a terminal: one job at a time, as it comes", args: []string{"--tty", "echo {}; tty", ":::", "a", "b"}},
+	{name: "29.12 -o off a terminal", args: []string{"-o", "-k", "echo {}; tty", ":::", "a", "b"}},
+	{name: "29.12 --open-tty with --group and -j2", args: []string{"--open-tty", "--group", "-j2", "-k", "echo {}; tty", ":::", "a", "b"}},
+	{name: "29.12 --tty -j2 --group", args: []string{"--tty", "-j2", "--group", "-k", "echo {}; tty", ":::", "a", "b"}},
 }
 
 // trapJob runs until it is stopped, and says which of INT and TERM

@@ -467,6 +467,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
 		return runError(err)
 	}
+	if cfg.gnu.tty && cfg.jobs == "" {
+		cfg.jobs = "1" // GNU: --tty is -j1 unless -j says otherwise
+	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}

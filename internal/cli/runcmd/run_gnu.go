@@ -145,6 +145,10 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 
 // config fills in the parts of rcfg that gnuConfig sets.
 func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
+	if g.tty && !g.group && !g.lineBuffer {
+		g.ungroup = true // GNU: --tty is -u unless --group says otherwise
+	}
+	rcfg.TTY = g.tty || g.openTTY
 	modes := 0
 	for _, b := range []bool{g.group, g.lineBuffer, g.ungroup} {
 		if b {

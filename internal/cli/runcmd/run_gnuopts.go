@@ -52,6 +52,8 @@ type gnuConfig struct {
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
 	parens         string    // --parens: the delimiters of a perl expression
+	tty            bool      // --tty: --open-tty, -j1 and -u unless given
+	openTTY        bool      // --open-tty, -o: the jobs read the terminal
 	termSeq        string    // --term-seq: the signals and waits that stop a job
 	compress       bool      // --compress: the buffered output through the first compressor found
 	compressPrg    string    // --compress-program
@@ -125,6 +127,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVar(&g.tty, "tty", false, "give the jobs the terminal as stdin (--open-tty), one at a time (-j1 unless -j is given), their output as it comes (-u unless --group is given)")
+	f.BoolVarP(&g.openTTY, "open-tty", "o", false, "give each job the terminal (/dev/tty) as its stdin, in the terminal's process group, so that it may read it; a stop then reaches only the job's shell")
 	f.StringVar(&g.termSeq, "term-seq", "", "stop a job (--timeout, --halt now, an interrupt) with these signals and the milliseconds to wait after each, as TERM,200,KILL,25 (by default TERM, then KILL after --grace)")
 	gnuAlias(f, "term-seq", "termseq")
 	f.BoolVar(&g.compress, "compress", false, "pass each job's output through a compressor and back (GNU's list: pzstd, lbzip2, pbzip2, zstd, pixz, lz4, pigz, lzop, plzip, lzip, gzip, lrz, pxz, bzip2, lzma, xz, clzip; else cat)")
@@ -255,7 +259,7 @@ var gnuOptions = gnuOptionSet(
 	"memsuspend",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
-	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
