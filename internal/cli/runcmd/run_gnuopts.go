@@ -315,6 +315,11 @@ func gnuFlagError(err error) error {
 	if given != canon {
 		given += " (" + canon + ")"
 	}
+	if canon == "--filter" {
+		// GNU evaluates the filter as Perl, its replacement strings
+		// filled in: no part of it is other than Perl.
+		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: its filter is a Perl expression, and perl expressions (as {= =}) are not supported (drop the jobs from the input instead)", given)
+	}
 	if canon == "--sshlogin" || canon == "--sshloginfile" {
 		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL", given)
 	}
