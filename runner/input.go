@@ -105,6 +105,9 @@ type Input struct {
 	// supported: a command holding the pair is refused as {= =} is, and
 	// {= =} is then text.
 	Parens string
+	// Templates are GNU parallel's --template files, written as each job
+	// starts.
+	Templates []TemplateFile
 
 	// MaxArgs puts up to MaxArgs records (one value of each source) in one
 	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
@@ -341,7 +344,23 @@ func (in Input) Jobs() ([]Job, error) {
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
-	lm := newCmdLen(tmpl, tag, res)
+	var files [][2]*template // each template file's name and content
+	for _, tf := range in.Templates {
+		name, err := compileText(tf.Name, syn, tmpl.slotWidth)
+		if err != nil {
+			return nil, err
+		}
+		content, err := compileText(tf.Content, syn, tmpl.slotWidth)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, [2]*template{name, content})
+	}
+	extra := []*template{tag, res}
+	for _, f := range files {
+		extra = append(extra, f[0], f[1])
+	}
+	lm := newCmdLen(tmpl, extra...)
 	var groups [][]record
 	if in.NoArgs || in.MaxArgs > 1 || in.Fill {
 		if groups, err = in.group(lm, recs); err != nil {
@@ -413,6 +432,17 @@ func (in Input) Jobs() ([]Job, error) {
 				}
 			}
 			j.gnu = x
+		}
+		if len(files) > 0 {
+			if j.gnu == nil {
+				j.gnu = &jobGNU{}
+			}
+			for _, f := range files {
+				var ff filledFile
+				ff.nameParts, ff.nameWidths = f[0].expand(row, j.Seq, total)
+				ff.contentParts, ff.contentWidths = f[1].expand(row, j.Seq, total)
+				j.gnu.templates = append(j.gnu.templates, ff)
+			}
 		}
 		jobs = append(jobs, j)
 	}

@@ -355,6 +355,10 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			return
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
+		if err := js.job.writeTemplates(slot); err != nil {
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
+			return
+		}
 		if r.cfg.TTY && c.Stdin == nil {
 			if tty, err := os.Open("/dev/tty"); err == nil {
 				c.Stdin, c.TTY = tty, true

@@ -67,6 +67,7 @@ type template struct {
 	appended   bool      // the template had no replacement string: {} was appended
 	uniq       bool      // --plus {uniq}: skip a job whose values repeat
 	chooseK    bool      // --plus {choose_k}: skip a job whose values do not rise strictly
+	bare       bool      // {}'s values are joined with nothing (--template's text, as GNU fills it)
 }
 
 // rplSyntax says which replacement strings a template knows beyond GNU's
@@ -443,7 +444,7 @@ func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
 				continue
 			}
 			for k, v := range ctx {
-				if k > 0 {
+				if k > 0 && !t.bare {
 					f.flush(true)
 				}
 				group.WriteString(t.value(v, p))

@@ -37,7 +37,18 @@ var gnuRefusedCases = []gnuCase{
 	{name: "29.12 -o off a terminal", args: []string{"-o", "-k", "echo {}; tty", ":::", "a", "b"}},
 	{name: "29.12 --open-tty with --group and -j2", args: []string{"--open-tty", "--group", "-j2", "-k", "echo {}; tty", ":::", "a", "b"}},
 	{name: "29.12 --tty -j2 --group", args: []string{"--tty", "-j2", "--group", "-k", "echo {}; tty", ":::", "a", "b"}},
+	// --template FILE=NAME: the man page's example, without its Perl.
+	{name: "29.12 --tmpl writes a filled file per job", args: []string{"-j1", "--header", ":", "--tmpl", "my.tmpl={#}.t", "cat {#}.t", ":::", "x", "1.234", "2.5", ":::", "y", "1", "2"},
+		files: map[string]string{"my.tmpl": tmplText}},
+	{name: "29.12 --template: one name per file, the last", args: []string{"-k", "-j2", "--template", "my.tmpl=a{}.t", "--template", "my.tmpl=b{}.t", "--template", "two.tmpl={}.2", "cat b{}.t {}.2", ":::", "p q", "r"},
+		files: map[string]string{"my.tmpl": tmplText, "two.tmpl": "{#} {}\n"}},
+	{name: "29.12 --template of a missing file is refused", args: []string{"--template", "nofile=x", "echo", ":::", "a"}, refused: true},
+	{name: "29.12 --template with Perl is refused", args: []string{"--template", "my.tmpl=x", "echo", ":::", "a"}, wsRefuses: true,
+		files: map[string]string{"my.tmpl": "TenX: {=1 $_=$_*10 =}\n"}},
 }
+
+// tmplText is a --template file: its replacement strings, and text.
+const tmplText = "Xval: {x}\nYval: {y}\nFixed: 9 {} {.}\nseq {#} slot {%} {1/} {2}\n"
 
 // trapJob runs until it is stopped, and says which of INT and TERM
 // stopped it.

@@ -131,6 +131,24 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	in.Plus = g.plus
 	in.Rpl = g.rpl
 	in.Parens = g.parens
+	byFile := map[string]int{} // GNU keeps one NAME per FILE: the last
+	for _, t := range g.templates {
+		file, name, ok := strings.Cut(t, "=")
+		if !ok {
+			return fmt.Errorf("--template %q: want FILE=NAME", t)
+		}
+		content, err := os.ReadFile(file)
+		if err != nil {
+			return fmt.Errorf("--template: cannot open '%s': %v", file, err)
+		}
+		tf := runner.TemplateFile{Name: name, Content: string(content)}
+		if i, seen := byFile[file]; seen {
+			in.Templates[i] = tf
+			continue
+		}
+		byFile[file] = len(in.Templates)
+		in.Templates = append(in.Templates, tf)
+	}
 	in.NoRunIfEmpty = g.noRunIfEmpty
 	in.Slots = slots
 	if _, ok := gnuChanged(f, "tagstring"); ok {

@@ -52,6 +52,7 @@ type gnuConfig struct {
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
 	parens         string    // --parens: the delimiters of a perl expression
+	templates      []string  // --template, --tmpl: FILE=NAME, filled in as each job starts
 	tty            bool      // --tty: --open-tty, -j1 and -u unless given
 	openTTY        bool      // --open-tty, -o: the jobs read the terminal
 	termSeq        string    // --term-seq: the signals and waits that stop a job
@@ -127,6 +128,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringArrayVar(&g.templates, "template", nil, "FILE=NAME: as each job starts, write FILE's text to NAME, the replacement strings of both filled in (values unquoted); repeatable")
+	gnuAlias(f, "template", "tmpl", "templates")
 	f.BoolVar(&g.tty, "tty", false, "give the jobs the terminal as stdin (--open-tty), one at a time (-j1 unless -j is given), their output as it comes (-u unless --group is given)")
 	f.BoolVarP(&g.openTTY, "open-tty", "o", false, "give each job the terminal (/dev/tty) as its stdin, in the terminal's process group, so that it may read it; a stop then reaches only the job's shell")
 	f.StringVar(&g.termSeq, "term-seq", "", "stop a job (--timeout, --halt now, an interrupt) with these signals and the milliseconds to wait after each, as TERM,200,KILL,25 (by default TERM, then KILL after --grace)")
@@ -251,7 +254,7 @@ var gnuOptions = gnuOptionSet(
 	// Input and arguments.
 	"i", "U",
 	"linkinputsource|xapplyinputsource",
-	"context-replace", "templates|tmpl|template", "a-sep",
+	"context-replace", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
