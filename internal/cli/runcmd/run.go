@@ -571,6 +571,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		if cfg.gnu.files {
 			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
 		}
+		if g := cfg.gnu; g.tty || g.openTTY || g.compress || g.compressPrg != "" || len(g.templates) > 0 || g.termSeq != "" {
+			return runError(errors.New("--tty, --open-tty, --compress, --compress-program, --template and --term-seq are for a local run: with --nats the workers run the jobs"))
+		}
 		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
 			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
 		}

@@ -50,7 +50,7 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
-	"color", "ctag", "ctag-string", "color-failed"}
+	"color", "ctag", "ctag-string", "color-failed", "template"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
