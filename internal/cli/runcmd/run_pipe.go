@@ -213,8 +213,8 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		if throttle != nil || nice != 0 {
 			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 		}
-		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
-			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat and --fifo are for a local run"))
+		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo || cfg.pipe.shard != "" || cfg.pipe.bin != "" || cfg.pipe.groupBy != "" {
+			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat, --fifo, --shard, --bin and --group-by are for a local run"))
 		}
 		return runPipeCluster(env, cmd, cfg, pj, files)
 	}
