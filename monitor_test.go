@@ -57,25 +57,33 @@ func holdAWorker(t *testing.T, p *Pool) (id int, free func()) {
 // half stayed latent) and went idle afterwards, nothing can hand the half
 // over. The pool must not hang silently: the monitor reports the stalled
 // worker, with its stack. The test then releases the first half itself.
+//
+// The Join is the latent frame (below the eager depths), or, one level
+// deeper, a plain call (PROTOCOL.md "Join"), whose second half no poll
+// point can ever offer: Join's doc forbids the wait; the monitor reports it.
 func TestStallReportedForSelfWaitingHalf(t *testing.T) {
+	spin := func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
+		for !fbRan.Load() && !released.Load() { // no poll point
+			runtime.Gosched()
+		}
+	}
 	t.Run("spinning", func(t *testing.T) {
-		testSelfWaitReported(t, false, func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
-			for !fbRan.Load() && !released.Load() { // no poll point
-				runtime.Gosched()
-			}
-		})
+		testSelfWaitReported(t, false, policy.EagerDepth, spin)
 	})
 	t.Run("blocked on a channel", func(t *testing.T) {
-		testSelfWaitReported(t, true, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
+		testSelfWaitReported(t, true, policy.EagerDepth, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
 			select { // no Blocking
 			case <-fbDone:
 			case <-release:
 			}
 		})
 	})
+	t.Run("spinning in a plain call", func(t *testing.T) {
+		testSelfWaitReported(t, false, policy.EagerDepth+1, spin)
+	})
 }
 
-func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
+func testSelfWaitReported(t *testing.T, blocked bool, depth int, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
 	reports := make(chan Stall, 4)
 	p := newTestPool(t, Config{Workers: 2, StallReport: 20 * time.Millisecond, OnStall: func(s Stall) {
 		select {
@@ -95,7 +103,10 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
-			belowEager(w, func(w *Worker) {
+			nestJoins(w, depth, func(w *Worker) {
+				if plain := w.depth >= w.gate; plain != (depth > policy.EagerDepth) {
+					t.Errorf("at depth %d the Join is a plain call: %v; want %v", depth, plain, depth > policy.EagerDepth)
+				}
 				Join(w, func(w *Worker) int {
 					inA <- w.ID()
 					wait(&fbRan, &released, fbDone, release) // waits for its own second half
