@@ -420,3 +420,55 @@ func allocFib(w *Worker, n int) int {
 }
 
 var sinkAlloc atomic.Pointer[[256]byte]
+
+// BenchmarkStallMonitorCost: what the stall monitor costs a pool whose one
+// worker runs a long leaf without progress (par.SortFunc at 1 worker is
+// such a leaf: slices.SortFunc on a worker, issue 30). The leaf is a fixed
+// CPU-bound spin of about 100 ms, run on a plain goroutine, on a 1-worker
+// pool, and on one without the monitor (StallAfter -1); cpu-ms/op is the
+// process's CPU time per leaf (monitor included), ms/op the wall time.
+//
+//	go test -run '^$' -bench StallMonitorCost -count 5 .
+func BenchmarkStallMonitorCost(b *testing.B) {
+	const iters = 100_000_000
+	leaf := func() {
+		x := uint64(1)
+		for range iters {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+		sinkU.Store(x)
+	}
+	run := func(b *testing.B, f func()) {
+		var cpu time.Duration
+		cpuOK := true
+		for b.Loop() {
+			c0, ok0 := processCPU()
+			f()
+			c1, ok1 := processCPU()
+			cpu += c1 - c0
+			cpuOK = cpuOK && ok0 && ok1
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+		if cpuOK {
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		}
+	}
+	b.Run("on=goroutine", func(b *testing.B) {
+		run(b, func() {
+			done := make(chan struct{})
+			go func() { leaf(); close(done) }()
+			<-done
+		})
+	})
+	for _, c := range []struct {
+		name  string
+		after time.Duration
+	}{{"on=pool", 0}, {"on=pool-no-monitor", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			p := newTestPool(b, Config{Workers: 1, StallAfter: c.after})
+			run(b, func() { p.Do(func(*Worker) { leaf() }) })
+		})
+	}
+}

@@ -121,7 +121,8 @@
 // more slots or faster handlers takes more of the job, and none hoards the
 // queue. A slot is a handler running: it is free again when the handler
 // returns, while the outcome is still being written and acked (at most
-// slots outcomes at once; serving.settling), so the round trips of one
+// slots outcomes at once, four times that through the recorder;
+// serving.settling), so the round trips of one
 // task's settlement overlap the next task's run. Every result is written
 // with a create on the task's key, so a
 // duplicate run (a redelivery whose ack was lost, a speculative copy)
@@ -362,9 +363,10 @@
 //	                      run, save a checkpoint, hand a child over (and
 //	                      list it), ack, nak, in progress, term, hand a
 //	                      lost peer's tasks back; any name with the shared
-//	                      worker key), $KV.ws_workers.> (register),
-//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
-//	                      KV_ws_failures and KV_ws_workers, ws.started.>,
+//	                      worker key; read a held task's checkpoint,
+//	                      failures, whether its result is in),
+//	                      $KV.ws_workers.> (register), DIRECT.GET of
+//	                      KV_ws_workers, ws.started.>,
 //	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
 //	                      ws.alive.* (failover)
 //	             receive  ws.dlv.<name>.> (its deliveries; any with the
@@ -454,7 +456,10 @@
 // publishes the child with the unit's route and headers as delivered
 // (refused for a job with NoSpawn). Results go in batches: while two
 // requests are out, the results that finish meanwhile go together in the
-// next. A watcher that finds a peer lost asks the recorder
+// next, and a worker keeps up to four outcomes per slot on their way
+// (recorderWindow) while its slots take new tasks. The recorder checks a
+// batch's entries in order, sends their creates together and acks each
+// task when its own create is answered. A watcher that finds a peer lost asks the recorder
 // (ws.rec.<name>.lost), which pings the peer itself (no responders: its
 // connection is gone) or finds it silent for (aliveMisses-1) heartbeats, and naks what its table
 // says that Serve holds. Refusals are counted by reason (RecorderStats)
@@ -488,7 +493,8 @@
 // on its own tasks whose deliver subject is one that workers hear (the
 // server does not check a deliver subject against permissions): give
 // person keys to people trusted to run commands on the workers. A worker
-// reads any result by direct get. A worker records, through the
+// reads no result, checkpoint or failure count directly: the recorder
+// answers for the tasks it holds. A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls, and (with a key of its own) with no
 // other worker's; the shared worker key may ask under any name. The holder

@@ -526,7 +526,8 @@ func (p *puller) onMsg(m *nats.Msg) {
 // subject, $JS.ACK.<stream>.<consumer>.<...> (or with a domain and account
 // hash: $JS.ACK.<domain>.<hash>.<stream>.<consumer>...).
 func routeOfReply(reply string) string {
-	f := strings.Split(reply, ".")
+	var buf [16]string
+	f := splitDots(reply, buf[:])
 	switch {
 	case len(f) == 9:
 		return f[3]

@@ -30,6 +30,7 @@ const (
 	recHello     = "hello"      // a worker starts serving (body: its Serve's id): tap its deliveries
 	recLost      = "lost"       // failover: a watched peer is lost (body: its Serve's id, then its last held list's number and lines): hand its deliveries back
 	recCkpt      = "checkpoint" // save the held task's checkpoint (body: the data)
+	recRead      = "read"       // read one of the held task's records (header Ws-Read: readResult, ...): a worker reads nothing else
 
 	hdrAck       = "Ws-Ack"       // the delivery's reply subject: what the worker holds
 	hdrDelivered = "Ws-Delivered" // the delivery count of a discarded run
@@ -37,11 +38,24 @@ const (
 	hdrStatus    = "Ws-Status"    // the recorder's answer: ok, dup, refused
 	hdrNoSpawn   = "Ws-No-Spawn"  // on a task message: its job does not hand children over (Job.NoSpawn)
 	hdrList      = "Ws-List"      // on a spawn request: add the child to the held task's list of handed-over children first
+	hdrRead      = "Ws-Read"      // on a read request: which record of the held task
+)
+
+// The records of a held task that a worker may read (recRead): whether its
+// result is in (never the result itself), its checkpoint, its list of
+// handed-over children, its count of children run again, its failures.
+const (
+	readResult   = "result"
+	readCkpt     = "checkpoint"
+	readHanded   = "handed"
+	readReran    = "reran"
+	readFailures = "failures"
 )
 
 // The recorder's answers.
 const (
 	recOK      = "ok"
+	recNone    = "none"    // a read: no such record
 	recDup     = "dup"     // a result is recorded already: nothing written
 	recRefused = "refused" // the check failed: nothing written (body: the reason)
 	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
@@ -85,6 +99,8 @@ type recorder struct {
 	n        *Node
 	onRefuse func(op, reason, detail string)
 
+	creates replies // the creates of results sent in batches (results)
+
 	mu    sync.Mutex
 	stats RecorderStats
 	jobs  map[string]cachedJob // job records read lately
@@ -96,8 +112,12 @@ type recorder struct {
 	holders map[uint64]*holding     // by stream sequence
 	tapped  map[string]*tappedServe // by worker and Serve id (tapKey)
 	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
-	tapWake chan struct{}           // closed when a delivery is noted (a request may wait for it)
-	started time.Time
+	tapWake chan struct{}           // closed when a delivery is noted while tapWaited (a request waits for it)
+	// tapWaited: a request waits on tapWake (set by holder, cleared when
+	// noteDelivery closes it): a delivery noted while none waits costs no
+	// channel.
+	tapWaited bool
+	started   time.Time
 }
 
 // holding is a delivery the recorder saw the server make: to which
@@ -174,6 +194,10 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	}
 	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
+	if err := r.creates.start(n.nc); err != nil {
+		return err
+	}
+	defer r.creates.sub.Unsubscribe()
 	n.mu.Lock()
 	n.rec = r
 	n.mu.Unlock()
@@ -385,8 +409,10 @@ func (r *recorder) noteDelivery(t *tappedServe, m *nats.Msg) {
 		r.holders[seq] = &holding{worker: t.worker, serve: t.id, delivered: delivered, ack: m.Reply, subject: m.Subject, header: m.Header, touched: time.Now()}
 	}
 	t.processed++
-	close(r.tapWake)
-	r.tapWake = make(chan struct{})
+	if r.tapWaited {
+		close(r.tapWake)
+		r.tapWake, r.tapWaited = make(chan struct{}), false
+	}
 	r.hmu.Unlock()
 }
 
@@ -421,6 +447,7 @@ func (r *recorder) holder(ctx context.Context, worker string, seq, delivered uin
 			r.hmu.Unlock()
 			return h, nil
 		}
+		r.tapWaited = true
 		r.hmu.Unlock()
 		select {
 		case <-wake:
@@ -621,11 +648,31 @@ const lostSilence = (aliveMisses - 1) * aliveEvery
 // workerOfRequest returns the worker named by a request's subject,
 // <stream>.rec.<worker>.<op>.
 func workerOfRequest(subject string) string {
-	f := strings.Split(subject, ".")
+	var buf [8]string
+	f := splitDots(subject, buf[:])
 	if len(f) < 4 {
 		return ""
 	}
 	return f[len(f)-2]
+}
+
+// splitDots splits s at its dots into buf's room, without allocating (the
+// recorder reads a subject or two per task); nil if s has more tokens
+// than buf holds.
+func splitDots(s string, buf []string) []string {
+	k := 0
+	for {
+		if k == len(buf) {
+			return nil
+		}
+		i := strings.IndexByte(s, '.')
+		if i < 0 {
+			buf[k] = s
+			return buf[:k+1]
+		}
+		buf[k], s = s[:i], s[i+1:]
+		k++
+	}
 }
 
 // parseAck reads a delivery's reply subject: "$JS.ACK.<stream>.<consumer>.
@@ -633,7 +680,8 @@ func workerOfRequest(subject string) string {
 // form with a domain and an account hash after "$JS.ACK." and a token at
 // the end.
 func parseAck(ack string) (stream string, delivered, seq uint64, ok bool) {
-	t := strings.Split(ack, ".")
+	var buf [16]string
+	t := splitDots(ack, buf[:])
 	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
 		return "", 0, 0, false
 	}
@@ -713,6 +761,10 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 	case op == recResults:
 		reply.Header.Set(hdrStatus, recOK)
 		reply.Data = []byte(body) // one answer a line
+	case op == recRead:
+		st, data, _ := strings.Cut(body, "\n")
+		reply.Header.Set(hdrStatus, st)
+		reply.Data = []byte(data)
 	default:
 		reply.Header.Set(hdrStatus, body)
 	}
@@ -724,6 +776,35 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 // result records one result, data, for the delivery ack that worker
 // holds, and settles it: the one write that makes a task's outcome.
 func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) (string, error) {
+	w, st, err := r.checkResult(ctx, worker, ack, data)
+	if err != nil || st != "" {
+		return st, err
+	}
+	ok, err := r.n.createResult(ctx, w.key, data)
+	if err != nil {
+		return "", err
+	}
+	return r.recorded(ctx, w, ok), nil
+}
+
+// resultWrite is a result that passed its checks (checkResult): to be
+// created, then settled (recorded).
+type resultWrite struct {
+	h       held
+	key     string
+	ack     string
+	data    []byte
+	attempt int
+	// spawned: the result lists handed-over children; speculative: it
+	// is a speculative copy's (both for what recorded purges).
+	spawned, speculative bool
+}
+
+// checkResult checks a result, data, for the delivery ack that worker
+// holds, before it is written: the delivery is held (check), and the
+// result is the delivery's task's, listing only its descendants. A status
+// (recDup) instead when the result is recorded already.
+func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []byte) (resultWrite, string, error) {
 	n := r.n
 	h, err := r.check(ctx, worker, ack)
 	if err != nil {
@@ -734,47 +815,51 @@ func (r *recorder) result(ctx context.Context, worker, ack string, data []byte) 
 			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && validJobID(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
 					r.count(func(s *RecorderStats) { s.Duplicates++ })
-					return recDup, nil
+					return resultWrite{}, recDup, nil
 				}
 			}
 		}
-		return "", err
+		return resultWrite{}, "", err
 	}
 	key := resultKey(h.job, h.task)
 	var res Result
 	if err := decodeResult(data, &res); err != nil {
-		return "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+		return resultWrite{}, "", refuse(RefusedMalformed, "result for %s: %v", key, err)
 	}
 	if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
-		return "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+		return resultWrite{}, "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
 			res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
 	}
 	for _, c := range res.Spawned {
 		if !isDescendant(c, h.task) {
-			return "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+			return resultWrite{}, "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
-	ok, err := n.createResult(ctx, key, data)
-	if err != nil {
-		return "", err
-	}
+	return resultWrite{h: h, key: key, ack: ack, data: data, attempt: res.Attempt, spawned: len(res.Spawned) > 0, speculative: res.Speculative}, "", nil
+}
+
+// recorded finishes a checked result whose create said ok (written now)
+// or not (a result was there): it counts it and, if written, settles its
+// delivery.
+func (r *recorder) recorded(ctx context.Context, w resultWrite, ok bool) string {
 	if !ok {
 		r.count(func(s *RecorderStats) { s.Duplicates++ })
-		r.dropCheckpoint(ctx, key, false)
-		return recDup, nil
+		r.dropCheckpoint(ctx, w.key, false)
+		return recDup
 	}
 	r.count(func(s *RecorderStats) { s.Recorded++ })
 	// The recorder settles the task it recorded (the worker, told ok,
-	// does not): one message fewer from the worker.
-	r.settle(ack, h.seq, uint64(h.delivered), ackAck)
-	if res.Attempt > 1 { // failures were counted: done with them
-		n.failuresKV.Purge(ctx, key)
+	// does not): one message fewer from the worker. The ack follows the
+	// create's answer: a task is never acked without its result stored.
+	r.settle(w.ack, w.h.seq, uint64(w.h.delivered), ackAck)
+	if w.attempt > 1 { // failures were counted: done with them
+		r.n.failuresKV.Purge(ctx, w.key)
 	}
-	if len(res.Spawned) > 0 { // its list of handed-over children (spawn.go) is done with
-		n.checkpoints.Purge(ctx, key+handedSuffix)
+	if w.spawned { // its list of handed-over children (spawn.go) is done with
+		r.n.checkpoints.Purge(ctx, w.key+handedSuffix)
 	}
-	r.dropCheckpoint(ctx, key, h.delivered > 1 || res.Speculative)
-	return recOK, nil
+	r.dropCheckpoint(ctx, w.key, w.h.delivered > 1 || w.speculative)
+	return recOK
 }
 
 // dropCheckpoint purges task key's checkpoint once its result is recorded:
@@ -794,9 +879,14 @@ func (r *recorder) dropCheckpoint(ctx context.Context, key string, maybe bool) {
 }
 
 // results records a batch of results (see appendBatched), each as result
-// does, at once, and answers one line per entry, in order: its status,
-// or "refused<TAB>reason" (refusals are counted and reported one by one).
-// An entry that met an error (the server away) is answered "retry".
+// does, and answers one line per entry, in order: its status, or
+// "refused<TAB>reason" (refusals are counted and reported one by one). An
+// entry that met an error (the server away) is answered "retry".
+//
+// The entries are checked in order, then their creates go out together
+// (creates, one answer each on the recorder's own subject) and each is
+// settled when its own create is answered: one goroutine per batch, and
+// the batch's writes pipelined rather than one round trip after another.
 func (r *recorder) results(ctx context.Context, worker string, body []byte) (string, error) {
 	var acks []string
 	var datas [][]byte
@@ -809,40 +899,138 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 		acks, datas, body = append(acks, string(ack)), append(datas, data), rest
 	}
 	answers := make([]string, len(acks))
-	var wg sync.WaitGroup
-	for i := range acks {
-		wg.Go(func() {
-			st, err := r.result(ctx, worker, acks[i], datas[i])
-			var ref *errRefused
-			switch {
-			case errors.As(err, &ref):
-				r.refused(recResult, ref)
-				st = recRefused + "\t" + strings.ReplaceAll(ref.Error(), "\n", " ")
-			case err != nil:
-				st = recRetry
-			}
-			answers[i] = st
-		})
+	answer := func(i int, st string, err error) {
+		var ref *errRefused
+		switch {
+		case errors.As(err, &ref):
+			r.refused(recResult, ref)
+			st = recRefused + "\t" + strings.ReplaceAll(ref.Error(), "\n", " ")
+		case err != nil:
+			st = recRetry
+		}
+		answers[i] = st
 	}
-	wg.Wait()
+	type pending struct {
+		i     int
+		w     resultWrite
+		id    string           // the create's request (replies)
+		reply <-chan *nats.Msg // nil: the create was not sent
+	}
+	var out []pending
+	for i := range acks {
+		w, st, err := r.checkResult(ctx, worker, acks[i], datas[i])
+		if err != nil || st != "" {
+			answer(i, st, err)
+			continue
+		}
+		id, reply := r.creates.send(r.n.createMsg(w.key, w.data))
+		out = append(out, pending{i: i, w: w, id: id, reply: reply})
+	}
+	for _, p := range out {
+		var reply *nats.Msg
+		if p.reply != nil {
+			select {
+			case reply = <-p.reply:
+			case <-ctx.Done():
+				r.creates.drop(p.id)
+			}
+		}
+		ok, err := createdOK(reply), error(nil)
+		if !ok { // no answer, or not a plain create: tell a duplicate from an earlier try
+			ok, err = r.n.writeResult(ctx, p.w.key, p.w.data)
+		}
+		if err != nil {
+			answer(p.i, "", err)
+			continue
+		}
+		answer(p.i, r.recorded(ctx, p.w, ok), nil)
+	}
 	return strings.Join(answers, "\n"), nil
 }
 
-// createResult is writeResult with one plain request in the common case:
-// a publish to the key that the server stores only if the key has never
-// had a value (expected last subject sequence 0), answered by its stream
-// ack. Anything else (the key exists, or was deleted or purged: its last
-// sequence is not 0) goes to writeResult, which tells a duplicate from an
-// earlier try of the same write.
-func (n *Node) createResult(ctx context.Context, key string, data []byte) (bool, error) {
+// createMsg is the plain create of createResult: a publish to the key
+// that the server stores only if the key has never had a value (expected
+// last subject sequence 0), answered by its stream ack.
+func (n *Node) createMsg(key string, data []byte) *nats.Msg {
 	m := nats.NewMsg("$KV." + n.results.Bucket() + "." + key)
 	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
 	m.Data = data
-	reply, err := n.nc.RequestMsgWithContext(ctx, m)
-	if err == nil && len(reply.Data) > 0 && !bytes.Contains(reply.Data, []byte(`"error"`)) && bytes.Contains(reply.Data, []byte(`"seq"`)) {
+	return m
+}
+
+// createdOK says reply is a stream ack of a stored message (not an error).
+func createdOK(reply *nats.Msg) bool {
+	return reply != nil && len(reply.Data) > 0 && !bytes.Contains(reply.Data, []byte(`"error"`)) && bytes.Contains(reply.Data, []byte(`"seq"`))
+}
+
+// createResult is writeResult with one plain request in the common case
+// (createMsg). Anything else (the key exists, or was deleted or purged:
+// its last sequence is not 0) goes to writeResult, which tells a
+// duplicate from an earlier try of the same write.
+func (n *Node) createResult(ctx context.Context, key string, data []byte) (bool, error) {
+	reply, err := n.nc.RequestMsgWithContext(ctx, n.createMsg(key, data))
+	if err == nil && createdOK(reply) {
 		return true, nil
 	}
 	return n.writeResult(ctx, key, data)
+}
+
+// replies sends requests whose answers come on one subscription of its
+// own (a subject under inbox), each to the channel send returned: many
+// requests out at once from one goroutine, without a goroutine or a
+// timer each.
+type replies struct {
+	nc    *nats.Conn
+	inbox string
+	mu    sync.Mutex
+	next  uint64
+	wait  map[string]chan *nats.Msg // by the request's token
+	sub   *nats.Subscription
+}
+
+// start subscribes to the answers.
+func (a *replies) start(nc *nats.Conn) error {
+	a.nc, a.inbox, a.wait = nc, nc.NewInbox(), map[string]chan *nats.Msg{}
+	sub, err := nc.Subscribe(a.inbox+".*", func(m *nats.Msg) {
+		id := m.Subject[len(a.inbox)+1:]
+		a.mu.Lock()
+		ch := a.wait[id]
+		delete(a.wait, id)
+		a.mu.Unlock()
+		if ch != nil {
+			ch <- m // buffered: one answer per request
+		}
+	})
+	if err != nil {
+		return err
+	}
+	sub.SetPendingLimits(-1, -1)
+	a.sub = sub
+	return nil
+}
+
+// send publishes m as request id; its answer comes on the channel (nil if
+// the publish failed).
+func (a *replies) send(m *nats.Msg) (string, <-chan *nats.Msg) {
+	ch := make(chan *nats.Msg, 1)
+	a.mu.Lock()
+	a.next++
+	id := strconv.FormatUint(a.next, 36)
+	a.wait[id] = ch
+	a.mu.Unlock()
+	m.Reply = a.inbox + "." + id
+	if err := a.nc.PublishMsg(m); err != nil {
+		a.drop(id)
+		return id, nil
+	}
+	return id, ch
+}
+
+// drop forgets request id, whose answer did not come.
+func (a *replies) drop(id string) {
+	a.mu.Lock()
+	delete(a.wait, id)
+	a.mu.Unlock()
 }
 
 // appendBatched appends one field of a batch: its length, then its bytes.
@@ -949,6 +1137,36 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		}
 		r.count(func(s *RecorderStats) { s.Spawned++ })
 		return recOK, nil
+	case recRead:
+		// The held task's own records only: a worker's key reads no
+		// result, checkpoint or count of any other task, and of its own
+		// task's result only whether it is in.
+		var kv jetstream.KeyValue
+		k := key
+		switch m.Header.Get(hdrRead) {
+		case readResult:
+			kv = n.results
+		case readCkpt:
+			kv = n.checkpoints
+		case readHanded:
+			kv, k = n.checkpoints, key+handedSuffix
+		case readReran:
+			kv, k = n.checkpoints, key+reranSuffix
+		case readFailures:
+			kv = n.failuresKV
+		default:
+			return "", refuse(RefusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
+		}
+		e, err := kv.Get(ctx, k)
+		switch {
+		case isNotFound(err):
+			return recNone, nil
+		case err != nil:
+			return "", err
+		case kv == n.results:
+			return recOK, nil
+		}
+		return recOK + "\n" + string(e.Value()), nil
 	case recCkpt:
 		// The held task's own key only: a worker saves no other task's
 		// progress, and none under a lease it lost.

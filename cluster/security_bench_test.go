@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -53,6 +55,7 @@ func BenchmarkThroughputSecurity(b *testing.B) {
 			}
 			b.ReportMetric(r.rate, "tasks/s")
 			b.ReportMetric(r.serverCPU, "server-cpu-µs/task")
+			b.ReportMetric(r.serverMsgs, "server-msgs/task")
 			b.ReportMetric(r.clientCPU, "clients-cpu-µs/task")
 			b.ReportMetric(float64(runtime.NumCPU())*1e6/(r.serverCPU+r.clientCPU), "tasks/s-cpu-bound")
 		})
@@ -120,6 +123,10 @@ type secBench struct {
 type secRun struct {
 	rate                 float64 // tasks/s, submit to the last result
 	clientCPU, serverCPU float64 // µs per task
+	// serverMsgs is the messages the server took in and sent out per
+	// task (its /varz in_msgs + out_msgs, over every connection, the
+	// recorder's in-process one included).
+	serverMsgs float64
 }
 
 func newSecBench(b *testing.B, v secVariant) *secBench {
@@ -168,7 +175,7 @@ func (t *secBench) job(id string, count int) secRun {
 	for k := range count {
 		j.Tasks = append(j.Tasks, cluster.Task{Handler: "upper", Payload: []byte("task " + strconv.Itoa(k))})
 	}
-	cpu0, srv0 := proctest.CPUTime(), t.srv.cpu(t.b)
+	cpu0, srv0, msgs0 := proctest.CPUTime(), t.srv.cpu(t.b), t.srv.msgs(t.b)
 	start := time.Now()
 	s, err := t.n.Submit(context.Background(), j)
 	if err != nil {
@@ -180,17 +187,19 @@ func (t *secBench) job(id string, count int) secRun {
 		t.b.Fatalf("%d results, %v; want %d", len(rs), err, count)
 	}
 	return secRun{
-		rate:      float64(count) / time.Since(start).Seconds(),
-		clientCPU: float64((proctest.CPUTime() - cpu0).Microseconds()) / float64(count),
-		serverCPU: float64((t.srv.cpu(t.b) - srv0).Microseconds()) / float64(count),
+		rate:       float64(count) / time.Since(start).Seconds(),
+		clientCPU:  float64((proctest.CPUTime() - cpu0).Microseconds()) / float64(count),
+		serverCPU:  float64((t.srv.cpu(t.b) - srv0).Microseconds()) / float64(count),
+		serverMsgs: float64(t.srv.msgs(t.b)-msgs0) / float64(count),
 	}
 }
 
 // serverProcess is a NATS server running in a child process (this test
 // binary, role "server").
 type serverProcess struct {
-	url string
-	cmd *exec.Cmd
+	url     string
+	monitor string // its monitoring endpoint (http://host:port)
+	cmd     *exec.Cmd
 }
 
 // Environment of the server process: the secrets directory and the
@@ -222,7 +231,25 @@ func startServerProcess(b *testing.B, e *secureEnv, auth, tls bool) *serverProce
 	if err != nil {
 		b.Fatalf("server process: %v", err)
 	}
-	return &serverProcess{url: strings.TrimSpace(line), cmd: cmd}
+	url, monitor, _ := strings.Cut(strings.TrimSpace(line), " ")
+	return &serverProcess{url: url, monitor: monitor, cmd: cmd}
+}
+
+// msgs is the messages the server process has taken in and sent out.
+func (p *serverProcess) msgs(b *testing.B) int64 {
+	resp, err := http.Get(p.monitor + "/varz")
+	if err != nil {
+		b.Fatalf("server process's /varz: %v", err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		InMsgs  int64 `json:"in_msgs"`
+		OutMsgs int64 `json:"out_msgs"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		b.Fatalf("server process's /varz: %v", err)
+	}
+	return v.InMsgs + v.OutMsgs
 }
 
 // cpu is the CPU time (user + system) the server process has used.
@@ -260,7 +287,8 @@ func serverMain() int {
 		e.publics[r] = pub(filepath.Join(dir, string(r)+".nk"))
 	}
 	e.adminPub = pub(filepath.Join(dir, "root.nk"))
-	o := &server.Options{ServerName: "bench", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: os.Getenv(envURL), NoLog: true, NoSigs: true}
+	o := &server.Options{ServerName: "bench", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: os.Getenv(envURL), NoLog: true, NoSigs: true,
+		HTTPHost: "127.0.0.1", HTTPPort: -1}
 	if os.Getenv(envAuth) == "true" {
 		users, err := e.nkeyUsers()
 		if err != nil {
@@ -291,7 +319,7 @@ func serverMain() int {
 	if !s.ReadyForConnections(30 * time.Second) {
 		return 1
 	}
-	fmt.Println(s.ClientURL())
+	fmt.Println(s.ClientURL(), "http://"+s.MonitorAddr().String())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	if os.Getenv(envAuth) == "true" {

@@ -166,8 +166,9 @@ type serving struct {
 	// is freed when its handler returns, not when its outcome is written
 	// (one or two round trips to the server): the next task runs
 	// meanwhile. So a worker holds at most slots tasks in handlers plus
-	// slots being settled, and a slow server slows the pulls (a handler's
-	// slot waits for a place here) instead of piling writes up.
+	// settleWindow(slots) being settled, and a slow server slows the
+	// pulls (a handler's slot waits for a place here) instead of piling
+	// writes up.
 	settling chan struct{}
 
 	tree      *treeState   // spawned children kept here (spawn.go)
@@ -180,6 +181,46 @@ type serving struct {
 	heldMu   sync.Mutex
 	heldSet  map[string]*heldTask
 	heldWake chan struct{}
+
+	// Runners (goTask): idle ones wait on runnable; ended closes when
+	// Serve returns.
+	runnable chan func()
+	ended    chan struct{}
+}
+
+// runnerIdle is how long a runner waits for its next task before it ends.
+const runnerIdle = time.Second
+
+// goTask runs f, a delivered task, on a runner: a goroutine that runs
+// tasks one after another, so that a task does not start on a fresh
+// goroutine whose stack grows again to execute's depth (copying stacks
+// was ~7 % of a worker's CPU on trivial tasks). An idle runner takes f at
+// once; if none waits, a new one starts. So the runners are at most the
+// tasks running and settling at once (slots + settleWindow), and they end
+// after runnerIdle without a task, or when Serve returns.
+func (s *serving) goTask(f func()) {
+	select {
+	case s.runnable <- f:
+	default:
+		go s.runner(f)
+	}
+}
+
+func (s *serving) runner(f func()) {
+	t := time.NewTimer(runnerIdle)
+	defer t.Stop()
+	for {
+		f()
+		f = nil
+		t.Reset(runnerIdle)
+		select {
+		case f = <-s.runnable:
+		case <-t.C:
+			return
+		case <-s.ended:
+			return
+		}
+	}
 }
 
 // Serve runs tasks for the registered handlers until ctx is done: it pulls
@@ -204,7 +245,9 @@ func (n *Node) Serve(ctx context.Context) error {
 		return err
 	}
 	s := &serving{n: n, handlers: handlers, pool: n.opts.pool, running: map[string][]*running{}, started: time.Now(), meter: newMeter(),
-		settling: make(chan struct{}, max(1, n.opts.slots)), heldSet: map[string]*heldTask{}, heldWake: make(chan struct{}, 1)}
+		settling: make(chan struct{}, n.settleWindow()), heldSet: map[string]*heldTask{}, heldWake: make(chan struct{}, 1),
+		runnable: make(chan func()), ended: make(chan struct{})}
+	defer close(s.ended)
 	s.settleCtx, s.settleCancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer s.settleCancel()
 	if s.pool == nil {
@@ -301,6 +344,26 @@ func (n *Node) Serve(ctx context.Context) error {
 	return err
 }
 
+// recorderWindow is how many outcomes per slot a worker of a server with
+// a recorder may have on their way at once. Its outcome takes two round
+// trips where a direct write takes one (the worker's request, in a batch,
+// then the recorder's create, see Record), so a window of one per slot
+// would hold the next pulls back for the recorder's answers; with four,
+// the records of a worker's tasks go in batches behind the runs (a batch
+// is sent as soon as fewer than maxBatchesOut are out, see resultBatch).
+// The tasks in the window have run: they hold no slot, only their
+// delivery's lease, which the heartbeats keep until the record is in.
+const recorderWindow = 4
+
+// settleWindow is the capacity of serving.settling: one outcome per slot
+// being written, or recorderWindow per slot through the recorder.
+func (n *Node) settleWindow() int {
+	if n.viaRecorder() {
+		return recorderWindow * max(1, n.opts.slots)
+	}
+	return max(1, n.opts.slots)
+}
+
 // info is this worker's registry entry now.
 func (s *serving) info() WorkerInfo {
 	names := make([]string, 0, len(s.handlers))
@@ -370,13 +433,13 @@ func (s *serving) pull(ctx context.Context) error {
 			return
 		}
 		s.tasks.Add(1)
-		go func() {
+		s.goTask(func() {
 			defer s.tasks.Done()
 			var once sync.Once
 			free := func() { once.Do(done) } // the slot: freed once, early by run
 			defer free()
 			s.execute(ctx, m, free)
-		}()
+		})
 	}
 	sub, err := n.nc.Subscribe(n.routesSubject(), func(*nats.Msg) { p.announce() })
 	if err != nil {

@@ -60,6 +60,12 @@ type Input struct {
 	// is the argument. Only with a single source of lines; blank lines are
 	// skipped.
 	WeightCol int
+	// CSV reads each value as a CSV record (GNU parallel's --csv): its
+	// fields, split at ColSep taken literally (default ","), are the
+	// columns; a quoted field may hold the separator, "" and newlines
+	// (lines are joined while a field is open). The columns are trimmed
+	// only when ColSep is given, as GNU's.
+	CSV bool
 
 	// Delimiter ends each value read from a source of lines, and splits
 	// the ::: values (GNU parallel -d; -0 is "\x00"); "" means "\n".
@@ -168,6 +174,12 @@ func (in Input) Jobs() ([]Job, error) {
 		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
 	}
 	var colsep *byteRegexp
+	if in.CSV {
+		if in.WeightCol > 0 {
+			return nil, fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
+		}
+		colsepStr = ""
+	}
 	if colsepStr != "" {
 		var err error
 		if colsep, err = compileBytes(colsepStr); err != nil {
@@ -228,6 +240,11 @@ func (in Input) Jobs() ([]Job, error) {
 				lines = append(lines, strings.Split(a, sep)...)
 			}
 		}
+		if in.CSV {
+			if lines, err = joinCSVRecords(lines, sourceName(src)); err != nil {
+				return nil, err
+			}
+		}
 		if in.SkipFirstLine && i == 0 && len(lines) > 0 {
 			lines = lines[1:]
 		}
@@ -237,7 +254,10 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 		if in.Header && len(lines) > 0 {
-			names := splitColumns(colsep, lines[0], colTrim)
+			names, err := in.columns(colsep, lines[0], colTrim)
+			if err != nil {
+				return nil, err
+			}
 			if syn.names == nil {
 				syn.names = map[string]int{}
 			}
@@ -258,7 +278,11 @@ func (in Input) Jobs() ([]Job, error) {
 		for k, l := range lines {
 			l = trimSpace(l, valTrim)
 			lines[k] = l
-			vals[i][k] = value{cols: splitColumns(colsep, l, colTrim)}
+			cols, err := in.columns(colsep, l, colTrim)
+			if err != nil {
+				return nil, err
+			}
+			vals[i][k] = value{cols: cols}
 			if keepArgs {
 				vals[i][k].orig = &lines[k]
 			}
@@ -473,6 +497,22 @@ func sourceName(s Source) string {
 		return s.Name
 	}
 	return ":::"
+}
+
+// columns splits a value into its columns: as CSV (in.CSV), or at colsep.
+func (in Input) columns(colsep *byteRegexp, v, trim string) ([]string, error) {
+	if !in.CSV {
+		return splitColumns(colsep, v, trim), nil
+	}
+	sep := in.ColSep
+	if sep == "" {
+		sep = ","
+	}
+	cols, err := splitCSV(v, sep)
+	for i, c := range cols {
+		cols[i] = trimSpace(c, trim)
+	}
+	return cols, err
 }
 
 // splitColumns splits a value at colsep (nil: no split) into columns,

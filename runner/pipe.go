@@ -69,6 +69,10 @@ type Pipe struct {
 	// parallel's --block-timeout): the chunk is cut from what was read so
 	// far, as at the end of a full block, and a block then never grows.
 	BlockTimeout time.Duration
+	// CSV cuts a chunk only after a whole CSV record (GNU parallel's
+	// --pipe --csv): at the last newline with an even count of '"'
+	// before it. Records (-N) then does not apply, as in GNU.
+	CSV bool
 
 	group *columnKey // --pipepart --group-by (PipeJobs.GroupParts)
 }
@@ -234,6 +238,13 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		}
 		written := false
 		switch {
+		case p.CSV:
+			if i := csvCut(buf); i > 0 {
+				if err := emit(i); err != nil {
+					return err
+				}
+				written = true
+			}
 		case p.Records > 0:
 			if garbage {
 				garbage = false

@@ -11,6 +11,10 @@
 #   # carry BIN and this checkout's scripts/ to the machine, then there:
 #   BIN=/path/bin16 OUT=/path/out scripts/runtime-16.sh      # ~10 min on 16 cores
 #
+# A smoke test of the whole script on a small machine (2 cores, ~3 min):
+#   BIN=/tmp/bin16 OUT=/tmp/out16 COARSE_P=2 COARSE_ROUNDS=1 PREDICT_W=2 \
+#     WORKERS="1 2" REPS=1 QUICK=1 scripts/runtime-16.sh
+#
 # Steps (STEPS, default "1 2 3"), in order of value:
 #   1. coarse leaves (issue 30 part 2): a binary Join tree over 64
 #      heavy-tailed leaves of 0.2-8 ms that never poll ("coarse") and that
@@ -96,9 +100,9 @@ fi
 
 if step 2; then
 	echo
-	echo "== 2. sim --predict at 16 workers (predicted beside measured here), load $(load)"
+	echo "== 2. sim --predict at ${PREDICT_W:-16} workers (predicted beside measured here), load $(load)"
 	for w in fib:30 nqueens:12 uts:2000; do
-		"$BIN/worksteal" sim --predict "$w" -w 16 --reps 5 2>&1 | tee "$OUT/predict16-${w%%:*}.txt"
+		"$BIN/worksteal" sim --predict "$w" -w "${PREDICT_W:-16}" --reps 5 2>&1 | tee "$OUT/predict${PREDICT_W:-16}-${w%%:*}.txt"
 	done
 fi
 

@@ -105,7 +105,8 @@ type worker struct {
 	segRem      float64 // work (ns at speed 1) left at segStart
 	load        time.Duration
 	dq          queue
-	latent      []int32       // join latent: the latent frames' tasks, oldest first (owner only)
+	latent      []int32       // join latent: the latent frames' tasks, oldest first; a plain call's as ^id (owner only)
+	nOffer      int           // the frames in latent that may be offered (not plain calls)
 	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
@@ -150,6 +151,7 @@ type engine struct {
 	queueCost, contention       time.Duration
 	latentJoin                  bool  // policy.join latent (under work stealing)
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
+	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
 	beatEvery                   int64         // poll points between heartbeats (0: none)
@@ -240,6 +242,9 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	}
 	if e.latentJoin && s.Policy.Heartbeat > 0 {
 		e.beatEvery = int64(s.Policy.Heartbeat)
+	}
+	if e.latentJoin && s.Policy.LatentFrames > 0 {
+		e.latentCap = s.Policy.LatentFrames
 	}
 	g, err := policy.NewGroups(s.Workers.Groups)
 	if err != nil {
@@ -531,7 +536,7 @@ func (e *engine) runSegment(w *worker, work time.Duration) {
 	w.pollSet = false
 	e.at(w, e.now+e.segDur(w))
 	if e.pollGap > 0 && e.latentJoin {
-		if len(w.latent) > 0 && w.dq.len() == 0 && e.idleWorkers() {
+		if w.nOffer > 0 && w.dq.len() == 0 && e.idleWorkers() {
 			e.schedulePoll(w)
 		}
 		if e.beatEvery > 0 {
@@ -670,6 +675,11 @@ func (e *engine) findWork(w *worker) {
 		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
 			id := w.latent[n-1]
 			w.latent = w.latent[:n-1]
+			if id < 0 { // a plain call's half
+				id = ^id
+			} else {
+				w.nOffer--
+			}
 			e.dispatch(w, id)
 			return
 		}

@@ -140,8 +140,14 @@ func (e *engine) detect(w *worker) {
 		e.qAdd(w, -1)
 		ids = append(ids, w.dq.popFront())
 	}
-	ids = append(ids, w.latent...) // its latent frames, which nobody else could take
+	for _, id := range w.latent { // its latent frames, which nobody else could take
+		if id < 0 {
+			id = ^id
+		}
+		ids = append(ids, id)
+	}
 	w.latent = w.latent[:0]
+	w.nOffer = 0
 	w.load = 0
 	e.requeued += int64(len(ids))
 	if e.log != nil {

@@ -31,6 +31,12 @@ import (
 //     (policy.HeartbeatJoins in the runtime) a worker promotes its
 //     oldest latent frame alone, idle workers or not (never the frames of the fork just made), so the
 //     largest pieces wait in its deque for a thief that runs dry.
+//   - Plain calls (Policy.LatentFrames, the runtime's policy.LatentFrames):
+//     a fork made while that many offerable latent frames are open, not
+//     eager, with no worker idle and no heartbeat due, keeps its halves
+//     latent for good (w.latent holds them as ^id): no poll point or
+//     heartbeat offers them, and its worker runs them inline, as the
+//     runtime's plain-call Joins run fb.
 //   - Thieves then steal from the deque as under join eager: the victim
 //     policy's order (policyrt.Selector), one or half (policy.Amount), at
 //     the steal costs.
@@ -50,15 +56,28 @@ import (
 // children but the last, a poll, then the last child inline.
 func (e *engine) forkLatent(w *worker, kids []int32) {
 	n := len(kids)
+	eager := e.eagerDepth > 0 && e.tasks[kids[0]].depth-1-w.root < e.eagerDepth
+	beat := e.beatEvery > 0 && (w.polls+1)%e.beatEvery == 0
+	if e.latentCap > 0 && w.nOffer >= e.latentCap && !eager && !beat && !e.idleWorkers() {
+		// A plain call (the runtime's fast path): its halves are never
+		// offered, and the poll below has nothing to do.
+		for _, id := range kids[:n-1] {
+			w.latent = append(w.latent, ^id)
+		}
+		w.polls++
+		e.dispatch(w, kids[n-1])
+		return
+	}
 	w.latent = append(w.latent, kids[:n-1]...)
-	if e.eagerDepth > 0 && e.tasks[kids[0]].depth-1-w.root < e.eagerDepth {
+	w.nOffer += n - 1
+	if eager {
 		// Near the root of w's stack: the halves go public at once, with
 		// every older latent frame ([P2]: oldest first), as the runtime's
 		// eager Joins do (policy.EagerDepth).
 		e.promote(w)
 	}
 	e.poll(w)
-	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 && len(w.latent) > n-1 {
+	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 && w.nOffer > n-1 {
 		e.heartbeat(w) // never the frames just forked
 	}
 	e.dispatch(w, kids[n-1])
@@ -69,12 +88,17 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 // points): the largest pieces of a long computation wait in the deque,
 // where a thief takes them without the owner's answer.
 func (e *engine) heartbeat(w *worker) {
-	if len(w.latent) < 2 { // keep the youngest: its join usually ends first
+	if w.nOffer < 2 { // keep the youngest: its join usually ends first
 		return
 	}
-	id := w.latent[0]
-	copy(w.latent, w.latent[1:])
+	i := 0
+	for w.latent[i] < 0 { // the oldest offerable frame; plain calls stay
+		i++
+	}
+	id := w.latent[i]
+	copy(w.latent[i:], w.latent[i+1:])
 	w.latent = w.latent[:len(w.latent)-1]
+	w.nOffer--
 	e.qAdd(w, 1)
 	w.dq.pushBack(id)
 	if e.log != nil {
@@ -106,7 +130,7 @@ func (e *engine) idleWorkers() bool { return e.searching > 0 || len(e.idleList) 
 // poll is a poll point of w: offer its latent frames if a worker is idle
 // and w's deque is empty.
 func (e *engine) poll(w *worker) {
-	if len(w.latent) == 0 || w.dq.len() > 0 || !e.idleWorkers() {
+	if w.nOffer == 0 || w.dq.len() > 0 || !e.idleWorkers() {
 		return
 	}
 	e.promote(w)
@@ -116,15 +140,25 @@ func (e *engine) poll(w *worker) {
 // charges w the promotion, and posts the work (wake a sleeper if nobody
 // searches).
 func (e *engine) promote(w *worker) {
-	n := len(w.latent)
+	n := w.nOffer
+	keep := w.latent[:0] // plain calls' halves stay, in their order
+	var pushed []int32
 	for _, id := range w.latent {
+		if id < 0 {
+			keep = append(keep, id)
+			continue
+		}
 		e.qAdd(w, 1)
 		w.dq.pushBack(id)
+		if e.log != nil {
+			pushed = append(pushed, id)
+		}
 	}
 	if e.log != nil {
-		e.logf("worker %d: promotes %s", w.id, taskList(w.latent))
+		e.logf("worker %d: promotes %s", w.id, taskList(pushed))
 	}
-	w.latent = w.latent[:0]
+	w.latent = keep
+	w.nOffer = 0
 	w.st.Promoted += int64(n)
 	e.promoted += int64(n)
 	w.extra += time.Duration(n) * e.promoteCost
@@ -141,7 +175,7 @@ func (e *engine) request() {
 		return
 	}
 	for i := range e.ws {
-		if w := &e.ws[i]; w.state == stRun && len(w.latent) > 0 && w.dq.len() == 0 {
+		if w := &e.ws[i]; w.state == stRun && w.nOffer > 0 && w.dq.len() == 0 {
 			e.schedulePoll(w)
 		}
 	}

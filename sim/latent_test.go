@@ -19,7 +19,9 @@ func latentTree() Scenario {
 	return Scenario{
 		Name: "latent", Seed: 1,
 		Workers: Workers{Count: 2, Speeds: []float64{1, 2}},
-		Policy:  Policy{EagerDepth: -1}, // the latent protocol alone
+		// The latent protocol alone: no eager forks, every fork's half
+		// offerable (no plain calls).
+		Policy: Policy{EagerDepth: -1, LatentFrames: -1},
 		Workload: Workload{Kind: kindFib, Tasks: 2, Arrival: Arrival{Target: targetRoundRobin},
 			Fib: Fib{N: 10, Cutoff: 2, Leaf: 1e-6, Split: 1e-7, Join: 1e-7}},
 	}
@@ -299,7 +301,7 @@ func TestLatentHeartbeat(t *testing.T) {
 	}
 	// Poll points inside pieces count too: a tree of 5 forks with long
 	// leaves polling every 10ns beats inside the leaves.
-	one := Scenario{Seed: 1, Workers: Workers{Count: 1}, Policy: Policy{Heartbeat: 64, EagerDepth: -1},
+	one := Scenario{Seed: 1, Workers: Workers{Count: 1}, Policy: Policy{Heartbeat: 64, EagerDepth: -1, LatentFrames: -1},
 		Workload: Workload{Kind: kindFib, Poll: 1e-8, Fib: Fib{N: 12, Cutoff: 10, Leaf: 1e-7}}}
 	r, err := Run(context.Background(), one, Options{})
 	if err != nil {
@@ -307,5 +309,43 @@ func TestLatentHeartbeat(t *testing.T) {
 	}
 	if _, forks := fibtree.Counts(12, 10); forks >= 64 || r.Report.Totals.Promoted == 0 {
 		t.Errorf("%v forks, %d promoted; want beats inside the leaves (fewer forks than a heartbeat)", forks, r.Report.Totals.Promoted)
+	}
+}
+
+// Plain calls (policy.latent_frames, the runtime's policy.LatentFrames): a
+// fork made while that many offerable latent frames are open, with nobody
+// idle, no heartbeat due and outside the eager levels, keeps its half to
+// its worker. Two workers, no heartbeat, no eager forks: every promotion
+// is an offer to an idle worker. With no limit an owner deep in its tree
+// offers many frames at once; with latent_frames 1 at most two (the open
+// latent frame and the fork that polls), and every task still runs once.
+// Red when the plain-call rule ignores the cap, or loses a plain half.
+func TestLatentFramesPlainCalls(t *testing.T) {
+	run := func(frames int) (most int, rep Report) {
+		var log bytes.Buffer
+		s := latentTree()
+		s.Policy.Heartbeat = -1
+		s.Policy.LatentFrames = frames
+		r, err := Run(context.Background(), s, Options{Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(log.String(), "\n") {
+			if strings.Contains(l, ": promotes ") {
+				most = max(most, len(ids(l[strings.Index(l, ": promotes "):])))
+			}
+		}
+		return most, r.Report
+	}
+	mostAll, all := run(-1)
+	mostOne, one := run(1)
+	if mostAll <= 2 {
+		t.Fatalf("no limit: at most %d frames promoted at once; want an owner deep in its tree offering more", mostAll)
+	}
+	if mostOne > 2 || one.Totals.Promoted == 0 {
+		t.Errorf("latent_frames 1: up to %d frames promoted at once (%d in all); want 1 or 2", mostOne, one.Totals.Promoted)
+	}
+	if one.Totals.Completed != one.Totals.Tasks || one.Totals.Tasks != all.Totals.Tasks {
+		t.Errorf("latent_frames 1 completed %d of %d tasks, no limit %d: a plain call's half was lost or run twice", one.Totals.Completed, one.Totals.Tasks, all.Totals.Tasks)
 	}
 }

@@ -252,6 +252,10 @@ const (
 // ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
 const runtimeHeartbeat = policy.HeartbeatJoins
 
+// runtimeLatentFrames is the runtime's policy.LatentFrames
+// ([Policy.LatentFrames]), named here beside runtimeHeartbeat.
+const runtimeLatentFrames = policy.LatentFrames
+
 // Policy is how work moves between workers.
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
@@ -276,6 +280,14 @@ type Policy struct {
 	// halves at once, as under join eager; deeper ones stay latent. 0 is
 	// the runtime's policy.EagerDepth, −1 none (every fork latent).
 	EagerDepth int `json:"eager_depth"`
+	// LatentFrames (join latent): a worker keeps this many offerable
+	// latent frames open beyond its promoted ones; a fork made while that
+	// many are open — not eager, no worker idle, no heartbeat due — is a
+	// plain call whose other halves are never offered (they run inline,
+	// as the runtime's plain-call Joins do, PROTOCOL.md "Join"). 0 is the
+	// runtime's policy.LatentFrames, −1 none (every fork's halves
+	// offerable, the protocol before plain calls).
+	LatentFrames int `json:"latent_frames"`
 	// WakeBatch: a thief that took more than one task in one steal wakes
 	// a sleeper for the rest (now public in its own deque), besides the
 	// chain wake-up of the last searcher.

@@ -503,6 +503,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	}{
 		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
 		{"policy.eager_depth", "none", &p.EagerDepth, policy.EagerDepth},
+		{"policy.latent_frames", "no limit", &p.LatentFrames, runtimeLatentFrames},
 		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
 	} {
 		switch {

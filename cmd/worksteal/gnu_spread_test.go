@@ -16,10 +16,10 @@ import (
 func init() { gnuCases = append(gnuCases, gnuSpreadCases...) }
 
 // slowProducer writes 1 2 3 (-N2: the block-timeout case) or 1 2, then
-// waits until a job has touched d1 (bounded: 60 s), then writes the rest:
+// waits until a job has touched d1 (bounded: 120 s), then writes the rest:
 // without --block-timeout no job runs before the input ends, and the data
 // says so.
-const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 1200 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
+const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 2400 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
 
 var gnuSpreadCases = []gnuCase{
 	// --block-timeout (man parallel: "--block-timeout duration"): a
@@ -43,6 +43,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --tee without ::: runs nothing", args: []string{"--pipe", "--tee", "wc"}, stdin: seq10},
 	{name: "29.9 --tee with -a values", args: []string{"--pipe", "--tee", "-a", "af", "-k", "echo {}; wc -l"}, stdin: "1\n2\n3\n", files: map[string]string{"af": "x\ny\n"}},
 	{name: "29.9 --pipepart --tee", args: []string{"--pipepart", "-a", "f", "--tee", "-k", "--joblog", "-", "wc {}", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}, joblog: "-"},
+	{name: "29.9 --pipepart --tee :::: FILE is the data", args: []string{"--pipepart", "--tee", "-k", "wc {}", "::::", "f", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}},
 	{name: "29.9 --tee alone is ignored", args: []string{"--tee", "-k", "echo", ":::", "a", "b"}},
 
 	// --shard (man parallel: "--shard shardexpr"): -j jobs, lines of one
@@ -62,6 +63,9 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --bin by number", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%} {#}; paste -sd' '`}, stdin: "1\n2\n3\n4\n5\n6\n7\n"},
 	{name: "29.9 --bin --colsep ' ' second column", args: []string{"--pipe", "--colsep", " ", "--bin", "2", "-j2", "-k", `echo {%}; paste -sd,`}, stdin: "x 1\ny 2\nz 3\nw 5\n"},
 	{name: "29.9 --bin Perl numbers: 0, negative, fractions, words", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%}; paste -sd' '`}, stdin: "0\n-1\n2.7\n-2.5\nx\n 4\n5abc\n1e1\n"},
+	{name: "29.9 --bin with a Perl expression is refused", args: []string{"--pipe", "--colsep", ",", "--bin", `Address s/\D//g`, "-j2", "cat"}, stdin: "Address,x\nA1,a\n", onlyStatus: true, wsRefuses: true},
+	{name: "29.9 --shard and --bin without --pipe are ignored", sh: `$P --shard 1 -k echo ::: a b; $P --bin 1 -k echo ::: c`},
+	{name: "29.9 --bin joblog: Send 0", args: []string{"--pipe", "--bin", "1", "-j2", "-k", "--joblog", "-", "cat >/dev/null"}, stdin: "1\n2\n3\n4\n", joblog: "-"},
 	{name: "29.9 --bin by column name", args: []string{"--pipe", "--colsep", ",", "--bin", "N", "-j2", "-k", "echo ---; cat"}, stdin: "N,V\n1,a\n2,b\n3,c\n"},
 
 	// --group-by (man parallel: "--group-by val", its table.csv
@@ -70,6 +74,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --group-by column name", sh: `$P --pipe --colsep , --header : --group-by UserID -kN1 'echo ---; cat' < table.csv`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --group-by column name without --header", sh: `$P --pipe --colsep , --group-by UserID -kN1 wc < table.csv`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --group-by with --header : gives the header to each", sh: `$P --pipe --colsep , --header : --group-by 1 -kN1 'echo ---; cat' < table.csv`, files: map[string]string{"table.csv": tableCSV}, norm: dropGroupSep},
+	{name: "29.9 --group-by joblog: Send without the separators", args: []string{"--pipe", "--colsep", ",", "--group-by", "1", "-kN2", "--joblog", "-", "cat >/dev/null"}, stdin: tableCSV[19:], joblog: "-"},
 	{name: "29.9 --group-by -N2", sh: `tail -n +2 table.csv | $P --pipe --colsep , --group-by 1 -kN2 'echo ---; cat'`, files: map[string]string{"table.csv": tableCSV}},
 	{name: "29.9 --groupby --block cuts between groups", args: []string{"--pipe", "--groupby", "1", "--block", "50", "-k", "echo ---; wc -l"}, stdin: groupLines},
 	{name: "29.9 --group-by --block grows past a long group", args: []string{"--pipe", "--colsep", ",", "--group-by", "1", "--block", "10", "-k", "echo ---; cat"}, stdin: tableCSV[19:]},
@@ -81,6 +86,21 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --pipepart --group-by groups of growing size", args: []string{"--pipepart", "-a", "f", "--group-by", "1", "--block", "10", "-k", "echo ---; wc -l"}, files: map[string]string{"f": sqrtGroups}},
 	{name: "29.9 --pipepart --group-by --block -1", args: []string{"--pipepart", "-a", "f", "--colsep", ",", "--group-by", "1", "--block", "-1", "-j2", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV[19:]}},
 	{name: "29.9 --pipepart --group-by --header :", args: []string{"--pipepart", "-a", "f", "--header", ":", "--colsep", ",", "--group-by", "1", "--block", "10", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV}},
+	// --csv (man parallel: "--csv"; GNU needs Perl's Text::CSV, the
+	// cases skip without it): each record read as CSV.
+	{name: "29.9 --csv quoted fields, \"\" and the separator", args: []string{"--csv", "echo", "{1}", "of", "{2}", "at", "{3}"}, stdin: `"1 big, 2 small","2""x4"" plank",12.34` + "\n"},
+	{name: "29.9 --csv --colsep ';' a quoted newline", args: []string{"--csv", "--colsep", ";", "echo", "Field 1: {1} Field 2: {2}"}, stdin: "\"Start of field 1 with newline\nLine 2 in field 1\";value 2\n"},
+	{name: "29.9 --csv --header : names the fields", args: []string{"--csv", "--header", ":", "-k", "echo", "{b}-{a}"}, stdin: "a,b\n1,\"x,y\"\n2,z\n"},
+	{name: "29.9 --csv empty fields, a missing one, an empty line", args: []string{"--csv", "-k", `echo "[{1}][{2}][{3}]"`}, stdin: ",,\n\"\",a\n\nc\n"},
+	{name: "29.9 --csv trims only with --colsep", args: []string{"--csv", "--colsep", ",", "-k", `echo "[{1}][{2}]"`, ":::", " a , b ", `" a ", b`, "c,d"}},
+	{name: "29.9 --csv without --colsep keeps spaces, {} --tag -N2", args: []string{"--csv", "-N2", "--tag", "-k", `echo "[{1}][{2}][{3}][{}]"`}, stdin: " a , b \nc,\"d e\"\n"},
+	{name: "29.9 --csv with -a and :::", args: []string{"--csv", "-a", "f", "-k", `echo "[{1}][{2}][{3}]"`, ":::", "x,y"}, files: map[string]string{"f": "a,\"b\nc\"\n"}},
+	{name: "29.9 --csv --colsep a tab", args: []string{"--csv", "--colsep", "\t", "-k", `echo "[{1}][{2}]"`}, stdin: "a\t\"b\tc\"\n"},
+	{name: "29.9 --pipe --csv cuts after whole records", args: []string{"--csv", "--pipe", "--block", "5", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\nf,g\n"},
+	{name: "29.9 --pipepart --csv cuts at lines", args: []string{"--pipepart", "-a", "f", "--csv", "--block", "10", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV[19:]}},
+	{name: "29.9 --pipe --csv ignores -N", args: []string{"--csv", "--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\n"},
+	{name: "29.9 --pipe --csv an open quote at the end", args: []string{"--csv", "--pipe", "--block", "3", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,\"e\n"},
+	{name: "29.9 --group-by a Perl expression alone is refused", args: []string{"--pipe", "--group-by", `s/\D//g`, "-kN1", "cat"}, stdin: "1\n", onlyStatus: true, wsRefuses: true},
 	{name: "29.9 --group-by with a Perl expression is refused", args: []string{"--pipe", "--group-by", `1 s/\D//g`, "-kN1", "cat"}, stdin: "1\n", onlyStatus: true, wsRefuses: true},
 }
 

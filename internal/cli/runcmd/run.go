@@ -517,7 +517,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	argEnv, teeData := env, ""
 	if cfg.pipe.teeMode() {
-		if teeData, argEnv, err = teePrepare(env, &cfg); err != nil { // run_tee.go
+		if teeData, argEnv, args, err = teePrepare(env, &cfg, args); err != nil { // run_tee.go
 			return runError(err)
 		}
 	}

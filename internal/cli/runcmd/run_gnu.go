@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -31,6 +32,12 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 			return errors.New("-d '': want a delimiter of at least one character (\\n, \\t, \\0, \\123 allowed)")
 		}
 		in.Delimiter = d // GNU: -d wins over -0
+	}
+	if g.csv {
+		if err := csvSep(f, in.ColSep); err != nil {
+			return err
+		}
+		in.CSV = true
 	}
 	n, nGiven, err := gnuCount(f, "max-args", g.maxArgs)
 	if err != nil {
@@ -247,3 +254,15 @@ func unquotePrintf(s string) string {
 }
 
 var octalRE = regexp.MustCompile(`\\[0-7]{3}|\\[0-7]`)
+
+// csvSep checks --colsep for --csv: one character, taken literally (GNU
+// gives it to Text::CSV as its sep_char, which fails on more).
+func csvSep(f *pflag.FlagSet, sep string) error {
+	if !f.Changed("colsep") {
+		return nil
+	}
+	if sep == "(?:)" || utf8.RuneCountInString(sep) != 1 {
+		return fmt.Errorf("--csv --colsep '%s': the CSV separator is one character, taken literally (a tab: --colsep $'\\t')", strings.TrimPrefix(sep, "(?:)"))
+	}
+	return nil
+}

@@ -36,6 +36,7 @@ type gnuConfig struct {
 	eta            bool      // --eta
 	delay          string    // --delay
 	header         string    // --header (also the header of a --pipe block)
+	csv            bool      // --csv: each input line (record) is CSV
 	shuf           bool      // --shuf
 	trim           string    // --trim
 	plus           bool      // --plus
@@ -98,6 +99,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.BoolVar(&g.group, "group", false, "write each job's output whole when it finishes (the default)")
 	f.BoolVar(&g.eta, "eta", false, "show the estimated time left on stderr (implies --progress)")
 	f.StringVar(&g.delay, "delay", "", "wait this long between job starts: seconds, or with units (1m30s)")
+	f.BoolVar(&g.csv, "csv", false, "read each input record as CSV (quotes, \"\", quoted newlines); its fields are {1} {2} ... (--colsep: the separator, default ,); with --pipe, a block ends only after a whole record")
 	f.StringVar(&g.header, "header", "", "the first value of each input source names its columns: --header : gives {name}; --header 0 gives {FILE} for a file's source (with --pipe: the header given to each job)")
 	f.BoolVar(&g.shuf, "shuf", false, "run the jobs in random order")
 	f.StringVar(&g.trim, "trim", "n", "trim white space of the arguments: n, l, r, lr or rl")
@@ -231,7 +233,7 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
 	"i", "U", "parens",
-	"csv", "linkinputsource|xapplyinputsource",
+	"linkinputsource|xapplyinputsource",
 	"context-replace", "templates|tmpl|template", "a-sep",
 	// Output.
 	"g", "latest-line|latestline|ll", "compress",

@@ -127,6 +127,9 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		}
 		pj.Records = n
 	}
+	if cfg.gnu.csv && !p.pipePart {
+		pj.CSV, pj.Records = true, 0 // GNU: whole CSV records; -N does not apply
+	}
 	if given, ok := gnuChanged(f, "header"); ok {
 		h := cfg.gnu.header
 		switch {
@@ -210,8 +213,8 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		if throttle != nil || nice != 0 {
 			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 		}
-		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
-			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat and --fifo are for a local run"))
+		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo || cfg.pipe.shard != "" || cfg.pipe.bin != "" || cfg.pipe.groupBy != "" {
+			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat, --fifo, --shard, --bin and --group-by are for a local run"))
 		}
 		return runPipeCluster(env, cmd, cfg, pj, files)
 	}

@@ -160,6 +160,9 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 			cfg.name = holder
 		}
 	}
+	if c := cfg.Creds.FromEnv(); c.Creds != "" && sharedWorkerKey(c.Creds) {
+		fmt.Fprintf(errs, "worksteal worker: warning: %s is the key every worker shares (serve init --shared-worker-key): a stolen copy acts as any worker, and revoking it stops them all; give this machine a key of its own (serve credentials add --role worker --name NAME)\n", c.Creds)
+	}
 	if cfg.name != "" {
 		opts = append(opts, cluster.WithName(cfg.name))
 	}
@@ -309,4 +312,17 @@ func newReapCommand(env *cmdenv.Env) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "time between SIGTERM and SIGKILL")
 	return cmd
+}
+
+// sharedWorkerKey says file is the workers' shared key that serve init
+// --shared-worker-key writes: its first line names the role and no holder.
+func sharedWorkerKey(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	k, _ := f.Read(head)
+	return strings.HasPrefix(string(head[:k]), "# worksteal worker credentials: ")
 }
