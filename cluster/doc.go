@@ -456,7 +456,10 @@
 // publishes the child with the unit's route and headers as delivered
 // (refused for a job with NoSpawn). Results go in batches: while two
 // requests are out, the results that finish meanwhile go together in the
-// next. A watcher that finds a peer lost asks the recorder
+// next, and a worker keeps up to four outcomes per slot on their way
+// (recorderWindow) while its slots take new tasks. The recorder checks a
+// batch's entries in order, sends their creates together and acks each
+// task when its own create is answered. A watcher that finds a peer lost asks the recorder
 // (ws.rec.<name>.lost), which pings the peer itself (no responders: its
 // connection is gone) or finds it silent for (aliveMisses-1) heartbeats, and naks what its table
 // says that Serve holds. Refusals are counted by reason (RecorderStats)
