@@ -116,7 +116,7 @@ func TestRevokingOneWorkerTouchesNoOther(t *testing.T) {
 	if code := w1.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(w1.stderr.String(), "refused the credentials") {
 		t.Errorf("w1 after its key was revoked: exit %d, stderr %q; want a refusal", code, w1.stderr)
 	}
-	w2 = startWorker(url, key("w2"))
+	startWorker(url, key("w2"))
 	if code, out, errs := runJob(url, "j2"); code != 0 || out != "j2\n" {
 		t.Errorf("a job after w1 was revoked: exit %d, %q, %q; want w2 to run it", code, out, errs)
 	}
