@@ -40,7 +40,7 @@ var gnuRefusedCases = []gnuCase{
 	// --template FILE=NAME: the man page's example, without its Perl.
 	{name: "29.12 --tmpl writes a filled file per job", args: []string{"-j1", "--header", ":", "--tmpl", "my.tmpl={#}.t", "cat {#}.t", ":::", "x", "1.234", "2.5", ":::", "y", "1", "2"},
 		files: map[string]string{"my.tmpl": tmplText}},
-	{name: "29.12 --template: one name per file, the last", args: []string{"-k", "-j2", "--template", "my.tmpl=a{}.t", "--template", "my.tmpl=b{}.t", "--template", "two.tmpl={}.2", "cat b{}.t {}.2", ":::", "p q", "r"},
+	{name: "29.12 --template: one name per file, the last", args: []string{"-k", "-j1", "--template", "my.tmpl=a{}.t", "--template", "my.tmpl=b{}.t", "--template", "two.tmpl={}.2", "cat b{}.t {}.2", ":::", "p q", "r"},
 		files: map[string]string{"my.tmpl": tmplText, "two.tmpl": "{#} {}\n"}},
 	{name: "29.12 --template of a missing file is refused", args: []string{"--template", "nofile=x", "echo", ":::", "a"}, refused: true},
 	{name: "29.12 --template with Perl is refused", args: []string{"--template", "my.tmpl=x", "echo", ":::", "a"}, wsRefuses: true,
