@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +26,7 @@ func init() { cmdenv.AddCommand(newRunCommand) }
 // runConfig is what the flags of "worksteal run" fill in.
 type runConfig struct {
 	jobs           string
+	cpus           int // what -j's CPUs count: threads, or as --use-*-instead-of-* say (run_cpus.go)
 	argFiles       []string
 	colSep         string
 	link           bool
@@ -324,8 +324,8 @@ func parseTimeout(s string) (abs time.Duration, factor float64, err error) {
 // parseSlots reads -j as GNU parallel does: N, +N, -N, N% of the CPUs, 0
 // for as many as there are jobs, or a file that holds one (GNU's -j
 // procfile); "" is one per CPU. At least 1.
-func parseSlots(s string, jobs int) (int, error) {
-	n, err := parseSlotsValue(s, jobs)
+func parseSlots(s string, jobs, cpus int) (int, error) {
+	n, err := parseSlotsValue(s, jobs, cpus)
 	if err == nil {
 		return n, nil
 	}
@@ -340,14 +340,14 @@ func parseSlots(s string, jobs int) (int, error) {
 		if _, err := os.Stat(v); err == nil {
 			return 0, fmt.Errorf("-j %s: the file holds %q, a file name: want N, +N, -N or N%%", s, v)
 		}
-		return parseSlotsValue(v, jobs)
+		return parseSlotsValue(v, jobs, cpus)
 	}
 	return 0, err
 }
 
-// parseSlotsValue reads a -j value (not a file).
-func parseSlotsValue(s string, jobs int) (int, error) {
-	cpus := runtime.NumCPU()
+// parseSlotsValue reads a -j value (not a file); cpus is what the
+// machine's CPUs count as (jobCPUs).
+func parseSlotsValue(s string, jobs, cpus int) (int, error) {
 	bad := fmt.Errorf("-j %q: want N, +N, -N (CPUs plus or minus N), N%% (of the CPUs) or 0 (every job at once)", s)
 	var n float64
 	switch {
@@ -461,6 +461,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
 		return err
 	}
+	cfg.cpus = jobCPUs(cmd.Flags())
 	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
 		return err
 	}
@@ -497,7 +498,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	// The slots before the jobs are read, for -m, -X and {0%}: -j 0 is
 	// then as many as can be.
-	preSlots, err := parseSlots(cfg.jobs, 1<<20)
+	preSlots, err := parseSlots(cfg.jobs, 1<<20, cfg.cpus)
 	if err != nil {
 		return runError(err)
 	}
@@ -530,7 +531,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	slots := 0
 	if cfg.jobs != "" || cfg.nats == "" {
-		if slots, err = parseSlots(cfg.jobs, len(jobs)); err != nil {
+		if slots, err = parseSlots(cfg.jobs, len(jobs), cfg.cpus); err != nil {
 			return runError(err)
 		}
 	}

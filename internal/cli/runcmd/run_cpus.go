@@ -40,6 +40,7 @@ func addCPUFlags(f *pflag.FlagSet) {
 		f.Bool(q.names[0], false, usage[q.names[0]])
 		gnuAlias(f, q.names[0], q.names[1:]...)
 	}
+	addCPUUnitFlags(f)
 }
 
 // answerCPUQuestion prints the count the first --number-of-* flag given
@@ -145,4 +146,37 @@ func readCPUInfo(r io.Reader) cpuCounts {
 		c.cores = c.threads
 	}
 	return c
+}
+
+// gnuCPUUnits are GNU parallel's --use-*-instead-of-* options: what -j's
+// CPUs (-j 100%, -j N%, -j +N, -j -N, the default) count on this machine.
+// Sockets win over cores (GNU's ncpus); --use-cpus-instead-of-cores
+// changes only a remote host's count in GNU, so here the threads.
+var gnuCPUUnits = []struct {
+	names []string
+	usage string
+	count func(cpuCounts) int
+}{
+	{[]string{"use-sockets-instead-of-threads", "usesocketsinsteadofthreads"}, "-j's CPUs are the CPU sockets", func(c cpuCounts) int { return c.sockets }},
+	{[]string{"use-cores-instead-of-threads", "usecoresinsteadofthreads"}, "-j's CPUs are the physical cores", func(c cpuCounts) int { return c.cores }},
+	{[]string{"use-cpus-instead-of-cores", "usecpusinsteadofcores"}, "accepted: GNU parallel counts a remote host's sockets with it, this machine's threads", func(c cpuCounts) int { return c.threads }},
+}
+
+func addCPUUnitFlags(f *pflag.FlagSet) {
+	for _, u := range gnuCPUUnits {
+		f.Bool(u.names[0], false, u.usage)
+		gnuAlias(f, u.names[0], u.names[1:]...)
+	}
+}
+
+// jobCPUs is what -j's CPUs count: the first --use-*-instead-of-* given,
+// else the threads (as --number-of-threads, $PARALLEL_CPUINFO included).
+func jobCPUs(f *pflag.FlagSet) int {
+	c := machineCPUs()
+	for _, u := range gnuCPUUnits {
+		if _, ok := gnuChanged(f, u.names[0]); ok {
+			return max(1, u.count(c))
+		}
+	}
+	return max(1, c.threads)
 }

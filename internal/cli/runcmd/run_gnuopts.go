@@ -260,8 +260,7 @@ var gnuOptions = gnuOptionSet(
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"memsuspend",
-	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
-	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
+	"threads",
 	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",

@@ -219,7 +219,7 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		}
 		return runPipeCluster(env, cmd, cfg, pj, files)
 	}
-	slots, err := parseSlots(cfg.jobs, 250) // -j 0: GNU's practical limit
+	slots, err := parseSlots(cfg.jobs, 250, cfg.cpus) // -j 0: GNU's practical limit
 	if err != nil {
 		return runError(err)
 	}

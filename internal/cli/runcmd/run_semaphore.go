@@ -131,7 +131,7 @@ func planSemaphore(cmd *cobra.Command, cfg runConfig, args []string) (semPlan, e
 	plan := semPlan{slots: 1} // sem's default: a mutex
 	if cfg.jobs != "" {
 		var err error
-		if plan.slots, err = parseSlots(cfg.jobs, 1); err != nil {
+		if plan.slots, err = parseSlots(cfg.jobs, 1, cfg.cpus); err != nil {
 			return semPlan{}, runError(err)
 		}
 	}

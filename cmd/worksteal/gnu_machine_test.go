@@ -1,0 +1,23 @@
+package main
+
+// The differential cases of issue 29 for GNU parallel's options that
+// worksteal refused before as "another program's mode, or a question
+// about GNU parallel or the machine": each as it was built, side by side
+// with GNU parallel 20221122.
+
+func init() { gnuCases = append(gnuCases, gnuMachineCases...) }
+
+// seq32 is 32 arguments: -m spreads them over the slots, so the lines
+// of output are the slots -j gave (GNU's $PARALLEL_CPUINFO machine: 2
+// sockets, 8 cores, 16 threads).
+const seq32 = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n21\n22\n23\n24\n25\n26\n27\n28\n29\n30\n31\n32\n"
+
+var gnuMachineCases = []gnuCase{
+	// --use-*-instead-of-*: what -j's CPUs count.
+	{name: "29.13 -j 100% counts the threads", args: []string{"-k", "-m", "-j", "100%", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.13 --use-cores-instead-of-threads: -j 100% counts the cores", args: []string{"-k", "-m", "-j", "100%", "--use-cores-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.13 --use-cores-instead-of-threads: the default -j", args: []string{"-k", "-m", "--use-cores-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.13 --use-sockets-instead-of-threads: -j +1 counts the sockets", args: []string{"-k", "-m", "-j", "+1", "--use-sockets-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.13 --use-sockets-instead-of-threads wins over --use-cpus-instead-of-cores", args: []string{"-k", "-m", "-j", "50%", "--use-cpus-instead-of-cores", "--use-sockets-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	{name: "29.13 --use-cpus-instead-of-cores: this machine's threads", args: []string{"-k", "-m", "-j", "50%", "--use-cpus-instead-of-cores", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+}
