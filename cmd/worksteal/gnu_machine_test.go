@@ -20,4 +20,8 @@ var gnuMachineCases = []gnuCase{
 	{name: "29.13 --use-sockets-instead-of-threads: -j +1 counts the sockets", args: []string{"-k", "-m", "-j", "+1", "--use-sockets-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.13 --use-sockets-instead-of-threads wins over --use-cpus-instead-of-cores", args: []string{"-k", "-m", "-j", "50%", "--use-cpus-instead-of-cores", "--use-sockets-instead-of-threads", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
 	{name: "29.13 --use-cpus-instead-of-cores: this machine's threads", args: []string{"-k", "-m", "-j", "50%", "--use-cpus-instead-of-cores", "echo"}, stdin: seq32, env: []string{"PARALLEL_CPUINFO=" + fakeCPUInfo}},
+	// --max-line-length-allowed: GNU's search for the longest command
+	// line, run on this machine by both.
+	{name: "29.13 --max-line-length-allowed", args: []string{"--max-line-length-allowed"}},
+	{name: "29.13 --max-line-length-allowed runs nothing", args: []string{"--max-line-length-allowed", "echo", ":::", "a"}},
 }

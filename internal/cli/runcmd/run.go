@@ -461,6 +461,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
 		return err
 	}
+	if done, err := answerMaxLineLength(cmd.Flags(), cmd.OutOrStdout()); done { // run_cpus.go
+		return err
+	}
 	cfg.cpus = jobCPUs(cmd.Flags())
 	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,6 +42,8 @@ func addCPUFlags(f *pflag.FlagSet) {
 		gnuAlias(f, q.names[0], q.names[1:]...)
 	}
 	addCPUUnitFlags(f)
+	f.Bool("max-line-length-allowed", false, "print the longest command line this machine runs, as GNU parallel finds it, and exit")
+	gnuAlias(f, "max-line-length-allowed", "maxlinelengthallowed")
 }
 
 // answerCPUQuestion prints the count the first --number-of-* flag given
@@ -179,4 +182,50 @@ func jobCPUs(f *pflag.FlagSet) int {
 		}
 	}
 	return max(1, c.threads)
+}
+
+// answerMaxLineLength prints, for --max-line-length-allowed, the longest
+// command line this machine runs, found as GNU parallel 20221122 finds it
+// (find_max): echo run with one argument of ever more bytes, 16 times
+// more each try from 324, then halving the bounds until they are within
+// 1 %; done is false when the flag was not given.
+func answerMaxLineLength(f *pflag.FlagSet, w io.Writer) (done bool, err error) {
+	if _, ok := gnuChanged(f, "max-line-length-allowed"); !ok {
+		return false, nil
+	}
+	echo, err := exec.LookPath("echo")
+	if err != nil {
+		return true, fmt.Errorf("--max-line-length-allowed: %v", err)
+	}
+	// GNU runs each try with only these of the environment (qqx).
+	var env []string
+	for _, k := range []string{"PATH", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "KRB5CCNAME", "LC_CTYPE", "HOME", "LOGNAME", "SSHPASS"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	fits := func(n int) bool {
+		cmd := exec.Command(echo, strings.Repeat("c", max(0, n-1-len(echo))))
+		cmd.Env = env
+		return cmd.Run() == nil
+	}
+	n := 324
+	for n <= 100_000_000 && fits(n*16) {
+		n *= 16
+	}
+	if n > 100_000_000 {
+		_, err = fmt.Fprintln(w, n)
+		return true, err
+	}
+	lo, hi := n, n*16
+	for lo != hi && lo != hi-1 && float64(lo)/float64(hi) <= 0.99 {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	_, err = fmt.Fprintln(w, lo)
+	return true, err
 }

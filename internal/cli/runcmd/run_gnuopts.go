@@ -271,7 +271,7 @@ var gnuOptions = gnuOptionSet(
 	// Pipe mode.
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
-	"show-limits|showlimits", "max-line-length-allowed", "shellquote|shell-quote", "tollef",
+	"show-limits|showlimits", "shellquote|shell-quote", "tollef",
 	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 
