@@ -91,6 +91,11 @@ type Config struct {
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
 	Verbose, Trace bool
+	// ShellQuote, when > 0, runs no command: each job prints its command
+	// line, quoted for a Bourne shell ShellQuote times, and a newline
+	// (GNU parallel's --shell-quote, given that many times). The joblog,
+	// -v and -t still show the command line itself.
+	ShellQuote int
 	// SlotVar names the environment variable each job gets set to its
 	// slot number - 1 (GNU parallel's --process-slot-var); "" is
 	// PARALLEL_JOBSLOT0, GNU's default.

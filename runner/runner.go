@@ -322,7 +322,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice}
+	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}

@@ -585,6 +585,18 @@ func gnuQuote(s string) string {
 	return q
 }
 
+// shellQuoted is the command that prints line quoted n times with
+// gnuQuote (GNU parallel's --shell-quote, n times), or line when n is 0.
+func shellQuoted(line string, n int) string {
+	if n <= 0 {
+		return line
+	}
+	for range n {
+		line = gnuQuote(line)
+	}
+	return `printf '%s\n' ` + gnuQuote(line)
+}
+
 func gnuSafe(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -24,4 +24,11 @@ var gnuMachineCases = []gnuCase{
 	// line, run on this machine by both.
 	{name: "29.13 --max-line-length-allowed", args: []string{"--max-line-length-allowed"}},
 	{name: "29.13 --max-line-length-allowed runs nothing", args: []string{"--max-line-length-allowed", "echo", ":::", "a"}},
+	// --shell-quote: each command line printed quoted, nothing run.
+	{name: "29.13 --shell-quote: input lines as commands", args: []string{"-k", "--shell-quote"}, stdin: "a b\nc$d\n"},
+	{name: "29.13 --shell-quote: the command and its quoted argument", args: []string{"-k", "--shell-quote", "it's", "x y", ":::", "1", "a'b"}},
+	{name: "29.13 --shell-quote twice quotes twice", args: []string{"--shell-quote", "--shell-quote", "echo", ":::", "a b"}},
+	{name: "29.13 --shellquote with -X", args: []string{"-k", "-j1", "--shellquote", "-X", "echo", ":::", "a'b", "c"}},
+	{name: "29.13 --shell-quote: the joblog has the command", args: []string{"--joblog", "-", "--shell-quote", "echo", ":::", "a b"}, joblog: "-"},
+	{name: "29.13 --shell-quote with --pipe", args: []string{"--pipe", "--shell-quote", "wc", "-l"}, stdin: "x\ny\n"},
 }

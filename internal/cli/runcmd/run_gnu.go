@@ -183,6 +183,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Output = runner.OutputUngroup
 	}
 	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	rcfg.ShellQuote = g.shellQuote
 	if given, ok := gnuChanged(f, "process-slot-var"); ok {
 		if !envNameRE.MatchString(g.slotVar) {
 			return fmt.Errorf("%s %q: want the name of an environment variable", given, g.slotVar)

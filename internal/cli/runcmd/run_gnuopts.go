@@ -56,6 +56,7 @@ type gnuConfig struct {
 	tty            bool      // --tty: --open-tty, -j1 and -u unless given
 	openTTY        bool      // --open-tty, -o: the jobs read the terminal
 	termSeq        string    // --term-seq: the signals and waits that stop a job
+	shellQuote     int       // --shell-quote: print each command line quoted, run nothing
 	compress       bool      // --compress: the buffered output through the first compressor found
 	compressPrg    string    // --compress-program
 	decompressPrg  string    // --decompress-program
@@ -87,6 +88,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "joblog", "jl")
 	f.StringVar(&g.halt, "halt", "", "stop the batch early: when,why=N[%] (now,fail=1; soon,fail=20%; now,success=1; soon,done=3) or 0, 1, 2, -1, -2, N% (GNU parallel's)")
 	gnuAlias(f, "halt", "halt-on-error")
+	f.CountVar(&g.shellQuote, "shell-quote", "run no command: print each command line quoted for the shell (again for each time given)")
+	gnuAlias(f, "shell-quote", "shellquote", "shell_quote")
 	f.BoolVar(&g.tag, "tag", false, "prefix each output line with the job's arguments and a tab")
 	f.StringVar(&g.tagString, "tagstring", "", "prefix each output line with this string (replacement strings allowed) and a tab")
 	gnuAlias(f, "tagstring", "tag-string")
@@ -271,7 +274,7 @@ var gnuOptions = gnuOptionSet(
 	// Pipe mode.
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
-	"show-limits|showlimits", "shellquote|shell-quote", "tollef",
+	"show-limits|showlimits", "tollef",
 	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 
