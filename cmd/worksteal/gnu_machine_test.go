@@ -31,4 +31,26 @@ var gnuMachineCases = []gnuCase{
 	{name: "29.13 --shellquote with -X", args: []string{"-k", "-j1", "--shellquote", "-X", "echo", ":::", "a'b", "c"}},
 	{name: "29.13 --shell-quote: the joblog has the command", args: []string{"--joblog", "-", "--shell-quote", "echo", ":::", "a b"}, joblog: "-"},
 	{name: "29.13 --shell-quote with --pipe", args: []string{"--pipe", "--shell-quote", "wc", "-l"}, stdin: "x\ny\n"},
+	// --profile NAME, -J NAME: option lines of ~/.parallel/NAME (HOME a
+	// directory of the case's own), read before the command line's.
+	{name: "29.13 --profile: options from ~/.parallel/NAME", sh: `HOME=$PWD/h $P --profile p1 -j2 echo ::: a b` + profileClean, files: profileFiles},
+	{name: "29.13 -J twice: the command line wins, the profile's command words first", sh: `HOME=$PWD/h $P -J p1 -J p2 --tagstring z echo ::: a b` + profileClean, files: profileFiles},
+	{name: "29.13 -J ./FILE: that file", sh: `HOME=$PWD/h $P -J ./h/.parallel/p1 echo ::: q` + profileClean, files: profileFiles},
+	{name: "29.13 -J of a name in $PARALLEL_HOME", sh: `HOME=$PWD/h PARALLEL_HOME=$PWD/ph $P -J p5 echo ::: a b` + profileClean, files: profileFiles},
+	{name: "29.13 -J of a name not there is skipped", sh: `HOME=$PWD/h $P -J nosuch -k echo ::: a b` + profileClean, files: profileFiles},
+	{name: "29.13 --plain ignores -J", sh: `HOME=$PWD/h $P --plain -J p1 -k echo ::: a b` + profileClean, files: profileFiles},
+	{name: "29.13 -J of a profile with a bad option is refused", sh: `HOME=$PWD/h $P -J p4 echo ::: a` + profileClean, files: profileFiles, refused: true, onlyStatus: true},
+}
+
+// profileClean drops what GNU parallel caches in its config directory
+// (tmp/sshlogin/...), keeping the exit status.
+const profileClean = "; s=$?; rm -rf h/.parallel/tmp ph/tmp; exit $s"
+
+// profileFiles are GNU parallel profiles in a HOME (h) of a case's own.
+var profileFiles = map[string]string{
+	"h/.parallel/will-cite": "",
+	"h/.parallel/p1":        "-k --tag\n# a comment\n  --tagstring \"x y\"\n",
+	"h/.parallel/p2":        "nice -n 1\n",
+	"h/.parallel/p4":        "--env X -a\n",
+	"ph/p5":                 "-k\n--tagstring 'in ph'\n",
 }

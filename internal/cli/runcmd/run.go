@@ -85,6 +85,7 @@ func runError(err error) error { return &cmdenv.ExitError{Code: ExitRunError, Er
 
 func newRunCommand(env *cmdenv.Env) *cobra.Command {
 	var cfg runConfig
+	var profiles []string // --profile, -J
 	cmd := &cobra.Command{
 		Use:   "run [flags] [COMMAND [ARG...]] [::: ARG... | :::: FILE... | :::+ ARG... | ::::+ FILE...]...",
 		Short: "Run a batch of shell commands on N slots, balanced (like GNU parallel)",
@@ -137,7 +138,14 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
   worksteal run --timeout 200% --retries 3 --speculate -a cmds.txt
   worksteal run --joblog jobs.tsv --resume -a cmds.txt
   worksteal run --nats nats://127.0.0.1:4222 -a cmds.txt`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(env, cmd, cfg, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// --profile (run_profile.go): its options into the flags, before cfg is copied.
+			args, err := applyProfiles(cmd.Flags(), func() *pflag.FlagSet { return newRunCommand(env).Flags() }, profiles, args)
+			if err != nil {
+				return runError(err)
+			}
+			return runRun(env, cmd, cfg, args)
+		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return runError(gnuFlagError(err)) })
 	f := cmd.Flags()
@@ -175,6 +183,7 @@ status: 0 if every job succeeded, the number of failed jobs (at most 101),
 	addGNUFlags(f, &cfg.gnu)
 	addPipeFlags(f, &cfg.pipe)
 	addCPUFlags(f)
+	addProfileFlag(f, &profiles)
 	addColorFlags(f, &cfg.gnu)
 	addVersionFlags(f)
 	gnuAbbrev(f)

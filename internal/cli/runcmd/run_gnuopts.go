@@ -148,7 +148,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "no-run-if-empty", "norunifempty")
 	f.BoolVar(&g.noKeepOrder, "no-keep-order", false, "undo -k (output in the order the jobs finish)")
 	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")
-	f.BoolVar(&g.noop, "plain", false, "accepted for GNU parallel's sake (worksteal reads no profile)")
+	f.BoolVar(&g.noop, "plain", false, "read no --profile (worksteal reads no $PARALLEL nor ~/.parallel/config)")
 	gnuAlias(f, "plain", "gnu", "silent")
 	f.StringVar(&g.argFileSep, "arg-file-sep", "", "use this string instead of :::: (and STRING+ instead of ::::+)")
 	gnuAlias(f, "arg-file-sep", "argfilesep")
@@ -269,7 +269,7 @@ var gnuOptions = gnuOptionSet(
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
 	"W", "rsync-opts|rsyncopts", "onall", "nonall", "filter-hosts|filterhosts", "record-env|recordenv",
-	"hostgroups|hgrp|hostgroup", "B", "profile|J", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
+	"hostgroups|hgrp|hostgroup", "B", "sql", "sqlmaster|sql-master", "sqlworker|sql-worker",
 	"sqlandworker|sql-and-worker",
 	// Pipe mode.
 	// Other programs' modes.

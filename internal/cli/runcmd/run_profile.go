@@ -1,0 +1,166 @@
+package runcmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// GNU parallel's --profile NAME (-J NAME): the option lines of a file in
+// its config directories, read before the command line's options.
+
+func addProfileFlag(f *pflag.FlagSet, names *[]string) {
+	f.StringArrayVarP(names, "profile", "J", nil, "read options from ~/.parallel/NAME (also $PARALLEL_HOME, $XDG_CONFIG_HOME/parallel, $XDG_CONFIG_DIRS); repeatable; ./NAME or /NAME: that file")
+}
+
+// profileDirs are GNU parallel 20221122's config_dirs: $PARALLEL_HOME,
+// $XDG_CONFIG_HOME/parallel, each of $XDG_CONFIG_DIRS/parallel and
+// ~/.parallel, those that exist.
+func profileDirs() []string {
+	cands := []string{os.Getenv("PARALLEL_HOME")}
+	for _, d := range append([]string{os.Getenv("XDG_CONFIG_HOME")}, strings.Split(os.Getenv("XDG_CONFIG_DIRS"), ":")...) {
+		cands = append(cands, d+"/parallel")
+	}
+	cands = append(cands, os.Getenv("HOME")+"/.parallel")
+	var dirs []string
+	for _, d := range cands {
+		if st, err := os.Stat(d); err == nil && st.IsDir() && d != "/parallel" {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// profileWords are the words of the profiles named, as GNU reads them: a
+// name starting ./ or / is that file, any other the file of that name in
+// each config directory; one that is not there is skipped (as GNU does);
+// lines starting with # are skipped, the others split as shell words.
+func profileWords(names []string) ([]string, error) {
+	var files []string
+	for _, name := range names {
+		if strings.HasPrefix(name, "./") || strings.HasPrefix(name, "/") {
+			files = append(files, name)
+			continue
+		}
+		for _, d := range profileDirs() {
+			files = append(files, filepath.Join(d, name))
+		}
+	}
+	var words []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue // GNU reads only the readable ones
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if strings.HasPrefix(strings.TrimLeft(line, " \t\r\f\v"), "#") {
+				continue
+			}
+			w, err := shellWords(line)
+			if err != nil {
+				return nil, fmt.Errorf("--profile: %s: %v", file, err)
+			}
+			words = append(words, w...)
+		}
+	}
+	return words, nil
+}
+
+// shellWords splits line as Perl's Text::ParseWords::shellwords: at
+// unquoted blanks; '...' as it is; "..." and outside quotes a backslash
+// keeps the next character.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote == '\'' && c == '\'', quote == '"' && c == '"':
+			quote = 0
+		case quote == '\'':
+			w.WriteByte(c)
+		case c == '\\' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+			in = true
+		case quote == '"':
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unmatched %c in %q", quote, line)
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// applyProfiles parses the words of the --profile files named (unless
+// --plain) into f as if given before the command line's options, as GNU
+// parallel does: an option of the command line wins over the profile's,
+// a repeatable one gets the profile's values first, a counted one both
+// counts. The profile's words after its options come before args (GNU:
+// a profile of "nice -n 1" runs every command under nice).
+func applyProfiles(f *pflag.FlagSet, fresh func() *pflag.FlagSet, names, args []string) ([]string, error) {
+	if _, plain := gnuChanged(f, "plain"); plain || len(names) == 0 {
+		return args, nil
+	}
+	words, err := profileWords(names)
+	if err != nil || len(words) == 0 {
+		return args, err
+	}
+	pf := fresh()
+	if err := pf.Parse(words); err != nil {
+		return nil, fmt.Errorf("--profile %s: %w", strings.Join(names, ","), gnuFlagError(err))
+	}
+	var setErr error
+	pf.Visit(func(p *pflag.Flag) {
+		main := p.Name
+		if a := p.Annotations[gnuAliasOf]; len(a) > 0 {
+			main = a[0]
+		}
+		m := f.Lookup(main)
+		if m == nil || setErr != nil || main == "profile" {
+			return
+		}
+		_, changed := gnuChanged(f, main)
+		if mv, ok := m.Value.(pflag.SliceValue); ok {
+			vals := p.Value.(pflag.SliceValue).GetSlice()
+			if changed {
+				vals = append(vals, mv.GetSlice()...)
+			}
+			setErr = mv.Replace(vals)
+			m.Changed = true
+			return
+		}
+		switch {
+		case changed && m.Value.Type() == "count":
+			var a, b int
+			fmt.Sscan(p.Value.String(), &a)
+			fmt.Sscan(m.Value.String(), &b)
+			setErr = f.Set(main, fmt.Sprint(a+b))
+		case !changed:
+			setErr = f.Set(main, p.Value.String())
+		} // else the command line's value wins
+	})
+	if setErr != nil {
+		return nil, fmt.Errorf("--profile %s: %v", strings.Join(names, ","), setErr)
+	}
+	return append(pf.Args(), args...), nil
+}
