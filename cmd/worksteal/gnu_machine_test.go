@@ -39,6 +39,12 @@ var gnuMachineCases = []gnuCase{
 	{name: "29.13 -J of a name in $PARALLEL_HOME", sh: `HOME=$PWD/h PARALLEL_HOME=$PWD/ph $P -J p5 echo ::: a b` + profileClean, files: profileFiles},
 	{name: "29.13 -J of a name not there is skipped", sh: `HOME=$PWD/h $P -J nosuch -k echo ::: a b` + profileClean, files: profileFiles},
 	{name: "29.13 --plain ignores -J", sh: `HOME=$PWD/h $P --plain -J p1 -k echo ::: a b` + profileClean, files: profileFiles},
+	// Without -J, GNU's config files; $PARALLEL after them.
+	{name: "29.13 ~/.parallel/config and ~/.parallelrc are read", sh: `HOME=$PWD/h $P echo ::: b a` + profileClean, files: configFiles},
+	{name: "29.13 $PARALLEL's options, before the command line's", sh: `HOME=$PWD/h PARALLEL='-j1 --tagstring "p q"' $P -k --tag echo ::: b a` + profileClean, files: configFiles},
+	{name: "29.13 -J replaces the config files, $PARALLEL is read", sh: `HOME=$PWD/h PARALLEL='-j1 --tagstring "p q"' $P -J p2 --tagstring r echo ::: b a` + profileClean, files: configFiles},
+	{name: "29.13 --plain reads neither", sh: `HOME=$PWD/h PARALLEL=--tag $P --plain -k echo ::: b a` + profileClean, files: configFiles},
+	{name: "29.13 $PARALLEL with an unknown option is refused", sh: `HOME=$PWD/h PARALLEL='-j1 --xyz' $P echo ::: a` + profileClean, refused: true, onlyStatus: true},
 	{name: "29.13 -J of a profile with a bad option is refused", sh: `HOME=$PWD/h $P -J p4 echo ::: a` + profileClean, files: profileFiles, refused: true, onlyStatus: true},
 }
 
@@ -53,4 +59,13 @@ var profileFiles = map[string]string{
 	"h/.parallel/p2":        "nice -n 1\n",
 	"h/.parallel/p4":        "--env X -a\n",
 	"ph/p5":                 "-k\n--tagstring 'in ph'\n",
+}
+
+// configFiles are GNU parallel's config files in a HOME (h) of a case's
+// own, and a profile.
+var configFiles = map[string]string{
+	"h/.parallel/will-cite": "",
+	"h/.parallel/config":    "--tag\n",
+	"h/.parallelrc":         "-k\n",
+	"h/.parallel/p2":        "nice -n 1\n",
 }

@@ -148,7 +148,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "no-run-if-empty", "norunifempty")
 	f.BoolVar(&g.noKeepOrder, "no-keep-order", false, "undo -k (output in the order the jobs finish)")
 	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")
-	f.BoolVar(&g.noop, "plain", false, "read no --profile (worksteal reads no $PARALLEL nor ~/.parallel/config)")
+	f.BoolVar(&g.noop, "plain", false, "read no --profile, $PARALLEL or config file (~/.parallel/config, ~/.parallelrc)")
 	gnuAlias(f, "plain", "gnu", "silent")
 	f.StringVar(&g.argFileSep, "arg-file-sep", "", "use this string instead of :::: (and STRING+ instead of ::::+)")
 	gnuAlias(f, "arg-file-sep", "argfilesep")

@@ -111,23 +111,49 @@ func shellWords(line string) ([]string, error) {
 	return words, nil
 }
 
-// applyProfiles parses the words of the --profile files named (unless
-// --plain) into f as if given before the command line's options, as GNU
-// parallel does: an option of the command line wins over the profile's,
-// a repeatable one gets the profile's values first, a counted one both
-// counts. The profile's words after its options come before args (GNU:
-// a profile of "nice -n 1" runs every command under nice).
+// applyProfiles reads what GNU parallel reads before the command line's
+// options, unless --plain: the --profile files named (without one, GNU's
+// config files: /etc/parallel/config, config in each config directory,
+// ~/.parallelrc), then $PARALLEL; their options go into f as if given
+// before the command line's (mergeWords), their other words before args
+// (GNU: a profile of "nice -n 1" runs every command under nice).
 func applyProfiles(f *pflag.FlagSet, fresh func() *pflag.FlagSet, names, args []string) ([]string, error) {
-	if _, plain := gnuChanged(f, "plain"); plain || len(names) == 0 {
+	if _, plain := gnuChanged(f, "plain"); plain {
 		return args, nil
 	}
+	what := "--profile " + strings.Join(names, ",")
+	if len(names) == 0 {
+		names, what = []string{"/etc/parallel/config", "config", os.Getenv("HOME") + "/.parallelrc"}, "~/.parallel/config"
+	}
+	// $PARALLEL's options come after the profiles' in GNU: merged first,
+	// the profiles' are then merged before them.
+	if env := os.Getenv("PARALLEL"); env != "" {
+		words, err := shellWords(env)
+		if err != nil {
+			return nil, fmt.Errorf("$PARALLEL: %v", err)
+		}
+		if args, err = mergeWords(f, fresh, "$PARALLEL", words, args); err != nil {
+			return nil, err
+		}
+	}
 	words, err := profileWords(names)
-	if err != nil || len(words) == 0 {
-		return args, err
+	if err != nil {
+		return nil, err
+	}
+	return mergeWords(f, fresh, what, words, args)
+}
+
+// mergeWords parses words as options given before those already in f: an
+// option already given wins, a repeatable one gets the words' values
+// first, a counted one both counts. The words after the options come
+// before args.
+func mergeWords(f *pflag.FlagSet, fresh func() *pflag.FlagSet, what string, words, args []string) ([]string, error) {
+	if len(words) == 0 {
+		return args, nil
 	}
 	pf := fresh()
 	if err := pf.Parse(words); err != nil {
-		return nil, fmt.Errorf("--profile %s: %w", strings.Join(names, ","), gnuFlagError(err))
+		return nil, fmt.Errorf("%s: %w", what, gnuFlagError(err))
 	}
 	var setErr error
 	pf.Visit(func(p *pflag.Flag) {
@@ -160,7 +186,7 @@ func applyProfiles(f *pflag.FlagSet, fresh func() *pflag.FlagSet, names, args []
 		} // else the command line's value wins
 	})
 	if setErr != nil {
-		return nil, fmt.Errorf("--profile %s: %v", strings.Join(names, ","), setErr)
+		return nil, fmt.Errorf("%s: %v", what, setErr)
 	}
 	return append(pf.Args(), args...), nil
 }
