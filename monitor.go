@@ -22,8 +22,9 @@ import (
 //     waits at most about 1.5 × StallAfter (default 10 ms, so about 15 ms),
 //     plus the time a spare needs to reach it. "Blocked" is the goroutine's
 //     state in the runtime's stack dump (anything but running, runnable or
-//     a stack copy): a worker that computes for a long time without a poll
-//     point is not blocked, and a spare would only share its CPU.
+//     a stack copy, and not a wait for the runtime itself: see blocked): a
+//     worker that computes for a long time without a poll point is not
+//     blocked, and a spare would only share its CPU.
 //   - A worker busy without progress for StallReport (default 1 s) while
 //     work is queued or another worker is idle, and that no spare stands
 //     in for: the monitor reports it once per stall, to Config.OnStall or

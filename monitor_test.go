@@ -57,25 +57,33 @@ func holdAWorker(t *testing.T, p *Pool) (id int, free func()) {
 // half stayed latent) and went idle afterwards, nothing can hand the half
 // over. The pool must not hang silently: the monitor reports the stalled
 // worker, with its stack. The test then releases the first half itself.
+//
+// The Join is the latent frame (below the eager depths), or, one level
+// deeper, a plain call (PROTOCOL.md "Join"), whose second half no poll
+// point can ever offer: Join's doc forbids the wait; the monitor reports it.
 func TestStallReportedForSelfWaitingHalf(t *testing.T) {
+	spin := func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
+		for !fbRan.Load() && !released.Load() { // no poll point
+			runtime.Gosched()
+		}
+	}
 	t.Run("spinning", func(t *testing.T) {
-		testSelfWaitReported(t, false, func(fbRan, released *atomic.Bool, _, _ <-chan struct{}) {
-			for !fbRan.Load() && !released.Load() { // no poll point
-				runtime.Gosched()
-			}
-		})
+		testSelfWaitReported(t, false, policy.EagerDepth, spin)
 	})
 	t.Run("blocked on a channel", func(t *testing.T) {
-		testSelfWaitReported(t, true, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
+		testSelfWaitReported(t, true, policy.EagerDepth, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
 			select { // no Blocking
 			case <-fbDone:
 			case <-release:
 			}
 		})
 	})
+	t.Run("spinning in a plain call", func(t *testing.T) {
+		testSelfWaitReported(t, false, policy.EagerDepth+1, spin)
+	})
 }
 
-func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
+func testSelfWaitReported(t *testing.T, blocked bool, depth int, wait func(fbRan, released *atomic.Bool, fbDone, release <-chan struct{})) {
 	reports := make(chan Stall, 4)
 	p := newTestPool(t, Config{Workers: 2, StallReport: 20 * time.Millisecond, OnStall: func(s Stall) {
 		select {
@@ -95,7 +103,10 @@ func testSelfWaitReported(t *testing.T, blocked bool, wait func(fbRan, released 
 	fbDone, release := make(chan struct{}), make(chan struct{})
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
-			belowEager(w, func(w *Worker) {
+			nestJoins(w, depth, func(w *Worker) {
+				if plain := w.depth >= w.gate; plain != (depth > policy.EagerDepth) {
+					t.Errorf("at depth %d the Join is a plain call: %v; want %v", depth, plain, depth > policy.EagerDepth)
+				}
 				Join(w, func(w *Worker) int {
 					inA <- w.ID()
 					wait(&fbRan, &released, fbDone, release) // waits for its own second half
@@ -420,3 +431,55 @@ func allocFib(w *Worker, n int) int {
 }
 
 var sinkAlloc atomic.Pointer[[256]byte]
+
+// BenchmarkStallMonitorCost: what the stall monitor costs a pool whose one
+// worker runs a long leaf without progress (par.SortFunc at 1 worker is
+// such a leaf: slices.SortFunc on a worker, issue 30). The leaf is a fixed
+// CPU-bound spin of about 100 ms, run on a plain goroutine, on a 1-worker
+// pool, and on one without the monitor (StallAfter -1); cpu-ms/op is the
+// process's CPU time per leaf (monitor included), ms/op the wall time.
+//
+//	go test -run '^$' -bench StallMonitorCost -count 5 .
+func BenchmarkStallMonitorCost(b *testing.B) {
+	const iters = 100_000_000
+	leaf := func() {
+		x := uint64(1)
+		for range iters {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+		sinkU.Store(x)
+	}
+	run := func(b *testing.B, f func()) {
+		var cpu time.Duration
+		cpuOK := true
+		for b.Loop() {
+			c0, ok0 := processCPU()
+			f()
+			c1, ok1 := processCPU()
+			cpu += c1 - c0
+			cpuOK = cpuOK && ok0 && ok1
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+		if cpuOK {
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		}
+	}
+	b.Run("on=goroutine", func(b *testing.B) {
+		run(b, func() {
+			done := make(chan struct{})
+			go func() { leaf(); close(done) }()
+			<-done
+		})
+	})
+	for _, c := range []struct {
+		name  string
+		after time.Duration
+	}{{"on=pool", 0}, {"on=pool-no-monitor", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			p := newTestPool(b, Config{Workers: 1, StallAfter: c.after})
+			run(b, func() { p.Do(func(*Worker) { leaf() }) })
+		})
+	}
+}

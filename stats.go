@@ -20,7 +20,10 @@ import (
 // second half that ran inline while latent is an executed job that was
 // never promoted, so executed as published is executed (jobs run from the
 // deque, the inbox, a steal, or a promoted frame popped back) plus
-// joins − promoted − the latent frames still open (run).
+// joins − promoted − the latent frames still open (run). A plain-call
+// Join's second half (join.go) is counted when the Join is made: while its
+// first half runs, and for good if that panics (fb is dropped), executed
+// counts one half that has not run.
 type counters struct {
 	executed, spawned, stolen, attempts, failed, parks uint64
 	joins                                              uint64 // Joins forked up to the last heartbeat (w.joins; spawned counts scope tasks)

@@ -165,14 +165,17 @@ func (w *Worker) PeersIdle() bool {
 	return sleepers != 0 || searching != 0
 }
 
-// Poll offers the second halves of the joins w is inside to idle workers,
-// if any worker is idle. It costs one load when none is.
+// Poll offers the latent second halves of the joins w is inside to idle
+// workers, if any worker is idle. It costs one load when none is.
 //
 // A Join does not show its second half to other workers at once (unless
 // it is within policy.EagerDepth levels of the root of w's stack, where it
 // does): it stays latent, known only to w, until a poll point finds a
 // worker idle while w's deque is empty, and publishes every latent half on
-// the deque, oldest (largest) first. Every Join,
+// the deque, oldest (largest) first. Only the oldest open Joins keep their
+// halves latent ([policy.LatentFrames] beyond those already offered); a
+// Join made below them is a plain call, whose second half only w runs,
+// after the first. Every Join,
 // JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
 // point, and so is every chunk of package par's loops. A task that runs
 // long without any of them — a sequential leaf of a millisecond or more

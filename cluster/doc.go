@@ -363,9 +363,10 @@
 //	                      run, save a checkpoint, hand a child over (and
 //	                      list it), ack, nak, in progress, term, hand a
 //	                      lost peer's tasks back; any name with the shared
-//	                      worker key), $KV.ws_workers.> (register),
-//	                      DIRECT.GET of KV_ws_results, KV_ws_checkpoints,
-//	                      KV_ws_failures and KV_ws_workers, ws.started.>,
+//	                      worker key; read a held task's checkpoint,
+//	                      failures, whether its result is in),
+//	                      $KV.ws_workers.> (register), DIRECT.GET of
+//	                      KV_ws_workers, ws.started.>,
 //	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
 //	                      ws.alive.* (failover)
 //	             receive  ws.dlv.<name>.> (its deliveries; any with the
@@ -492,12 +493,14 @@
 // on its own tasks whose deliver subject is one that workers hear (the
 // server does not check a deliver subject against permissions): give
 // person keys to people trusted to run commands on the workers. A worker
-// reads any result by direct get. A worker records, through the
+// reads no result, checkpoint or failure count directly: the recorder
+// answers for the tasks it holds. A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls, and (with a key of its own) with no
 // other worker's; the shared worker key may ask under any name. The holder
 // table is in the recorder's memory: a delivery made before serve
-// (re)started is not in it, and runs again after the ack wait. The
+// (re)started is not in it; the recorder refuses a request for it and
+// hands it back, and its redelivery is bound. The
 // checkpoints bucket (checkpoints, hand-over lists, failover's claims) is
 // written by the recorder only, for a delivery the asking worker holds.
 // Workers still send idle signals (any name with the shared worker key)

@@ -150,14 +150,14 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 		if d.delivered > 1 {
 			n.redelivered.Add(1)
 		}
-		if n.hasResult(d.key) {
+		if n.hasResult(d) {
 			n.duplicates.Add(1) // the result is in: this copy has nothing to do
 			n.settleMsg(d.msg, ackAck)
 			return nil, false
 		}
 	}
 	if d.delivered > 1 {
-		f, err := n.failures(s.settleCtx, d.key)
+		f, err := n.heldFailures(s.settleCtx, d)
 		if err != nil {
 			n.opts.onError(fmt.Errorf("cluster: reading the failures of %s: %w", d.key, err))
 			n.nakDelay(d.msg, time.Second)
@@ -454,13 +454,14 @@ func (n *Node) addDiscardedDirect(ctx context.Context, key string, delivered int
 	}
 }
 
-// hasResult says a result is recorded for key. On doubt (the server does
-// not answer), it says no: running the task again is safe.
-func (n *Node) hasResult(key string) bool {
+// hasResult says a result is recorded for delivery d's task. On doubt
+// (the server does not answer, the recorder refuses), it says no: running
+// the task again is safe.
+func (n *Node) hasResult(d *delivery) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), n.opts.defaultTimeout)
 	defer cancel()
-	_, err := n.results.Get(ctx, key)
-	return err == nil
+	_, ok, err := n.readHeld(ctx, d.msg, readResult, n.results, d.key)
+	return err == nil && ok
 }
 
 // record writes res, the outcome of delivery d, unless a result is

@@ -393,6 +393,12 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 		body := p.id + "\n" + p.seq + "\n" + strings.Join(held, "\n")
 		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(body)); err != nil {
 			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): the recorder: %w", p.name, why, err))
+			if errors.Is(err, ErrRefused) {
+				// Not lost as the recorder sees it (it heard the peer
+				// lately): look again at the next check, with the
+				// same list, rather than leave its tasks to the ack wait.
+				p.lost, p.held = false, held
+			}
 			return
 		}
 	} else {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -44,6 +45,28 @@ func (n *Node) failures(ctx context.Context, key string) (failureRecord, error) 
 			return failureRecord{}, err
 		}
 	}
+}
+
+// heldFailures is failures for delivery d, through the recorder for a
+// worker that works through one (which answers only for a delivery the
+// worker holds); a refusal (the job cancelled or gone) reads as none: the
+// run's outcome is refused in turn.
+func (n *Node) heldFailures(ctx context.Context, d *delivery) (failureRecord, error) {
+	if !n.viaRecorder() {
+		return n.failures(ctx, d.key)
+	}
+	v, ok, err := n.readHeld(ctx, d.msg, readFailures, n.failuresKV, d.key)
+	var f failureRecord
+	switch {
+	case errors.Is(err, ErrRefused):
+		return f, nil
+	case err != nil || !ok:
+		return f, err
+	}
+	if err := json.Unmarshal(v, &f); err != nil {
+		return f, fmt.Errorf("cluster: failures of %s: %w", d.key, err)
+	}
+	return f, nil
 }
 
 // addFailure counts one more failure of the handler of delivery d (see

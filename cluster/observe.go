@@ -674,42 +674,15 @@ func (o *Observer) State() State {
 	running := map[string]int{}
 	var live []WorkerInfo // the workers up, for the jobs' stalls
 	for _, w := range o.workers {
-		st := w.st
-		ws := WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
-			LastSeen: w.seen, SilentSec: now.Sub(w.seen).Seconds(), Executed: st.Executed, Failures: st.Failures,
-			Redelivered: st.Redelivered, Spawned: st.Spawned, Spilled: st.Spilled, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
-		every := cmp.Or(st.Every, statusEvery)
-		if silent := now.Sub(w.seen); (st.Stopping && silent > forgetStopped) || silent > forgetLost {
-			delete(o.workers, st.Name)
-			delete(o.spans, st.Name)
+		ws, up, keep := o.workerState(&s, now, w, running)
+		if !keep {
 			continue
 		}
-		switch {
-		case st.Stopping:
-			ws.Status = "stopped"
-		case now.Sub(w.seen) > statusMissed*every:
-			ws.Status = "lost"
-			ws.Utilization = 0
-		default:
-			live = append(live, WorkerInfo{Name: st.Name, Handlers: st.Handlers, Labels: st.Labels})
-			ws.Tasks = st.Running
-			ws.Running = len(st.Running)
-			for _, t := range st.Running {
-				running[t.Job]++
-				o.straggler(&s, now, st.Name, t)
-			}
+		if up {
+			live = append(live, WorkerInfo{Name: w.st.Name, Handlers: w.st.Handlers, Labels: w.st.Labels})
 		}
-		if ring := o.spans[st.Name]; ring != nil {
-			cut := now.Add(-o.cfg.Timeline).UnixMilli()
-			for i := range ring.spans {
-				sp := ring.spans[(ring.next+i)%len(ring.spans)]
-				if sp.StartMs+sp.Ms >= cut {
-					ws.Timeline = append(ws.Timeline, sp)
-				}
-			}
-		}
-		s.Redeliveries += st.Redelivered
-		s.Latency.Add(st.Latency)
+		s.Redeliveries += w.st.Redelivered
+		s.Latency.Add(w.st.Latency)
 		s.Workers = append(s.Workers, ws)
 	}
 	slices.SortFunc(s.Workers, func(a, b WorkerState) int { return strings.Compare(a.Name, b.Name) })
@@ -719,60 +692,7 @@ func (o *Observer) State() State {
 		if !j.recorded {
 			continue // results of a job whose record is gone
 		}
-		done := j.seen
-		if j.counted {
-			done = j.doneExact
-		}
-		total := j.tasks()
-		js := JobState{ID: j.id, Total: total, Handed: j.handedSum + j.live, Reduce: j.reduce, Running: running[j.id],
-			Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
-		js.Finished = o.finishedNow(j)
-		if js.Finished {
-			done = total // seen may count a result twice (reported twice)
-			if j.finishedSeen.IsZero() {
-				j.finishedSeen = now
-			}
-		} else {
-			js.Queued = max(0, o.inQueue[j.id]-js.Running)
-			var stalls []string
-			for _, r := range o.waits[j.id] {
-				if r.stalled(live) {
-					stalls = append(stalls, r.stall().String())
-				}
-			}
-			slices.Sort(stalls)
-			js.Waiting = strings.Join(stalls, "; ")
-			// What is done, running or queued is a task of the job, and
-			// an unfinished job has a task without a result: a total
-			// behind the statuses (a child's result counted before the
-			// status of the task that handed it over) is raised to that.
-			js.Total = max(total, done+js.Running+js.Queued, done+1)
-		}
-		js.Failed = min(len(j.failedKeys), done)
-		js.Succeeded = done - js.Failed
-		// The rate: the server's counts over the last 10 s.
-		if n := len(j.samples); n >= 2 && !js.Finished {
-			if dt := j.samples[n-1].at.Sub(j.samples[0].at); dt > 0 {
-				js.Rate = float64(j.samples[n-1].n-j.samples[0].n) / dt.Seconds()
-			}
-		}
-		// The ETA: what is left at that rate; unknown (-1) while a tree
-		// grows, since its total is not known until it ends.
-		switch left := js.Total - done; {
-		case js.Finished:
-			js.ETASec = 0
-		case j.mayGrow():
-		case js.Rate > 0:
-			js.ETASec = float64(left) / js.Rate
-		}
-		// The elapsed time ends with the job: at its last result seen, or
-		// when its submitter saw it end (its record's Ended), or when the
-		// observer first saw it finished.
-		end := now
-		if js.Finished {
-			end = cmp.Or(j.ended, j.lastEnd, j.finishedSeen)
-		}
-		js.ElapsedSec = max(0, end.Sub(j.created).Seconds())
+		js := o.jobState(j, now, running[j.id], live)
 		s.Queued += js.Queued
 		s.Running += js.Running
 		s.Jobs = append(s.Jobs, js)
@@ -790,6 +710,109 @@ func (o *Observer) State() State {
 		s.Jobs = s.Jobs[:maxJobs]
 	}
 	return s
+}
+
+// workerState is worker w's row at now: its status, running tasks (counted
+// per job into running, each checked as a straggler into s) and timeline.
+// up: it counts for the jobs' stalls; !keep: it has been gone long enough
+// to be forgotten, and is. o.mu is held.
+func (o *Observer) workerState(s *State, now time.Time, w *workerView, running map[string]int) (ws WorkerState, up, keep bool) {
+	st := w.st
+	ws = WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
+		LastSeen: w.seen, SilentSec: now.Sub(w.seen).Seconds(), Executed: st.Executed, Failures: st.Failures,
+		Redelivered: st.Redelivered, Spawned: st.Spawned, Spilled: st.Spilled, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
+	every := cmp.Or(st.Every, statusEvery)
+	if silent := now.Sub(w.seen); (st.Stopping && silent > forgetStopped) || silent > forgetLost {
+		delete(o.workers, st.Name)
+		delete(o.spans, st.Name)
+		return ws, false, false
+	}
+	switch {
+	case st.Stopping:
+		ws.Status = "stopped"
+	case now.Sub(w.seen) > statusMissed*every:
+		ws.Status = "lost"
+		ws.Utilization = 0
+	default:
+		up = true
+		ws.Tasks = st.Running
+		ws.Running = len(st.Running)
+		for _, t := range st.Running {
+			running[t.Job]++
+			o.straggler(s, now, st.Name, t)
+		}
+	}
+	if ring := o.spans[st.Name]; ring != nil {
+		cut := now.Add(-o.cfg.Timeline).UnixMilli()
+		for i := range ring.spans {
+			sp := ring.spans[(ring.next+i)%len(ring.spans)]
+			if sp.StartMs+sp.Ms >= cut {
+				ws.Timeline = append(ws.Timeline, sp)
+			}
+		}
+	}
+	return ws, up, true
+}
+
+// jobState is job j's row at now: its counts (running of its tasks run on
+// the workers), what it waits for (the routes no worker of live can take),
+// its rate, ETA and elapsed time. o.mu is held.
+func (o *Observer) jobState(j *jobView, now time.Time, running int, live []WorkerInfo) JobState {
+	done := j.seen
+	if j.counted {
+		done = j.doneExact
+	}
+	total := j.tasks()
+	js := JobState{ID: j.id, Total: total, Handed: j.handedSum + j.live, Reduce: j.reduce, Running: running,
+		Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
+	js.Finished = o.finishedNow(j)
+	if js.Finished {
+		done = total // seen may count a result twice (reported twice)
+		if j.finishedSeen.IsZero() {
+			j.finishedSeen = now
+		}
+	} else {
+		js.Queued = max(0, o.inQueue[j.id]-js.Running)
+		var stalls []string
+		for _, r := range o.waits[j.id] {
+			if r.stalled(live) {
+				stalls = append(stalls, r.stall().String())
+			}
+		}
+		slices.Sort(stalls)
+		js.Waiting = strings.Join(stalls, "; ")
+		// What is done, running or queued is a task of the job, and
+		// an unfinished job has a task without a result: a total
+		// behind the statuses (a child's result counted before the
+		// status of the task that handed it over) is raised to that.
+		js.Total = max(total, done+js.Running+js.Queued, done+1)
+	}
+	js.Failed = min(len(j.failedKeys), done)
+	js.Succeeded = done - js.Failed
+	// The rate: the server's counts over the last 10 s.
+	if n := len(j.samples); n >= 2 && !js.Finished {
+		if dt := j.samples[n-1].at.Sub(j.samples[0].at); dt > 0 {
+			js.Rate = float64(j.samples[n-1].n-j.samples[0].n) / dt.Seconds()
+		}
+	}
+	// The ETA: what is left at that rate; unknown (-1) while a tree
+	// grows, since its total is not known until it ends.
+	switch left := js.Total - done; {
+	case js.Finished:
+		js.ETASec = 0
+	case j.mayGrow():
+	case js.Rate > 0:
+		js.ETASec = float64(left) / js.Rate
+	}
+	// The elapsed time ends with the job: at its last result seen, or
+	// when its submitter saw it end (its record's Ended), or when the
+	// observer first saw it finished.
+	end := now
+	if js.Finished {
+		end = cmp.Or(j.ended, j.lastEnd, j.finishedSeen)
+	}
+	js.ElapsedSec = max(0, end.Sub(j.created).Seconds())
+	return js
 }
 
 // straggler adds t to s.Stragglers if it has run longer than the factor

@@ -30,6 +30,7 @@ const (
 	recHello     = "hello"      // a worker starts serving (body: its Serve's id): tap its deliveries
 	recLost      = "lost"       // failover: a watched peer is lost (body: its Serve's id, then its last held list's number and lines): hand its deliveries back
 	recCkpt      = "checkpoint" // save the held task's checkpoint (body: the data)
+	recRead      = "read"       // read one of the held task's records (header Ws-Read: readResult, ...): a worker reads nothing else
 
 	hdrAck       = "Ws-Ack"       // the delivery's reply subject: what the worker holds
 	hdrDelivered = "Ws-Delivered" // the delivery count of a discarded run
@@ -37,11 +38,24 @@ const (
 	hdrStatus    = "Ws-Status"    // the recorder's answer: ok, dup, refused
 	hdrNoSpawn   = "Ws-No-Spawn"  // on a task message: its job does not hand children over (Job.NoSpawn)
 	hdrList      = "Ws-List"      // on a spawn request: add the child to the held task's list of handed-over children first
+	hdrRead      = "Ws-Read"      // on a read request: which record of the held task
+)
+
+// The records of a held task that a worker may read (recRead): whether its
+// result is in (never the result itself), its checkpoint, its list of
+// handed-over children, its count of children run again, its failures.
+const (
+	readResult   = "result"
+	readCkpt     = "checkpoint"
+	readHanded   = "handed"
+	readReran    = "reran"
+	readFailures = "failures"
 )
 
 // The recorder's answers.
 const (
 	recOK      = "ok"
+	recNone    = "none"    // a read: no such record
 	recDup     = "dup"     // a result is recorded already: nothing written
 	recRefused = "refused" // the check failed: nothing written (body: the reason)
 	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
@@ -455,8 +469,17 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	switch {
 	case err != nil:
 		return nil, 0, 0, err
-	case h == nil:
-		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: no delivery of it is held (settled, or never delivered to a worker that said hello)", seq)
+	case h == nil || h.delivered < delivered:
+		// A delivery the table lacks: settled already (the server ignores
+		// the nak), never made, or made where the recorder did not hear
+		// it: before serve (re)started, or to a Serve before its hello.
+		// Handed back, so that its redelivery is made where the recorder
+		// hears it and binds its holder (a worker's heartbeats and result
+		// for it come here within a heartbeat); a key that names another
+		// worker's such delivery costs that task a second run, never an
+		// outcome (it records nothing).
+		r.n.nc.Publish(ack, ackNak)
+		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table (settled, never made, or made before serve started or a hello): handed back to be delivered again", seq, delivered)
 	case h.worker != worker:
 		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
@@ -747,6 +770,10 @@ func (r *recorder) handle(ctx context.Context, m *nats.Msg) {
 	case op == recResults:
 		reply.Header.Set(hdrStatus, recOK)
 		reply.Data = []byte(body) // one answer a line
+	case op == recRead:
+		st, data, _ := strings.Cut(body, "\n")
+		reply.Header.Set(hdrStatus, st)
+		reply.Data = []byte(data)
 	default:
 		reply.Header.Set(hdrStatus, body)
 	}
@@ -1119,6 +1146,36 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		}
 		r.count(func(s *RecorderStats) { s.Spawned++ })
 		return recOK, nil
+	case recRead:
+		// The held task's own records only: a worker's key reads no
+		// result, checkpoint or count of any other task, and of its own
+		// task's result only whether it is in.
+		var kv jetstream.KeyValue
+		k := key
+		switch m.Header.Get(hdrRead) {
+		case readResult:
+			kv = n.results
+		case readCkpt:
+			kv = n.checkpoints
+		case readHanded:
+			kv, k = n.checkpoints, key+handedSuffix
+		case readReran:
+			kv, k = n.checkpoints, key+reranSuffix
+		case readFailures:
+			kv = n.failuresKV
+		default:
+			return "", refuse(RefusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
+		}
+		e, err := kv.Get(ctx, k)
+		switch {
+		case isNotFound(err):
+			return recNone, nil
+		case err != nil:
+			return "", err
+		case kv == n.results:
+			return recOK, nil
+		}
+		return recOK + "\n" + string(e.Value()), nil
 	case recCkpt:
 		// The held task's own key only: a worker saves no other task's
 		// progress, and none under a lease it lost.

@@ -68,6 +68,33 @@ func (n *Node) deliverySubject(worker, id string) string {
 // role (see Record).
 func (n *Node) viaRecorder() bool { return n.opts.role == RoleWorker }
 
+// readHeld reads one record (what: readResult, readCkpt, ...) of the task
+// of delivery msg: from kv's key directly, or, for a worker that works
+// through a recorder, from the recorder, which answers only for a
+// delivery the worker holds (a worker's key reads neither results nor
+// checkpoints nor failure counts itself). ok is false when there is no
+// such record; for readResult the value is never returned, only ok.
+func (n *Node) readHeld(ctx context.Context, msg *nats.Msg, what string, kv jetstream.KeyValue, key string) (value []byte, ok bool, err error) {
+	if !n.viaRecorder() {
+		e, err := kv.Get(ctx, key)
+		if isNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if what == readResult {
+			return nil, true, nil
+		}
+		return e.Value(), true, nil
+	}
+	st, body, err := n.askRecorder(ctx, recRead, msg.Reply, map[string]string{hdrRead: what}, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	return body, st == recOK, nil
+}
+
 // askRecorder sends a request for the delivery ack to the recorder and
 // returns its status and body, retrying while the recorder or the server
 // is away, until ctx is done. A refusal is ErrRefused with the reason.

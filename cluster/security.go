@@ -171,17 +171,15 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 		pub.Allow = append(pub.Allow,
 			api+"CONSUMER.MSG.NEXT."+tasks+".*", // pull tasks
 			api+"CONSUMER.LIST."+tasks,          // find the routes it can serve
-			s+".rec.*.*",                        // ask the recorder (as itself only, with a name: RolePermissionsFor) to record a result, count a failure or a discarded run, save a checkpoint, hand a child over, ack, nak, hand a lost peer's tasks back
-			"$KV."+s+"_workers.>",               // register, deregister
-			api+"DIRECT.GET."+results+".>",      // is a redelivered task done already?
-			api+"DIRECT.GET."+checkpoints+".>",  // load a checkpoint
-			api+"DIRECT.GET."+failures+".>",     // the attempts a task has used
-			api+"DIRECT.GET."+workers+".>",      // live workers: the peers it watches (failover)
-			s+".started.>",                      // start notices
-			s+".status.*",                       // its status, for the dashboard
-			s+".ran.>",                          // runs whose result was a duplicate
-			s+".idle.>",                         // say it is idle (as itself only, with a name: RolePermissionsFor)
-			s+".held.*", s+".alive.*",           // failover: say what it holds; ping a watched peer
+			s+".rec.*.*",                        // ask the recorder (as itself only, with a name: RolePermissionsFor) to record a result, count a failure or a discarded run, save or read a checkpoint, hand a child over, ack, nak, hand a lost peer's tasks back; whether a held task's result is in, its failures
+
+			"$KV."+s+"_workers.>",          // register, deregister
+			api+"DIRECT.GET."+workers+".>", // live workers: the peers it watches (failover)
+			s+".started.>",                 // start notices
+			s+".status.*",                  // its status, for the dashboard
+			s+".ran.>",                     // runs whose result was a duplicate
+			s+".idle.>",                    // say it is idle (as itself only, with a name: RolePermissionsFor)
+			s+".held.*", s+".alive.*",      // failover: say what it holds; ping a watched peer
 		)
 		sub.Allow = append(sub.Allow, s+".dlv.>")                              // its deliveries (its own only, with a name: RolePermissionsFor)
 		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers

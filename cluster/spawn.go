@@ -315,17 +315,20 @@ func (u *treeUnit) wait(root *treeNode, out []byte, err error) ([]byte, []byte, 
 
 // reranKey is the checkpoint key of the count of a unit's local children
 // that started in runs lost with their worker.
-func reranKey(job, task string) string { return resultKey(job, task) + ".reran" }
+func reranKey(job, task string) string { return resultKey(job, task) + reranSuffix }
+
+// reranSuffix ends the key of that count.
+const reranSuffix = ".reran"
 
 // loadReran reads that count (0 on doubt).
 func (s *serving) loadReran(u *treeUnit) int {
 	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
 	defer cancel()
-	e, err := s.n.checkpoints.Get(ctx, reranKey(u.job, u.task))
-	if err != nil {
+	v, ok, err := s.n.readHeld(ctx, u.msg, readReran, s.n.checkpoints, reranKey(u.job, u.task))
+	if err != nil || !ok {
 		return 0
 	}
-	k, _ := strconv.Atoi(string(e.Value()))
+	k, _ := strconv.Atoi(string(v))
 	return k
 }
 
@@ -590,12 +593,12 @@ func (n *Node) appendHanded(ctx context.Context, key, id string) error {
 func (s *serving) loadHanded(u *treeUnit) map[string]bool {
 	ctx, cancel := context.WithTimeout(u.ctx, s.n.opts.defaultTimeout)
 	defer cancel()
-	e, err := s.n.checkpoints.Get(ctx, handedKey(u))
-	if err != nil {
+	v, ok, err := s.n.readHeld(ctx, u.msg, readHanded, s.n.checkpoints, handedKey(u))
+	if err != nil || !ok {
 		return nil
 	}
 	m := map[string]bool{}
-	for _, id := range strings.Split(string(e.Value()), "\n") {
+	for _, id := range strings.Split(string(v), "\n") {
 		m[id] = true
 	}
 	return m

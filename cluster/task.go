@@ -306,12 +306,9 @@ func LoadCheckpoint(ctx context.Context) ([]byte, error) {
 	}
 	cctx, cancel := r.node.timeout(ctx)
 	defer cancel()
-	e, err := r.node.checkpoints.Get(cctx, r.key)
-	if err != nil {
-		if isNotFound(err) {
-			return nil, nil
-		}
+	v, ok, err := r.node.readHeld(cctx, r.msg, readCkpt, r.node.checkpoints, r.key)
+	if err != nil || !ok {
 		return nil, err
 	}
-	return e.Value(), nil
+	return v, nil
 }

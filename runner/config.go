@@ -78,6 +78,15 @@ type Config struct {
 	// OutputLineBuffer, where the lines go out as they come). Not under
 	// OutputUngroup.
 	Color func(res *Result) (begin, end string)
+	// Compress, when set, is a shell command each job's stdout and its
+	// stderr pass through, each whole, when the job ends, and then
+	// Decompress ("Compress -dc" when empty): GNU parallel's
+	// --compress-program and --decompress-program, which keep its
+	// buffered output compressed. A compressor or decompressor that fails
+	// fails the job (exit status 255, its output dropped), as GNU's
+	// compressor does. Not under OutputLineBuffer or OutputUngroup, whose
+	// output is not held.
+	Compress, Decompress string
 	// Verbose writes each job's command line, and a newline, on Stdout
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
@@ -110,6 +119,16 @@ type Config struct {
 	// Grace is the time a job's process group has between SIGTERM and
 	// SIGKILL when it is stopped; ≤ 0 means 2s.
 	Grace time.Duration
+	// TTY gives each job the terminal, /dev/tty, as its stdin when it has
+	// no other and the terminal can be opened (GNU parallel's --open-tty
+	// and --tty), and runs it in the runner's process group, the
+	// terminal's, so that it may read it: a stop then reaches only the
+	// job's shell.
+	TTY bool
+	// TermSeq, when set, stops a job instead (GNU parallel's --term-seq):
+	// each step's signal to the job's process group, then up to its Wait
+	// for the group to be gone, until one is (nothing after the last).
+	TermSeq []TermStep
 
 	// Nice, if > 0, runs every job at this niceness (GNU parallel's
 	// --nice; see Command.Nice).

@@ -100,6 +100,14 @@ type Input struct {
 	// them: TAG ({name}) another name of a replacement string, or a
 	// series of s/regexp/replacement/ statements on each value.
 	Rpl []string
+	// Parens are GNU parallel's --parens: the left and right delimiters
+	// of a perl expression, the string's halves ("" is {==}). Perl is not
+	// supported: a command holding the pair is refused as {= =} is, and
+	// {= =} is then text.
+	Parens string
+	// Templates are GNU parallel's --template files, written as each job
+	// starts.
+	Templates []TemplateFile
 
 	// MaxArgs puts up to MaxArgs records (one value of each source) in one
 	// job (GNU parallel -n, -N); Fill puts as many as fit in MaxLen bytes
@@ -200,7 +208,10 @@ func (in Input) Jobs() ([]Job, error) {
 		}
 		sources = []Source{{Name: "input", Lines: in.Lines}}
 	}
-	syn := rplSyntax{plus: in.Plus}
+	syn, err := rplSyntax{plus: in.Plus}.withParens(in.Parens)
+	if err != nil {
+		return nil, err
+	}
 	if len(in.Rpl) > 0 {
 		user, err := userRpls(in.Rpl)
 		if err != nil {
@@ -221,7 +232,6 @@ func (in Input) Jobs() ([]Job, error) {
 	// Each source's values, each value already split into its columns.
 	keepArgs := in.Tag != nil || in.Results != nil // only --tag and --results use the values as read
 	vals := make([][]value, len(sources))
-	var err error
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
@@ -334,9 +344,26 @@ func (in Input) Jobs() ([]Job, error) {
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
+	var files [][2]*template // each template file's name and content
+	for _, tf := range in.Templates {
+		name, err := compileText(tf.Name, syn, tmpl.slotWidth)
+		if err != nil {
+			return nil, err
+		}
+		content, err := compileText(tf.Content, syn, tmpl.slotWidth)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, [2]*template{name, content})
+	}
+	extra := []*template{tag, res}
+	for _, f := range files {
+		extra = append(extra, f[0], f[1])
+	}
+	lm := newCmdLen(tmpl, extra...)
 	var groups [][]record
 	if in.NoArgs || in.MaxArgs > 1 || in.Fill {
-		if groups, err = in.group(tmpl, recs); err != nil {
+		if groups, err = in.group(lm, recs); err != nil {
 			return nil, err
 		}
 	}
@@ -373,9 +400,11 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))
-		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); len(j.Command) >= maxLen {
+		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, maxLen) {
 			// GNU: "Command line too long", and nothing is run.
-			return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, len(j.Command), maxLen, j.Seq, j.Command)
+			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= maxLen {
+				return nil, tooLong(n, maxLen, j.Seq, g[0])
+			}
 		}
 		if keepArgs {
 			x := j.gnu
@@ -404,6 +433,17 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 			j.gnu = x
 		}
+		if len(files) > 0 {
+			if j.gnu == nil {
+				j.gnu = &jobGNU{}
+			}
+			for _, f := range files {
+				var ff filledFile
+				ff.nameParts, ff.nameWidths = f[0].expand(row, j.Seq, total)
+				ff.contentParts, ff.contentWidths = f[1].expand(row, j.Seq, total)
+				j.gnu.templates = append(j.gnu.templates, ff)
+			}
+		}
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
@@ -424,9 +464,10 @@ func columnsBefore(vals [][]value) int {
 }
 
 // group cuts the records into jobs: one record each, or as many as
-// MaxArgs, Fill and MaxLen allow, spread at the end as GNU parallel's
-// populate does for -m and -X.
-func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
+// MaxArgs, Fill and MaxLen allow by GNU parallel's reckoning of the length
+// (gnulen.go), spread at the end as GNU parallel's populate does for -m
+// and -X.
+func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 	if in.NoArgs || (in.MaxArgs <= 1 && !in.Fill) {
 		// One record each.
 		groups := make([][]record, len(recs))
@@ -435,29 +476,23 @@ func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 		}
 		return groups, nil
 	}
-	maxLen := in.MaxLen
-	if maxLen == 0 {
-		maxLen = DefaultMaxLen
-	}
+	maxLen := cmp.Or(in.MaxLen, DefaultMaxLen)
 	limit := in.MaxArgs // 0: no cap but the length
-	base := len(strings.Join(firstOf(tmpl.expand(nil, 1, 1)), ""))
-	cost := func(r record) int {
-		return max(len(strings.Join(firstOf(tmpl.expand(r.cols, 1, 1)), ""))-base, 0) + 1
-	}
 	var groups [][]record
 	spread := false
 	for i := 0; i < len(recs); {
-		k, length := 0, base
+		k := 0
+		j := lm.job(len(groups)+1, len(recs))
 		for i+k < len(recs) {
-			length += cost(recs[i+k])
-			k++
-			if length >= maxLen {
-				if k > 1 {
-					k--
+			n, add := j.with(recs[i+k])
+			if n >= maxLen {
+				if k > 0 {
 					break
 				}
-				return nil, fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, length, maxLen, i+1, strings.Join(recs[i].cols, " "))
+				return nil, tooLong(n, maxLen, i+1, recs[i])
 			}
+			j.push(recs[i+k], add)
+			k++
 			if limit > 0 && k >= limit {
 				break
 			}
@@ -474,8 +509,6 @@ func (in Input) group(tmpl *template, recs []record) ([][]record, error) {
 	}
 	return groups, nil
 }
-
-func firstOf(parts []string, _ []int) []string { return parts }
 
 // trimSpace trims Perl's white space off v: "l" left, "r" right, "lr" or
 // "rl" both, else none.

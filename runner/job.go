@@ -41,6 +41,7 @@ type jobGNU struct {
 	tag, results         string
 	tagParts, resParts   []string // tag and results cut at each {%}
 	tagWidths, resWidths []int
+	templates            []filledFile // Input.Templates filled in
 }
 
 // CommandIn returns the command as run in slot: Command with each {%} of

@@ -2,7 +2,11 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
+	"context"
+	"fmt"
 	"io"
+	"os/exec"
 	"sync"
 )
 
@@ -144,4 +148,39 @@ func colorLines(dst []byte, begin, end string, p []byte) []byte {
 		dst = append(append(append(dst, line...), end...), '\n')
 	}
 	return dst
+}
+
+// compressed passes e's output through Config.Compress and Decompress, as
+// GNU parallel's --compress-program keeps a job's buffered output: the
+// output written is what the decompressor gives back. e.Received stays
+// the job's own count. A program that fails fails the job: exit status
+// 255, no output but the error.
+func (r *run) compressed(ctx context.Context, e Exit) Exit {
+	decompress := r.cfg.Decompress
+	if decompress == "" {
+		decompress = r.cfg.Compress + " -dc"
+	}
+	shell := cmp.Or(r.cfg.Shell, "/bin/sh")
+	through := func(prg string, data []byte) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, shell, "-c", prg)
+		cmd.Stdin = bytes.NewReader(data)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%s%s failed", errOut.Bytes(), prg)
+		}
+		return out.Bytes(), nil
+	}
+	for _, b := range []*[]byte{&e.Stdout, &e.Stderr} {
+		packed, err := through(r.cfg.Compress, *b)
+		if err == nil {
+			*b, err = through(decompress, packed)
+		}
+		if err != nil {
+			e.Stdout, e.Stderr, e.Received = nil, []byte(fmt.Sprintf("worksteal: %v\n", err)), 0
+			e.Code = 255
+			return e
+		}
+	}
+	return e
 }

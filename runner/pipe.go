@@ -430,7 +430,8 @@ type PipeJobs struct {
 	// with Cat or Fifo a command without replacement strings gets the
 	// file's name appended, as GNU parallel does.
 	Template []string
-	Quote    bool // GNU's -q
+	Quote    bool   // GNU's -q
+	Parens   string // GNU's --parens: the delimiters of a perl expression ("" is {==})
 	// Cat gives each job its chunk as a temporary file instead of stdin,
 	// named by $PARALLEL_TMP (GNU's --cat), removed when the job is done;
 	// Fifo as a named pipe (--fifo), which the job must open and read.
@@ -451,7 +452,11 @@ func (pj PipeJobs) template() (*template, error) {
 	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
 		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
 	}
-	t, err := compileTemplate(pj.Template, pj.Quote, rplSyntax{})
+	syn, err := rplSyntax{}.withParens(pj.Parens)
+	if err != nil {
+		return nil, err
+	}
+	t, err := compileTemplate(pj.Template, pj.Quote, syn)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -55,6 +57,43 @@ type Command struct {
 	// Stdout and Stderr, if set, receive the output as it comes instead of
 	// Exit.Stdout and Exit.Stderr.
 	Stdout, Stderr io.Writer
+	// TermSeq, when set, stops the command in its steps instead of
+	// SIGTERM and SIGKILL after Grace (Config.TermSeq).
+	TermSeq []TermStep
+	// TTY runs the shell in this process's group, the terminal's, so that
+	// it may read the terminal (Config.TTY): a stop reaches the shell
+	// alone, and a Reaper does not take it.
+	TTY bool
+}
+
+// TermStep is a step of stopping a job (GNU parallel's --term-seq): Signal
+// to the job's process group, then up to Wait for the group to be gone.
+type TermStep struct {
+	Signal syscall.Signal
+	Wait   time.Duration
+}
+
+// stopInSteps sends the steps of seq to the group until it is gone or
+// the steps end; waited is closed when the shell has been reaped.
+func stopInSteps(p *os.Process, pgid int, seq []TermStep, waited <-chan struct{}) {
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for _, st := range seq {
+		signalGroup(p, pgid, st.Signal)
+		deadline := time.NewTimer(st.Wait)
+	wait:
+		for groupAlive(pgid, waited) {
+			select {
+			case <-deadline.C:
+				break wait
+			case <-tick.C:
+			}
+		}
+		deadline.Stop()
+		if !groupAlive(pgid, waited) {
+			return
+		}
+	}
 }
 
 // Exec runs c.Line with the shell in a new process group, with no stdin,
@@ -97,6 +136,9 @@ func Exec(ctx context.Context, c Command) Exit {
 	// Ctrl-C reaches only us (we then stop the jobs in order). See
 	// process_unix.go and process_other.go for what each system does.
 	cmd.SysProcAttr = groupAttr()
+	if c.TTY {
+		cmd.SysProcAttr = ttyAttr()
+	}
 
 	e := Exit{Start: time.Now(), Code: -1}
 	if err := ctx.Err(); err != nil {
@@ -108,7 +150,11 @@ func Exec(ctx context.Context, c Command) Exit {
 		return e
 	}
 	pgid := cmd.Process.Pid
-	if c.Reaper != nil {
+	if c.TTY {
+		// Not a group of its own: the signals go to the shell alone
+		// (kill(2) of -pgid is the process pgid).
+		pgid = -pgid
+	} else if c.Reaper != nil {
 		c.Reaper.add(pgid)
 		defer c.Reaper.remove(pgid)
 	}
@@ -123,6 +169,10 @@ func Exec(ctx context.Context, c Command) Exit {
 		case <-ctx.Done():
 		}
 		cancelled = true
+		if len(c.TermSeq) > 0 {
+			stopInSteps(cmd.Process, pgid, c.TermSeq, waited)
+			return
+		}
 		terminateGroup(cmd.Process, pgid)
 		t := time.NewTimer(grace)
 		defer t.Stop()

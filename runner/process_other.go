@@ -26,6 +26,21 @@ func killGroup(p *os.Process, _ int) {
 	}
 }
 
+func ttyAttr() *syscall.SysProcAttr { return nil }
+
+// signalGroup: only the shell can be stopped, and only by killing it.
+func signalGroup(p *os.Process, _ int, _ syscall.Signal) { killGroup(p, 0) }
+
+// groupAlive: the shell lives until it has been reaped.
+func groupAlive(_ int, waited <-chan struct{}) bool {
+	select {
+	case <-waited:
+		return false
+	default:
+		return true
+	}
+}
+
 const reaperSupported = false
 
 func reaperAttr() *syscall.SysProcAttr { return nil }

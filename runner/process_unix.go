@@ -20,6 +20,20 @@ func groupAttr() *syscall.SysProcAttr {
 // terminateGroup asks every process of the group to stop (SIGTERM).
 func terminateGroup(_ *os.Process, pgid int) { syscall.Kill(-pgid, syscall.SIGTERM) }
 
+// ttyAttr keeps the command in this process's group (a terminal's
+// foreground group may read it); it still dies with this process.
+func ttyAttr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{}
+	setDeathSignal(a)
+	return a
+}
+
+// signalGroup sends sig to every process of the group.
+func signalGroup(_ *os.Process, pgid int, sig syscall.Signal) { syscall.Kill(-pgid, sig) }
+
+// groupAlive says a process of the group lives (or is not yet reaped).
+func groupAlive(pgid int, _ <-chan struct{}) bool { return syscall.Kill(-pgid, 0) == nil }
+
 // killGroup kills whatever is left of the group (SIGKILL). The group's id
 // cannot have been reused while any member lives, and kill fails with
 // ESRCH once none does.

@@ -104,7 +104,7 @@ func rplBody(body string) (piece, error) {
 			rest = strings.TrimLeft(r, " \t\n;")
 		}
 	}
-	return piece{kind: 'a', fn: func(v string) string {
+	return piece{kind: 'a', expr: squeeze(body), fn: func(v string) string {
 		for _, alts := range stmts {
 			for _, f := range alts {
 				var ok bool

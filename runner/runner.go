@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -321,7 +322,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, Nice: r.cfg.Nice}
+	c := Command{Shell: r.cfg.Shell, Line: a.line, Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}
@@ -354,9 +355,22 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			return
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
+		if err := js.job.writeTemplates(slot); err != nil {
+			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
+			return
+		}
+		if r.cfg.TTY && c.Stdin == nil {
+			if tty, err := os.Open("/dev/tty"); err == nil {
+				c.Stdin, c.TTY = tty, true
+				defer tty.Close()
+			}
+		}
 		e := Exec(actx, c)
 		if flush != nil {
 			flush()
+		}
+		if r.cfg.Compress != "" && c.Stdout == nil && actx.Err() == nil {
+			e = r.compressed(actx, e)
 		}
 		r.events <- attemptDone{a: a, e: e, sent: sent()}
 	}()

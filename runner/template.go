@@ -48,6 +48,7 @@ type piece struct {
 	pos  int  // 'a': 1-based position, negative from the end; 0 every argument
 	mod  string
 	fn   func(string) string // 'a': a --plus expression applied after mod; nil if none
+	expr string              // the text of fn's expression (piece.key)
 	skip byte                // 'a': 'u' {uniq}, 'c' {choose_k}: the job may be skipped (template.skips)
 }
 
@@ -66,6 +67,7 @@ type template struct {
 	appended   bool      // the template had no replacement string: {} was appended
 	uniq       bool      // --plus {uniq}: skip a job whose values repeat
 	chooseK    bool      // --plus {choose_k}: skip a job whose values do not rise strictly
+	bare       bool      // {}'s values are joined with nothing (--template's text, as GNU fills it)
 }
 
 // rplSyntax says which replacement strings a template knows beyond GNU's
@@ -74,6 +76,23 @@ type rplSyntax struct {
 	plus  bool
 	names map[string]int   // column name → 1-based position
 	user  map[string]piece // --rpl tags without their braces (rpl.go)
+	perl  *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
+}
+
+// withParens sets the delimiters of perl expressions to GNU's --parens
+// parens: its halves (Perl's substr($p, 0, 0.5*length $p) and the rest).
+func (syn rplSyntax) withParens(parens string) (rplSyntax, error) {
+	if parens == "" {
+		return syn, nil
+	}
+	if len(parens) < 2 {
+		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", ErrBadInput, parens)
+	}
+	l, r := parens[:len(parens)/2], parens[len(parens)/2:]
+	// GNU matches the shortest pair: text that holds no delimiter
+	// between them.
+	syn.perl = regexp.MustCompile(regexp.QuoteMeta(l) + `(?s:.*?)` + regexp.QuoteMeta(r))
+	return syn, nil
 }
 
 // compileTemplate parses the words of a command template. quote is GNU's
@@ -83,13 +102,19 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	if len(words) == 0 {
 		words = []string{"{}"}
 	}
+	perl := perlRplRE
+	if syn.perl != nil {
+		perl = syn.perl
+	}
+	// GNU joins words while one holds a left delimiter without its right
+	// (merge_rpl_parts): a perl expression may span words.
+	if m := perl.FindString(strings.Join(words, " ")); m != "" {
+		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
+	}
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
 			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, errNUL)
-		}
-		if m := perlRplRE.FindString(w); m != "" {
-			return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
 		}
 		var ps []piece
 		last := 0
@@ -186,7 +211,7 @@ func (syn rplSyntax) parse(in string) (piece, bool, error) {
 	if !ok || err != nil {
 		return piece{}, false, err
 	}
-	return piece{kind: 'a', pos: pos, fn: fn}, true, nil
+	return piece{kind: 'a', pos: pos, fn: fn, expr: rest}, true, nil
 }
 
 var plusPosRE = regexp.MustCompile(`^(-?[0-9]+)(.*)$`)
@@ -419,7 +444,7 @@ func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
 				continue
 			}
 			for k, v := range ctx {
-				if k > 0 {
+				if k > 0 && !t.bare {
 					f.flush(true)
 				}
 				group.WriteString(t.value(v, p))

@@ -94,6 +94,36 @@ func ReadMachine() (Reading, error) {
 	return r, err
 }
 
+// ReadSwap reads the pages swapped in and out since boot (pswpin and
+// pswpout of /proc/vmstat, Linux), for GNU parallel's --noswap.
+func ReadSwap() (in, out int64, err error) {
+	b, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading the swap activity: %w", err)
+	}
+	found := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		name, v, ok := strings.Cut(l, " ")
+		if !ok || (name != "pswpin" && name != "pswpout") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading the swap activity: /proc/vmstat %s: %q", name, v)
+		}
+		if name == "pswpin" {
+			in = n
+		} else {
+			out = n
+		}
+		found++
+	}
+	if found != 2 {
+		return 0, 0, errors.New("reading the swap activity: /proc/vmstat has no pswpin and pswpout")
+	}
+	return in, out, nil
+}
+
 // memFree sums GNU parallel's fields of /proc/meminfo, in bytes.
 func memFree(meminfo []byte) (int64, error) {
 	var kb int64

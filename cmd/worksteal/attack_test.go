@@ -120,10 +120,19 @@ func (a *attacker) hold(t *testing.T, route, id string) *nats.Msg {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
-	if err := a.nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.ws_tasks."+route, "ws.dlv."+a.name+"."+id+".1", []byte(`{"batch":1,"no_wait":true}`)); err != nil {
-		t.Fatal(err)
+	// The route may exist before its tasks do: pull again while the
+	// server answers "No Messages" (404).
+	var m *nats.Msg
+	for {
+		if err := a.nc.PublishRequest("$JS.API.CONSUMER.MSG.NEXT.ws_tasks."+route, "ws.dlv."+a.name+"."+id+".1", []byte(`{"batch":1,"no_wait":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		m, err = sub.NextMsg(testdeadline.Left(t))
+		if err != nil || m.Reply != "" || m.Header.Get("Status") != "404" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	m, err := sub.NextMsg(testdeadline.Left(t))
 	if err != nil || m.Reply == "" {
 		t.Fatalf("the attacker got no task: %v %v", m, err)
 	}
@@ -158,7 +167,7 @@ func forgedResult(job, task, parent string, spawned ...string) []byte {
 // variables.
 func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
+	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--shared-worker-key"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")

@@ -87,7 +87,7 @@ func TestOneCredentialPerHolder(t *testing.T) {
 		// only to the old address, so start it again.
 		start(t, "", nil, append([]string{"worker", "--nats", url2, "--name", "w1"}, creds("w1")...)...)
 	}
-	if code, out, errs := run(t, "echo never\n", nil, append([]string{"run", "--nats", url2, "--job", "a2"}, append(creds("worker")[:2:2], creds("bob")[2:]...)...)...); code == 0 || out != "" {
+	if code, out, errs := run(t, "echo never\n", nil, append([]string{"run", "--nats", url2, "--job", "a2"}, append(creds("w2")[:2:2], creds("bob")[2:]...)...)...); code == 0 || out != "" {
 		t.Errorf("a worker's key as a submitter: exit %d, %q, %q; want a refusal", code, out, errs)
 	}
 	if code, out, errs := run(t, "echo never\n", nil, "run", "--nats", url2, "--job", "a3", "--creds", filepath.Join(kept, "alice.nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),

@@ -21,7 +21,7 @@ func TestCredentialsAreKeptSecret(t *testing.T) {
 	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
 		t.Fatalf("serve init: %s", errs)
 	}
-	creds := filepath.Join(dir, "worker.nk")
+	creds := filepath.Join(dir, "worker1.nk") // serve init's default: a key of its own per worker
 	seedBytes, err := os.ReadFile(creds)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
 	waitForEither(t, worker, "serving sh", "not set up yet")
 	if code, out, errs := run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
@@ -124,7 +124,7 @@ func TestObserverReadsNoOutput(t *testing.T) {
 	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker")}, "worker", "--nats", url, "-j", "2")
+	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
 	waitForEither(t, worker, "serving sh", "not set up yet")
 	if code, out, errs := run(t, "echo top-secret\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "top-secret\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)

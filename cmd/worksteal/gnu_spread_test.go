@@ -16,10 +16,10 @@ import (
 func init() { gnuCases = append(gnuCases, gnuSpreadCases...) }
 
 // slowProducer writes 1 2 3 (-N2: the block-timeout case) or 1 2, then
-// waits until a job has touched d1 (bounded: 60 s), then writes the rest:
+// waits until a job has touched d1 (bounded: 120 s), then writes the rest:
 // without --block-timeout no job runs before the input ends, and the data
 // says so.
-const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 1200 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
+const slowProducer = `(printf '%s'; w=0; while [ ! -e d1 ] && [ $w -lt 2400 ]; do sleep 0.05; w=$((w+1)); done; [ -e d1 ] || echo no job ran first; printf '%s') | $P `
 
 var gnuSpreadCases = []gnuCase{
 	// --block-timeout (man parallel: "--block-timeout duration"): a
@@ -43,6 +43,7 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --tee without ::: runs nothing", args: []string{"--pipe", "--tee", "wc"}, stdin: seq10},
 	{name: "29.9 --tee with -a values", args: []string{"--pipe", "--tee", "-a", "af", "-k", "echo {}; wc -l"}, stdin: "1\n2\n3\n", files: map[string]string{"af": "x\ny\n"}},
 	{name: "29.9 --pipepart --tee", args: []string{"--pipepart", "-a", "f", "--tee", "-k", "--joblog", "-", "wc {}", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}, joblog: "-"},
+	{name: "29.9 --pipepart --tee :::: FILE is the data", args: []string{"--pipepart", "--tee", "-k", "wc {}", "::::", "f", ":::", "-l", "-c"}, files: map[string]string{"f": seq10}},
 	{name: "29.9 --tee alone is ignored", args: []string{"--tee", "-k", "echo", ":::", "a", "b"}},
 
 	// --shard (man parallel: "--shard shardexpr"): -j jobs, lines of one
@@ -62,6 +63,8 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --bin by number", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%} {#}; paste -sd' '`}, stdin: "1\n2\n3\n4\n5\n6\n7\n"},
 	{name: "29.9 --bin --colsep ' ' second column", args: []string{"--pipe", "--colsep", " ", "--bin", "2", "-j2", "-k", `echo {%}; paste -sd,`}, stdin: "x 1\ny 2\nz 3\nw 5\n"},
 	{name: "29.9 --bin Perl numbers: 0, negative, fractions, words", args: []string{"--pipe", "--bin", "1", "-j3", "-k", `echo {%}; paste -sd' '`}, stdin: "0\n-1\n2.7\n-2.5\nx\n 4\n5abc\n1e1\n"},
+	{name: "29.9 --bin with a Perl expression is refused", args: []string{"--pipe", "--colsep", ",", "--bin", `Address s/\D//g`, "-j2", "cat"}, stdin: "Address,x\nA1,a\n", onlyStatus: true, wsRefuses: true},
+	{name: "29.9 --shard and --bin without --pipe are ignored", sh: `$P --shard 1 -k echo ::: a b; $P --bin 1 -k echo ::: c`},
 	{name: "29.9 --bin joblog: Send 0", args: []string{"--pipe", "--bin", "1", "-j2", "-k", "--joblog", "-", "cat >/dev/null"}, stdin: "1\n2\n3\n4\n", joblog: "-"},
 	{name: "29.9 --bin by column name", args: []string{"--pipe", "--colsep", ",", "--bin", "N", "-j2", "-k", "echo ---; cat"}, stdin: "N,V\n1,a\n2,b\n3,c\n"},
 
@@ -94,8 +97,10 @@ var gnuSpreadCases = []gnuCase{
 	{name: "29.9 --csv with -a and :::", args: []string{"--csv", "-a", "f", "-k", `echo "[{1}][{2}][{3}]"`, ":::", "x,y"}, files: map[string]string{"f": "a,\"b\nc\"\n"}},
 	{name: "29.9 --csv --colsep a tab", args: []string{"--csv", "--colsep", "\t", "-k", `echo "[{1}][{2}]"`}, stdin: "a\t\"b\tc\"\n"},
 	{name: "29.9 --pipe --csv cuts after whole records", args: []string{"--csv", "--pipe", "--block", "5", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\nf,g\n"},
+	{name: "29.9 --pipepart --csv cuts at lines", args: []string{"--pipepart", "-a", "f", "--csv", "--block", "10", "-k", "echo ---; cat"}, files: map[string]string{"f": tableCSV[19:]}},
 	{name: "29.9 --pipe --csv ignores -N", args: []string{"--csv", "--pipe", "-N1", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,e\n"},
 	{name: "29.9 --pipe --csv an open quote at the end", args: []string{"--csv", "--pipe", "--block", "3", "-k", "echo ---; cat"}, stdin: "a,\"x\ny\"\nb,c\nd,\"e\n"},
+	{name: "29.9 --group-by a Perl expression alone is refused", args: []string{"--pipe", "--group-by", `s/\D//g`, "-kN1", "cat"}, stdin: "1\n", onlyStatus: true, wsRefuses: true},
 	{name: "29.9 --group-by with a Perl expression is refused", args: []string{"--pipe", "--group-by", `1 s/\D//g`, "-kN1", "cat"}, stdin: "1\n", onlyStatus: true, wsRefuses: true},
 }
 

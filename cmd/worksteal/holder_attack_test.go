@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/testdeadline"
@@ -29,7 +30,9 @@ import (
 // back as lost; as w1 it tries to ask the recorder, to settle the
 // delivery directly, and to hear w1's deliveries; past the recorder it
 // tries to write w1's task's checkpoint and hand-over list, to purge
-// another's, and to claim w1's tasks for failover. The refusals are
+// another's, and to claim w1's tasks for failover; it asks the recorder
+// to read w1's task's records, and once the job is done reads its
+// results, checkpoints and failure counts directly. The refusals are
 // counted by role and reason where the dashboard hears them. It also records late under its own lost lease. Each is
 // refused (by the server, or by the recorder, which logs it), each task
 // runs once, and the job prints its real outputs.
@@ -111,7 +114,12 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	seq, task := md.Sequence.Stream, mine.Header.Get("Ws-Task")
 	a.settle(mine.Reply, "-NAK")
 
-	start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "4", "--name", "w1"}, creds("w1")...)...)
+	w1 := start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "4", "--name", "w1"}, creds("w1")...)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("w1's stderr:\n%s\nserve's log:\n%s", w1.stderr, logs())
+		}
+	})
 	// w1's delivery of the attacker's task, from w1's held list.
 	var w1ID, theirs string
 	testdeadline.Until(t, "w1's held list naming task "+task, 20*time.Millisecond, func() bool {
@@ -148,6 +156,8 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		{"a child", "spawn", map[string]string{"Ws-Task": task + "=0"}, []byte(`{"cmd":"echo FORGED"}`)},
 		{"a child listed in the unit's hand-over list", "spawn", map[string]string{"Ws-Task": task + "=0", "Ws-List": "1"}, []byte(`{"cmd":"echo FORGED"}`)},
 		{"a checkpoint", "checkpoint", nil, []byte("FORGED")},
+		{"a read of whether the task's result is in", "read", map[string]string{"Ws-Read": "result"}, nil},
+		{"a read of the task's checkpoint", "read", map[string]string{"Ws-Read": "checkpoint"}, nil},
 	}
 	for _, tr := range tries {
 		st, body := a.ask(t, tr.op, theirs, tr.hdr, tr.data)
@@ -189,13 +199,16 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		}
 	}
 
-	// Nothing of the attacker's is in the checkpoints bucket.
-	if kv, err := a.js.KeyValue(ctx, "ws_checkpoints"); err != nil {
+	// Nothing of the attacker's is in the checkpoints bucket (its keys, from
+	// the stream's per-subject counts: a worker's key reads no value).
+	if st, err := a.js.Stream(ctx, "KV_ws_checkpoints"); err != nil {
 		t.Errorf("the checkpoints bucket: %v", err)
+	} else if info, err := st.Info(ctx, jetstream.WithSubjectFilter("$KV.ws_checkpoints.>")); err != nil {
+		t.Errorf("the checkpoints bucket's keys: %v", err)
 	} else {
 		for _, k := range []string{"victim." + task, "victim." + task + ".handed", "lost." + w1ID + ".1"} {
-			if e, err := kv.Get(ctx, k); err == nil {
-				t.Errorf("checkpoint key %s holds %q after w2's attempts; want none", k, e.Value())
+			if c := info.State.Subjects["$KV.ws_checkpoints."+k]; c != 0 {
+				t.Errorf("checkpoint key %s has %d values after w2's attempts; want none", k, c)
 			}
 		}
 	}
@@ -216,6 +229,20 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	}
 	if code, out := sub.cmd.ProcessState.ExitCode(), sub.stdout.String(); code != 0 || out != "real0\nreal1\nreal2\n" {
 		t.Errorf("run: exit %d, stdout %q, stderr %q; want the real outputs", code, out, sub.stderr)
+	}
+	// The job's results, checkpoints and failure counts, read directly
+	// with w2's key: refused (a worker reads only its held tasks' records,
+	// through the recorder).
+	reads := []string{"$JS.API.DIRECT.GET.KV_ws_results.$KV.ws_results.victim.0", "$JS.API.DIRECT.GET.KV_ws_results",
+		"$JS.API.DIRECT.GET.KV_ws_checkpoints.$KV.ws_checkpoints.victim.0", "$JS.API.DIRECT.GET.KV_ws_failures.$KV.ws_failures.victim.0",
+		"$JS.API.STREAM.MSG.GET.KV_ws_results"}
+	for _, s := range reads {
+		a.nc.PublishRequest(s, a.nc.NewRespInbox(), []byte(`{"last_by_subj":"$KV.ws_results.victim.0"}`))
+	}
+	for _, s := range reads {
+		if !a.wasRefused(t, s) {
+			t.Errorf("the server did not refuse w2's read %s", s)
+		}
 	}
 	for i := range 3 {
 		data, err := os.ReadFile(filepath.Join(work, "runs"+strconv.Itoa(i)))

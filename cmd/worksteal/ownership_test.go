@@ -63,7 +63,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		"--http", "127.0.0.1:0")
 	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
 	dashURL := waitFor(t, serve.stdout, `dashboard on (http://\S+/)`)[1]
-	start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker")...)...)
+	start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker1")...)...)
 	as := func(who string, stdin string, args ...string) (int, string, string) {
 		return run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
 	}

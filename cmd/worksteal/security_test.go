@@ -124,7 +124,7 @@ func secrets(t *testing.T, dir string) []string {
 // environment name files only).
 func TestSecureDeployment(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	code, initOut, initErr := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1")
+	code, initOut, initErr := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key")
 	if code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, initErr)
 	}

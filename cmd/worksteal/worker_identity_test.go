@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,5 +46,85 @@ func TestServeInitGivesWorkersKeysOfTheirOwn(t *testing.T) {
 		}
 	case <-time.After(testdeadline.Left(t)):
 		t.Fatal("gpu1's key registering as gpu9 still runs")
+	}
+}
+
+// TestRevokingOneWorkerTouchesNoOther: serve init gives each worker a key
+// of its own by default (worker1.nk without --workers; no shared
+// worker.nk unless asked for, with a warning). With w1 and w2 from
+// --workers, both serve; w1 is revoked and serve restarted: w1's key (a
+// copy its machine kept) is refused, w2 keeps serving and runs a job.
+func TestRevokingOneWorkerTouchesNoOther(t *testing.T) {
+	def := filepath.Join(t.TempDir(), "default")
+	if code, out, errs := run(t, "", nil, "serve", "init", "--dir", def, "--host", "127.0.0.1", "--no-tls"); code != 0 || !strings.Contains(out, "worker1.nk (registers as worker1 only)") || strings.Contains(out, "worker.nk") {
+		t.Errorf("serve init without --workers: exit %d, %q, %q; want worker1.nk and no shared key", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(def, "worker.nk")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("serve init wrote the shared worker.nk without --shared-worker-key (%v)", err)
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	if code, out, _ := run(t, "", nil, "serve", "init", "--dir", shared, "--no-tls", "--shared-worker-key"); code != 0 || !strings.Contains(out, "warning: "+filepath.Join(shared, "worker.nk")+" is one key for every worker") {
+		t.Errorf("serve init --shared-worker-key: exit %d, %q; want worker.nk with a warning", code, out)
+	}
+	if _, _, errs := run(t, "", nil, "worker", "--nats", "nats://127.0.0.1:1", "--creds", filepath.Join(shared, "worker.nk")); !strings.Contains(errs, "warning: "+filepath.Join(shared, "worker.nk")+" is the key every worker shares") {
+		t.Errorf("a worker with the shared key: stderr %q; want a warning", errs)
+	}
+
+	dir := filepath.Join(t.TempDir(), "secrets")
+	if code, out, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls", "--workers", "w1,w2"); code != 0 || strings.Contains(out, "worker.nk") {
+		t.Fatalf("serve init --workers w1,w2: exit %d, %q, %q", code, out, errs)
+	}
+	store := filepath.Join(t.TempDir(), "js")
+	startServe := func() (*proc, string) {
+		p := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", store)
+		return p, waitFor(t, p.stdout, `JetStream on (\S+)`)[1]
+	}
+	serve, url := startServe()
+	key := func(name string) string { return filepath.Join(dir, name+".nk") }
+	startWorker := func(url, creds string) *proc {
+		return start(t, "", nil, "worker", "--nats", url, "-j", "1", "--creds", creds)
+	}
+	w1, w2 := startWorker(url, key("w1")), startWorker(url, key("w2"))
+	runJob := func(url, id string) (int, string, string) {
+		return run(t, "echo "+id+"\n", nil, "run", "--nats", url, "--creds", key("submitter"), "--job", id)
+	}
+	if code, out, errs := runJob(url, "j1"); code != 0 || out != "j1\n" {
+		t.Fatalf("a job with w1 and w2: exit %d, %q, %q", code, out, errs)
+	}
+	kept := filepath.Join(t.TempDir(), "w1.nk") // w1's machine keeps its copy
+	data, err := os.ReadFile(key("w1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run(t, "", nil, "serve", "credentials", "revoke", "--dir", dir, "--name", "w1"); code != 0 || !strings.Contains(out, "revoked w1") {
+		t.Fatalf("revoke w1: exit %d, %q, %q", code, out, errs)
+	}
+	for _, p := range []*proc{serve, w1, w2} {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		<-p.done
+	}
+	serve, url = startServe()
+	w1 = startWorker(url, kept)
+	select {
+	case <-w1.done:
+	case <-time.After(testdeadline.Left(t)):
+		t.Fatalf("w1's revoked key still serves: stderr %q", w1.stderr)
+	}
+	if code := w1.cmd.ProcessState.ExitCode(); code == 0 || !strings.Contains(w1.stderr.String(), "refused the credentials") {
+		t.Errorf("w1 after its key was revoked: exit %d, stderr %q; want a refusal", code, w1.stderr)
+	}
+	startWorker(url, key("w2"))
+	if code, out, errs := runJob(url, "j2"); code != 0 || out != "j2\n" {
+		t.Errorf("a job after w1 was revoked: exit %d, %q, %q; want w2 to run it", code, out, errs)
+	}
+	code, out, errs := run(t, "", nil, "job", "results", "j2", "--json", "--nats", url, "--creds", key("submitter"))
+	if code != 0 || !strings.Contains(out, `"worker":"w2"`) {
+		t.Errorf("job results j2: exit %d, %q, %q; want the task run by w2", code, out, errs)
+	}
+	if !strings.Contains(serve.stdout.String()+serve.stderr.String(), "authentication 4 nkey users") {
+		t.Errorf("serve after the revocation: %q; want 4 users (submitter, observer, admin, w2)", serve.stdout)
 	}
 }

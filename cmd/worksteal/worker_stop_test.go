@@ -68,7 +68,7 @@ func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
 			var workerEnv, runArgs []string
 			if tls {
 				dir := filepath.Join(t.TempDir(), "secrets")
-				if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1"); code != 0 {
+				if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key"); code != 0 {
 					t.Fatalf("serve init: %s", errs)
 				}
 				srv.extra = []string{"--config", filepath.Join(dir, "server.conf")}

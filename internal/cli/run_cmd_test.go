@@ -254,10 +254,10 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 // never taken for something else.
 func TestRunRefusesGNUOptionsByName(t *testing.T) {
 	cases := []struct{ flag, want string }{
-		{"--shard", "GNU parallel's option --shard is not supported"},
+		{"--sqlworker", "GNU parallel's option --sqlworker is not supported"},
 		{"--tmux", "GNU parallel's option --tmux is not supported"},
-		{"--csv", "GNU parallel's option --csv is not supported"},
-		{"--tee", "GNU parallel's option --tee is not supported"},
+		{"--transfer", "GNU parallel's option --transfer is not supported"},
+		{"--shebang-wrap", "GNU parallel's option --shebang-wrap is not supported"},
 		{"-g", "GNU parallel's option -g is not supported"},
 		{"-S", "GNU parallel's option -S (--sshlogin) is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL"},
 		{"--sshlogin", "use worksteal run --nats URL"},

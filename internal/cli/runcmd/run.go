@@ -467,6 +467,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
 		return runError(err)
 	}
+	if cfg.gnu.tty && cfg.jobs == "" {
+		cfg.jobs = "1" // GNU: --tty is -j1 unless -j says otherwise
+	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
@@ -517,7 +520,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	argEnv, teeData := env, ""
 	if cfg.pipe.teeMode() {
-		if teeData, argEnv, err = teePrepare(env, &cfg); err != nil { // run_tee.go
+		if teeData, argEnv, args, err = teePrepare(env, &cfg, args); err != nil { // run_tee.go
 			return runError(err)
 		}
 	}
@@ -568,6 +571,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		if cfg.gnu.files {
 			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
 		}
+		if g := cfg.gnu; g.tty || g.openTTY || g.compress || g.compressPrg != "" || len(g.templates) > 0 || g.termSeq != "" {
+			return runError(errors.New("--tty, --open-tty, --compress, --compress-program, --template and --term-seq are for a local run: with --nats the workers run the jobs"))
+		}
 		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
 			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
 		}
@@ -579,7 +585,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		}
 	}
 	if cfg.dryRun {
-		return printPlan(cmd.OutOrStdout(), todo, order, history)
+		return printPlan(cmd.OutOrStdout(), todo, order, history, rcfg.Tag)
 	}
 
 	if cfg.pipe.teeMode() {
@@ -786,10 +792,16 @@ func fileExists(path string) bool {
 // printPlan writes the commands in start order (--dry-run). The jobs that
 // --plus {uniq} or {choose_k} skip are shown, and count as failed, as GNU
 // parallel's dry run does.
-func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration) error {
+func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration, tag bool) error {
 	skipped := 0
 	for _, j := range runner.Plan(jobs, order, history) {
-		fmt.Fprintln(w, j.CommandIn(1)) // {%}: GNU parallel's dry run shows slot 1
+		line := j.CommandIn(1) // {%}: GNU parallel's dry run shows slot 1
+		if tag {
+			// GNU prints a dry run's command as the job's output:
+			// each line tagged.
+			line = string(tagLines(j.TagIn(1)+"\t", []byte(line)))
+		}
+		fmt.Fprintln(w, line)
 		if j.Skipped() {
 			skipped++
 		}

@@ -70,7 +70,7 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 	case cfg.gnu.delay != "":
 		return runError(errors.New("--delay is for a local run: with --nats the workers start the tasks"))
 	case cfg.dryRun:
-		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil)
+		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, rcfg.Tag)
 	}
 	if _, err := cluster.ParseLabels(cfg.require); err != nil {
 		return runError(fmt.Errorf("--require: %w", err))

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
@@ -49,7 +52,11 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	}
 	if bigNGiven {
 		n, nGiven = bigN, true
-		in.ContextReplace = !g.multiArgs && !g.xargs
+		// GNU: -N and -L replace in context (unless -m or --xargs);
+		// -l and --max-lines only take the records.
+		given, _ := gnuChanged(f, "max-replace-args")
+		lines := given == "-l" || given == "--max-lines" || given == "--maxlines"
+		in.ContextReplace = !g.multiArgs && !g.xargs && !lines
 	}
 	if nGiven {
 		in.MaxArgs = n
@@ -123,6 +130,25 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 	in.Shuffle = g.shuf
 	in.Plus = g.plus
 	in.Rpl = g.rpl
+	in.Parens = g.parens
+	byFile := map[string]int{} // GNU keeps one NAME per FILE: the last
+	for _, t := range g.templates {
+		file, name, ok := strings.Cut(t, "=")
+		if !ok {
+			return fmt.Errorf("--template %q: want FILE=NAME", t)
+		}
+		content, err := os.ReadFile(file)
+		if err != nil {
+			return fmt.Errorf("--template: cannot open '%s': %v", file, err)
+		}
+		tf := runner.TemplateFile{Name: name, Content: string(content)}
+		if i, seen := byFile[file]; seen {
+			in.Templates[i] = tf
+			continue
+		}
+		byFile[file] = len(in.Templates)
+		in.Templates = append(in.Templates, tf)
+	}
 	in.NoRunIfEmpty = g.noRunIfEmpty
 	in.Slots = slots
 	if _, ok := gnuChanged(f, "tagstring"); ok {
@@ -137,6 +163,10 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 
 // config fills in the parts of rcfg that gnuConfig sets.
 func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
+	if g.tty && !g.group && !g.lineBuffer {
+		g.ungroup = true // GNU: --tty is -u unless --group says otherwise
+	}
+	rcfg.TTY = g.tty || g.openTTY
 	modes := 0
 	for _, b := range []bool{g.group, g.lineBuffer, g.ungroup} {
 		if b {
@@ -158,6 +188,24 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 			return fmt.Errorf("%s %q: want the name of an environment variable", given, g.slotVar)
 		}
 		rcfg.SlotVar = g.slotVar
+	}
+	if given, ok := gnuChanged(f, "term-seq"); ok {
+		seq, err := parseTermSeq(g.termSeq)
+		if err != nil {
+			return fmt.Errorf("%s: %w", given, err)
+		}
+		rcfg.TermSeq = seq
+	}
+	if g.compress || g.compressPrg != "" {
+		// GNU: --compress-program implies --compress; --compress takes
+		// the first of its compressors found, else cat.
+		rcfg.Compress, rcfg.Decompress = g.compressPrg, g.decompressPrg
+		if rcfg.Compress == "" {
+			rcfg.Compress, rcfg.Decompress = findCompressor()
+			if g.decompressPrg != "" {
+				rcfg.Decompress = g.decompressPrg
+			}
+		}
 	}
 	// GNU: --tag is ignored under -u.
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
@@ -254,6 +302,45 @@ func unquotePrintf(s string) string {
 }
 
 var octalRE = regexp.MustCompile(`\\[0-7]{3}|\\[0-7]`)
+
+// findCompressor is GNU parallel's find_compression_program: the first of
+// its compressors on $PATH, as "p -c -1" and "p -dc", else cat.
+func findCompressor() (compress, decompress string) {
+	for _, p := range []string{"pzstd", "lbzip2", "pbzip2", "zstd", "pixz", "lz4", "pigz", "lzop", "plzip", "lzip", "gzip",
+		"lrz", "pxz", "bzip2", "lzma", "xz", "clzip"} {
+		if _, err := exec.LookPath(p); err == nil {
+			return p + " -c -1", p + " -dc"
+		}
+	}
+	return "cat", "cat"
+}
+
+// parseTermSeq reads GNU parallel's --term-seq: signals and the
+// milliseconds to wait after each, comma-separated (a last signal may
+// lack its wait: none).
+func parseTermSeq(s string) ([]runner.TermStep, error) {
+	parts := strings.Split(s, ",")
+	var seq []runner.TermStep
+	for i := 0; i < len(parts); i += 2 {
+		var st runner.TermStep
+		if n, err := strconv.Atoi(parts[i]); err == nil && n > 0 {
+			st.Signal = syscall.Signal(n)
+		} else if sig, ok := signalNamed(parts[i]); ok {
+			st.Signal = sig
+		} else {
+			return nil, fmt.Errorf("%q: %q is not a signal (TERM, SIGTERM or a number)", s, parts[i])
+		}
+		if i+1 < len(parts) {
+			ms, err := strconv.ParseFloat(parts[i+1], 64)
+			if err != nil || ms < 0 {
+				return nil, fmt.Errorf("%q: %q is not a number of milliseconds", s, parts[i+1])
+			}
+			st.Wait = time.Duration(ms * float64(time.Millisecond))
+		}
+		seq = append(seq, st)
+	}
+	return seq, nil
+}
 
 // csvSep checks --colsep for --csv: one character, taken literally (GNU
 // gives it to Text::CSV as its sep_char, which fails on more).

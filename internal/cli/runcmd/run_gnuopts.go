@@ -51,6 +51,14 @@ type gnuConfig struct {
 	trace          bool      // -t, --verbose: each command on stderr as it starts
 	files          bool      // --files, --output-as-files: each job's output to a file, its name printed
 	rpl            []string  // --rpl: 'TAG BODY' replacement string definitions
+	parens         string    // --parens: the delimiters of a perl expression
+	templates      []string  // --template, --tmpl: FILE=NAME, filled in as each job starts
+	tty            bool      // --tty: --open-tty, -j1 and -u unless given
+	openTTY        bool      // --open-tty, -o: the jobs read the terminal
+	termSeq        string    // --term-seq: the signals and waits that stop a job
+	compress       bool      // --compress: the buffered output through the first compressor found
+	compressPrg    string    // --compress-program
+	decompressPrg  string    // --decompress-program
 	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
 	noKeepOrder    bool      // --no-keep-order: undo -k
 	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
@@ -120,6 +128,18 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.StringArrayVar(&g.templates, "template", nil, "FILE=NAME: as each job starts, write FILE's text to NAME, the replacement strings of both filled in (values unquoted); repeatable")
+	gnuAlias(f, "template", "tmpl", "templates")
+	f.BoolVar(&g.tty, "tty", false, "give the jobs the terminal as stdin (--open-tty), one at a time (-j1 unless -j is given), their output as it comes (-u unless --group is given)")
+	f.BoolVarP(&g.openTTY, "open-tty", "o", false, "give each job the terminal (/dev/tty) as its stdin, in the terminal's process group, so that it may read it; a stop then reaches only the job's shell")
+	f.StringVar(&g.termSeq, "term-seq", "", "stop a job (--timeout, --halt now, an interrupt) with these signals and the milliseconds to wait after each, as TERM,200,KILL,25 (by default TERM, then KILL after --grace)")
+	gnuAlias(f, "term-seq", "termseq")
+	f.BoolVar(&g.compress, "compress", false, "pass each job's output through a compressor and back (GNU's list: pzstd, lbzip2, pbzip2, zstd, pixz, lz4, pigz, lzop, plzip, lzip, gzip, lrz, pxz, bzip2, lzma, xz, clzip; else cat)")
+	f.StringVar(&g.compressPrg, "compress-program", "", "pass each job's output through this shell command and back through --decompress-program (implies --compress)")
+	gnuAlias(f, "compress-program", "use-compress-program")
+	f.StringVar(&g.decompressPrg, "decompress-program", "", "with --compress: the command that gives the output back (default: the compressor's -dc)")
+	gnuAlias(f, "decompress-program", "use-decompress-program")
+	f.StringVar(&g.parens, "parens", "", "the left and right delimiters of a perl expression, as the string's halves ({==} by default): perl is not supported, so a command holding them is refused")
 	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
 	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
 	gnuAlias(f, "no-run-if-empty", "norunifempty")
@@ -232,18 +252,17 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"i", "U", "parens",
+	"i", "U",
 	"linkinputsource|xapplyinputsource",
-	"context-replace", "templates|tmpl|template", "a-sep",
+	"context-replace", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll", "compress",
-	"compress-program|use-compress-program", "decompress-program|use-decompress-program",
+	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"noswap", "memsuspend", "term-seq|termseq",
+	"memsuspend",
 	"use-cores-instead-of-threads|usecoresinsteadofthreads", "use-cpus-instead-of-cores|usecpusinsteadofcores",
 	"use-sockets-instead-of-threads|usesocketsinsteadofthreads", "threads",
-	"interactive|p", "open-tty|o", "tty", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",
@@ -298,6 +317,11 @@ func gnuFlagError(err error) error {
 	}
 	if given != canon {
 		given += " (" + canon + ")"
+	}
+	if canon == "--filter" {
+		// GNU evaluates the filter as Perl, its replacement strings
+		// filled in: no part of it is other than Perl.
+		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: its filter is a Perl expression, and perl expressions (as {= =}) are not supported (drop the jobs from the input instead)", given)
 	}
 	if canon == "--sshlogin" || canon == "--sshloginfile" {
 		return fmt.Errorf("GNU parallel's option %s is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL", given)

@@ -50,7 +50,7 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
-	"color", "ctag", "ctag-string", "color-failed"}
+	"color", "ctag", "ctag-string", "color-failed", "template"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
@@ -78,6 +78,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 		return pj, errors.New("--round-robin with --pipepart is not supported: --pipepart --block -1 runs one job per slot")
 	}
 	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
+	pj.Parens = cfg.gnu.parens
 	if given, ok := gnuChanged(f, "block"); ok {
 		v, err := runner.ParseSize(given, p.block)
 		if err != nil {
@@ -213,8 +214,8 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		if throttle != nil || nice != 0 {
 			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 		}
-		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
-			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat and --fifo are for a local run"))
+		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo || cfg.pipe.shard != "" || cfg.pipe.bin != "" || cfg.pipe.groupBy != "" {
+			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat, --fifo, --shard, --bin and --group-by are for a local run"))
 		}
 		return runPipeCluster(env, cmd, cfg, pj, files)
 	}
@@ -587,6 +588,11 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		}
 		th.Limit = limit
 	}
+	if p.noSwap {
+		// GNU's --noswap: no start while both swap-in and swap-out
+		// went on since the last reading (it runs vmstat).
+		th.Limit = noSwap(th.Limit, runner.ReadSwap, time.Second)
+	}
 	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
@@ -594,6 +600,32 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
 	}
 	return &th, nice, nil
+}
+
+// noSwap answers as limit (nil: 0) while the machine does not swap, and
+// 1 (start nothing) while it swaps both in and out: pages swapped in and
+// out since the reading before, taken at least every apart. The first
+// answer has no reading before it, and is limit's.
+func noSwap(limit func() int, read func() (in, out int64, err error), every time.Duration) func() int {
+	var lastIn, lastOut int64
+	var last time.Time
+	swapping := false
+	return func() int {
+		if now := time.Now(); last.IsZero() || now.Sub(last) >= every {
+			in, out, err := read()
+			if err == nil {
+				swapping = !last.IsZero() && in > lastIn && out > lastOut
+				lastIn, lastOut, last = in, out, now
+			}
+		}
+		if swapping {
+			return 1
+		}
+		if limit == nil {
+			return 0
+		}
+		return limit()
+	}
 }
 
 // limitFunc is GNU parallel's --limit "command args": the command's exit

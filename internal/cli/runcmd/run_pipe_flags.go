@@ -31,6 +31,7 @@ type pipeConfig struct {
 
 	load    string // --load: max load average (N or N%)
 	memFree string // --memfree: a size
+	noSwap  bool   // --noswap: start no job while the machine swaps in and out
 	nice    int    // --nice: niceness of the jobs
 	limit   string // --limit: a command whose exit status says whether a job may start
 
@@ -66,6 +67,7 @@ func addPipeFlags(f *pflag.FlagSet, p *pipeConfig) {
 	f.StringVar(&p.groupBy, "group-by", "", "with --pipe or --pipepart: a record is a run of lines with one value in this column (a number, or a name in the first line)")
 	gnuAlias(f, "group-by", "groupby")
 	f.StringVar(&p.load, "load", "", "start a job only while fewer than this many processes run or wait for the disk (N, +N, -N, N% of the CPUs; GNU parallel's measure)")
+	f.BoolVar(&p.noSwap, "noswap", false, "start no job while the machine swaps both in and out (/proc/vmstat, read each second)")
 	f.StringVar(&p.memFree, "memfree", "", "start a job only while this much memory is free (K, M, G, T ×1024; k, m, g, t ×1000); below half of it, kill the youngest job")
 	f.StringVar(&p.limit, "limit", "", "before each job start run this shell command: exit 0 starts it, 1 waits, 2 also kills the youngest job ('mem SIZE' and 'load N' built in)")
 	f.IntVar(&p.nice, "nice", 0, "run the jobs at this niceness (never below worksteal's own)")

@@ -7,6 +7,7 @@ package runcmd
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
@@ -20,26 +21,55 @@ func (p *pipeConfig) teeMode() bool { return p.tee && p.pipeMode() }
 // teePrepare settles --tee's defaults before the jobs are read: -j 0 (GNU:
 // every job at once), the first -a file as the data (--pipepart), and an
 // environment whose stdin is not read for arguments (it is the data).
-func teePrepare(env *cmdenv.Env, cfg *runConfig) (data string, argEnv *cmdenv.Env, err error) {
+func teePrepare(env *cmdenv.Env, cfg *runConfig, args []string) (data string, argEnv *cmdenv.Env, rest []string, err error) {
 	if cfg.jobs == "" {
 		cfg.jobs = "0"
 	}
 	if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo {
-		return "", nil, errors.New("--tee gives all of the input to every job on its stdin: not with --round-robin, --cat or --fifo")
+		return "", nil, nil, errors.New("--tee gives all of the input to every job on its stdin: not with --round-robin, --cat or --fifo")
 	}
 	if cfg.nats != "" {
-		return "", nil, errors.New("--tee needs every job running at once on this machine: not with --nats")
+		return "", nil, nil, errors.New("--tee needs every job running at once on this machine: not with --nats")
 	}
+	rest = args
 	if cfg.pipe.pipePart {
-		if len(cfg.argFiles) == 0 {
-			return "", nil, errors.New("--pipepart --tee: give the file every job reads with -a FILE")
+		// GNU: the first -a file, or else the first :::: file.
+		switch sep, i := fileSepOf(cfg), firstFileArg(args, fileSepOf(cfg)); {
+		case len(cfg.argFiles) > 0:
+			data = cfg.argFiles[0]
+			cfg.argFiles = cfg.argFiles[1:]
+		case i > 0:
+			data = args[i]
+			rest = slices.Delete(slices.Clone(args), i, i+1)
+			if i == len(rest) || strings.HasPrefix(rest[i], ":::") || rest[i] == sep || rest[i] == cfg.gnu.argSep {
+				rest = slices.Delete(rest, i-1, i) // the separator had that file alone
+			}
+		default:
+			return "", nil, nil, errors.New("--pipepart --tee: give the file every job reads (-a FILE or :::: FILE)")
 		}
-		data = cfg.argFiles[0]
-		cfg.argFiles = cfg.argFiles[1:]
 	}
 	e := *env
 	e.Stdin = strings.NewReader("")
-	return data, &e, nil
+	return data, &e, rest, nil
+}
+
+// fileSepOf is the separator of file sources (GNU's --arg-file-sep).
+func fileSepOf(cfg *runConfig) string {
+	if cfg.gnu.argFileSep != "" {
+		return cfg.gnu.argFileSep
+	}
+	return "::::"
+}
+
+// firstFileArg is the index in args of the first file named after the
+// separator sep (or sep+), 0 if none.
+func firstFileArg(args []string, sep string) int {
+	for i, a := range args {
+		if (a == sep || a == sep+"+") && i+1 < len(args) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // teeAttach gives the jobs their input, once it is known that they all run

@@ -25,6 +25,7 @@ type serveInitConfig struct {
 	stream   string
 	hosts    []string
 	workers  []string // --workers: a key of its own per worker
+	shared   bool     // --shared-worker-key: also worker.nk, one key all workers share
 	mtls     bool
 	noTLS    bool
 	force    bool
@@ -56,9 +57,15 @@ func newServeInitCommand() *cobra.Command {
   users.json, users.conf the nkey users, one per holder, with their roles'
                          permissions; worksteal serve credentials add and
                          revoke one (a person, a CI system, a worker)
-  worker.nk submitter.nk observer.nk
-                         each role's nkey seed: give each to its clients
-                         (--creds FILE or $WORKSTEAL_CREDS); mode 0600
+  NAME.nk                a key of its own for each worker of --workers
+                         (default worker1): it registers, idles and asks
+                         the recorder only as NAME, and is revoked alone
+  submitter.nk observer.nk admin.nk
+                         the other roles' nkey seeds: give each to its
+                         clients (--creds FILE or $WORKSTEAL_CREDS); mode 0600
+  worker.nk              only with --shared-worker-key: one key that every
+                         worker shares (not recommended: a stolen copy acts
+                         as any worker, and revoking it stops them all)
   ca.pem                 the CA that clients trust (--tls-ca)
   server-cert.pem, server-key.pem
                          the server's certificate for clients, valid for
@@ -74,9 +81,9 @@ func newServeInitCommand() *cobra.Command {
 Start the server with worksteal serve --config DIR/server.conf; copy DIR
 to every server of a cluster (they share the certificates). Existing
 files are kept unless --force.`,
-		Example: `  worksteal serve init --dir /etc/worksteal --host nats.example.com --host 10.0.0.1
+		Example: `  worksteal serve init --dir /etc/worksteal --host nats.example.com --host 10.0.0.1 --workers gpu1,gpu2
   worksteal serve --config /etc/worksteal/server.conf --listen 0.0.0.0:4222
-  worksteal worker --nats nats://nats.example.com:4222 --creds /etc/worksteal/worker.nk --tls-ca /etc/worksteal/ca.pem`,
+  worksteal worker --nats nats://nats.example.com:4222 --creds /etc/worksteal/gpu1.nk --tls-ca /etc/worksteal/ca.pem   # on gpu1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfg.dir == "" {
@@ -89,7 +96,8 @@ files are kept unless --force.`,
 	f.StringVar(&cfg.dir, "dir", "", "directory to write the configuration, credentials and certificates in")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the tier's stream, buckets and subjects that the permissions cover")
 	f.StringSliceVar(&cfg.hosts, "host", nil, "DNS name or IP address that clients and other servers reach a server by (repeatable; default: this host's name, localhost, 127.0.0.1)")
-	f.StringSliceVar(&cfg.workers, "workers", nil, "also write a key of its own for each of these workers (NAME.nk; worksteal worker --creds NAME.nk registers as NAME)")
+	f.StringSliceVar(&cfg.workers, "workers", nil, "write a key of its own for each of these workers (NAME.nk; worksteal worker --creds NAME.nk serves as NAME only; default worker1; more later: serve credentials add --role worker)")
+	f.BoolVar(&cfg.shared, "shared-worker-key", false, "also write worker.nk, one key every worker shares (not recommended: a stolen copy registers, idles and asks the recorder under any worker's name, and revoking it stops every worker)")
 	f.BoolVar(&cfg.mtls, "mtls", false, "require client certificates (mutual TLS) and write one per role")
 	f.BoolVar(&cfg.noTLS, "no-tls", false, "authentication only, no TLS (for a network that has its own encryption)")
 	f.BoolVar(&cfg.force, "force", false, "replace existing files (new keys: every client needs the new credentials)")
@@ -138,6 +146,9 @@ func checkServeInit(cfg *serveInitConfig) (string, error) {
 	if !credNamePattern.MatchString(cfg.stream) {
 		return "", cmdenv.UsageError(fmt.Errorf("serve init: --stream %q: use letters, digits, '-' and '_'", cfg.stream))
 	}
+	if len(cfg.workers) == 0 && !cfg.shared {
+		cfg.workers = []string{"worker1"} // one worker's key: a key per worker is the default
+	}
 	return dir, nil
 }
 
@@ -167,7 +178,10 @@ func makeServeInitFiles(cfg serveInitConfig, dir string) (*initFiles, error) {
 		seed, _ := kp.Seed()
 		pub, _ := kp.PublicKey()
 		if r == cluster.RoleWorker {
-			// The workers' shared key (a key per worker: serve credentials add).
+			if !cfg.shared {
+				continue // a key per worker (--workers), none shared
+			}
+			// The workers' shared key, asked for (--shared-worker-key).
 			add(string(r)+".nk", fmt.Appendf(nil, "# worksteal %s credentials: an nkey seed. Secret: give it only to the %ss.\n# Its public key, in users.conf: %s\n%s\n", r, r, pub, seed))
 		} else {
 			// A holder of its own: the submitter key is a person named
@@ -243,7 +257,9 @@ func makeServeInitTLS(cfg serveInitConfig, dir string, add func(string, []byte))
 	if cfg.mtls {
 		holders := append([]string{}, cfg.workers...)
 		for _, r := range cluster.Roles {
-			holders = append(holders, string(r))
+			if r != cluster.RoleWorker || cfg.shared {
+				holders = append(holders, string(r))
+			}
 		}
 		for _, h := range holders {
 			cert, key, err := ca.Issue("worksteal "+h, nil, pki.Client, cfg.validFor)
@@ -312,16 +328,30 @@ func printServeInit(out io.Writer, cfg serveInitConfig, dir string, order []stri
 	if !cfg.noTLS {
 		tlsFlags = " --tls-ca " + filepath.Join(dir, caFile)
 	}
-	for _, r := range []struct{ cmd, role string }{{"worker --nats URL", "worker"}, {"run --nats URL", "submitter"}, {"dash --nats URL", "observer"}, {"job list --nats URL", "admin"}} {
+	worker := "worker"
+	if len(cfg.workers) > 0 {
+		worker = cfg.workers[0]
+	}
+	for _, r := range []struct{ cmd, role, holder string }{{"worker --nats URL", "worker", worker}, {"run --nats URL", "submitter", "submitter"}, {"dash --nats URL", "observer", "observer"}, {"job list --nats URL", "admin", "admin"}} {
 		mt := ""
 		if cfg.mtls {
-			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.role+"-cert.pem"), filepath.Join(dir, r.role+"-key.pem"))
+			mt = fmt.Sprintf(" --tls-cert %s --tls-key %s", filepath.Join(dir, r.holder+"-cert.pem"), filepath.Join(dir, r.holder+"-key.pem"))
 		}
-		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.role+".nk"), tlsFlags, mt)
+		fmt.Fprintf(out, "  %-12s worksteal %s --creds %s%s%s\n", r.role+":", r.cmd, filepath.Join(dir, r.holder+".nk"), tlsFlags, mt)
 	}
-	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join([]string{"worker.nk", "submitter.nk", "observer.nk", "admin.nk"}, ", "))
+	secret := []string{"submitter.nk", "observer.nk", "admin.nk"}
+	for _, w := range cfg.workers {
+		secret = append(secret, w+".nk")
+	}
+	if cfg.shared {
+		secret = append(secret, "worker.nk")
+	}
+	fmt.Fprintf(out, "  keep %s and the *-key.pem files secret; the CA keys can stay offline\n", strings.Join(secret, ", "))
 	for _, w := range cfg.workers {
 		fmt.Fprintf(out, "  %-12s worksteal worker --nats URL --creds %s (registers as %s only)\n", w+":", filepath.Join(dir, w+".nk"), w)
+	}
+	if cfg.shared {
+		fmt.Fprintf(out, "  warning: %s is one key for every worker: a stolen copy registers, idles and asks the recorder as any worker, and revoking it stops them all; prefer a key per worker (--workers, serve credentials add --role worker)\n", filepath.Join(dir, "worker.nk"))
 	}
 	fmt.Fprintf(out, "  a key per person or worker, revoked alone: worksteal serve credentials add --dir %s --role ROLE --name NAME\n", dir)
 }

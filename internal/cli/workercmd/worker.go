@@ -1,6 +1,7 @@
 package workercmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -93,40 +94,11 @@ to other workers, and its running tasks go on.`,
 }
 
 func runWorker(env *cmdenv.Env, cmd *cobra.Command, cfg workerConfig) error {
-	if cfg.slots < 0 {
-		return cmdenv.UsageError(fmt.Errorf("-j %d: want 1 or more slots (0: one per CPU)", cfg.slots))
-	}
-	opts := cfg.ClusterFlags.Options()
-	if cfg.slots > 0 {
-		opts = append(opts, cluster.WithSlots(cfg.slots))
-	}
-	if cfg.name == "" {
-		// A worker's key of its own (serve credentials add, serve init
-		// --workers) names it: it may register only under that name.
-		if holder, role, ok := cfg.Creds.FromEnv().Holder(); ok && role == cluster.RoleWorker {
-			cfg.name = holder
-		}
-	}
-	if cfg.name != "" {
-		opts = append(opts, cluster.WithName(cfg.name))
-	}
-	labels, err := cluster.ParseLabels(cfg.labels)
-	if err != nil {
-		return cmdenv.UsageError(fmt.Errorf("--label: %w", err))
-	}
-	if !(cfg.speed > 0) {
-		return cmdenv.UsageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
-	}
-	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
 	errs := cmd.ErrOrStderr()
-	admit, err := NewAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	opts, admit, err := workerOptions(&cfg, errs)
 	if err != nil {
-		return cmdenv.UsageError(err)
+		return err
 	}
-	if admit != nil {
-		opts = append(opts, cluster.WithAdmission(admit.Ok.Load))
-	}
-	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
 	nc, ctx, roleOpts, err := cmdenv.ConnectAs(env.Ctx, cfg.nats, "worksteal worker", cluster.RoleWorker, cfg.Creds, errs)
 	if err != nil {
 		return err
@@ -166,6 +138,58 @@ func runWorker(env *cmdenv.Env, cmd *cobra.Command, cfg workerConfig) error {
 	if admit != nil {
 		go admit.run(ctx, "worksteal worker "+node.Name(), errs)
 	}
+	return serveUntilStopped(ctx, node, cfg.grace, errs)
+}
+
+// workerOptions checks the worker's flags and turns them into the node's
+// options: slots, name (from a worker key of its own when --name is not
+// given), labels (the machine's and --label), speed, admission (--load,
+// --memfree; nil when neither is set) and the error log.
+func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admission, error) {
+	if cfg.slots < 0 {
+		return nil, nil, cmdenv.UsageError(fmt.Errorf("-j %d: want 1 or more slots (0: one per CPU)", cfg.slots))
+	}
+	opts := cfg.ClusterFlags.Options()
+	if cfg.slots > 0 {
+		opts = append(opts, cluster.WithSlots(cfg.slots))
+	}
+	if cfg.name == "" {
+		// A worker's key of its own (serve credentials add, serve init
+		// --workers) names it: it may register only under that name.
+		if holder, role, ok := cfg.Creds.FromEnv().Holder(); ok && role == cluster.RoleWorker {
+			cfg.name = holder
+		}
+	}
+	if c := cfg.Creds.FromEnv(); c.Creds != "" && sharedWorkerKey(c.Creds) {
+		fmt.Fprintf(errs, "worksteal worker: warning: %s is the key every worker shares (serve init --shared-worker-key): a stolen copy acts as any worker, and revoking it stops them all; give this machine a key of its own (serve credentials add --role worker --name NAME)\n", c.Creds)
+	}
+	if cfg.name != "" {
+		opts = append(opts, cluster.WithName(cfg.name))
+	}
+	labels, err := cluster.ParseLabels(cfg.labels)
+	if err != nil {
+		return nil, nil, cmdenv.UsageError(fmt.Errorf("--label: %w", err))
+	}
+	if !(cfg.speed > 0) {
+		return nil, nil, cmdenv.UsageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
+	}
+	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
+	admit, err := NewAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	if err != nil {
+		return nil, nil, cmdenv.UsageError(err)
+	}
+	if admit != nil {
+		opts = append(opts, cluster.WithAdmission(admit.Ok.Load))
+	}
+	opts = append(opts, cluster.WithErrorHandler(newErrorLog(errs, "worksteal worker").log))
+	return opts, admit, nil
+}
+
+// serveUntilStopped serves node until ctx ends (a signal) or Serve fails,
+// and then waits for Serve to hand the running tasks back, at most the
+// commands' grace and workerStopWait.
+func serveUntilStopped(ctx context.Context, node *cluster.Node, grace time.Duration, errs io.Writer) error {
+	var err error
 	served := make(chan error, 1)
 	go func() { served <- node.Serve(ctx) }()
 	select {
@@ -177,7 +201,7 @@ func runWorker(env *cmdenv.Env, cmd *cobra.Command, cfg workerConfig) error {
 		// its lock for each reconnection attempt), so the worker stops
 		// after the commands' grace and a short wait, as a dead worker
 		// would: its tasks go to other workers after the ack wait.
-		limit := cfg.grace + workerStopWait
+		limit := grace + workerStopWait
 		select {
 		case err = <-served:
 		case <-time.After(limit):
@@ -288,4 +312,17 @@ func newReapCommand(env *cmdenv.Env) *cobra.Command {
 	}
 	cmd.Flags().DurationVar(&grace, "grace", 2*time.Second, "time between SIGTERM and SIGKILL")
 	return cmd
+}
+
+// sharedWorkerKey says file is the workers' shared key that serve init
+// --shared-worker-key writes: its first line names the role and no holder.
+func sharedWorkerKey(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	k, _ := f.Read(head)
+	return strings.HasPrefix(string(head[:k]), "# worksteal worker credentials: ")
 }
