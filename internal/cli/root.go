@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/cli/runcmd"
 )
 
 // exitStatusHelp is the exit-status scheme shown by worksteal --help.
@@ -72,7 +73,7 @@ func markStarted(cmd *cobra.Command, env *cmdenv.Env) {
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &cmdenv.Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	root := NewRoot(env)
-	root.SetArgs(args)
+	root.SetArgs(runcmd.GNUArgs(args)) // run's -l without its value
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return cmdenv.ExitOK

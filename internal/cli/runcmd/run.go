@@ -473,6 +473,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if done, err := answerMaxLineLength(cmd.Flags(), cmd.OutOrStdout()); done { // run_cpus.go
 		return err
 	}
+	if err := showLimits(cmd.Flags(), cfg.gnu.maxChars, cmd.OutOrStdout()); err != nil { // run_showlimits.go
+		return runError(err)
+	}
 	cfg.cpus = jobCPUs(cmd.Flags())
 	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
 		return err

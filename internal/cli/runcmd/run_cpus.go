@@ -44,6 +44,7 @@ func addCPUFlags(f *pflag.FlagSet) {
 	addCPUUnitFlags(f)
 	f.Bool("max-line-length-allowed", false, "print the longest command line this machine runs, as GNU parallel finds it, and exit")
 	gnuAlias(f, "max-line-length-allowed", "maxlinelengthallowed")
+	addShowLimitsFlag(f) // run_showlimits.go
 }
 
 // answerCPUQuestion prints the count the first --number-of-* flag given
@@ -193,9 +194,20 @@ func answerMaxLineLength(f *pflag.FlagSet, w io.Writer) (done bool, err error) {
 	if _, ok := gnuChanged(f, "max-line-length-allowed"); !ok {
 		return false, nil
 	}
-	echo, err := exec.LookPath("echo")
+	n, err := findMaxLineLength()
 	if err != nil {
 		return true, fmt.Errorf("--max-line-length-allowed: %v", err)
+	}
+	_, err = fmt.Fprintln(w, n)
+	return true, err
+}
+
+// findMaxLineLength is GNU parallel's find_max: the longest command line
+// this machine runs (--max-line-length-allowed, --show-limits).
+func findMaxLineLength() (int, error) {
+	echo, err := exec.LookPath("echo")
+	if err != nil {
+		return 0, err
 	}
 	// GNU runs each try with only these of the environment (qqx).
 	var env []string
@@ -214,8 +226,7 @@ func answerMaxLineLength(f *pflag.FlagSet, w io.Writer) (done bool, err error) {
 		n *= 16
 	}
 	if n > 100_000_000 {
-		_, err = fmt.Fprintln(w, n)
-		return true, err
+		return n, nil
 	}
 	lo, hi := n, n*16
 	for lo != hi && lo != hi-1 && float64(lo)/float64(hi) <= 0.99 {
@@ -226,6 +237,5 @@ func answerMaxLineLength(f *pflag.FlagSet, w io.Writer) (done bool, err error) {
 			hi = mid
 		}
 	}
-	_, err = fmt.Fprintln(w, lo)
-	return true, err
+	return lo, nil
 }

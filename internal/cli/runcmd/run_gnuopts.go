@@ -274,7 +274,7 @@ var gnuOptions = gnuOptionSet(
 	// Pipe mode.
 	// Other programs' modes.
 	"sem", "shebang|hashbang", "shebang-wrap", "embed", "filter", "citation", "bibtex",
-	"show-limits|showlimits", "tollef",
+	"tollef",
 	"D|debug", "Y", "H", "shell-completion|shellcompletion", "_parset", "session",
 )
 

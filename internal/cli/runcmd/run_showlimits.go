@@ -1,0 +1,98 @@
+package runcmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+)
+
+// Options of GNU parallel 20221122 that say what run will do and then go
+// on: --show-limits, and -l given without its value (see gnuOptionalLines).
+
+func addShowLimitsFlag(f *pflag.FlagSet) {
+	f.Bool("show-limits", false, "print the longest command line and the usable part of it, as GNU parallel does, then go on")
+	gnuAlias(f, "show-limits", "showlimits")
+}
+
+// showLimits prints, for --show-limits, GNU parallel's report on stdout
+// (its show_limits): the longest command line (find_max), the usable part
+// of it ((longest - 3000) / 2, or -s when smaller) and the notice; the run
+// then goes on as without the option.
+func showLimits(f *pflag.FlagSet, maxChars int, w io.Writer) error {
+	if _, ok := gnuChanged(f, "show-limits"); !ok {
+		return nil
+	}
+	n, err := findMaxLineLength()
+	if err != nil {
+		return fmt.Errorf("--show-limits: %v", err)
+	}
+	usable := (n - 3000) / 2
+	if _, ok := gnuChanged(f, "max-chars"); ok && maxChars >= 1 && maxChars <= usable {
+		usable = maxChars
+	}
+	_, err = fmt.Fprintf(w, "Maximal size of command: %d\nMaximal usable size of command: %d\n\n"+
+		"Execution will continue now, and it will try to read its input\n"+
+		"and run commands; if this is not what you wanted to happen, please\n"+
+		"press CTRL-D or CTRL-C\n", n, usable)
+	return err
+}
+
+// GNUArgs gives the command line of "worksteal run" (args[0] "run") the
+// value GNU parallel 20221122 reads for an option whose value is optional
+// there and required here: -l, --max-lines (an optional integer in GNU's
+// Getopt, "l:i") given without a number is -l 1. Only the options before
+// the COMMAND are looked at; other command lines come back unchanged.
+func GNUArgs(args []string) []string {
+	if len(args) == 0 || args[0] != "run" {
+		return args
+	}
+	f := newRunCommand(&cmdenv.Env{}).Flags()
+	norm := f.GetNormalizeFunc()
+	out := slices.Clone(args)
+	isCount := func(i int) bool {
+		if i >= len(out) {
+			return false
+		}
+		_, err := strconv.Atoi(out[i])
+		return err == nil
+	}
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		if long, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, hasValue := strings.Cut(long, "=")
+			fl := f.Lookup(string(norm(f, name)))
+			switch {
+			case fl == nil || hasValue || fl.NoOptDefVal != "":
+			case (fl.Name == "max-lines" || fl.Name == "maxlines") && !isCount(i+1):
+				out[i] = a + "=1"
+			default:
+				i++ // its value
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			fl := f.ShorthandLookup(a[j : j+1])
+			if fl == nil || fl.NoOptDefVal != "" {
+				continue
+			}
+			if j == len(a)-1 { // its value is the next word
+				if fl.Shorthand == "l" && !isCount(i+1) {
+					out[i] = a + "1"
+				} else {
+					i++
+				}
+			}
+			break
+		}
+	}
+	return out
+}
