@@ -64,6 +64,9 @@ type Command struct {
 	// it may read the terminal (Config.TTY): a stop reaches the shell
 	// alone, and a Reaper does not take it.
 	TTY bool
+	// Started, if set, is called with the process group's id once the
+	// command runs (not with TTY), and with 0 once it has been reaped.
+	Started func(pgid int)
 }
 
 // TermStep is a step of stopping a job (GNU parallel's --term-seq): Signal
@@ -157,6 +160,10 @@ func Exec(ctx context.Context, c Command) Exit {
 	} else if c.Reaper != nil {
 		c.Reaper.add(pgid)
 		defer c.Reaper.remove(pgid)
+	}
+	if c.Started != nil && pgid > 0 {
+		c.Started(pgid)
+		defer c.Started(0) // reaped: the id may be reused
 	}
 	waited := make(chan struct{})
 	killed := make(chan struct{})

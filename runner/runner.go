@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
@@ -35,7 +36,9 @@ type attempt struct {
 	start  time.Time
 	line   string // the command run: the job's, its {%} filled in
 	cancel context.CancelCauseFunc
-	timer  *time.Timer // cuts the attempt at its limit; nil while none applies
+	timer  *time.Timer  // cuts the attempt at its limit; nil while none applies
+	pgid   atomic.Int64 // its process group while it runs, 0 before and after (Command.Started)
+	paused bool         // stopped by Throttle.MemSuspend (the loop's)
 }
 
 type attemptDone struct {
@@ -322,7 +325,8 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice}
+	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
+		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}

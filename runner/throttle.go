@@ -12,6 +12,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -38,6 +39,12 @@ type Throttle struct {
 	// it is, kills the youngest running job (the highest Seq) at each
 	// reading. A killed job has failed: Config.Retries runs it again.
 	MemFree int64
+	// MemSuspend, if > 0, is GNU parallel's --memsuspend (memsuspend.go):
+	// a job starts only while MemFree + MemSuspend bytes are free, and
+	// while less than twice MemSuspend is, running jobs' process groups
+	// are stopped (SIGSTOP), the youngest first, and continued (SIGCONT)
+	// as the memory comes back.
+	MemSuspend int64
 	// Every is the time between readings; ≤ 0 means one second.
 	Every time.Duration
 	// Read, if set, takes the readings instead of /proc (for tests, and
@@ -86,7 +93,7 @@ func ReadMachine() (Reading, error) {
 		return r, errors.New("reading the load: /proc/stat has no procs_running")
 	}
 	r.Load = max(0, running+blocked-1)
-	mem, err := os.ReadFile("/proc/meminfo")
+	mem, err := os.ReadFile(cmp.Or(os.Getenv(MemInfoEnv), "/proc/meminfo"))
 	if err != nil {
 		return r, fmt.Errorf("reading the free memory: %w", err)
 	}
@@ -184,20 +191,20 @@ func (r *run) armGate() {
 // roomForJob says a job may start now; if not, a recheck is armed.
 func (r *run) roomForJob() bool {
 	t := r.cfg.Throttle
-	if t == nil || (t.MaxLoad <= 0 && t.MemFree <= 0 && t.Limit == nil) {
+	if t == nil || (t.MaxLoad <= 0 && t.memLimit() <= 0 && t.Limit == nil) {
 		return true
 	}
 	ok := true
-	if t.MaxLoad > 0 || t.MemFree > 0 {
+	if t.MaxLoad > 0 || t.memLimit() > 0 {
 		rd, err := t.read()
 		// As GNU parallel: a reading that fails is no room.
-		ok = err == nil && (t.MaxLoad <= 0 || rd.Load < t.MaxLoad) && (t.MemFree <= 0 || rd.MemFree >= t.MemFree)
+		ok = err == nil && (t.MaxLoad <= 0 || rd.Load < t.MaxLoad) && rd.MemFree >= t.memLimit()
 	}
 	if ok && t.Limit != nil {
 		ok = t.Limit() == 0 // GNU: any other answer starts nothing
 	}
 	r.gate.held = !ok
-	if !ok || t.MemFree > 0 || t.Limit != nil {
+	if !ok || t.memLimit() > 0 || t.Limit != nil {
 		r.armGate()
 	}
 	return ok
@@ -211,6 +218,7 @@ func (r *run) checkMemory() {
 	if t == nil || r.running == 0 {
 		return
 	}
+	r.suspendForMemory() // memsuspend.go
 	if t.Limit != nil {
 		r.armGate()
 		if t.Limit() == 2 {

@@ -20,3 +20,8 @@ var gnuLimitsCases = []gnuCase{
 	{name: "29.14 -l with no value takes records without context", args: []string{"-k", "-j1", "--dry-run", "-l", "echo", "{}x", ":::", "1", "2", "3"}},
 	{name: "29.14 -l 2 still takes its value", args: []string{"-k", "-l", "2", "echo"}, stdin: "1\n2\n3\n"},
 }
+
+func init() {
+	// --memsuspend with plenty of free memory: as without it.
+	gnuCases = append(gnuCases, gnuCase{name: "29.14 --memsuspend with plenty of free memory", args: []string{"-k", "--memsuspend", "1M", "echo", ":::", "a", "b", "c"}})
+}

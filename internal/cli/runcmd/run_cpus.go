@@ -45,6 +45,7 @@ func addCPUFlags(f *pflag.FlagSet) {
 	f.Bool("max-line-length-allowed", false, "print the longest command line this machine runs, as GNU parallel finds it, and exit")
 	gnuAlias(f, "max-line-length-allowed", "maxlinelengthallowed")
 	addShowLimitsFlag(f) // run_showlimits.go
+	addMemSuspendFlag(f) // run_memsuspend.go
 }
 
 // answerCPUQuestion prints the count the first --number-of-* flag given

@@ -262,7 +262,6 @@ var gnuOptions = gnuOptionSet(
 	"g", "latest-line|latestline|ll",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
-	"memsuspend",
 	"threads",
 	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.

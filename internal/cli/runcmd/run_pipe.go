@@ -574,6 +574,9 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		}
 		th.MemFree = int64(max(v, 0)) // GNU: a negative size is no limit
 	}
+	if err := memSuspend(f, &th); err != nil { // run_memsuspend.go
+		return nil, 0, err
+	}
 	nice := 0
 	if given, ok := gnuChanged(f, "nice"); ok {
 		nice = min(max(p.nice, -20), 19) // GNU: nice(1) clamps it so
@@ -593,11 +596,11 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		// went on since the last reading (it runs vmstat).
 		th.Limit = noSwap(th.Limit, runner.ReadSwap, time.Second)
 	}
-	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
+	if th.MaxLoad == 0 && th.MemFree == 0 && th.MemSuspend == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
 	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
-		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
+		return nil, 0, fmt.Errorf("--load/--memfree/--memsuspend: %v", err)
 	}
 	return &th, nice, nil
 }
