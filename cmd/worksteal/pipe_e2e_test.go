@@ -42,7 +42,11 @@ func wsRunEnv(t *testing.T, stdin string, env []string, args ...string) (stdout,
 func TestPipeChunksAsClusterTasks(t *testing.T) {
 	t.Parallel()
 	srv, _ := deployment(t)
-	input := seqLines(20000) // 108,894 bytes: 28 chunks of about 4 KiB
+	var in strings.Builder // seq 20000: 108,894 bytes, 28 chunks of about 4 KiB
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&in, "%d\n", i)
+	}
+	input := in.String()
 	local, _, code := wsRunEnv(t, input, nil, "run", "--pipe", "--block", "4k", "-k", "-j2", "echo {#}; wc -l")
 	chunks := strings.Count(local, "\n") / 2
 	if code != 0 || chunks < 20 {

@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // The differential test of "worksteal run" against GNU parallel: the same
 // command line, input and files are given to both programs, in two fresh
@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/testbin"
 )
 
 var (
@@ -43,14 +45,9 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	// WORKSTEAL_TEST_BIN: a worksteal binary built beforehand (a
-	// prepared benchmark script, where no toolchain need be).
-	if wsBin = os.Getenv("WORKSTEAL_TEST_BIN"); wsBin == "" {
-		wsBin = filepath.Join(dir, "worksteal")
-		if out, err := exec.Command("go", "build", "-o", wsBin, ".").CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building worksteal: %v\n%s", err, out)
-			return 1
-		}
+	if wsBin, err = testbin.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	// Never the user's ~/.parallel: the notice is accepted in a HOME made
 	// for the test.

@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // The differential cases of pipe mode (--pipe, --pipepart, --block, -N,
 // --recstart, --recend, --header, --round-robin, --cat, --fifo) and of

@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // The differential cases of issue 29 for GNU parallel's options that
 // worksteal refused before as not supported yet: each as it was built,

@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // TestGNUCoverage keeps docs/gnu-coverage.md true: a row for every option
 // heading of GNU parallel's man page (testdata/gnu-man-options.txt), the
@@ -25,7 +25,7 @@ type coverageRow struct {
 
 func readCoverage(t *testing.T) []coverageRow {
 	t.Helper()
-	data, err := os.ReadFile("../../docs/gnu-coverage.md")
+	data, err := os.ReadFile("../../../../docs/gnu-coverage.md")
 	if err != nil {
 		t.Fatal(err)
 	}

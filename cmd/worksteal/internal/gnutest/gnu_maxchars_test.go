@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // The differential cases of -s (--max-chars) with -X, -m, -N, -n and -l
 // (issue 29): GNU parallel 20221122 packs the records by its own

@@ -1,4 +1,4 @@
-package main
+package gnutest
 
 // The differential cases of the pipe-mode options that spread or time
 // their input (issue 29, 29.9): --tee, --shard, --bin, --group-by,
