@@ -1,32 +1,17 @@
-// The end-to-end tests of this package (the cluster tier as real processes:
-// faults, trees, security) run the worksteal binary, which TestMain builds
-// once. The GNU parallel differential suite is in internal/gnutest.
+// The end-to-end tests of worksteal's commands that stay beside the binary
+// (admission, routes, serve, stalls, storage, pipes and semaphores, GNU
+// options over --nats) run it as real processes; e2e.Main builds it once.
+// The larger suites are packages of their own, so that each runs beside the
+// others and none nears go test's timeout: internal/gnutest (GNU parallel
+// differential), internal/faulttest (workers and servers killed, trees),
+// internal/attacktest (credentials, roles, attacks with real keys).
 package main
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
-	"github.com/worksteal/worksteal/internal/testbin"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 )
 
-var wsBin string // the worksteal binary built by TestMain
-
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "worksteal-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if wsBin, err = testbin.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(e2e.Main(m)) }

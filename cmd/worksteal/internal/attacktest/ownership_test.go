@@ -1,4 +1,4 @@
-package main
+package attacktest
 
 import (
 	"encoding/base64"
@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -47,11 +48,11 @@ func connectHolder(t *testing.T, url, dir, name string, role cluster.Role) *atta
 // progress and no output.
 func TestAJobBelongsToItsSubmitter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	for _, who := range []string{"alice", "bob"} {
-		if code, _, errs := run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "submitter", "--name", who); code != 0 {
+		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "submitter", "--name", who); code != 0 {
 			t.Fatalf("credentials add %s: exit %d, %q", who, code, errs)
 		}
 	}
@@ -59,13 +60,13 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
 			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"),
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"),
 		"--http", "127.0.0.1:0")
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
-	dashURL := waitFor(t, serve.stdout, `dashboard on (http://\S+/)`)[1]
-	start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker1")...)...)
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
+	e2e.Start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker1")...)...)
 	as := func(who string, stdin string, args ...string) (int, string, string) {
-		return run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
+		return e2e.Run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
 	}
 
 	if code, out, errs := as("alice", "echo secret-of-alice\n", "run", "--job", "a1"); code != 0 || out != "secret-of-alice\n" {
@@ -73,7 +74,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 	}
 	secret := base64.StdEncoding.EncodeToString([]byte("secret-of-alice\n")) // as job results --json shows it
 	// A job of alice's that waits: its one task sleeps.
-	waiting := start(t, "sleep 600\n", nil, append([]string{"run", "--job", "a2", "--nats", url}, creds("alice")...)...)
+	waiting := e2e.Start(t, "sleep 600\n", nil, append([]string{"run", "--job", "a2", "--nats", url}, creds("alice")...)...)
 	testdeadline.Until(t, "alice's job a2 is recorded", 20*time.Millisecond, func() bool {
 		_, out, _ := as("alice", "", "job", "list")
 		return strings.Contains(out, "alice.a2")
@@ -133,7 +134,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 	if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), cluster.RefusedNotOwner) {
 		t.Fatalf("owner service asked by bob to cancel alice.a2: %v, %v; want a refusal", reply, err)
 	}
-	waitFor(t, serve.stderr, `refused a person's own.cancel: not-owner: bob asked to cancel job alice.a2`)
+	e2e.WaitFor(t, serve.Stderr, `refused a person's own.cancel: not-owner: bob asked to cancel job alice.a2`)
 	// The dashboard counts it, by role and reason.
 	var refusals map[string]int64
 	testdeadline.Until(t, "the dashboard's count of bob's refused request", 50*time.Millisecond, func() bool {
@@ -155,8 +156,8 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		t.Errorf("alice's results after bob's tries: exit %d, %q, %q", code, out, errs)
 	}
 	select {
-	case <-waiting.done:
-		t.Fatalf("alice's waiting job ended: stdout %q, stderr %q", waiting.stdout, waiting.stderr)
+	case <-waiting.Done:
+		t.Fatalf("alice's waiting job ended: stdout %q, stderr %q", waiting.Stdout, waiting.Stderr)
 	default:
 	}
 
@@ -181,11 +182,11 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		t.Errorf("admin's job cancel alice.a2: exit %d, %q, %q", code, out, errs)
 	}
 	select {
-	case <-waiting.done:
-		if waiting.cmd.ProcessState.ExitCode() == 0 || !strings.Contains(waiting.stderr.String(), "cancelled") {
-			t.Errorf("alice's cancelled job: exit %d, stderr %q; want it to say it was cancelled", waiting.cmd.ProcessState.ExitCode(), waiting.stderr)
+	case <-waiting.Done:
+		if waiting.Cmd.ProcessState.ExitCode() == 0 || !strings.Contains(waiting.Stderr.String(), "cancelled") {
+			t.Errorf("alice's cancelled job: exit %d, stderr %q; want it to say it was cancelled", waiting.Cmd.ProcessState.ExitCode(), waiting.Stderr)
 		}
 	case <-time.After(testdeadline.Left(t)):
-		t.Fatalf("alice's job did not end after the admin cancelled it: stderr %q", waiting.stderr)
+		t.Fatalf("alice's job did not end after the admin cancelled it: stderr %q", waiting.Stderr)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package faulttest
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 )
 
 // longAck is an ack wait no test waits out: a task of a lost worker that
@@ -25,20 +27,20 @@ const longAck = "30m"
 // root's outcome recorded once), and that a surviving worker said it
 // handed the lost worker's tasks back, for why.
 func failoverTree(t *testing.T, sig syscall.Signal, why string) {
-	srv, workers := deploymentAck(t, longAck)
-	failoverTreeOn(t, srv.url(), nil, workers, sig, why)
+	srv, workers := e2e.DeploymentAck(t, longAck)
+	failoverTreeOn(t, srv.URL(), nil, workers, sig, why)
 }
 
 // failoverTreeOn is failoverTree on the deployment of the server at url
 // and workers, run with the extra arguments runArgs (its credentials).
-func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*process, sig syscall.Signal, why string) {
+func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*e2e.Process, sig syscall.Signal, why string) {
 	tr := newTreeRun(t, 3, 4)
-	run := launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)...)
+	run := e2e.Launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)...)
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	victim := tr.rootWorker(t)
-	workers[victim].signal(t, sig)
+	workers[victim].Signal(t, sig)
 	if sig == syscall.SIGSTOP {
-		defer workers[victim].cmd.Process.Signal(syscall.SIGCONT)
+		defer workers[victim].Cmd.Process.Signal(syscall.SIGCONT)
 	}
 	if sig == syscall.SIGSTOP {
 		// What it held runs elsewhere while it is stopped: its root runs
@@ -54,20 +56,20 @@ func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*proce
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		workers[victim].signal(t, syscall.SIGCONT)
+		workers[victim].Signal(t, syscall.SIGCONT)
 	}
 	tr.check(t, run) // waits for run: a 30-minute ack wait would fail it
 	said := false
 	for i, w := range workers {
-		if i != victim && strings.Contains(w.out.String(), "lost ("+why) {
+		if i != victim && strings.Contains(w.Out.String(), "lost ("+why) {
 			said = true
 		}
 	}
 	if !said {
 		t.Errorf("no surviving worker said it handed w%d's tasks back (%s)", victim+1, why)
 	}
-	if m := regexp.MustCompile(`jobs (\d+): (\d+) succeeded, 0 failed`).FindStringSubmatch(run.out.String()); m == nil || m[1] != m[2] {
-		t.Errorf("the summary does not show every task succeeded, once:\n%s", run.out.String())
+	if m := regexp.MustCompile(`jobs (\d+): (\d+) succeeded, 0 failed`).FindStringSubmatch(run.Out.String()); m == nil || m[1] != m[2] {
+		t.Errorf("the summary does not show every task succeeded, once:\n%s", run.Out.String())
 	}
 }
 
@@ -110,31 +112,31 @@ func TestFailoverFrozenWorkerThroughTheRecorder(t *testing.T) {
 // init (nkeys, no TLS), a key per worker (serve credentials add w1..w3),
 // serve with its configuration and its recorder. It returns the URL and
 // the run's credential arguments.
-func deploymentSecure(t *testing.T, ack string) (string, []string, []*process) {
+func deploymentSecure(t *testing.T, ack string) (string, []string, []*e2e.Process) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	for i := 1; i <= 3; i++ {
-		if code, _, errs := run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", fmt.Sprintf("w%d", i)); code != 0 {
+		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", fmt.Sprintf("w%d", i)); code != 0 {
 			t.Fatalf("credentials add w%d: exit %d, %s", i, code, errs)
 		}
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	runArgs := []string{"--creds", filepath.Join(dir, "submitter.nk")}
-	var workers []*process
+	var workers []*e2e.Process
 	for i := 1; i <= 3; i++ {
 		name := fmt.Sprintf("w%d", i)
-		workers = append(workers, launch(t, "worker "+name, "worker", "--nats", url, "--creds", filepath.Join(dir, name+".nk"), "-j", "4", "--name", name))
+		workers = append(workers, e2e.Launch(t, "worker "+name, "worker", "--nats", url, "--creds", filepath.Join(dir, name+".nk"), "-j", "4", "--name", name))
 	}
 	// Workers of the worker role wait for a submitter to set the tier up:
 	// a first job does, with the deployment's ack wait.
-	if code, _, errs := run(t, "", nil, append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", ack, "true", ":::", "setup")...); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", ack, "true", ":::", "setup")...); code != 0 {
 		t.Fatalf("the set-up job: exit %d, %s", code, errs)
 	}
 	for _, w := range workers {
-		w.waitFor(t, "serving sh")
+		w.WaitFor(t, "serving sh")
 	}
 	return url, runArgs, workers
 }
@@ -146,14 +148,14 @@ func deploymentSecure(t *testing.T, ack string) (string, []string, []*process) {
 // that the commands' side-effect log shows twice.
 func TestRerunsCountedPerNode(t *testing.T) {
 	t.Parallel()
-	srv, workers := deploymentAck(t, longAck)
+	srv, workers := e2e.DeploymentAck(t, longAck)
 	dir := t.TempDir()
 	log, child := filepath.Join(dir, "ran"), filepath.Join(dir, "child.sh")
 	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo \"$WORKSTEAL_TASK $WORKSTEAL_WORKER\" >> %s\nsleep 4\necho 1\n", log)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	root := fmt.Sprintf(`: {}; echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s; for i in 1 2 3 4 5 6 7 8; do %s spawn -- sh %s || exit 9; done; echo 1`, log, wsBin, child)
-	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", longAck, "--reduce", "sum", "--summary", root, ":::", "x")
+	root := fmt.Sprintf(`: {}; echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s; for i in 1 2 3 4 5 6 7 8; do %s spawn -- sh %s || exit 9; done; echo 1`, log, e2e.Bin, child)
+	run := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--ack-wait", longAck, "--reduce", "sum", "--summary", root, ":::", "x")
 	lines := func() []string {
 		data, _ := os.ReadFile(log)
 		return strings.Split(strings.TrimSpace(string(data)), "\n")
@@ -184,9 +186,9 @@ func TestRerunsCountedPerNode(t *testing.T) {
 	if i < 1 || i > len(workers) {
 		t.Fatalf("the root ran on %q: %v", victim, first)
 	}
-	workers[i-1].signal(t, syscall.SIGKILL)
-	if code := run.wait(t); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	workers[i-1].Signal(t, syscall.SIGKILL)
+	if code := run.Wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.Out.String())
 	}
 	seen := map[string]int{}
 	for _, l := range lines() {
@@ -201,14 +203,14 @@ func TestRerunsCountedPerNode(t *testing.T) {
 	if len(seen) != 9 || repeated < 2 {
 		t.Fatalf("the log shows %d nodes, %d repeated runs; want 9 nodes, the root and a child at least repeated: %v", len(seen), repeated, lines())
 	}
-	m := regexp.MustCompile(`extra executions: (\d+) \((\d+) reruns`).FindStringSubmatch(run.out.String())
+	m := regexp.MustCompile(`extra executions: (\d+) \((\d+) reruns`).FindStringSubmatch(run.Out.String())
 	if m == nil || m[1] != strconv.Itoa(repeated) {
-		t.Errorf("the summary counts %v extra executions; the side-effect log shows %d repeated node runs:\n%s\n%v", m, repeated, run.out.String(), lines())
+		t.Errorf("the summary counts %v extra executions; the side-effect log shows %d repeated node runs:\n%s\n%v", m, repeated, run.Out.String(), lines())
 	}
-	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
-	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
-	st.wait(t)
-	if !strings.Contains(st.out.String(), "extra executions: "+strconv.Itoa(repeated)+" ") {
-		t.Errorf("job status does not count %d extra executions:\n%s", repeated, st.out.String())
+	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.Out.String())
+	st := e2e.Launch(t, "job status", "job", "status", id[1], "--nats", srv.URL())
+	st.Wait(t)
+	if !strings.Contains(st.Out.String(), "extra executions: "+strconv.Itoa(repeated)+" ") {
+		t.Errorf("job status does not count %d extra executions:\n%s", repeated, st.Out.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package attacktest
 
 import (
 	"net"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -28,7 +29,7 @@ import (
 // worker hears), records nothing.
 func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--workers", "w1,w2"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--workers", "w1,w2"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -38,9 +39,9 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	store := filepath.Join(t.TempDir(), "js")
-	startServe := func() *proc {
-		p := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v")
-		waitFor(t, p.stdout, `JetStream on (\S+)`)
+	startServe := func() *e2e.Proc {
+		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v")
+		e2e.WaitFor(t, p.Stdout, `JetStream on (\S+)`)
 		return p
 	}
 	serve := startServe()
@@ -56,12 +57,12 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	for i := range tasks {
 		cmds.WriteString("echo run >> " + filepath.Join(work, "runs"+strconv.Itoa(i)) + "; while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real" + strconv.Itoa(i) + "\n")
 	}
-	sub := start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "restarted", "-k", "--ack-wait", "30m"}, creds("admin")...)...)
+	sub := e2e.Start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "restarted", "-k", "--ack-wait", "30m"}, creds("admin")...)...)
 	for _, w := range []string{"w1", "w2"} {
-		p := start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds(w)...)...)
+		p := e2e.Start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds(w)...)...)
 		t.Cleanup(func() {
 			if t.Failed() {
-				t.Logf("%s's stderr:\n%s", w, p.stderr)
+				t.Logf("%s's stderr:\n%s", w, p.Stderr)
 			}
 		})
 	}
@@ -76,8 +77,8 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	}
 	testdeadline.Until(t, "four tasks held by w1 and w2", 20*time.Millisecond, func() bool { return started() >= 4 })
 
-	serve.cmd.Process.Signal(syscall.SIGTERM)
-	<-serve.done
+	serve.Cmd.Process.Signal(syscall.SIGTERM)
+	<-serve.Done
 	serve = startServe()
 
 	// w2's key, after the restart, on w1's deliveries from w1's held lists.
@@ -114,18 +115,18 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-sub.done:
+	case <-sub.Done:
 	case <-time.After(testdeadline.Left(t)):
-		t.Fatalf("run did not end (the ack wait is 30 minutes); stderr %q; serve's log %q", sub.stderr, serve.stdout.String()+serve.stderr.String())
+		t.Fatalf("run did not end (the ack wait is 30 minutes); stderr %q; serve's log %q", sub.Stderr, serve.Stdout.String()+serve.Stderr.String())
 	}
 	want := ""
 	for i := range tasks {
 		want += "real" + strconv.Itoa(i) + "\n"
 	}
-	if code, out := sub.cmd.ProcessState.ExitCode(), sub.stdout.String(); code != 0 || out != want {
-		t.Errorf("run: exit %d, stdout %q, stderr %q; want each real output once", code, out, sub.stderr)
+	if code, out := sub.Cmd.ProcessState.ExitCode(), sub.Stdout.String(); code != 0 || out != want {
+		t.Errorf("run: exit %d, stdout %q, stderr %q; want each real output once", code, out, sub.Stderr)
 	}
-	code, out, errs := run(t, "", nil, append([]string{"job", "results", "restarted", "--json", "--nats", url}, creds("admin")...)...)
+	code, out, errs := e2e.Run(t, "", nil, append([]string{"job", "results", "restarted", "--json", "--nats", url}, creds("admin")...)...)
 	if code != 0 || strings.Count(out, `"task":`) != tasks || strings.Contains(out, "FORGED") || strings.Contains(out, `"worker":"evil"`) {
 		t.Errorf("job results: exit %d, %q, %q; want %d results, none forged", code, out, errs, tasks)
 	}

@@ -1,4 +1,4 @@
-package main
+package faulttest
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -64,46 +65,46 @@ func TestWorkerStopsOnSIGTERMWhileTheServerIsUnreachable(t *testing.T) {
 			name = "tls"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := &server{name: "s", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
+			srv := &e2e.Server{Name: "s", Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir()}
 			var workerEnv, runArgs []string
 			if tls {
 				dir := filepath.Join(t.TempDir(), "secrets")
-				if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key"); code != 0 {
+				if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key"); code != 0 {
 					t.Fatalf("serve init: %s", errs)
 				}
-				srv.extra = []string{"--config", filepath.Join(dir, "server.conf")}
+				srv.Extra = []string{"--config", filepath.Join(dir, "server.conf")}
 				workerEnv = []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "worker.nk"), "WORKSTEAL_TLS_CA=" + filepath.Join(dir, "ca.pem")}
 				runArgs = []string{"--creds", filepath.Join(dir, "submitter.nk"), "--tls-ca", filepath.Join(dir, "ca.pem")}
 			}
-			srv.start(t)
-			worker := launchEnv(t, "worker", workerEnv, "worker", "--nats", srv.url(), "-j", "2", "--ack-wait", ackWait)
+			srv.Start(t)
+			worker := e2e.LaunchEnv(t, "worker", workerEnv, "worker", "--nats", srv.URL(), "-j", "2", "--ack-wait", e2e.AckWait)
 			// With roles the worker cannot set the tier up: it waits for
 			// the first submitter, saying so, and serves once it has.
-			worker.waitFor(t, "serving sh|not set up yet")
+			worker.WaitFor(t, "serving sh|not set up yet")
 			// A batch sets the tier up and runs; a second one keeps the
 			// worker busy when the server goes.
-			b := newBatch(t, 2)
-			if code := b.run(t, srv.url(), runArgs...).wait(t); code != 0 {
+			b := e2e.NewBatch(t, 2)
+			if code := b.Run(t, srv.URL(), runArgs...).Wait(t); code != 0 {
 				t.Fatalf("run exited %d", code)
 			}
 			long := filepath.Join(t.TempDir(), "long")
 			os.WriteFile(long, []byte("sleep 30\nsleep 30\n"), 0o644)
-			launch(t, "run long", append([]string{"run", "--nats", srv.url(), "-a", long}, runArgs...)...)
+			e2e.Launch(t, "run long", append([]string{"run", "--nats", srv.URL(), "-a", long}, runArgs...)...)
 			time.Sleep(time.Second)
-			srv.p.cmd.Process.Kill()
-			<-srv.p.done
-			blackhole(t, srv.addr)
-			worker.waitFor(t, "lost the NATS server")
-			worker.signal(t, syscall.SIGTERM)
+			srv.P.Cmd.Process.Kill()
+			<-srv.P.Done
+			blackhole(t, srv.Addr)
+			worker.WaitFor(t, "lost the NATS server")
+			worker.Signal(t, syscall.SIGTERM)
 			began := time.Now()
 			select {
-			case <-worker.done:
+			case <-worker.Done:
 			case <-time.After(testdeadline.Left(t)):
-				t.Fatalf("the worker still runs %v after SIGTERM (its server unreachable):\n%s", time.Since(began).Round(time.Millisecond), worker.out.String())
+				t.Fatalf("the worker still runs %v after SIGTERM (its server unreachable):\n%s", time.Since(began).Round(time.Millisecond), worker.Out.String())
 			}
-			t.Logf("the worker exited %d, %v after SIGTERM", worker.code, time.Since(began).Round(time.Millisecond))
-			if !strings.Contains(worker.out.String(), "unreachable") {
-				t.Errorf("the worker did not say that it stopped without the server:\n%s", worker.out.String())
+			t.Logf("the worker exited %d, %v after SIGTERM", worker.Code, time.Since(began).Round(time.Millisecond))
+			if !strings.Contains(worker.Out.String(), "unreachable") {
+				t.Errorf("the worker did not say that it stopped without the server:\n%s", worker.Out.String())
 			}
 		})
 	}

@@ -1,95 +1,21 @@
-package main
+package attacktest
 
 import (
 	"bytes"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
-
-// proc is a worksteal process (the binary TestMain builds) started by a
-// test.
-type proc struct {
-	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
-	done           chan struct{}
-}
-
-// start runs worksteal args with extra environment; it is stopped
-// (SIGTERM, then SIGKILL) when the test ends.
-func start(t *testing.T, stdin string, env []string, args ...string) *proc {
-	t.Helper()
-	p := &proc{cmd: exec.Command(wsBin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdin = strings.NewReader(stdin)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
-}
-
-// run runs worksteal args to the end and returns its exit code and output.
-func run(t *testing.T, stdin string, env []string, args ...string) (int, string, string) {
-	t.Helper()
-	p := start(t, stdin, env, args...)
-	select {
-	case <-p.done:
-	case <-time.After(testdeadline.Left(t)):
-		t.Fatalf("worksteal %q did not end; stderr %q", args, p.stderr)
-	}
-	return p.cmd.ProcessState.ExitCode(), p.stdout.String(), p.stderr.String()
-}
-
-// waitFor waits for a match of re in out.
-func waitFor(t *testing.T, out *syncBuffer, re string) []string {
-	t.Helper()
-	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(testdeadline.Left(t))
-	for time.Now().Before(deadline) {
-		if m := rx.FindStringSubmatch(out.String()); m != nil {
-			return m
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no %q in %q", re, out)
-	return nil
-}
-
-// waitForEither waits until p's stdout matches out or its stderr matches errs.
-func waitForEither(t *testing.T, p *proc, out, errs string) {
-	t.Helper()
-	ro, re := regexp.MustCompile(out), regexp.MustCompile(errs)
-	deadline := time.Now().Add(testdeadline.Left(t))
-	for time.Now().Before(deadline) {
-		if ro.MatchString(p.stdout.String()) || re.MatchString(p.stderr.String()) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no %q on stdout nor %q on stderr:\n%s\n%s", out, errs, p.stdout, p.stderr)
-}
 
 // secrets returns the secret parts of the files serve init wrote: each
 // seed, and each private key's base64 lines.
@@ -124,7 +50,7 @@ func secrets(t *testing.T, dir string) []string {
 // environment name files only).
 func TestSecureDeployment(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	code, initOut, initErr := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key")
+	code, initOut, initErr := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--shared-worker-key")
 	if code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, initErr)
 	}
@@ -134,27 +60,27 @@ func TestSecureDeployment(t *testing.T) {
 			t.Errorf("%s: %v, mode %v; want a file only its owner reads", f, err, st.Mode())
 		}
 	}
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir); code != 2 || !strings.Contains(errs, "exists; keeping it") {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir); code != 2 || !strings.Contains(errs, "exists; keeping it") {
 		t.Errorf("serve init again: exit %d, %q; want a refusal to overwrite", code, errs)
 	}
 	secret := secrets(t, dir)
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
 	ca := filepath.Join(dir, "ca.pem")
 
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v", "--http", "127.0.0.1:0")
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
-	waitFor(t, serve.stdout, `authentication \d+ nkey users; TLS on`)
-	dashURL := waitFor(t, serve.stdout, `dashboard on (http://\S+/)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v", "--http", "127.0.0.1:0")
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	e2e.WaitFor(t, serve.Stdout, `authentication \d+ nkey users; TLS on`)
+	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
 
 	// The worker gets its credentials from the environment, the submitter
 	// from flags.
-	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
+	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker"), "WORKSTEAL_TLS_CA=" + ca},
 		"worker", "--nats", url, "-j", "2", "--name", "w1", "--ack-wait", "5s")
 	// A worker cannot set the tier up: it says it waits for a submitter
 	// (or, if the tier is up, that it serves).
-	waitForEither(t, worker, "serving sh", "not set up yet")
+	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
 	joblog := filepath.Join(t.TempDir(), "jobs.tsv")
-	code, out, errs := run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", joblog)
+	code, out, errs := e2e.Run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", joblog)
 	if code != 0 || out != "one\ntwo\n" {
 		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -177,15 +103,15 @@ func TestSecureDeployment(t *testing.T) {
 		t.Errorf("serve --http: /api/workers = %q; want worker w1", workers)
 	}
 	// worksteal dash connects as an observer.
-	dash := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--tls-ca", ca, "--http", "127.0.0.1:0")
-	if got := getWorkers(t, waitFor(t, dash.stdout, `dashboard on (http://\S+/)`)[1]); !strings.Contains(got, `"w1"`) {
-		t.Errorf("dash with an observer's credentials: /api/workers = %q (stderr %q); want worker w1", got, dash.stderr)
+	dash := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--tls-ca", ca, "--http", "127.0.0.1:0")
+	if got := getWorkers(t, e2e.WaitFor(t, dash.Stdout, `dashboard on (http://\S+/)`)[1]); !strings.Contains(got, `"w1"`) {
+		t.Errorf("dash with an observer's credentials: /api/workers = %q (stderr %q); want worker w1", got, dash.Stderr)
 	}
 
 	// ps shows command lines and environments that name files only.
-	for _, p := range []*proc{serve, worker} {
+	for _, p := range []*e2e.Proc{serve, worker} {
 		for _, f := range []string{"cmdline", "environ"} {
-			data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), f))
+			data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.Cmd.Process.Pid), f))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +133,7 @@ func TestSecureDeployment(t *testing.T) {
 	}
 	for _, r := range refusals {
 		args := append([]string{"run", "--nats", url, "--job", "refused"}, r.args...)
-		code, out, errs := run(t, "echo never\n", r.env, args...)
+		code, out, errs := e2e.Run(t, "echo never\n", r.env, args...)
 		if code == 0 || out != "" || !strings.Contains(errs, r.want) {
 			t.Errorf("run with %s: exit %d, stdout %q, stderr %q; want an error saying %q", r.what, code, out, errs, r.want)
 		}
@@ -219,7 +145,7 @@ func TestSecureDeployment(t *testing.T) {
 	damaged := bytes.ReplaceAll(seed, []byte("\nSU"), []byte("\nSX"))
 	os.WriteFile(bad, damaged, 0o600)
 	secret = append(secret, strings.Fields(string(damaged[bytes.Index(damaged, []byte("\nSX")):]))[0])
-	code, _, errs = run(t, "echo never\n", nil, "run", "--nats", url, "--creds", bad, "--tls-ca", ca)
+	code, _, errs = e2e.Run(t, "echo never\n", nil, "run", "--nats", url, "--creds", bad, "--tls-ca", ca)
 	if code == 0 || !strings.Contains(errs, "credentials "+bad+": no valid nkey seed") {
 		t.Errorf("run with a damaged seed file: exit %d, stderr %q", code, errs)
 	}
@@ -229,16 +155,16 @@ func TestSecureDeployment(t *testing.T) {
 	// (docs/cli.md).
 	for _, p := range []struct {
 		name string
-		p    *proc
+		p    *e2e.Proc
 	}{{"dash", dash}, {"worker", worker}, {"serve", serve}} {
-		p.p.cmd.Process.Signal(syscall.SIGTERM)
-		<-p.p.done
-		if code := p.p.cmd.ProcessState.ExitCode(); code != 0 {
-			t.Errorf("%s after SIGTERM: exit %d (stderr %q); want 0", p.name, code, p.p.stderr.String())
+		p.p.Cmd.Process.Signal(syscall.SIGTERM)
+		<-p.p.Done
+		if code := p.p.Cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("%s after SIGTERM: exit %d (stderr %q); want 0", p.name, code, p.p.Stderr.String())
 		}
 	}
-	outputs = append(outputs, serve.stdout.String(), serve.stderr.String(), worker.stdout.String(), worker.stderr.String())
-	if !strings.Contains(serve.stdout.String()+serve.stderr.String(), "TLS required for client connections") {
+	outputs = append(outputs, serve.Stdout.String(), serve.Stderr.String(), worker.Stdout.String(), worker.Stderr.String())
+	if !strings.Contains(serve.Stdout.String()+serve.Stderr.String(), "TLS required for client connections") {
 		t.Errorf("serve -v did not log; the check for secrets in its log would be empty")
 	}
 	for _, o := range outputs {
@@ -255,34 +181,34 @@ func TestSecureDeployment(t *testing.T) {
 // with --insecure, which it announces on stderr; loopback needs nothing.
 func TestServeRefusesAnExposedServerWithoutSecurity(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "js")
-	code, _, errs := run(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store)
+	code, _, errs := e2e.Run(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store)
 	if code != 2 || !strings.Contains(errs, "--listen 0.0.0.0:0 is reachable from the network, and the server has no authentication and no TLS") {
 		t.Errorf("exposed without security: exit %d, stderr %q; want exit 2 naming the flag and what is missing", code, errs)
 	}
-	code, _, errs = run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--cluster-listen", "0.0.0.0:0", "--store", store)
+	code, _, errs = e2e.Run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--cluster-listen", "0.0.0.0:0", "--store", store)
 	if code != 2 || !strings.Contains(errs, "--cluster-listen 0.0.0.0:0 is reachable from the network, and its routes are not mutual TLS") {
 		t.Errorf("exposed routes: exit %d, stderr %q", code, errs)
 	}
 	// The dashboard has no authentication of its own: an exposed --http is
 	// refused too, by serve and by dash, before anything starts.
-	code, _, errs = run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store, "--http", "0.0.0.0:0")
+	code, _, errs = e2e.Run(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store, "--http", "0.0.0.0:0")
 	if code != 2 || !strings.Contains(errs, "--http 0.0.0.0:0 is reachable from the network, and the dashboard has no authentication") {
 		t.Errorf("serve with an exposed dashboard: exit %d, stderr %q", code, errs)
 	}
-	code, _, errs = run(t, "", nil, "dash", "--nats", "nats://127.0.0.1:1", "--http", ":8222")
+	code, _, errs = e2e.Run(t, "", nil, "dash", "--nats", "nats://127.0.0.1:1", "--http", ":8222")
 	if code != 2 || !strings.Contains(errs, "--http :8222 is reachable from the network") {
 		t.Errorf("dash on every interface: exit %d, stderr %q", code, errs)
 	}
-	p := start(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure", "--http", "0.0.0.0:0")
-	waitFor(t, p.stdout, "JetStream on")
-	waitFor(t, p.stdout, `worksteal dashboard on http://`)
-	waitFor(t, p.stderr, `WARNING: --insecure: 0\.0\.0\.0:\d+ is reachable from the network without authentication or TLS`)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	<-p.done
-	p = start(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store)
-	waitFor(t, p.stdout, "authentication none \\(loopback only\\); TLS off")
-	if p.stderr.String() != "" {
-		t.Errorf("loopback: stderr %q; want nothing", p.stderr)
+	p := e2e.Start(t, "", nil, "serve", "--listen", "0.0.0.0:0", "--store", store, "--insecure", "--http", "0.0.0.0:0")
+	e2e.WaitFor(t, p.Stdout, "JetStream on")
+	e2e.WaitFor(t, p.Stdout, `worksteal dashboard on http://`)
+	e2e.WaitFor(t, p.Stderr, `WARNING: --insecure: 0\.0\.0\.0:\d+ is reachable from the network without authentication or TLS`)
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	<-p.Done
+	p = e2e.Start(t, "", nil, "serve", "--listen", "127.0.0.1:0", "--store", store)
+	e2e.WaitFor(t, p.Stdout, "authentication none \\(loopback only\\); TLS off")
+	if p.Stderr.String() != "" {
+		t.Errorf("loopback: stderr %q; want nothing", p.Stderr)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package faulttest
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 )
@@ -65,7 +66,7 @@ type benchProc struct {
 }
 
 func benchStart(b *testing.B, args ...string) *benchProc {
-	p := &benchProc{cmd: exec.Command(wsBin, args...), out: &syncbuf.Buffer{}}
+	p := &benchProc{cmd: exec.Command(e2e.Bin, args...), out: &syncbuf.Buffer{}}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		b.Fatal(err)

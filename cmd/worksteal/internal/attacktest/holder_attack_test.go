@@ -1,4 +1,4 @@
-package main
+package attacktest
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -38,21 +39,21 @@ import (
 // runs once, and the job prints its real outputs.
 func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
 	for _, w := range []string{"w1", "w2"} {
-		if code, _, errs := run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", w); code != 0 {
+		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", w); code != 0 {
 			t.Fatalf("credentials add %s: exit %d, %s", w, code, errs)
 		}
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	creds := func(name string) []string {
 		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
 			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
 	}
-	logs := func() string { return serve.stdout.String() + serve.stderr.String() }
+	logs := func() string { return serve.Stdout.String() + serve.Stderr.String() }
 	a := connectNamed(t, url, dir, "w2")
 	// The recorder's refusal counts by role and reason (what the
 	// dashboard shows), heard with the observer's key.
@@ -78,7 +79,7 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	for i := range 3 {
 		cmds.WriteString("echo run >> " + filepath.Join(work, "runs"+strconv.Itoa(i)) + "; while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real" + strconv.Itoa(i) + "\n")
 	}
-	sub := start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("admin")...)...)
+	sub := e2e.Start(t, cmds.String(), nil, append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("admin")...)...)
 	ctx := testdeadline.Context(t)
 	route := ""
 	for route == "" {
@@ -90,7 +91,7 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 			}
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("no route of job victim; run's stderr %q", sub.stderr)
+			t.Fatalf("no route of job victim; run's stderr %q", sub.Stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -114,10 +115,10 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	seq, task := md.Sequence.Stream, mine.Header.Get("Ws-Task")
 	a.settle(mine.Reply, "-NAK")
 
-	w1 := start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "4", "--name", "w1"}, creds("w1")...)...)
+	w1 := e2e.Start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "4", "--name", "w1"}, creds("w1")...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("w1's stderr:\n%s\nserve's log:\n%s", w1.stderr, logs())
+			t.Logf("w1's stderr:\n%s\nserve's log:\n%s", w1.Stderr, logs())
 		}
 	})
 	// w1's delivery of the attacker's task, from w1's held list.
@@ -223,12 +224,12 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-sub.done:
+	case <-sub.Done:
 	case <-ctx.Done():
-		t.Fatalf("run did not end; stderr %q", sub.stderr)
+		t.Fatalf("run did not end; stderr %q", sub.Stderr)
 	}
-	if code, out := sub.cmd.ProcessState.ExitCode(), sub.stdout.String(); code != 0 || out != "real0\nreal1\nreal2\n" {
-		t.Errorf("run: exit %d, stdout %q, stderr %q; want the real outputs", code, out, sub.stderr)
+	if code, out := sub.Cmd.ProcessState.ExitCode(), sub.Stdout.String(); code != 0 || out != "real0\nreal1\nreal2\n" {
+		t.Errorf("run: exit %d, stdout %q, stderr %q; want the real outputs", code, out, sub.Stderr)
 	}
 	// The job's results, checkpoints and failure counts, read directly
 	// with w2's key: refused (a worker reads only its held tasks' records,

@@ -1,4 +1,4 @@
-package main
+package attacktest
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -18,7 +19,7 @@ import (
 // rather than a file name is refused without printing it.
 func TestCredentialsAreKeptSecret(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
 		t.Fatalf("serve init: %s", errs)
 	}
 	creds := filepath.Join(dir, "worker1.nk") // serve init's default: a key of its own per worker
@@ -39,7 +40,7 @@ func TestCredentialsAreKeptSecret(t *testing.T) {
 	loose := filepath.Join(t.TempDir(), "loose.nk")
 	os.WriteFile(loose, seedBytes, 0o644)
 	os.Chmod(loose, 0o644)
-	code, out, errs := run(t, "", nil, "worker", "--nats", "nats://127.0.0.1:1", "--creds", loose)
+	code, out, errs := e2e.Run(t, "", nil, "worker", "--nats", "nats://127.0.0.1:1", "--creds", loose)
 	if code == 0 || !strings.Contains(errs, loose) || !strings.Contains(errs, "readable by") || !strings.Contains(errs, "chmod 600") {
 		t.Errorf("worker with a credentials file of mode 0644: exit %d, stderr %q; want a refusal naming the file and the fix", code, errs)
 	}
@@ -50,7 +51,7 @@ func TestCredentialsAreKeptSecret(t *testing.T) {
 	}
 
 	for _, env := range []string{"WORKSTEAL_CREDS=" + seed, "WORKSTEAL_CREDS=" + string(seedBytes)} {
-		code, out, errs := run(t, "", []string{env}, "worker", "--nats", "nats://127.0.0.1:1")
+		code, out, errs := e2e.Run(t, "", []string{env}, "worker", "--nats", "nats://127.0.0.1:1")
 		if code == 0 || !strings.Contains(errs, "WORKSTEAL_CREDS") {
 			t.Errorf("worker with a seed in $WORKSTEAL_CREDS: exit %d, stderr %q; want a refusal that names the variable", code, errs)
 		}
@@ -66,13 +67,13 @@ func TestCredentialsAreKeptSecret(t *testing.T) {
 // says exactly what is missing: TLS, not authentication.
 func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--no-tls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--no-tls"); code != 0 {
 		t.Fatalf("serve init: %s", errs)
 	}
-	p := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "0.0.0.0:0", "--store", t.TempDir(), "--insecure")
-	waitFor(t, p.stdout, `authentication 4 nkey users; TLS off`)
-	waitFor(t, p.stderr, `WARNING: --insecure`)
-	if errs := p.stderr.String(); strings.Contains(errs, "without authentication") || !strings.Contains(errs, "without TLS") {
+	p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "0.0.0.0:0", "--store", t.TempDir(), "--insecure")
+	e2e.WaitFor(t, p.Stdout, `authentication 4 nkey users; TLS off`)
+	e2e.WaitFor(t, p.Stderr, `WARNING: --insecure`)
+	if errs := p.Stderr.String(); strings.Contains(errs, "without authentication") || !strings.Contains(errs, "without TLS") {
 		t.Errorf("serve --insecure with nkeys and no TLS: stderr %q; want a warning about TLS only", errs)
 	}
 }
@@ -82,32 +83,32 @@ func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
 // not needed), and without --role the refusal says to give it.
 func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
 		t.Fatalf("serve init: %s", errs)
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
-	waitForEither(t, worker, "serving sh", "not set up yet")
-	if code, out, errs := run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
+	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
+	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
+	if code, out, errs := e2e.Run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
 	}
 	for _, verb := range [][]string{{"list"}, {"status", "mine"}, {"results", "mine"}} {
 		args := append([]string{"job"}, verb...)
 		args = append(args, "--nats", url, "--creds", creds("submitter"), "--role", "submitter")
-		code, out, errs := run(t, "", nil, args...)
+		code, out, errs := e2e.Run(t, "", nil, args...)
 		if code != 0 || !strings.Contains(out+errs, "mine") && verb[0] == "list" || code == 0 && verb[0] == "status" && !strings.Contains(out, "1 succeeded") {
 			t.Errorf("job %s with a submitter's credentials: exit %d, %q, %q", verb[0], code, out, errs)
 		}
 	}
 	// The key's file names its holder (serve init's submitter.nk is the
 	// person "submitter"): job list lists that person's jobs.
-	code, out, errs := run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("submitter"))
+	code, out, errs := e2e.Run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("submitter"))
 	if code != 0 || !strings.Contains(out, "submitter.mine") {
 		t.Errorf("job list with a submitter's credentials and no --role: exit %d, %q, %q; want the person's job submitter.mine", code, out, errs)
 	}
-	if code, out, errs := run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter")); code != 0 || !strings.Contains(out, "1 succeeded") {
+	if code, out, errs := e2e.Run(t, "", nil, "job", "status", "mine", "--nats", url, "--creds", creds("submitter")); code != 0 || !strings.Contains(out, "1 succeeded") {
 		t.Errorf("job status with a submitter's credentials and no --role: exit %d, %q, %q; want 1 succeeded", code, out, errs)
 	}
 }
@@ -118,33 +119,33 @@ func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 // output; the dashboard, with the same credentials, shows the job done.
 func TestObserverReadsNoOutput(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
 		t.Fatalf("serve init: %s", errs)
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
-	waitForEither(t, worker, "serving sh", "not set up yet")
-	if code, out, errs := run(t, "echo top-secret\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "top-secret\n" {
+	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
+	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
+	if code, out, errs := e2e.Run(t, "echo top-secret\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "top-secret\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
 	}
-	if code, out, errs := run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("observer")); code != 0 || !strings.Contains(out, "mine") {
+	if code, out, errs := e2e.Run(t, "", nil, "job", "list", "--nats", url, "--creds", creds("observer")); code != 0 || !strings.Contains(out, "mine") {
 		t.Errorf("job list with an observer's credentials: exit %d, %q, %q; want job mine", code, out, errs)
 	}
 	for _, args := range [][]string{{"status", "mine"}, {"results", "mine"}, {"results", "mine", "--json"}} {
 		args = append(append([]string{"job"}, args...), "--nats", url, "--creds", creds("observer"))
-		code, out, errs := run(t, "", nil, args...)
+		code, out, errs := e2e.Run(t, "", nil, args...)
 		if code == 0 || strings.Contains(out+errs, "top-secret") || !strings.Contains(errs, "submitter") {
 			t.Errorf("%v with an observer's credentials: exit %d, %q, %q; want a refusal that names the submitter's credentials, and no output", args, code, out, errs)
 		}
-		code, out, errs = run(t, "", nil, append(args, "--role", "observer")...)
+		code, out, errs = e2e.Run(t, "", nil, append(args, "--role", "observer")...)
 		if code == 0 || strings.Contains(out+errs, "top-secret") {
 			t.Errorf("%v --role observer: exit %d, %q, %q; want a refusal, and no output", args, code, out, errs)
 		}
 	}
-	dash := start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--http", "127.0.0.1:0")
-	page := waitFor(t, dash.stdout, `dashboard on (http://\S+/)`)[1]
+	dash := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("observer")}, "dash", "--nats", url, "--http", "127.0.0.1:0")
+	page := e2e.WaitFor(t, dash.Stdout, `dashboard on (http://\S+/)`)[1]
 	var body string
 	shows := func() bool {
 		var jobs []struct {
@@ -162,6 +163,6 @@ func TestObserverReadsNoOutput(t *testing.T) {
 		}
 	}
 	if !shows() || strings.Contains(body, "top-secret") {
-		t.Errorf("dash with an observer's credentials: /api/jobs = %q (stderr %q); want job submitter.mine with 1 succeeded", body, dash.stderr)
+		t.Errorf("dash with an observer's credentials: /api/jobs = %q (stderr %q); want job submitter.mine with 1 succeeded", body, dash.Stderr)
 	}
 }

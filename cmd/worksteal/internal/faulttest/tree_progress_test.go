@@ -1,4 +1,4 @@
-package main
+package faulttest
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -40,7 +41,7 @@ if [ "$WORKSTEAL_TASK" = 1 ]; then
 fi
 echo "end $WORKSTEAL_TASK" >> %[1]s
 echo 1
-`, pt.log, fanout, wsBin, script, sleep, pt.release)
+`, pt.log, fanout, e2e.Bin, script, sleep, pt.release)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ var (
 
 func jobStatusOf(t *testing.T, url, id string) statusView {
 	t.Helper()
-	code, out, errs := run(t, "", nil, "job", "status", id, "--nats", url)
+	code, out, errs := e2e.Run(t, "", nil, "job", "status", id, "--nats", url)
 	m := statusLine.FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Fatalf("job status %s: exit %d:\n%s%s", id, code, out, errs)
@@ -147,20 +148,20 @@ func jobStatusOf(t *testing.T, url, id string) statusView {
 // root, which runs.
 func TestTreeProgressAgreesWithTheJob(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
-	dash := launch(t, "dash", "dash", "--nats", srv.url(), "--http", "127.0.0.1:0")
-	page := dash.waitFor(t, `dashboard on (http://\S+/)`)[1]
+	srv, _ := e2e.Deployment(t)
+	dash := e2e.Launch(t, "dash", "dash", "--nats", srv.URL(), "--http", "127.0.0.1:0")
+	page := dash.WaitFor(t, `dashboard on (http://\S+/)`)[1]
 
 	const depth, fanout = 3, 3
 	const nodes = 1 + 3 + 9 + 27
 	pt := newProgressTree(t, depth, fanout, "1")
-	submit := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", ackWait, "--job", "grow", "--reduce", "sum",
+	submit := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--ack-wait", e2e.AckWait, "--job", "grow", "--reduce", "sum",
 		"sh "+filepath.Join(pt.dir, "node.sh")+" {}", ":::", strconv.Itoa(depth))
 
 	deadline := time.Now().Add(testdeadline.Left(t))
 	for _, started := pt.ended(); started == 0; _, started = pt.ended() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the root did not start:\n%s", submit.out.String())
+			t.Fatalf("the root did not start:\n%s", submit.Out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -189,7 +190,7 @@ func TestTreeProgressAgreesWithTheJob(t *testing.T) {
 			}
 		}
 		if i%2 == 0 {
-			v := jobStatusOf(t, srv.url(), "grow")
+			v := jobStatusOf(t, srv.URL(), "grow")
 			after, _ := pt.ended()
 			statusSeen = append(statusSeen, strings.SplitN(v.out, "\n", 2)[0])
 			switch {
@@ -225,7 +226,7 @@ func TestTreeProgressAgreesWithTheJob(t *testing.T) {
 	}
 	var v statusView
 	for {
-		v = jobStatusOf(t, srv.url(), "grow")
+		v = jobStatusOf(t, srv.URL(), "grow")
 		if v.running == 1 || time.Now().After(deadline) {
 			break
 		}
@@ -242,10 +243,10 @@ func TestTreeProgressAgreesWithTheJob(t *testing.T) {
 	if err := os.WriteFile(pt.release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := submit.wait(t); code != 0 || !regexp.MustCompile(`(?m)^`+strconv.Itoa(nodes)+`$`).MatchString(submit.out.String()) {
-		t.Fatalf("run exited %d; want 0 and the sum %d:\n%s", code, nodes, submit.out.String())
+	if code := submit.Wait(t); code != 0 || !regexp.MustCompile(`(?m)^`+strconv.Itoa(nodes)+`$`).MatchString(submit.Out.String()) {
+		t.Fatalf("run exited %d; want 0 and the sum %d:\n%s", code, nodes, submit.Out.String())
 	}
-	code, out, errs := run(t, "", nil, "job", "results", "grow", "--json", "--nats", srv.url())
+	code, out, errs := e2e.Run(t, "", nil, "job", "results", "grow", "--json", "--nats", srv.URL())
 	if code != 0 {
 		t.Fatalf("job results: exit %d: %s", code, errs)
 	}
@@ -260,7 +261,7 @@ func TestTreeProgressAgreesWithTheJob(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	v = jobStatusOf(t, srv.url(), "grow")
+	v = jobStatusOf(t, srv.URL(), "grow")
 	if !j.Finished || j.Total != results || j.Succeeded != results || j.ETA != 0 || v.state != "done" || v.total != results || v.succeeded != results || v.value != nodes {
 		t.Errorf("at the end: /api/state %+v, job status\n%s\nwant both done, %d tasks succeeded, value %d", j, v.out, results, nodes)
 	}

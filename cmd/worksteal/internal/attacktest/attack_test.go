@@ -1,4 +1,4 @@
-package main
+package attacktest
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -167,11 +168,11 @@ func forgedResult(job, task, parent string, spawned ...string) []byte {
 // variables.
 func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--shared-worker-key"); code != 0 {
+	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--shared-worker-key"); code != 0 {
 		t.Fatalf("serve init: exit %d, %s", code, errs)
 	}
-	serve := start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
-	url := waitFor(t, serve.stdout, `JetStream on (\S+)`)[1]
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
+	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	creds := func(role string) []string {
 		return []string{"--creds", filepath.Join(dir, role+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
 			"--tls-cert", filepath.Join(dir, role+"-cert.pem"), "--tls-key", filepath.Join(dir, role+"-key.pem")}
@@ -192,7 +193,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	// The job: its first task waits for the gate, so the attacks happen
 	// while it runs; no worker runs yet, so the attacker can take a task.
 	cmds := "while [ ! -e " + gate + " ]; do sleep 0.05; done; echo real0\necho real1\nenv\n"
-	sub := start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "admin.nk")},
+	sub := e2e.Start(t, cmds, []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "admin.nk")},
 		append([]string{"run", "--nats", url, "--job", "victim", "-k"}, creds("admin")[2:]...)...)
 	ctx := testdeadline.Context(t)
 	var cons jetstream.Consumer
@@ -206,7 +207,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 			}
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("no route of job victim; run's stderr %q", sub.stderr)
+			t.Fatalf("no route of job victim; run's stderr %q", sub.Stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -265,16 +266,16 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	start(t, "", []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "worker.nk"), "WORKSTEAL_TLS_KEY=" + filepath.Join(dir, "worker-key.pem")},
+	e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + filepath.Join(dir, "worker.nk"), "WORKSTEAL_TLS_KEY=" + filepath.Join(dir, "worker-key.pem")},
 		append([]string{"worker", "--nats", url, "-j", "2", "--name", "w1"}, creds("worker")[2:]...)...)
 	select {
-	case <-sub.done:
+	case <-sub.Done:
 	case <-ctx.Done():
-		t.Fatalf("run did not end; stderr %q", sub.stderr)
+		t.Fatalf("run did not end; stderr %q", sub.Stderr)
 	}
-	out := sub.stdout.String()
-	if code := sub.cmd.ProcessState.ExitCode(); code != 0 || !strings.HasPrefix(out, "real0\nreal1\n") || strings.Contains(out, "FORGED") {
-		t.Errorf("run: exit %d, stdout %q, stderr %q; want the real outputs", code, out, sub.stderr)
+	out := sub.Stdout.String()
+	if code := sub.Cmd.ProcessState.ExitCode(); code != 0 || !strings.HasPrefix(out, "real0\nreal1\n") || strings.Contains(out, "FORGED") {
+		t.Errorf("run: exit %d, stdout %q, stderr %q; want the real outputs", code, out, sub.Stderr)
 	}
 	// 3. Tasks do not inherit the worker's credentials.
 	for _, v := range []string{"WORKSTEAL_CREDS", "WORKSTEAL_TLS_KEY", "NATS_CREDS"} {
@@ -293,7 +294,7 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 		t.Errorf("a command the attacker published ran (%s exists)", marker)
 	}
 	// The refusals are logged by serve.
-	logs := serve.stdout.String() + serve.stderr.String()
+	logs := serve.Stdout.String() + serve.Stderr.String()
 	for _, want := range []string{"refused a worker's result: mismatch", "refused a worker's result: not-held", "refused a worker's spawn: bad-child", "Publish Violation - Subject \"ws.task.victim.sh.any\"", "Publish Violation - Subject \"$KV.ws_results.victim.1\""} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("serve logged no %q in %q", want, logs)

@@ -1,4 +1,4 @@
-package main
+package faulttest
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -36,7 +37,7 @@ if [ "$d" -gt 0 ]; then
 fi
 sleep 0.15
 echo 1
-`, tr.ran, fanout, wsBin, script)
+`, tr.ran, fanout, e2e.Bin, script)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -76,23 +77,23 @@ func (tr *treeRun) runs() map[string][]string {
 	return m
 }
 
-func (tr *treeRun) run(t *testing.T, url string, extra ...string) *process {
-	args := append([]string{"run", "--nats", url, "--ack-wait", ackWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input}, extra...)
-	return launch(t, "run", args...)
+func (tr *treeRun) run(t *testing.T, url string, extra ...string) *e2e.Process {
+	args := append([]string{"run", "--nats", url, "--ack-wait", e2e.AckWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input}, extra...)
+	return e2e.Launch(t, "run", args...)
 }
 
 // waitRuns waits until k nodes have started.
-func (tr *treeRun) waitRuns(t *testing.T, k int, run *process) {
+func (tr *treeRun) waitRuns(t *testing.T, k int, run *e2e.Process) {
 	t.Helper()
 	deadline := time.Now().Add(testdeadline.Left(t))
 	for len(tr.runs()) < k {
 		select {
-		case <-run.done:
-			t.Fatalf("run exited %d after %d of %d nodes:\n%s", run.code, len(tr.runs()), k, run.out.String())
+		case <-run.Done:
+			t.Fatalf("run exited %d after %d of %d nodes:\n%s", run.Code, len(tr.runs()), k, run.Out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d nodes started:\n%s", len(tr.runs()), k, run.out.String())
+			t.Fatalf("only %d of %d nodes started:\n%s", len(tr.runs()), k, run.Out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -101,14 +102,14 @@ func (tr *treeRun) waitRuns(t *testing.T, k int, run *process) {
 // check asserts the promise: run exits 0 and prints the exact number of
 // nodes as the reduced value; every node of the tree ran (at least once)
 // and no task outside it did.
-func (tr *treeRun) check(t *testing.T, run *process) {
+func (tr *treeRun) check(t *testing.T, run *e2e.Process) {
 	t.Helper()
-	if code := run.wait(t); code != 0 {
-		t.Fatalf("run exited %d; want 0:\n%s", code, run.out.String())
+	if code := run.Wait(t); code != 0 {
+		t.Fatalf("run exited %d; want 0:\n%s", code, run.Out.String())
 	}
 	ids := tr.ids()
-	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(len(ids)) + `$`).MatchString(run.out.String()) {
-		t.Errorf("run did not print the sum %d (one per node):\n%s", len(ids), run.out.String())
+	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(len(ids)) + `$`).MatchString(run.Out.String()) {
+		t.Errorf("run did not print the sum %d (one per node):\n%s", len(ids), run.Out.String())
 	}
 	runs := tr.runs()
 	extra := 0
@@ -143,9 +144,9 @@ func (tr *treeRun) rootWorker(t *testing.T) int {
 // prints the exact sum; no fault.
 func TestTreeThroughTheBinary(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	tr := newTreeRun(t, 3, 4) // 85 nodes
-	run := tr.run(t, srv.url())
+	run := tr.run(t, srv.URL())
 	tr.check(t, run)
 	workers := map[string]bool{}
 	for _, ws := range tr.runs() {
@@ -156,19 +157,19 @@ func TestTreeThroughTheBinary(t *testing.T) {
 	if len(workers) < 2 {
 		t.Errorf("the tree ran on %d worker(s); want it handed over to idle ones", len(workers))
 	}
-	if !strings.Contains(run.out.String(), "spawned") {
-		t.Errorf("the progress lines do not show spawned tasks:\n%s", run.out.String())
+	if !strings.Contains(run.Out.String(), "spawned") {
+		t.Errorf("the progress lines do not show spawned tasks:\n%s", run.Out.String())
 	}
 	// The job's status shows the tasks handed over and the value.
-	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.out.String())
+	id := regexp.MustCompile(`job (run-[0-9a-f]+)`).FindStringSubmatch(run.Out.String())
 	if id == nil {
-		t.Fatalf("run named no job:\n%s", run.out.String())
+		t.Fatalf("run named no job:\n%s", run.Out.String())
 	}
-	st := launch(t, "job status", "job", "status", id[1], "--nats", srv.url())
-	if code := st.wait(t); code != 0 {
-		t.Fatalf("job status exited %d:\n%s", code, st.out.String())
+	st := e2e.Launch(t, "job status", "job", "status", id[1], "--nats", srv.URL())
+	if code := st.Wait(t); code != 0 {
+		t.Fatalf("job status exited %d:\n%s", code, st.Out.String())
 	}
-	if out := st.out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
+	if out := st.Out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
 		!strings.Contains(out, "value (sum) so far: "+strconv.Itoa(len(tr.ids()))) {
 		t.Errorf("job status does not show the tasks handed over and the sum %d:\n%s", len(tr.ids()), out)
 	}
@@ -180,11 +181,11 @@ func TestTreeThroughTheBinary(t *testing.T) {
 // (same ids) what it handed over before, and the sum is exact.
 func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 	t.Parallel()
-	srv, workers := deployment(t)
+	srv, workers := e2e.Deployment(t)
 	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.url())
+	run := tr.run(t, srv.URL())
 	tr.waitRuns(t, len(tr.ids())/3, run)
-	workers[tr.rootWorker(t)].signal(t, syscall.SIGKILL)
+	workers[tr.rootWorker(t)].Signal(t, syscall.SIGKILL)
 	tr.check(t, run)
 }
 
@@ -192,13 +193,13 @@ func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 // SIGTERM: it hands its tasks back at once and exits 0.
 func TestTreeWorkerStopped(t *testing.T) {
 	t.Parallel()
-	srv, workers := deployment(t)
+	srv, workers := e2e.Deployment(t)
 	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.url())
+	run := tr.run(t, srv.URL())
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	w := workers[tr.rootWorker(t)]
-	w.signal(t, syscall.SIGTERM)
-	if code := w.wait(t); code != 0 {
+	w.Signal(t, syscall.SIGTERM)
+	if code := w.Wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
 	}
 	tr.check(t, run)
@@ -208,14 +209,14 @@ func TestTreeWorkerStopped(t *testing.T) {
 // comes back on its store 3 s later.
 func TestTreeServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.url())
+	run := tr.run(t, srv.URL())
 	tr.waitRuns(t, len(tr.ids())/3, run)
-	srv.p.signal(t, syscall.SIGKILL)
-	<-srv.p.done
+	srv.P.Signal(t, syscall.SIGKILL)
+	<-srv.P.Done
 	time.Sleep(3 * time.Second)
-	srv.start(t)
+	srv.Start(t)
 	tr.check(t, run)
 }
 
@@ -224,32 +225,32 @@ func TestTreeServerKilledAndRestarted(t *testing.T) {
 // reports the subtrees handed between workers.
 func TestBenchCellCluster(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	const tree = "t=1,a=3,d=7,b=4,r=19"
-	local := launch(t, "cell ws", "bench", "cell", "ws", "uts-sha1", tree, "1")
-	if code := local.wait(t); code != 0 {
-		t.Fatalf("bench cell ws exited %d:\n%s", code, local.out.String())
+	local := e2e.Launch(t, "cell ws", "bench", "cell", "ws", "uts-sha1", tree, "1")
+	if code := local.Wait(t); code != 0 {
+		t.Fatalf("bench cell ws exited %d:\n%s", code, local.Out.String())
 	}
-	want := regexp.MustCompile(`ws uts-sha1 \S+ 1 [0-9.]+ (\d+ leaves=\d+ depth=\d+)`).FindStringSubmatch(local.out.String())
+	want := regexp.MustCompile(`ws uts-sha1 \S+ 1 [0-9.]+ (\d+ leaves=\d+ depth=\d+)`).FindStringSubmatch(local.Out.String())
 	if want == nil {
-		t.Fatalf("bench cell ws printed:\n%s", local.out.String())
+		t.Fatalf("bench cell ws printed:\n%s", local.Out.String())
 	}
-	cell := launch(t, "cell cluster", "bench", "cell", "cluster", "uts-sha1", tree, "12", "2", "0", "--nats", srv.url(), "--split", "3")
-	if code := cell.wait(t); code != 0 {
-		t.Fatalf("bench cell cluster exited %d:\n%s", code, cell.out.String())
+	cell := e2e.Launch(t, "cell cluster", "bench", "cell", "cluster", "uts-sha1", tree, "12", "2", "0", "--nats", srv.URL(), "--split", "3")
+	if code := cell.Wait(t); code != 0 {
+		t.Fatalf("bench cell cluster exited %d:\n%s", code, cell.Out.String())
 	}
-	lines := regexp.MustCompile(`(?m)^cluster uts-sha1 \S+ 12 [0-9.]+ (\d+ leaves=\d+ depth=\d+) handed=(\d+) idle=(\d+) task-msgs=(\d+)$`).FindAllStringSubmatch(cell.out.String(), -1)
+	lines := regexp.MustCompile(`(?m)^cluster uts-sha1 \S+ 12 [0-9.]+ (\d+ leaves=\d+ depth=\d+) handed=(\d+) idle=(\d+) task-msgs=(\d+)$`).FindAllStringSubmatch(cell.Out.String(), -1)
 	if len(lines) != 2 {
-		t.Fatalf("want 2 lines of the cell's format, got:\n%s", cell.out.String())
+		t.Fatalf("want 2 lines of the cell's format, got:\n%s", cell.Out.String())
 	}
 	for _, m := range lines {
 		if m[1] != want[1] {
 			t.Errorf("cluster counted %s; one process counted %s", m[1], want[1])
 		}
 	}
-	bad := launch(t, "cell cluster bad", "bench", "cell", "cluster", "uts-sha1", "T1", "2")
-	if code := bad.wait(t); code == 0 || !strings.Contains(bad.out.String(), "--nats URL is required") {
-		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.out.String())
+	bad := e2e.Launch(t, "cell cluster bad", "bench", "cell", "cluster", "uts-sha1", "T1", "2")
+	if code := bad.Wait(t); code == 0 || !strings.Contains(bad.Out.String(), "--nats URL is required") {
+		t.Errorf("a cell without --nats exited %d:\n%s", code, bad.Out.String())
 	}
 }
 
@@ -257,9 +258,9 @@ func TestBenchCellCluster(t *testing.T) {
 // and fails.
 func TestSpawnOutsideATask(t *testing.T) {
 	t.Parallel()
-	p := launch(t, "spawn", "spawn", "--", "echo", "hi")
-	if code := p.wait(t); code == 0 || !strings.Contains(p.out.String(), "WORKSTEAL_SPAWN_SOCKET") {
-		t.Errorf("spawn outside a task exited %d:\n%s", code, p.out.String())
+	p := e2e.Launch(t, "spawn", "spawn", "--", "echo", "hi")
+	if code := p.Wait(t); code == 0 || !strings.Contains(p.Out.String(), "WORKSTEAL_SPAWN_SOCKET") {
+		t.Errorf("spawn outside a task exited %d:\n%s", code, p.Out.String())
 	}
 }
 
@@ -268,35 +269,35 @@ func TestSpawnOutsideATask(t *testing.T) {
 // leads the task stream dies with SIGKILL a third of the way in.
 func TestTreeClusterLosesStreamLeader(t *testing.T) {
 	t.Parallel()
-	var servers []*server
+	var servers []*e2e.Server
 	var routes []string
-	clusterPorts := []int{freePort(t), freePort(t), freePort(t)}
+	clusterPorts := []int{e2e.FreePort(t), e2e.FreePort(t), e2e.FreePort(t)}
 	for _, p := range clusterPorts {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
 	}
 	for i, p := range clusterPorts {
-		servers = append(servers, &server{name: fmt.Sprintf("s%d", i+1), addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir(),
-			extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
+		servers = append(servers, &e2e.Server{Name: fmt.Sprintf("s%d", i+1), Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir(),
+			Extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
 	}
 	var urls []string
 	for _, s := range servers {
-		s.start(t)
-		urls = append(urls, s.url())
+		s.Start(t)
+		urls = append(urls, s.URL())
 	}
 	all := strings.Join(urls, ",")
 	for i := 1; i <= 3; i++ {
 		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
-		w := launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", ackWait, "--replicas", "3")
-		w.waitFor(t, "serving sh")
+		w := e2e.Launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", e2e.AckWait, "--replicas", "3")
+		w.WaitFor(t, "serving sh")
 	}
 	tr := newTreeRun(t, 3, 4)
 	run := tr.run(t, all, "--replicas", "3")
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	leader := streamLeader(t, all)
 	for _, s := range servers {
-		if s.name == leader {
+		if s.Name == leader {
 			t.Logf("killing %s, the task stream's leader", leader)
-			s.p.signal(t, syscall.SIGKILL)
+			s.P.Signal(t, syscall.SIGKILL)
 		}
 	}
 	tr.check(t, run)
@@ -308,14 +309,14 @@ func TestTreeClusterLosesStreamLeader(t *testing.T) {
 // of a loop, 34, on three workers that hand subtrees to each other.
 func TestTreeShellReductionMatchesSequential(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "fib.sh")
 	body := fmt.Sprintf(`n=$1
 if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 %[1]s spawn -- sh %[2]s $((n-1)) || exit 9
 %[1]s spawn -- sh %[2]s $((n-2)) || exit 9
-`, wsBin, script)
+`, e2e.Bin, script)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -324,12 +325,12 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 	for range n {
 		a, b = b, a+b
 	}
-	run := launch(t, "run", "run", "--nats", srv.url(), "--reduce", "sum", "sh "+script+" {}", ":::", strconv.Itoa(n))
-	if code := run.wait(t); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	run := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--reduce", "sum", "sh "+script+" {}", ":::", strconv.Itoa(n))
+	if code := run.Wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.Out.String())
 	}
-	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(a) + `$`).MatchString(run.out.String()) {
-		t.Errorf("run --reduce sum of the fib(%d) tree did not print %d:\n%s", n, a, run.out.String())
+	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(a) + `$`).MatchString(run.Out.String()) {
+		t.Errorf("run --reduce sum of the fib(%d) tree did not print %d:\n%s", n, a, run.Out.String())
 	}
 }
 
@@ -339,7 +340,7 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 // grandchild too.
 func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	dir := t.TempDir()
 	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
 	write := func(p, body string) {
@@ -347,22 +348,22 @@ func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", wsBin, grand))
+	write(child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", e2e.Bin, grand))
 	write(grand, "echo G=$FOO\nsleep \"$1\"\n")
-	run := launchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.url(), "--env", "FOO",
-		"echo P=$FOO; "+wsBin+" spawn -- sh "+child+" {}", ":::", "0")
-	if code := run.wait(t); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, run.out.String())
+	run := e2e.LaunchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.URL(), "--env", "FOO",
+		"echo P=$FOO; "+e2e.Bin+" spawn -- sh "+child+" {}", ":::", "0")
+	if code := run.Wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, run.Out.String())
 	}
 	for _, want := range []string{"P=bar", "C=bar", "G=bar"} {
-		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(run.out.String()) {
-			t.Errorf("run --env FOO: no line %s:\n%s", want, run.out.String())
+		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(run.Out.String()) {
+			t.Errorf("run --env FOO: no line %s:\n%s", want, run.Out.String())
 		}
 	}
-	slow := launch(t, "run slow", "run", "--nats", srv.url(), "--timeout", "2s",
-		wsBin+" spawn -- sh "+child+" {}", ":::", "600")
-	if code := slow.wait(t); code == 0 || !strings.Contains(slow.out.String(), "timed out after 2s") {
-		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.out.String())
+	slow := e2e.Launch(t, "run slow", "run", "--nats", srv.URL(), "--timeout", "2s",
+		e2e.Bin+" spawn -- sh "+child+" {}", ":::", "600")
+	if code := slow.Wait(t); code == 0 || !strings.Contains(slow.Out.String(), "timed out after 2s") {
+		t.Errorf("a grandchild sleeping 600 s under --timeout 2s: run exited %d:\n%s", code, slow.Out.String())
 	}
 }
 
@@ -371,19 +372,19 @@ func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 // and its exit status, as it does for a failing task of a flat batch.
 func TestFailingGrandchildIsNamed(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	dir := t.TempDir()
 	child := filepath.Join(dir, "child.sh")
-	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", wsBin)), 0o755); err != nil {
+	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", e2e.Bin)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := launch(t, "run", "run", "--nats", srv.url(), "echo 1; "+wsBin+" spawn -- sh "+child, ":::", "7")
-	if code := run.wait(t); code != 1 {
-		t.Fatalf("run exited %d; want 1:\n%s", code, run.out.String())
+	run := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "echo 1; "+e2e.Bin+" spawn -- sh "+child, ":::", "7")
+	if code := run.Wait(t); code != 1 {
+		t.Fatalf("run exited %d; want 1:\n%s", code, run.Out.String())
 	}
 	want := regexp.MustCompile(`spawned task 1=0=0 \(sh\) failed: command "sh -c 'echo bad input >&2; exit 3'": exit status 3; stderr: bad input`)
-	if !want.MatchString(run.out.String()) {
-		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.out.String())
+	if !want.MatchString(run.Out.String()) {
+		t.Errorf("run did not name the failing grandchild, its command and exit status:\n%s", run.Out.String())
 	}
 }
 
@@ -394,7 +395,7 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 // nothing is saved anywhere else.
 func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
+	srv, _ := e2e.Deployment(t)
 	dir := t.TempDir()
 	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
 	write := func(p, body string) {
@@ -402,14 +403,14 @@ func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(child, fmt.Sprintf("echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", wsBin, grand))
+	write(child, fmt.Sprintf("echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", e2e.Bin, grand))
 	write(grand, "echo G$1-$2\nsleep 0.2\n")
 	results := filepath.Join(dir, "out")
 	const children = 4
-	submit := launch(t, "run", "run", "--nats", srv.url(), "--job", "saved", "--results", results,
-		"echo P{}; for i in 1 2 3 4; do "+wsBin+" spawn -- sh "+child+" {} $i || exit 9; done", ":::", "a", "b")
-	if code := submit.wait(t); code != 0 {
-		t.Fatalf("run exited %d:\n%s", code, submit.out.String())
+	submit := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--job", "saved", "--results", results,
+		"echo P{}; for i in 1 2 3 4; do "+e2e.Bin+" spawn -- sh "+child+" {} $i || exit 9; done", ":::", "a", "b")
+	if code := submit.Wait(t); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, submit.Out.String())
 	}
 	var files []string
 	filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
@@ -438,7 +439,7 @@ func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 	}
 	// The test means something only if some node was handed over (saved
 	// from a result of its own).
-	code, out, errs := run(t, "", nil, "job", "results", "saved", "--nats", srv.url())
+	code, out, errs := e2e.Run(t, "", nil, "job", "results", "saved", "--nats", srv.URL())
 	if code != 0 {
 		t.Fatalf("job results: %d %s", code, errs)
 	}
