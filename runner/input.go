@@ -163,43 +163,9 @@ type record struct {
 // Jobs reads the input and returns its jobs, numbered from 1 in input order.
 // An error wraps ErrBadInput and names the source and line at fault.
 func (in Input) Jobs() ([]Job, error) {
-	if in.WeightCol < 0 {
-		return nil, fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
-	}
-	if in.MaxArgs < 0 || in.MaxLen < 0 {
-		return nil, fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
-	}
-	switch in.Trim {
-	case "", "n", "l", "r", "lr", "rl":
-	default:
-		return nil, fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
-	}
-	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
-		return nil, fmt.Errorf("%w: empty command template", ErrBadInput)
-	}
-	colsepStr := in.ColSep
-	if colsepStr == "" && (in.Header || in.HeaderFiles) {
-		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
-	}
-	var colsep *byteRegexp
-	if in.CSV {
-		if in.WeightCol > 0 {
-			return nil, fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
-		}
-		colsepStr = ""
-	}
-	if colsepStr != "" {
-		var err error
-		if colsep, err = compileBytes(colsepStr); err != nil {
-			return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
-		}
-	}
-	colTrim, valTrim := in.Trim, in.Trim
-	if colTrim == "" {
-		colTrim, valTrim = "lr", "n"
-		if in.ColSep == "" {
-			colTrim = "n" // a colsep implied by --header does not trim
-		}
+	colsep, colTrim, valTrim, err := in.splitter()
+	if err != nil {
+		return nil, err
 	}
 	sources := in.Sources
 	if len(sources) == 0 {
@@ -231,7 +197,67 @@ func (in Input) Jobs() ([]Job, error) {
 	}
 	// Each source's values, each value already split into its columns.
 	keepArgs := in.Tag != nil || in.Results != nil // only --tag and --results use the values as read
+	vals, err := in.values(sources, colsep, colTrim, valTrim, keepArgs, &syn)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, tag, res, err := in.templates(syn)
+	if err != nil {
+		return nil, err
+	}
+	return in.expand(sources, vals, syn, colsep, colTrim, keepArgs, tmpl, tag, res)
+}
+
+// splitter checks the input's settings and returns how a value splits into
+// columns: the compiled --colsep (nil: one column, or CSV) and the trimming
+// of the columns and of the whole value.
+func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err error) {
+	if in.WeightCol < 0 {
+		return nil, "", "", fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
+	}
+	if in.MaxArgs < 0 || in.MaxLen < 0 {
+		return nil, "", "", fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
+	}
+	switch in.Trim {
+	case "", "n", "l", "r", "lr", "rl":
+	default:
+		return nil, "", "", fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
+	}
+	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
+		return nil, "", "", fmt.Errorf("%w: empty command template", ErrBadInput)
+	}
+	colsepStr := in.ColSep
+	if colsepStr == "" && (in.Header || in.HeaderFiles) {
+		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
+	}
+	if in.CSV {
+		if in.WeightCol > 0 {
+			return nil, "", "", fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
+		}
+		colsepStr = ""
+	}
+	if colsepStr != "" {
+		if colsep, err = compileBytes(colsepStr); err != nil {
+			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
+		}
+	}
+	colTrim, valTrim = in.Trim, in.Trim
+	if colTrim == "" {
+		colTrim, valTrim = "lr", "n"
+		if in.ColSep == "" {
+			colTrim = "n" // a colsep implied by --header does not trim
+		}
+	}
+	return colsep, colTrim, valTrim, nil
+}
+
+// values reads each source's values (its lines, or its ::: arguments),
+// skips and ends them as --skip-first-line and --eof say, takes the column
+// names of --header and --header-files into syn, and splits each value into
+// its columns. keepArgs keeps the values as read, for --tag and --results.
+func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim string, keepArgs bool, syn *rplSyntax) ([][]value, error) {
 	vals := make([][]value, len(sources))
+	var err error
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
@@ -298,16 +324,21 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 	}
-	tmpl, err := compileTemplate(in.Template, in.Quote, syn)
+	return vals, nil
+}
+
+// templates compiles the command template and the --tag and --results
+// templates (nil when not given; res nil too for a plain directory name).
+func (in Input) templates(syn rplSyntax) (tmpl, tag, res *template, err error) {
+	tmpl, err = compileTemplate(in.Template, in.Quote, syn)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	tmpl.context = in.ContextReplace
 	tmpl.slotWidth = digits(in.Slots)
-	var tag, res *template
 	if in.Tag != nil {
 		if tag, err = compileTemplate([]string{*in.Tag}, false, syn); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		tag.quoteArgs = false
 		if tag.appended {
@@ -317,7 +348,7 @@ func (in Input) Jobs() ([]Job, error) {
 	}
 	if in.Results != nil {
 		if res, err = compileTemplate([]string{*in.Results}, false, syn); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		res.quoteArgs = false
 		res.slotWidth = tmpl.slotWidth
@@ -325,6 +356,14 @@ func (in Input) Jobs() ([]Job, error) {
 			res = nil // a plain name: a directory of the arguments
 		}
 	}
+	return tmpl, tag, res, nil
+}
+
+// expand makes the jobs of the sources' values: their records (combined or
+// linked), grouped for -n, -m, -X or -N 0, each expanded in the template
+// (and --tag's and --results', when keepArgs) as a job numbered from 1.
+func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *byteRegexp, colTrim string, keepArgs bool, tmpl, tag, res *template) ([]Job, error) {
+	var err error
 	// GNU parallel: no values at all is no jobs; an empty source beside
 	// others gives one empty value.
 	if !slices.ContainsFunc(vals, func(v []value) bool { return len(v) > 0 }) {
@@ -371,19 +410,7 @@ func (in Input) Jobs() ([]Job, error) {
 	if groups != nil {
 		total = len(groups)
 	}
-	names := make([]string, len(sources))
-	for i := range names {
-		names[i] = strconv.Itoa(i + 1)
-	}
-	if in.Header {
-		for n, pos := range syn.names {
-			for i := range sources {
-				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
-					names[i] = n
-				}
-			}
-		}
-	}
+	names := in.argNames(sources, vals, syn)
 	jobs := make([]Job, 0, total)
 	for n := range total {
 		g := recs[n : n+1]
@@ -447,6 +474,25 @@ func (in Input) Jobs() ([]Job, error) {
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+// argNames names each source for the arguments --tag and --results keep:
+// its number from 1, or its --header column's name.
+func (in Input) argNames(sources []Source, vals [][]value, syn rplSyntax) []string {
+	names := make([]string, len(sources))
+	for i := range names {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	if in.Header {
+		for n, pos := range syn.names {
+			for i := range sources {
+				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
+					names[i] = n
+				}
+			}
+		}
+	}
+	return names
 }
 
 // columnsBefore is the number of columns the sources before one give a
