@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -255,32 +256,9 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	// The jobs: all at once (--pipepart), or as the input is read.
 	ctx, cancel := context.WithCancelCause(env.Ctx)
 	defer cancel(nil)
-	jobs := make(chan runner.Job, slots)
-	feedErr := make(chan error, 1)
-	var parts []runner.Job
-	switch {
-	case cfg.pipe.pipePart:
-		if parts, err = pj.Parts(files, slots); err != nil {
-			return runError(err)
-		}
-		go func() {
-			defer close(jobs)
-			for _, j := range parts {
-				select {
-				case jobs <- j:
-				case <-ctx.Done():
-					feedErr <- nil
-					return
-				}
-			}
-			feedErr <- nil
-		}()
-	case spread != nil:
-		go func() { feedErr <- pj.Spread(ctx, stdin, slots, *spread, jobs) }()
-	case cfg.pipe.roundRobin:
-		go func() { feedErr <- pj.RoundRobin(ctx, stdin, slots, jobs) }()
-	default:
-		go func() { feedErr <- pj.Stream(ctx, stdin, jobs) }()
+	jobs, feedErr, parts, err := feedPipeJobs(ctx, cfg, pj, files, stdin, slots, spread)
+	if err != nil {
+		return runError(err)
 	}
 	// Resume: the chunks the joblog lists are not run again (GNU's
 	// --resume with --pipe matches them by number, as in argument mode).
@@ -328,6 +306,13 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
 		return runError(err)
 	}
+	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
+}
+
+// runPipeJobs runs the chunks' jobs as they come, then says how the run
+// ended: its summary, and an exit status for a halt, an interruption, failed
+// jobs or an input that could not be read to its end.
+func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runConfig, rcfg runner.Config, todo <-chan runner.Job, feedErr chan error, prog *jobProgress, stderr io.Writer) error {
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
 	cancel(errRunEnded)
@@ -362,6 +347,40 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// feedPipeJobs starts the goroutine that makes the jobs of the chunks:
+// all at once (--pipepart: parts lists them), spread over the slots
+// (--shard, --bin), round-robin, or as the input is read. It closes jobs
+// when it is done and sends its error (nil too) on feedErr.
+func feedPipeJobs(ctx context.Context, cfg runConfig, pj runner.PipeJobs, files []string, stdin io.Reader, slots int, spread *runner.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
+	jobs = make(chan runner.Job, slots)
+	feedErr = make(chan error, 1)
+	switch {
+	case cfg.pipe.pipePart:
+		if parts, err = pj.Parts(files, slots); err != nil {
+			return nil, nil, nil, err
+		}
+		go func() {
+			defer close(jobs)
+			for _, j := range parts {
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+					feedErr <- nil
+					return
+				}
+			}
+			feedErr <- nil
+		}()
+	case spread != nil:
+		go func() { feedErr <- pj.Spread(ctx, stdin, slots, *spread, jobs) }()
+	case cfg.pipe.roundRobin:
+		go func() { feedErr <- pj.RoundRobin(ctx, stdin, slots, jobs) }()
+	default:
+		go func() { feedErr <- pj.Stream(ctx, stdin, jobs) }()
+	}
+	return jobs, feedErr, parts, nil
 }
 
 // errRunEnded stops the reader of the input once the run has ended.
