@@ -2,6 +2,7 @@ package runcmd
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -315,26 +316,9 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 
 	// Earlier runs: what was done (--resume) and how long each took (LPT).
-	joblogPath, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed || cfg.retryFailed
-	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
-		joblogPath, appendLog = p, true
-	}
-	var records []runner.Record
-	if joblogPath != "" && joblogPath != "-" {
-		if records, err = runner.ReadJoblogFile(joblogPath); err != nil {
-			return runError(fmt.Errorf("--joblog %w", err))
-		}
-	}
-	history := runner.Runtimes(records)
-	if cfg.costsFrom != "" {
-		recs, err := runner.ReadJoblogFile(cfg.costsFrom)
-		if err != nil {
-			return runError(fmt.Errorf("--costs-from %w", err))
-		}
-		if len(recs) == 0 {
-			return runError(fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom))
-		}
-		history = runner.Runtimes(recs)
+	joblogPath, appendLog, records, history, err := earlierRuns(cfg)
+	if err != nil {
+		return runError(err)
 	}
 	if len(jobs) == 0 {
 		return nil // an empty input is an empty batch, as in GNU parallel
@@ -417,7 +401,40 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	if err != nil {
 		return runError(err)
 	}
-	sum, err := runner.Run(env.Ctx, rcfg, todo)
+	return runLocal(env.Ctx, cfg, rcfg, todo, skipped, stopDash, prog, stderr)
+}
+
+// earlierRuns reads the joblog of earlier runs (what --resume skips) and the
+// runtimes in it or in --costs-from's (what LPT orders by): joblogPath is
+// --joblog without its "+", appendLog whether the new rows are appended.
+func earlierRuns(cfg runConfig) (joblogPath string, appendLog bool, records []runner.Record, history map[string]time.Duration, err error) {
+	joblogPath, appendLog = cfg.joblog, cfg.resume || cfg.resumeFailed || cfg.retryFailed
+	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
+		joblogPath, appendLog = p, true
+	}
+	if joblogPath != "" && joblogPath != "-" {
+		if records, err = runner.ReadJoblogFile(joblogPath); err != nil {
+			return "", false, nil, nil, fmt.Errorf("--joblog %w", err)
+		}
+	}
+	history = runner.Runtimes(records)
+	if cfg.costsFrom != "" {
+		recs, err := runner.ReadJoblogFile(cfg.costsFrom)
+		if err != nil {
+			return "", false, nil, nil, fmt.Errorf("--costs-from %w", err)
+		}
+		if len(recs) == 0 {
+			return "", false, nil, nil, fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom)
+		}
+		history = runner.Runtimes(recs)
+	}
+	return joblogPath, appendLog, records, history, nil
+}
+
+// runLocal runs the jobs on this machine, then says how the run ended: the
+// summary, and an exit status for an interruption, a halt or failed jobs.
+func runLocal(ctx context.Context, cfg runConfig, rcfg runner.Config, todo []runner.Job, skipped int, stopDash func(), prog *jobProgress, stderr io.Writer) error {
+	sum, err := runner.Run(ctx, rcfg, todo)
 	stopDash()
 	prog.finish()
 	if sum == nil {
