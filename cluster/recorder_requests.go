@@ -342,3 +342,53 @@ func (r *recorder) count(f func(*RecorderStats)) {
 	f(&r.stats)
 	r.mu.Unlock()
 }
+
+// workerOfRequest returns the worker named by a request's subject,
+// <stream>.rec.<worker>.<op>.
+func workerOfRequest(subject string) string {
+	var buf [8]string
+	f := splitDots(subject, buf[:])
+	if len(f) < 4 {
+		return ""
+	}
+	return f[len(f)-2]
+}
+
+// splitDots splits s at its dots into buf's room, without allocating (the
+// recorder reads a subject or two per task); nil if s has more tokens
+// than buf holds.
+func splitDots(s string, buf []string) []string {
+	k := 0
+	for {
+		if k == len(buf) {
+			return nil
+		}
+		i := strings.IndexByte(s, '.')
+		if i < 0 {
+			buf[k] = s
+			return buf[:k+1]
+		}
+		buf[k], s = s[:i], s[i+1:]
+		k++
+	}
+}
+
+// parseAck reads a delivery's reply subject: "$JS.ACK.<stream>.<consumer>.
+// <delivered>.<stream seq>.<consumer seq>.<ns>.<pending>", or the newer
+// form with a domain and an account hash after "$JS.ACK." and a token at
+// the end.
+func parseAck(ack string) (stream string, delivered, seq uint64, ok bool) {
+	var buf [16]string
+	t := splitDots(ack, buf[:])
+	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
+		return "", 0, 0, false
+	}
+	i := 2
+	if len(t) >= 11 {
+		i = 4
+	}
+	var err1, err2 error
+	delivered, err1 = strconv.ParseUint(t[i+2], 10, 64)
+	seq, err2 = strconv.ParseUint(t[i+3], 10, 64)
+	return t[i], delivered, seq, err1 == nil && err2 == nil && seq > 0
+}
