@@ -243,6 +243,11 @@ func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, bob *attacke
 	if cfg := cons.CachedInfo().Config; cfg.FilterSubject != "ws.task.alice.a2.sh.any" || cfg.Metadata["ws_job"] != "alice.a2" {
 		t.Errorf("alice's route after bob's tries: filter %q, job %q", cfg.FilterSubject, cfg.Metadata["ws_job"])
 	}
+	// What her job waits for (job status asks the owner service for its
+	// stalls: she may not list the routes).
+	if code, out, errs := as("alice", "", "job", "status", "a2"); code != 0 || !strings.Contains(out, "1 running") {
+		t.Errorf("alice's job status a2: exit %d, %q, %q; want it running", code, out, errs)
+	}
 	// A job of hers made after them: each task succeeds once.
 	code, out, errs := as("alice", "echo t1\necho t2\necho t3\n", "run", "--job", "a3")
 	lines := strings.Fields(out)
