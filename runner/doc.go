@@ -6,7 +6,7 @@
 // GNU parallel's replacement strings filled from its input sources: lines,
 // files, ":::" arguments, combined or linked) and run with Run. Input and
 // the joblog follow GNU parallel 20221122's rules (template.go lists
-// them); a differential test in cmd/worksteal runs both programs:
+// them); a differential test (cmd/worksteal/internal/gnutest) runs both programs:
 //
 //	jobs, err := runner.Input{Template: []string{"gzip", "-9", "{}"}, Lines: os.Stdin}.Jobs()
 //	sum, err := runner.Run(ctx, runner.Config{Slots: 8, Stdout: os.Stdout}, jobs)

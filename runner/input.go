@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,43 +162,9 @@ type record struct {
 // Jobs reads the input and returns its jobs, numbered from 1 in input order.
 // An error wraps ErrBadInput and names the source and line at fault.
 func (in Input) Jobs() ([]Job, error) {
-	if in.WeightCol < 0 {
-		return nil, fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
-	}
-	if in.MaxArgs < 0 || in.MaxLen < 0 {
-		return nil, fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
-	}
-	switch in.Trim {
-	case "", "n", "l", "r", "lr", "rl":
-	default:
-		return nil, fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
-	}
-	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
-		return nil, fmt.Errorf("%w: empty command template", ErrBadInput)
-	}
-	colsepStr := in.ColSep
-	if colsepStr == "" && (in.Header || in.HeaderFiles) {
-		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
-	}
-	var colsep *byteRegexp
-	if in.CSV {
-		if in.WeightCol > 0 {
-			return nil, fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
-		}
-		colsepStr = ""
-	}
-	if colsepStr != "" {
-		var err error
-		if colsep, err = compileBytes(colsepStr); err != nil {
-			return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
-		}
-	}
-	colTrim, valTrim := in.Trim, in.Trim
-	if colTrim == "" {
-		colTrim, valTrim = "lr", "n"
-		if in.ColSep == "" {
-			colTrim = "n" // a colsep implied by --header does not trim
-		}
+	colsep, colTrim, valTrim, err := in.splitter()
+	if err != nil {
+		return nil, err
 	}
 	sources := in.Sources
 	if len(sources) == 0 {
@@ -231,7 +196,67 @@ func (in Input) Jobs() ([]Job, error) {
 	}
 	// Each source's values, each value already split into its columns.
 	keepArgs := in.Tag != nil || in.Results != nil // only --tag and --results use the values as read
+	vals, err := in.values(sources, colsep, colTrim, valTrim, keepArgs, &syn)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, tag, res, err := in.templates(syn)
+	if err != nil {
+		return nil, err
+	}
+	return in.expand(sources, vals, syn, colsep, colTrim, keepArgs, tmpl, tag, res)
+}
+
+// splitter checks the input's settings and returns how a value splits into
+// columns: the compiled --colsep (nil: one column, or CSV) and the trimming
+// of the columns and of the whole value.
+func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err error) {
+	if in.WeightCol < 0 {
+		return nil, "", "", fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
+	}
+	if in.MaxArgs < 0 || in.MaxLen < 0 {
+		return nil, "", "", fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
+	}
+	switch in.Trim {
+	case "", "n", "l", "r", "lr", "rl":
+	default:
+		return nil, "", "", fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
+	}
+	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
+		return nil, "", "", fmt.Errorf("%w: empty command template", ErrBadInput)
+	}
+	colsepStr := in.ColSep
+	if colsepStr == "" && (in.Header || in.HeaderFiles) {
+		colsepStr = "\t" // GNU: --header splits at --colsep, by default a tab
+	}
+	if in.CSV {
+		if in.WeightCol > 0 {
+			return nil, "", "", fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
+		}
+		colsepStr = ""
+	}
+	if colsepStr != "" {
+		if colsep, err = compileBytes(colsepStr); err != nil {
+			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
+		}
+	}
+	colTrim, valTrim = in.Trim, in.Trim
+	if colTrim == "" {
+		colTrim, valTrim = "lr", "n"
+		if in.ColSep == "" {
+			colTrim = "n" // a colsep implied by --header does not trim
+		}
+	}
+	return colsep, colTrim, valTrim, nil
+}
+
+// values reads each source's values (its lines, or its ::: arguments),
+// skips and ends them as --skip-first-line and --eof say, takes the column
+// names of --header and --header-files into syn, and splits each value into
+// its columns. keepArgs keeps the values as read, for --tag and --results.
+func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim string, keepArgs bool, syn *rplSyntax) ([][]value, error) {
 	vals := make([][]value, len(sources))
+	var err error
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
@@ -298,16 +323,21 @@ func (in Input) Jobs() ([]Job, error) {
 			}
 		}
 	}
-	tmpl, err := compileTemplate(in.Template, in.Quote, syn)
+	return vals, nil
+}
+
+// templates compiles the command template and the --tag and --results
+// templates (nil when not given; res nil too for a plain directory name).
+func (in Input) templates(syn rplSyntax) (tmpl, tag, res *template, err error) {
+	tmpl, err = compileTemplate(in.Template, in.Quote, syn)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	tmpl.context = in.ContextReplace
 	tmpl.slotWidth = digits(in.Slots)
-	var tag, res *template
 	if in.Tag != nil {
 		if tag, err = compileTemplate([]string{*in.Tag}, false, syn); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		tag.quoteArgs = false
 		if tag.appended {
@@ -317,7 +347,7 @@ func (in Input) Jobs() ([]Job, error) {
 	}
 	if in.Results != nil {
 		if res, err = compileTemplate([]string{*in.Results}, false, syn); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		res.quoteArgs = false
 		res.slotWidth = tmpl.slotWidth
@@ -325,6 +355,14 @@ func (in Input) Jobs() ([]Job, error) {
 			res = nil // a plain name: a directory of the arguments
 		}
 	}
+	return tmpl, tag, res, nil
+}
+
+// expand makes the jobs of the sources' values: their records (combined or
+// linked), grouped for -n, -m, -X or -N 0, each expanded in the template
+// (and --tag's and --results', when keepArgs) as a job numbered from 1.
+func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *byteRegexp, colTrim string, keepArgs bool, tmpl, tag, res *template) ([]Job, error) {
+	var err error
 	// GNU parallel: no values at all is no jobs; an empty source beside
 	// others gives one empty value.
 	if !slices.ContainsFunc(vals, func(v []value) bool { return len(v) > 0 }) {
@@ -371,19 +409,7 @@ func (in Input) Jobs() ([]Job, error) {
 	if groups != nil {
 		total = len(groups)
 	}
-	names := make([]string, len(sources))
-	for i := range names {
-		names[i] = strconv.Itoa(i + 1)
-	}
-	if in.Header {
-		for n, pos := range syn.names {
-			for i := range sources {
-				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
-					names[i] = n
-				}
-			}
-		}
-	}
+	names := in.argNames(sources, vals, syn)
 	jobs := make([]Job, 0, total)
 	for n := range total {
 		g := recs[n : n+1]
@@ -449,18 +475,23 @@ func (in Input) Jobs() ([]Job, error) {
 	return jobs, nil
 }
 
-// columnsBefore is the number of columns the sources before one give a
-// row: those of each one's first value.
-func columnsBefore(vals [][]value) int {
-	n := 0
-	for _, v := range vals {
-		if len(v) > 0 {
-			n += len(v[0].cols)
-		} else {
-			n++
+// argNames names each source for the arguments --tag and --results keep:
+// its number from 1, or its --header column's name.
+func (in Input) argNames(sources []Source, vals [][]value, syn rplSyntax) []string {
+	names := make([]string, len(sources))
+	for i := range names {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	if in.Header {
+		for n, pos := range syn.names {
+			for i := range sources {
+				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
+					names[i] = n
+				}
+			}
 		}
 	}
-	return n
+	return names
 }
 
 // group cuts the records into jobs: one record each, or as many as
@@ -510,136 +541,6 @@ func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 	return groups, nil
 }
 
-// trimSpace trims Perl's white space off v: "l" left, "r" right, "lr" or
-// "rl" both, else none.
-func trimSpace(v, mode string) string {
-	const ws = " \t\n\r\f\v"
-	switch mode {
-	case "l":
-		return strings.TrimLeft(v, ws)
-	case "r":
-		return strings.TrimRight(v, ws)
-	case "lr", "rl":
-		return strings.Trim(v, ws)
-	}
-	return v
-}
-
-func sourceName(s Source) string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return ":::"
-}
-
-// columns splits a value into its columns: as CSV (in.CSV), or at colsep.
-func (in Input) columns(colsep *byteRegexp, v, trim string) ([]string, error) {
-	if !in.CSV {
-		return splitColumns(colsep, v, trim), nil
-	}
-	sep := in.ColSep
-	if sep == "" {
-		sep = ","
-	}
-	cols, err := splitCSV(v, sep)
-	for i, c := range cols {
-		cols[i] = trimSpace(c, trim)
-	}
-	return cols, err
-}
-
-// splitColumns splits a value at colsep (nil: no split) into columns,
-// trimmed as GNU parallel trims them (--trim lr, implied by --colsep,
-// unless --trim says otherwise).
-func splitColumns(colsep *byteRegexp, v, trim string) []string {
-	if colsep == nil {
-		return []string{v}
-	}
-	if v == "" {
-		return []string{""}
-	}
-	cols := colsep.Split(v, -1)
-	for i, c := range cols {
-		cols[i] = trimSpace(c, trim)
-	}
-	return cols
-}
-
-// rows combines the sources' values into records: linked sources side by
-// side (cut to the shortest, or, with link, every source wrapped to the
-// longest), the groups so formed in every combination, the first varying
-// slowest.
-func rows(sources []Source, vals [][]value, link, origs bool) []record {
-	type group []record // records of one group of linked sources
-	var groups []group
-	zip := func(members [][]value, wrap bool) group {
-		n := len(members[0])
-		for _, m := range members {
-			if wrap {
-				n = max(n, len(m))
-			} else {
-				n = min(n, len(m))
-			}
-		}
-		g := make(group, n)
-		for i := range g {
-			for _, m := range members {
-				v := m[i%len(m)]
-				if len(members) == 1 {
-					g[i].cols = v.cols // shared: never appended to in place
-				} else {
-					g[i].cols = append(g[i].cols, v.cols...)
-				}
-				if origs {
-					orig := ""
-					if v.orig != nil {
-						orig = *v.orig
-					}
-					g[i].origs = append(g[i].origs, orig)
-				}
-			}
-		}
-		return g
-	}
-	if link {
-		groups = append(groups, zip(vals, true))
-	} else {
-		for i := 0; i < len(sources); {
-			j := i + 1
-			for j < len(sources) && sources[j].Linked {
-				j++
-			}
-			groups = append(groups, zip(vals[i:j], false))
-			i = j
-		}
-	}
-	var out []record
-	idx := make([]int, len(groups))
-	for {
-		var r record
-		if len(groups) == 1 {
-			r = groups[0][idx[0]]
-		} else {
-			for g, k := range idx {
-				r.cols = append(r.cols, groups[g][k].cols...)
-				r.origs = append(r.origs, groups[g][k].origs...)
-			}
-		}
-		out = append(out, r)
-		g := len(groups) - 1
-		for ; g >= 0; g-- {
-			idx[g]++
-			if idx[g] < len(groups[g]) {
-				break
-			}
-			idx[g] = 0
-		}
-		if g < 0 {
-			return out
-		}
-	}
-}
-
 // weightedJobs reads one source of lines with a weight column.
 func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]Job, error) {
 	lines := src.Args
@@ -685,63 +586,4 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
-}
-
-// byteRegexp is a regular expression over bytes, as Perl's (GNU
-// parallel's, which reads its input as bytes) for --colsep: \xff and a raw
-// 0xFF byte both match the byte 0xFF, and UTF-8 text matches as the bytes
-// it is. Pattern and value are read as Latin-1 (a byte, a rune) when
-// either holds a byte above 0x7F; pure ASCII needs no translation.
-type byteRegexp struct {
-	re *regexp.Regexp
-}
-
-func compileBytes(pattern string) (*byteRegexp, error) {
-	re, err := regexp.Compile(latin1(pattern))
-	if err != nil {
-		return nil, err
-	}
-	return &byteRegexp{re: re}, nil
-}
-
-// Split is regexp.Regexp.Split over the bytes of s.
-func (b *byteRegexp) Split(s string, n int) []string {
-	if isASCII(s) {
-		return b.re.Split(s, n)
-	}
-	parts := b.re.Split(latin1(s), n)
-	for i, p := range parts {
-		parts[i] = fromLatin1(p)
-	}
-	return parts
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// latin1 reads each byte of s as the rune of its value.
-func latin1(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	r := make([]rune, len(s))
-	for i := 0; i < len(s); i++ {
-		r[i] = rune(s[i])
-	}
-	return string(r)
-}
-
-// fromLatin1 undoes latin1.
-func fromLatin1(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		b = append(b, byte(r))
-	}
-	return string(b)
 }

@@ -4,61 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/xrand"
 	"github.com/worksteal/worksteal/policy"
 )
-
-// Options says what a run records besides its [Report].
-type Options struct {
-	// Log, when set, receives the verbose event log, one event a line:
-	// "[12.4] worker 2: stole T17 from worker 0". Times are virtual seconds.
-	Log io.Writer
-	// Record keeps the schedule (task spans and steals) in [Result.Schedule]
-	// for [Result.WriteGantt] and [Result.WriteTrace].
-	Record bool
-	// MaxEvents, when positive, stops a run that processes more events
-	// with an error (a guard against scenarios that poll every nanosecond
-	// for hours of virtual time).
-	MaxEvents int64
-}
-
-// Result is the outcome of one run.
-type Result struct {
-	Report   Report
-	Schedule *Schedule // nil unless Options.Record
-}
-
-// Run simulates the scenario and returns its report. The simulation is a
-// pure function of the scenario (seed included): the same scenario gives
-// byte-identical reports, logs and pictures, on any machine of the same
-// architecture. Virtual time never depends on the wall clock.
-//
-// Run normalizes s first and returns a [*FieldError] for an invalid field.
-// It checks ctx every few thousand events and returns ctx.Err() when it is
-// done. A run stops when every task has finished, at the scenario's Limit,
-// or when no worker is left to make progress (then the report's completion
-// rate is below 1).
-func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
-	if err := s.normalize(); err != nil {
-		return nil, s.locate(err)
-	}
-	e, err := newEngine(&s, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.run(ctx); err != nil {
-		return nil, err
-	}
-	res := &Result{Report: e.report()}
-	if o.Record {
-		res.Schedule = e.rec
-	}
-	return res, nil
-}
 
 // Worker states. The time a worker spends in each is charged to busy
 // (stRun), overhead (stOverhead, stAccess) or idle (the rest but stLost).

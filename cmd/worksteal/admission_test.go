@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 )
 
 // TestWorkerUnderPressureTakesNoTasks: through the binary, a worker started
@@ -17,12 +19,12 @@ import (
 // refused, naming the flag.
 func TestWorkerUnderPressureTakesNoTasks(t *testing.T) {
 	t.Parallel()
-	srv := &server{name: "pressure", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
-	srv.start(t)
-	loaded := launch(t, "worker loaded", "worker", "--nats", srv.url(), "-j", "2", "--ack-wait", ackWait, "--name", "loaded", "--memfree", "1P")
-	loaded.waitFor(t, "serving sh")
-	loaded.waitFor(t, `taking no new tasks: .* < --memfree 1073741824 MiB`)
-	launch(t, "worker free", "worker", "--nats", srv.url(), "-j", "2", "--ack-wait", ackWait, "--name", "free").waitFor(t, "serving sh")
+	srv := &e2e.Server{Name: "pressure", Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir()}
+	srv.Start(t)
+	loaded := e2e.Launch(t, "worker loaded", "worker", "--nats", srv.URL(), "-j", "2", "--ack-wait", e2e.AckWait, "--name", "loaded", "--memfree", "1P")
+	loaded.WaitFor(t, "serving sh")
+	loaded.WaitFor(t, `taking no new tasks: .* < --memfree 1073741824 MiB`)
+	e2e.Launch(t, "worker free", "worker", "--nats", srv.URL(), "-j", "2", "--ack-wait", e2e.AckWait, "--name", "free").WaitFor(t, "serving sh")
 
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
@@ -35,9 +37,9 @@ func TestWorkerUnderPressureTakesNoTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	cores := fmt.Sprintf("cores=%d", runtime.NumCPU())
-	run := launch(t, "run", "run", "--nats", srv.url(), "--ack-wait", ackWait, "--require", cores, "-a", input)
-	if code := run.wait(t); code != 0 {
-		t.Fatalf("run --require %s exited %d:\n%s", cores, code, run.out.String())
+	run := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--ack-wait", e2e.AckWait, "--require", cores, "-a", input)
+	if code := run.Wait(t); code != 0 {
+		t.Fatalf("run --require %s exited %d:\n%s", cores, code, run.Out.String())
 	}
 	data, _ := os.ReadFile(ran)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
@@ -51,9 +53,9 @@ func TestWorkerUnderPressureTakesNoTasks(t *testing.T) {
 	}
 
 	for _, bad := range [][]string{{"--load", "lots"}, {"--memfree", "-2G"}} {
-		p := launch(t, "worker", append([]string{"worker", "--nats", srv.url()}, bad...)...)
-		if code := p.wait(t); code == 0 || !strings.Contains(p.out.String(), bad[0]) {
-			t.Errorf("worker %s %s exited %d; want a usage error naming %s:\n%s", bad[0], bad[1], code, bad[0], p.out.String())
+		p := e2e.Launch(t, "worker", append([]string{"worker", "--nats", srv.URL()}, bad...)...)
+		if code := p.Wait(t); code == 0 || !strings.Contains(p.Out.String(), bad[0]) {
+			t.Errorf("worker %s %s exited %d; want a usage error naming %s:\n%s", bad[0], bad[1], code, bad[0], p.Out.String())
 		}
 	}
 }

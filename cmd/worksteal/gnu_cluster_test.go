@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 )
 
 // gnuRunIn runs "worksteal run args" in dir with stdin, and returns its
@@ -24,7 +26,7 @@ func gnuRunIn(t *testing.T, dir, stdin string, args ...string) (string, string, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, wsBin, append([]string{"run"}, args...)...)
+	cmd := exec.CommandContext(ctx, e2e.Bin, append([]string{"run"}, args...)...)
 	cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "SHELL=/bin/sh", "PARALLEL_SHELL=/bin/sh", "MYVAR=from-submitter")
 	var out, errs bytes.Buffer
@@ -56,10 +58,10 @@ func filesUnder(t *testing.T, dir string) map[string]string {
 
 func TestRunNatsTakesGNUOptions(t *testing.T) {
 	t.Parallel()
-	srv := &server{name: "gnu", addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), store: t.TempDir()}
-	srv.start(t)
-	w := launch(t, "worker", "worker", "--nats", srv.url(), "-j", "2", "--name", "w1", "--ack-wait", ackWait)
-	w.waitFor(t, "serving sh")
+	srv := &e2e.Server{Name: "gnu", Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir()}
+	srv.Start(t)
+	w := e2e.Launch(t, "worker", "worker", "--nats", srv.URL(), "-j", "2", "--name", "w1", "--ack-wait", e2e.AckWait)
+	w.WaitFor(t, "serving sh")
 
 	// Each case's commands differ: a batch's job is named by its commands.
 	cases := []struct {
@@ -80,7 +82,7 @@ func TestRunNatsTakesGNUOptions(t *testing.T) {
 	for _, c := range cases {
 		localDir, natsDir := t.TempDir(), t.TempDir()
 		lout, lerr, lcode := gnuRunIn(t, localDir, c.stdin, c.args...)
-		nout, nerr, ncode := gnuRunIn(t, natsDir, c.stdin, append([]string{"--nats", srv.url()}, c.args...)...)
+		nout, nerr, ncode := gnuRunIn(t, natsDir, c.stdin, append([]string{"--nats", srv.URL()}, c.args...)...)
 		if lcode != 0 && c.name != "--results DIR" {
 			t.Fatalf("%s: the local run exited %d: %s", c.name, lcode, lerr)
 		}
@@ -111,7 +113,7 @@ func TestRunNatsTakesGNUOptions(t *testing.T) {
 	// failure; tasks queued behind it never run.
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
-	args := []string{"--nats", srv.url(), "--halt", "now,fail=1", "[ {} = 3 ] && exit 3; sleep 0.3; echo {} >> " + ran, ":::", "3"}
+	args := []string{"--nats", srv.URL(), "--halt", "now,fail=1", "[ {} = 3 ] && exit 3; sleep 0.3; echo {} >> " + ran, ":::", "3"}
 	for i := 0; i < 41; i++ {
 		args = append(args, "0")
 	}
@@ -123,7 +125,7 @@ func TestRunNatsTakesGNUOptions(t *testing.T) {
 	if m == nil {
 		t.Fatalf("run --nats --halt: stderr does not say the job is cancelled:\n%s", errs)
 	}
-	list := exec.Command(wsBin, "job", "list", "--nats", srv.url())
+	list := exec.Command(e2e.Bin, "job", "list", "--nats", srv.URL())
 	lo, _ := list.CombinedOutput()
 	if !regexp.MustCompile(m[1] + `\s+42\s+\d+\s+cancelled`).Match(lo) {
 		t.Errorf("job list after --halt: %s is not cancelled:\n%s", m[1], lo)

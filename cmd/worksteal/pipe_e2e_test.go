@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
 )
@@ -21,7 +22,7 @@ import (
 // wsRunEnv runs the binary to its end with stdin and extra environment.
 func wsRunEnv(t *testing.T, stdin string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	c := exec.Command(wsBin, args...)
+	c := exec.Command(e2e.Bin, args...)
 	c.Env = append(os.Environ(), env...)
 	c.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
@@ -41,15 +42,19 @@ func wsRunEnv(t *testing.T, stdin string, env []string, args ...string) (stdout,
 // collects the results, and other input is another batch.
 func TestPipeChunksAsClusterTasks(t *testing.T) {
 	t.Parallel()
-	srv, _ := deployment(t)
-	input := seqLines(20000) // 108,894 bytes: 28 chunks of about 4 KiB
+	srv, _ := e2e.Deployment(t)
+	var in strings.Builder // seq 20000: 108,894 bytes, 28 chunks of about 4 KiB
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&in, "%d\n", i)
+	}
+	input := in.String()
 	local, _, code := wsRunEnv(t, input, nil, "run", "--pipe", "--block", "4k", "-k", "-j2", "echo {#}; wc -l")
 	chunks := strings.Count(local, "\n") / 2
 	if code != 0 || chunks < 20 {
 		t.Fatalf("local run: exit %d, output %q", code, local)
 	}
 	joblog := filepath.Join(t.TempDir(), "jl")
-	nats := []string{"run", "--nats", srv.url(), "--ack-wait", ackWait, "--pipe", "--block", "4k", "-k", "--joblog", joblog, "echo {#}; wc -l"}
+	nats := []string{"run", "--nats", srv.URL(), "--ack-wait", e2e.AckWait, "--pipe", "--block", "4k", "-k", "--joblog", joblog, "echo {#}; wc -l"}
 	out, errOut, code := wsRunEnv(t, input, nil, nats...)
 	if code != 0 || out != local {
 		t.Fatalf("run --nats --pipe: exit %d, output differs from the local run's:\n%s\nlocal:\n%s\nstderr: %s", code, out, local, errOut)
@@ -131,7 +136,7 @@ func TestSemaphoreAcrossProcesses(t *testing.T) {
 	defer outFile.Close()
 	const n = 6
 	for i := range n {
-		c := exec.Command(wsBin, "sem", "-j2", "--id", "t", fmt.Sprintf("echo + >> %s; sleep 0.3; echo job%d; echo - >> %s", log, i, log))
+		c := exec.Command(e2e.Bin, "sem", "-j2", "--id", "t", fmt.Sprintf("echo + >> %s; sleep 0.3; echo job%d; echo - >> %s", log, i, log))
 		c.Env = append(os.Environ(), env...)
 		c.Stdout, c.Stderr = outFile, outFile
 		if err := c.Run(); err != nil {
@@ -167,7 +172,7 @@ func TestSemaphoreForegroundTimeoutAndDeadHolder(t *testing.T) {
 	// A holder in the background, found by its link, then killed.
 	outFile, _ := os.Create(filepath.Join(t.TempDir(), "out"))
 	defer outFile.Close()
-	c := exec.Command(wsBin, "sem", "--id", "k", "sleep 60")
+	c := exec.Command(e2e.Bin, "sem", "--id", "k", "sleep 60")
 	c.Env = append(os.Environ(), env...)
 	c.Stdout, c.Stderr = outFile, outFile
 	if err := c.Run(); err != nil {
@@ -213,7 +218,7 @@ func TestPipeStopsOnAnEndlessInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer pw.Close()
-			cmd := exec.Command(wsBin, c.args...)
+			cmd := exec.Command(e2e.Bin, c.args...)
 			cmd.Stdin = pr
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -62,21 +62,8 @@ func JobID(jobs []runner.Job) string {
 // recorded as failed again; --resume and --resume-failed append to the
 // joblog the rows it lacks; neither makes a second job beside a live one.
 func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config, all, todo []runner.Job) error {
-	switch {
-	case strings.HasSuffix(strings.TrimSpace(cfg.timeout), "%"):
-		return runError(errors.New("--timeout N% is not supported with --nats (give a duration)"))
-	case cfg.jobs != "":
-		return runError(errors.New("-j is not used with --nats: the workers' slots run the batch (worksteal worker -j N)"))
-	case cfg.gnu.delay != "":
-		return runError(errors.New("--delay is for a local run: with --nats the workers start the tasks"))
-	case cfg.dryRun:
-		return printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, rcfg.Tag)
-	}
-	if _, err := cluster.ParseLabels(cfg.require); err != nil {
-		return runError(fmt.Errorf("--require: %w", err))
-	}
-	if cfg.waitTimeout < 0 {
-		return runError(fmt.Errorf("--wait-timeout %v: want 0 (wait for ever) or a positive duration", cfg.waitTimeout))
+	if done, err := checkClusterRun(cmd, cfg, rcfg, todo); done {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	nc, ctx, roleOpts, err := cmdenv.ConnectAs(env.Ctx, cfg.nats, "worksteal run", cluster.RoleSubmitter, cfg.Creds, stderr)
@@ -178,6 +165,37 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 	}
 	stopTicks()
 	prog.finish()
+	return clusterOutcome(ctx, cmd, cfg, node, sub, sink, start, halt)
+}
+
+// checkClusterRun refuses the options a run on the cluster does not take
+// and checks its own; done (with the error to return) also when --dry-run
+// printed the plan.
+func checkClusterRun(cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo []runner.Job) (done bool, err error) {
+	switch {
+	case strings.HasSuffix(strings.TrimSpace(cfg.timeout), "%"):
+		return true, runError(errors.New("--timeout N% is not supported with --nats (give a duration)"))
+	case cfg.jobs != "":
+		return true, runError(errors.New("-j is not used with --nats: the workers' slots run the batch (worksteal worker -j N)"))
+	case cfg.gnu.delay != "":
+		return true, runError(errors.New("--delay is for a local run: with --nats the workers start the tasks"))
+	case cfg.dryRun:
+		return true, printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, rcfg.Tag)
+	}
+	if _, err := cluster.ParseLabels(cfg.require); err != nil {
+		return true, runError(fmt.Errorf("--require: %w", err))
+	}
+	if cfg.waitTimeout < 0 {
+		return true, runError(fmt.Errorf("--wait-timeout %v: want 0 (wait for ever) or a positive duration", cfg.waitTimeout))
+	}
+	return false, nil
+}
+
+// clusterOutcome says how a job on the cluster ended: its reduced value
+// (when no result is printed each), the summary, and the exit status
+// (--halt's, or the failed tasks').
+func clusterOutcome(ctx context.Context, cmd *cobra.Command, cfg runConfig, node *cluster.Node, sub *cluster.Submission, sink *resultSink, start time.Time, halt *runner.HaltTracker) error {
+	stderr := cmd.ErrOrStderr()
 	final := sub.Progress()
 	if !cfg.printsEach() {
 		v, _, err := sub.Value()

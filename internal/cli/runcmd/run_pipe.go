@@ -9,9 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -255,32 +254,9 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	// The jobs: all at once (--pipepart), or as the input is read.
 	ctx, cancel := context.WithCancelCause(env.Ctx)
 	defer cancel(nil)
-	jobs := make(chan runner.Job, slots)
-	feedErr := make(chan error, 1)
-	var parts []runner.Job
-	switch {
-	case cfg.pipe.pipePart:
-		if parts, err = pj.Parts(files, slots); err != nil {
-			return runError(err)
-		}
-		go func() {
-			defer close(jobs)
-			for _, j := range parts {
-				select {
-				case jobs <- j:
-				case <-ctx.Done():
-					feedErr <- nil
-					return
-				}
-			}
-			feedErr <- nil
-		}()
-	case spread != nil:
-		go func() { feedErr <- pj.Spread(ctx, stdin, slots, *spread, jobs) }()
-	case cfg.pipe.roundRobin:
-		go func() { feedErr <- pj.RoundRobin(ctx, stdin, slots, jobs) }()
-	default:
-		go func() { feedErr <- pj.Stream(ctx, stdin, jobs) }()
+	jobs, feedErr, parts, err := feedPipeJobs(ctx, cfg, pj, files, stdin, slots, spread)
+	if err != nil {
+		return runError(err)
 	}
 	// Resume: the chunks the joblog lists are not run again (GNU's
 	// --resume with --pipe matches them by number, as in argument mode).
@@ -328,6 +304,13 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
 		return runError(err)
 	}
+	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
+}
+
+// runPipeJobs runs the chunks' jobs as they come, then says how the run
+// ended: its summary, and an exit status for a halt, an interruption, failed
+// jobs or an input that could not be read to its end.
+func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runConfig, rcfg runner.Config, todo <-chan runner.Job, feedErr chan error, prog *jobProgress, stderr io.Writer) error {
 	sum, err := runner.RunStream(ctx, rcfg, todo)
 	prog.finish()
 	cancel(errRunEnded)
@@ -362,6 +345,40 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
+}
+
+// feedPipeJobs starts the goroutine that makes the jobs of the chunks:
+// all at once (--pipepart: parts lists them), spread over the slots
+// (--shard, --bin), round-robin, or as the input is read. It closes jobs
+// when it is done and sends its error (nil too) on feedErr.
+func feedPipeJobs(ctx context.Context, cfg runConfig, pj runner.PipeJobs, files []string, stdin io.Reader, slots int, spread *runner.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
+	jobs = make(chan runner.Job, slots)
+	feedErr = make(chan error, 1)
+	switch {
+	case cfg.pipe.pipePart:
+		if parts, err = pj.Parts(files, slots); err != nil {
+			return nil, nil, nil, err
+		}
+		go func() {
+			defer close(jobs)
+			for _, j := range parts {
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+					feedErr <- nil
+					return
+				}
+			}
+			feedErr <- nil
+		}()
+	case spread != nil:
+		go func() { feedErr <- pj.Spread(ctx, stdin, slots, *spread, jobs) }()
+	case cfg.pipe.roundRobin:
+		go func() { feedErr <- pj.RoundRobin(ctx, stdin, slots, jobs) }()
+	default:
+		go func() { feedErr <- pj.Stream(ctx, stdin, jobs) }()
+	}
+	return jobs, feedErr, parts, nil
 }
 
 // errRunEnded stops the reader of the input once the run has ended.
@@ -553,150 +570,4 @@ func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj runne
 		return runError(err)
 	}
 	return runCluster(env, cmd, cfg, rcfg, all, todo)
-}
-
-// throttleOptions reads --load, --memfree and --nice (nil and 0 when not
-// given), checking that the machine can be read.
-func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, error) {
-	p := cfg.pipe
-	var th runner.Throttle
-	if given, ok := gnuChanged(f, "load"); ok {
-		v, err := cmdenv.ParseLoad(p.load)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s %q: %v", given, p.load, err)
-		}
-		th.MaxLoad = v
-	}
-	if given, ok := gnuChanged(f, "memfree"); ok {
-		v, err := runner.ParseSize(given, p.memFree)
-		if err != nil {
-			return nil, 0, sizeError(err)
-		}
-		th.MemFree = int64(max(v, 0)) // GNU: a negative size is no limit
-	}
-	nice := 0
-	if given, ok := gnuChanged(f, "nice"); ok {
-		nice = min(max(p.nice, -20), 19) // GNU: nice(1) clamps it so
-		if _, err := lookNice(); err != nil && nice > 0 {
-			return nil, 0, fmt.Errorf("%s %d: %v", given, p.nice, err)
-		}
-	}
-	if _, ok := gnuChanged(f, "limit"); ok {
-		limit, err := limitFunc(cfg)
-		if err != nil {
-			return nil, 0, err
-		}
-		th.Limit = limit
-	}
-	if p.noSwap {
-		// GNU's --noswap: no start while both swap-in and swap-out
-		// went on since the last reading (it runs vmstat).
-		th.Limit = noSwap(th.Limit, runner.ReadSwap, time.Second)
-	}
-	if th.MaxLoad == 0 && th.MemFree == 0 && th.Limit == nil {
-		return nil, nice, nil
-	}
-	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
-		return nil, 0, fmt.Errorf("--load/--memfree: %v", err)
-	}
-	return &th, nice, nil
-}
-
-// noSwap answers as limit (nil: 0) while the machine does not swap, and
-// 1 (start nothing) while it swaps both in and out: pages swapped in and
-// out since the reading before, taken at least every apart. The first
-// answer has no reading before it, and is limit's.
-func noSwap(limit func() int, read func() (in, out int64, err error), every time.Duration) func() int {
-	var lastIn, lastOut int64
-	var last time.Time
-	swapping := false
-	return func() int {
-		if now := time.Now(); last.IsZero() || now.Sub(last) >= every {
-			in, out, err := read()
-			if err == nil {
-				swapping = !last.IsZero() && in > lastIn && out > lastOut
-				lastIn, lastOut, last = in, out, now
-			}
-		}
-		if swapping {
-			return 1
-		}
-		if limit == nil {
-			return 0
-		}
-		return limit()
-	}
-}
-
-// limitFunc is GNU parallel's --limit "command args": the command's exit
-// status (0, 1 or 2), run by the jobs' shell with $SSHLOGIN ":" (GNU's
-// name of this machine); "mem SIZE" and "load N" are GNU's built-in
-// commands, read here as --memfree and --load read the machine (2 below
-// half of SIZE free, 1 below SIZE; 1 while more than N processes run).
-func limitFunc(cfg runConfig) (func() int, error) {
-	spec := cfg.pipe.limit
-	if strings.TrimSpace(spec) == "" {
-		return nil, errors.New("--limit '': want a command (its exit status: 0 start a job, 1 wait, 2 kill the youngest) or 'mem SIZE', 'load N'")
-	}
-	words := strings.Fields(spec)
-	switch words[0] {
-	case "mem", "load":
-		if len(words) != 2 {
-			return nil, fmt.Errorf("--limit %q: want %s and one value", spec, words[0])
-		}
-		v, err := runner.ParseSize("--limit", words[1])
-		if err != nil {
-			return nil, sizeError(err)
-		}
-		if _, err := runner.ReadMachine(); err != nil {
-			return nil, fmt.Errorf("--limit %q: %v", spec, err)
-		}
-		if words[0] == "load" {
-			return func() int {
-				rd, err := runner.ReadMachine()
-				if err != nil || rd.Load > v {
-					return 1
-				}
-				return 0
-			}, nil
-		}
-		return func() int {
-			rd, err := runner.ReadMachine()
-			switch {
-			case err != nil:
-				return 1
-			case float64(rd.MemFree) < v/2:
-				return 2
-			case float64(rd.MemFree) < v:
-				return 1
-			}
-			return 0
-		}, nil
-	case "io":
-		return nil, fmt.Errorf("--limit %q: GNU parallel's io limit reads iostat(1), which worksteal does not run; give a command", spec)
-	}
-	shell, err := resolveShell(cfg.shell)
-	if err != nil {
-		return nil, err
-	}
-	return func() int {
-		c := exec.Command(shell, "-c", spec)
-		c.Env = append(os.Environ(), "SSHLOGIN=:")
-		err := c.Run()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return max(ee.ExitCode(), 0) // GNU: $? >> 8, 0 after a signal
-		}
-		if err != nil {
-			return 1
-		}
-		return 0
-	}, nil
-}
-
-func lookNice() (string, error) {
-	p, err := exec.LookPath("nice")
-	if err != nil {
-		return "", errors.New("nice(1), which runs the jobs at a niceness, is not installed")
-	}
-	return p, nil
 }
