@@ -17,6 +17,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -155,7 +156,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		return refusals["person/not-owner"] >= 1
 	})
 
-	bobCannotSeeOrStallAlicesRoutes(t, url, dir, serve.stderr, bob, as)
+	bobCannotSeeOrStallAlicesRoutes(t, url, dir, serve.Stderr, bob, as)
 
 	// Alice's outcomes are hers: her output, her job still waiting.
 	if code, out, errs := as("alice", "", "job", "results", "a1", "--json"); code != 0 || !strings.Contains(out, secret) {
@@ -204,7 +205,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 // server refuses each, the owner service refuses to make or describe a
 // route of her job for him (not-owner, logged), her route keeps its
 // filter, and a job of hers run afterwards has each task succeed once.
-func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, serveLog *syncBuffer, bob *attacker, as func(string, string, ...string) (int, string, string)) {
+func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, serveLog *syncbuf.Buffer, bob *attacker, as func(string, string, ...string) (int, string, string)) {
 	t.Helper()
 	h := sha256.Sum256([]byte("alice.a2\x00sh\x00any"))
 	route := "ws_r_" + hex.EncodeToString(h[:10])
@@ -230,7 +231,7 @@ func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, serveLog *sy
 		if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), cluster.RefusedNotOwner) {
 			t.Fatalf("owner service asked by bob for the %s of alice.a2: %v, %v; want a refusal", op, reply, err)
 		}
-		waitFor(t, serveLog, `refused a person's own.`+op+`: not-owner: bob asked to `+op+` job alice.a2`)
+		e2e.WaitFor(t, serveLog, `refused a person's own.`+op+`: not-owner: bob asked to `+op+` job alice.a2`)
 	}
 	// Her route is as her submit made it.
 	admin := connectHolder(t, url, dir, "admin", cluster.RoleAdmin)
