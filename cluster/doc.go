@@ -385,12 +385,15 @@
 //	                      only under alice.: ws.task.alice.>, ws.cancel.alice.>,
 //	                      $KV.ws_jobs.alice.>, DIRECT.GET and filtered
 //	                      CONSUMER.CREATE of her records and results,
-//	                      CONSUMER.CREATE.ws_tasks.*.ws.task.alice.> (her
-//	                      routes), ws.routes, ws.own.alice.* (the owner
-//	                      service: purge, end, cancel, delete)
+//	                      ws.routes, ws.own.alice.* (the owner service:
+//	                      purge, end, cancel, delete, make a route, say
+//	                      what a job waits for)
 //	             receive  _INBOX_submitter_alice.>, ws.started.alice.>, ws.ran.alice.>
 //	             refused  every other job's subjects and keys, any purge,
-//	                      CONSUMER.DELETE of a route, setting the tier up
+//	                      any CONSUMER.CREATE, LIST, NAMES or DELETE of
+//	                      ws_tasks and the INFO of a route (their names,
+//	                      metadata and counts name every job), setting
+//	                      the tier up
 //	admin        publish  (and a submitter key of no name)
 //	submitter             STREAM.CREATE/UPDATE of ws_tasks and the buckets,
 //	                      CONSUMER.CREATE.ws_tasks.ws_workers (set up),

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,7 +34,22 @@ const (
 	ownEnd    = "end"    // a finished job: purge its task subject, delete its routes
 	ownCancel = "cancel" // cancel: mark the record, purge its tasks, delete its routes, stop its running tasks
 	ownDelete = "delete" // delete: all of it and the record
+	ownRoute  = "route"  // a route of a new or resumed job: create its consumer (body: a routeRequest)
+	ownStalls = "stalls" // what its queued tasks wait for (reply: JSON []Stall): a person may not list the routes
 )
+
+// routeRequest asks the owner service for one route's consumer. A person
+// may not create consumers on the task stream at all: the consumer create
+// API names a consumer by a digest the person can compute for any job, so
+// a person allowed to create one could re-create (re-filter) another
+// person's route and stall that job. serve creates it after checking that
+// the job's first token is the asking owner, with the name and filter it
+// derives itself from the job, handler and requirements.
+type routeRequest struct {
+	Job     string `json:"job"`
+	Handler string `json:"handler"`
+	Require Labels `json:"require,omitempty"`
+}
 
 // RefusedNotOwner: a request of the owner service for a job of another
 // owner (the server's permissions refuse the subject first).
@@ -133,25 +149,32 @@ func (n *Node) jobOp(ctx context.Context, op, id string) error {
 		}
 		return fmt.Errorf("cluster: unknown job operation %q", op)
 	}
+	_, err := n.ownRequest(ctx, op, id, []byte(id))
+	return err
+}
+
+// ownRequest asks the owner service to do op on job id (body: the
+// request) and returns its answer.
+func (n *Node) ownRequest(ctx context.Context, op, id string, body []byte) ([]byte, error) {
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	reply, err := n.nc.RequestWithContext(ctx, n.ownSubject(op), []byte(id))
+	reply, err := n.nc.RequestWithContext(ctx, n.ownSubject(op), body)
 	if errors.Is(err, nats.ErrNoResponders) {
-		return fmt.Errorf("%w: no owner service answers on %s (worksteal serve runs it)", ErrJetStream, n.ownSubject(op))
+		return nil, fmt.Errorf("%w: no owner service answers on %s (worksteal serve runs it)", ErrJetStream, n.ownSubject(op))
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if st := reply.Header.Get(hdrStatus); st != recOK {
 		if strings.HasPrefix(string(reply.Data), RefusedNotOwner) {
-			return fmt.Errorf("%w: %s", ErrNotOwner, reply.Data)
+			return nil, fmt.Errorf("%w: %s", ErrNotOwner, reply.Data)
 		}
 		if strings.Contains(string(reply.Data), ErrJobNotFound.Error()) {
-			return fmt.Errorf("%w: %q", ErrJobNotFound, id)
+			return nil, fmt.Errorf("%w: %q", ErrJobNotFound, id)
 		}
-		return fmt.Errorf("%w: the owner service: %s", ErrJetStream, reply.Data)
+		return nil, fmt.Errorf("%w: the owner service: %s", ErrJetStream, reply.Data)
 	}
-	return nil
+	return reply.Data, nil
 }
 
 // serveOwners answers the owner service's requests until ctx is done (see
@@ -164,12 +187,30 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			t := strings.Split(m.Subject, ".")
 			owner, op, id := t[len(t)-2], t[len(t)-1], string(m.Data)
 			reply := nats.NewMsg(m.Reply)
+			var req routeRequest
+			var out []byte
 			var err error
+			if op == ownRoute {
+				if err = json.Unmarshal(m.Data, &req); err != nil {
+					err = refuse(RefusedMalformed, "route request of owner %s: %v", owner, err)
+				}
+				id = req.Job
+			}
 			switch {
+			case err != nil:
 			case !validJobID(id) || OwnerOf(id) == "":
 				err = refuse(RefusedMalformed, "job id %q of owner %s", id, owner)
 			case OwnerOf(id) != owner:
 				err = refuse(RefusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, OwnerOf(id))
+			case op == ownRoute && !namePattern.MatchString(req.Handler):
+				err = refuse(RefusedMalformed, "route of job %s: handler name %q", id, req.Handler)
+			case op == ownRoute:
+				err = n.createRoute(ctx, route{job: id, handler: req.Handler, require: req.Require})
+			case op == ownStalls:
+				var stalls []Stall
+				if stalls, err = n.Stalls(ctx, id); err == nil {
+					out, err = json.Marshal(stalls)
+				}
 			case op != ownPurge && op != ownEnd && op != ownCancel && op != ownDelete:
 				err = refuse(RefusedUnknownStep, "owner service operation %q", op)
 			default:
@@ -185,6 +226,7 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			case err != nil:
 				reply.Data = []byte(err.Error())
 			default:
+				reply.Data = out
 				reply.Header.Set(hdrStatus, recOK)
 			}
 			if m.Reply != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -77,27 +78,43 @@ func taskRoute(job Job, t Task) route {
 
 // ensureRoutes creates the consumers of job's routes (or finds them, for a
 // resumed job). Once tasks are in them, the submitter tells the workers
-// (announceRoutes).
+// (announceRoutes). A node acting for an owner asks the owner service
+// (serve) for each: a person may create no consumer of the task stream.
 func (n *Node) ensureRoutes(ctx context.Context, job Job) error {
 	for _, r := range routesOf(job) {
-		cfg := jetstream.ConsumerConfig{
-			Durable:       n.routeConsumer(r),
-			Description:   "worksteal tasks of job " + r.job + " for handler " + r.handler,
-			FilterSubject: n.routeSubject(r),
-			AckPolicy:     jetstream.AckExplicitPolicy,
-			AckWait:       n.ackWait,
-			MaxDeliver:    -1,
-			MaxAckPending: -1,
-			MaxWaiting:    4096,
-			Metadata:      map[string]string{metaJob: r.job, metaHandler: r.handler, metaRequire: r.require.String()},
+		if n.opts.owner == "" {
+			if err := n.createRoute(ctx, r); err != nil {
+				return err
+			}
+			continue
 		}
-		err := retryTransient(ctx, n.opts.defaultTimeout, func(ctx context.Context) error {
-			_, err := n.js.CreateOrUpdateConsumer(ctx, n.streamName(), cfg)
-			return err
-		})
-		if err != nil {
-			return jsError("consumer "+cfg.Durable+" of job "+r.job+" (handler "+r.handler+")", err)
+		body, _ := json.Marshal(routeRequest{Job: r.job, Handler: r.handler, Require: r.require})
+		if _, err := n.ownRequest(ctx, ownRoute, r.job, body); err != nil {
+			return fmt.Errorf("route of job %s (handler %s): %w", r.job, r.handler, err)
 		}
+	}
+	return nil
+}
+
+// createRoute creates (or finds) the consumer of route r.
+func (n *Node) createRoute(ctx context.Context, r route) error {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       n.routeConsumer(r),
+		Description:   "worksteal tasks of job " + r.job + " for handler " + r.handler,
+		FilterSubject: n.routeSubject(r),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       n.ackWait,
+		MaxDeliver:    -1,
+		MaxAckPending: -1,
+		MaxWaiting:    4096,
+		Metadata:      map[string]string{metaJob: r.job, metaHandler: r.handler, metaRequire: r.require.String()},
+	}
+	err := retryTransient(ctx, n.opts.defaultTimeout, func(ctx context.Context) error {
+		_, err := n.js.CreateOrUpdateConsumer(ctx, n.streamName(), cfg)
+		return err
+	})
+	if err != nil {
+		return jsError("consumer "+cfg.Durable+" of job "+r.job+" (handler "+r.handler+")", err)
 	}
 	return nil
 }

@@ -278,17 +278,18 @@ func personPermissions(stream, name string) (Permissions, error) {
 		pub     Subjects
 		sub     Subjects
 	)
-	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+".*")
+	// No route's info and no list of the routes: their metadata and
+	// counts name every job. The owner service makes a person's routes
+	// and says what they wait for (owner.go).
+	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+"."+s+"_workers")
 	for _, b := range []string{results, jobs, "KV_" + s + "_checkpoints", workers, "KV_" + s + "_failures"} {
 		pub.Allow = append(pub.Allow, api+"STREAM.INFO."+b)
 	}
 	pub.Allow = append(pub.Allow,
-		api+"CONSUMER.CREATE."+tasks+".*."+s+".task"+mine,          // a route of its own jobs: filtered on their task subjects only
-		api+"CONSUMER.LIST."+tasks,                                 // its jobs' routes (the owner service deletes them)
-		s+".routes",                                                // tell the workers of a new route
-		s+".task"+mine,                                             // publish its jobs' tasks
-		s+".cancel"+mine,                                           // stop the losing copy of one of its tasks
-		"$KV."+s+"_jobs"+mine,                                      // its job records
+		s+".routes",           // tell the workers of a new route
+		s+".task"+mine,        // publish its jobs' tasks
+		s+".cancel"+mine,      // stop the losing copy of one of its tasks
+		"$KV."+s+"_jobs"+mine, // its job records
 		api+"DIRECT.GET."+jobs+".$KV."+s+"_jobs"+mine,              // read them
 		api+"DIRECT.GET."+results+".$KV."+s+"_results"+mine,        // read its results
 		api+"DIRECT.GET."+workers+".>",                             // read live workers

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -95,9 +96,28 @@ func (r routeWait) stall() Stall {
 // when every queued task has a worker that can run it. worksteal run
 // --nats says on stderr what a job waits for, and bounds the wait with
 // --wait-timeout; worksteal job status and the dashboard show it too.
+//
+// A node acting for an owner asks the owner service of worksteal serve:
+// a person may not list the routes (their metadata and counts name every
+// job).
 func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
+	}
+	if n.opts.owner != "" {
+		id, err := n.jobID(job)
+		if err != nil {
+			return nil, err
+		}
+		data, err := n.ownRequest(ctx, ownStalls, id, []byte(id))
+		if err != nil {
+			return nil, err
+		}
+		var stalls []Stall
+		if err := json.Unmarshal(data, &stalls); err != nil {
+			return nil, fmt.Errorf("%w: the owner service's stalls of %s: %v", ErrJetStream, id, err)
+		}
+		return stalls, nil
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()

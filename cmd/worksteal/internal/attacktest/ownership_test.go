@@ -1,18 +1,23 @@
 package attacktest
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -151,6 +156,8 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		return refusals["person/not-owner"] >= 1
 	})
 
+	bobCannotSeeOrStallAlicesRoutes(t, url, dir, serve.Stderr, bob, as)
+
 	// Alice's outcomes are hers: her output, her job still waiting.
 	if code, out, errs := as("alice", "", "job", "results", "a1", "--json"); code != 0 || !strings.Contains(out, secret) {
 		t.Errorf("alice's results after bob's tries: exit %d, %q, %q", code, out, errs)
@@ -188,5 +195,70 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 		}
 	case <-time.After(testdeadline.Left(t)):
 		t.Fatalf("alice's job did not end after the admin cancelled it: stderr %q", waiting.Stderr)
+	}
+}
+
+// bobCannotSeeOrStallAlicesRoutes: bob, with his real key, tries to learn
+// alice's job ids and counts from the routes (list, info, names) and to
+// create or re-filter the route consumer of her waiting job a2 (its name
+// is a digest of job, handler and requirements anyone can compute): the
+// server refuses each, the owner service refuses to make or describe a
+// route of her job for him (not-owner, logged), her route keeps its
+// filter, and a job of hers run afterwards has each task succeed once.
+func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, serveLog *syncbuf.Buffer, bob *attacker, as func(string, string, ...string) (int, string, string)) {
+	t.Helper()
+	h := sha256.Sum256([]byte("alice.a2\x00sh\x00any"))
+	route := "ws_r_" + hex.EncodeToString(h[:10])
+	for _, subj := range []string{
+		"$JS.API.CONSUMER.LIST.ws_tasks",                                         // every route: its job's id in its metadata, its counts
+		"$JS.API.CONSUMER.NAMES.ws_tasks",                                        // every route's name
+		"$JS.API.CONSUMER.INFO.ws_tasks." + route,                                // her route's counts
+		"$JS.API.CONSUMER.CREATE.ws_tasks." + route + ".ws.task.alice.a2.sh.any", // re-create her route
+		"$JS.API.CONSUMER.CREATE.ws_tasks." + route + ".ws.task.bob.x.sh.any",    // re-filter it onto nothing of hers
+		"$JS.API.CONSUMER.CREATE.ws_tasks.ws_r_bob.ws.task.bob.x.sh.any",         // a route of his own, made directly
+	} {
+		bob.nc.Publish(subj, []byte(`{"stream_name":"ws_tasks","config":{"durable_name":"`+route+`","filter_subject":"ws.task.bob.x.sh.any","ack_policy":"explicit"}}`))
+		if !bob.wasRefused(t, subj) {
+			t.Errorf("bob's key: %s was not refused", subj)
+		}
+	}
+	for _, op := range []string{"route", "stalls"} {
+		body := []byte("alice.a2")
+		if op == "route" {
+			body = []byte(`{"job":"alice.a2","handler":"sh"}`)
+		}
+		reply, err := bob.nc.Request("ws.own.bob."+op, body, testdeadline.Left(t))
+		if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), cluster.RefusedNotOwner) {
+			t.Fatalf("owner service asked by bob for the %s of alice.a2: %v, %v; want a refusal", op, reply, err)
+		}
+		e2e.WaitFor(t, serveLog, `refused a person's own.`+op+`: not-owner: bob asked to `+op+` job alice.a2`)
+	}
+	// Her route is as her submit made it.
+	admin := connectHolder(t, url, dir, "admin", cluster.RoleAdmin)
+	js, err := jetstream.New(admin.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(t.Context(), "ws_tasks", route)
+	if err != nil {
+		t.Fatalf("alice's route %s: %v", route, err)
+	}
+	if cfg := cons.CachedInfo().Config; cfg.FilterSubject != "ws.task.alice.a2.sh.any" || cfg.Metadata["ws_job"] != "alice.a2" {
+		t.Errorf("alice's route after bob's tries: filter %q, job %q", cfg.FilterSubject, cfg.Metadata["ws_job"])
+	}
+	// What her job waits for (job status asks the owner service for its
+	// stalls: she may not list the routes).
+	if code, out, errs := as("alice", "", "job", "status", "a2"); code != 0 || !strings.Contains(out, "1 running") {
+		t.Errorf("alice's job status a2: exit %d, %q, %q; want it running", code, out, errs)
+	}
+	// A job of hers made after them: each task succeeds once.
+	code, out, errs := as("alice", "echo t1\necho t2\necho t3\n", "run", "--job", "a3")
+	lines := strings.Fields(out)
+	slices.Sort(lines)
+	if code != 0 || strings.Join(lines, " ") != "t1 t2 t3" {
+		t.Errorf("alice's job a3 after bob's tries: exit %d, %q, %q; want t1 t2 t3 once each", code, out, errs)
+	}
+	if code, out, errs := as("alice", "", "job", "status", "a3"); code != 0 || !strings.Contains(out, "3 succeeded") {
+		t.Errorf("alice's job status a3: exit %d, %q, %q; want 3 succeeded", code, out, errs)
 	}
 }
