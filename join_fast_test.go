@@ -79,8 +79,10 @@ func joinPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 		if ep, ok := r.(errPanic); !ok || ep.s != want {
 			t.Errorf("%s: recover() in Join's caller saw %T %v; want errPanic{%s}, as it was raised", what, r, r, want)
 		}
-		if w.depth != d0 || w.lo != lo0 || w.gate != gate0 {
-			t.Errorf("%s: after the recover depth %d, lo %d, gate %d; want %d, %d, %d", what, w.depth, w.lo, w.gate, d0, lo0, gate0)
+		// A promotion while the panic passed (a worker went idle) may
+		// move lo up, never past depth, and gate moves with it.
+		if w.depth != d0 || w.lo < lo0 || w.lo > w.depth || w.gate-w.lo != gate0-lo0 {
+			t.Errorf("%s: after the recover depth %d, lo %d, gate %d; want depth %d, lo in [%d, depth], gate lo+%d", what, w.depth, w.lo, w.gate, d0, lo0, gate0-lo0)
 		}
 		if got := fibJoin(w, 15); got != 610 {
 			t.Errorf("%s: fib(15) after the recover = %d", what, got)
@@ -125,8 +127,11 @@ func joinPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 				t.Errorf("plain call: fb panics: recover() saw %T %v; want errPanic{B}", r, r)
 			}
 		}
-		if w.depth != d1 || w.lo != lo1 || w.gate != gate1 {
-			t.Errorf("plain calls: after 200 recovered panics depth %d, lo %d, gate %d; want %d, %d, %d", w.depth, w.lo, w.gate, d1, lo1, gate1)
+		// The other worker is idle here, so a Join of the loop may find it
+		// and promote the latent frame: lo and gate then move up together
+		// (a CI run saw depth 7, lo 7, gate 8 from 7, 6, 7); depth may not.
+		if w.depth != d1 || w.lo < lo1 || w.lo > w.depth || w.gate-w.lo != gate1-lo1 {
+			t.Errorf("plain calls: after 200 recovered panics depth %d, lo %d, gate %d; want depth %d, lo in [%d, depth], gate lo+%d", w.depth, w.lo, w.gate, d1, lo1, gate1-lo1)
 		}
 		return 0
 	}, one)
