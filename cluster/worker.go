@@ -298,6 +298,10 @@ func (n *Node) Serve(ctx context.Context) error {
 			}
 			return err
 		}
+		// A recorder that starts after this hello (serve restarted) has no
+		// tap on this Serve and refuses every record as not-held: say hello
+		// again after each reconnect (tap is idempotent).
+		go s.helloAfterReconnects(ctx)
 	}
 	s.sayHello() // failover.go: its watchers learn of it now
 	if n.opts.onReady != nil {
@@ -484,5 +488,28 @@ func (s *serving) onCancel(m *nats.Msg) {
 	}
 	for _, r := range s.running[key] {
 		r.cancel(errSuperseded)
+	}
+}
+
+// helloAfterReconnects says hello to the recorder again once the
+// connection has reconnected (a restarted serve's recorder knows no Serve
+// that started before it), retrying each watchEvery until one is answered.
+func (s *serving) helloAfterReconnects(ctx context.Context) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	said := s.n.nc.Stats().Reconnects
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := s.n.nc.Stats().Reconnects
+		if now == said || !s.n.nc.IsConnected() {
+			continue
+		}
+		if _, _, err := s.n.askRecorder(ctx, recHello, "", nil, []byte(s.tree.id)); err == nil {
+			said = now
+		}
 	}
 }
