@@ -108,7 +108,12 @@ func checkOnceTree(t *testing.T, p *Pool, depth int, seed uint64, oldestFirst bo
 	if bad > 5 {
 		t.Errorf("... %d nodes in all did not run exactly once", bad)
 	}
-	if oldestFirst && bad == 0 {
+	// Oldest-first hand-over no longer holds whole since Joins beyond
+	// policy.LatentFrames are plain calls: an older plain call's second
+	// half is never offered, so a younger frame Join's may be taken first
+	// (the full-size run without -race saw 6 such hand-overs in 2^20
+	// leaves). The check stays for the runs that make no plain calls.
+	if oldestFirst && bad == 0 && policy.LatentFrames < 0 {
 		checkOldestFirst(t, tr)
 	}
 }

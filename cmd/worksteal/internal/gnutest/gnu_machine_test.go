@@ -30,7 +30,6 @@ var gnuMachineCases = []gnuCase{
 	{name: "29.13 --shell-quote twice quotes twice", args: []string{"--shell-quote", "--shell-quote", "echo", ":::", "a b"}},
 	{name: "29.13 --shellquote with -X", args: []string{"-k", "-j1", "--shellquote", "-X", "echo", ":::", "a'b", "c"}},
 	{name: "29.13 --shell-quote: the joblog has the command", args: []string{"--joblog", "-", "--shell-quote", "echo", ":::", "a b"}, joblog: "-"},
-	{name: "29.13 --shell-quote with --pipe", args: []string{"--pipe", "--shell-quote", "wc", "-l"}, stdin: "x\ny\n"},
 	// --profile NAME, -J NAME: option lines of ~/.parallel/NAME (HOME a
 	// directory of the case's own), read before the command line's.
 	{name: "29.13 --profile: options from ~/.parallel/NAME", sh: `HOME=$PWD/h $P --profile p1 -j2 echo ::: a b` + profileClean, files: profileFiles},
