@@ -146,3 +146,35 @@ func TestEagerJoinsInAJobTakenDuringAWait(t *testing.T) {
 			xWorker, xDepth, aWorker, policy.EagerDepth, b3Worker)
 	}
 }
+
+// TestEagerJoinsShowProgress: a tree of leaves that never poll, within the
+// eager levels, moves the worker's progress word (the stall monitor's
+// sample) between every two leaves — when the worker pops a second half
+// back (or, stolen, runs another job meanwhile) — so a worker that runs coarse
+// leaves one after another is never taken for stalled once a leaf is
+// shorter than StallAfter (the monitor would stop the world for a stack
+// dump). One worker: every half is popped back. Red without the bump in
+// joinPopPromoted (a second leaf starts with the first one's word).
+func TestEagerJoinsShowProgress(t *testing.T) {
+	p := newTestPool(t, Config{Workers: 1})
+	const levels = 3 // < policy.EagerDepth
+	var words []uint64
+	var tree func(w *Worker, k int) int
+	tree = func(w *Worker, k int) int {
+		if k == 0 {
+			words = append(words, w.mon.Load()) // a leaf's start
+			return 1
+		}
+		a, b := Join(w, func(w *Worker) int { return tree(w, k-1) }, func(w *Worker) int { return tree(w, k-1) })
+		return a + b
+	}
+	n, err := Run(p, func(w *Worker) int { return tree(w, levels) })
+	if err != nil || n != 1<<levels {
+		t.Fatalf("tree: %d leaves, %v", n, err)
+	}
+	for i := 1; i < len(words); i++ {
+		if words[i] == words[i-1] {
+			t.Errorf("leaves %d and %d started with the same progress word %#x: no progress recorded between them", i-1, i, words[i])
+		}
+	}
+}

@@ -409,7 +409,14 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 	}
 	j, _ := w.dq.Pop()
 	if j == &f.job && jp.ps == nil {
-		// Promoted, and nobody took it.
+		// Promoted, and nobody took it. Progress for the stall monitor,
+		// as when a job starts (execute): a tree of coarse leaves
+		// without Poll, forked at eager depths, moves the word between
+		// every two leaves, so the monitor does not take the worker for
+		// stalled (and stop the world for a stack dump) while it runs
+		// one leaf after another. A latent frame's pop (joinPop's fast
+		// path) never comes here.
+		w.bump()
 		w.st.executed++
 		rb := f.call(w)
 		w.depth = d
