@@ -37,9 +37,6 @@ type Worker struct {
 	// (setLo, setProf).
 	depth int
 	gate  int
-	// latentFrames is policy.LatentFrames, or Config.latentFrames in
-	// tests: read by setLo, never by the fast path (which reads gate).
-	latentFrames int
 	// beatLeft counts Joins down to the next heartbeat (pollJoin): every
 	// Join decrements it, and at 0 the beat resets it to
 	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
@@ -68,6 +65,9 @@ type Worker struct {
 	// restores the enclosing job's after it.
 	eagerLeft int
 	eagerBase int
+	// latentFrames is policy.LatentFrames, or Config.latentFrames in
+	// tests: read by setLo, never by the fast path (which reads gate).
+	latentFrames int
 
 	_ pad.Line
 
