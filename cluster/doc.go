@@ -487,7 +487,27 @@
 // only that owner may publish; it checks the job id's owner token against
 // it and refuses (RefusedNotOwner) and reports anything else. An admin
 // (RoleAdmin) sees and cancels every job; an observer sees every job's
-// record and counts, no result. Record also sets the tier up, with its
+// record and counts, no result.
+//
+// A person learns nothing of other people's jobs from JetStream either.
+// A stream info request may carry a subjects_filter, answered with every
+// matching subject and its count (every job's id and task ids), and NATS
+// permissions cannot see a request's body; so a person's key may send no
+// stream info at all, nor account info or a bucket consumer's info (its
+// filter names a job). A person's node binds without them (personkv.go):
+// it reads its keys by direct gets that name them (the server refuses a
+// body asking for a sequence or another subject in that form), writes
+// them by publishing on their subjects, and watches them with ordered
+// consumers whose filter is in the create request's subject (the server
+// checks the body's against it). Its job list is a watch of its own job
+// records; its progress, the watch of its own results; what its queued
+// tasks wait for, the owner service's answer (stalls). What it still
+// reads of the tier: the worker registry, and the deployment consumer's
+// info (the ack wait; its counts are of a filter no task matches).
+// TestAPersonLearnsNoOtherPersonsJobs (cmd/worksteal/internal/attacktest)
+// tries each with a real person's key.
+//
+// Record also sets the tier up, with its
 // StorageLimits (WithLimits): a full task stream refuses a submit
 // (ErrStorageFull) and drops nothing waiting.
 //

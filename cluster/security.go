@@ -278,13 +278,15 @@ func personPermissions(stream, name string) (Permissions, error) {
 		pub     Subjects
 		sub     Subjects
 	)
-	// No route's info and no list of the routes: their metadata and
-	// counts name every job. The owner service makes a person's routes
-	// and says what they wait for (owner.go).
-	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+"."+s+"_workers")
-	for _, b := range []string{results, jobs, "KV_" + s + "_checkpoints", workers, "KV_" + s + "_failures"} {
-		pub.Allow = append(pub.Allow, api+"STREAM.INFO."+b)
-	}
+	// No stream info (its subjects_filter lists every job's subjects
+	// with their counts, personkv.go), no account info (counts of every
+	// stream and consumer), no route's info and no list of the routes
+	// (their metadata and counts name every job), no info of a bucket's
+	// consumers (a watch's filter names its job). The owner service
+	// makes a person's routes and says what they wait for (owner.go).
+	// The deployment's consumer's info is the ack wait, and counts of a
+	// filter that no task matches.
+	pub.Allow = append(pub.Allow, api+"CONSUMER.INFO."+tasks+"."+s+"_workers")
 	pub.Allow = append(pub.Allow,
 		s+".routes",           // tell the workers of a new route
 		s+".task"+mine,        // publish its jobs' tasks
@@ -297,7 +299,6 @@ func personPermissions(stream, name string) (Permissions, error) {
 		api+"CONSUMER.CREATE."+jobs+".*.$KV."+s+"_jobs"+mine,       // watch its job records
 		api+"CONSUMER.CREATE."+workers+".>",                        // list workers
 		api+"CONSUMER.DELETE."+results+".*", api+"CONSUMER.DELETE."+jobs+".*", api+"CONSUMER.DELETE."+workers+".*",
-		api+"CONSUMER.INFO."+results+".>", api+"CONSUMER.INFO."+jobs+".>", api+"CONSUMER.INFO."+workers+".>",
 		"$JS.FC."+results+".>", "$JS.FC."+jobs+".>", "$JS.FC."+workers+".>",
 		s+".own."+name+".*", // purge, end, cancel, delete its own jobs (the owner service)
 	)
@@ -485,6 +486,9 @@ func (n *Node) bind(ctx context.Context) error {
 		}
 		return jsError(what, err)
 	}
+	if n.opts.owner != "" {
+		return n.bindPerson(ctx, notSetUp)
+	}
 	st, err := n.js.Stream(ctx, n.streamName())
 	if err != nil {
 		return notSetUp("stream "+n.streamName(), err)
@@ -503,6 +507,33 @@ func (n *Node) bind(ctx context.Context) error {
 	n.results, n.jobs, n.checkpoints, n.workers, n.failuresKV = kvs[0], kvs[1], kvs[2], kvs[3], kvs[4]
 	n.adoptAckWait(cons)
 	n.stream, n.consumer, n.ready = st, cons, true
+	return nil
+}
+
+// bindPerson is bind for a person's node, which may send no stream info
+// (personkv.go): the deployment's consumer is looked up by name (its
+// info: an ack wait, and counts of a filter no task matches), the
+// buckets are used by the subjects of their keys, and the ones a person
+// reads answer a direct get. The task stream is not opened: a person's
+// node publishes tasks by subject and asks the owner service for the
+// rest.
+func (n *Node) bindPerson(ctx context.Context, notSetUp func(string, error) error) error {
+	cons, err := n.js.Consumer(ctx, n.streamName(), n.consumerName())
+	if err != nil {
+		return notSetUp("consumer "+n.consumerName(), err)
+	}
+	kvs := make([]*personKV, 5)
+	for i, b := range []string{"results", "jobs", "checkpoints", "workers", "failures"} {
+		kvs[i] = newPersonKV(n, n.opts.stream+"_"+b)
+	}
+	for _, kv := range []*personKV{kvs[0], kvs[1], kvs[3]} {
+		if err := kv.exists(ctx, n.opts.owner); err != nil {
+			return err
+		}
+	}
+	n.results, n.jobs, n.checkpoints, n.workers, n.failuresKV = kvs[0], kvs[1], kvs[2], kvs[3], kvs[4]
+	n.adoptAckWait(cons)
+	n.consumer, n.ready = cons, true
 	return nil
 }
 
