@@ -367,11 +367,14 @@
 //	                      failures, whether its result is in),
 //	                      $KV.ws_workers.> (register), DIRECT.GET of
 //	                      KV_ws_workers, ws.started.>,
-//	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
-//	                      ws.alive.* (failover)
+//	                      ws.status.*, ws.ran.>, ws.idle.>,
+//	                      ws.held.<name>.*, ws.hello.<name> (failover, as
+//	                      itself; any name with the shared key),
+//	                      ws.alive.*.* (ping a peer)
 //	             receive  ws.dlv.<name>.> (its deliveries; any with the
 //	                      shared key), ws.cancel.>, ws.routes, ws.idle.>,
-//	                      ws.held.*, ws.alive.*
+//	                      ws.held.*.*, ws.hello.*, ws.alive.<name>.* (its
+//	                      own pings; any with the shared key)
 //	             refused  $JS.ACK.> (settling directly: the server takes an
 //	                      ack for any pending sequence it names),
 //	                      ws.task.> (submit, hand over), $KV.ws_results.>

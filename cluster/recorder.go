@@ -110,7 +110,8 @@ type recorder struct {
 	hmu     sync.Mutex
 	holders map[uint64]*holding     // by stream sequence
 	tapped  map[string]*tappedServe // by worker and Serve id (tapKey)
-	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
+	heard   map[string]time.Time    // when a Serve's held list was last heard, by tapKey
+	lists   map[string][]byte       // a Serve's last held list, by tapKey: heard on its own subject, so from it
 	tapWake chan struct{}           // closed when a delivery is noted while tapWaited (a request waits for it)
 	// tapWaited: a request waits on tapWake (set by holder, cleared when
 	// noteDelivery closes it): a delivery noted while none waits costs no
@@ -192,7 +193,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 		return err
 	}
 	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
-		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
+		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, lists: map[string][]byte{}, tapWake: make(chan struct{}), started: time.Now()}
 	if err := r.creates.start(n.nc); err != nil {
 		return err
 	}
@@ -201,23 +202,26 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	n.rec = r
 	n.mu.Unlock()
 	defer r.untapAll()
-	// Held lists: when each Serve last spoke (lost checks it). Hellos:
+	// Held lists: when each Serve last spoke, and what it last said it
+	// holds (lost reads both). A list is heard on the subject of the
+	// worker and Serve it names (<stream>.held.<worker>.<id>), which only
+	// that worker's key may publish on: nobody speaks for another. Hellos:
 	// the Serves that started before this recorder, or that asked
 	// another recorder of the cluster, are tapped too.
-	heldSub, err := n.nc.Subscribe(n.heldSubject("*"), func(m *nats.Msg) {
-		id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	heldSub, err := n.nc.Subscribe(n.opts.stream+".held.*.*", func(m *nats.Msg) {
+		t := strings.Split(m.Subject, ".")
+		k := tapKey(t[len(t)-2], t[len(t)-1])
 		r.hmu.Lock()
-		r.heard[id] = time.Now() // forgotten by prune after serveIdle
+		r.heard[k] = time.Now() // forgotten by prune after serveIdle
+		r.lists[k] = m.Data
 		r.hmu.Unlock()
 	})
 	if err != nil {
 		return err
 	}
 	defer heldSub.Unsubscribe()
-	helloSub, err := n.nc.Subscribe(n.aliveSubject(helloID), func(m *nats.Msg) {
-		if id, name, ok := strings.Cut(string(m.Data), "\t"); ok {
-			r.tap(subjectToken(name), id)
-		}
+	helloSub, err := n.nc.Subscribe(n.helloSubject("*"), func(m *nats.Msg) {
+		r.tap(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], string(m.Data))
 	})
 	if err != nil {
 		return err
@@ -305,14 +309,15 @@ func (r *recorder) prune(ctx context.Context) {
 	var idle []uint64
 	r.hmu.Lock()
 	for k, t := range r.tapped {
-		if now.Sub(r.heard[t.id]) > serveIdle {
+		if now.Sub(r.heard[k]) > serveIdle {
 			t.untap()
 			delete(r.tapped, k)
 		}
 	}
-	for id, at := range r.heard {
+	for k, at := range r.heard {
 		if now.Sub(at) > serveIdle {
-			delete(r.heard, id)
+			delete(r.heard, k)
+			delete(r.lists, k)
 		}
 	}
 	for seq, h := range r.holders {
@@ -386,7 +391,9 @@ func (r *recorder) tap(worker, id string) error {
 		}
 	}()
 	r.tapped[tapKey(worker, id)] = t
-	r.heard[id] = time.Now()
+	if _, ok := r.heard[tapKey(worker, id)]; !ok {
+		r.heard[tapKey(worker, id)] = time.Now()
+	}
 	return nil
 }
 
@@ -568,54 +575,52 @@ func (r *recorder) handleAck(m *nats.Msg) {
 	go act(context.Background())
 }
 
-// lost hands back every delivery that the lost Serve id holds, once the
-// recorder has seen for itself that it is lost: its connection is gone
-// (a ping finds no subscriber), or it has said no held list for
-// lostSilence. It returns how many it handed back.
+// lost hands back every delivery that the lost Serve id of worker holds,
+// once the recorder has seen for itself that it is lost: its connection
+// is gone (a ping on its own alive subject finds no subscriber), or it
+// has said no held list for lostSilence. It returns how many it handed
+// back.
 //
-// body is the Serve's id, then (from a watcher of this version) the
-// number of its last held list and that list's lines ("<ack>\t<key>\t<k>":
-// k children of the task started there). The recorder claims the Serve's
-// tasks under that number (lostClaimKey), as a watcher without a recorder
-// does, so that of several recorders one hands them back; it counts the k
-// children as run again (addReran) only for the deliveries its own table
-// says the Serve holds, under the held task's key, not the line's.
+// body names the Serve: "<worker><TAB><id>". Everything else the
+// recorder takes from the Serve itself, never from the watcher that asks:
+// when it last spoke and its last held list (heard on the Serve's own
+// subject, which only its worker's key may publish on), whose number
+// names the claim (lostClaimKey: of several recorders one hands them
+// back) and whose lines say how many children each delivery had started
+// (counted as run again, addReran, for the deliveries the recorder's own
+// table gives that Serve, under the held task's key). So a watcher's key
+// can neither keep a frozen peer from being taken for lost (by speaking
+// for it) nor change what is handed back or counted.
 func (r *recorder) lost(ctx context.Context, body string) (int, error) {
-	lines := strings.Split(body, "\n")
-	id, seq := lines[0], ""
-	if len(lines) > 1 {
-		seq = lines[1]
-		if !namePattern.MatchString(seq) {
-			return 0, refuse(RefusedMalformed, "lost %s: held list number %q", id, seq)
-		}
+	first, _, _ := strings.Cut(body, "\n")
+	worker, id, ok := strings.Cut(first, "\t")
+	if !ok || !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
+		return 0, refuse(RefusedMalformed, "lost: %q does not name a worker and a Serve", first)
 	}
+	k := tapKey(worker, id)
+	r.hmu.Lock()
+	t := r.tapped[k]
+	heard, list := r.heard[k], r.lists[k]
+	r.hmu.Unlock()
+	if t == nil {
+		return 0, refuse(RefusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingWait)
+	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(worker, id), nil)
+	cancel()
+	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
+		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
+	}
+	seq, rest, _ := strings.Cut(string(list), "\n")
 	started := map[string]int{} // by delivery
-	for _, l := range lines[min(2, len(lines)):] {
+	for _, l := range strings.Split(rest, "\n") {
 		if f := strings.Split(l, "\t"); len(f) == 3 {
 			if k, err := strconv.Atoi(f[2]); err == nil && k > 0 {
 				started[f[0]] = k
 			}
 		}
 	}
-	r.hmu.Lock()
-	var t *tappedServe
-	for _, x := range r.tapped {
-		if x.id == id {
-			t = x
-		}
-	}
-	heard := r.heard[id]
-	r.hmu.Unlock()
-	if t == nil {
-		return 0, refuse(RefusedNotLost, "Serve %s is not known (no hello)", id)
-	}
-	pctx, cancel := context.WithTimeout(ctx, pingWait)
-	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(id), nil)
-	cancel()
-	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
-		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", t.worker, id, time.Since(heard).Round(time.Millisecond))
-	}
-	if seq != "" {
+	if namePattern.MatchString(seq) {
 		if _, err := r.n.checkpoints.Create(ctx, lostClaimKey(id, seq), []byte(r.n.opts.name)); errors.Is(err, jetstream.ErrKeyExists) {
 			return 0, nil // claimed: another recorder hands them back
 		} else if err != nil {
@@ -629,7 +634,7 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	}
 	var back []one
 	for sq, h := range r.holders {
-		if h.serve == id {
+		if h.serve == id && h.worker == worker {
 			back = append(back, one{sq, h.delivered, h.ack, resultKey(h.header.Get(hdrJob), h.header.Get(hdrTask))})
 		}
 	}

@@ -100,10 +100,14 @@ type Permissions struct {
 // RolePermissions, except that a worker named name may write only its own
 // registry entry (key name of the workers bucket), send idle signals
 // only as itself (<stream>.idle.name), ask the recorder only as itself
-// (<stream>.rec.name.*) and receive only its own deliveries
-// (<stream>.dlv.name.>), so that it cannot register, lure work away, or
-// record, ack or nak another worker's task under another name (worksteal serve credentials add gives each
-// worker its own key so bound). An empty name is RolePermissions.
+// (<stream>.rec.name.*), receive only its own deliveries
+// (<stream>.dlv.name.>), say its held lists and hellos only as itself
+// (<stream>.held.name.*, <stream>.hello.name) and hear only its own
+// pings (<stream>.alive.name.*), so that it cannot register, lure work
+// away, record, ack or nak another worker's task, or speak or answer for
+// a frozen or dead peer under another name (worksteal serve credentials
+// add gives each worker its own key so bound). An empty name is
+// RolePermissions.
 func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 	if name != "" && !namePattern.MatchString(name) {
 		return Permissions{}, fmt.Errorf("%w: %s name %q: use letters, digits, '-' and '_'", ErrInvalidOption, role, name)
@@ -121,13 +125,20 @@ func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name // its own registry entry
 		case stream + ".idle.>":
 			p.Publish.Allow[i] = stream + ".idle." + name // idle signals as itself
+		case stream + ".held.*.*":
+			p.Publish.Allow[i] = stream + ".held." + name + ".*" // held lists as itself: nobody speaks for a frozen peer
+		case stream + ".hello.*":
+			p.Publish.Allow[i] = stream + ".hello." + name // hellos as itself
 		case stream + ".rec.*.*":
 			p.Publish.Allow[i] = stream + ".rec." + name + ".*" // the recorder hears it as itself
 		}
 	}
 	for i, a := range p.Subscribe.Allow {
-		if a == stream+".dlv.>" {
+		switch a {
+		case stream + ".dlv.>":
 			p.Subscribe.Allow[i] = stream + ".dlv." + name + ".>" // the tasks delivered to it, no other's
+		case stream + ".alive.*.*":
+			p.Subscribe.Allow[i] = stream + ".alive." + name + ".*" // its own pings: nobody answers for a dead peer
 		}
 	}
 	return p, nil
@@ -179,11 +190,12 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".status.*",                  // its status, for the dashboard
 			s+".ran.>",                     // runs whose result was a duplicate
 			s+".idle.>",                    // say it is idle (as itself only, with a name: RolePermissionsFor)
-			s+".held.*", s+".alive.*",      // failover: say what it holds; ping a watched peer
+			s+".held.*.*", s+".hello.*",    // failover: say what it holds, that it serves (as itself only, with a name: RolePermissionsFor)
+			s+".alive.*.*", // failover: ping a watched peer
 		)
-		sub.Allow = append(sub.Allow, s+".dlv.>")                              // its deliveries (its own only, with a name: RolePermissionsFor)
-		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers
-		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")               // failover: watched peers' held lists; be pinged
+		sub.Allow = append(sub.Allow, s+".dlv.>")                                  // its deliveries (its own only, with a name: RolePermissionsFor)
+		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>")     // stop a copy that lost its race; hear of new routes; of idle workers
+		sub.Allow = append(sub.Allow, s+".held.*.*", s+".hello.*", s+".alive.*.*") // failover: watched peers' held lists and hellos; be pinged (as itself only, with a name)
 	case RoleSubmitter, RoleAdmin:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up

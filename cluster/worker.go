@@ -291,7 +291,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
 	// Failover (failover.go): pings find this worker subscribed while it
 	// lives; its held list says what to hand back if it is lost.
-	aliveSub, err := n.nc.Subscribe(n.aliveSubject(s.tree.id), func(*nats.Msg) {})
+	aliveSub, err := n.nc.Subscribe(n.aliveSubject(n.opts.name, s.tree.id), func(*nats.Msg) {})
 	if err != nil {
 		return err
 	}

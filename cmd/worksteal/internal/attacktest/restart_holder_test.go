@@ -40,7 +40,7 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	l.Close()
 	store := filepath.Join(t.TempDir(), "js")
 	startServe := func() *e2e.Proc {
-		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v")
+		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v", "--ack-wait", "30m")
 		e2e.WaitFor(t, p.Stdout, `JetStream on (\S+)`)
 		return p
 	}
@@ -85,7 +85,7 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	a := connectNamed(t, url, dir, "w2")
 	var mu sync.Mutex
 	var theirs []string // "<delivery>\t<task>"
-	if _, err := a.nc.Subscribe("ws.held.*", func(m *nats.Msg) {
+	if _, err := a.nc.Subscribe("ws.held.*.*", func(m *nats.Msg) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, line := range strings.Split(string(m.Data), "\n") {
