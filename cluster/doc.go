@@ -523,10 +523,19 @@
 // answers for the tasks it holds. A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls, and (with a key of its own) with no
-// other worker's; the shared worker key may ask under any name. The holder
-// table is in the recorder's memory: a delivery made before serve
-// (re)started is not in it; the recorder refuses a request for it and
-// hands it back, and its redelivery is bound. The
+// other worker's; the shared worker key may ask under any name. Failover
+// speaks under the worker's own name too (held lists on
+// <stream>.held.<name>.<id>, hellos on <stream>.hello.<name>, pings on
+// <stream>.alive.<name>.<id>, which only that worker's key may publish,
+// publish and hear): the recorder takes a Serve's silence and held list
+// only from the Serve itself, so no key keeps a frozen peer's tasks from
+// failing over. The holder table is in the recorder's memory: a delivery
+// made before serve (re)started is not in it; the recorder binds it on
+// the word of its holder (its own last held list names it exactly, and no
+// other worker's list claims its message), so it runs once; a request
+// naming another worker's such delivery is refused and hands nothing
+// back; two claims of one message are a conflict, handed back and logged
+// (a second run, one outcome). The
 // checkpoints bucket (checkpoints, hand-over lists, failover's claims) is
 // written by the recorder only, for a delivery the asking worker holds.
 // Workers still send idle signals (any name with the shared worker key)

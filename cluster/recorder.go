@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,7 @@ const (
 	RefusedStaleJob    = "stale-job"    // the delivery is of no current job (deleted, re-created, pre-seeded, cancelled)
 	RefusedBadChild    = "bad-child"    // a child id that is not a descendant of the task held, or a listed child that is not
 	RefusedMalformed   = "malformed"    // an unreadable request
+	RefusedConflict    = "conflict"     // two workers' held lists claim a delivery the holder table lacks (after serve restarted): handed back
 	RefusedNoSpawn     = "spawn-denied" // the job's submitter did not allow spawning
 	RefusedUnknownStep = "unknown-op"   // an operation the recorder does not know
 	// DiscardedNoJob counts task messages on the subjects of no recorded
@@ -476,22 +478,97 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	case err != nil:
 		return nil, 0, 0, err
 	case h == nil || h.delivered < delivered:
-		// A delivery the table lacks: settled already (the server ignores
-		// the nak), never made, or made where the recorder did not hear
-		// it: before serve (re)started, or to a Serve before its hello.
-		// Handed back, so that its redelivery is made where the recorder
-		// hears it and binds its holder (a worker's heartbeats and result
-		// for it come here within a heartbeat); a key that names another
-		// worker's such delivery costs that task a second run, never an
-		// outcome (it records nothing).
-		r.n.nc.Publish(ack, ackNak)
-		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table (settled, never made, or made before serve started or a hello): handed back to be delivered again", seq, delivered)
+		// A delivery the table lacks: settled already, never made, or
+		// made where the recorder did not hear it (before serve
+		// (re)started, or to a Serve before its hello): bound on the
+		// word of its holder only (rebind).
+		if h, err = r.rebind(ctx, worker, ack, seq, delivered); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	switch {
 	case h.worker != worker:
 		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
 		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
 	}
 	return h, seq, delivered, nil
+}
+
+// rebindWait bounds how long a request for a delivery the holder table
+// lacks waits for a held list of the asking worker that names it: held
+// lists go out every watchEvery, and within heldEvery of a delivery.
+const rebindWait = 2 * aliveEvery
+
+// rebind binds delivery ack (message seq, its delivery number delivered),
+// which the holder table lacks, to worker on the word of worker itself:
+// the last held list of one of its Serves, heard on that Serve's own
+// subject (only worker's key may publish there), names ack exactly. The
+// request waits up to rebindWait for such a list. The message's subject and
+// headers are read from the stream, as its publisher set them. So after
+// serve restarts, the deliveries that live workers hold are bound to them
+// again and run once; and a key that names another worker's delivery in a
+// request binds nothing and hands nothing back (refused, not-held).
+//
+// A delivery that the held lists of two workers claim (a stolen key can
+// list a delivery it heard of in another's list) is bound to neither:
+// it is handed back, to be delivered again where the recorder hears it,
+// and refused as a conflict naming both (a second run, never a second
+// outcome; the claim came on the claimant's own subject).
+func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivered uint64) (*holding, error) {
+	deadline := time.Now().Add(rebindWait)
+	for {
+		serve, others := r.claims(worker, ack, seq)
+		switch {
+		case serve != "" && len(others) > 0:
+			r.n.nc.Publish(ack, ackNak)
+			return nil, refuse(RefusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
+		case serve != "":
+			m, err := r.n.stream.GetMsg(ctx, seq)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil, refuse(RefusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
+			} else if err != nil {
+				return nil, err
+			}
+			h := &holding{worker: worker, serve: serve, delivered: delivered, ack: ack, subject: m.Subject, header: m.Header, touched: time.Now()}
+			r.hmu.Lock()
+			if cur := r.holders[seq]; cur != nil && cur.delivered >= delivered {
+				h = cur // noted meanwhile, as the server made it
+			} else {
+				r.holders[seq] = h
+			}
+			r.hmu.Unlock()
+			return h, nil
+		}
+		if !time.Now().Before(deadline) || !sleepCtx(ctx, 50*time.Millisecond) {
+			return nil, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
+		}
+	}
+}
+
+// claims returns the Serve of worker whose last held list names delivery
+// ack exactly, and the other workers whose last held lists name a
+// delivery of message seq.
+func (r *recorder) claims(worker, ack string, seq uint64) (serve string, others []string) {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	for k, list := range r.lists {
+		w, id, _ := strings.Cut(k, "\t")
+		_, rest, _ := strings.Cut(string(list), "\n")
+		for line := range strings.SplitSeq(rest, "\n") {
+			a, _, _ := strings.Cut(line, "\t")
+			switch {
+			case a == "":
+			case w == worker && a == ack:
+				serve = id
+			case w != worker:
+				if _, _, sq, ok := parseAck(a); ok && sq == seq && !slices.Contains(others, w) {
+					others = append(others, w)
+				}
+			}
+		}
+	}
+	return serve, others
 }
 
 // check finds the delivery that ack (a delivery's reply subject) names
@@ -639,10 +716,29 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 		}
 	}
 	r.hmu.Unlock()
+	// What its own last list says it holds and the table lacks (made
+	// before serve restarted, and never asked about since): handed back
+	// too, unless another worker's list claims the same message.
+	for line := range strings.SplitSeq(rest, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		_, delivered, sq, ok := parseAck(f[0])
+		if !ok {
+			continue
+		}
+		r.hmu.Lock()
+		_, inTable := r.holders[sq]
+		r.hmu.Unlock()
+		if _, others := r.claims(worker, f[0], sq); !inTable && len(others) == 0 {
+			back = append(back, one{sq, delivered, f[0], ""}) // no key: its children are not counted on its word
+		}
+	}
 	for _, b := range back {
 		// The children it had started run again with the task's next
 		// run: counted first, so that the next run reads the count.
-		if k := started[b.ack]; k > 0 {
+		if k := started[b.ack]; k > 0 && b.key != "" {
 			if err := r.n.addReran(ctx, b.key, k); err != nil {
 				r.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", b.key, err))
 			}
