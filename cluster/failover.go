@@ -20,11 +20,15 @@ import (
 // Every serving worker says every watchEvery (250 ms), and whenever a task
 // is delivered to it or a local child starts, which task messages it
 // holds (and how many local children each one's tree has started)
-// (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
-// own, also in its registry entry, WorkerInfo.Alive), and subscribes to
-// <stream>.alive.<id>, where it answers nothing. Each worker watches the
-// next watchPeers live workers after it in the ring of ids, as it knows
-// them from their hellos on <stream>.alive.hello (so every worker has
+// (their ack subjects, one a line) on <stream>.held.<name>.<id> (name: its
+// worker name as one token; id: its Serve's own, also in its registry
+// entry, WorkerInfo.Alive), and subscribes to <stream>.alive.<name>.<id>,
+// where it answers nothing. A worker with a key of its own may publish
+// those lists, and hear those pings, only under its own name, so nobody
+// speaks or answers for another. Each worker watches the next watchPeers
+// live workers after it in the ring of ids, as it knows them from their
+// hellos on <stream>.hello.<name> (body: the id; at most servesPerName ids
+// a name) (so every worker has
 // watchers, at watchPeers subscriptions and a few pings a second per
 // worker, whatever the size of the cluster; the hellos cost one message
 // per worker every 5 s to each worker):

@@ -28,7 +28,7 @@ const (
 	recSpawn     = "spawn"      // hand a child over (header Ws-Task; body: its payload)
 	recAck       = "ack"        // settle the delivery: ack, nak, in progress, term (body: the ack's own body; no answer)
 	recHello     = "hello"      // a worker starts serving (body: its Serve's id): tap its deliveries
-	recLost      = "lost"       // failover: a watched peer is lost (body: its Serve's id, then its last held list's number and lines): hand its deliveries back
+	recLost      = "lost"       // failover: a watched peer is lost (body: "<worker>\t<Serve id>"): hand its deliveries back
 	recCkpt      = "checkpoint" // save the held task's checkpoint (body: the data)
 	recRead      = "read"       // read one of the held task's records (header Ws-Read: readResult, ...): a worker reads nothing else
 
