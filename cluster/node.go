@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Node is one process's handle on the cluster tier: it serves handlers as a
@@ -322,6 +323,5 @@ func jsError(what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrJetStream, what, err)
 }
 
-func isNotFound(err error) bool {
-	return errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted)
-}
+// isNotFound says err is a key-value get of a key that is not there.
+var isNotFound = clusterwire.IsNotFound

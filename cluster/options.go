@@ -5,11 +5,11 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Option configures a Node; see New for the list.
@@ -61,24 +61,12 @@ func defaultOptions() options {
 	}
 }
 
-// name matches the names used in stream, bucket and subject names.
-var namePattern = charset("_-")
+// namePattern matches the names used in stream, bucket and subject names
+// (the observer checks a stream's name with it too).
+var namePattern = clusterwire.NamePattern
 
-// charset is a set of names: one or more ASCII letters, digits and the
-// punctuation it lists (a regular expression did this at a cost that
-// showed in a submission's CPU profile: one check per task id).
-type charset string
-
-// MatchString says s is a non-empty name of the set.
-func (c charset) MatchString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte(string(c), b) >= 0) {
-			return false
-		}
-	}
-	return s != ""
-}
+// charset is a set of names (clusterwire.Charset).
+type charset = clusterwire.Charset
 
 // WithStream sets the name that prefixes everything the tier keeps in
 // JetStream: the task stream "<name>_tasks", the buckets "<name>_results",

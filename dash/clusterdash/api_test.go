@@ -21,6 +21,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -127,12 +128,12 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 
 	denied := &permissionErrors{}
 	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix), nats.ErrorHandler(denied.handler))
-	obs, err := cluster.NewObserver(onc, cluster.ObserverConfig{})
+	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go obs.Run(ctx)
-	web := httptest.NewServer(clusterdash.New(obs, dash.Config{Interval: 50 * time.Millisecond}))
+	go d.Run(ctx)
+	web := httptest.NewServer(d)
 	defer web.Close()
 
 	job := cluster.Job{ID: "shape"}
@@ -151,7 +152,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	}
 
 	// /api/state: the whole view, with the job finished and the worker up.
-	var st cluster.State
+	var st clusterobs.State
 	waitUntil(t, "the finished job in /api/state, and a worker status sent after it", func() bool {
 		getJSON(t, web.URL+"/api/state", &st)
 		return len(st.Jobs) == 1 && st.Jobs[0].Succeeded == 12 && len(st.Workers) == 1 && st.Workers[0].Executed == 12
@@ -193,7 +194,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 			}
 		}
 	}
-	var stragglers []cluster.Straggler
+	var stragglers []clusterobs.Straggler
 	getJSON(t, web.URL+"/api/stragglers", &stragglers)
 	if stragglers == nil || len(stragglers) != 0 {
 		t.Errorf("/api/stragglers = %v; want an empty list", stragglers)
@@ -234,7 +235,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev cluster.State
+	var ev clusterobs.State
 	if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Kind != "cluster" || len(ev.Jobs) != 1 {
 		t.Errorf("first event %q: %v", line, err)
 	}
