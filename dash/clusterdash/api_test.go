@@ -153,9 +153,12 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 
 	// /api/state: the whole view, with the job finished and the worker up.
 	var st clusterobs.State
-	waitUntil(t, "the finished job in /api/state, and a worker status sent after it", func() bool {
+	// Ready comes after the observer's first round of counts (jobs,
+	// queue, results), which a busy machine may see after the job: wait
+	// for it too.
+	waitUntil(t, "the observer ready, the finished job in /api/state, and a worker status sent after it", func() bool {
 		getJSON(t, web.URL+"/api/state", &st)
-		return len(st.Jobs) == 1 && st.Jobs[0].Succeeded == 12 && len(st.Workers) == 1 && st.Workers[0].Executed == 12
+		return st.Ready && len(st.Jobs) == 1 && st.Jobs[0].Succeeded == 12 && len(st.Workers) == 1 && st.Workers[0].Executed == 12
 	})
 	if st.Kind != "cluster" || !st.Ready || st.Stream != "ws" || st.StragglerFactor != 2 {
 		t.Errorf("state header = %q ready=%v stream=%q factor=%v; want cluster, true, ws, 2", st.Kind, st.Ready, st.Stream, st.StragglerFactor)
