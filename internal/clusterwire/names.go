@@ -12,6 +12,10 @@ import (
 // NamePattern matches the names used in stream, bucket and subject names.
 var NamePattern = Charset("_-")
 
+// LabelPattern is what a label's key and value may hold: they travel in
+// consumer metadata and the worker registry, and are shown in errors.
+var LabelPattern = Charset("_.:/+-")
+
 // Charset is a set of names: one or more ASCII letters, digits and the
 // punctuation it lists (a regular expression did this at a cost that
 // showed in a submission's CPU profile: one check per task id).

@@ -166,7 +166,7 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 	if cfg.name != "" {
 		opts = append(opts, cluster.WithName(cfg.name))
 	}
-	labels, err := cluster.ParseLabels(cfg.labels)
+	labels, err := cmdenv.ParseLabels(cfg.labels)
 	if err != nil {
 		return nil, nil, cmdenv.UsageError(fmt.Errorf("--label: %w", err))
 	}
