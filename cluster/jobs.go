@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // JobInfo is a job as its record in the jobs bucket describes it.
@@ -23,8 +22,7 @@ type JobInfo struct {
 	Reduce    string    // the job's reduction (Job.Reduce), "" if it named none
 }
 
-// jobInfo is what Jobs and Job say of a job record.
-func jobInfo(r jobRecord) JobInfo {
+func (r jobRecord) info() JobInfo {
 	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled, Reduce: r.Reduce}
 }
 
@@ -36,7 +34,7 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	keys, err := clusterwire.BucketKeys(ctx, n.js, n.jobs.Bucket())
+	keys, err := bucketKeys(ctx, n.js, n.jobs.Bucket())
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +47,7 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 		if err != nil {
 			continue // deleted
 		}
-		out = append(out, jobInfo(rec))
+		out = append(out, rec.info())
 	}
 	slices.SortFunc(out, func(a, b JobInfo) int { return a.Created.Compare(b.Created) })
 	return out, nil
@@ -67,7 +65,7 @@ func (n *Node) Job(ctx context.Context, id string) (JobInfo, error) {
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
 	rec, _, err := n.jobRecordOf(ctx, id)
-	return jobInfo(rec), err
+	return rec.info(), err
 }
 
 func (n *Node) jobRecordOf(ctx context.Context, id string) (jobRecord, uint64, error) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/internal/machine"
 )
 
@@ -18,10 +17,6 @@ import (
 // worker whose labels include every key of the task's requirements with
 // the same value.
 type Labels map[string]string
-
-// labelPattern is what a label's key and value may hold
-// (clusterwire.LabelPattern).
-var labelPattern = clusterwire.LabelPattern
 
 // check validates every key and value.
 func (l Labels) check() error {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Node is one process's handle on the cluster tier: it serves handlers as a
@@ -322,6 +321,3 @@ func jsError(what string, err error) error {
 	}
 	return fmt.Errorf("%w: %s: %w", ErrJetStream, what, err)
 }
-
-// isNotFound says err is a key-value get of a key that is not there.
-var isNotFound = clusterwire.IsNotFound

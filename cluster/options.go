@@ -9,7 +9,6 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Option configures a Node; see New for the list.
@@ -60,13 +59,6 @@ func defaultOptions() options {
 		speed:          1,
 	}
 }
-
-// namePattern matches the names used in stream, bucket and subject names
-// (the observer checks a stream's name with it too).
-var namePattern = clusterwire.NamePattern
-
-// charset is a set of names (clusterwire.Charset).
-type charset = clusterwire.Charset
 
 // WithStream sets the name that prefixes everything the tier keeps in
 // JetStream: the task stream "<name>_tasks", the buckets "<name>_results",

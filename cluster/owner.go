@@ -9,7 +9,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Job ownership. A person (or CI system) holds a submitter credential
@@ -113,10 +112,6 @@ func (n *Node) jobID(id string) (string, error) {
 	}
 	return id, nil
 }
-
-// jobOfTaskSubject returns the job of a task subject
-// (clusterwire.JobOfTaskSubject).
-var jobOfTaskSubject = clusterwire.JobOfTaskSubject
 
 func (n *Node) ownSubject(op string) string {
 	return n.opts.stream + ".own." + n.opts.owner + "." + op

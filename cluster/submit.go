@@ -18,13 +18,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/worksteal/worksteal/balance"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
-
-// jobRecord is a job's record in the jobs bucket (clusterwire.JobRecord,
-// the format the observer reads too). An alias keeps cluster's own name
-// for it, as before the record moved.
-type jobRecord = clusterwire.JobRecord
 
 var taskIDPattern = charset("_=-")
 

@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal"
-	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Headers of a task message.
@@ -124,7 +123,7 @@ func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	keys, err := clusterwire.BucketKeys(ctx, n.js, n.workers.Bucket())
+	keys, err := bucketKeys(ctx, n.js, n.workers.Bucket())
 	if err != nil {
 		return nil, err
 	}
@@ -457,9 +456,6 @@ func (s *serving) pull(ctx context.Context) error {
 func backoffDelay(failures int) time.Duration {
 	return min(time.Duration(1<<min(failures, 5))*50*time.Millisecond, 2*time.Second)
 }
-
-// sleepCtx waits d or until ctx is done (clusterwire.SleepCtx).
-var sleepCtx = clusterwire.SleepCtx
 
 // onCancel stops the local copies of a task whose result another copy
 // recorded (a speculative race was decided).
