@@ -25,3 +25,12 @@ var (
 	sleepCtx         = clusterwire.SleepCtx         // waits, or until ctx is done
 	jobOfTaskSubject = clusterwire.JobOfTaskSubject // a task subject's job
 )
+
+// The environment variables Credentials.FromEnv reads
+// (clusterwire.EnvCreds ...); the CLI's help names them too.
+const (
+	envCreds   = clusterwire.EnvCreds
+	envTLSCA   = clusterwire.EnvTLSCA
+	envTLSCert = clusterwire.EnvTLSCert
+	envTLSKey  = clusterwire.EnvTLSKey
+)
