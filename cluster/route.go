@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 

@@ -1,6 +1,13 @@
 package cluster
 
-import "github.com/worksteal/worksteal/internal/clusterwire"
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal/internal/clusterwire"
+)
 
 // What cluster writes for its observer to read, and the helpers both use,
 // live in internal/clusterwire (the observer is internal/clusterobs). Here
@@ -19,12 +26,22 @@ var (
 	// names; labelPattern what a label's key and value may hold.
 	namePattern  = clusterwire.NamePattern
 	labelPattern = clusterwire.LabelPattern
-
-	bucketKeys       = clusterwire.BucketKeys       // a bucket's keys from stream info
-	isNotFound       = clusterwire.IsNotFound       // a get of a key not there
-	sleepCtx         = clusterwire.SleepCtx         // waits, or until ctx is done
-	jobOfTaskSubject = clusterwire.JobOfTaskSubject // a task subject's job
 )
+
+// bucketKeys lists a bucket's keys from stream info (clusterwire.BucketKeys).
+func bucketKeys(ctx context.Context, js jetstream.JetStream, bucket string) ([]string, error) {
+	return clusterwire.BucketKeys(ctx, js, bucket)
+}
+
+// isNotFound says err is a get of a key that is not there.
+func isNotFound(err error) bool { return clusterwire.IsNotFound(err) }
+
+// sleepCtx waits d, or until ctx is done: false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool { return clusterwire.SleepCtx(ctx, d) }
+
+// jobOfTaskSubject returns the job of a task subject (prefix
+// "<stream>.task."): every token but the handler and the requirements.
+func jobOfTaskSubject(prefix, subj string) string { return clusterwire.JobOfTaskSubject(prefix, subj) }
 
 // The environment variables Credentials.FromEnv reads
 // (clusterwire.EnvCreds ...); the CLI's help names them too.
