@@ -99,7 +99,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 		b.Fatal(err)
 	}
 	if watched {
-		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(cluster.ObserverInboxPrefix)))
+		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix())))
 	}
 	job := cluster.Job{ID: "bench"}
 	for k := range tasks {

@@ -51,7 +51,7 @@ func TestElapsedEndsWithAJobItNeverSaw(t *testing.T) {
 	sub.Stop()
 	took := time.Since(began)
 
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
 	obs, err := clusterobs.NewObserver(onc, clusterobs.ObserverConfig{})
 	if err != nil {
 		t.Fatal(err)

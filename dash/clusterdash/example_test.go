@@ -14,7 +14,7 @@ import (
 // Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
 // as "worksteal dash" does.
 func ExampleNew() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
 	if err != nil {
 		panic(err)
 	}

@@ -14,7 +14,7 @@ import (
 // An observer follows a cluster without changing it: a monitoring job
 // prints each job's progress and the stragglers every few seconds.
 func ExampleNewObserver() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
 	if err != nil {
 		panic(err)
 	}
