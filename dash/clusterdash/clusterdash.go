@@ -17,7 +17,6 @@ package clusterdash
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/nats-io/nats.go"
@@ -59,7 +58,7 @@ type Dashboard struct {
 func New(nc *nats.Conn, cfg Config) (*Dashboard, error) {
 	obs, err := clusterobs.NewObserver(nc, clusterobs.ObserverConfig{Stream: cfg.Stream, StragglerFactor: cfg.StragglerFactor})
 	if err != nil {
-		return nil, fmt.Errorf("clusterdash: %w", err)
+		return nil, err // wraps cluster.ErrInvalidOption
 	}
 	return newDashboard(obs, cfg.Page), nil
 }
