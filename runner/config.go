@@ -65,6 +65,9 @@ type Config struct {
 	// (OutputLineBuffer), or as it comes (OutputUngroup). Under KeepOrder
 	// it is always written whole.
 	Output OutputMode
+	// Screen is the terminal OutputLatestLine paints on (24 × 80 rows
+	// and columns, no cursor-up, when zero).
+	Screen Screen
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Tag prefixes each line of a job's output with its TagIn(slot) and a

@@ -177,6 +177,11 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		return errors.New("--group, --line-buffer and -u (--ungroup) exclude each other: give one")
 	}
 	switch {
+	case g.latestLine:
+		// GNU: --latest-line is its own way of printing, whatever
+		// --group, --line-buffer or -u say.
+		rcfg.Output = runner.OutputLatestLine
+		rcfg.Screen = latestLineScreen()
 	case g.lineBuffer:
 		rcfg.Output = runner.OutputLineBuffer
 	case g.ungroup:
@@ -212,7 +217,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	// GNU: --color-failed does nothing under --line-buffer (its lines go
 	// out before the job's status is known).
-	failed := g.colorFailed && !g.lineBuffer
+	failed := g.colorFailed && (!g.lineBuffer || g.latestLine)
 	if (g.color || failed) && !g.ungroup {
 		rcfg.Color = gnuColor(g.color, failed)
 	}

@@ -31,6 +31,7 @@ type gnuConfig struct {
 	multiArgs      bool      // -m
 	xargs          bool      // --xargs
 	lineBuffer     bool      // --line-buffer, --lb
+	latestLine     bool      // --latest-line, --ll
 	ungroup        bool      // -u, --ungroup
 	group          bool      // --group
 	eta            bool      // --eta
@@ -106,6 +107,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.BoolVar(&g.xargs, "xargs", false, "as many arguments per command line as fit (not spread over the slots)")
 	f.BoolVar(&g.lineBuffer, "line-buffer", false, "write the jobs' output a whole line at a time as it comes (lines of jobs may mix)")
 	gnuAlias(f, "line-buffer", "line-buffered", "linebuffer", "linebuffered", "lb")
+	f.BoolVar(&g.latestLine, "latest-line", false, "show each running job's latest output line on a row of its own (GNU's terminal repaints; stdout and stderr together)")
+	gnuAlias(f, "latest-line", "latestline", "ll")
 	f.BoolVarP(&g.ungroup, "ungroup", "u", false, "write the jobs' output as it comes (parts of lines may mix)")
 	f.BoolVar(&g.group, "group", false, "write each job's output whole when it finishes (the default)")
 	f.BoolVar(&g.eta, "eta", false, "show the estimated time left on stderr (implies --progress)")
@@ -259,7 +262,7 @@ var gnuOptions = gnuOptionSet(
 	"linkinputsource|xapplyinputsource",
 	"context-replace", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll",
+	"g",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"threads",
