@@ -124,8 +124,13 @@ type Input struct {
 	// job being filled are shared out over the slots, once).
 	Spread int
 	// MaxLen is the longest command (bytes, as GNU parallel counts them)
-	// that a job of several records is filled to; 0 means DefaultMaxLen.
+	// that a job of several records is filled to; 0 means MaxLenOf's.
 	MaxLen int
+	// MaxLenOf, when MaxLen is 0, gives the limit the first time one is
+	// needed: GNU parallel's usable share of the machine's longest
+	// command line, which takes a probe of a few processes to find. Nil
+	// means DefaultMaxLen. It may be called more than once.
+	MaxLenOf func() int
 
 	// Shuffle runs the jobs in a random order (GNU parallel --shuf),
 	// numbered in that order.
@@ -144,6 +149,27 @@ type Input struct {
 // default: GNU parallel's reckoning, (max − 3000) / 2, with Linux's
 // limit on one argument (sh -c COMMAND), 128 KiB, as the max.
 const DefaultMaxLen = (128<<10 - 1 - 3000) / 2
+
+// maxLen is the longest command a job is filled to (MaxLen, MaxLenOf,
+// DefaultMaxLen).
+func (in Input) maxLen() int {
+	if in.MaxLen > 0 {
+		return in.MaxLen
+	}
+	if in.MaxLenOf != nil {
+		return in.MaxLenOf()
+	}
+	return DefaultMaxLen
+}
+
+// maxLenBound is a length below which no command is too long: the
+// limit, or a quarter of DefaultMaxLen while MaxLenOf is not asked.
+func (in Input) maxLenBound() int {
+	if in.MaxLen > 0 || in.MaxLenOf == nil {
+		return in.maxLen()
+	}
+	return DefaultMaxLen / 4
+}
 
 // value is one value of a source: its columns, and the value as read
 // (only kept for --tag and --results).
@@ -426,10 +452,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))
-		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, maxLen) {
+		if groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, in.maxLenBound()) {
 			// GNU: "Command line too long", and nothing is run.
-			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= maxLen {
-				return nil, tooLong(n, maxLen, j.Seq, g[0])
+			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= in.maxLen() {
+				return nil, tooLong(n, in.maxLen(), j.Seq, g[0])
 			}
 		}
 		if keepArgs {
@@ -507,7 +533,7 @@ func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 		}
 		return groups, nil
 	}
-	maxLen := cmp.Or(in.MaxLen, DefaultMaxLen)
+	maxLen := in.maxLen()
 	limit := in.MaxArgs // 0: no cap but the length
 	var groups [][]record
 	spread := false

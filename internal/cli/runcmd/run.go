@@ -212,6 +212,9 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	if err := cfg.gnu.input(f, &in, slots); err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.gnu.warnings {
+		fmt.Fprintln(env.Stderr, "worksteal: Warning:", w)
+	}
 	if cfg.gnu.results != "" {
 		in.Results = &cfg.gnu.results
 	}

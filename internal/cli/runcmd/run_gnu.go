@@ -118,11 +118,17 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 		in.TotalJobs = n
 	}
 	in.SkipFirstLine = g.skipFirstLine
+	in.MaxLenOf = usableLineLength
 	if given, ok := gnuChanged(f, "max-chars"); ok {
 		if g.maxChars < 1 {
 			return fmt.Errorf("%s %d: want a length of 1 or more", given, g.maxChars)
 		}
 		in.MaxLen = g.maxChars
+		// GNU: -s over the usable length is that length, with a warning.
+		if usable := usableLineLength(); g.maxChars > usable {
+			in.MaxLen = usable
+			g.warnings = append(g.warnings, fmt.Sprintf("Value for option -s should be < %d.", usable))
+		}
 	}
 	if _, ok := gnuChanged(f, "eof"); ok {
 		in.EOF = &g.eof

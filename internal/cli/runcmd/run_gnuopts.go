@@ -32,6 +32,7 @@ type gnuConfig struct {
 	xargs          bool      // --xargs
 	lineBuffer     bool      // --line-buffer, --lb
 	latestLine     bool      // --latest-line, --ll
+	warnings       []string  // GNU's warnings about the options, written before the jobs run
 	ungroup        bool      // -u, --ungroup
 	group          bool      // --group
 	eta            bool      // --eta

@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // Options of GNU parallel 20221122 that say what run will do and then go
@@ -32,7 +34,7 @@ func showLimits(f *pflag.FlagSet, maxChars int, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--show-limits: %v", err)
 	}
-	usable := (n - 3000) / 2
+	usable := usableOf(n)
 	if _, ok := gnuChanged(f, "max-chars"); ok && maxChars >= 1 && maxChars <= usable {
 		usable = maxChars
 	}
@@ -96,3 +98,20 @@ func GNUArgs(args []string) []string {
 	}
 	return out
 }
+
+// usableOf is GNU's usable length of a command line whose longest is n:
+// 3000 kept for its wrapping, half of the rest (for hexing).
+func usableOf(n int) int { return (n - 3000) / 2 }
+
+// usableLineLength is the longest command -X, -m and --xargs fill and any
+// command may be (GNU's $Global::usable_command_line_length): usableOf the
+// longest command line GNU's search finds on this machine, searched once,
+// when first needed (runner.DefaultMaxLen if the search cannot run).
+var usableLineLength = sync.OnceValue(func() int {
+	n, err := findMaxLineLength()
+	if err != nil {
+		return runner.DefaultMaxLen
+	}
+	return usableOf(n)
+})
+
