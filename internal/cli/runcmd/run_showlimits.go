@@ -114,4 +114,3 @@ var usableLineLength = sync.OnceValue(func() int {
 	}
 	return usableOf(n)
 })
-
