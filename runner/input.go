@@ -140,6 +140,9 @@ type Input struct {
 	// Tag, if set, is the template of each job's Tag (GNU parallel's
 	// --tagstring; --tag is "{}"): values unquoted, nothing appended.
 	Tag *string
+	// Bar says GNU parallel's --bar is given: its length of a command
+	// counts {} as --tag's does (the bar shows each job's arguments).
+	Bar bool
 	// Results, if set and holding a replacement string, is the template of
 	// each job's Results path (GNU parallel's --results NAME).
 	Results *string
@@ -421,6 +424,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		files = append(files, [2]*template{name, content})
 	}
 	extra := []*template{tag, res}
+	if in.Bar {
+		// GNU: $replacecount{""} ||= 1, a {} of its own.
+		extra = append(extra, &template{words: [][]piece{{{kind: 'a'}}}})
+	}
 	for _, f := range files {
 		extra = append(extra, f[0], f[1])
 	}

@@ -17,4 +17,8 @@ var gnuDiffsCases = []gnuCase{
 	{name: "29.16 -m and --xargs fill to it too", sh: `seq 30000 | $P -km -j1 echo | awk '{print NF}'; seq 30000 | $P -k --xargs echo | awk '{print NF}'`},
 	{name: "29.16 -s over the usable length is that length", sh: `seq 30000 | $P -kX -j1 -s 100000 echo | awk '{print NF}'`},
 	{name: "29.16 a command between the usable length and 64,035 is too long", args: []string{"echo", ":::", strings.Repeat("x", 63700)}, refused: true},
+
+	// (d) --bar: GNU's length of a command counts a {} of its own.
+	{name: "29.16 -s -X --bar counts {} beside a plain command", sh: `seq 300 | $P -kX -j1 -s 200 --bar echo 2>/dev/null | awk '{print NF}'`},
+	{name: "29.16 -s -X --bar with {} in the command counts it once", sh: `seq 300 | $P -kX -j1 -s 200 --bar echo x{}y 2>/dev/null | awk '{print NF}'; seq 300 | $P -km -j1 -s 150 --bar --tag echo 2>/dev/null | awk '{print NF}'`},
 }
