@@ -318,7 +318,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 		}
 		if in.Header && len(lines) > 0 {
-			names, err := in.columns(colsep, lines[0], colTrim)
+			names, err := in.headerNames(colsep, lines[0], colTrim)
 			if err != nil {
 				return nil, err
 			}

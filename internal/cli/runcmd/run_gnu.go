@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -354,14 +353,15 @@ func parseTermSeq(s string) ([]runner.TermStep, error) {
 	return seq, nil
 }
 
-// csvSep checks --colsep for --csv: one character, taken literally (GNU
-// gives it to Text::CSV as its sep_char, which fails on more).
+// csvSep checks --colsep for --csv: the runner separates the fields at
+// its first byte, as GNU's Text::CSV (its sep_char) does; an empty one is
+// refused (Text::CSV fails on it, "SEP undefined").
 func csvSep(f *pflag.FlagSet, sep string) error {
 	if !f.Changed("colsep") {
 		return nil
 	}
-	if sep == "(?:)" || utf8.RuneCountInString(sep) != 1 {
-		return fmt.Errorf("--csv --colsep '%s': the CSV separator is one character, taken literally (a tab: --colsep $'\\t')", strings.TrimPrefix(sep, "(?:)"))
+	if sep == "(?:)" || sep == "" {
+		return errors.New("--csv --colsep '': the CSV separator is the first byte of --colsep, which is empty (a tab: --colsep $'\\t')")
 	}
 	return nil
 }

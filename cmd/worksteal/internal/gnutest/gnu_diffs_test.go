@@ -21,4 +21,10 @@ var gnuDiffsCases = []gnuCase{
 	// (d) --bar: GNU's length of a command counts a {} of its own.
 	{name: "29.16 -s -X --bar counts {} beside a plain command", sh: `seq 300 | $P -kX -j1 -s 200 --bar echo 2>/dev/null | awk '{print NF}'`},
 	{name: "29.16 -s -X --bar with {} in the command counts it once", sh: `seq 300 | $P -kX -j1 -s 200 --bar echo x{}y 2>/dev/null | awk '{print NF}'; seq 300 | $P -km -j1 -s 150 --bar --tag echo 2>/dev/null | awk '{print NF}'`},
+
+	// (c) --csv --colsep of several characters: Text::CSV separates at
+	// its first byte.
+	{name: "29.16 --csv --colsep '::' separates at ':'", args: []string{"--csv", "--colsep", "::", "-k", `echo "[{1}][{2}][{3}][{4}]"`}, stdin: "a::b::c\n\"x::y\"::z\na:b\n"},
+	{name: "29.16 --csv --colsep of a multibyte character: its first byte", args: []string{"--csv", "--colsep", "→;", "-k", `printf "[%s]" {1} {2}; echo`}, stdin: "a→b\nc;d\n"},
+	{name: "29.16 --csv --colsep '; ' with --header : names", args: []string{"--csv", "--colsep", "; ", "--header", ":", "-k", `echo "{b}-{a}"`}, stdin: "a;b\n1;\"x;y\"\n"},
 }
