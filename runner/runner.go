@@ -333,7 +333,12 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 
 	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
 		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
-	if r.cfg.Trace && r.errOut != nil {
+	switch {
+	case r.cfg.Ask != nil:
+		if !r.cfg.Ask(a.line) {
+			js.job.skip = 's' // GNU: skip(), exit status -2, never retried
+		}
+	case r.cfg.Trace && r.errOut != nil:
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}
 	var flush func(failed bool)

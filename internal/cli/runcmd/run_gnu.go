@@ -89,7 +89,9 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 			in.Header = true // GNU: the first line, whatever the regexp
 		}
 	}
-	if _, ok := gnuChanged(f, "replace"); ok {
+	if given, ok := gnuChanged(f, "replace"); ok && (g.replace != "" || given == "-I") {
+		// GNU: --replace and -i without a value (or with '') change
+		// nothing; -I '' is refused here.
 		if g.replace == "" {
 			return errors.New("-I '': want the string that stands for the arguments")
 		}
@@ -193,6 +195,14 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Output = runner.OutputUngroup
 	}
 	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	if g.interactive {
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			return fmt.Errorf("--interactive: no terminal to ask on: %v", err)
+		}
+		tty.Close()
+		rcfg.Ask = askOnTTY(rcfg)
+	}
 	rcfg.ShellQuote = g.shellQuote
 	if given, ok := gnuChanged(f, "process-slot-var"); ok {
 		if !envNameRE.MatchString(g.slotVar) {

@@ -32,6 +32,7 @@ type gnuConfig struct {
 	xargs          bool      // --xargs
 	lineBuffer     bool      // --line-buffer, --lb
 	latestLine     bool      // --latest-line, --ll
+	interactive    bool      // --interactive, -p
 	warnings       []string  // GNU's warnings about the options, written before the jobs run
 	ungroup        bool      // -u, --ungroup
 	group          bool      // --group
@@ -135,6 +136,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVarP(&g.interactive, "interactive", "p", false, "ask on the terminal before each job starts (COMMAND ?...); run it only if the answer begins with y")
 	f.StringArrayVar(&g.templates, "template", nil, "FILE=NAME: as each job starts, write FILE's text to NAME, the replacement strings of both filled in (values unquoted); repeatable")
 	gnuAlias(f, "template", "tmpl", "templates")
 	f.BoolVar(&g.tty, "tty", false, "give the jobs the terminal as stdin (--open-tty), one at a time (-j1 unless -j is given), their output as it comes (-u unless --group is given)")
@@ -259,7 +261,7 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"i", "U",
+	"U",
 	"linkinputsource|xapplyinputsource",
 	"context-replace", "a-sep",
 	// Output.
@@ -267,7 +269,7 @@ var gnuOptions = gnuOptionSet(
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"threads",
-	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",

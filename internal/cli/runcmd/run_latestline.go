@@ -1,6 +1,10 @@
 package runcmd
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -43,3 +47,26 @@ var (
 	sttyRows = regexp.MustCompile(`rows (\d+)`)
 	sttyCols = regexp.MustCompile(`columns (\d+)`)
 )
+
+// askOnTTY is --interactive's question, as GNU 20221122 asks it: the
+// command and " ?..." on stderr, then a line read from /dev/tty (opened
+// afresh for each question); yes if it begins with y or Y after white
+// space. An end of input is no (GNU asks again, for ever).
+func askOnTTY(rcfg *runner.Config) func(string) bool {
+	return func(command string) bool {
+		var w io.Writer = os.Stderr
+		if rcfg.Stderr != nil {
+			w = rcfg.Stderr
+		}
+		fmt.Fprintf(w, "%s ?...", command)
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			return false
+		}
+		defer tty.Close()
+		line, _ := bufio.NewReader(tty).ReadString('\n')
+		return yesRE.MatchString(line)
+	}
+}
+
+var yesRE = regexp.MustCompile(`^\s*[yY]`)

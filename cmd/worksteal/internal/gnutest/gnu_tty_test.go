@@ -87,8 +87,12 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 	// their own depends on timing.
 	job := `echo a{} >&2; sleep 0.{}; printf "%0{}0d\n" {}`
 	args := []string{"-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9"}
-	gnu := screenOf(latestOnTerminal(t, gnuBin, args...))
-	ws := screenOf(latestOnTerminal(t, wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...))
+	gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
+	wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+	if gnuCode != 0 || wsCode != 0 {
+		t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
+	}
+	gnu, ws := screenOf(gnuOut), screenOf(wsOut)
 	if ws != gnu {
 		t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
 	}
@@ -98,8 +102,9 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 }
 
 // latestOnTerminal runs bin args on a new 30 × 90 pty, its controlling
-// terminal (TERM=xterm), and returns the bytes it wrote there.
-func latestOnTerminal(t *testing.T, bin string, args ...string) string {
+// terminal (TERM=xterm), with typed typed ahead into it, and returns the
+// bytes it wrote there and its exit status.
+func latestOnTerminal(t *testing.T, typed, bin string, args ...string) (string, int) {
 	t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
@@ -118,6 +123,9 @@ func latestOnTerminal(t *testing.T, bin string, args ...string) string {
 		t.Fatal(err)
 	}
 	slave.Close()
+	if _, err := master.Write([]byte(typed)); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	copied := make(chan struct{})
 	go func() {
@@ -126,10 +134,35 @@ func latestOnTerminal(t *testing.T, bin string, args ...string) string {
 	}()
 	err = cmd.Wait()
 	<-copied
-	if err != nil {
-		t.Errorf("%s %q: %v\n%q", bin, args, err, out.String())
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%s %q: %v\n%q", bin, args, err, out.String())
 	}
-	return out.String()
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestGNUInteractiveOnATerminal runs GNU parallel and worksteal run with
+// --interactive (-p) on a pty, answers typed ahead (y, n, Y), and compares
+// what the terminal shows: each command asked ("echo a ?..."), the jobs
+// answered yes run, the one answered no not (a failed job: exit status 1).
+func TestGNUInteractiveOnATerminal(t *testing.T) {
+	needGNU(t)
+	for _, opt := range []string{"-p", "--interactive"} {
+		t.Run(opt, func(t *testing.T) {
+			args := []string{opt, "-j1", "echo", ":::", "a", "b", "c"}
+			gnu, gnuCode := latestOnTerminal(t, "y\nn\n Y\n", gnuBin, args...)
+			ws, wsCode := latestOnTerminal(t, "y\nn\n Y\n", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+			gnu, ws = strings.ReplaceAll(gnu, "\r", ""), strings.ReplaceAll(ws, "\r", "")
+			if wsCode != gnuCode {
+				t.Errorf("exit status: worksteal %d, GNU parallel %d", wsCode, gnuCode)
+			}
+			if ws != gnu {
+				t.Errorf("on a terminal, %s:\nworksteal:\n%s\nGNU parallel:\n%s", opt, ws, gnu)
+			}
+			if !strings.Contains(ws, "echo b ?...echo c") || !strings.Contains(ws, "?...c\n") {
+				t.Errorf("want b asked and not run, c run:\n%s", ws)
+			}
+		})
+	}
 }
 
 // screenOf draws what a terminal shows after s: text at the cursor, \r to
