@@ -140,6 +140,12 @@ type Input struct {
 	// Tag, if set, is the template of each job's Tag (GNU parallel's
 	// --tagstring; --tag is "{}"): values unquoted, nothing appended.
 	Tag *string
+	// Renames gives replacement strings another text, by that text: the
+	// old name ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}") is then
+	// text, as GNU parallel's -I, --extensionreplace, --basenamereplace,
+	// --dirnamereplace, --basenameextensionreplace, --seqreplace and
+	// --slotreplace have it.
+	Renames map[string]string
 	// Bar says GNU parallel's --bar is given: its length of a command
 	// counts {} as --tag's does (the bar shows each job's arguments).
 	Bar bool
@@ -206,6 +212,7 @@ func (in Input) Jobs() ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	syn = syn.withRenames(in.Renames)
 	if len(in.Rpl) > 0 {
 		user, err := userRpls(in.Rpl)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,20 +94,14 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 		if g.replace == "" {
 			return errors.New("-I '': want the string that stands for the arguments")
 		}
-		in.Template = slices.Clone(in.Template)
-		for i, w := range in.Template {
-			in.Template[i] = strings.ReplaceAll(w, g.replace, "{}")
-		}
+		addRename(in, g.replace, "{}")
 	}
 	for i, r := range gnuRenames {
 		if given, ok := gnuChanged(f, r[0]); ok {
 			if g.renames[i] == "" {
 				return fmt.Errorf("%s '': want the string that stands for %s", given, r[2])
 			}
-			in.Template = slices.Clone(in.Template)
-			for k, w := range in.Template {
-				in.Template[k] = strings.ReplaceAll(w, g.renames[i], r[2])
-			}
+			addRename(in, g.renames[i], r[2])
 		}
 	}
 	if given, ok := gnuChanged(f, "total-jobs"); ok {
@@ -163,6 +156,11 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 		in.Tag = &tag
 	} else if g.tag {
 		tag := "{}"
+		for text, old := range in.Renames {
+			if old == "{}" {
+				tag = text // GNU: --tag is {} by whatever text stands for it
+			}
+		}
 		in.Tag = &tag
 	}
 	return nil
@@ -375,3 +373,14 @@ func csvSep(f *pflag.FlagSet, sep string) error {
 	}
 	return nil
 }
+
+// addRename gives the replacement string old the text new (GNU's rpl():
+// old is then text, in the command and in --tagstring, --results and
+// --template alike).
+func addRename(in *runner.Input, text, old string) {
+	if in.Renames == nil {
+		in.Renames = map[string]string{}
+	}
+	in.Renames[text] = old
+}
+

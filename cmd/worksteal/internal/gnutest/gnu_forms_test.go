@@ -43,4 +43,10 @@ var gnuFormsCases = []gnuCase{
 	// at its first question, 255); TestGNUInteractiveOnATerminal answers.
 	{name: "29.17 -p off a terminal", args: []string{"-p", "echo", ":::", "a"}, refused: true},
 	{name: "29.17 --interactive off a terminal", args: []string{"--interactive", "echo", ":::", "a"}, refused: true},
+	// A replacement string given another text (GNU's rpl()) loses its
+	// own name: -I XX makes {} text, --er XX {.}, and so on.
+	{name: "29.17 -I XX: {} is then text", args: []string{"-k", "-I", "XX", "echo", "XX", "{}", "{.}", ":::", "a.b"}},
+	{name: "29.17 --er, --bnr, --dnr, --bner, --seqreplace, --slotreplace: the old names are text", args: []string{"-k", "-j1", "--er", "E", "--bnr", "B", "--dnr", "D", "--bner", "BE", "--seqreplace", "N", "--slotreplace", "S",
+		"echo", "E", "B", "D", "BE", "N", "S", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{}", ":::", "x/y.z"}},
+	{name: "29.17 -I {x} with --tag, --tagstring and --results", sh: `$P -k -I '{x}' --tag echo '{x}' {} ::: a b; $P -k -I XX --tagstring 'XX-{}' echo XX ::: c; $P -I XX --results r echo XX ::: d; ls r/1`},
 }
