@@ -80,9 +80,9 @@ type rplSyntax struct {
 	renamed   map[string]string
 	renamedRE *regexp.Regexp
 	plus      bool
-	names map[string]int   // column name → 1-based position
-	user  map[string]piece // --rpl tags without their braces (rpl.go)
-	perl  *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
+	names     map[string]int   // column name → 1-based position
+	user      map[string]piece // --rpl tags without their braces (rpl.go)
+	perl      *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
 }
 
 // withParens sets the delimiters of perl expressions to GNU's --parens

@@ -383,4 +383,3 @@ func addRename(in *runner.Input, text, old string) {
 	}
 	in.Renames[text] = old
 }
-
