@@ -62,7 +62,6 @@ type latestJob struct {
 	color  func(failed bool) (begin, end string)
 	begin  string
 	end    string
-	failed bool
 }
 
 func (s *latestScreen) job(seq int, tag string, color func(failed bool) (begin, end string)) *latestJob {
