@@ -66,8 +66,11 @@ type Config struct {
 	// it is always written whole.
 	Output OutputMode
 	// Screen is the terminal OutputLatestLine paints on (24 × 80 rows
-	// and columns, no cursor-up, when zero).
+	// and columns, no cursor-up, when zero); a Screen received on Resize
+	// replaces it from the next paint on (GNU re-reads the terminal's
+	// size when it changes).
 	Screen Screen
+	Resize <-chan Screen
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Tag prefixes each line of a job's output with its TagIn(slot) and a

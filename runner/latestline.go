@@ -36,6 +36,7 @@ type latestScreen struct {
 	minVisible int
 	nextRow    int
 	later      map[int]*latestJob // finished jobs whose rows are still on the screen
+	resize     <-chan Screen      // a new size of the terminal, taken at a paint
 }
 
 func newLatestScreen(out io.Writer, scr Screen, keepOrder bool) *latestScreen {
@@ -185,6 +186,13 @@ func (s *latestScreen) row(j *latestJob) int {
 // row is written as tag + the line cut to the terminal's width + " " (">"
 // when cut), and the cursor goes below the last row. Called with mu held.
 func (s *latestScreen) paint(j *latestJob) {
+	select {
+	case scr := <-s.resize:
+		if scr.Rows > 0 && scr.Cols > 0 {
+			s.scr.Rows, s.scr.Cols = scr.Rows, scr.Cols
+		}
+	default:
+	}
 	row := s.row(j)
 	if !(s.minVisible <= row && row < s.minVisible+s.scr.Rows-1) {
 		return

@@ -109,6 +109,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 			// GNU: --latest-line keeps the order of the rows (its -k), not
 			// of the output.
 			r.latest = newLatestScreen(r.streamOut, cfg.Screen, cfg.KeepOrder)
+			r.latest.resize = cfg.Resize
 		}
 	}
 	err := r.loop(ctx)

@@ -186,7 +186,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		// GNU: --latest-line is its own way of printing, whatever
 		// --group, --line-buffer or -u say.
 		rcfg.Output = runner.OutputLatestLine
-		rcfg.Screen = latestLineScreen()
+		rcfg.Screen, rcfg.Resize = latestLineScreen(), watchResize()
 	case g.lineBuffer:
 		rcfg.Output = runner.OutputLineBuffer
 	case g.ungroup:

@@ -211,3 +211,4 @@ func screenOf(s string) string {
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
+
