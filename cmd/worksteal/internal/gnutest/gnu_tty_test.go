@@ -211,4 +211,3 @@ func screenOf(s string) string {
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
-
