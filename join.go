@@ -60,15 +60,15 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// binding B's dictionary, allocated on every Join. The fast path is
 	// JoinFunc's, written out (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft != 0 {
+			ra = fa(w)
+			return ra, fb(w)
+		}
+		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
-	}
-	ra = fa(w)
-	return ra, fb(w)
+	return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 }
 
 // JoinFunc is Join for plain functions with one argument each: it runs
@@ -97,16 +97,23 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	// half goes on as it is, fb never having started if fa panicked.
 	// Everything else — a latent frame to open, an eager depth, a poll
 	// that finds a worker idle, the heartbeat — is joinFull.
+	//
+	// The fast path is written as the body of the ifs, each slow exit
+	// ending in its own call: the compiler then lays it out as one straight
+	// run of code with no taken branch but the calls (with a call on one
+	// side only, it moves that side out of line as the unlikely one). The
+	// same shape with the tests inverted ran 10 % slower on fib
+	// (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft != 0 {
+			ra = fa(w, xa)
+			return ra, fb(w, xb)
+		}
+		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
 		return joinFull(w, fa, xa, fb, xb)
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		return joinFull(w, fa, xa, fb, xb)
-	}
-	ra = fa(w, xa)
-	return ra, fb(w, xb)
+	return joinFull(w, fa, xa, fb, xb)
 }
 
 // joinFull is a whole Join off the fast path: a depth without a frame of
@@ -148,17 +155,17 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 	// JoinFunc's fast path once more, with no generic dictionary; in
 	// joinFull, fb is the frame's argument and runUnit its function.
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft != 0 {
+			fa(w)
+			fb(w)
+			return
+		}
+		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		joinFull(w, runUnit, fa, runUnit, fb)
-		return
-	}
-	fa(w)
-	fb(w)
+	joinFull(w, runUnit, fa, runUnit, fb)
 }
 
 // runUnit calls f: the function of Worker.Join's frames, whose argument is
@@ -263,7 +270,24 @@ func (w *Worker) heartbeat() {
 }
 
 // beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
-func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
+//
+// It leaves gate where it was ([P4]): the rest of the promoted Join's
+// first half keeps making plain calls, as it did before the beat. Moving
+// gate up with lo, as any other promotion does, would open a new latent
+// frame at the next Join, and then one at every Join along each chain of
+// second halves that runs inline (fib: every right spine) until the
+// promoted Join returns — one frame Join in every 30–100 of a long
+// computation at one worker, 0.2 ns per Join of fib's 3 (PROTOCOL.md "What
+// a Join costs"). The deque holds the promoted half meanwhile, which is
+// what the heartbeat is for; an idle worker still gets a frame at the
+// next poll point (joinFull, offer), and gate comes back to
+// lo + policy.LatentFrames at the next setLo: when the promoted Join
+// returns (joinPopPromoted) at the latest.
+func (w *Worker) beat() {
+	g := w.gate
+	w.promoteTo(w.lo + 1)
+	w.gate = g
+}
 
 // joinPushSlow takes and fills the frame of a Join that opens one
 // (joinFull): the frame of depth w.depth, allocated once per depth and
@@ -386,6 +410,10 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 // joinPopPromoted finishes a profiled Join, or one whose frame a poll
 // point promoted to the deque.
 func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
+	// A heartbeat that promoted frame d left gate below lo +
+	// policy.LatentFrames (beat, [P4]); fb, and whatever w runs while it
+	// waits for a thief, may open latent frames again.
+	w.setLo(w.lo)
 	var jp joinProf
 	if w.prof != nil {
 		jp = joinProf{ps: w.prof}
