@@ -60,12 +60,12 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// binding B's dictionary, allocated on every Join. The fast path is
 	// JoinFunc's, written out (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
-		if w.beatLeft--; w.beatLeft != 0 {
+	if w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft > w.floor {
 			ra = fa(w)
 			return ra, fb(w)
 		}
-		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
+		w.beatLeft++ // joinFull counts this Join
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
 	return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
@@ -105,12 +105,16 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	// same shape with the tests inverted ran 10 % slower on fib
 	// (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
-		if w.beatLeft--; w.beatLeft != 0 {
+	if w.idle.Load() == 0 { // [P1]
+		// One test for depth >= gate and the heartbeat: floor is 0 while
+		// depth >= gate and MaxInt below it (setDepth, setLo), and
+		// beatLeft >= 1, so the count passes it only when this Join is
+		// to be a plain call and is not the beat's.
+		if w.beatLeft--; w.beatLeft > w.floor {
 			ra = fa(w, xa)
 			return ra, fb(w, xb)
 		}
-		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
+		w.beatLeft++ // joinFull counts this Join (the beat: when the count reaches 0 there)
 		return joinFull(w, fa, xa, fb, xb)
 	}
 	return joinFull(w, fa, xa, fb, xb)
@@ -155,13 +159,13 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 	// JoinFunc's fast path once more, with no generic dictionary; in
 	// joinFull, fb is the frame's argument and runUnit its function.
 	checkWorker(w)
-	if w.depth >= w.gate && w.idle.Load() == 0 { // [P1]
-		if w.beatLeft--; w.beatLeft != 0 {
+	if w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft > w.floor {
 			fa(w)
 			fb(w)
 			return
 		}
-		w.beatLeft = 1 // the heartbeat is due: joinFull counts this Join
+		w.beatLeft++ // joinFull counts this Join
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
@@ -286,7 +290,7 @@ func (w *Worker) heartbeat() {
 func (w *Worker) beat() {
 	g := w.gate
 	w.promoteTo(w.lo + 1)
-	w.gate = g
+	w.setGate(g)
 }
 
 // joinPushSlow takes and fills the frame of a Join that opens one
@@ -304,6 +308,9 @@ func (w *Worker) beat() {
 // Joins of one job are eager (eagerLeft, reset by the main loop for each
 // job): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
+	if invariants {
+		w.checkFloor()
+	}
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
@@ -320,7 +327,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 		f.pf.prof = w.prof.shared
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
-	w.depth = d + 1
+	w.setDepth(d + 1)
 	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
 	if d < policy.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
@@ -398,7 +405,7 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// The fast path. depth goes back to d first: fb runs as the
 		// continuation, and its own Joins reuse frame d (call has read
 		// fb and xb already).
-		w.depth = d
+		w.setDepth(d)
 		// The frame keeps fb and xb until it is reused: clearing them
 		// costs a typed memory clear with write barriers on every Join,
 		// and what they keep alive is bounded by the join depth.
@@ -419,7 +426,7 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		jp = joinProf{ps: w.prof}
 		jp.spanA, jp.bspanA = w.prof.cut()
 		if d >= w.lo { // latent: run inline, continuing the longer path
-			w.depth = d
+			w.setDepth(d)
 			return f.runInline(w, jp)
 		}
 	}
@@ -435,7 +442,7 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// Promoted, and nobody took it.
 		w.st.executed++
 		rb := f.call(w)
-		w.depth = d
+		w.setDepth(d)
 		w.setLo(d)
 		return rb
 	}
@@ -474,7 +481,7 @@ func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp join
 	} else {
 		rb = f.waitStolen(w, jp, &settled)
 	}
-	w.depth = d
+	w.setDepth(d)
 	return rb
 }
 
@@ -615,6 +622,6 @@ func (f *frame[XB, RB]) release(w *Worker, d int) {
 	f.xb = zx
 	var zr RB
 	f.rb = zr
-	w.depth = d
+	w.setDepth(d)
 	w.setLo(min(w.lo, d)) // frames below d stay as they were ([P2])
 }

@@ -41,6 +41,11 @@ type Worker struct {
 	// Join decrements it, and at 0 the beat resets it to
 	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
 	beatLeft int
+	// floor is the fast path's test of depth >= gate folded into its
+	// count: 0 while depth >= gate (a Join may be a plain call), MaxInt
+	// while depth < gate (every Join is a frame Join). Only setDepth and
+	// setGate write depth and gate, and each sets floor with them.
+	floor int
 	// Frames [lo, depth) are latent: their second halves wait for the
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
@@ -124,9 +129,29 @@ func (w *Worker) setProf(ps *profState) {
 // policy.LatentFrames latent frames are open. Owner only.
 func (w *Worker) setLo(lo int) {
 	w.lo = lo
-	w.gate = lo + policy.LatentFrames
 	if w.prof != nil {
-		w.gate = math.MaxInt
+		w.setGate(math.MaxInt)
+	} else {
+		w.setGate(lo + policy.LatentFrames)
+	}
+}
+
+// setGate sets gate, and floor with it (the fast path's test).
+func (w *Worker) setGate(g int) {
+	w.gate = g
+	w.setFloor()
+}
+
+// setDepth sets depth, and floor with it (the fast path's test).
+func (w *Worker) setDepth(d int) {
+	w.depth = d
+	w.setFloor()
+}
+
+func (w *Worker) setFloor() {
+	w.floor = 0
+	if w.depth < w.gate {
+		w.floor = math.MaxInt
 	}
 }
 
