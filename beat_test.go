@@ -1,6 +1,7 @@
 package worksteal
 
 import (
+	"context"
 	"testing"
 
 	"github.com/worksteal/worksteal/policy"
@@ -13,6 +14,9 @@ import (
 //     rest of F's first half keeps making plain calls: no Join of it opens
 //     a frame (red when beat moves gate up with lo, as other promotions
 //     do: the next Join then opens a frame);
+//   - a task that w runs inside that first half (a Scope's wait) starts
+//     as any job: its first Join opens a frame (red without the reset of
+//     gate in execute);
 //   - once F's first half returned and F was popped back, its second half
 //     opens latent frames again, and the heartbeat promotes one of them
 //     (red without the reset of gate in joinPopPromoted: the second half
@@ -42,6 +46,7 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 		framesA, promotedA uint64 // F's first half, after the first beat
 		firstB             bool   // the first Join of F's second half (G) opened a frame
 		promotedB          uint64 // promotions during F's second half
+		jobFrame           bool   // a task run in F's first half after the beat opened a frame
 	)
 	_, err := Run(p, func(w *Worker) int {
 		var nest func(w *Worker, k int) int
@@ -57,6 +62,18 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 					_, promotedA = joins(w, 64)
 				}
 				framesA, _ = joins(w, 2*policy.HeartbeatJoins)
+				// A task that w runs here (its Scope's wait pops it)
+				// starts as any job: its first Join opens a frame.
+				err := w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					s.Spawn(w, func(w *Worker) {
+						d := w.depth
+						Join(w, func(w *Worker) int { jobFrame = w.depth > d; return 0 }, zero)
+					})
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
 				return 0
 			}, func(w *Worker) int {
 				// G: its Joins are plain calls, and a beat promotes G.
@@ -80,6 +97,9 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 	}
 	if framesA != 0 {
 		t.Errorf("after the heartbeat promoted F, %d of %d Joins of its first half opened a frame; want plain calls only", framesA, 2*policy.HeartbeatJoins)
+	}
+	if !jobFrame {
+		t.Error("a task run in F's first half after the heartbeat made a plain call at its first Join; want a latent frame, as any job")
 	}
 	if !firstB {
 		t.Error("the first Join of F's second half (F popped back) was a plain call; want a latent frame")

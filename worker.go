@@ -305,6 +305,10 @@ func (w *Worker) execute(j *job) {
 			ps.start = now() // time spent helping is not this strand's work
 		}()
 	}
+	// A job starts with gate at lo + policy.LatentFrames, also one run
+	// inside a first half whose frame a heartbeat promoted ([P4], beat):
+	// its Joins open latent (and eager) frames as any job's do.
+	w.setLo(w.lo)
 	if w.rec == nil {
 		j.run.runJob(w)
 	} else {
