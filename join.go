@@ -297,16 +297,21 @@ func (w *Worker) beat() {
 // (joinFull): the frame of depth w.depth, allocated once per depth and
 // type, reused while the type matches.
 //
-// Eager Joins: a Join at nesting depth d < policy.EagerDepth — near the
-// root of w's stack, where the largest pieces are — pushes its second half
-// at once, with every older latent frame ([P2]: oldest first), as a
-// deque-based join does: a tree of coarse leaves that never poll is then
-// stealable at its top even while every owner is inside a leaf
-// (PROTOCOL.md "Eager Joins near the root"). The fast path never sees
-// those depths (depth < gate there), so deep Joins pay nothing for this.
-// At most eagerJoins
-// Joins of one job are eager (eagerLeft, reset by the main loop for each
-// job): a task that Joins in a loop at depth 0 goes latent after that.
+// Eager Joins: a Join within policy.EagerDepth levels of the job w is
+// running (d − eagerBase < EagerDepth; execute sets eagerBase to the depth
+// the job starts at) — near the root of the job's stack, where its largest
+// pieces are — pushes its second half at once, with every older latent
+// frame ([P2]: oldest first), as a deque-based join does: a tree of coarse
+// leaves that never poll is then stealable at its top even while every
+// owner is inside a leaf (PROTOCOL.md "Eager Joins near the root"). This
+// holds for every job, also one w took while it waited at a Join whose
+// half was stolen (helpUntil), which starts deep in w's stack: its levels
+// count from its own start, as in the simulator, which counts from the
+// piece a worker last stole. The fast path never sees those depths
+// (a job starts at depth >= lo, so its first Joins are below gate), so
+// deep Joins pay nothing for this. At most eagerJoins Joins of one job
+// are eager (eagerLeft, set by execute for each job and restored after
+// it): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	if invariants {
 		w.checkFloor()
@@ -329,7 +334,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	}
 	w.setDepth(d + 1)
 	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
-	if d < policy.EagerDepth && w.eagerLeft > 0 {
+	if d-w.eagerBase < policy.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
 		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
 	}
@@ -439,7 +444,14 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 	}
 	j, _ := w.dq.Pop()
 	if j == &f.job && jp.ps == nil {
-		// Promoted, and nobody took it.
+		// Promoted, and nobody took it. Progress for the stall monitor,
+		// as when a job starts (execute): a tree of coarse leaves
+		// without Poll, forked at eager depths, moves the word between
+		// every two leaves, so the monitor does not take the worker for
+		// stalled (and stop the world for a stack dump) while it runs
+		// one leaf after another. A latent frame's pop (joinPop's fast
+		// path) never comes here.
+		w.bump()
 		w.st.executed++
 		rb := f.call(w)
 		w.setDepth(d)

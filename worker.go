@@ -64,9 +64,15 @@ type Worker struct {
 	prof    *profState          // work/span profiling of the running strand; nil when off
 	owner   ownerState          // -race builds: which goroutine may use the handle (owner_race.go)
 
-	// eagerLeft is how many more Joins of the running job may be eager
-	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
+	// eagerLeft is how many more Joins of the running job may be eager,
+	// and eagerBase the depth that job started at (joinPushSlow): execute
+	// sets them for each job, the main loop's and those a wait runs, and
+	// restores the enclosing job's after it.
 	eagerLeft int
+	eagerBase int
+	// latentFrames is policy.LatentFrames, or Config.latentFrames in
+	// tests: read by setLo, never by the fast path (which reads gate).
+	latentFrames int
 
 	_ pad.Line
 
@@ -112,6 +118,10 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		tuner:   newTuner(p.cfg.Idle),
 	}
 	w.beatLeft = policy.HeartbeatJoins
+	w.latentFrames = policy.LatentFrames
+	if p.cfg.latentFrames > 0 {
+		w.latentFrames = p.cfg.latentFrames
+	}
 	w.setLo(0)
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
@@ -126,13 +136,13 @@ func (w *Worker) setProf(ps *profState) {
 
 // setLo sets lo, the depth of the oldest latent frame, and with it gate:
 // a Join at depth >= gate is a plain call (Join's fast path), so at most
-// policy.LatentFrames latent frames are open. Owner only.
+// policy.LatentFrames (w.latentFrames) latent frames are open. Owner only.
 func (w *Worker) setLo(lo int) {
 	w.lo = lo
 	if w.prof != nil {
 		w.setGate(math.MaxInt)
 	} else {
-		w.setGate(lo + policy.LatentFrames)
+		w.setGate(lo + w.latentFrames)
 	}
 }
 
@@ -270,7 +280,6 @@ func (w *Worker) main(parked bool) {
 		if j == nil {
 			break
 		}
-		w.eagerLeft = eagerJoins
 		w.execute(j)
 		w.publish()
 	}
@@ -309,6 +318,12 @@ func (w *Worker) execute(j *job) {
 	// inside a first half whose frame a heartbeat promoted ([P4], beat):
 	// its Joins open latent (and eager) frames as any job's do.
 	w.setLo(w.lo)
+	// The job's own eager levels and budget (joinPushSlow), from the
+	// depth it starts at: a job run inside a wait at depth 9 forks its
+	// largest pieces eagerly as one taken from the main loop at depth 0.
+	// A Goexit leaves them unrestored: its goroutine is replaced (main).
+	base, left := w.eagerBase, w.eagerLeft
+	w.eagerBase, w.eagerLeft = w.depth, eagerJoins
 	if w.rec == nil {
 		j.run.runJob(w)
 	} else {
@@ -317,6 +332,7 @@ func (w *Worker) execute(j *job) {
 		j.run.runJob(w)
 		w.rec.record(EvTaskEnd, -1, id)
 	}
+	w.eagerBase, w.eagerLeft = base, left
 	w.ownerLeave()
 }
 
