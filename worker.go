@@ -41,6 +41,11 @@ type Worker struct {
 	// Join decrements it, and at 0 the beat resets it to
 	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
 	beatLeft int
+	// floor is the fast path's test of depth >= gate folded into its
+	// count: 0 while depth >= gate (a Join may be a plain call), MaxInt
+	// while depth < gate (every Join is a frame Join). Only setDepth and
+	// setGate write depth and gate, and each sets floor with them.
+	floor int
 	// Frames [lo, depth) are latent: their second halves wait for the
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
@@ -134,9 +139,29 @@ func (w *Worker) setProf(ps *profState) {
 // policy.LatentFrames (w.latentFrames) latent frames are open. Owner only.
 func (w *Worker) setLo(lo int) {
 	w.lo = lo
-	w.gate = lo + w.latentFrames
 	if w.prof != nil {
-		w.gate = math.MaxInt
+		w.setGate(math.MaxInt)
+	} else {
+		w.setGate(lo + w.latentFrames)
+	}
+}
+
+// setGate sets gate, and floor with it (the fast path's test).
+func (w *Worker) setGate(g int) {
+	w.gate = g
+	w.setFloor()
+}
+
+// setDepth sets depth, and floor with it (the fast path's test).
+func (w *Worker) setDepth(d int) {
+	w.depth = d
+	w.setFloor()
+}
+
+func (w *Worker) setFloor() {
+	w.floor = 0
+	if w.depth < w.gate {
+		w.floor = math.MaxInt
 	}
 }
 
@@ -289,6 +314,10 @@ func (w *Worker) execute(j *job) {
 			ps.start = now() // time spent helping is not this strand's work
 		}()
 	}
+	// A job starts with gate at lo + policy.LatentFrames, also one run
+	// inside a first half whose frame a heartbeat promoted ([P4], beat):
+	// its Joins open latent (and eager) frames as any job's do.
+	w.setLo(w.lo)
 	// The job's own eager levels and budget (joinPushSlow), from the
 	// depth it starts at: a job run inside a wait at depth 9 forks its
 	// largest pieces eagerly as one taken from the main loop at depth 0.
