@@ -72,7 +72,7 @@
 //     ws.ran.<job>: unused since discarded runs are counted in their
 //     task's result (Result.Discarded); kept in the roles' permissions for
 //     workers of earlier versions.
-//   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
+//   - core subject ws.status.<worker>: a serving worker's status (JSON),
 //     every second (what it runs, its counters, its submit-to-start
 //     latency histogram, the results it recorded since the last one:
 //     early when a thousand wait), for observers; a worker silent for 3 s
@@ -558,7 +558,7 @@
 // per-subject counts (stream info) and reads job records and live workers
 // by direct gets. Results are the submitter's: following a job's results
 // (job status, job results, Node.Open) takes a submitter's credentials;
-// the dashboard does without them (see Observer for what it shows).
+// the dashboard does without them (see package clusterdash for what it shows).
 //
 // Cost (BenchmarkThroughputSecurity in cluster: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a

@@ -322,21 +322,10 @@ func personPermissions(stream, name string) (Permissions, error) {
 	return Permissions{Publish: pub, Subscribe: sub}, nil
 }
 
-// Environment variables that name a client's credential files, for
-// processes started without flags (a systemd unit, a container). They hold
-// file names, never secrets: a process's environment is shown by "ps e".
-const (
-	EnvCreds   = "WORKSTEAL_CREDS"    // nkey seed file or NATS .creds file
-	EnvTLSCA   = "WORKSTEAL_TLS_CA"   // CA certificate(s) that sign the server's certificate
-	EnvTLSCert = "WORKSTEAL_TLS_CERT" // client certificate, for mutual TLS
-	EnvTLSKey  = "WORKSTEAL_TLS_KEY"  // its private key
-)
-
 // Credentials are the files a client connects with. Secrets are only ever
-// read from files (or named by the environment variables EnvCreds,
-// EnvTLSCA, EnvTLSCert, EnvTLSKey), never taken as values, so they do not
-// show in a command line, and no error or log line quotes a file's
-// contents.
+// read from files (named by flags, or by environment variables: FromEnv),
+// never taken as values, so they do not show in a command line, and no
+// error or log line quotes a file's contents.
 type Credentials struct {
 	// Creds is an nkey seed file (written by worksteal serve init) or a
 	// NATS credentials file (.creds: a user JWT and its seed, for servers
@@ -350,17 +339,21 @@ type Credentials struct {
 	TLSCert, TLSKey string
 }
 
-// FromEnv returns c with its empty fields taken from the environment.
+// FromEnv returns c with its empty fields taken from the environment, for
+// processes started without flags (a systemd unit, a container): Creds
+// from WORKSTEAL_CREDS, TLSCA from WORKSTEAL_TLS_CA, TLSCert from
+// WORKSTEAL_TLS_CERT and TLSKey from WORKSTEAL_TLS_KEY. They hold file
+// names, never secrets: a process's environment is shown by "ps e".
 func (c Credentials) FromEnv() Credentials {
 	fill := func(v *string, env string) {
 		if *v == "" {
 			*v = os.Getenv(env)
 		}
 	}
-	fill(&c.Creds, EnvCreds)
-	fill(&c.TLSCA, EnvTLSCA)
-	fill(&c.TLSCert, EnvTLSCert)
-	fill(&c.TLSKey, EnvTLSKey)
+	fill(&c.Creds, envCreds)
+	fill(&c.TLSCA, envTLSCA)
+	fill(&c.TLSCert, envTLSCert)
+	fill(&c.TLSKey, envTLSKey)
 	return c
 }
 
@@ -416,7 +409,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 		opts = append(opts, nats.CustomInboxPrefix(prefix))
 	}
 	if c.Creds != "" {
-		if err := secretFile("credentials", EnvCreds, c.Creds); err != nil {
+		if err := secretFile("credentials", envCreds, c.Creds); err != nil {
 			return nil, err
 		}
 		data, err := os.ReadFile(c.Creds)
@@ -456,7 +449,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return nil, fmt.Errorf("%w: a TLS client certificate needs both the certificate and its key file", ErrInvalidOption)
 	case c.TLSCert != "":
-		if err := secretFile("TLS client key", EnvTLSKey, c.TLSKey); err != nil {
+		if err := secretFile("TLS client key", envTLSKey, c.TLSKey); err != nil {
 			return nil, err
 		}
 		for _, f := range []string{c.TLSCert, c.TLSKey} {

@@ -473,17 +473,6 @@ func backoffDelay(failures int) time.Duration {
 	return min(time.Duration(1<<min(failures, 5))*50*time.Millisecond, 2*time.Second)
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // onCancel stops the local copies of a task whose result another copy
 // recorded (a speculative race was decided).
 func (s *serving) onCancel(m *nats.Msg) {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
@@ -279,7 +280,7 @@ func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg ServeCon
 		return err
 	}
 	defer nc.Close()
-	return cmdenv.ServeDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream}, cfg.http, out)
+	return cmdenv.ServeDashboard(ctx, nc, clusterdash.Config{Stream: cfg.stream}, cfg.http, out)
 }
 
 // checkServeResources finds at once what would keep the server from
