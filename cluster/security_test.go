@@ -287,21 +287,7 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	})
 
 	subNC, _ := e.connectAs(t, strings.Join(urls, ","), cluster.RoleSubmitter)
-	// Creating the replicated stream and buckets is a proposal each to the
-	// new cluster's meta leader, and New gives up after 30 s of retries: on
-	// a machine loaded by twice its cores that was not always enough, so
-	// the test starts the submitter again, as a user's script would, until
-	// its own deadline (what it checks is who may join, not how fast).
-	var sub *cluster.Node
-	var err error
-	waitFor(t, "a submitter that sets up the replicated tier", func() bool {
-		sub, err = cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
-		if err != nil && errors.Is(err, cluster.ErrJetStream) {
-			t.Logf("submitter: %v; starting it again", err)
-			return false
-		}
-		return true
-	})
+	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +300,21 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	for i := range 10 {
 		job.Tasks = append(job.Tasks, cluster.Task{Handler: "upper", Payload: []byte("r" + strconv.Itoa(i))})
 	}
-	s, err := sub.Submit(context.Background(), job)
+	// The first Submit creates the replicated stream and buckets, a
+	// proposal each to the new cluster's meta leader and an election each,
+	// and gives up after 30 s of retries: at load 35 (CI's busy loops beside
+	// -race) that was not always enough. The test submits again, as a
+	// user's script would, until its own deadline: what it checks is who
+	// may join the cluster, not how fast it forms.
+	var s *cluster.Submission
+	waitFor(t, "a submitter that sets up the replicated tier", func() bool {
+		s, err = sub.Submit(context.Background(), job)
+		if errors.Is(err, cluster.ErrJetStream) {
+			t.Logf("submit: %v; submitting again", err)
+			return false
+		}
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
