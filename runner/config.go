@@ -71,6 +71,16 @@ type Config struct {
 	// size when it changes).
 	Screen Screen
 	Resize <-chan Screen
+	// LatestLineDrop, under OutputLatestLine, is GNU parallel 20221122's
+	// --latest-line with --files or --results DIR: each job's output is
+	// read and dropped (GNU never reads it), a line of its tag is written
+	// as it starts (GNU's file name line, with no name) and its row is
+	// painted empty when it ends.
+	LatestLineDrop bool
+	// DryRun runs nothing: each attempt ends at once with exit status 0,
+	// as GNU's --dry-run runs "true" in each job's place (with Verbose
+	// and OutputLatestLine, its command is the job's painted line).
+	DryRun bool
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Tag prefixes each line of a job's output with its TagIn(slot) and a

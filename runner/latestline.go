@@ -63,6 +63,7 @@ type latestJob struct {
 	color  func(failed bool) (begin, end string)
 	begin  string
 	end    string
+	drop   bool // LatestLineDrop: the output is dropped, the row painted empty
 }
 
 func (s *latestScreen) job(seq int, tag string, color func(failed bool) (begin, end string)) *latestJob {
@@ -116,6 +117,9 @@ func lastEnd(p []byte) int {
 func (j *latestJob) Write(p []byte) (int, error) {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
+	if j.drop {
+		return len(p), nil // GNU's --files/--results: its pipe is never read
+	}
 	if i := lastEnd(p); i > 0 {
 		l := append(j.half, p[:i-1]...)
 		j.line = append(j.line[:0], l[lastEnd(l):]...)
@@ -128,10 +132,16 @@ func (j *latestJob) Write(p []byte) (int, error) {
 }
 
 // start paints the job's row when it starts (GNU paints every running job
-// at each turn of its loop, the first before any output).
+// at each turn of its loop, the first before any output); under drop it
+// writes the tag and a newline instead (GNU's line of the file name, which
+// --latest-line leaves without a name) and paints only when the job ends.
 func (j *latestJob) start() {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
+	if j.drop {
+		io.WriteString(j.s.out, j.rawTag+"\n")
+		return
+	}
 	j.s.paint(j)
 }
 

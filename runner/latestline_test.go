@@ -2,6 +2,9 @@ package runner
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +27,64 @@ func TestLatestLineResize(t *testing.T) {
 	j.Write([]byte(long))
 	if got, want := out.String(), "\r"+strings.Repeat("x", 49)+">\n"; got != want {
 		t.Fatalf("after a resize to 50 columns: %q, want %q", got, want)
+	}
+}
+
+// LatestLineDrop (GNU's --ll with --files or --results DIR): the job runs
+// and its exit status counts, its output (stderr too) is dropped, a line
+// of its tag is written as it starts and its row is painted empty as it
+// ends.
+func TestLatestLineDrop(t *testing.T) {
+	dir := t.TempDir()
+	in := Input{Lines: strings.NewReader("echo out; echo err >&2; touch " + dir + "/ran; exit 3\n")}
+	jobs, err := in.Jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	cfg := Config{Slots: 1, Output: OutputLatestLine, LatestLineDrop: true, Stdout: &out, Stderr: &errOut}
+	sum, err := Run(context.Background(), cfg, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 1 {
+		t.Errorf("Failed = %d, want 1 (the job runs, its exit status counts)", sum.Failed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err != nil {
+		t.Errorf("the job did not run: %v", err)
+	}
+	if got, want := out.String(), "\n"+strings.Repeat("\r \n", 3); got != want {
+		t.Errorf("stdout = %q, want %q (a line of the empty tag, then empty paints)", got, want)
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("stderr = %q, want nothing (it goes into the dropped pipe)", errOut.String())
+	}
+}
+
+// DryRun with Verbose under OutputLatestLine (GNU's --ll --dry-run): nothing
+// runs, the command is the job's painted line, the exit status 0.
+func TestLatestLineDryRun(t *testing.T) {
+	dir := t.TempDir()
+	line := "touch " + dir + "/ran; exit 3"
+	jobs, err := Input{Lines: strings.NewReader(line + "\n")}.Jobs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cfg := Config{Slots: 1, Output: OutputLatestLine, DryRun: true, Verbose: true, Stdout: &out,
+		Screen: Screen{Rows: 24, Cols: 200}}
+	sum, err := Run(context.Background(), cfg, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.Succeeded != 1 {
+		t.Errorf("Failed, Succeeded = %d, %d; want 0, 1", sum.Failed, sum.Succeeded)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran under DryRun")
+	}
+	paints := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if got, want := paints[len(paints)-1], "\r"+line+" "; got != want {
+		t.Errorf("last paint = %q, want %q (all: %q)", got, want, out.String())
 	}
 }

@@ -70,6 +70,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func(f
 			}
 		}
 		l := r.latest.job(job.Seq, tag, color)
+		l.drop = r.cfg.LatestLineDrop
 		l.start()
 		return l, l, l.finish
 	}

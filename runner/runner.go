@@ -354,10 +354,10 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
-		if js.job.skip != 0 {
-			// GNU's skip() (exit -2), or its wrapper of a --pipe command
-			// that gets no input (exit 0): nothing runs; -t and -v above
-			// show the command.
+		if js.job.skip != 0 || r.cfg.DryRun {
+			// GNU's skip() (exit -2), its wrapper of a --pipe command
+			// that gets no input (exit 0), or --dry-run's "true": nothing
+			// runs; -t and -v above show the command.
 			if flush != nil {
 				flush(false)
 			}

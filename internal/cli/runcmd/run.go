@@ -354,7 +354,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 			return runError(err)
 		}
 	}
-	if cfg.dryRun {
+	if cfg.dryRun && !cfg.gnu.latestLine {
 		return printPlan(cmd.OutOrStdout(), todo, order, history, rcfg.Tag)
 	}
 
@@ -365,6 +365,12 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	if skipped > 0 && cfg.showSummary {
 		fmt.Fprintf(stderr, "worksteal: resuming: %d of %d jobs already in the joblog\n", skipped, len(jobs))
+	}
+	if cfg.dryRun {
+		// GNU's --dry-run under --latest-line: each job runs "true" and
+		// its command, written into its output as -v writes it, is
+		// painted on its row; no joblog is made.
+		rcfg.DryRun, rcfg.Verbose, joblogPath = true, true, ""
 	}
 	var jl *runner.Joblog
 	switch joblogPath {
@@ -388,7 +394,18 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
 	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
 	rcfg.Throttle, rcfg.Nice = throttle, nice
-	if cfg.gnu.results != "" {
+	if cfg.gnu.files && cfg.gnu.results != "" {
+		return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
+	}
+	latestDrop := rcfg.Output == runner.OutputLatestLine && (cfg.gnu.files ||
+		cfg.gnu.results != "" && !strings.HasSuffix(cfg.gnu.results, ".csv") && !strings.HasSuffix(cfg.gnu.results, ".tsv"))
+	switch {
+	case latestDrop:
+		// GNU 20221122: --latest-line reads a job's output from a pipe and
+		// saves no file; with --files or --results DIR it never reads that
+		// pipe, and prints an empty row (and a line of the tag) for each.
+		rcfg.LatestLineDrop = true
+	case cfg.gnu.results != "":
 		sink, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
 		if err != nil {
 			return runError(err)
@@ -397,10 +414,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		rcfg.Results = sink.take
 		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
 	}
-	if cfg.gnu.files && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
-		if cfg.gnu.results != "" {
-			return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
-		}
+	if cfg.gnu.files && !latestDrop && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
 		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
 		rcfg.Output = runner.OutputGroup
 	}

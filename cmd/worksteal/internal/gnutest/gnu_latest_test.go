@@ -31,9 +31,13 @@ func latestPaints(s string) (paints, raw []string) {
 				i = len(s)
 			}
 			// Newlines before a paint move the cursor down to a row
-			// below (how far depends on the order of the paints).
-			if r := strings.Trim(s[:i], "\n"); r != "" {
-				raw = append(raw, r)
+			// below (how far depends on the order of the paints); the
+			// lines written as they are (--files' and --results' tag
+			// lines) may come one after another.
+			for r := range strings.SplitSeq(s[:i], "\n") {
+				if r != "" {
+					raw = append(raw, r)
+				}
 			}
 			s = s[i:]
 			continue
@@ -104,6 +108,19 @@ var gnuLatestCases = []gnuCase{
 	{name: "29.15 --ll -u", args: []string{"-j1", "--ll", "-u", "echo", ":::", "a", "b"}, norm: latestSeq},
 	{name: "29.15 --ll -v: the command is the job's first line", args: []string{"-j2", "--ll", "-v", "--tag", "true", ":::", "a", "b", "c"}, norm: latestLast(8)},
 	{name: "29.15 --ll with a joblog", args: []string{"-j2", "--ll", "--tag", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "3"}, joblog: "jl", norm: latestLast(8)},
+	// GNU's --dry-run under --ll runs "true" in each job's place with its
+	// command written into the job's output (as -v), so each row's last
+	// paint is the command; exit 0 whatever the commands would do; no
+	// joblog is made.
+	{name: "29.15 --ll --dry-run: each command painted on a job's row", args: []string{"-j2", "--ll", "--tag", "--dry-run", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "1", "2"}, norm: latestLast(8)},
+	// GNU's --ll reads the jobs' output from a pipe and saves no file; with
+	// --results DIR or --files it never reads that pipe (the jobs still
+	// run, their exit statuses count; stderr goes into the pipe too): a
+	// line of the tag, an empty row, no DIR and nothing in --tmpdir. (GNU's
+	// stderr holds only its "cannot open /dev/tty" off a terminal.)
+	{name: "29.15 --ll --results: empty rows, no files", args: []string{"-j2", "--ll", "--tag", "--results", "res", "echo {}; echo e{} >&2; touch ran{}; exit {}", ":::", "0", "1", "2"}, norm: latestLast(8)},
+	{name: "29.15 --ll --files: empty rows, no files", args: []string{"-j2", "--ll", "--tag", "--files", "--tmpdir", "t", "echo {}; echo e{} >&2; touch ran{}; exit {}", ":::", "0", "1", "2"},
+		files: map[string]string{"t/keep": ""}, norm: latestLast(8)},
 }
 
 // seqArgs is "1" .. "n".
