@@ -16,7 +16,7 @@ func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
 func openFifoWriter(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ENXIO) {
-		return nil, errNoReader
+		return nil, ErrNoReader
 	}
 	return f, err
 }

@@ -41,7 +41,7 @@ func FuzzShellQuote(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := gnuQuote(s)
+		q := Quote(s)
 		got, ok := unquote(q)
 		if s == "" {
 			got, ok = "", q == "''"

@@ -149,7 +149,7 @@ func (h *halting) observe(res *Result) bool {
 			h.status = res.Code
 			if res.Signal != 0 {
 				h.status = res.Signal + 128
-			} else if res.Job.skip == 's' {
+			} else if res.Job.x.Skip == 's' {
 				h.status = 254 // GNU: a skipped job's -2, as a byte
 			} else if res.Code < 0 {
 				h.status = 1

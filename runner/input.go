@@ -260,7 +260,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
-			if lines, err = readItems(src.Lines, src.Name, in.Delimiter); err != nil {
+			if lines, err = ReadItems(src.Lines, src.Name, in.Delimiter); err != nil {
 				return nil, err
 			}
 		} else {
@@ -270,7 +270,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			for _, a := range src.Args {
 				if strings.IndexByte(a, 0) >= 0 && !strings.Contains(sep, "\x00") {
-					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, errNUL)
+					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, ErrNUL)
 				}
 				lines = append(lines, strings.Split(a, sep)...)
 			}
@@ -433,41 +433,41 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 			}
 		}
 		if keepArgs {
-			x := j.gnu
+			x := j.x.GNU
 			if x == nil {
-				x = &jobGNU{}
+				x = &GNU{}
 			}
 			for _, r := range g {
-				x.args = append(x.args, r.origs...)
+				x.Args = append(x.Args, r.origs...)
 				for i := range r.origs {
-					x.argNames = append(x.argNames, names[i%len(names)])
+					x.ArgNames = append(x.ArgNames, names[i%len(names)])
 				}
 			}
 			if tag != nil {
 				parts, widths := tag.expand(row, j.Seq, total)
-				x.tag = strings.Join(parts, "{%}")
+				x.Tag = strings.Join(parts, "{%}")
 				if len(parts) > 1 {
-					x.tagParts, x.tagWidths = parts, widths
+					x.TagParts, x.TagWidths = parts, widths
 				}
 			}
 			if res != nil {
 				parts, widths := res.expand(row, j.Seq, total)
-				x.results = strings.Join(parts, "{%}")
+				x.Results = strings.Join(parts, "{%}")
 				if len(parts) > 1 {
-					x.resParts, x.resWidths = parts, widths
+					x.ResParts, x.ResWidths = parts, widths
 				}
 			}
-			j.gnu = x
+			j.x.GNU = x
 		}
 		if len(files) > 0 {
-			if j.gnu == nil {
-				j.gnu = &jobGNU{}
+			if j.x.GNU == nil {
+				j.x.GNU = &GNU{}
 			}
 			for _, f := range files {
-				var ff filledFile
-				ff.nameParts, ff.nameWidths = f[0].expand(row, j.Seq, total)
-				ff.contentParts, ff.contentWidths = f[1].expand(row, j.Seq, total)
-				j.gnu.templates = append(j.gnu.templates, ff)
+				var ff FilledFile
+				ff.NameParts, ff.NameWidths = f[0].expand(row, j.Seq, total)
+				ff.ContentParts, ff.ContentWidths = f[1].expand(row, j.Seq, total)
+				j.x.GNU.Templates = append(j.x.GNU.Templates, ff)
 			}
 		}
 		jobs = append(jobs, j)
@@ -546,7 +546,7 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 	lines := src.Args
 	if lines == nil {
 		var err error
-		if lines, err = readLines(src.Lines, src.Name); err != nil {
+		if lines, err = ReadLines(src.Lines, src.Name); err != nil {
 			return nil, err
 		}
 	}

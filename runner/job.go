@@ -22,36 +22,33 @@ type Job struct {
 	// parallel's --pipe); nil: nothing, the job's stdin is empty.
 	Stdin []byte
 
-	slotParts []string  // the command cut at each {%} of its template; nil if none
-	in        *jobInput // how the job gets its input when not Stdin (pipe.go); nil if so
-	gnu       *jobGNU   // what --tag, --results and {0%} need; nil without them
-	skip      byte      // run nothing: 's' --plus {uniq}, {choose_k} (exit -2, template.skips); 'e' --pipe's empty chunk (exit 0)
+	x State // what GNU parallel's input side gave the job (internal/jobio.State); zero for a plain command
 }
 
 // Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
 // skips: Run runs nothing for it and records it failed, with exit status
 // -2 (GNU's joblog shows -2), as GNU parallel does.
-func (j Job) Skipped() bool { return j.skip == 's' }
+func (j Job) Skipped() bool { return j.x.Skip == 's' }
 
 // jobGNU is what --tag, --results and {0%} need of a job, kept apart:
 // most batches use none, and a Job is copied around.
-type jobGNU struct {
-	slotWidths           []int // the width each cut of slotParts pads its slot number to ({0%}); 0: none
-	args, argNames       []string
-	tag, results         string
-	tagParts, resParts   []string // tag and results cut at each {%}
-	tagWidths, resWidths []int
-	templates            []filledFile // Input.Templates filled in
+type GNU struct {
+	SlotWidths           []int // the width each cut of slotParts pads its slot number to ({0%}); 0: none
+	Args, ArgNames       []string
+	Tag, Results         string
+	TagParts, ResParts   []string // tag and results cut at each {%}
+	TagWidths, ResWidths []int
+	Templates            []FilledFile // Input.Templates filled in
 }
 
 // CommandIn returns the command as run in slot: Command with each {%} of
 // the template filled in (an argument that reads "{%}" is left alone).
 func (j Job) CommandIn(slot int) string {
 	var widths []int
-	if j.gnu != nil {
-		widths = j.gnu.slotWidths
+	if j.x.GNU != nil {
+		widths = j.x.GNU.SlotWidths
 	}
-	return fillSlot(j.Command, j.slotParts, widths, slot)
+	return FillSlot(j.Command, j.x.SlotParts, widths, slot)
 }
 
 // Args returns the job's values, one per input source and record (GNU
@@ -59,40 +56,40 @@ func (j Job) CommandIn(slot int) string {
 // number from 1, or its column name under Input.Header. Set when Input.Tag
 // or Input.Results is (--tag and --results use them); nil otherwise.
 func (j Job) Args() []string {
-	if j.gnu == nil {
+	if j.x.GNU == nil {
 		return nil
 	}
-	return j.gnu.args
+	return j.x.GNU.Args
 }
 
 // ArgNames: see Args.
 func (j Job) ArgNames() []string {
-	if j.gnu == nil {
+	if j.x.GNU == nil {
 		return nil
 	}
-	return j.gnu.argNames
+	return j.x.GNU.ArgNames
 }
 
 // TagIn returns the prefix of each of the job's output lines in slot
 // (Input.Tag filled in, its {%} the slot); "" for none.
 func (j Job) TagIn(slot int) string {
-	if j.gnu == nil {
+	if j.x.GNU == nil {
 		return ""
 	}
-	return fillSlot(j.gnu.tag, j.gnu.tagParts, j.gnu.tagWidths, slot)
+	return FillSlot(j.x.GNU.Tag, j.x.GNU.TagParts, j.x.GNU.TagWidths, slot)
 }
 
 // ResultsIn returns the name the job's output is saved under in slot
 // (Input.Results filled in, when it holds a replacement string); "" for
 // none.
 func (j Job) ResultsIn(slot int) string {
-	if j.gnu == nil {
+	if j.x.GNU == nil {
 		return ""
 	}
-	return fillSlot(j.gnu.results, j.gnu.resParts, j.gnu.resWidths, slot)
+	return FillSlot(j.x.GNU.Results, j.x.GNU.ResParts, j.x.GNU.ResWidths, slot)
 }
 
-func fillSlot(s string, parts []string, widths []int, slot int) string {
+func FillSlot(s string, parts []string, widths []int, slot int) string {
 	if parts == nil {
 		return s
 	}
@@ -108,4 +105,12 @@ func fillSlot(s string, parts []string, widths []int, slot int) string {
 		b.WriteString(p)
 	}
 	return b.String()
+}
+
+// State is what GNU parallel's input side gives a job beyond its command.
+type State struct {
+	SlotParts []string // the command cut at each {%} of its template; nil if none
+	In        *Feed    // how the job gets its input when not Stdin (pipe.go); nil if so
+	GNU       *GNU     // what --tag, --results and {0%} need; nil without them
+	Skip      byte     // run nothing: 's' --plus {uniq}, {choose_k} (exit -2, template.skips); 'e' --pipe's empty chunk (exit 0)
 }

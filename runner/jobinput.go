@@ -11,17 +11,17 @@ import (
 	"time"
 )
 
-// jobInput is how a pipe-mode job gets its input: where from (src, else
+// Feed is how a pipe-mode job gets its input: where from (src, else
 // the job's Stdin) and how (stdin, a file, a named pipe). Shared by the
 // copies of the Job; used by the attempt goroutines one at a time (a job
 // has one attempt at a time, speculation aside: see attempt).
-type jobInput struct {
-	src     func() io.Reader // a fresh reader of the input; nil: stdin below
-	stdin   []byte
-	size    int64 // bytes of input, for the joblog of Cat and Fifo
-	mode    byte  // 0: stdin, 'c': a file (--cat), 'f': a named pipe (--fifo)
-	noSend  bool  // the joblog's Send is 0 (--pipepart, as GNU's)
-	tempDir string
+type Feed struct {
+	Src     func() io.Reader // a fresh reader of the input; nil: stdin below
+	Stdin   []byte
+	Size    int64 // bytes of input, for the joblog of Cat and Fifo
+	Mode    byte  // 0: stdin, 'c': a file (--cat), 'f': a named pipe (--fifo)
+	NoSend  bool  // the joblog's Send is 0 (--pipepart, as GNU's)
+	TempDir string
 
 	mu       sync.Mutex
 	path     string // the file or fifo, once made
@@ -29,43 +29,43 @@ type jobInput struct {
 }
 
 // openInput returns the input of j (never nil).
-func openInput(j Job) *jobInput {
-	if j.in != nil {
-		if j.in.src == nil && j.in.stdin == nil {
-			j.in.stdin = j.Stdin
+func openInput(j Job) *Feed {
+	if j.x.In != nil {
+		if j.x.In.Src == nil && j.x.In.Stdin == nil {
+			j.x.In.Stdin = j.Stdin
 		}
-		return j.in
+		return j.x.In
 	}
-	return &jobInput{stdin: j.Stdin}
+	return &Feed{Stdin: j.Stdin}
 }
 
-func (in *jobInput) reader() io.Reader {
-	if in.src != nil {
-		return in.src()
+func (in *Feed) Reader() io.Reader {
+	if in.Src != nil {
+		return in.Src()
 	}
-	return bytes.NewReader(in.stdin)
+	return bytes.NewReader(in.Stdin)
 }
 
 // attempt prepares one attempt of the job: its stdin (nil for none), the
 // environment it needs, and sent, to call once the attempt has ended: it
 // returns the bytes the attempt was given.
-func (in *jobInput) attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
+func (in *Feed) Attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
 	stdin, env, sent, err = in.open()
-	if err == nil && in.noSend {
+	if err == nil && in.NoSend {
 		counted := sent
 		sent = func() int64 { counted(); return 0 }
 	}
 	return stdin, env, sent, err
 }
 
-func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, err error) {
-	switch in.mode {
+func (in *Feed) open() (stdin io.Reader, env []string, sent func() int64, err error) {
+	switch in.Mode {
 	case 'c':
 		path, err := in.makeFile(false)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 { return in.size }, nil
+		return nil, []string{"PARALLEL_TMP=" + path}, func() int64 { return in.Size }, nil
 	case 'f':
 		path, err := in.makeFile(true)
 		if err != nil {
@@ -81,12 +81,12 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 			for {
 				w, err := openFifoWriter(path)
 				if err == nil {
-					c, _ := io.Copy(w, in.reader()) // fails once the job closes it
+					c, _ := io.Copy(w, in.Reader()) // fails once the job closes it
 					w.Close()
 					n.Store(c)
 					return
 				}
-				if !errors.Is(err, errNoReader) {
+				if !errors.Is(err, ErrNoReader) {
 					return
 				}
 				select {
@@ -103,11 +103,11 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 			return n.Load()
 		}, nil
 	}
-	if in.src == nil && in.stdin == nil {
+	if in.Src == nil && in.Stdin == nil {
 		return nil, nil, func() int64 { return 0 }, nil
 	}
-	rd := in.reader()
-	if pr, ok := rd.(*partReader); ok {
+	rd := in.Reader()
+	if pr, ok := rd.(*PartReader); ok {
 		// A part of a file: the kernel copies it to the job's pipe
 		// where it can (pipe_linux.go).
 		if stdin, sent, ok := pr.pipe(); ok {
@@ -124,7 +124,7 @@ func (in *jobInput) open() (stdin io.Reader, env []string, sent func() int64, er
 }
 
 // makeFile makes the job's file (its input written to it) or fifo, once.
-func (in *jobInput) makeFile(fifo bool) (string, error) {
+func (in *Feed) makeFile(fifo bool) (string, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.path != "" {
@@ -133,7 +133,7 @@ func (in *jobInput) makeFile(fifo bool) (string, error) {
 	if in.released {
 		return "", errors.New("runner: the job's input is released")
 	}
-	dir := in.tempDir
+	dir := in.TempDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -151,7 +151,7 @@ func (in *jobInput) makeFile(fifo bool) (string, error) {
 		in.path = path
 		return path, nil
 	}
-	_, err = io.Copy(f, in.reader())
+	_, err = io.Copy(f, in.Reader())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -164,7 +164,7 @@ func (in *jobInput) makeFile(fifo bool) (string, error) {
 }
 
 // release removes the job's file and drops its input: the job is done.
-func (in *jobInput) release() {
+func (in *Feed) Release() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.released = true
@@ -172,16 +172,16 @@ func (in *jobInput) release() {
 		os.Remove(in.path)
 		in.path = ""
 	}
-	in.stdin, in.src = nil, nil
+	in.Stdin, in.Src = nil, nil
 }
 
 // Input returns what j reads as its input: its Stdin, or its part of a
 // file (PipeJobs.Parts).
 func (j Job) Input() ([]byte, error) {
-	if j.in == nil || j.in.src == nil {
+	if j.x.In == nil || j.x.In.Src == nil {
 		return j.Stdin, nil
 	}
-	b, err := io.ReadAll(j.in.src())
+	b, err := io.ReadAll(j.x.In.Src())
 	if err == nil && b == nil {
 		b = []byte{}
 	}
@@ -190,8 +190,8 @@ func (j Job) Input() ([]byte, error) {
 
 // release drops j's input; called once j is finished for good.
 func (j Job) release() {
-	if j.in != nil {
-		j.in.release()
+	if j.x.In != nil {
+		j.x.In.Release()
 	}
 }
 

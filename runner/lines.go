@@ -18,31 +18,31 @@ const MaxLineBytes = 16 << 20
 
 // errLineTooLong and errNUL are the causes readLines names with the line.
 var (
-	errLineTooLong = fmt.Errorf("longer than %d MiB", MaxLineBytes>>20)
-	errNUL         = errors.New("holds a NUL byte, which no command or argument can contain")
+	ErrLineTooLong = fmt.Errorf("longer than %d MiB", MaxLineBytes>>20)
+	ErrNUL         = errors.New("holds a NUL byte, which no command or argument can contain")
 )
 
 // lineReader reads lines of at most MaxLineBytes, numbered from 1. A
 // line ends with delim: "\n", or another string (GNU parallel's -d, -0).
-type lineReader struct {
+type LineReader struct {
 	br    *bufio.Reader
-	n     int    // number of the line last returned
-	max   int    // longest line; MaxLineBytes unless a test lowers it
-	nul   bool   // a NUL byte is an error
+	N     int    // number of the line last returned
+	Max   int    // longest line; MaxLineBytes unless a test lowers it
+	NUL   bool   // a NUL byte is an error
 	delim []byte // the end of a line; nil: "\n"
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxLineBytes, nul: true}
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), Max: MaxLineBytes, NUL: true}
 }
 
 // newDelimReader reads items that end with delim ("" is "\n"). A NUL
 // byte is an error unless it is part of delim.
-func newDelimReader(r io.Reader, delim string) *lineReader {
-	lr := newLineReader(r)
+func NewDelimReader(r io.Reader, delim string) *LineReader {
+	lr := NewLineReader(r)
 	if delim != "" && delim != "\n" {
 		lr.delim = []byte(delim)
-		lr.nul = !strings.Contains(delim, "\x00")
+		lr.NUL = !strings.Contains(delim, "\x00")
 	}
 	return lr
 }
@@ -52,7 +52,7 @@ func newDelimReader(r io.Reader, delim string) *lineReader {
 // end of the input it returns io.EOF. A line over the bound, or holding a
 // NUL byte, is an error: the reader stops there, having read at most
 // max+64 KiB of it.
-func (lr *lineReader) next() (line []byte, complete bool, err error) {
+func (lr *LineReader) Next() (line []byte, complete bool, err error) {
 	if lr.delim != nil {
 		return lr.nextDelim()
 	}
@@ -63,20 +63,20 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 		if err == nil {
 			size-- // the newline
 		}
-		if size > lr.max {
-			lr.n++
-			return nil, false, errLineTooLong
+		if size > lr.Max {
+			lr.N++
+			return nil, false, ErrLineTooLong
 		}
-		if lr.nul && bytes.IndexByte(chunk, 0) >= 0 {
-			lr.n++
-			return nil, false, errNUL
+		if lr.NUL && bytes.IndexByte(chunk, 0) >= 0 {
+			lr.N++
+			return nil, false, ErrNUL
 		}
 		switch {
 		case err == bufio.ErrBufferFull:
 			buf = append(buf, chunk...)
 			continue
 		case err == nil:
-			lr.n++
+			lr.N++
 			if buf == nil {
 				return chunk[:len(chunk)-1], true, nil
 			}
@@ -93,19 +93,19 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 // nextDelim is next for a delimiter other than "\n": the item is read up
 // to each occurrence of the delimiter's last byte until it ends with the
 // whole delimiter.
-func (lr *lineReader) nextDelim() (line []byte, complete bool, err error) {
+func (lr *LineReader) nextDelim() (line []byte, complete bool, err error) {
 	d := lr.delim
 	last := d[len(d)-1]
 	var buf []byte
 	for {
 		chunk, err := lr.br.ReadSlice(last)
-		if len(buf)+len(chunk) > lr.max+len(d) {
-			lr.n++
-			return nil, false, errLineTooLong
+		if len(buf)+len(chunk) > lr.Max+len(d) {
+			lr.N++
+			return nil, false, ErrLineTooLong
 		}
-		if lr.nul && bytes.IndexByte(chunk, 0) >= 0 {
-			lr.n++
-			return nil, false, errNUL
+		if lr.NUL && bytes.IndexByte(chunk, 0) >= 0 {
+			lr.N++
+			return nil, false, ErrNUL
 		}
 		buf = append(buf, chunk...)
 		switch {
@@ -115,7 +115,7 @@ func (lr *lineReader) nextDelim() (line []byte, complete bool, err error) {
 			if !bytes.HasSuffix(buf, d) {
 				continue
 			}
-			lr.n++
+			lr.N++
 			return buf[:len(buf)-len(d)], true, nil
 		default:
 			return lr.end(buf, err)
@@ -125,39 +125,39 @@ func (lr *lineReader) nextDelim() (line []byte, complete bool, err error) {
 
 // end is what next and nextDelim return when the input ends (io.EOF: the
 // last item, unterminated, if there is one) or a read fails (err).
-func (lr *lineReader) end(buf []byte, err error) ([]byte, bool, error) {
+func (lr *LineReader) end(buf []byte, err error) ([]byte, bool, error) {
 	if err != io.EOF {
 		return nil, false, err
 	}
 	if len(buf) == 0 {
 		return nil, false, io.EOF
 	}
-	lr.n++
+	lr.N++
 	return buf, false, nil
 }
 
 // readLines returns the lines of r, each without its "\n" (a "\r" before
 // it is kept, as GNU parallel keeps it). An error names the source and the
 // line.
-func readLines(r io.Reader, name string) ([]string, error) {
-	return readItems(r, name, "")
+func ReadLines(r io.Reader, name string) ([]string, error) {
+	return ReadItems(r, name, "")
 }
 
 // readItems returns the items of r that end with delim ("": "\n"), each
 // without its delimiter. An error names the source and the item.
-func readItems(r io.Reader, name, delim string) ([]string, error) {
-	lr := newDelimReader(r, delim)
+func ReadItems(r io.Reader, name, delim string) ([]string, error) {
+	lr := NewDelimReader(r, delim)
 	var lines []string
 	for {
-		line, _, err := lr.next()
+		line, _, err := lr.Next()
 		if err == io.EOF {
 			return lines, nil
 		}
 		if err != nil {
-			if lr.n == 0 {
+			if lr.N == 0 {
 				return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, name, err)
 			}
-			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.n, err)
+			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.N, err)
 		}
 		lines = append(lines, string(line))
 	}

@@ -23,7 +23,7 @@ import (
 )
 
 // errNoReader: no process has the fifo open to read yet.
-var errNoReader = errors.New("runner: no reader on the fifo")
+var ErrNoReader = errors.New("runner: no reader on the fifo")
 
 // defaultBlock is GNU parallel's --block: 1 MiB.
 const defaultBlock = 1 << 20
@@ -484,18 +484,18 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	j := t.job(row, seq, 0) // the number of jobs is not known while the input is read
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
-		for i, s := range j.slotParts {
-			j.slotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
+		for i, s := range j.x.SlotParts {
+			j.x.SlotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
 		}
 	}
 	j.Stdin = stdin
 	if src != nil || pj.Cat || pj.Fifo {
-		j.in = &jobInput{src: src, size: size, tempDir: pj.TempDir}
+		j.x.In = &Feed{Src: src, Size: size, TempDir: pj.TempDir}
 		switch {
 		case pj.Cat:
-			j.in.mode = 'c'
+			j.x.In.Mode = 'c'
 		case pj.Fifo:
-			j.in.mode = 'f'
+			j.x.In.Mode = 'f'
 		}
 	}
 	return j
@@ -527,7 +527,7 @@ func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) err
 // on some input.
 func (pj PipeJobs) emptyChunk(j Job, chunk []byte) Job {
 	if len(chunk) == 0 && !pj.Cat && !pj.Fifo {
-		j.skip = 'e'
+		j.x.Skip = 'e'
 	}
 	return j
 }
@@ -553,7 +553,7 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 		}
 		for _, p := range parts {
 			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len, true)
-			j.in.noSend = true // GNU's joblog: the job reads the file itself
+			j.x.In.NoSend = true // GNU's joblog: the job reads the file itself
 			jobs = append(jobs, j)
 		}
 	}
@@ -566,17 +566,17 @@ func (p Part) reader() io.Reader {
 	if err != nil {
 		return errReader{err}
 	}
-	return &partReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f, p: p}
+	return &PartReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f, p: p}
 }
 
 // partReader closes its file at the end (or when the attempt ends).
-type partReader struct {
+type PartReader struct {
 	io.Reader
 	f *os.File
 	p Part
 }
 
-func (r *partReader) Read(b []byte) (int, error) {
+func (r *PartReader) Read(b []byte) (int, error) {
 	n, err := r.Reader.Read(b)
 	if err != nil {
 		r.f.Close()
@@ -584,7 +584,7 @@ func (r *partReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (r *partReader) Close() error { return r.f.Close() }
+func (r *PartReader) Close() error { return r.f.Close() }
 
 type errReader struct{ err error }
 

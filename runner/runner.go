@@ -325,7 +325,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
+	c := Command{Shell: r.cfg.Shell, Line: ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
 		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
@@ -339,7 +339,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
-		if js.job.skip != 0 {
+		if js.job.x.Skip != 0 {
 			// GNU's skip() (exit -2), or its wrapper of a --pipe command
 			// that gets no input (exit 0): nothing runs; -t and -v above
 			// show the command.
@@ -347,13 +347,13 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 				flush()
 			}
 			code := 0
-			if js.job.skip == 's' {
+			if js.job.x.Skip == 's' {
 				code = -2
 			}
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: code}}
 			return
 		}
-		stdin, extra, sent, err := in.attempt()
+		stdin, extra, sent, err := in.Attempt()
 		if err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
 			return
@@ -470,7 +470,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
-	case js.job.skip == 's':
+	case js.job.x.Skip == 's':
 		r.complete(js, res) // never retried (GNU)
 	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res

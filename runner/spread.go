@@ -158,7 +158,7 @@ func (pj PipeJobs) Spread(ctx context.Context, r io.Reader, n int, s Spread, job
 		pr, pw := io.Pipe()
 		pws[i], outs[i] = pw, bufio.NewWriterSize(pw, 64<<10)
 		j := pj.job(t, i+1, nil, func() io.Reader { return pr }, 0, false)
-		j.in.noSend = true // GNU: the job reads a fifo
+		j.x.In.NoSend = true // GNU: the job reads a fifo
 		select {
 		case jobs <- j:
 		case <-ctx.Done():

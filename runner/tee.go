@@ -26,7 +26,7 @@ func Tee(r io.Reader, jobs []Job) []Job {
 		// The reader is closed when the attempt ends (jobInput.open's
 		// sent), which fails the writes to it: a job that is done
 		// reading never holds up the copy.
-		jobs[i].in = &jobInput{src: func() io.Reader { return pr }, noSend: true}
+		jobs[i].x.In = &Feed{Src: func() io.Reader { return pr }, NoSend: true}
 	}
 	go func() {
 		buf := make([]byte, 128<<10)
@@ -61,7 +61,7 @@ func TeeFile(file string, jobs []Job) ([]Job, error) {
 	}
 	p := Part{File: file, Len: st.Size()}
 	for i := range jobs {
-		jobs[i].in = &jobInput{src: p.reader, size: p.Len, noSend: true}
+		jobs[i].x.In = &Feed{Src: p.reader, Size: p.Len, NoSend: true}
 	}
 	return jobs, nil
 }

@@ -114,7 +114,7 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
-			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, errNUL)
+			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, ErrNUL)
 		}
 		var ps []piece
 		last := 0
@@ -260,12 +260,12 @@ func (t *template) job(row []string, seq, total int) Job {
 	parts, widths := t.expand(row, seq, total)
 	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
 	if t.skips(row) {
-		j.skip = 's'
+		j.x.Skip = 's'
 	}
 	if len(parts) > 1 {
-		j.slotParts = parts
+		j.x.SlotParts = parts
 		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {
-			j.gnu = &jobGNU{slotWidths: widths} // {0%}
+			j.x.GNU = &GNU{SlotWidths: widths} // {0%}
 		}
 	}
 	return j
@@ -393,7 +393,7 @@ func (f *wordFiller) flush(sep bool) {
 		return // nothing after (or before) the slot to quote
 	}
 	if f.t.quoteWords {
-		f.b.WriteString(gnuQuote(f.group.String()))
+		f.b.WriteString(Quote(f.group.String()))
 	} else {
 		f.b.WriteString(f.group.String())
 	}
@@ -467,7 +467,7 @@ func (t *template) value(v string, p piece) string {
 		v = p.fn(v)
 	}
 	if t.quoteArgs {
-		return gnuQuote(v)
+		return Quote(v)
 	}
 	return v
 }
@@ -572,7 +572,7 @@ func stripTrailingSlashes(s string) string {
 // gnuQuote quotes s for the shell as GNU parallel does: left alone when it
 // holds only letters, digits and -_.+/, "”" when empty, else in single
 // quotes with each ' written '"'"'.
-func gnuQuote(s string) string {
+func Quote(s string) string {
 	if s == "" {
 		return "''"
 	}
@@ -587,14 +587,14 @@ func gnuQuote(s string) string {
 
 // shellQuoted is the command that prints line quoted n times with
 // gnuQuote (GNU parallel's --shell-quote, n times), or line when n is 0.
-func shellQuoted(line string, n int) string {
+func ShellQuoted(line string, n int) string {
 	if n <= 0 {
 		return line
 	}
 	for range n {
-		line = gnuQuote(line)
+		line = Quote(line)
 	}
-	return `printf '%s\n' ` + gnuQuote(line)
+	return `printf '%s\n' ` + Quote(line)
 }
 
 func gnuSafe(s string) bool {
@@ -613,4 +613,4 @@ func gnuSafe(s string) bool {
 // ShellQuote quotes s for a POSIX shell when it needs it, as GNU parallel
 // does: a.txt stays as it is, my file becomes 'my file', it's becomes
 // 'it'"'"'s', and the empty string ”.
-func ShellQuote(s string) string { return gnuQuote(s) }
+func ShellQuote(s string) string { return Quote(s) }

@@ -14,9 +14,9 @@ type TemplateFile struct{ Name, Content string }
 
 // filledFile is a TemplateFile filled in for one job, cut at each {%}
 // (the slot is known only when the job starts).
-type filledFile struct {
-	nameParts, contentParts   []string
-	nameWidths, contentWidths []int
+type FilledFile struct {
+	NameParts, ContentParts   []string
+	NameWidths, ContentWidths []int
 }
 
 // compileText compiles s as text with replacement strings: one word,
@@ -36,12 +36,12 @@ func compileText(s string, syn rplSyntax, slotWidth int) (*template, error) {
 
 // writeTemplates writes the job's template files for slot.
 func (j Job) writeTemplates(slot int) error {
-	if j.gnu == nil {
+	if j.x.GNU == nil {
 		return nil
 	}
-	for _, f := range j.gnu.templates {
-		name := fillSlot("", f.nameParts, f.nameWidths, slot)
-		if err := os.WriteFile(name, []byte(fillSlot("", f.contentParts, f.contentWidths, slot)), 0o666); err != nil {
+	for _, f := range j.x.GNU.Templates {
+		name := FillSlot("", f.NameParts, f.NameWidths, slot)
+		if err := os.WriteFile(name, []byte(FillSlot("", f.ContentParts, f.ContentWidths, slot)), 0o666); err != nil {
 			return fmt.Errorf("--template: %w", err)
 		}
 	}
