@@ -117,18 +117,6 @@ func ExampleNewJoblog() {
 	// 1	:	0.000	     1.500	0	2	0	0	echo a
 }
 
-// Values are quoted as GNU parallel quotes them.
-func ExampleShellQuote() {
-	for _, s := range []string{"a.txt", "my file", "it's", ""} {
-		fmt.Println(runner.ShellQuote(s))
-	}
-	// Output:
-	// a.txt
-	// 'my file'
-	// 'it'"'"'s'
-	// ''
-}
-
 // A worker process that runs commands starts a reaper: should the worker
 // die (SIGKILL included), the reaper kills the process groups of the
 // commands still running. The reaper is a program whose main calls

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // Source is one input source of GNU parallel: the arguments after a
@@ -260,7 +262,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 	for i, src := range sources {
 		var lines []string
 		if src.Args == nil {
-			if lines, err = ReadItems(src.Lines, src.Name, in.Delimiter); err != nil {
+			if lines, err = readItems(src.Lines, src.Name, in.Delimiter); err != nil {
 				return nil, err
 			}
 		} else {
@@ -270,7 +272,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			for _, a := range src.Args {
 				if strings.IndexByte(a, 0) >= 0 && !strings.Contains(sep, "\x00") {
-					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, ErrNUL)
+					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, jobio.ErrNUL)
 				}
 				lines = append(lines, strings.Split(a, sep)...)
 			}
@@ -435,7 +437,7 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		if keepArgs {
 			x := j.x.GNU
 			if x == nil {
-				x = &GNU{}
+				x = &jobio.GNU{}
 			}
 			for _, r := range g {
 				x.Args = append(x.Args, r.origs...)
@@ -461,10 +463,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		}
 		if len(files) > 0 {
 			if j.x.GNU == nil {
-				j.x.GNU = &GNU{}
+				j.x.GNU = &jobio.GNU{}
 			}
 			for _, f := range files {
-				var ff FilledFile
+				var ff jobio.FilledFile
 				ff.NameParts, ff.NameWidths = f[0].expand(row, j.Seq, total)
 				ff.ContentParts, ff.ContentWidths = f[1].expand(row, j.Seq, total)
 				j.x.GNU.Templates = append(j.x.GNU.Templates, ff)
@@ -546,7 +548,7 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 	lines := src.Args
 	if lines == nil {
 		var err error
-		if lines, err = ReadLines(src.Lines, src.Name); err != nil {
+		if lines, err = readLines(src.Lines, src.Name); err != nil {
 			return nil, err
 		}
 	}

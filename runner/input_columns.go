@@ -1,8 +1,12 @@
 package runner
 
 import (
+	"fmt"
+	"io"
 	"regexp"
 	"strings"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // columnsBefore is the number of columns the sources before one give a
@@ -206,4 +210,31 @@ func fromLatin1(s string) string {
 		b = append(b, byte(r))
 	}
 	return string(b)
+}
+
+// readLines returns the lines of r, each without its "\n" (a "\r" before
+// it is kept, as GNU parallel keeps it). An error names the source and the
+// line.
+func readLines(r io.Reader, name string) ([]string, error) {
+	return readItems(r, name, "")
+}
+
+// readItems returns the items of r that end with delim ("": "\n"), each
+// without its delimiter. An error names the source and the item.
+func readItems(r io.Reader, name, delim string) ([]string, error) {
+	lr := jobio.NewDelimReader(r, delim)
+	var lines []string
+	for {
+		line, _, err := lr.Next()
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			if lr.N == 0 {
+				return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, name, err)
+			}
+			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.N, err)
+		}
+		lines = append(lines, string(line))
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 func commands(jobs []Job) []string {
@@ -112,7 +114,7 @@ func TestInputSlotPlaceholder(t *testing.T) {
 }
 
 func TestInputErrorsNameTheProblem(t *testing.T) {
-	long := strings.Repeat("x", MaxLineBytes+1)
+	long := strings.Repeat("x", jobio.MaxLineBytes+1)
 	cases := []struct {
 		name string
 		in   Input
@@ -135,14 +137,6 @@ func TestInputErrorsNameTheProblem(t *testing.T) {
 				t.Errorf("Jobs() error %v; want ErrBadInput mentioning %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"a.txt": "a.txt", "": "''", "a b": "'a b'", "$x": "'$x'", "it's": `'it'"'"'s'`, "'": `"'"`} {
-		if got := ShellQuote(in); got != want {
-			t.Errorf("ShellQuote(%q) = %s; want %s", in, got, want)
-		}
 	}
 }
 

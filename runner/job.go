@@ -1,8 +1,9 @@
 package runner
 
 import (
-	"fmt"
-	"strings"
+	"io"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // Job is one command of a batch.
@@ -22,24 +23,13 @@ type Job struct {
 	// parallel's --pipe); nil: nothing, the job's stdin is empty.
 	Stdin []byte
 
-	x State // what GNU parallel's input side gave the job (internal/jobio.State); zero for a plain command
+	x jobio.State // what GNU parallel's input side gave the job (internal/jobio.State); zero for a plain command
 }
 
 // Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
 // skips: Run runs nothing for it and records it failed, with exit status
 // -2 (GNU's joblog shows -2), as GNU parallel does.
 func (j Job) Skipped() bool { return j.x.Skip == 's' }
-
-// jobGNU is what --tag, --results and {0%} need of a job, kept apart:
-// most batches use none, and a Job is copied around.
-type GNU struct {
-	SlotWidths           []int // the width each cut of slotParts pads its slot number to ({0%}); 0: none
-	Args, ArgNames       []string
-	Tag, Results         string
-	TagParts, ResParts   []string // tag and results cut at each {%}
-	TagWidths, ResWidths []int
-	Templates            []FilledFile // Input.Templates filled in
-}
 
 // CommandIn returns the command as run in slot: Command with each {%} of
 // the template filled in (an argument that reads "{%}" is left alone).
@@ -48,7 +38,7 @@ func (j Job) CommandIn(slot int) string {
 	if j.x.GNU != nil {
 		widths = j.x.GNU.SlotWidths
 	}
-	return FillSlot(j.Command, j.x.SlotParts, widths, slot)
+	return jobio.FillSlot(j.Command, j.x.SlotParts, widths, slot)
 }
 
 // Args returns the job's values, one per input source and record (GNU
@@ -76,7 +66,7 @@ func (j Job) TagIn(slot int) string {
 	if j.x.GNU == nil {
 		return ""
 	}
-	return FillSlot(j.x.GNU.Tag, j.x.GNU.TagParts, j.x.GNU.TagWidths, slot)
+	return jobio.FillSlot(j.x.GNU.Tag, j.x.GNU.TagParts, j.x.GNU.TagWidths, slot)
 }
 
 // ResultsIn returns the name the job's output is saved under in slot
@@ -86,31 +76,57 @@ func (j Job) ResultsIn(slot int) string {
 	if j.x.GNU == nil {
 		return ""
 	}
-	return FillSlot(j.x.GNU.Results, j.x.GNU.ResParts, j.x.GNU.ResWidths, slot)
+	return jobio.FillSlot(j.x.GNU.Results, j.x.GNU.ResParts, j.x.GNU.ResWidths, slot)
 }
 
-func FillSlot(s string, parts []string, widths []int, slot int) string {
-	if parts == nil {
-		return s
-	}
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			w := 0
-			if i-1 < len(widths) {
-				w = widths[i-1]
-			}
-			fmt.Fprintf(&b, "%0*d", w, slot)
+// openInput returns the input of j (never nil).
+func openInput(j Job) *jobio.Feed {
+	if j.x.In != nil {
+		if j.x.In.Src == nil && j.x.In.Stdin == nil {
+			j.x.In.Stdin = j.Stdin
 		}
-		b.WriteString(p)
+		return j.x.In
 	}
-	return b.String()
+	return &jobio.Feed{Stdin: j.Stdin}
 }
 
-// State is what GNU parallel's input side gives a job beyond its command.
-type State struct {
-	SlotParts []string // the command cut at each {%} of its template; nil if none
-	In        *Feed    // how the job gets its input when not Stdin (pipe.go); nil if so
-	GNU       *GNU     // what --tag, --results and {0%} need; nil without them
-	Skip      byte     // run nothing: 's' --plus {uniq}, {choose_k} (exit -2, template.skips); 'e' --pipe's empty chunk (exit 0)
+// Input returns what j reads as its input: its Stdin, or its part of a
+// file (PipeJobs.Parts).
+func (j Job) Input() ([]byte, error) {
+	if j.x.In == nil || j.x.In.Src == nil {
+		return j.Stdin, nil
+	}
+	b, err := io.ReadAll(j.x.In.Src())
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// release drops j's input; called once j is finished for good.
+func (j Job) release() {
+	if j.x.In != nil {
+		j.x.In.Release()
+	}
+}
+
+// releaseInputs releases the inputs of the jobs that never finished (an
+// interrupted run): no temporary file outlives Run.
+func (r *run) releaseInputs() {
+	for _, js := range r.jobs {
+		if js.res == nil {
+			js.job.release()
+		}
+	}
+}
+
+// The input side (internal/gnuinput) reads and sets a Job's State through
+// these; see jobio.Of.
+func init() {
+	jobio.Of = func(job any) jobio.State { return job.(Job).x }
+	jobio.With = func(job any, s jobio.State) any {
+		j := job.(Job)
+		j.x = s
+		return j
+	}
 }

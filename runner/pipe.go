@@ -10,7 +10,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,10 +19,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// errNoReader: no process has the fifo open to read yet.
-var ErrNoReader = errors.New("runner: no reader on the fifo")
+	"github.com/worksteal/worksteal/internal/jobio"
+)
 
 // defaultBlock is GNU parallel's --block: 1 MiB.
 const defaultBlock = 1 << 20
@@ -305,28 +303,19 @@ func nthIndex(buf, sep []byte, n int) int {
 	return i
 }
 
-// Part is a chunk of a file (--pipepart): Len bytes from Off, after the
-// file's header.
-type Part struct {
-	File     string
-	Off, Len int64
-	// Header is the file's header (Pipe.Header), given before the chunk.
-	Header []byte
-}
-
 // Parts cuts a file as GNU parallel's --pipepart does, without reading
 // more than the header and a little around each cut: from each multiple
 // of the block past the previous cut, the chunk ends at the first place
 // where RecEnd is followed by RecStart. A negative Block −k, or 0 (−10),
 // makes the block the file's size / slots / k, so that each of the slots
 // runs about k chunks. Records (-N) does not apply.
-func (p Pipe) Parts(file string, slots int) ([]Part, error) {
+func (p Pipe) Parts(file string, slots int) ([]jobio.Part, error) {
 	return p.parts(file, slots, -1)
 }
 
 // parts is Parts with the block of a negative Block made from total bytes
 // (GNU: the size of every -a file together); total < 0: the file's own.
-func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
+func (p Pipe) parts(file string, slots int, total int64) ([]jobio.Part, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -412,10 +401,10 @@ func (p Pipe) parts(file string, slots int, total int64) ([]Part, error) {
 }
 
 // partsOf are the parts between the positions.
-func partsOf(file string, header []byte, pos []int64) []Part {
-	parts := make([]Part, 0, len(pos))
+func partsOf(file string, header []byte, pos []int64) []jobio.Part {
+	parts := make([]jobio.Part, 0, len(pos))
 	for i := 0; i+1 < len(pos); i++ {
-		parts = append(parts, Part{File: file, Off: pos[i], Len: pos[i+1] - pos[i], Header: header})
+		parts = append(parts, jobio.Part{File: file, Off: pos[i], Len: pos[i+1] - pos[i], Header: header})
 	}
 	return parts
 }
@@ -490,7 +479,7 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 	}
 	j.Stdin = stdin
 	if src != nil || pj.Cat || pj.Fifo {
-		j.x.In = &Feed{Src: src, Size: size, TempDir: pj.TempDir}
+		j.x.In = &jobio.Feed{Src: src, Size: size, TempDir: pj.TempDir}
 		switch {
 		case pj.Cat:
 			j.x.In.Mode = 'c'
@@ -552,43 +541,13 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 			return nil, err
 		}
 		for _, p := range parts {
-			j := pj.job(t, len(jobs)+1, nil, p.reader, int64(len(p.Header))+p.Len, true)
+			j := pj.job(t, len(jobs)+1, nil, p.Reader, int64(len(p.Header))+p.Len, true)
 			j.x.In.NoSend = true // GNU's joblog: the job reads the file itself
 			jobs = append(jobs, j)
 		}
 	}
 	return jobs, nil
 }
-
-// reader reads the part: its header, then its bytes of the file.
-func (p Part) reader() io.Reader {
-	f, err := os.Open(p.File)
-	if err != nil {
-		return errReader{err}
-	}
-	return &PartReader{Reader: io.MultiReader(bytes.NewReader(p.Header), io.NewSectionReader(f, p.Off, p.Len)), f: f, p: p}
-}
-
-// partReader closes its file at the end (or when the attempt ends).
-type PartReader struct {
-	io.Reader
-	f *os.File
-	p Part
-}
-
-func (r *PartReader) Read(b []byte) (int, error) {
-	n, err := r.Reader.Read(b)
-	if err != nil {
-		r.f.Close()
-	}
-	return n, err
-}
-
-func (r *PartReader) Close() error { return r.f.Close() }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // RoundRobin reads r and gives its chunks to at most n jobs (GNU's
 // --round-robin): job k (k ≤ n) is made, and sent on jobs, when the k-th

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // chunks cuts in with p, as strings.
@@ -105,11 +107,11 @@ func TestPipePartsAsGNU(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), 0o644)
-	read := func(parts []Part) []string {
+	read := func(parts []jobio.Part) []string {
 		var out []string
 		for _, p := range parts {
 			var b bytes.Buffer
-			b.ReadFrom(p.reader())
+			b.ReadFrom(p.Reader())
 			out = append(out, b.String())
 		}
 		return out

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // jobState is the runner's record of one job. Owned by the loop goroutine.
@@ -325,7 +326,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
+	c := Command{Shell: r.cfg.Shell, Line: jobio.ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
 		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
 	if r.cfg.Trace && r.errOut != nil {
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
@@ -359,7 +360,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			return
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
-		if err := js.job.writeTemplates(slot); err != nil {
+		if err := js.job.x.WriteTemplates(slot); err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
 			return
 		}

@@ -105,3 +105,7 @@ func TestBinSlot(t *testing.T) {
 		}
 	}
 }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -6,6 +6,8 @@ package runner
 import (
 	"io"
 	"os"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // Tee gives each job of jobs that will run all of r on its stdin (GNU
@@ -26,7 +28,7 @@ func Tee(r io.Reader, jobs []Job) []Job {
 		// The reader is closed when the attempt ends (jobInput.open's
 		// sent), which fails the writes to it: a job that is done
 		// reading never holds up the copy.
-		jobs[i].x.In = &Feed{Src: func() io.Reader { return pr }, NoSend: true}
+		jobs[i].x.In = &jobio.Feed{Src: func() io.Reader { return pr }, NoSend: true}
 	}
 	go func() {
 		buf := make([]byte, 128<<10)
@@ -59,9 +61,9 @@ func TeeFile(file string, jobs []Job) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := Part{File: file, Len: st.Size()}
+	p := jobio.Part{File: file, Len: st.Size()}
 	for i := range jobs {
-		jobs[i].x.In = &Feed{Src: p.reader, Size: p.Len, NoSend: true}
+		jobs[i].x.In = &jobio.Feed{Src: p.Reader, Size: p.Len, NoSend: true}
 	}
 	return jobs, nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // This file turns a command template and one row of arguments into a
@@ -114,7 +116,7 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
-			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, ErrNUL)
+			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, jobio.ErrNUL)
 		}
 		var ps []piece
 		last := 0
@@ -265,7 +267,7 @@ func (t *template) job(row []string, seq, total int) Job {
 	if len(parts) > 1 {
 		j.x.SlotParts = parts
 		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {
-			j.x.GNU = &GNU{SlotWidths: widths} // {0%}
+			j.x.GNU = &jobio.GNU{SlotWidths: widths} // {0%}
 		}
 	}
 	return j
@@ -393,7 +395,7 @@ func (f *wordFiller) flush(sep bool) {
 		return // nothing after (or before) the slot to quote
 	}
 	if f.t.quoteWords {
-		f.b.WriteString(Quote(f.group.String()))
+		f.b.WriteString(jobio.Quote(f.group.String()))
 	} else {
 		f.b.WriteString(f.group.String())
 	}
@@ -467,7 +469,7 @@ func (t *template) value(v string, p piece) string {
 		v = p.fn(v)
 	}
 	if t.quoteArgs {
-		return Quote(v)
+		return jobio.Quote(v)
 	}
 	return v
 }
@@ -568,49 +570,3 @@ func stripTrailingSlashes(s string) string {
 	}
 	return s[:k]
 }
-
-// gnuQuote quotes s for the shell as GNU parallel does: left alone when it
-// holds only letters, digits and -_.+/, "”" when empty, else in single
-// quotes with each ' written '"'"'.
-func Quote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if gnuSafe(s) {
-		return s
-	}
-	q := "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
-	q = strings.TrimPrefix(q, "''")
-	q = strings.TrimSuffix(q, "''")
-	return q
-}
-
-// shellQuoted is the command that prints line quoted n times with
-// gnuQuote (GNU parallel's --shell-quote, n times), or line when n is 0.
-func ShellQuoted(line string, n int) string {
-	if n <= 0 {
-		return line
-	}
-	for range n {
-		line = Quote(line)
-	}
-	return `printf '%s\n' ` + Quote(line)
-}
-
-func gnuSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '-' || c == '_' || c == '.' || c == '+' || c == '/':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it, as GNU parallel
-// does: a.txt stays as it is, my file becomes 'my file', it's becomes
-// 'it'"'"'s', and the empty string ”.
-func ShellQuote(s string) string { return Quote(s) }

@@ -1,4 +1,4 @@
-package runner
+package jobio
 
 import (
 	"bufio"
@@ -16,13 +16,13 @@ import (
 // binary) from being read into memory whole.
 const MaxLineBytes = 16 << 20
 
-// errLineTooLong and errNUL are the causes readLines names with the line.
+// ErrLineTooLong and ErrNUL are the causes an input reader names with the line.
 var (
 	ErrLineTooLong = fmt.Errorf("longer than %d MiB", MaxLineBytes>>20)
 	ErrNUL         = errors.New("holds a NUL byte, which no command or argument can contain")
 )
 
-// lineReader reads lines of at most MaxLineBytes, numbered from 1. A
+// LineReader reads lines of at most MaxLineBytes, numbered from 1. A
 // line ends with delim: "\n", or another string (GNU parallel's -d, -0).
 type LineReader struct {
 	br    *bufio.Reader
@@ -32,11 +32,12 @@ type LineReader struct {
 	delim []byte // the end of a line; nil: "\n"
 }
 
+// NewLineReader reads the lines of r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), Max: MaxLineBytes, NUL: true}
 }
 
-// newDelimReader reads items that end with delim ("" is "\n"). A NUL
+// NewDelimReader reads items that end with delim ("" is "\n"). A NUL
 // byte is an error unless it is part of delim.
 func NewDelimReader(r io.Reader, delim string) *LineReader {
 	lr := NewLineReader(r)
@@ -47,7 +48,7 @@ func NewDelimReader(r io.Reader, delim string) *LineReader {
 	return lr
 }
 
-// next returns the next line without its "\n" and whether it ended with
+// Next returns the next line without its "\n" and whether it ended with
 // one (false for a last line cut short by the end of the input). At the
 // end of the input it returns io.EOF. A line over the bound, or holding a
 // NUL byte, is an error: the reader stops there, having read at most
@@ -134,31 +135,4 @@ func (lr *LineReader) end(buf []byte, err error) ([]byte, bool, error) {
 	}
 	lr.N++
 	return buf, false, nil
-}
-
-// readLines returns the lines of r, each without its "\n" (a "\r" before
-// it is kept, as GNU parallel keeps it). An error names the source and the
-// line.
-func ReadLines(r io.Reader, name string) ([]string, error) {
-	return ReadItems(r, name, "")
-}
-
-// readItems returns the items of r that end with delim ("": "\n"), each
-// without its delimiter. An error names the source and the item.
-func ReadItems(r io.Reader, name, delim string) ([]string, error) {
-	lr := NewDelimReader(r, delim)
-	var lines []string
-	for {
-		line, _, err := lr.Next()
-		if err == io.EOF {
-			return lines, nil
-		}
-		if err != nil {
-			if lr.N == 0 {
-				return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, name, err)
-			}
-			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.N, err)
-		}
-		lines = append(lines, string(line))
-	}
 }

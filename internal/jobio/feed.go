@@ -1,4 +1,4 @@
-package runner
+package jobio
 
 import (
 	"bytes"
@@ -28,17 +28,7 @@ type Feed struct {
 	released bool
 }
 
-// openInput returns the input of j (never nil).
-func openInput(j Job) *Feed {
-	if j.x.In != nil {
-		if j.x.In.Src == nil && j.x.In.Stdin == nil {
-			j.x.In.Stdin = j.Stdin
-		}
-		return j.x.In
-	}
-	return &Feed{Stdin: j.Stdin}
-}
-
+// Reader returns a fresh reader of the job's input.
 func (in *Feed) Reader() io.Reader {
 	if in.Src != nil {
 		return in.Src()
@@ -46,7 +36,7 @@ func (in *Feed) Reader() io.Reader {
 	return bytes.NewReader(in.Stdin)
 }
 
-// attempt prepares one attempt of the job: its stdin (nil for none), the
+// Attempt prepares one attempt of the job: its stdin (nil for none), the
 // environment it needs, and sent, to call once the attempt has ended: it
 // returns the bytes the attempt was given.
 func (in *Feed) Attempt() (stdin io.Reader, env []string, sent func() int64, err error) {
@@ -107,7 +97,7 @@ func (in *Feed) open() (stdin io.Reader, env []string, sent func() int64, err er
 		return nil, nil, func() int64 { return 0 }, nil
 	}
 	rd := in.Reader()
-	if pr, ok := rd.(*PartReader); ok {
+	if pr, ok := rd.(*partReader); ok {
 		// A part of a file: the kernel copies it to the job's pipe
 		// where it can (pipe_linux.go).
 		if stdin, sent, ok := pr.pipe(); ok {
@@ -163,7 +153,7 @@ func (in *Feed) makeFile(fifo bool) (string, error) {
 	return path, nil
 }
 
-// release removes the job's file and drops its input: the job is done.
+// Release removes the job's file and drops its input: the job is done.
 func (in *Feed) Release() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -173,36 +163,6 @@ func (in *Feed) Release() {
 		in.path = ""
 	}
 	in.Stdin, in.Src = nil, nil
-}
-
-// Input returns what j reads as its input: its Stdin, or its part of a
-// file (PipeJobs.Parts).
-func (j Job) Input() ([]byte, error) {
-	if j.x.In == nil || j.x.In.Src == nil {
-		return j.Stdin, nil
-	}
-	b, err := io.ReadAll(j.x.In.Src())
-	if err == nil && b == nil {
-		b = []byte{}
-	}
-	return b, err
-}
-
-// release drops j's input; called once j is finished for good.
-func (j Job) release() {
-	if j.x.In != nil {
-		j.x.In.Release()
-	}
-}
-
-// releaseInputs releases the inputs of the jobs that never finished (an
-// interrupted run): no temporary file outlives Run.
-func (r *run) releaseInputs() {
-	for _, js := range r.jobs {
-		if js.res == nil {
-			js.job.release()
-		}
-	}
 }
 
 // countReader counts the bytes read through it.

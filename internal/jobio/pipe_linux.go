@@ -1,4 +1,4 @@
-package runner
+package jobio
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // (a writer blocked on a job that stopped reading then fails), waits for
 // the writer and returns the bytes written. ok is false where no pipe
 // could be made (then the caller copies).
-func (r *PartReader) pipe() (stdin *os.File, sent func() int64, ok bool) {
+func (r *partReader) pipe() (stdin *os.File, sent func() int64, ok bool) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, false

@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package jobio
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
 
 // openFifoWriter opens a fifo to write without waiting for a reader:
-// errNoReader while none has it open.
+// ErrNoReader while none has it open.
 func openFifoWriter(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ENXIO) {
