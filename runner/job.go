@@ -91,7 +91,7 @@ func openInput(j Job) *jobio.Feed {
 }
 
 // Input returns what j reads as its input: its Stdin, or its part of a
-// file (PipeJobs.Parts).
+// file (worksteal run --pipepart).
 func (j Job) Input() ([]byte, error) {
 	if j.x.In == nil || j.x.In.Src == nil {
 		return j.Stdin, nil

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -196,7 +197,7 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	if err != nil {
 		return nil, err
 	}
-	var sources []runner.Source
+	var sources []gnuinput.Source
 	for _, name := range cfg.argFiles {
 		src, err := fileSource(env, name)
 		if err != nil {
@@ -206,9 +207,9 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	}
 	sources = append(sources, cmdSources...)
 	if len(sources) == 0 {
-		sources = []runner.Source{{Name: "stdin", Lines: env.Stdin}}
+		sources = []gnuinput.Source{{Name: "stdin", Lines: env.Stdin}}
 	}
-	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
+	in := gnuinput.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
 	if err := cfg.gnu.input(f, &in, slots); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -25,7 +26,7 @@ import (
 // input fills in the parts of in that gnuConfig sets. slots is the
 // number of slots the jobs will run on (for -m and -X, which spread the
 // last arguments over them, and {0%}).
-func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
+func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error {
 	if g.null {
 		in.Delimiter = "\x00"
 	}
@@ -141,7 +142,7 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 		if err != nil {
 			return fmt.Errorf("--template: cannot open '%s': %v", file, err)
 		}
-		tf := runner.TemplateFile{Name: name, Content: string(content)}
+		tf := gnuinput.TemplateFile{Name: name, Content: string(content)}
 		if i, seen := byFile[file]; seen {
 			in.Templates[i] = tf
 			continue

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -53,9 +54,9 @@ var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
-func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
+func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 	p := cfg.pipe
-	var pj runner.PipeJobs
+	var pj gnuinput.PipeJobs
 	_, shard := gnuChanged(f, "shard")
 	_, bin := gnuChanged(f, "bin")
 	_, group := gnuChanged(f, "group-by")
@@ -79,7 +80,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
 	pj.Parens = cfg.gnu.parens
 	if given, ok := gnuChanged(f, "block"); ok {
-		v, err := runner.ParseSize(given, p.block)
+		v, err := gnuinput.ParseSize(given, p.block)
 		if err != nil {
 			return pj, sizeError(err)
 		}
@@ -351,7 +352,7 @@ func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runCon
 // all at once (--pipepart: parts lists them), spread over the slots
 // (--shard, --bin), round-robin, or as the input is read. It closes jobs
 // when it is done and sends its error (nil too) on feedErr.
-func feedPipeJobs(ctx context.Context, cfg runConfig, pj runner.PipeJobs, files []string, stdin io.Reader, slots int, spread *runner.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
+func feedPipeJobs(ctx context.Context, cfg runConfig, pj gnuinput.PipeJobs, files []string, stdin io.Reader, slots int, spread *gnuinput.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
 	jobs = make(chan runner.Job, slots)
 	feedErr = make(chan error, 1)
 	switch {
@@ -527,7 +528,7 @@ func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), e
 // runPipeCluster runs the chunks as the tasks of a cluster job: the whole
 // input is cut first (a job's tasks are submitted together), each chunk is
 // a task's stdin.
-func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJobs, files []string) error {
+func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj gnuinput.PipeJobs, files []string) error {
 	if pj.Block == 0 {
 		// A task's chunk travels in one NATS message (1 MiB by default),
 		// base64 in JSON: GNU's 1 MiB block would not fit.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -80,7 +81,7 @@ func readLine(r io.Reader) (string, error) {
 // spreadOptions reads --shard, --bin (spread) and --group-by (group) for
 // runPipe; with a column name, the header line is read from stdin here.
 // stdin is what is left for the jobs.
-func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *runner.Spread, group *runner.GroupBy, rest io.Reader, err error) {
+func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *gnuinput.Spread, group *gnuinput.GroupBy, rest io.Reader, err error) {
 	p := cfg.pipe
 	shardGiven, shard := gnuChanged(f, "shard")
 	binGiven, bin := gnuChanged(f, "bin")
@@ -123,13 +124,13 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 		if sep == "" {
 			sep = ","
 		}
-		s := &runner.Spread{Column: runner.Column{Col: spec.col, ColSep: sep}, Bin: bin}
+		s := &gnuinput.Spread{Column: gnuinput.Column{Col: spec.col, ColSep: sep}, Bin: bin}
 		if spec.name != "" {
 			header, err := readLine(stdin)
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if s.Col, err = runner.HeaderColumn(header, spec.name, lookup); err != nil {
+			if s.Col, err = gnuinput.HeaderColumn(header, spec.name, lookup); err != nil {
 				return nil, nil, nil, fmt.Errorf("%s %q: %w", given, v, unwrapRunner(err))
 			}
 		}
@@ -143,7 +144,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 	if !colsepGiven {
 		sep = "\t" // GNU: --group-by splits at tabs by default
 	}
-	g := &runner.GroupBy{Column: runner.Column{Col: spec.col, ColSep: sep}}
+	g := &gnuinput.GroupBy{Column: gnuinput.Column{Col: spec.col, ColSep: sep}}
 	if headerGiven {
 		h := strings.TrimSpace(cfg.gnu.header)
 		n, err := strconv.Atoi(h)
@@ -166,7 +167,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 			return nil, nil, nil, rerr
 		}
 		var err error
-		if g.Col, err = runner.HeaderColumn(line, spec.name, sep); err != nil {
+		if g.Col, err = gnuinput.HeaderColumn(line, spec.name, sep); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s %q: %w", groupGiven, p.groupBy, unwrapRunner(err))
 		}
 		// The line is the header, given before every chunk.

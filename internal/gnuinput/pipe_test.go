@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // chunks cuts in with p, as strings.
@@ -160,10 +161,10 @@ func TestPipeJobsRun(t *testing.T) {
 				pj.Template = []string{"echo {#}:; cat < {}; test -p {}"}
 				pj.Fifo = true
 			}
-			jobs := make(chan Job)
+			jobs := make(chan runner.Job)
 			go pj.Stream(context.Background(), strings.NewReader("a\nb\nc\nd\ne\n"), jobs)
 			var out bytes.Buffer
-			sum, err := RunStream(context.Background(), Config{Slots: 2, KeepOrder: true, Stdout: &out}, jobs)
+			sum, err := runner.RunStream(context.Background(), runner.Config{Slots: 2, KeepOrder: true, Stdout: &out}, jobs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,9 +186,9 @@ func TestPipeJobsRun(t *testing.T) {
 // A job that never opens its fifo does not hang the run (GNU's would).
 func TestPipeFifoNotOpened(t *testing.T) {
 	pj := PipeJobs{Template: []string{"true"}, Fifo: true, TempDir: t.TempDir()}
-	jobs := make(chan Job)
+	jobs := make(chan runner.Job)
 	go pj.Stream(context.Background(), strings.NewReader(strings.Repeat("x\n", 100000)), jobs)
-	sum, err := RunStream(context.Background(), Config{Slots: 1}, jobs)
+	sum, err := runner.RunStream(context.Background(), runner.Config{Slots: 1}, jobs)
 	if err != nil || sum.Succeeded != 1 {
 		t.Fatalf("%v, %+v", err, sum)
 	}
@@ -201,11 +202,11 @@ func TestPipeRoundRobin(t *testing.T) {
 		in.WriteString(strings.Repeat("y", 1+i%7) + "\n")
 	}
 	pj := PipeJobs{Pipe: Pipe{Records: 10}, Template: []string{"wc -l"}}
-	run := func(input string, n int) (*Summary, string) {
-		jobs := make(chan Job)
+	run := func(input string, n int) (*runner.Summary, string) {
+		jobs := make(chan runner.Job)
 		go pj.RoundRobin(context.Background(), strings.NewReader(input), n, jobs)
 		var out bytes.Buffer
-		sum, err := RunStream(context.Background(), Config{Slots: n, Stdout: &out}, jobs)
+		sum, err := runner.RunStream(context.Background(), runner.Config{Slots: n, Stdout: &out}, jobs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,10 +246,10 @@ func TestPipeRoundRobin(t *testing.T) {
 func TestRunStreamKeepsNoOutput(t *testing.T) {
 	pj := PipeJobs{Pipe: Pipe{Block: 1000}, Template: []string{"cat"}}
 	input := strings.Repeat("0123456789\n", 10000)
-	jobs := make(chan Job)
+	jobs := make(chan runner.Job)
 	go pj.Stream(context.Background(), strings.NewReader(input), jobs)
 	var out bytes.Buffer
-	sum, err := RunStream(context.Background(), Config{Slots: 2, KeepOrder: true, Stdout: &out}, jobs)
+	sum, err := runner.RunStream(context.Background(), runner.Config{Slots: 2, KeepOrder: true, Stdout: &out}, jobs)
 	if err != nil || out.String() != input {
 		t.Fatalf("%v; output of %d bytes, want the input's %d", err, out.Len(), len(input))
 	}

@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // Source is one input source of GNU parallel: the arguments after a
@@ -163,7 +164,7 @@ type record struct {
 
 // Jobs reads the input and returns its jobs, numbered from 1 in input order.
 // An error wraps ErrBadInput and names the source and line at fault.
-func (in Input) Jobs() ([]Job, error) {
+func (in Input) Jobs() ([]runner.Job, error) {
 	colsep, colTrim, valTrim, err := in.splitter()
 	if err != nil {
 		return nil, err
@@ -188,7 +189,7 @@ func (in Input) Jobs() ([]Job, error) {
 	}
 	if in.WeightCol > 0 {
 		if len(sources) != 1 || sources[0].Args != nil {
-			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
+			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", runner.ErrBadInput)
 		}
 		tmpl, err := compileTemplate(in.Template, in.Quote, syn)
 		if err != nil {
@@ -214,18 +215,18 @@ func (in Input) Jobs() ([]Job, error) {
 // of the columns and of the whole value.
 func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err error) {
 	if in.WeightCol < 0 {
-		return nil, "", "", fmt.Errorf("%w: weight column %d: must be 1 or more", ErrInvalidConfig, in.WeightCol)
+		return nil, "", "", fmt.Errorf("%w: weight column %d: must be 1 or more", runner.ErrInvalidConfig, in.WeightCol)
 	}
 	if in.MaxArgs < 0 || in.MaxLen < 0 {
-		return nil, "", "", fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", ErrInvalidConfig, in.MaxArgs, in.MaxLen)
+		return nil, "", "", fmt.Errorf("%w: max args %d, max length %d: must be 0 or more", runner.ErrInvalidConfig, in.MaxArgs, in.MaxLen)
 	}
 	switch in.Trim {
 	case "", "n", "l", "r", "lr", "rl":
 	default:
-		return nil, "", "", fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrInvalidConfig, in.Trim)
+		return nil, "", "", fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", runner.ErrInvalidConfig, in.Trim)
 	}
 	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
-		return nil, "", "", fmt.Errorf("%w: empty command template", ErrBadInput)
+		return nil, "", "", fmt.Errorf("%w: empty command template", runner.ErrBadInput)
 	}
 	colsepStr := in.ColSep
 	if colsepStr == "" && (in.Header || in.HeaderFiles) {
@@ -233,13 +234,13 @@ func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err err
 	}
 	if in.CSV {
 		if in.WeightCol > 0 {
-			return nil, "", "", fmt.Errorf("%w: --csv with a weight column: give one", ErrInvalidConfig)
+			return nil, "", "", fmt.Errorf("%w: --csv with a weight column: give one", runner.ErrInvalidConfig)
 		}
 		colsepStr = ""
 	}
 	if colsepStr != "" {
 		if colsep, err = compileBytes(colsepStr); err != nil {
-			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
+			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", runner.ErrBadInput, in.ColSep, err)
 		}
 	}
 	colTrim, valTrim = in.Trim, in.Trim
@@ -272,7 +273,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			for _, a := range src.Args {
 				if strings.IndexByte(a, 0) >= 0 && !strings.Contains(sep, "\x00") {
-					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, jobio.ErrNUL)
+					return nil, fmt.Errorf("%w: %s argument %q: %v", runner.ErrBadInput, sourceName(src), a, jobio.ErrNUL)
 				}
 				lines = append(lines, strings.Split(a, sep)...)
 			}
@@ -363,7 +364,7 @@ func (in Input) templates(syn rplSyntax) (tmpl, tag, res *template, err error) {
 // expand makes the jobs of the sources' values: their records (combined or
 // linked), grouped for -n, -m, -X or -N 0, each expanded in the template
 // (and --tag's and --results', when keepArgs) as a job numbered from 1.
-func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *byteRegexp, colTrim string, keepArgs bool, tmpl, tag, res *template) ([]Job, error) {
+func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *byteRegexp, colTrim string, keepArgs bool, tmpl, tag, res *template) ([]runner.Job, error) {
 	var err error
 	// GNU parallel: no values at all is no jobs; an empty source beside
 	// others gives one empty value.
@@ -412,7 +413,7 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		total = len(groups)
 	}
 	names := in.argNames(sources, vals, syn)
-	jobs := make([]Job, 0, total)
+	jobs := make([]runner.Job, 0, total)
 	for n := range total {
 		g := recs[n : n+1]
 		if groups != nil {
@@ -434,8 +435,9 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 				return nil, tooLong(n, maxLen, j.Seq, g[0])
 			}
 		}
+		st := jobio.Of(j)
 		if keepArgs {
-			x := j.x.GNU
+			x := st.GNU
 			if x == nil {
 				x = &jobio.GNU{}
 			}
@@ -459,20 +461,20 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 					x.ResParts, x.ResWidths = parts, widths
 				}
 			}
-			j.x.GNU = x
+			st.GNU = x
 		}
 		if len(files) > 0 {
-			if j.x.GNU == nil {
-				j.x.GNU = &jobio.GNU{}
+			if st.GNU == nil {
+				st.GNU = &jobio.GNU{}
 			}
 			for _, f := range files {
 				var ff jobio.FilledFile
 				ff.NameParts, ff.NameWidths = f[0].expand(row, j.Seq, total)
 				ff.ContentParts, ff.ContentWidths = f[1].expand(row, j.Seq, total)
-				j.x.GNU.Templates = append(j.x.GNU.Templates, ff)
+				st.GNU.Templates = append(st.GNU.Templates, ff)
 			}
 		}
-		jobs = append(jobs, j)
+		jobs = append(jobs, with(j, st))
 	}
 	return jobs, nil
 }
@@ -544,7 +546,7 @@ func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 }
 
 // weightedJobs reads one source of lines with a weight column.
-func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]Job, error) {
+func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]runner.Job, error) {
 	lines := src.Args
 	if lines == nil {
 		var err error
@@ -558,7 +560,7 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 		split = func(l string) []string { return colsep.Split(l, -1) }
 		sep = fmt.Sprintf("%q", in.ColSep)
 	}
-	var jobs []Job
+	var jobs []runner.Job
 	for n, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -566,15 +568,15 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 		cols := split(line)
 		k := in.WeightCol
 		if k > len(cols) {
-			return nil, fmt.Errorf("%w: %s: line %d: no weight column %d (the line has %d columns split by %s)", ErrBadInput, src.Name, n+1, k, len(cols), sep)
+			return nil, fmt.Errorf("%w: %s: line %d: no weight column %d (the line has %d columns split by %s)", runner.ErrBadInput, src.Name, n+1, k, len(cols), sep)
 		}
 		w, err := strconv.ParseFloat(strings.TrimSpace(cols[k-1]), 64)
 		if err != nil || w < 0 || w != w || w > 1e300 {
-			return nil, fmt.Errorf("%w: %s: line %d: weight column %d: %q is not a non-negative number", ErrBadInput, src.Name, n+1, k, cols[k-1])
+			return nil, fmt.Errorf("%w: %s: line %d: weight column %d: %q is not a non-negative number", runner.ErrBadInput, src.Name, n+1, k, cols[k-1])
 		}
 		cols = append(cols[:k-1:k-1], cols[k:]...)
 		if len(cols) == 0 {
-			return nil, fmt.Errorf("%w: %s: line %d: only a weight, no command", ErrBadInput, src.Name, n+1)
+			return nil, fmt.Errorf("%w: %s: line %d: only a weight, no command", runner.ErrBadInput, src.Name, n+1)
 		}
 		row := []string{strings.Join(cols, "\t")}
 		if colsep != nil {

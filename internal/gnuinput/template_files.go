@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // TemplateFile is GNU parallel's --template FILE=NAME (--tmpl): as each
 // job starts, Content (FILE's, read beforehand) is written to Name, the

@@ -1,4 +1,4 @@
-package runner_test
+package gnuinput_test
 
 import (
 	"context"
@@ -6,15 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
 // GNU parallel's --pipe -N2 --header :: the header goes before the
 // records of every chunk.
 func ExamplePipe_Chunks() {
-	p := runner.Pipe{Records: 2, Header: `.*\n`}
+	p := gnuinput.Pipe{Records: 2, Header: `.*\n`}
 	p.Chunks(strings.NewReader("name\na\nb\nc\n"), func(chunk []byte) error {
 		fmt.Printf("%q\n", chunk)
 		return nil
@@ -31,7 +31,7 @@ func ExamplePipe_Parts() {
 	defer os.RemoveAll(dir)
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("1\n2\n3\n4\n5\n6\n7\n"), 0o644)
-	parts, _ := runner.Pipe{Block: 5}.Parts(f, 1)
+	parts, _ := gnuinput.Pipe{Block: 5}.Parts(f, 1)
 	for _, p := range parts {
 		fmt.Println(p.Off, p.Len)
 	}
@@ -44,7 +44,7 @@ func ExamplePipe_Parts() {
 // seq 10 | worksteal run --pipe -N3 -k wc -l: a job per chunk, started
 // as the input is read.
 func ExamplePipeJobs_Stream() {
-	pj := runner.PipeJobs{Pipe: runner.Pipe{Records: 3}, Template: []string{"wc", "-l"}}
+	pj := gnuinput.PipeJobs{Pipe: gnuinput.Pipe{Records: 3}, Template: []string{"wc", "-l"}}
 	jobs := make(chan runner.Job)
 	go pj.Stream(context.Background(), strings.NewReader("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), jobs)
 	sum, _ := runner.RunStream(context.Background(), runner.Config{Slots: 2, KeepOrder: true, Stdout: os.Stdout}, jobs)
@@ -63,7 +63,7 @@ func ExamplePipeJobs_Parts() {
 	defer os.RemoveAll(dir)
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("a\nb\nc\nd\n"), 0o644)
-	pj := runner.PipeJobs{Pipe: runner.Pipe{Block: 3}, Template: []string{"echo {#}: $(cat)"}}
+	pj := gnuinput.PipeJobs{Pipe: gnuinput.Pipe{Block: 3}, Template: []string{"echo {#}: $(cat)"}}
 	jobs, _ := pj.Parts([]string{f}, 1)
 	runner.Run(context.Background(), runner.Config{Slots: 1, Stdout: os.Stdout}, jobs)
 	// Output:
@@ -73,7 +73,7 @@ func ExamplePipeJobs_Parts() {
 
 // --round-robin: two jobs share the chunks; together they see every line.
 func ExamplePipeJobs_RoundRobin() {
-	pj := runner.PipeJobs{Pipe: runner.Pipe{Records: 1}, Template: []string{"wc", "-l"}}
+	pj := gnuinput.PipeJobs{Pipe: gnuinput.Pipe{Records: 1}, Template: []string{"wc", "-l"}}
 	jobs := make(chan runner.Job)
 	go pj.RoundRobin(context.Background(), strings.NewReader(strings.Repeat("x\n", 100)), 2, jobs)
 	var out strings.Builder
@@ -88,28 +88,9 @@ func ExamplePipeJobs_RoundRobin() {
 	// Output: 2 jobs, 100 lines
 }
 
-// --load and --memfree: a job starts only while the readings allow it
-// (here injected; nil Read reads /proc).
-func ExampleThrottle() {
-	reads := 0
-	th := &runner.Throttle{MaxLoad: 4, Every: 10 * time.Millisecond, Read: func() (runner.Reading, error) {
-		reads++
-		if reads < 3 {
-			return runner.Reading{Load: 9}, nil // busy: wait
-		}
-		return runner.Reading{Load: 1}, nil
-	}}
-	jobs := []runner.Job{{Seq: 1, Command: "echo started"}}
-	runner.Run(context.Background(), runner.Config{Slots: 1, Throttle: th, Stdout: os.Stdout}, jobs)
-	fmt.Println("after", reads, "readings")
-	// Output:
-	// started
-	// after 3 readings
-}
-
 func ExampleParseSize() {
 	for _, s := range []string{"1M", "10k", "1.5K"} {
-		v, _ := runner.ParseSize("--block", s)
+		v, _ := gnuinput.ParseSize("--block", s)
 		fmt.Println(v)
 	}
 	// Output:
@@ -122,7 +103,7 @@ func ExampleParseSize() {
 // --remove-rec-sep: records start where the regular expression matches,
 // and the separators are cut out of each chunk.
 func ExamplePipe_Chunks_regexp() {
-	p := runner.Pipe{RecStart: `>[0-9]+`, Records: 1, Regexp: true, RemoveRecSep: true}
+	p := gnuinput.Pipe{RecStart: `>[0-9]+`, Records: 1, Regexp: true, RemoveRecSep: true}
 	p.Chunks(strings.NewReader(">1 a\nb\n>22 c\n"), func(chunk []byte) error {
 		fmt.Printf("%q\n", chunk)
 		return nil

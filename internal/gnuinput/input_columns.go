@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // columnsBefore is the number of columns the sources before one give a
@@ -231,9 +232,9 @@ func readItems(r io.Reader, name, delim string) ([]string, error) {
 		}
 		if err != nil {
 			if lr.N == 0 {
-				return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, name, err)
+				return nil, fmt.Errorf("%w: %s: %v", runner.ErrBadInput, name, err)
 			}
-			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.N, err)
+			return nil, fmt.Errorf("%w: %s: line %d: %v", runner.ErrBadInput, name, lr.N, err)
 		}
 		lines = append(lines, string(line))
 	}

@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // --pipepart --group-by: where GNU parallel 20221122 cuts a file so that
 // no run of lines of one value is split (its split_positions_for_group_by,

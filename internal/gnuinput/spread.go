@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // GNU parallel's --shard, --bin and --group-by (20221122): the lines of
 // the input go to the jobs by the value of a column (see "SPREADING
@@ -17,6 +17,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // Column picks the value of a line that --shard, --bin and --group-by go
@@ -37,13 +40,13 @@ type columnKey struct {
 
 func (c Column) compile() (columnKey, error) {
 	if c.Col < 1 {
-		return columnKey{}, fmt.Errorf("%w: column %d: columns count from 1", ErrInvalidConfig, c.Col)
+		return columnKey{}, fmt.Errorf("%w: column %d: columns count from 1", runner.ErrInvalidConfig, c.Col)
 	}
 	k := columnKey{col: c.Col, awk: c.ColSep == " "}
 	if !k.awk {
 		sep, err := compileBytes(c.ColSep)
 		if err != nil {
-			return k, fmt.Errorf("%w: --colsep %q: %v", ErrInvalidConfig, c.ColSep, err)
+			return k, fmt.Errorf("%w: --colsep %q: %v", runner.ErrInvalidConfig, c.ColSep, err)
 		}
 		k.sep = sep
 	}
@@ -76,7 +79,7 @@ func HeaderColumn(header, name, colSep string) (int, error) {
 	} else {
 		sep, err := compileBytes(colSep)
 		if err != nil {
-			return 0, fmt.Errorf("%w: --colsep %q: %v", ErrInvalidConfig, colSep, err)
+			return 0, fmt.Errorf("%w: --colsep %q: %v", runner.ErrInvalidConfig, colSep, err)
 		}
 		names = sep.Split(header, -1)
 	}
@@ -87,7 +90,7 @@ func HeaderColumn(header, name, colSep string) (int, error) {
 		}
 	}
 	if col == 0 {
-		return 0, fmt.Errorf("%w: column %q is not in the header %q (split at %q)", ErrBadInput, name, strings.TrimSuffix(header, "\n"), colSep)
+		return 0, fmt.Errorf("%w: column %q is not in the header %q (split at %q)", runner.ErrBadInput, name, strings.TrimSuffix(header, "\n"), colSep)
 	}
 	return col, nil
 }
@@ -136,13 +139,13 @@ func (s Spread) slot(k columnKey, line string, n int) int {
 // number and slot k. Every job starts, even on an empty input. Give jobs
 // to RunStream with n slots. Spread returns when r is read (nil), a read
 // fails or ctx is done, and closes jobs.
-func (pj PipeJobs) Spread(ctx context.Context, r io.Reader, n int, s Spread, jobs chan<- Job) error {
+func (pj PipeJobs) Spread(ctx context.Context, r io.Reader, n int, s Spread, jobs chan<- runner.Job) error {
 	defer close(jobs)
 	if pj.Cat || pj.Fifo {
-		return fmt.Errorf("%w: --shard and --bin give the lines on stdin: not with --cat or --fifo", ErrInvalidConfig)
+		return fmt.Errorf("%w: --shard and --bin give the lines on stdin: not with --cat or --fifo", runner.ErrInvalidConfig)
 	}
 	if n < 1 {
-		return fmt.Errorf("%w: --shard and --bin need a number of jobs (-j N)", ErrInvalidConfig)
+		return fmt.Errorf("%w: --shard and --bin need a number of jobs (-j N)", runner.ErrInvalidConfig)
 	}
 	k, err := s.compile()
 	if err != nil {
@@ -158,7 +161,7 @@ func (pj PipeJobs) Spread(ctx context.Context, r io.Reader, n int, s Spread, job
 		pr, pw := io.Pipe()
 		pws[i], outs[i] = pw, bufio.NewWriterSize(pw, 64<<10)
 		j := pj.job(t, i+1, nil, func() io.Reader { return pr }, 0, false)
-		j.x.In.NoSend = true // GNU: the job reads a fifo
+		jobio.Of(j).In.NoSend = true // GNU: the job reads a fifo
 		select {
 		case jobs <- j:
 		case <-ctx.Done():

@@ -1,4 +1,4 @@
-package runner_test
+package gnuinput_test
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
 // seq 3 | worksteal run --pipe --tee -k 'wc {}' ::: -l -c: every job gets
 // all of the input.
 func ExampleTee() {
-	jobs, _ := runner.Input{Template: []string{"wc", "{}"}, Sources: []runner.Source{{Args: []string{"-l", "-c"}}}}.Jobs()
-	jobs = runner.Tee(strings.NewReader("1\n2\n3\n"), jobs)
+	jobs, _ := gnuinput.Input{Template: []string{"wc", "{}"}, Sources: []gnuinput.Source{{Args: []string{"-l", "-c"}}}}.Jobs()
+	jobs = gnuinput.Tee(strings.NewReader("1\n2\n3\n"), jobs)
 	runner.Run(context.Background(), runner.Config{Slots: len(jobs), KeepOrder: true, Stdout: os.Stdout}, jobs)
 	// Output:
 	// 3
@@ -28,8 +29,8 @@ func ExampleTeeFile() {
 	defer os.RemoveAll(dir)
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("a b\nc\n"), 0o644)
-	jobs, _ := runner.Input{Template: []string{"wc", "{}"}, Sources: []runner.Source{{Args: []string{"-l", "-w"}}}}.Jobs()
-	jobs, _ = runner.TeeFile(f, jobs)
+	jobs, _ := gnuinput.Input{Template: []string{"wc", "{}"}, Sources: []gnuinput.Source{{Args: []string{"-l", "-w"}}}}.Jobs()
+	jobs, _ = gnuinput.TeeFile(f, jobs)
 	runner.Run(context.Background(), runner.Config{Slots: len(jobs), KeepOrder: true, Stdout: os.Stdout}, jobs)
 	// Output:
 	// 2
@@ -40,9 +41,9 @@ func ExampleTeeFile() {
 // number names the job (modulo 3, 0 the last); --shard (Bin false) keeps
 // the lines of one value together instead.
 func ExamplePipeJobs_Spread() {
-	pj := runner.PipeJobs{Template: []string{`paste -sd" "`}}
+	pj := gnuinput.PipeJobs{Template: []string{`paste -sd" "`}}
 	jobs := make(chan runner.Job)
-	go pj.Spread(context.Background(), strings.NewReader("1\n2\n3\n4\n5\n6\n7\n"), 3, runner.Spread{Column: runner.Column{Col: 1, ColSep: ","}, Bin: true}, jobs)
+	go pj.Spread(context.Background(), strings.NewReader("1\n2\n3\n4\n5\n6\n7\n"), 3, gnuinput.Spread{Column: gnuinput.Column{Col: 1, ColSep: ","}, Bin: true}, jobs)
 	runner.RunStream(context.Background(), runner.Config{Slots: 3, KeepOrder: true, Stdout: os.Stdout}, jobs)
 	// Output:
 	// 1 4 7
@@ -53,8 +54,8 @@ func ExamplePipeJobs_Spread() {
 // worksteal run --pipe --colsep , --group-by 1 -kN1 'paste -sd" "': a
 // record is a run of lines of one value in column 1.
 func ExamplePipeJobs_GroupBy() {
-	pj := runner.PipeJobs{Pipe: runner.Pipe{Records: 1}, Template: []string{`paste -sd" "`}}
-	pj, in, _ := pj.GroupBy(strings.NewReader("a,1\na,2\nb,3\na,4\n"), runner.GroupBy{Column: runner.Column{Col: 1, ColSep: ","}})
+	pj := gnuinput.PipeJobs{Pipe: gnuinput.Pipe{Records: 1}, Template: []string{`paste -sd" "`}}
+	pj, in, _ := pj.GroupBy(strings.NewReader("a,1\na,2\nb,3\na,4\n"), gnuinput.GroupBy{Column: gnuinput.Column{Col: 1, ColSep: ","}})
 	jobs := make(chan runner.Job)
 	go pj.Stream(context.Background(), in, jobs)
 	runner.RunStream(context.Background(), runner.Config{Slots: 2, KeepOrder: true, Stdout: os.Stdout}, jobs)
@@ -72,7 +73,7 @@ func ExamplePipeJobs_GroupParts() {
 	defer os.RemoveAll(dir)
 	f := filepath.Join(dir, "f")
 	os.WriteFile(f, []byte("a\t1\na\t2\na\t3\nb\t4\nc\t5\n"), 0o644)
-	pj, _ := runner.PipeJobs{Pipe: runner.Pipe{Block: 4}, Template: []string{`paste -sd" "`}}.GroupParts(runner.Column{Col: 1, ColSep: "\t"})
+	pj, _ := gnuinput.PipeJobs{Pipe: gnuinput.Pipe{Block: 4}, Template: []string{`paste -sd" "`}}.GroupParts(gnuinput.Column{Col: 1, ColSep: "\t"})
 	jobs, _ := pj.Parts([]string{f}, 1)
 	runner.Run(context.Background(), runner.Config{Slots: 1, KeepOrder: true, Stdout: os.Stdout}, jobs)
 	// Output:
@@ -83,7 +84,7 @@ func ExamplePipeJobs_GroupParts() {
 // GNU parallel's --shard NAME: the column a header line names (split at
 // the separator, or into its characters without one).
 func ExampleHeaderColumn() {
-	col, _ := runner.HeaderColumn("id,name,size\n", "name", ",")
+	col, _ := gnuinput.HeaderColumn("id,name,size\n", "name", ",")
 	fmt.Println(col)
 	// Output: 2
 }

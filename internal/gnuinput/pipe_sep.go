@@ -1,9 +1,11 @@
-package runner
+package gnuinput
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
+
+	"github.com/worksteal/worksteal/runner"
 )
 
 // This file finds where a --pipe stream is cut into records, by literal
@@ -41,7 +43,7 @@ func (p Pipe) cutter() (cutter, error) {
 		{&c.last, `(?m)\A((?s:.)*` + re + `)` + rs},
 	} {
 		if *x.dst, err = regexp.Compile(x.expr); err != nil {
-			return c, fmt.Errorf("%w: --recstart %q, --recend %q: %v", ErrInvalidConfig, p.RecStart, p.RecEnd, err)
+			return c, fmt.Errorf("%w: --recstart %q, --recend %q: %v", runner.ErrInvalidConfig, p.RecStart, p.RecEnd, err)
 		}
 	}
 	return c, nil
@@ -147,7 +149,7 @@ func (p Pipe) recRemover() (*recRemover, error) {
 		{&r.end, `(?s)(` + re + `)\n?\z`},
 	} {
 		if *x.dst, err = regexp.Compile(x.expr); err != nil {
-			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", ErrInvalidConfig, p.RecStart, p.RecEnd, err)
+			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", runner.ErrInvalidConfig, p.RecStart, p.RecEnd, err)
 		}
 	}
 	return &r, nil

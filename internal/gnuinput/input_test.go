@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 import (
 	"errors"
@@ -7,9 +7,10 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
-func commands(jobs []Job) []string {
+func commands(jobs []runner.Job) []string {
 	var c []string
 	for _, j := range jobs {
 		c = append(c, j.Command)
@@ -133,7 +134,7 @@ func TestInputErrorsNameTheProblem(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.in.Jobs()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadInput) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, runner.ErrBadInput) {
 				t.Errorf("Jobs() error %v; want ErrBadInput mentioning %q", err, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // GNU parallel's --csv (20221122, "alpha testing" in its man page): each
 // record is read as CSV, as Perl's Text::CSV reads it (binary, the quote
@@ -10,6 +10,8 @@ package runner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/worksteal/worksteal/runner"
 )
 
 // joinCSVRecords joins the lines of a quoted newline into one record, as
@@ -29,7 +31,7 @@ func joinCSVRecords(lines []string, source string) ([]string, error) {
 		}
 	}
 	if open {
-		return nil, fmt.Errorf("%w: %s: --csv: a quoted field is not closed by the end of the input: %q", ErrBadInput, source, out[len(out)-1])
+		return nil, fmt.Errorf("%w: %s: --csv: a quoted field is not closed by the end of the input: %q", runner.ErrBadInput, source, out[len(out)-1])
 	}
 	return out, nil
 }
@@ -40,7 +42,7 @@ func joinCSVRecords(lines []string, source string) ([]string, error) {
 // record is one empty field.
 func splitCSV(rec, sep string) ([]string, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: --csv record %q: %s", ErrBadInput, rec, why)
+		return fmt.Errorf("%w: --csv record %q: %s", runner.ErrBadInput, rec, why)
 	}
 	var fields []string
 	i := 0

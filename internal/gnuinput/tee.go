@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // GNU parallel's --tee: every job gets all of the input on its stdin (the
 // jobs are the ::: values'; GNU runs tee(1) into a fifo per job).
@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // Tee gives each job of jobs that will run all of r on its stdin (GNU
@@ -17,7 +18,7 @@ import (
 // others, as with tee(1). A job that exits without reading all of it is
 // dropped from the copy (tee --output-error=warn-nopipe). The joblog's
 // Send is 0, as GNU's. Skipped jobs ({uniq}) get nothing.
-func Tee(r io.Reader, jobs []Job) []Job {
+func Tee(r io.Reader, jobs []runner.Job) []runner.Job {
 	var ws []*io.PipeWriter
 	for i := range jobs {
 		if jobs[i].Skipped() {
@@ -28,7 +29,9 @@ func Tee(r io.Reader, jobs []Job) []Job {
 		// The reader is closed when the attempt ends (jobInput.open's
 		// sent), which fails the writes to it: a job that is done
 		// reading never holds up the copy.
-		jobs[i].x.In = &jobio.Feed{Src: func() io.Reader { return pr }, NoSend: true}
+		st := jobio.Of(jobs[i])
+		st.In = &jobio.Feed{Src: func() io.Reader { return pr }, NoSend: true}
+		jobs[i] = with(jobs[i], st)
 	}
 	go func() {
 		buf := make([]byte, 128<<10)
@@ -56,14 +59,16 @@ func Tee(r io.Reader, jobs []Job) []Job {
 
 // TeeFile gives each job of jobs all of file on its stdin (GNU parallel's
 // --pipepart --tee, where each job reads < FILE), and returns them.
-func TeeFile(file string, jobs []Job) ([]Job, error) {
+func TeeFile(file string, jobs []runner.Job) ([]runner.Job, error) {
 	st, err := os.Stat(file)
 	if err != nil {
 		return nil, err
 	}
 	p := jobio.Part{File: file, Len: st.Size()}
 	for i := range jobs {
-		jobs[i].x.In = &jobio.Feed{Src: p.Reader, Size: p.Len, NoSend: true}
+		st := jobio.Of(jobs[i])
+		st.In = &jobio.Feed{Src: p.Reader, Size: p.Len, NoSend: true}
+		jobs[i] = with(jobs[i], st)
 	}
 	return jobs, nil
 }

@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // This file turns a command template and one row of arguments into a
@@ -88,7 +89,7 @@ func (syn rplSyntax) withParens(parens string) (rplSyntax, error) {
 		return syn, nil
 	}
 	if len(parens) < 2 {
-		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", ErrBadInput, parens)
+		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", runner.ErrBadInput, parens)
 	}
 	l, r := parens[:len(parens)/2], parens[len(parens)/2:]
 	// GNU matches the shortest pair: text that holds no delimiter
@@ -111,12 +112,12 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	// GNU joins words while one holds a left delimiter without its right
 	// (merge_rpl_parts): a perl expression may span words.
 	if m := perl.FindString(strings.Join(words, " ")); m != "" {
-		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
+		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", runner.ErrBadInput, m)
 	}
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
-			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, jobio.ErrNUL)
+			return nil, fmt.Errorf("%w: command template %q: %v", runner.ErrBadInput, w, jobio.ErrNUL)
 		}
 		var ps []piece
 		last := 0
@@ -258,19 +259,20 @@ func rplInCommandWord(words [][]piece) bool {
 }
 
 // job returns job seq of total for one row of arguments.
-func (t *template) job(row []string, seq, total int) Job {
+func (t *template) job(row []string, seq, total int) runner.Job {
 	parts, widths := t.expand(row, seq, total)
-	j := Job{Seq: seq, Command: strings.Join(parts, "{%}")}
+	j := runner.Job{Seq: seq, Command: strings.Join(parts, "{%}")}
+	var st jobio.State
 	if t.skips(row) {
-		j.x.Skip = 's'
+		st.Skip = 's'
 	}
 	if len(parts) > 1 {
-		j.x.SlotParts = parts
+		st.SlotParts = parts
 		if slices.ContainsFunc(widths, func(w int) bool { return w > 0 }) {
-			j.x.GNU = &jobio.GNU{SlotWidths: widths} // {0%}
+			st.GNU = &jobio.GNU{SlotWidths: widths} // {0%}
 		}
 	}
-	return j
+	return with(j, st)
 }
 
 // skips says the job of row is skipped, as GNU's --plus strings skip():

@@ -1,4 +1,4 @@
-package runner
+package gnuinput
 
 // This file is GNU parallel's pipe mode (20221122): --pipe cuts its input
 // into chunks of whole records, a job per chunk on the job's stdin;
@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/runner"
 )
 
 // defaultBlock is GNU parallel's --block: 1 MiB.
@@ -92,7 +93,7 @@ func (p Pipe) block() int {
 
 func (p Pipe) check() error {
 	if p.Records < 0 {
-		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", ErrInvalidConfig, p.Records)
+		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", runner.ErrInvalidConfig, p.Records)
 	}
 	if _, err := p.cutter(); err != nil {
 		return err
@@ -110,7 +111,7 @@ func (p Pipe) headerRE() (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(`^(?:` + p.Header + `)`)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --header %q: %v", ErrInvalidConfig, p.Header, err)
+		return nil, fmt.Errorf("%w: --header %q: %v", runner.ErrInvalidConfig, p.Header, err)
 	}
 	return re, nil
 }
@@ -320,7 +321,7 @@ func (p Pipe) parts(file string, slots int, total int64) ([]jobio.Part, error) {
 		return nil, err
 	}
 	if p.Records > 0 {
-		return nil, fmt.Errorf("%w: -N (records per chunk) does not work with --pipepart: cut by --recstart and --recend", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: -N (records per chunk) does not work with --pipepart: cut by --recstart and --recend", runner.ErrInvalidConfig)
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -332,7 +333,7 @@ func (p Pipe) parts(file string, slots int, total int64) ([]jobio.Part, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", ErrBadInput, file)
+		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", runner.ErrBadInput, file)
 	}
 	size := st.Size()
 	if total < 0 {
@@ -356,7 +357,7 @@ func (p Pipe) parts(file string, slots int, total int64) ([]jobio.Part, error) {
 	if p.Regexp {
 		rs, re := p.regexpSeps()
 		if partRE, err = regexp.Compile(`(?s)\A(.*` + re + `)` + rs); err != nil {
-			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", ErrInvalidConfig, p.RecStart, p.RecEnd, err)
+			return nil, fmt.Errorf("%w: --recstart %q, --recend %q: %v", runner.ErrInvalidConfig, p.RecStart, p.RecEnd, err)
 		}
 	}
 	skip := int64(len(header))
@@ -439,7 +440,7 @@ const tmpSentinel = "WORKSTEAL_PIPE_TMP_7f3c9e"
 
 func (pj PipeJobs) template() (*template, error) {
 	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
-		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
+		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", runner.ErrBadInput)
 	}
 	syn, err := rplSyntax{}.withParens(pj.Parens)
 	if err != nil {
@@ -455,13 +456,13 @@ func (pj PipeJobs) template() (*template, error) {
 		t.words = t.words[:len(pj.Template)]
 	}
 	if pj.Cat && pj.Fifo {
-		return nil, fmt.Errorf("%w: --cat and --fifo: give one", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: --cat and --fifo: give one", runner.ErrInvalidConfig)
 	}
 	return t, pj.check()
 }
 
 // job makes job seq around its input; part: a chunk of --pipepart.
-func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64, part bool) Job {
+func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader, size int64, part bool) runner.Job {
 	arg := ""
 	if pj.Cat || pj.Fifo {
 		arg = tmpSentinel
@@ -471,29 +472,30 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 		row = nil // GNU --pipepart: {} is nothing, not ''
 	}
 	j := t.job(row, seq, 0) // the number of jobs is not known while the input is read
+	st := jobio.Of(j)
 	if pj.Cat || pj.Fifo {
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
-		for i, s := range j.x.SlotParts {
-			j.x.SlotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
+		for i, s := range st.SlotParts {
+			st.SlotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
 		}
 	}
 	j.Stdin = stdin
 	if src != nil || pj.Cat || pj.Fifo {
-		j.x.In = &jobio.Feed{Src: src, Size: size, TempDir: pj.TempDir}
+		st.In = &jobio.Feed{Src: src, Size: size, TempDir: pj.TempDir}
 		switch {
 		case pj.Cat:
-			j.x.In.Mode = 'c'
+			st.In.Mode = 'c'
 		case pj.Fifo:
-			j.x.In.Mode = 'f'
+			st.In.Mode = 'f'
 		}
 	}
-	return j
+	return with(j, st)
 }
 
 // Stream reads r and sends a job per chunk on jobs, numbered from 1, as
 // the chunks are cut, until r ends (nil), a read fails or ctx is done (the
 // error). It closes jobs. Give jobs to RunStream.
-func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) error {
+func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- runner.Job) error {
 	defer close(jobs)
 	t, err := pj.template()
 	if err != nil {
@@ -514,16 +516,18 @@ func (pj PipeJobs) Stream(ctx context.Context, r io.Reader, jobs chan<- Job) err
 // emptyChunk marks j, whose chunk --remove-rec-sep emptied, to run
 // nothing and succeed: GNU wraps a --pipe command so that it starts only
 // on some input.
-func (pj PipeJobs) emptyChunk(j Job, chunk []byte) Job {
+func (pj PipeJobs) emptyChunk(j runner.Job, chunk []byte) runner.Job {
 	if len(chunk) == 0 && !pj.Cat && !pj.Fifo {
-		j.x.Skip = 'e'
+		st := jobio.Of(j)
+		st.Skip = 'e'
+		j = with(j, st)
 	}
 	return j
 }
 
 // Parts returns a job per part of the files (GNU's --pipepart -a FILE),
 // in order; each job reads its part from the file when it starts.
-func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
+func (pj PipeJobs) Parts(files []string, slots int) ([]runner.Job, error) {
 	t, err := pj.template()
 	if err != nil {
 		return nil, err
@@ -534,7 +538,7 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 			total += st.Size()
 		}
 	}
-	var jobs []Job
+	var jobs []runner.Job
 	for _, file := range files {
 		parts, err := pj.Pipe.parts(file, slots, total)
 		if err != nil {
@@ -542,7 +546,7 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 		}
 		for _, p := range parts {
 			j := pj.job(t, len(jobs)+1, nil, p.Reader, int64(len(p.Header))+p.Len, true)
-			j.x.In.NoSend = true // GNU's joblog: the job reads the file itself
+			jobio.Of(j).In.NoSend = true // GNU's joblog: the job reads the file itself
 			jobs = append(jobs, j)
 		}
 	}
@@ -555,10 +559,10 @@ func (pj PipeJobs) Parts(files []string, slots int) ([]Job, error) {
 // and each job's input ends when r does. Give jobs to RunStream with n
 // slots. RoundRobin returns when r is read (nil), a read fails or ctx is
 // done, and closes jobs.
-func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan<- Job) error {
+func (pj PipeJobs) RoundRobin(ctx context.Context, r io.Reader, n int, jobs chan<- runner.Job) error {
 	defer close(jobs)
 	if pj.Cat || pj.Fifo {
-		return fmt.Errorf("%w: --round-robin gives the chunks on stdin: not with --cat or --fifo", ErrInvalidConfig)
+		return fmt.Errorf("%w: --round-robin gives the chunks on stdin: not with --cat or --fifo", runner.ErrInvalidConfig)
 	}
 	t, err := pj.template()
 	if err != nil {
@@ -622,7 +626,7 @@ func (r *robinReader) Read(b []byte) (int, error) {
 // number, with an optional unit K M G T P (powers of 1024) or k m g t p
 // (powers of 1000). name names the option in the error.
 func ParseSize(name, s string) (float64, error) {
-	bad := fmt.Errorf("%w: %s %q: want a number of bytes, with an optional unit K, M, G, T, P (×1024) or k, m, g, t, p (×1000)", ErrInvalidConfig, name, s)
+	bad := fmt.Errorf("%w: %s %q: want a number of bytes, with an optional unit K, M, G, T, P (×1024) or k, m, g, t, p (×1000)", runner.ErrInvalidConfig, name, s)
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, bad
