@@ -14,7 +14,7 @@ type Job struct {
 	Seq int
 	// Command is the shell command line, run as Shell -c Command. In a
 	// command made from a template holding {%}, Command shows "{%}" where
-	// the slot number goes when the job starts (see CommandIn).
+	// the slot number goes when the job starts.
 	Command string
 	// Weight is the job's estimated cost in any unit (bytes, seconds,
 	// frames); 0 means unknown. Weights only order the jobs (longest first).
@@ -24,59 +24,6 @@ type Job struct {
 	Stdin []byte
 
 	x jobio.State // what GNU parallel's input side gave the job (internal/jobio.State); zero for a plain command
-}
-
-// Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
-// skips: Run runs nothing for it and records it failed, with exit status
-// -2 (GNU's joblog shows -2), as GNU parallel does.
-func (j Job) Skipped() bool { return j.x.Skip == 's' }
-
-// CommandIn returns the command as run in slot: Command with each {%} of
-// the template filled in (an argument that reads "{%}" is left alone).
-func (j Job) CommandIn(slot int) string {
-	var widths []int
-	if j.x.GNU != nil {
-		widths = j.x.GNU.SlotWidths
-	}
-	return jobio.FillSlot(j.Command, j.x.SlotParts, widths, slot)
-}
-
-// Args returns the job's values, one per input source and record (GNU
-// parallel's V1 ... Vn), and ArgNames the name of each one's source: its
-// number from 1, or its column name under Input.Header. Set when Input.Tag
-// or Input.Results is (--tag and --results use them); nil otherwise.
-func (j Job) Args() []string {
-	if j.x.GNU == nil {
-		return nil
-	}
-	return j.x.GNU.Args
-}
-
-// ArgNames: see Args.
-func (j Job) ArgNames() []string {
-	if j.x.GNU == nil {
-		return nil
-	}
-	return j.x.GNU.ArgNames
-}
-
-// TagIn returns the prefix of each of the job's output lines in slot
-// (Input.Tag filled in, its {%} the slot); "" for none.
-func (j Job) TagIn(slot int) string {
-	if j.x.GNU == nil {
-		return ""
-	}
-	return jobio.FillSlot(j.x.GNU.Tag, j.x.GNU.TagParts, j.x.GNU.TagWidths, slot)
-}
-
-// ResultsIn returns the name the job's output is saved under in slot
-// (Input.Results filled in, when it holds a replacement string); "" for
-// none.
-func (j Job) ResultsIn(slot int) string {
-	if j.x.GNU == nil {
-		return ""
-	}
-	return jobio.FillSlot(j.x.GNU.Results, j.x.GNU.ResParts, j.x.GNU.ResWidths, slot)
 }
 
 // openInput returns the input of j (never nil).

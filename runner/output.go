@@ -51,7 +51,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()
 	}
 	tag := ""
 	if r.cfg.Tag {
-		tag = job.TagIn(slot) + "\t"
+		tag = job.x.TagIn(slot) + "\t"
 	}
 	o := &lineWriter{out: r.streamOut, tag: tag}
 	e := &lineWriter{out: r.streamErr, tag: tag}

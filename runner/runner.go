@@ -313,7 +313,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	// Not a child of ctx's cancellation: the loop stops attempts itself, so
 	// that each one's cause says why (interrupted, timed out, lost a race).
 	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel, line: js.job.CommandIn(slot)}
+	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel, line: js.job.x.CommandIn(js.job.Command, slot)}
 	r.arm(a, r.limit())
 	js.tries++
 	js.running = append(js.running, a)
@@ -568,7 +568,7 @@ func (r *run) output(res *Result) {
 	case r.cfg.Color != nil:
 		tag := ""
 		if r.cfg.Tag {
-			tag = res.TagIn(res.Slot) + "\t"
+			tag = res.x.TagIn(res.Slot) + "\t"
 		}
 		begin, end := r.cfg.Color(res)
 		if len(res.Stdout) > 0 {
@@ -578,7 +578,7 @@ func (r *run) output(res *Result) {
 			r.errOut.Write(colorLines(nil, begin+tag, end, res.Stderr))
 		}
 	case r.cfg.Tag:
-		tag := res.TagIn(res.Slot) + "\t"
+		tag := res.x.TagIn(res.Slot) + "\t"
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // A template with ::: arguments, as GNU parallel users write it: every
@@ -48,7 +49,7 @@ func ExampleSource() {
 func ExampleInput_slot() {
 	jobs, _ := gnuinput.Input{Template: []string{"render", "--gpu", "{%}", "{}"}, Sources: []gnuinput.Source{{Args: []string{"frame 1"}}}}.Jobs()
 	fmt.Println(jobs[0].Command)
-	fmt.Println(jobs[0].CommandIn(2))
+	fmt.Println(jobio.Of(jobs[0]).CommandIn(jobs[0].Command, 2))
 	// Output:
 	// render --gpu {%} 'frame 1'
 	// render --gpu 2 'frame 1'
@@ -68,7 +69,7 @@ func ExampleInput_contextReplace() {
 		panic(err)
 	}
 	for _, j := range jobs {
-		fmt.Printf("%s\t(tag %q)\n", j.Command, j.TagIn(1))
+		fmt.Printf("%s\t(tag %q)\n", j.Command, jobio.Of(j).TagIn(1))
 	}
 	// Output:
 	// convert pic1.jpg pic2.jpg pic3.jpg out.pdf	(tag "1 2 3")
@@ -85,7 +86,7 @@ func ExampleInput_skipped() {
 	}
 	jobs, _ := in.Jobs()
 	for _, j := range jobs {
-		fmt.Println(j.Command, j.Skipped())
+		fmt.Println(j.Command, jobio.Of(j).Skipped())
 	}
 	// Output:
 	// echo a a true

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -60,7 +61,7 @@ func FuzzInputJobs(f *testing.F) {
 			if j.Seq != i+1 {
 				t.Fatalf("job %d has Seq %d", i, j.Seq)
 			}
-			if c := j.CommandIn(7); strings.IndexByte(c, 0) >= 0 {
+			if c := jobio.Of(j).CommandIn(j.Command, 7); strings.IndexByte(c, 0) >= 0 {
 				t.Fatalf("command %q holds a NUL byte", c)
 			}
 		}

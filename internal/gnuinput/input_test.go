@@ -105,11 +105,11 @@ func TestInputSlotPlaceholder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := jobs[0].CommandIn(3); got != "echo 3 '{%}'" {
+	if got := jobio.Of(jobs[0]).CommandIn(jobs[0].Command, 3); got != "echo 3 '{%}'" {
 		t.Errorf("CommandIn(3) = %q; want echo 3 '{%%}'", got)
 	}
 	jobs, _ = Input{Template: []string{"echo", "a{%}", "{}"}, Quote: true, Sources: []Source{args("x")}}.Jobs()
-	if got := jobs[0].CommandIn(2); got != "echo a2 x" {
+	if got := jobio.Of(jobs[0]).CommandIn(jobs[0].Command, 2); got != "echo a2 x" {
 		t.Errorf("-q: CommandIn(2) = %q; want echo a2 x", got)
 	}
 }

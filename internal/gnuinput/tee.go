@@ -21,7 +21,7 @@ import (
 func Tee(r io.Reader, jobs []runner.Job) []runner.Job {
 	var ws []*io.PipeWriter
 	for i := range jobs {
-		if jobs[i].Skipped() {
+		if jobio.Of(jobs[i]).Skipped() {
 			continue
 		}
 		pr, pw := io.Pipe()

@@ -86,3 +86,55 @@ var (
 	Of   func(job any) State
 	With func(job any, s State) any
 )
+
+// Skipped says the job is one GNU parallel's --plus {uniq} or {choose_k}
+// skips: runner.Run runs nothing for it and records it failed, with exit
+// status -2 (GNU's joblog shows -2), as GNU parallel does.
+func (s State) Skipped() bool { return s.Skip == 's' }
+
+// CommandIn returns the job's command, cmd, as run in slot: each {%} of
+// its template filled in (an argument that reads "{%}" is left alone).
+func (s State) CommandIn(cmd string, slot int) string {
+	var widths []int
+	if s.GNU != nil {
+		widths = s.GNU.SlotWidths
+	}
+	return FillSlot(cmd, s.SlotParts, widths, slot)
+}
+
+// Args returns the job's values, one per input source and record (GNU
+// parallel's V1 ... Vn), and ArgNames the name of each one's source: its
+// number from 1, or its column name under --header. Set under --tag and
+// --results, which use them; nil otherwise.
+func (s State) Args() []string {
+	if s.GNU == nil {
+		return nil
+	}
+	return s.GNU.Args
+}
+
+// ArgNames: see Args.
+func (s State) ArgNames() []string {
+	if s.GNU == nil {
+		return nil
+	}
+	return s.GNU.ArgNames
+}
+
+// TagIn returns the prefix of each of the job's output lines in slot
+// (--tag, --tagstring filled in, its {%} the slot); "" for none.
+func (s State) TagIn(slot int) string {
+	if s.GNU == nil {
+		return ""
+	}
+	return FillSlot(s.GNU.Tag, s.GNU.TagParts, s.GNU.TagWidths, slot)
+}
+
+// ResultsIn returns the name the job's output is saved under in slot
+// (--results filled in, when it holds a replacement string); "" for none.
+func (s State) ResultsIn(slot int) string {
+	if s.GNU == nil {
+		return ""
+	}
+	return FillSlot(s.GNU.Results, s.GNU.ResParts, s.GNU.ResWidths, slot)
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -341,7 +342,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		if g := cfg.gnu; g.tty || g.openTTY || g.compress || g.compressPrg != "" || len(g.templates) > 0 || g.termSeq != "" {
 			return runError(errors.New("--tty, --open-tty, --compress, --compress-program, --template and --term-seq are for a local run: with --nats the workers run the jobs"))
 		}
-		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
+		if slices.ContainsFunc(jobs, func(j runner.Job) bool { return jobio.Of(j).Skipped() }) {
 			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
 		}
 		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
@@ -595,14 +596,14 @@ func fileExists(path string) bool {
 func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration, tag bool) error {
 	skipped := 0
 	for _, j := range runner.Plan(jobs, order, history) {
-		line := j.CommandIn(1) // {%}: GNU parallel's dry run shows slot 1
+		line := jobio.Of(j).CommandIn(j.Command, 1) // {%}: GNU parallel's dry run shows slot 1
 		if tag {
 			// GNU prints a dry run's command as the job's output:
 			// each line tagged.
-			line = string(tagLines(j.TagIn(1)+"\t", []byte(line)))
+			line = string(tagLines(jobio.Of(j).TagIn(1)+"\t", []byte(line)))
 		}
 		fmt.Fprintln(w, line)
-		if j.Skipped() {
+		if jobio.Of(j).Skipped() {
 			skipped++
 		}
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -271,7 +272,7 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	}
 	if cfg.dryRun {
 		for j := range todo {
-			fmt.Fprintln(cmd.OutOrStdout(), j.CommandIn(1))
+			fmt.Fprintln(cmd.OutOrStdout(), jobio.Of(j).CommandIn(j.Command, 1))
 		}
 		return pipeFeedError(<-feedErr)
 	}
