@@ -94,11 +94,7 @@ func ExampleReapGroups() {
 // A HaltTracker applies GNU parallel's --halt to results that come from
 // elsewhere: here, stop at the second failure.
 func ExampleHaltTracker() {
-	h, err := runner.ParseHalt("soon,fail=2")
-	if err != nil {
-		panic(err)
-	}
-	t := runner.NewHaltTracker(h, 4)
+	t := runner.NewHaltTracker(runner.Halt{When: runner.HaltSoon, Why: runner.HaltOnFail, Count: 2}, 4)
 	for seq, code := range []int{0, 3, 0, 5} {
 		if t.Observe(runner.Result{Job: runner.Job{Seq: seq + 1}, Exit: runner.Exit{Code: code}}) {
 			fmt.Printf("halt after job %d, exit status %d\n", seq+1, t.ExitStatus(seq+1))
@@ -106,21 +102,6 @@ func ExampleHaltTracker() {
 		}
 	}
 	// Output: halt after job 4, exit status 2
-}
-
-// ParseHalt reads GNU parallel's --halt, long form or short.
-func ExampleParseHalt() {
-	for _, s := range []string{"now,fail=1", "soon,fail=20%", "-1"} {
-		h, err := runner.ParseHalt(s)
-		if err != nil {
-			panic(err)
-		}
-		fmt.Printf("%s: when %d, why %d, count %d, percent %g\n", s, h.When, h.Why, h.Count, h.Percent)
-	}
-	// Output:
-	// now,fail=1: when 2, why 0, count 1, percent 0
-	// soon,fail=20%: when 1, why 0, count 0, percent 20
-	// -1: when 1, why 1, count 1, percent 0
 }
 
 // --load and --memfree: a job starts only while the readings allow it

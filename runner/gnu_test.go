@@ -31,10 +31,7 @@ func TestRunHaltNowStopsTheRunningJobs(t *testing.T) {
 // --halt soon: no job starts after the condition is met; the running ones
 // finish and count.
 func TestRunHaltSoonLetsRunningJobsFinish(t *testing.T) {
-	h, err := ParseHalt("soon,fail=1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := Halt{When: HaltSoon, Why: HaltOnFail, Count: 1}
 	s := mustRun(t, Config{Slots: 2, Halt: h}, lines("sleep 0.5; exit 4", "exit 2", "true", "true"))
 	var seqs []int
 	for _, r := range s.Results {

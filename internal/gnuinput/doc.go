@@ -2,7 +2,8 @@
 // arguments of :::, ::::, -a and stdin with their replacement strings,
 // columns, CSV, -X/-m/-N packing and --plus (Input); the chunks of --pipe,
 // --pipepart, --round-robin, --tee, --shard and --bin (Pipe, PipeJobs);
-// and the size suffixes of GNU's options (ParseSize). It is the input side
+// and the values of GNU's options (ParseSize, ParseHalt, ParseOrder). It is
+// the input side
 // of `worksteal run`; a Go program gives runner.Run its own jobs.
 //
 // A job made here carries what runner.Run needs beyond its command line

@@ -94,3 +94,18 @@ func ExampleInput_skipped() {
 	// echo b a false
 	// echo b b true
 }
+
+// ParseHalt reads GNU parallel's --halt, long form or short.
+func ExampleParseHalt() {
+	for _, s := range []string{"now,fail=1", "soon,fail=20%", "-1"} {
+		h, err := gnuinput.ParseHalt(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: when %d, why %d, count %d, percent %g\n", s, h.When, h.Why, h.Count, h.Percent)
+	}
+	// Output:
+	// now,fail=1: when 2, why 0, count 1, percent 0
+	// soon,fail=20%: when 1, why 0, count 0, percent 20
+	// -1: when 1, why 1, count 1, percent 0
+}

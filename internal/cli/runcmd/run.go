@@ -262,7 +262,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	order, err := runner.ParseOrder(cfg.order)
+	order, err := gnuinput.ParseOrder(cfg.order)
 	if err != nil {
 		return runError(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cluster/shelltask"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
@@ -505,7 +506,7 @@ func (s *resultSink) write(r cluster.Result, sr shelltask.Result) {
 }
 
 func mustOrder(s string) runner.Order {
-	o, _ := runner.ParseOrder(s)
+	o, _ := gnuinput.ParseOrder(s)
 	return o
 }
 

@@ -218,7 +218,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Color = gnuColor(g.color, failed)
 	}
 	if _, ok := gnuChanged(f, "halt"); ok {
-		h, err := runner.ParseHalt(g.halt)
+		h, err := gnuinput.ParseHalt(g.halt)
 		if err != nil {
 			return err
 		}
