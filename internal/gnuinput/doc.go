@@ -2,9 +2,9 @@
 // arguments of :::, ::::, -a and stdin with their replacement strings,
 // columns, CSV, -X/-m/-N packing and --plus (Input); the chunks of --pipe,
 // --pipepart, --round-robin, --tee, --shard and --bin (Pipe, PipeJobs);
-// and the values of GNU's options (ParseSize, ParseHalt, ParseOrder). It is
-// the input side
-// of `worksteal run`; a Go program gives runner.Run its own jobs.
+// and the values of GNU's options (ParseSize, ParseHalt, ParseOrder). It
+// is the input side of `worksteal run`; a Go program gives runner.Run its
+// own jobs.
 //
 // A job made here carries what runner.Run needs beyond its command line
 // (the command cut at {%}, --tag, --results, --template, its input) as a
