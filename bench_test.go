@@ -85,6 +85,37 @@ func BenchmarkJoin(b *testing.B) {
 	}
 }
 
+// BenchmarkJoinVsCall is the Join's cost measured so that a loaded
+// machine barely moves it: one task on a 1-worker pool times fibJoin(23)
+// and fibSeq(23) alternately, 25 times each per op, and reports the
+// fastest of each over the whole run — short enough (0.1–0.3 ms) to fit
+// between two preemptions — as x-call (fibJoin ÷ fibSeq) and ns/join
+// ((fibJoin − fibSeq) / Joins). PROTOCOL.md "What a Join costs" quotes it.
+func BenchmarkJoinVsCall(b *testing.B) {
+	const n, joins = 23, 46367 // fib(24) − 1
+	p := newTestPool(b, Config{Workers: 1})
+	best := [2]time.Duration{time.Hour, time.Hour}
+	sink := 0
+	for b.Loop() {
+		Run(p, func(w *Worker) int {
+			for range 25 {
+				t0 := time.Now()
+				sink += fibJoin(w, n)
+				t1 := time.Now()
+				sink += fibSeq(n)
+				t2 := time.Now()
+				best[0], best[1] = min(best[0], t1.Sub(t0)), min(best[1], t2.Sub(t1))
+			}
+			return 0
+		})
+	}
+	if sink == 0 {
+		b.Fatal("no result")
+	}
+	b.ReportMetric(float64(best[0])/float64(best[1]), "x-call")
+	b.ReportMetric(float64(best[0]-best[1])/joins, "ns/join")
+}
+
 // fibUnit is fib through Worker.Join, the form whose halves return
 // nothing: each half writes its result through a pointer.
 func fibUnit(w *Worker, n int, r *int) {

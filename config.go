@@ -93,6 +93,11 @@ type Config struct {
 	// written to the standard logger by LogPanic, and the first is kept and
 	// returned by Close.
 	OnPanic func(*PanicError)
+
+	// latentFrames, if positive, replaces policy.LatentFrames for this
+	// pool's workers (Worker.setLo): tests run the hand-over with several
+	// latent frames open, where their order matters (TestJoinExactlyOnce).
+	latentFrames int
 }
 
 // normalize fills defaults and validates.

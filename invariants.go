@@ -29,3 +29,12 @@ func checkSearchers(st uint64, delta int) {
 		panic(fmt.Sprintf("worksteal: invariant broken: the searching count wrapped (state %#x after adding %d)", st, delta))
 	}
 }
+
+// checkFloor checks that floor, the fast path's folded test, says what
+// depth and gate say (worker.go, setFloor): a stale floor would make a
+// Join that must open a frame a plain call, or the reverse.
+func (w *Worker) checkFloor() {
+	if want := w.depth < w.gate; (w.floor != 0) != want {
+		panic(fmt.Sprintf("worksteal: invariant broken: floor %d with depth %d, gate %d", w.floor, w.depth, w.gate))
+	}
+}

@@ -60,15 +60,15 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 	// binding B's dictionary, allocated on every Join. The fast path is
 	// JoinFunc's, written out (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft > w.floor {
+			ra = fa(w)
+			return ra, fb(w)
+		}
+		w.beatLeft++ // joinFull counts this Join
 		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
-	}
-	ra = fa(w)
-	return ra, fb(w)
+	return joinFull[func(*Worker) A, A, func(*Worker) B, B](w, nil, fa, nil, fb)
 }
 
 // JoinFunc is Join for plain functions with one argument each: it runs
@@ -97,16 +97,27 @@ func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA,
 	// half goes on as it is, fb never having started if fa panicked.
 	// Everything else — a latent frame to open, an eager depth, a poll
 	// that finds a worker idle, the heartbeat — is joinFull.
+	//
+	// The fast path is written as the body of the ifs, each slow exit
+	// ending in its own call: the compiler then lays it out as one straight
+	// run of code with no taken branch but the calls (with a call on one
+	// side only, it moves that side out of line as the unlikely one). The
+	// same shape with the tests inverted ran 10 % slower on fib
+	// (PROTOCOL.md "What a Join costs").
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.idle.Load() == 0 { // [P1]
+		// One test for depth >= gate and the heartbeat: floor is 0 while
+		// depth >= gate and MaxInt below it (setDepth, setLo), and
+		// beatLeft >= 1, so the count passes it only when this Join is
+		// to be a plain call and is not the beat's.
+		if w.beatLeft--; w.beatLeft > w.floor {
+			ra = fa(w, xa)
+			return ra, fb(w, xb)
+		}
+		w.beatLeft++ // joinFull counts this Join (the beat: when the count reaches 0 there)
 		return joinFull(w, fa, xa, fb, xb)
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		return joinFull(w, fa, xa, fb, xb)
-	}
-	ra = fa(w, xa)
-	return ra, fb(w, xb)
+	return joinFull(w, fa, xa, fb, xb)
 }
 
 // joinFull is a whole Join off the fast path: a depth without a frame of
@@ -148,17 +159,17 @@ func (w *Worker) Join(fa, fb func(w *Worker)) {
 	// JoinFunc's fast path once more, with no generic dictionary; in
 	// joinFull, fb is the frame's argument and runUnit its function.
 	checkWorker(w)
-	if w.depth < w.gate || w.idle.Load() != 0 { // [P1]
+	if w.idle.Load() == 0 { // [P1]
+		if w.beatLeft--; w.beatLeft > w.floor {
+			fa(w)
+			fb(w)
+			return
+		}
+		w.beatLeft++ // joinFull counts this Join
 		joinFull(w, runUnit, fa, runUnit, fb)
 		return
 	}
-	if w.beatLeft--; w.beatLeft == 0 { // the heartbeat is due: joinFull counts this Join
-		w.beatLeft = 1
-		joinFull(w, runUnit, fa, runUnit, fb)
-		return
-	}
-	fa(w)
-	fb(w)
+	joinFull(w, runUnit, fa, runUnit, fb)
 }
 
 // runUnit calls f: the function of Worker.Join's frames, whose argument is
@@ -263,23 +274,48 @@ func (w *Worker) heartbeat() {
 }
 
 // beat promotes the oldest latent frame (w.lo < w.depth). Owner only.
-func (w *Worker) beat() { w.promoteTo(w.lo + 1) }
+//
+// It leaves gate where it was ([P4]): the rest of the promoted Join's
+// first half keeps making plain calls, as it did before the beat. Moving
+// gate up with lo, as any other promotion does, would open a new latent
+// frame at the next Join, and then one at every Join along each chain of
+// second halves that runs inline (fib: every right spine) until the
+// promoted Join returns — one frame Join in every 30–100 of a long
+// computation at one worker, 0.2 ns per Join of fib's 3 (PROTOCOL.md "What
+// a Join costs"). The deque holds the promoted half meanwhile, which is
+// what the heartbeat is for; an idle worker still gets a frame at the
+// next poll point (joinFull, offer), and gate comes back to
+// lo + policy.LatentFrames at the next setLo: when the promoted Join
+// returns (joinPopPromoted) at the latest.
+func (w *Worker) beat() {
+	g := w.gate
+	w.promoteTo(w.lo + 1)
+	w.setGate(g)
+}
 
 // joinPushSlow takes and fills the frame of a Join that opens one
 // (joinFull): the frame of depth w.depth, allocated once per depth and
 // type, reused while the type matches.
 //
-// Eager Joins: a Join at nesting depth d < policy.EagerDepth — near the
-// root of w's stack, where the largest pieces are — pushes its second half
-// at once, with every older latent frame ([P2]: oldest first), as a
-// deque-based join does: a tree of coarse leaves that never poll is then
-// stealable at its top even while every owner is inside a leaf
-// (PROTOCOL.md "Eager Joins near the root"). The fast path never sees
-// those depths (depth < gate there), so deep Joins pay nothing for this.
-// At most eagerJoins
-// Joins of one job are eager (eagerLeft, reset by the main loop for each
-// job): a task that Joins in a loop at depth 0 goes latent after that.
+// Eager Joins: a Join within policy.EagerDepth levels of the job w is
+// running (d − eagerBase < EagerDepth; execute sets eagerBase to the depth
+// the job starts at) — near the root of the job's stack, where its largest
+// pieces are — pushes its second half at once, with every older latent
+// frame ([P2]: oldest first), as a deque-based join does: a tree of coarse
+// leaves that never poll is then stealable at its top even while every
+// owner is inside a leaf (PROTOCOL.md "Eager Joins near the root"). This
+// holds for every job, also one w took while it waited at a Join whose
+// half was stolen (helpUntil), which starts deep in w's stack: its levels
+// count from its own start, as in the simulator, which counts from the
+// piece a worker last stole. The fast path never sees those depths
+// (a job starts at depth >= lo, so its first Joins are below gate), so
+// deep Joins pay nothing for this. At most eagerJoins Joins of one job
+// are eager (eagerLeft, set by execute for each job and restored after
+// it): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
+	if invariants {
+		w.checkFloor()
+	}
 	d := w.depth
 	var f *frame[XB, RB]
 	if d < len(w.frames) {
@@ -296,9 +332,9 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 		f.pf.prof = w.prof.shared
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
-	w.depth = d + 1
+	w.setDepth(d + 1)
 	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
-	if d < policy.EagerDepth && w.eagerLeft > 0 {
+	if d-w.eagerBase < policy.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
 		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
 	}
@@ -374,7 +410,7 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 		// The fast path. depth goes back to d first: fb runs as the
 		// continuation, and its own Joins reuse frame d (call has read
 		// fb and xb already).
-		w.depth = d
+		w.setDepth(d)
 		// The frame keeps fb and xb until it is reused: clearing them
 		// costs a typed memory clear with write barriers on every Join,
 		// and what they keep alive is bounded by the join depth.
@@ -386,12 +422,16 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 // joinPopPromoted finishes a profiled Join, or one whose frame a poll
 // point promoted to the deque.
 func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
+	// A heartbeat that promoted frame d left gate below lo +
+	// policy.LatentFrames (beat, [P4]); fb, and whatever w runs while it
+	// waits for a thief, may open latent frames again.
+	w.setLo(w.lo)
 	var jp joinProf
 	if w.prof != nil {
 		jp = joinProf{ps: w.prof}
 		jp.spanA, jp.bspanA = w.prof.cut()
 		if d >= w.lo { // latent: run inline, continuing the longer path
-			w.depth = d
+			w.setDepth(d)
 			return f.runInline(w, jp)
 		}
 	}
@@ -404,10 +444,17 @@ func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 	}
 	j, _ := w.dq.Pop()
 	if j == &f.job && jp.ps == nil {
-		// Promoted, and nobody took it.
+		// Promoted, and nobody took it. Progress for the stall monitor,
+		// as when a job starts (execute): a tree of coarse leaves
+		// without Poll, forked at eager depths, moves the word between
+		// every two leaves, so the monitor does not take the worker for
+		// stalled (and stop the world for a stack dump) while it runs
+		// one leaf after another. A latent frame's pop (joinPop's fast
+		// path) never comes here.
+		w.bump()
 		w.st.executed++
 		rb := f.call(w)
-		w.depth = d
+		w.setDepth(d)
 		w.setLo(d)
 		return rb
 	}
@@ -446,7 +493,7 @@ func joinPopSlow[XB, RB any](w *Worker, f *frame[XB, RB], d int, j *job, jp join
 	} else {
 		rb = f.waitStolen(w, jp, &settled)
 	}
-	w.depth = d
+	w.setDepth(d)
 	return rb
 }
 
@@ -587,6 +634,6 @@ func (f *frame[XB, RB]) release(w *Worker, d int) {
 	f.xb = zx
 	var zr RB
 	f.rb = zr
-	w.depth = d
+	w.setDepth(d)
 	w.setLo(min(w.lo, d)) // frames below d stay as they were ([P2])
 }

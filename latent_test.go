@@ -22,8 +22,15 @@ type onceTree struct {
 	depth int
 	ran   []atomic.Uint32
 	owner []atomic.Int32 // worker that ran the node
-	seed  uint64
+	// at is the frame depth (w.depth) the node started at: node i's Join
+	// opened a frame — its second half could be offered — iff its first
+	// half 2i started one level deeper (a plain call leaves depth as it is).
+	at   []atomic.Int32
+	seed uint64
 }
+
+// frameJoin reports whether node i's Join opened a frame.
+func (t *onceTree) frameJoin(i int) bool { return t.at[2*i].Load() == t.at[i].Load()+1 }
 
 type onceArg struct {
 	id    int
@@ -33,6 +40,7 @@ type onceArg struct {
 func (t *onceTree) node(w *Worker, a onceArg) int {
 	t.ran[a.id].Add(1)
 	t.owner[a.id].Store(int32(w.ID()))
+	t.at[a.id].Store(int32(w.depth))
 	if a.depth == 0 {
 		h := mix(t.seed ^ uint64(a.id))
 		for i := uint64(0); i < h%64; i++ {
@@ -51,7 +59,11 @@ func (t *onceTree) node(w *Worker, a onceArg) int {
 // workers keep making poll points promote latent frames and thieves keep
 // taking them: millions of Joins (without -race) on pools of 4 workers
 // under every victim policy and both steal amounts, with two computations
-// at a time so that workers go busy and idle at random moments.
+// at a time so that workers go busy and idle at random moments. With
+// steal one it also checks whom a half went to (checkHandOver): never a
+// plain call's, and a frame's only after every older frame of its owner —
+// with policy.LatentFrames latent frames (the runtime's) and with 3, where
+// one promotion pushes several frames and their order matters.
 func TestJoinExactlyOnce(t *testing.T) {
 	defer watchdog(t)()
 	depth, trees := 19, 2
@@ -60,35 +72,40 @@ func TestJoinExactlyOnce(t *testing.T) {
 	}
 	seed := rand.Uint64()
 	t.Logf("seed %d, %d trees of 2^%d leaves per configuration", seed, trees, depth)
-	for _, victim := range []policy.Victim{policy.Random, policy.Locality} {
-		for _, amount := range []policy.Amount{policy.StealOne, policy.StealHalf} {
-			t.Run(fmt.Sprintf("%v/%v", victim, amount), func(t *testing.T) {
-				p := newTestPool(t, Config{Workers: 4, Victim: victim, Steal: amount, Groups: policy.EvenGroups(4, 2),
-					Idle: policy.Idle{Rounds: 2, Base: 100 * time.Nanosecond, Cap: 5 * time.Microsecond}})
-				var wg sync.WaitGroup
-				for k := 0; k < trees; k++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						checkOnceTree(t, p, depth, seed+uint64(k), amount == policy.StealOne)
-					}()
+	for _, latent := range []int{policy.LatentFrames, 3} {
+		for _, victim := range []policy.Victim{policy.Random, policy.Locality} {
+			for _, amount := range []policy.Amount{policy.StealOne, policy.StealHalf} {
+				if latent != policy.LatentFrames && (amount != policy.StealOne || victim != policy.Random) {
+					continue
 				}
-				wg.Wait()
-				if st := p.Stats().Total(); st.Stolen == 0 {
-					t.Logf("no steals: the test did not exercise the hand-over (stats %+v)", st)
-				}
-			})
+				t.Run(fmt.Sprintf("latent%d/%v/%v", latent, victim, amount), func(t *testing.T) {
+					p := newTestPool(t, Config{Workers: 4, Victim: victim, Steal: amount, Groups: policy.EvenGroups(4, 2),
+						Idle: policy.Idle{Rounds: 2, Base: 100 * time.Nanosecond, Cap: 5 * time.Microsecond}, latentFrames: latent})
+					var wg sync.WaitGroup
+					for k := 0; k < trees; k++ {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							checkOnceTree(t, p, depth, seed+uint64(k), amount == policy.StealOne)
+						}()
+					}
+					wg.Wait()
+					if st := p.Stats().Total(); st.Stolen == 0 {
+						t.Logf("no steals: the test did not exercise the hand-over (stats %+v)", st)
+					}
+				})
+			}
 		}
 	}
 }
 
 // checkOnceTree runs one tree and checks that every node ran exactly once.
-// With oldestFirst (steal one: a thief runs what it took, so the worker
-// that ran a half is the one that took it) it checks the order of the
-// hand-over too: a thief took a second half only after every older second
-// half of the same owner that was pending then had been taken.
-func checkOnceTree(t *testing.T, p *Pool, depth int, seed uint64, oldestFirst bool) {
-	tr := &onceTree{depth: depth, seed: seed, ran: make([]atomic.Uint32, 2<<depth), owner: make([]atomic.Int32, 2<<depth)}
+// With handOver (steal one: a thief runs what it took, so the worker that
+// ran a half is the one that took it) it checks whom halves went to too
+// (checkHandOver).
+func checkOnceTree(t *testing.T, p *Pool, depth int, seed uint64, handOver bool) {
+	tr := &onceTree{depth: depth, seed: seed, ran: make([]atomic.Uint32, 2<<depth),
+		owner: make([]atomic.Int32, 2<<depth), at: make([]atomic.Int32, 2<<depth)}
 	got, err := Run(p, func(w *Worker) int { return tr.node(w, onceArg{1, depth}) })
 	if err != nil {
 		t.Error(err)
@@ -108,27 +125,39 @@ func checkOnceTree(t *testing.T, p *Pool, depth int, seed uint64, oldestFirst bo
 	if bad > 5 {
 		t.Errorf("... %d nodes in all did not run exactly once", bad)
 	}
-	// Oldest-first hand-over no longer holds whole since Joins beyond
-	// policy.LatentFrames are plain calls: an older plain call's second
-	// half is never offered, so a younger frame Join's may be taken first
-	// (the full-size run without -race saw 6 such hand-overs in 2^20
-	// leaves). The check stays for the runs that make no plain calls.
-	if oldestFirst && bad == 0 && policy.LatentFrames < 0 {
-		checkOldestFirst(t, tr)
+	if handOver && bad == 0 {
+		checkHandOver(t, tr)
 	}
 }
 
-// checkOldestFirst: for every second half R = 2i+1 that a thief ran (its
-// worker is not i's), walk up from i while the ancestors ran on i's worker
-// o. Each such ancestor A whose first half holds i had its second half
-// 2A+1 on o's join stack, older than R, when R was forked; the owner hands
-// frames oldest first (promotion pushes them in age order, thieves take
-// the oldest), so 2A+1 must have been taken by a thief too: run by a worker
-// other than o. If o ran it, a younger frame was handed before an older one.
-func checkOldestFirst(t *testing.T, tr *onceTree) {
-	bad := 0
+// checkHandOver checks what a user of Join relies on about which halves
+// other workers get, knowing which Joins opened a frame (onceTree.at):
+//
+//   - a Join that made a plain call (no frame) keeps its second half: it
+//     runs on the worker that ran the Join;
+//   - the half a thief takes is the oldest offerable one: for every second
+//     half R = 2i+1 that a thief ran, walk up from i while the ancestors
+//     ran on i's worker o; the nearest ancestor A whose first half holds i
+//     and whose Join opened a frame had its second half 2A+1 on o's frame
+//     stack, older than R, when R was taken. Frames go public oldest first
+//     and thieves take the oldest public one, so 2A+1 must have been taken
+//     too: run by a worker other than o. (Ancestors that made plain calls
+//     are skipped: nobody could take their halves.)
+func checkHandOver(t *testing.T, tr *onceTree) {
+	bad, frames, plain := 0, 0, 0
 	for i := 1; 2*i+1 < len(tr.ran); i++ {
 		o := tr.owner[i].Load()
+		if !tr.frameJoin(i) {
+			plain++
+			if tr.owner[2*i+1].Load() != o {
+				if bad++; bad <= 5 {
+					t.Errorf("node %d's Join made a plain call (no frame), but worker %d ran its second half, not its owner %d",
+						i, tr.owner[2*i+1].Load(), o)
+				}
+			}
+			continue
+		}
+		frames++
 		if tr.owner[2*i+1].Load() == o {
 			continue
 		}
@@ -137,17 +166,22 @@ func checkOldestFirst(t *testing.T, tr *onceTree) {
 			if tr.owner[a].Load() != o {
 				break
 			}
-			if cur == 2*a && tr.owner[2*a+1].Load() == o {
-				if bad++; bad <= 5 {
-					t.Errorf("node %d's second half was stolen (worker %d ran it) while the older second half %d stayed with owner %d",
-						i, tr.owner[2*i+1].Load(), 2*a+1, o)
+			if cur == 2*a && tr.frameJoin(a) {
+				if tr.owner[2*a+1].Load() == o {
+					if bad++; bad <= 5 {
+						t.Errorf("node %d's second half was taken (worker %d ran it) while the older frame's second half %d stayed with owner %d",
+							i, tr.owner[2*i+1].Load(), 2*a+1, o)
+					}
 				}
 				break
 			}
 		}
 	}
 	if bad > 5 {
-		t.Errorf("... %d hand-overs in all took a younger frame first", bad)
+		t.Errorf("... %d hand-overs in all went wrong", bad)
+	}
+	if frames == 0 || plain == 0 {
+		t.Logf("%d frame Joins, %d plain calls: the check saw only one kind", frames, plain)
 	}
 }
 

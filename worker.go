@@ -41,6 +41,11 @@ type Worker struct {
 	// Join decrements it, and at 0 the beat resets it to
 	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
 	beatLeft int
+	// floor is the fast path's test of depth >= gate folded into its
+	// count: 0 while depth >= gate (a Join may be a plain call), MaxInt
+	// while depth < gate (every Join is a frame Join). Only setDepth and
+	// setGate write depth and gate, and each sets floor with them.
+	floor int
 	// Frames [lo, depth) are latent: their second halves wait for the
 	// owner alone, and no other worker knows they exist. Frames [0, lo)
 	// were promoted to the deque (PROTOCOL.md "Join"). lo <= depth.
@@ -59,9 +64,15 @@ type Worker struct {
 	prof    *profState          // work/span profiling of the running strand; nil when off
 	owner   ownerState          // -race builds: which goroutine may use the handle (owner_race.go)
 
-	// eagerLeft is how many more Joins of the running job may be eager
-	// (joinPushSlow); the main loop sets it to eagerJoins for each job.
+	// eagerLeft is how many more Joins of the running job may be eager,
+	// and eagerBase the depth that job started at (joinPushSlow): execute
+	// sets them for each job, the main loop's and those a wait runs, and
+	// restores the enclosing job's after it.
 	eagerLeft int
+	eagerBase int
+	// latentFrames is policy.LatentFrames, or Config.latentFrames in
+	// tests: read by setLo, never by the fast path (which reads gate).
+	latentFrames int
 
 	_ pad.Line
 
@@ -107,6 +118,10 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		tuner:   newTuner(p.cfg.Idle),
 	}
 	w.beatLeft = policy.HeartbeatJoins
+	w.latentFrames = policy.LatentFrames
+	if p.cfg.latentFrames > 0 {
+		w.latentFrames = p.cfg.latentFrames
+	}
 	w.setLo(0)
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
@@ -121,12 +136,32 @@ func (w *Worker) setProf(ps *profState) {
 
 // setLo sets lo, the depth of the oldest latent frame, and with it gate:
 // a Join at depth >= gate is a plain call (Join's fast path), so at most
-// policy.LatentFrames latent frames are open. Owner only.
+// policy.LatentFrames (w.latentFrames) latent frames are open. Owner only.
 func (w *Worker) setLo(lo int) {
 	w.lo = lo
-	w.gate = lo + policy.LatentFrames
 	if w.prof != nil {
-		w.gate = math.MaxInt
+		w.setGate(math.MaxInt)
+	} else {
+		w.setGate(lo + w.latentFrames)
+	}
+}
+
+// setGate sets gate, and floor with it (the fast path's test).
+func (w *Worker) setGate(g int) {
+	w.gate = g
+	w.setFloor()
+}
+
+// setDepth sets depth, and floor with it (the fast path's test).
+func (w *Worker) setDepth(d int) {
+	w.depth = d
+	w.setFloor()
+}
+
+func (w *Worker) setFloor() {
+	w.floor = 0
+	if w.depth < w.gate {
+		w.floor = math.MaxInt
 	}
 }
 
@@ -245,7 +280,6 @@ func (w *Worker) main(parked bool) {
 		if j == nil {
 			break
 		}
-		w.eagerLeft = eagerJoins
 		w.execute(j)
 		w.publish()
 	}
@@ -280,6 +314,16 @@ func (w *Worker) execute(j *job) {
 			ps.start = now() // time spent helping is not this strand's work
 		}()
 	}
+	// A job starts with gate at lo + policy.LatentFrames, also one run
+	// inside a first half whose frame a heartbeat promoted ([P4], beat):
+	// its Joins open latent (and eager) frames as any job's do.
+	w.setLo(w.lo)
+	// The job's own eager levels and budget (joinPushSlow), from the
+	// depth it starts at: a job run inside a wait at depth 9 forks its
+	// largest pieces eagerly as one taken from the main loop at depth 0.
+	// A Goexit leaves them unrestored: its goroutine is replaced (main).
+	base, left := w.eagerBase, w.eagerLeft
+	w.eagerBase, w.eagerLeft = w.depth, eagerJoins
 	if w.rec == nil {
 		j.run.runJob(w)
 	} else {
@@ -288,6 +332,7 @@ func (w *Worker) execute(j *job) {
 		j.run.runJob(w)
 		w.rec.record(EvTaskEnd, -1, id)
 	}
+	w.eagerBase, w.eagerLeft = base, left
 	w.ownerLeave()
 }
 

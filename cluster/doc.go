@@ -72,7 +72,7 @@
 //     ws.ran.<job>: unused since discarded runs are counted in their
 //     task's result (Result.Discarded); kept in the roles' permissions for
 //     workers of earlier versions.
-//   - core subject ws.status.<worker>: a serving worker's WorkerStatus,
+//   - core subject ws.status.<worker>: a serving worker's status (JSON),
 //     every second (what it runs, its counters, its submit-to-start
 //     latency histogram, the results it recorded since the last one:
 //     early when a thousand wait), for observers; a worker silent for 3 s
@@ -367,11 +367,14 @@
 //	                      failures, whether its result is in),
 //	                      $KV.ws_workers.> (register), DIRECT.GET of
 //	                      KV_ws_workers, ws.started.>,
-//	                      ws.status.*, ws.ran.>, ws.idle.>, ws.held.*,
-//	                      ws.alive.* (failover)
+//	                      ws.status.*, ws.ran.>, ws.idle.>,
+//	                      ws.held.<name>.*, ws.hello.<name> (failover, as
+//	                      itself; any name with the shared key),
+//	                      ws.alive.*.* (ping a peer)
 //	             receive  ws.dlv.<name>.> (its deliveries; any with the
 //	                      shared key), ws.cancel.>, ws.routes, ws.idle.>,
-//	                      ws.held.*, ws.alive.*
+//	                      ws.held.*.*, ws.hello.*, ws.alive.<name>.* (its
+//	                      own pings; any with the shared key)
 //	             refused  $JS.ACK.> (settling directly: the server takes an
 //	                      ack for any pending sequence it names),
 //	                      ws.task.> (submit, hand over), $KV.ws_results.>
@@ -487,7 +490,27 @@
 // only that owner may publish; it checks the job id's owner token against
 // it and refuses (RefusedNotOwner) and reports anything else. An admin
 // (RoleAdmin) sees and cancels every job; an observer sees every job's
-// record and counts, no result. Record also sets the tier up, with its
+// record and counts, no result.
+//
+// A person learns nothing of other people's jobs from JetStream either.
+// A stream info request may carry a subjects_filter, answered with every
+// matching subject and its count (every job's id and task ids), and NATS
+// permissions cannot see a request's body; so a person's key may send no
+// stream info at all, nor account info or a bucket consumer's info (its
+// filter names a job). A person's node binds without them (personkv.go):
+// it reads its keys by direct gets that name them (the server refuses a
+// body asking for a sequence or another subject in that form), writes
+// them by publishing on their subjects, and watches them with ordered
+// consumers whose filter is in the create request's subject (the server
+// checks the body's against it). Its job list is a watch of its own job
+// records; its progress, the watch of its own results; what its queued
+// tasks wait for, the owner service's answer (stalls). What it still
+// reads of the tier: the worker registry, and the deployment consumer's
+// info (the ack wait; its counts are of a filter no task matches).
+// TestAPersonLearnsNoOtherPersonsJobs (cmd/worksteal/internal/attacktest)
+// tries each with a real person's key.
+//
+// Record also sets the tier up, with its
 // StorageLimits (WithLimits): a full task stream refuses a submit
 // (ErrStorageFull) and drops nothing waiting.
 //
@@ -500,10 +523,19 @@
 // answers for the tasks it holds. A worker records, through the
 // recorder, the outcome of any task it holds: like a node's kubelet, it is
 // trusted with the tasks it pulls, and (with a key of its own) with no
-// other worker's; the shared worker key may ask under any name. The holder
-// table is in the recorder's memory: a delivery made before serve
-// (re)started is not in it; the recorder refuses a request for it and
-// hands it back, and its redelivery is bound. The
+// other worker's; the shared worker key may ask under any name. Failover
+// speaks under the worker's own name too (held lists on
+// <stream>.held.<name>.<id>, hellos on <stream>.hello.<name>, pings on
+// <stream>.alive.<name>.<id>, which only that worker's key may publish,
+// publish and hear): the recorder takes a Serve's silence and held list
+// only from the Serve itself, so no key keeps a frozen peer's tasks from
+// failing over. The holder table is in the recorder's memory: a delivery
+// made before serve (re)started is not in it; the recorder binds it on
+// the word of its holder (its own last held list names it exactly, and no
+// other worker's list claims its message), so it runs once; a request
+// naming another worker's such delivery is refused and hands nothing
+// back; two claims of one message are a conflict, handed back and logged
+// (a second run, one outcome). The
 // checkpoints bucket (checkpoints, hand-over lists, failover's claims) is
 // written by the recorder only, for a delivery the asking worker holds.
 // Workers still send idle signals (any name with the shared worker key)
@@ -526,7 +558,7 @@
 // per-subject counts (stream info) and reads job records and live workers
 // by direct gets. Results are the submitter's: following a job's results
 // (job status, job results, Node.Open) takes a submitter's credentials;
-// the dashboard does without them (see Observer for what it shows).
+// the dashboard does without them (see package clusterdash for what it shows).
 //
 // Cost (BenchmarkThroughputSecurity in cluster: 10,000 trivial tasks,
 // two workers and the submitter in one process, the server in another, a

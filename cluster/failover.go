@@ -20,11 +20,15 @@ import (
 // Every serving worker says every watchEvery (250 ms), and whenever a task
 // is delivered to it or a local child starts, which task messages it
 // holds (and how many local children each one's tree has started)
-// (their ack subjects, one a line) on <stream>.held.<id> (id: its Serve's
-// own, also in its registry entry, WorkerInfo.Alive), and subscribes to
-// <stream>.alive.<id>, where it answers nothing. Each worker watches the
-// next watchPeers live workers after it in the ring of ids, as it knows
-// them from their hellos on <stream>.alive.hello (so every worker has
+// (their ack subjects, one a line) on <stream>.held.<name>.<id> (name: its
+// worker name as one token; id: its Serve's own, also in its registry
+// entry, WorkerInfo.Alive), and subscribes to <stream>.alive.<name>.<id>,
+// where it answers nothing. A worker with a key of its own may publish
+// those lists, and hear those pings, only under its own name, so nobody
+// speaks or answers for another. Each worker watches the next watchPeers
+// live workers after it in the ring of ids, as it knows them from their
+// hellos on <stream>.hello.<name> (body: the id; at most servesPerName ids
+// a name) (so every worker has
 // watchers, at watchPeers subscriptions and a few pings a second per
 // worker, whatever the size of the cluster; the hellos cost one message
 // per worker every 5 s to each worker):
@@ -145,7 +149,7 @@ func (s *serving) heldUnit(m *nats.Msg, u *treeUnit) {
 func (s *serving) sayHeld(ctx context.Context) {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
-	subj := s.n.heldSubject(s.tree.id)
+	subj := s.n.heldSubject(s.n.opts.name, s.tree.id)
 	for seq := 1; ; seq++ {
 		select {
 		case <-ctx.Done():
@@ -193,8 +197,8 @@ type peerState struct {
 func (s *serving) watch(ctx context.Context) {
 	var mu sync.Mutex
 	peers := map[string]*peerState{}
-	// gone: peers found without a connection. An id is one Serve's, so
-	// it never comes back; its hellos may be remembered for a while (15
+	// gone: peers found without a connection (by name and id). An id is
+	// one Serve's, so it never comes back; its hellos may be remembered for a while (15
 	// s), and the watcher watches the next live peer instead.
 	gone := map[string]bool{}
 	defer func() {
@@ -204,22 +208,30 @@ func (s *serving) watch(ctx context.Context) {
 			p.sub.Unsubscribe()
 		}
 	}()
-	// Workers know each other from their hellos on <stream>.alive.hello
-	// ("id<TAB>name"): one at the start (answered by every worker that
-	// had not heard of it, so the newcomer learns of them), then every
+	// Workers know each other from their hellos on <stream>.hello.<name>
+	// (body: the Serve's id; only that worker's key may publish under its
+	// name): one at the start (answered by every worker that had not
+	// heard of it, so the newcomer learns of them), then every
 	// peersEvery; a worker not heard for workerTTL is forgotten. (Workers
-	// may not read the registry: their permissions.)
+	// may not read the registry: their permissions.) A name keeps at most
+	// servesPerName ids (its latest), so that one key cannot fill the
+	// ring of ids with Serves of its own and leave a peer unwatched.
 	var hello atomic.Bool
 	var knownMu sync.Mutex
-	known := map[string]WorkerInfo{} // by id, from the hellos; Started: when last heard
-	hsub, err := s.n.nc.Subscribe(s.n.aliveSubject(helloID), func(m *nats.Msg) {
-		id, name, ok := strings.Cut(string(m.Data), "\t")
-		if !ok {
+	// By name and id (tapKey): a hello under one name cannot replace
+	// another name's entry for the same id.
+	known := map[string]WorkerInfo{} // from the hellos; Started: when last heard
+	hsub, err := s.n.nc.Subscribe(s.n.helloSubject("*"), func(m *nats.Msg) {
+		name, id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], string(m.Data)
+		if !namePattern.MatchString(id) {
 			return
 		}
 		knownMu.Lock()
-		_, had := known[id]
-		known[id] = WorkerInfo{Name: name, Alive: id, Started: time.Now()}
+		_, had := known[tapKey(name, id)]
+		known[tapKey(name, id)] = WorkerInfo{Name: name, Alive: id, Started: time.Now()}
+		if !had {
+			keepLatest(known, name, servesPerName)
+		}
 		knownMu.Unlock()
 		if !had && id != s.tree.id {
 			hello.Store(true)
@@ -234,7 +246,7 @@ func (s *serving) watch(ctx context.Context) {
 	// hears neither, and takes no peer for lost for it.
 	var self atomic.Int64
 	self.Store(time.Now().UnixNano())
-	ssub, err := s.n.nc.Subscribe(s.n.heldSubject(s.tree.id), func(*nats.Msg) { self.Store(time.Now().UnixNano()) })
+	ssub, err := s.n.nc.Subscribe(s.n.heldSubject(s.n.opts.name, s.tree.id), func(*nats.Msg) { self.Store(time.Now().UnixNano()) })
 	if err == nil {
 		defer ssub.Unsubscribe()
 	}
@@ -265,10 +277,10 @@ func (s *serving) watch(ctx context.Context) {
 			{
 				want := map[string]WorkerInfo{}
 				mu.Lock()
-				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[w.Alive] })
+				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[tapKey(w.Name, w.Alive)] })
 				mu.Unlock()
 				for _, w := range watched(ws, s.tree.id, watchPeers) {
-					want[w.Alive] = w
+					want[tapKey(w.Name, w.Alive)] = w
 				}
 				mu.Lock()
 				for id, p := range peers {
@@ -277,12 +289,12 @@ func (s *serving) watch(ctx context.Context) {
 						delete(peers, id)
 					}
 				}
-				for id, w := range want {
-					if peers[id] != nil {
+				for key, w := range want {
+					if peers[key] != nil {
 						continue
 					}
-					p := &peerState{id: id, name: w.Name, heard: time.Now()}
-					sub, err := s.n.nc.Subscribe(s.n.heldSubject(id), func(m *nats.Msg) {
+					p := &peerState{id: w.Alive, name: w.Name, heard: time.Now()}
+					sub, err := s.n.nc.Subscribe(s.n.heldSubject(w.Name, w.Alive), func(m *nats.Msg) {
 						mu.Lock()
 						seq, rest, _ := strings.Cut(string(m.Data), "\n")
 						p.seq, p.held, p.heard, p.lost = seq, strings.Split(strings.TrimSuffix(rest, "\n"), "\n"), time.Now(), false
@@ -295,7 +307,7 @@ func (s *serving) watch(ctx context.Context) {
 						continue
 					}
 					p.sub = sub
-					peers[id] = p
+					peers[key] = p
 				}
 				mu.Unlock()
 			}
@@ -313,7 +325,7 @@ func (s *serving) watch(ctx context.Context) {
 				defer wg.Done()
 				if s.ping(ctx, p, &mu, time.Unix(0, self.Load())) {
 					mu.Lock()
-					gone[p.id] = true
+					gone[tapKey(p.name, p.id)] = true
 					mu.Unlock()
 					hello.Store(true) // look again now: watch another peer
 				}
@@ -352,7 +364,7 @@ func (s *serving) ping(ctx context.Context, p *peerState, mu *sync.Mutex, selfHe
 	mu.Unlock()
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	defer cancel()
-	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.id), nil)
+	_, err := s.n.nc.RequestWithContext(pctx, s.n.aliveSubject(p.name, p.id), nil)
 	mu.Lock()
 	defer mu.Unlock()
 	switch {
@@ -390,7 +402,9 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 				routes = append(routes, routeOfReply(f[0]))
 			}
 		}
-		body := p.id + "\n" + p.seq + "\n" + strings.Join(held, "\n")
+		// The recorder reads the peer's held list from the peer itself
+		// (its own subject): this body only names it.
+		body := p.name + "\t" + p.id
 		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(body)); err != nil {
 			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): the recorder: %w", p.name, why, err))
 			if errors.Is(err, ErrRefused) {
@@ -436,14 +450,45 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 // recorder) to create it hands them back, once.
 func lostClaimKey(id, seq string) string { return "lost." + id + "." + seq }
 
-// helloID is the alive subject's last token of a starting worker's hello
-// (ids are nuids: never this).
-const helloID = "hello"
+// servesPerName is how many Serve ids of one worker name a watcher keeps
+// (the latest hellos): a worker restarted has two for a while.
+const servesPerName = 2
+
+// keepLatest forgets the Serves of name in known beyond the k heard last.
+func keepLatest(known map[string]WorkerInfo, name string, k int) {
+	var ids []string
+	for key, w := range known {
+		if w.Name == name {
+			ids = append(ids, key)
+		}
+	}
+	if len(ids) <= k {
+		return
+	}
+	slices.SortFunc(ids, func(a, b string) int { return known[b].Started.Compare(known[a].Started) })
+	for _, id := range ids[k:] {
+		delete(known, id)
+	}
+}
 
 // sayHello tells the others that this worker serves (and may be watched).
 func (s *serving) sayHello() {
-	s.n.nc.Publish(s.n.aliveSubject(helloID), []byte(s.tree.id+"\t"+s.n.opts.name))
+	s.n.nc.Publish(s.n.helloSubject(s.n.opts.name), []byte(s.tree.id))
 }
 
-func (n *Node) aliveSubject(id string) string { return n.opts.stream + ".alive." + id }
-func (n *Node) heldSubject(id string) string  { return n.opts.stream + ".held." + id }
+// The failover subjects name the worker (its name as one token) and its
+// Serve: a worker's own key may publish its held lists and hellos, and
+// subscribe to its pings, only under its own name (RolePermissionsFor),
+// so what a watcher or the recorder hears on them came from that worker.
+func (n *Node) aliveSubject(name, id string) string {
+	return n.opts.stream + ".alive." + subjectToken(name) + "." + id
+}
+func (n *Node) heldSubject(name, id string) string {
+	return n.opts.stream + ".held." + subjectToken(name) + "." + id
+}
+func (n *Node) helloSubject(name string) string {
+	if name == "*" {
+		return n.opts.stream + ".hello.*"
+	}
+	return n.opts.stream + ".hello." + subjectToken(name)
+}

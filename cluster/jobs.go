@@ -34,15 +34,28 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
+	var out []JobInfo
+	if n.opts.owner != "" {
+		// A person's records only, from a watch of its own keys: it may
+		// not list the bucket's keys (stream info names every job).
+		es, err := initialValues(ctx, n.jobs, n.opts.owner+".>")
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			var rec jobRecord
+			if json.Unmarshal(e.Value(), &rec) == nil {
+				out = append(out, rec.info())
+			}
+		}
+		slices.SortFunc(out, func(a, b JobInfo) int { return a.Created.Compare(b.Created) })
+		return out, nil
+	}
 	keys, err := bucketKeys(ctx, n.js, n.jobs.Bucket())
 	if err != nil {
 		return nil, err
 	}
-	var out []JobInfo
 	for _, k := range keys {
-		if n.opts.owner != "" && OwnerOf(k) != n.opts.owner {
-			continue // another person's: its record is not ours to read
-		}
 		rec, _, err := n.jobRecordOf(ctx, k)
 		if err != nil {
 			continue // deleted

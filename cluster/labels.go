@@ -18,41 +18,6 @@ import (
 // the same value.
 type Labels map[string]string
 
-// labelPattern is what a label's key and value may hold: they travel in
-// consumer metadata and the worker registry, and are shown in errors.
-var labelPattern = charset("_.:/+-")
-
-// parseLabel parses "key=value" (the form of worksteal worker --label and
-// run --require); the error names the text and the cause.
-func parseLabel(s string) (key, value string, err error) {
-	k, v, ok := strings.Cut(s, "=")
-	switch {
-	case !ok:
-		return "", "", fmt.Errorf("%w: label %q: want key=value", ErrInvalidOption, s)
-	case !labelPattern.MatchString(k):
-		return "", "", fmt.Errorf("%w: label %q: key %q: use letters, digits and _ . : / + -", ErrInvalidOption, s, k)
-	case !labelPattern.MatchString(v):
-		return "", "", fmt.Errorf("%w: label %q: value %q: use letters, digits and _ . : / + -", ErrInvalidOption, s, v)
-	}
-	return k, v, nil
-}
-
-// ParseLabels parses a list of "key=value"; a key given twice is an error.
-func ParseLabels(list []string) (Labels, error) {
-	l := Labels{}
-	for _, s := range list {
-		k, v, err := parseLabel(s)
-		if err != nil {
-			return nil, err
-		}
-		if old, dup := l[k]; dup && old != v {
-			return nil, fmt.Errorf("%w: label %q given twice (%s=%s and %s=%s)", ErrInvalidOption, k, k, old, k, v)
-		}
-		l[k] = v
-	}
-	return l, nil
-}
-
 // check validates every key and value.
 func (l Labels) check() error {
 	for k, v := range l {

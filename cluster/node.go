@@ -321,7 +321,3 @@ func jsError(what string, err error) error {
 	}
 	return fmt.Errorf("%w: %s: %w", ErrJetStream, what, err)
 }
-
-func isNotFound(err error) bool {
-	return errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted)
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -146,7 +147,7 @@ func TestObserverWritesNothingAndReadsNoOutput(t *testing.T) {
 
 	// The dashboard's Observer, with the observer's credentials, still
 	// shows the worker and the job, finished.
-	o, err := cluster.NewObserver(nc, cluster.ObserverConfig{})
+	o, err := clusterobs.NewObserver(nc, clusterobs.ObserverConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/worksteal/worksteal"
@@ -59,25 +58,6 @@ func defaultOptions() options {
 		onError:        func(error) {},
 		speed:          1,
 	}
-}
-
-// name matches the names used in stream, bucket and subject names.
-var namePattern = charset("_-")
-
-// charset is a set of names: one or more ASCII letters, digits and the
-// punctuation it lists (a regular expression did this at a cost that
-// showed in a submission's CPU profile: one check per task id).
-type charset string
-
-// MatchString says s is a non-empty name of the set.
-func (c charset) MatchString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte(string(c), b) >= 0) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // WithStream sets the name that prefixes everything the tier keeps in

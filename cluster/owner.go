@@ -113,21 +113,6 @@ func (n *Node) jobID(id string) (string, error) {
 	return id, nil
 }
 
-// jobOfTaskSubject returns the job of a task subject (prefix
-// "<stream>.task."): every token but the handler and the requirements.
-func jobOfTaskSubject(prefix, subj string) string {
-	rest := strings.TrimPrefix(subj, prefix)
-	i := strings.LastIndexByte(rest, '.')
-	if i <= 0 {
-		return ""
-	}
-	j := strings.LastIndexByte(rest[:i], '.')
-	if j <= 0 {
-		return ""
-	}
-	return rest[:j]
-}
-
 func (n *Node) ownSubject(op string) string {
 	return n.opts.stream + ".own." + n.opts.owner + "." + op
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ const (
 	recSpawn     = "spawn"      // hand a child over (header Ws-Task; body: its payload)
 	recAck       = "ack"        // settle the delivery: ack, nak, in progress, term (body: the ack's own body; no answer)
 	recHello     = "hello"      // a worker starts serving (body: its Serve's id): tap its deliveries
-	recLost      = "lost"       // failover: a watched peer is lost (body: its Serve's id, then its last held list's number and lines): hand its deliveries back
+	recLost      = "lost"       // failover: a watched peer is lost (body: "<worker>\t<Serve id>"): hand its deliveries back
 	recCkpt      = "checkpoint" // save the held task's checkpoint (body: the data)
 	recRead      = "read"       // read one of the held task's records (header Ws-Read: readResult, ...): a worker reads nothing else
 
@@ -73,6 +74,7 @@ const (
 	RefusedStaleJob    = "stale-job"    // the delivery is of no current job (deleted, re-created, pre-seeded, cancelled)
 	RefusedBadChild    = "bad-child"    // a child id that is not a descendant of the task held, or a listed child that is not
 	RefusedMalformed   = "malformed"    // an unreadable request
+	RefusedConflict    = "conflict"     // two workers' held lists claim a delivery the holder table lacks (after serve restarted): handed back
 	RefusedNoSpawn     = "spawn-denied" // the job's submitter did not allow spawning
 	RefusedUnknownStep = "unknown-op"   // an operation the recorder does not know
 	// DiscardedNoJob counts task messages on the subjects of no recorded
@@ -110,7 +112,8 @@ type recorder struct {
 	hmu     sync.Mutex
 	holders map[uint64]*holding     // by stream sequence
 	tapped  map[string]*tappedServe // by worker and Serve id (tapKey)
-	heard   map[string]time.Time    // when a Serve's held list was last heard, by id
+	heard   map[string]time.Time    // when a Serve's held list was last heard, by tapKey
+	lists   map[string][]byte       // a Serve's last held list, by tapKey: heard on its own subject, so from it
 	tapWake chan struct{}           // closed when a delivery is noted while tapWaited (a request waits for it)
 	// tapWaited: a request waits on tapWake (set by holder, cleared when
 	// noteDelivery closes it): a delivery noted while none waits costs no
@@ -192,7 +195,7 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 		return err
 	}
 	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
-		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, tapWake: make(chan struct{}), started: time.Now()}
+		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, lists: map[string][]byte{}, tapWake: make(chan struct{}), started: time.Now()}
 	if err := r.creates.start(n.nc); err != nil {
 		return err
 	}
@@ -201,23 +204,26 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	n.rec = r
 	n.mu.Unlock()
 	defer r.untapAll()
-	// Held lists: when each Serve last spoke (lost checks it). Hellos:
+	// Held lists: when each Serve last spoke, and what it last said it
+	// holds (lost reads both). A list is heard on the subject of the
+	// worker and Serve it names (<stream>.held.<worker>.<id>), which only
+	// that worker's key may publish on: nobody speaks for another. Hellos:
 	// the Serves that started before this recorder, or that asked
 	// another recorder of the cluster, are tapped too.
-	heldSub, err := n.nc.Subscribe(n.heldSubject("*"), func(m *nats.Msg) {
-		id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	heldSub, err := n.nc.Subscribe(n.opts.stream+".held.*.*", func(m *nats.Msg) {
+		t := strings.Split(m.Subject, ".")
+		k := tapKey(t[len(t)-2], t[len(t)-1])
 		r.hmu.Lock()
-		r.heard[id] = time.Now() // forgotten by prune after serveIdle
+		r.heard[k] = time.Now() // forgotten by prune after serveIdle
+		r.lists[k] = m.Data
 		r.hmu.Unlock()
 	})
 	if err != nil {
 		return err
 	}
 	defer heldSub.Unsubscribe()
-	helloSub, err := n.nc.Subscribe(n.aliveSubject(helloID), func(m *nats.Msg) {
-		if id, name, ok := strings.Cut(string(m.Data), "\t"); ok {
-			r.tap(subjectToken(name), id)
-		}
+	helloSub, err := n.nc.Subscribe(n.helloSubject("*"), func(m *nats.Msg) {
+		r.tap(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], string(m.Data))
 	})
 	if err != nil {
 		return err
@@ -305,14 +311,15 @@ func (r *recorder) prune(ctx context.Context) {
 	var idle []uint64
 	r.hmu.Lock()
 	for k, t := range r.tapped {
-		if now.Sub(r.heard[t.id]) > serveIdle {
+		if now.Sub(r.heard[k]) > serveIdle {
 			t.untap()
 			delete(r.tapped, k)
 		}
 	}
-	for id, at := range r.heard {
+	for k, at := range r.heard {
 		if now.Sub(at) > serveIdle {
-			delete(r.heard, id)
+			delete(r.heard, k)
+			delete(r.lists, k)
 		}
 	}
 	for seq, h := range r.holders {
@@ -386,7 +393,9 @@ func (r *recorder) tap(worker, id string) error {
 		}
 	}()
 	r.tapped[tapKey(worker, id)] = t
-	r.heard[id] = time.Now()
+	if _, ok := r.heard[tapKey(worker, id)]; !ok {
+		r.heard[tapKey(worker, id)] = time.Now()
+	}
 	return nil
 }
 
@@ -469,22 +478,97 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	case err != nil:
 		return nil, 0, 0, err
 	case h == nil || h.delivered < delivered:
-		// A delivery the table lacks: settled already (the server ignores
-		// the nak), never made, or made where the recorder did not hear
-		// it: before serve (re)started, or to a Serve before its hello.
-		// Handed back, so that its redelivery is made where the recorder
-		// hears it and binds its holder (a worker's heartbeats and result
-		// for it come here within a heartbeat); a key that names another
-		// worker's such delivery costs that task a second run, never an
-		// outcome (it records nothing).
-		r.n.nc.Publish(ack, ackNak)
-		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table (settled, never made, or made before serve started or a hello): handed back to be delivered again", seq, delivered)
+		// A delivery the table lacks: settled already, never made, or
+		// made where the recorder did not hear it (before serve
+		// (re)started, or to a Serve before its hello): bound on the
+		// word of its holder only (rebind).
+		if h, err = r.rebind(ctx, worker, ack, seq, delivered); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	switch {
 	case h.worker != worker:
 		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
 		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
 	}
 	return h, seq, delivered, nil
+}
+
+// rebindWait bounds how long a request for a delivery the holder table
+// lacks waits for a held list of the asking worker that names it: held
+// lists go out every watchEvery, and within heldEvery of a delivery.
+const rebindWait = 2 * aliveEvery
+
+// rebind binds delivery ack (message seq, its delivery number delivered),
+// which the holder table lacks, to worker on the word of worker itself:
+// the last held list of one of its Serves, heard on that Serve's own
+// subject (only worker's key may publish there), names ack exactly. The
+// request waits up to rebindWait for such a list. The message's subject and
+// headers are read from the stream, as its publisher set them. So after
+// serve restarts, the deliveries that live workers hold are bound to them
+// again and run once; and a key that names another worker's delivery in a
+// request binds nothing and hands nothing back (refused, not-held).
+//
+// A delivery that the held lists of two workers claim (a stolen key can
+// list a delivery it heard of in another's list) is bound to neither:
+// it is handed back, to be delivered again where the recorder hears it,
+// and refused as a conflict naming both (a second run, never a second
+// outcome; the claim came on the claimant's own subject).
+func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivered uint64) (*holding, error) {
+	deadline := time.Now().Add(rebindWait)
+	for {
+		serve, others := r.claims(worker, ack, seq)
+		switch {
+		case serve != "" && len(others) > 0:
+			r.n.nc.Publish(ack, ackNak)
+			return nil, refuse(RefusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
+		case serve != "":
+			m, err := r.n.stream.GetMsg(ctx, seq)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil, refuse(RefusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
+			} else if err != nil {
+				return nil, err
+			}
+			h := &holding{worker: worker, serve: serve, delivered: delivered, ack: ack, subject: m.Subject, header: m.Header, touched: time.Now()}
+			r.hmu.Lock()
+			if cur := r.holders[seq]; cur != nil && cur.delivered >= delivered {
+				h = cur // noted meanwhile, as the server made it
+			} else {
+				r.holders[seq] = h
+			}
+			r.hmu.Unlock()
+			return h, nil
+		}
+		if !time.Now().Before(deadline) || !sleepCtx(ctx, 50*time.Millisecond) {
+			return nil, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
+		}
+	}
+}
+
+// claims returns the Serve of worker whose last held list names delivery
+// ack exactly, and the other workers whose last held lists name a
+// delivery of message seq.
+func (r *recorder) claims(worker, ack string, seq uint64) (serve string, others []string) {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	for k, list := range r.lists {
+		w, id, _ := strings.Cut(k, "\t")
+		_, rest, _ := strings.Cut(string(list), "\n")
+		for line := range strings.SplitSeq(rest, "\n") {
+			a, _, _ := strings.Cut(line, "\t")
+			switch {
+			case a == "":
+			case w == worker && a == ack:
+				serve = id
+			case w != worker:
+				if _, _, sq, ok := parseAck(a); ok && sq == seq && !slices.Contains(others, w) {
+					others = append(others, w)
+				}
+			}
+		}
+	}
+	return serve, others
 }
 
 // check finds the delivery that ack (a delivery's reply subject) names
@@ -568,54 +652,52 @@ func (r *recorder) handleAck(m *nats.Msg) {
 	go act(context.Background())
 }
 
-// lost hands back every delivery that the lost Serve id holds, once the
-// recorder has seen for itself that it is lost: its connection is gone
-// (a ping finds no subscriber), or it has said no held list for
-// lostSilence. It returns how many it handed back.
+// lost hands back every delivery that the lost Serve id of worker holds,
+// once the recorder has seen for itself that it is lost: its connection
+// is gone (a ping on its own alive subject finds no subscriber), or it
+// has said no held list for lostSilence. It returns how many it handed
+// back.
 //
-// body is the Serve's id, then (from a watcher of this version) the
-// number of its last held list and that list's lines ("<ack>\t<key>\t<k>":
-// k children of the task started there). The recorder claims the Serve's
-// tasks under that number (lostClaimKey), as a watcher without a recorder
-// does, so that of several recorders one hands them back; it counts the k
-// children as run again (addReran) only for the deliveries its own table
-// says the Serve holds, under the held task's key, not the line's.
+// body names the Serve: "<worker><TAB><id>". Everything else the
+// recorder takes from the Serve itself, never from the watcher that asks:
+// when it last spoke and its last held list (heard on the Serve's own
+// subject, which only its worker's key may publish on), whose number
+// names the claim (lostClaimKey: of several recorders one hands them
+// back) and whose lines say how many children each delivery had started
+// (counted as run again, addReran, for the deliveries the recorder's own
+// table gives that Serve, under the held task's key). So a watcher's key
+// can neither keep a frozen peer from being taken for lost (by speaking
+// for it) nor change what is handed back or counted.
 func (r *recorder) lost(ctx context.Context, body string) (int, error) {
-	lines := strings.Split(body, "\n")
-	id, seq := lines[0], ""
-	if len(lines) > 1 {
-		seq = lines[1]
-		if !namePattern.MatchString(seq) {
-			return 0, refuse(RefusedMalformed, "lost %s: held list number %q", id, seq)
-		}
+	first, _, _ := strings.Cut(body, "\n")
+	worker, id, ok := strings.Cut(first, "\t")
+	if !ok || !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
+		return 0, refuse(RefusedMalformed, "lost: %q does not name a worker and a Serve", first)
 	}
+	k := tapKey(worker, id)
+	r.hmu.Lock()
+	t := r.tapped[k]
+	heard, list := r.heard[k], r.lists[k]
+	r.hmu.Unlock()
+	if t == nil {
+		return 0, refuse(RefusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
+	}
+	pctx, cancel := context.WithTimeout(ctx, pingWait)
+	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(worker, id), nil)
+	cancel()
+	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
+		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
+	}
+	seq, rest, _ := strings.Cut(string(list), "\n")
 	started := map[string]int{} // by delivery
-	for _, l := range lines[min(2, len(lines)):] {
+	for _, l := range strings.Split(rest, "\n") {
 		if f := strings.Split(l, "\t"); len(f) == 3 {
 			if k, err := strconv.Atoi(f[2]); err == nil && k > 0 {
 				started[f[0]] = k
 			}
 		}
 	}
-	r.hmu.Lock()
-	var t *tappedServe
-	for _, x := range r.tapped {
-		if x.id == id {
-			t = x
-		}
-	}
-	heard := r.heard[id]
-	r.hmu.Unlock()
-	if t == nil {
-		return 0, refuse(RefusedNotLost, "Serve %s is not known (no hello)", id)
-	}
-	pctx, cancel := context.WithTimeout(ctx, pingWait)
-	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(id), nil)
-	cancel()
-	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
-		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", t.worker, id, time.Since(heard).Round(time.Millisecond))
-	}
-	if seq != "" {
+	if namePattern.MatchString(seq) {
 		if _, err := r.n.checkpoints.Create(ctx, lostClaimKey(id, seq), []byte(r.n.opts.name)); errors.Is(err, jetstream.ErrKeyExists) {
 			return 0, nil // claimed: another recorder hands them back
 		} else if err != nil {
@@ -629,15 +711,34 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	}
 	var back []one
 	for sq, h := range r.holders {
-		if h.serve == id {
+		if h.serve == id && h.worker == worker {
 			back = append(back, one{sq, h.delivered, h.ack, resultKey(h.header.Get(hdrJob), h.header.Get(hdrTask))})
 		}
 	}
 	r.hmu.Unlock()
+	// What its own last list says it holds and the table lacks (made
+	// before serve restarted, and never asked about since): handed back
+	// too, unless another worker's list claims the same message.
+	for line := range strings.SplitSeq(rest, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		_, delivered, sq, ok := parseAck(f[0])
+		if !ok {
+			continue
+		}
+		r.hmu.Lock()
+		_, inTable := r.holders[sq]
+		r.hmu.Unlock()
+		if _, others := r.claims(worker, f[0], sq); !inTable && len(others) == 0 {
+			back = append(back, one{sq, delivered, f[0], ""}) // no key: its children are not counted on its word
+		}
+	}
 	for _, b := range back {
 		// The children it had started run again with the task's next
 		// run: counted first, so that the next run reads the count.
-		if k := started[b.ack]; k > 0 {
+		if k := started[b.ack]; k > 0 && b.key != "" {
 			if err := r.n.addReran(ctx, b.key, k); err != nil {
 				r.n.opts.onError(fmt.Errorf("cluster: counting the children of %s that run again: %w", b.key, err))
 			}

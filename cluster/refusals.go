@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go"
 )
 
 // The recorder's refusal counts, for the dashboard: every second that they
@@ -55,17 +53,6 @@ func (r *recorder) publishRefusals(ctx context.Context) {
 			last = now
 		}
 	}
-}
-
-// onRefusals keeps the recorder's latest counts (Observer).
-func (o *Observer) onRefusals(m *nats.Msg) {
-	var counts map[string]int64
-	if json.Unmarshal(m.Data, &counts) != nil {
-		return
-	}
-	o.mu.Lock()
-	o.refusals = counts
-	o.mu.Unlock()
 }
 
 func cloneCounts(m map[string]int64) map[string]int64 {

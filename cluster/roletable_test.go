@@ -74,9 +74,12 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 	roles := []cluster.Role{cluster.RoleWorker, person, cluster.RoleAdmin, cluster.RoleObserver}
 	perms := map[cluster.Role]cluster.Permissions{}
 	for _, r := range roles {
-		if r == person {
+		switch r {
+		case person:
 			perms[r], err = cluster.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
-		} else {
+		case cluster.RoleWorker: // a key of its own, w1 (the default of serve init)
+			perms[r], err = cluster.RolePermissionsFor(cluster.RoleWorker, "ws", "w1")
+		default:
 			perms[r], err = cluster.RolePermissions(r, "ws")
 		}
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // A route is where the tasks of one job that need one handler and one set
@@ -29,9 +31,9 @@ type route struct {
 // Metadata keys of a route's consumer: what a worker reads to decide
 // whether it can serve the route.
 const (
-	metaJob     = "ws_job"
-	metaHandler = "ws_handler"
-	metaRequire = "ws_require" // Labels.String of the requirements
+	metaJob     = clusterwire.MetaJob
+	metaHandler = clusterwire.MetaHandler
+	metaRequire = clusterwire.MetaRequire // Labels.String of the requirements
 )
 
 // reqToken is the last token of a route's subject: "any" without

@@ -100,10 +100,14 @@ type Permissions struct {
 // RolePermissions, except that a worker named name may write only its own
 // registry entry (key name of the workers bucket), send idle signals
 // only as itself (<stream>.idle.name), ask the recorder only as itself
-// (<stream>.rec.name.*) and receive only its own deliveries
-// (<stream>.dlv.name.>), so that it cannot register, lure work away, or
-// record, ack or nak another worker's task under another name (worksteal serve credentials add gives each
-// worker its own key so bound). An empty name is RolePermissions.
+// (<stream>.rec.name.*), receive only its own deliveries
+// (<stream>.dlv.name.>), say its held lists and hellos only as itself
+// (<stream>.held.name.*, <stream>.hello.name) and hear only its own
+// pings (<stream>.alive.name.*), so that it cannot register, lure work
+// away, record, ack or nak another worker's task, or speak or answer for
+// a frozen or dead peer under another name (worksteal serve credentials
+// add gives each worker its own key so bound). An empty name is
+// RolePermissions.
 func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 	if name != "" && !namePattern.MatchString(name) {
 		return Permissions{}, fmt.Errorf("%w: %s name %q: use letters, digits, '-' and '_'", ErrInvalidOption, role, name)
@@ -121,13 +125,20 @@ func RolePermissionsFor(role Role, stream, name string) (Permissions, error) {
 			p.Publish.Allow[i] = "$KV." + stream + "_workers." + name // its own registry entry
 		case stream + ".idle.>":
 			p.Publish.Allow[i] = stream + ".idle." + name // idle signals as itself
+		case stream + ".held.*.*":
+			p.Publish.Allow[i] = stream + ".held." + name + ".*" // held lists as itself: nobody speaks for a frozen peer
+		case stream + ".hello.*":
+			p.Publish.Allow[i] = stream + ".hello." + name // hellos as itself
 		case stream + ".rec.*.*":
 			p.Publish.Allow[i] = stream + ".rec." + name + ".*" // the recorder hears it as itself
 		}
 	}
 	for i, a := range p.Subscribe.Allow {
-		if a == stream+".dlv.>" {
+		switch a {
+		case stream + ".dlv.>":
 			p.Subscribe.Allow[i] = stream + ".dlv." + name + ".>" // the tasks delivered to it, no other's
+		case stream + ".alive.*.*":
+			p.Subscribe.Allow[i] = stream + ".alive." + name + ".*" // its own pings: nobody answers for a dead peer
 		}
 	}
 	return p, nil
@@ -179,11 +190,12 @@ func RolePermissions(role Role, stream string) (Permissions, error) {
 			s+".status.*",                  // its status, for the dashboard
 			s+".ran.>",                     // runs whose result was a duplicate
 			s+".idle.>",                    // say it is idle (as itself only, with a name: RolePermissionsFor)
-			s+".held.*", s+".alive.*",      // failover: say what it holds; ping a watched peer
+			s+".held.*.*", s+".hello.*",    // failover: say what it holds, that it serves (as itself only, with a name: RolePermissionsFor)
+			s+".alive.*.*", // failover: ping a watched peer
 		)
-		sub.Allow = append(sub.Allow, s+".dlv.>")                              // its deliveries (its own only, with a name: RolePermissionsFor)
-		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>") // stop a copy that lost its race; hear of new routes; of idle workers
-		sub.Allow = append(sub.Allow, s+".held.*", s+".alive.*")               // failover: watched peers' held lists; be pinged
+		sub.Allow = append(sub.Allow, s+".dlv.>")                                  // its deliveries (its own only, with a name: RolePermissionsFor)
+		sub.Allow = append(sub.Allow, s+".cancel.>", s+".routes", s+".idle.>")     // stop a copy that lost its race; hear of new routes; of idle workers
+		sub.Allow = append(sub.Allow, s+".held.*.*", s+".hello.*", s+".alive.*.*") // failover: watched peers' held lists and hellos; be pinged (as itself only, with a name)
 	case RoleSubmitter, RoleAdmin:
 		for _, st := range append([]string{tasks}, buckets...) {
 			pub.Allow = append(pub.Allow, api+"STREAM.CREATE."+st, api+"STREAM.UPDATE."+st) // set up
@@ -278,13 +290,15 @@ func personPermissions(stream, name string) (Permissions, error) {
 		pub     Subjects
 		sub     Subjects
 	)
-	// No route's info and no list of the routes: their metadata and
-	// counts name every job. The owner service makes a person's routes
-	// and says what they wait for (owner.go).
-	pub.Allow = append(pub.Allow, api+"INFO", api+"STREAM.INFO."+tasks, api+"CONSUMER.INFO."+tasks+"."+s+"_workers")
-	for _, b := range []string{results, jobs, "KV_" + s + "_checkpoints", workers, "KV_" + s + "_failures"} {
-		pub.Allow = append(pub.Allow, api+"STREAM.INFO."+b)
-	}
+	// No stream info (its subjects_filter lists every job's subjects
+	// with their counts, personkv.go), no account info (counts of every
+	// stream and consumer), no route's info and no list of the routes
+	// (their metadata and counts name every job), no info of a bucket's
+	// consumers (a watch's filter names its job). The owner service
+	// makes a person's routes and says what they wait for (owner.go).
+	// The deployment's consumer's info is the ack wait, and counts of a
+	// filter that no task matches.
+	pub.Allow = append(pub.Allow, api+"CONSUMER.INFO."+tasks+"."+s+"_workers")
 	pub.Allow = append(pub.Allow,
 		s+".routes",           // tell the workers of a new route
 		s+".task"+mine,        // publish its jobs' tasks
@@ -297,7 +311,6 @@ func personPermissions(stream, name string) (Permissions, error) {
 		api+"CONSUMER.CREATE."+jobs+".*.$KV."+s+"_jobs"+mine,       // watch its job records
 		api+"CONSUMER.CREATE."+workers+".>",                        // list workers
 		api+"CONSUMER.DELETE."+results+".*", api+"CONSUMER.DELETE."+jobs+".*", api+"CONSUMER.DELETE."+workers+".*",
-		api+"CONSUMER.INFO."+results+".>", api+"CONSUMER.INFO."+jobs+".>", api+"CONSUMER.INFO."+workers+".>",
 		"$JS.FC."+results+".>", "$JS.FC."+jobs+".>", "$JS.FC."+workers+".>",
 		s+".own."+name+".*", // purge, end, cancel, delete its own jobs (the owner service)
 	)
@@ -309,21 +322,10 @@ func personPermissions(stream, name string) (Permissions, error) {
 	return Permissions{Publish: pub, Subscribe: sub}, nil
 }
 
-// Environment variables that name a client's credential files, for
-// processes started without flags (a systemd unit, a container). They hold
-// file names, never secrets: a process's environment is shown by "ps e".
-const (
-	EnvCreds   = "WORKSTEAL_CREDS"    // nkey seed file or NATS .creds file
-	EnvTLSCA   = "WORKSTEAL_TLS_CA"   // CA certificate(s) that sign the server's certificate
-	EnvTLSCert = "WORKSTEAL_TLS_CERT" // client certificate, for mutual TLS
-	EnvTLSKey  = "WORKSTEAL_TLS_KEY"  // its private key
-)
-
 // Credentials are the files a client connects with. Secrets are only ever
-// read from files (or named by the environment variables EnvCreds,
-// EnvTLSCA, EnvTLSCert, EnvTLSKey), never taken as values, so they do not
-// show in a command line, and no error or log line quotes a file's
-// contents.
+// read from files (named by flags, or by environment variables: FromEnv),
+// never taken as values, so they do not show in a command line, and no
+// error or log line quotes a file's contents.
 type Credentials struct {
 	// Creds is an nkey seed file (written by worksteal serve init) or a
 	// NATS credentials file (.creds: a user JWT and its seed, for servers
@@ -337,17 +339,21 @@ type Credentials struct {
 	TLSCert, TLSKey string
 }
 
-// FromEnv returns c with its empty fields taken from the environment.
+// FromEnv returns c with its empty fields taken from the environment, for
+// processes started without flags (a systemd unit, a container): Creds
+// from WORKSTEAL_CREDS, TLSCA from WORKSTEAL_TLS_CA, TLSCert from
+// WORKSTEAL_TLS_CERT and TLSKey from WORKSTEAL_TLS_KEY. They hold file
+// names, never secrets: a process's environment is shown by "ps e".
 func (c Credentials) FromEnv() Credentials {
 	fill := func(v *string, env string) {
 		if *v == "" {
 			*v = os.Getenv(env)
 		}
 	}
-	fill(&c.Creds, EnvCreds)
-	fill(&c.TLSCA, EnvTLSCA)
-	fill(&c.TLSCert, EnvTLSCert)
-	fill(&c.TLSKey, EnvTLSKey)
+	fill(&c.Creds, envCreds)
+	fill(&c.TLSCA, envTLSCA)
+	fill(&c.TLSCert, envTLSCert)
+	fill(&c.TLSKey, envTLSKey)
 	return c
 }
 
@@ -403,7 +409,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 		opts = append(opts, nats.CustomInboxPrefix(prefix))
 	}
 	if c.Creds != "" {
-		if err := secretFile("credentials", EnvCreds, c.Creds); err != nil {
+		if err := secretFile("credentials", envCreds, c.Creds); err != nil {
 			return nil, err
 		}
 		data, err := os.ReadFile(c.Creds)
@@ -443,7 +449,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return nil, fmt.Errorf("%w: a TLS client certificate needs both the certificate and its key file", ErrInvalidOption)
 	case c.TLSCert != "":
-		if err := secretFile("TLS client key", EnvTLSKey, c.TLSKey); err != nil {
+		if err := secretFile("TLS client key", envTLSKey, c.TLSKey); err != nil {
 			return nil, err
 		}
 		for _, f := range []string{c.TLSCert, c.TLSKey} {
@@ -485,6 +491,9 @@ func (n *Node) bind(ctx context.Context) error {
 		}
 		return jsError(what, err)
 	}
+	if n.opts.owner != "" {
+		return n.bindPerson(ctx, notSetUp)
+	}
 	st, err := n.js.Stream(ctx, n.streamName())
 	if err != nil {
 		return notSetUp("stream "+n.streamName(), err)
@@ -503,6 +512,33 @@ func (n *Node) bind(ctx context.Context) error {
 	n.results, n.jobs, n.checkpoints, n.workers, n.failuresKV = kvs[0], kvs[1], kvs[2], kvs[3], kvs[4]
 	n.adoptAckWait(cons)
 	n.stream, n.consumer, n.ready = st, cons, true
+	return nil
+}
+
+// bindPerson is bind for a person's node, which may send no stream info
+// (personkv.go): the deployment's consumer is looked up by name (its
+// info: an ack wait, and counts of a filter no task matches), the
+// buckets are used by the subjects of their keys, and the ones a person
+// reads answer a direct get. The task stream is not opened: a person's
+// node publishes tasks by subject and asks the owner service for the
+// rest.
+func (n *Node) bindPerson(ctx context.Context, notSetUp func(string, error) error) error {
+	cons, err := n.js.Consumer(ctx, n.streamName(), n.consumerName())
+	if err != nil {
+		return notSetUp("consumer "+n.consumerName(), err)
+	}
+	kvs := make([]*personKV, 5)
+	for i, b := range []string{"results", "jobs", "checkpoints", "workers", "failures"} {
+		kvs[i] = newPersonKV(n, n.opts.stream+"_"+b)
+	}
+	for _, kv := range []*personKV{kvs[0], kvs[1], kvs[3]} {
+		if err := kv.exists(ctx, n.opts.owner); err != nil {
+			return err
+		}
+	}
+	n.results, n.jobs, n.checkpoints, n.workers, n.failuresKV = kvs[0], kvs[1], kvs[2], kvs[3], kvs[4]
+	n.adoptAckWait(cons)
+	n.consumer, n.ready = cons, true
 	return nil
 }
 

@@ -35,7 +35,7 @@ func ExampleRolePermissions() {
 	// may write results: false
 	// may publish tasks: false
 	// may create jobs: false
-	// may subscribe [_INBOX_worker.> ws.dlv.> ws.cancel.> ws.routes ws.idle.> ws.held.* ws.alive.*]
+	// may subscribe [_INBOX_worker.> ws.dlv.> ws.cancel.> ws.routes ws.idle.> ws.held.*.* ws.hello.* ws.alive.*.*]
 }
 
 // A worker with a key of its own may write only its own registry entry

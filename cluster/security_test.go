@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -286,7 +287,21 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	})
 
 	subNC, _ := e.connectAs(t, strings.Join(urls, ","), cluster.RoleSubmitter)
-	sub, err := cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
+	// Creating the replicated stream and buckets is a proposal each to the
+	// new cluster's meta leader, and New gives up after 30 s of retries: on
+	// a machine loaded by twice its cores that was not always enough, so
+	// the test starts the submitter again, as a user's script would, until
+	// its own deadline (what it checks is who may join, not how fast).
+	var sub *cluster.Node
+	var err error
+	waitFor(t, "a submitter that sets up the replicated tier", func() bool {
+		sub, err = cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
+		if err != nil && errors.Is(err, cluster.ErrJetStream) {
+			t.Logf("submitter: %v; starting it again", err)
+			return false
+		}
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Stall is a route of a job whose queued tasks no live worker can run: no
@@ -40,53 +40,18 @@ func (s Stall) String() string {
 	return fmt.Sprintf("no live worker has %s since %s: %d %s", what, s.Since.Format("15:04:05"), s.Queued, tasks)
 }
 
-// routeWait is a route with queued tasks, from its consumer's info.
-type routeWait struct {
-	job, handler string
-	require      Labels
-	queued       int
-	since        time.Time
-}
-
-// routeWaitOf reads a route consumer's info: false for a consumer that is
-// not a route or has no queued task.
-func routeWaitOf(info *jetstream.ConsumerInfo) (routeWait, bool) {
-	md := info.Config.Metadata
-	job, ok := md[metaJob]
-	if !ok || info.NumPending == 0 {
-		return routeWait{}, false
-	}
-	r := routeWait{job: job, handler: md[metaHandler], require: routeRequire(md), queued: int(info.NumPending), since: info.Created}
-	if last := info.Delivered.Last; last != nil && last.After(r.since) {
-		r.since = *last
-	}
-	return r, true
-}
-
-// routeRequire reads a route's requirements from its consumer's metadata.
-func routeRequire(md map[string]string) Labels {
-	req := Labels{}
-	if s := md[metaRequire]; s != "" {
-		for _, kv := range strings.Split(s, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			req[k] = v
-		}
-	}
-	return req
-}
-
 // stalled says no worker of live (handlers, labels) can run r's tasks.
-func (r routeWait) stalled(live []WorkerInfo) bool {
-	for _, w := range live {
-		if slices.Contains(w.Handlers, r.handler) && w.Labels.Satisfy(r.require) {
-			return false
-		}
+func stalled(r clusterwire.RouteWait, live []WorkerInfo) bool {
+	ws := make([]clusterwire.Worker, len(live))
+	for i, w := range live {
+		ws[i] = clusterwire.Worker{Handlers: w.Handlers, Labels: w.Labels}
 	}
-	return true
+	return r.Stalled(ws)
 }
 
-func (r routeWait) stall() Stall {
-	return Stall{Job: r.job, Handler: r.handler, Require: r.require, Queued: r.queued, Since: r.since}
+// stallOf is the Stall of a route whose tasks wait.
+func stallOf(r clusterwire.RouteWait) Stall {
+	return Stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
 }
 
 // Stalls lists the routes of job whose queued tasks no live worker can
@@ -121,10 +86,10 @@ func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	var waits []routeWait
+	var waits []clusterwire.RouteWait
 	lister := n.stream.ListConsumers(ctx)
 	for info := range lister.Info() {
-		if r, ok := routeWaitOf(info); ok && r.job == job {
+		if r, ok := clusterwire.RouteWaitOf(info); ok && r.Job == job {
 			waits = append(waits, r)
 		}
 	}
@@ -140,8 +105,8 @@ func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
 	}
 	var stalls []Stall
 	for _, r := range waits {
-		if r.stalled(live) {
-			stalls = append(stalls, r.stall())
+		if stalled(r, live) {
+			stalls = append(stalls, stallOf(r))
 		}
 	}
 	slices.SortFunc(stalls, func(a, b Stall) int { return strings.Compare(a.String(), b.String()) })

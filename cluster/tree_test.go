@@ -171,10 +171,15 @@ func checkTree(t *testing.T, s *cluster.Submission, rs []cluster.Result, want in
 // job ends with each node counted once, and the other worker did some.
 func TestTreeSpillsToIdleWorkerAndCountsEachNodeOnce(t *testing.T) {
 	srv := startServer(t)
-	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("a"))
-	b := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(2), cluster.WithName("b"))
+	// One slot each: the worker holding the root is busy until its local
+	// part of the tree is done, so a child it hands over goes to the other
+	// worker's waiting pull and cannot come back to it however slow the
+	// machine (with a free slot of its own it could pull its own spill back
+	// first, and on a loaded machine it did).
+	a := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(1), cluster.WithName("a"))
+	b := serve(t, connect(t, srv.ClientURL()), cluster.WithSlots(1), cluster.WithName("b"))
 	n := submitter(t, connect(t, srv.ClientURL()))
-	const depth, fanout = 4, 4 // 341 nodes of 2 ms: 0.35 s on 2 slots
+	const depth, fanout = 4, 4 // 341 nodes of 2 ms: 0.7 s on 1 slot
 	s, err := n.Submit(context.Background(), treeJob("tree1", depth, fanout, 2))
 	if err != nil {
 		t.Fatal(err)

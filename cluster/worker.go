@@ -123,11 +123,27 @@ func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
+	var ws []WorkerInfo
+	if n.opts.owner != "" {
+		// A person's node lists no bucket's keys (no stream info): it
+		// reads the registry from a watch.
+		es, err := initialValues(ctx, n.workers, ">")
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			var w WorkerInfo
+			if json.Unmarshal(e.Value(), &w) == nil {
+				ws = append(ws, w)
+			}
+		}
+		slices.SortFunc(ws, func(a, b WorkerInfo) int { return strings.Compare(a.Name, b.Name) })
+		return ws, nil
+	}
 	keys, err := bucketKeys(ctx, n.js, n.workers.Bucket())
 	if err != nil {
 		return nil, err
 	}
-	var ws []WorkerInfo
 	for _, k := range keys {
 		e, err := n.workers.Get(ctx, k)
 		if err != nil {
@@ -275,7 +291,7 @@ func (n *Node) Serve(ctx context.Context) error {
 	go func() { defer close(idleDone); s.tree.idleLoop(ctx) }()
 	// Failover (failover.go): pings find this worker subscribed while it
 	// lives; its held list says what to hand back if it is lost.
-	aliveSub, err := n.nc.Subscribe(n.aliveSubject(s.tree.id), func(*nats.Msg) {})
+	aliveSub, err := n.nc.Subscribe(n.aliveSubject(n.opts.name, s.tree.id), func(*nats.Msg) {})
 	if err != nil {
 		return err
 	}
@@ -455,17 +471,6 @@ func (s *serving) pull(ctx context.Context) error {
 
 func backoffDelay(failures int) time.Duration {
 	return min(time.Duration(1<<min(failures, 5))*50*time.Millisecond, 2*time.Second)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // onCancel stops the local copies of a task whose result another copy

@@ -80,6 +80,78 @@ func TestSortFuncOnOneWorkerIsSlicesSortFunc(t *testing.T) {
 	}
 }
 
+// benchSort times sort on copies of input (in a), reporting wall ms/op
+// and the process's CPU ms/op.
+func benchSort(b *testing.B, input, a []int, sort func([]int)) {
+	var cpu time.Duration
+	cpuOK := true
+	for b.Loop() {
+		b.StopTimer()
+		copy(a, input)
+		c0, ok0 := processCPU()
+		b.StartTimer()
+		sort(a)
+		b.StopTimer()
+		c1, ok1 := processCPU()
+		cpu += c1 - c0
+		cpuOK = cpuOK && ok0 && ok1
+		b.StartTimer()
+	}
+	b.StopTimer()
+	if !slices.IsSorted(a) {
+		b.Fatal("not sorted")
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+	if cpuOK {
+		// The process's CPU time: on a loaded machine a sort waits
+		// for a CPU part of its wall time; its CPU time does not
+		// (for the 1-worker comparison; at 2 workers it includes
+		// the idle worker's search).
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// BenchmarkSortFuncOneWorker: the pair for issue 30's "par.SortFunc at 1
+// worker at least as fast as slices.SortFunc", on 1 M random ints, as
+// benchstat compares it within one run (-count interleaves the
+// sub-benchmarks):
+//
+//	go test -run '^$' -bench SortFuncOneWorker -count 10 ./par/ > s.txt
+//	benchstat -col /impl s.txt
+//
+// impl=par.SortFunc sorts through worksteal.Run on a 1-worker pool made
+// once (the pool's start is not timed: a program makes its pool once);
+// impl=par.SortFunc-nomonitor is the same without the stall monitor
+// (Config.StallAfter < 0), which samples the pool every 5 ms while the
+// sort runs: what is left of the difference is the monitor's.
+func BenchmarkSortFuncOneWorker(b *testing.B) {
+	const n = 1_000_000
+	r := rand.New(rand.NewPCG(5, 30))
+	input := make([]int, n)
+	for i := range input {
+		input[i] = int(r.Uint64() >> 1)
+	}
+	a := make([]int, n)
+	b.Run("impl=slices.SortFunc", func(b *testing.B) {
+		benchSort(b, input, a, func(s []int) { slices.SortFunc(s, cmp.Compare[int]) })
+	})
+	for _, tc := range []struct {
+		name       string
+		stallAfter time.Duration
+	}{{"par.SortFunc", 0}, {"par.SortFunc-nomonitor", -1}} {
+		p, err := worksteal.New(worksteal.Config{Workers: 1, StallAfter: tc.stallAfter})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("impl="+tc.name, func(b *testing.B) {
+			benchSort(b, input, a, func(s []int) {
+				worksteal.Run(p, func(w *worksteal.Worker) int { SortFunc(w, s, cmp.Compare[int]); return 0 })
+			})
+		})
+		p.Close()
+	}
+}
+
 // BenchmarkSortFunc: par.SortFunc beside slices.SortFunc on 5 M random
 // ints (issue 30), at 1 and 2 workers and one per CPU (if more), with the
 // merge sort SortFunc used before (mergeSort with slices.SortFunc leaves)
@@ -95,34 +167,7 @@ func BenchmarkSortFunc(b *testing.B) {
 		input[i] = int(r.Uint64() >> 1)
 	}
 	a := make([]int, n)
-	run := func(b *testing.B, sort func([]int)) {
-		var cpu time.Duration
-		cpuOK := true
-		for b.Loop() {
-			b.StopTimer()
-			copy(a, input)
-			c0, ok0 := processCPU()
-			b.StartTimer()
-			sort(a)
-			b.StopTimer()
-			c1, ok1 := processCPU()
-			cpu += c1 - c0
-			cpuOK = cpuOK && ok0 && ok1
-			b.StartTimer()
-		}
-		b.StopTimer()
-		if !slices.IsSorted(a) {
-			b.Fatal("not sorted")
-		}
-		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
-		if cpuOK {
-			// The process's CPU time: on a loaded machine a sort waits
-			// for a CPU part of its wall time; its CPU time does not
-			// (for the 1-worker comparison; at 2 workers it includes
-			// the idle worker's search).
-			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-		}
-	}
+	run := func(b *testing.B, sort func([]int)) { benchSort(b, input, a, sort) }
 	b.Run("impl=slices.SortFunc", func(b *testing.B) { run(b, func(s []int) { slices.SortFunc(s, cmp.Compare[int]) }) })
 	counts := []int{1, 2}
 	if n := runtime.NumCPU(); n > 2 {

@@ -65,6 +65,12 @@ type Config struct {
 	// (OutputLineBuffer), or as it comes (OutputUngroup). Under KeepOrder
 	// it is always written whole.
 	Output OutputMode
+	// Screen is the terminal OutputLatestLine paints on (24 × 80 rows
+	// and columns, no cursor-up, when zero); a Screen received on Resize
+	// replaces it from the next paint on (GNU re-reads the terminal's
+	// size when it changes).
+	Screen Screen
+	Resize <-chan Screen
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Tag prefixes each line of a job's output with its tag and a tab
@@ -93,6 +99,12 @@ type Config struct {
 	// before its output (GNU parallel's -v); Trace writes it on Stderr as
 	// each attempt starts (GNU's -t, --verbose).
 	Verbose, Trace bool
+	// Ask, when set, is asked before each attempt starts whether to run
+	// its command line (GNU parallel's --interactive, which asks on the
+	// terminal in Trace's place); an attempt it says no to runs nothing
+	// and ends with exit status -2, as GNU's skipped job. Called by the
+	// loop goroutine: the run waits for the answer.
+	Ask func(command string) bool
 	// ShellQuote, when > 0, runs no command: each job prints its command
 	// line, quoted for a Bourne shell ShellQuote times, and a newline
 	// (GNU parallel's --shell-quote, given that many times). The joblog,

@@ -25,6 +25,11 @@ const (
 	// OutputUngroup writes the output as it comes: parts of lines of
 	// different jobs may mix (GNU parallel's -u).
 	OutputUngroup
+	// OutputLatestLine paints the latest whole line of each running job's
+	// output (its stdout and stderr as one stream) on a row of its own of
+	// Config.Screen, on Stdout, as GNU parallel's --latest-line; a last
+	// line without a newline is written after the row when the job ends.
+	OutputLatestLine
 )
 
 // lockedWriter serializes writes to w: the jobs' streamed output and the
@@ -45,13 +50,28 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // to, and a flush to call once it has ended (the last line, under
 // OutputLineBuffer). Called by the loop goroutine; the writers are used by
 // the attempt's goroutine (os/exec's copiers) only.
-func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()) {
+func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func(failed bool)) {
 	if r.cfg.Output == OutputUngroup {
 		return r.streamOut, r.streamErr, nil
 	}
 	tag := ""
 	if r.cfg.Tag {
 		tag = job.x.TagIn(slot) + "\t"
+	}
+	if r.latest != nil {
+		var color func(bool) (string, string)
+		if r.cfg.Color != nil {
+			color = func(failed bool) (string, string) {
+				res := &Result{Job: job, Slot: slot}
+				if failed {
+					res.Code = 1
+				}
+				return r.cfg.Color(res)
+			}
+		}
+		l := r.latest.job(job.Seq, tag, color)
+		l.start()
+		return l, l, l.finish
 	}
 	o := &lineWriter{out: r.streamOut, tag: tag}
 	e := &lineWriter{out: r.streamErr, tag: tag}
@@ -60,7 +80,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func()
 		o.tag, o.end, e.tag, e.end = begin+tag, end, begin+tag, end
 		o.color, e.color = true, true
 	}
-	return o, e, func() { o.flush(); e.flush() }
+	return o, e, func(bool) { o.flush(); e.flush() }
 }
 
 // lineWriter writes whole lines to out, each prefixed with tag, and keeps

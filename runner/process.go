@@ -134,6 +134,9 @@ func Exec(ctx context.Context, c Command) Exit {
 	}
 	if c.Stderr != nil {
 		cmd.Stderr = c.Stderr
+		if c.Stderr == c.Stdout {
+			cmd.Stderr = cmd.Stdout // one pipe for both, as os/exec gives equal writers
+		}
 	}
 	// A group of its own: the job's children die with it, and a terminal's
 	// Ctrl-C reaches only us (we then stop the jobs in order). See

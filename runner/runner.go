@@ -101,11 +101,17 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	}
 	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
 	r.errOut = cfg.Stderr
-	if cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil {
+	if (cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil) || cfg.Output == OutputLatestLine {
 		mu := new(sync.Mutex)
 		r.streamOut = &lockedWriter{w: cfg.Stdout, mu: mu}
 		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: mu}
 		r.errOut = r.streamErr // the runner's own lines too, between the jobs' writes
+		if cfg.Output == OutputLatestLine {
+			// GNU: --latest-line keeps the order of the rows (its -k), not
+			// of the output.
+			r.latest = newLatestScreen(r.streamOut, cfg.Screen, cfg.KeepOrder)
+			r.latest.resize = cfg.Resize
+		}
 	}
 	err := r.loop(ctx)
 	r.releaseInputs()
@@ -162,7 +168,8 @@ type run struct {
 	// streamOut and streamErr: the jobs' output as it comes (OutputLineBuffer,
 	// OutputUngroup), one write at a time.
 	streamOut, streamErr *lockedWriter
-	errOut               io.Writer // where the runner's own lines go: Stderr, or streamErr
+	latest               *latestScreen // OutputLatestLine's rows
+	errOut               io.Writer     // where the runner's own lines go: Stderr, or streamErr
 	resultsFailed        bool
 }
 
@@ -328,10 +335,15 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 
 	c := Command{Shell: r.cfg.Shell, Line: jobio.ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
 		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
-	if r.cfg.Trace && r.errOut != nil {
+	switch {
+	case r.cfg.Ask != nil:
+		if !r.cfg.Ask(a.line) {
+			js.job.x.Skip = 's' // GNU: skip(), exit status -2, never retried
+		}
+	case r.cfg.Trace && r.errOut != nil:
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}
-	var flush func()
+	var flush func(failed bool)
 	if r.streamOut != nil {
 		if r.cfg.Verbose {
 			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
@@ -345,7 +357,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			// that gets no input (exit 0): nothing runs; -t and -v above
 			// show the command.
 			if flush != nil {
-				flush()
+				flush(false)
 			}
 			code := 0
 			if js.job.x.Skip == 's' {
@@ -372,7 +384,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		}
 		e := Exec(actx, c)
 		if flush != nil {
-			flush()
+			flush(e.Code != 0 || e.Signal != 0 || e.Err != nil)
 		}
 		if r.cfg.Compress != "" && c.Stdout == nil && actx.Err() == nil {
 			e = r.compressed(actx, e)

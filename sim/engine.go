@@ -58,6 +58,7 @@ type worker struct {
 	dq          queue
 	latent      []int32       // join latent: the latent frames' tasks, oldest first; a plain call's as ^id (owner only)
 	nOffer      int           // the frames in latent that may be offered (not plain calls)
+	holds       []int         // join latent: where in latent a heartbeat took a frame whose first half still runs (latent.go, [P4])
 	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
@@ -103,6 +104,7 @@ type engine struct {
 	latentJoin                  bool  // policy.join latent (under work stealing)
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
+	frameForks                  int64 // join latent: forks that kept offerable frames (not plain calls; tests)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
 	beatEvery                   int64         // poll points between heartbeats (0: none)
@@ -623,6 +625,9 @@ func (e *engine) finish(w *worker, id int32) {
 func (e *engine) findWork(w *worker) {
 	switch e.sched {
 	case schedSteal:
+		for k := len(w.holds); k > 0 && w.holds[k-1] >= len(w.latent); k-- {
+			w.holds = w.holds[:k-1] // that frame's first half is done ([P4])
+		}
 		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
 			id := w.latent[n-1]
 			w.latent = w.latent[:n-1]

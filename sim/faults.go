@@ -148,6 +148,7 @@ func (e *engine) detect(w *worker) {
 	}
 	w.latent = w.latent[:0]
 	w.nOffer = 0
+	w.holds = w.holds[:0]
 	w.load = 0
 	e.requeued += int64(len(ids))
 	if e.log != nil {

@@ -32,7 +32,9 @@ import (
 //     oldest latent frame alone, idle workers or not (never the frames of the fork just made), so the
 //     largest pieces wait in its deque for a thief that runs dry.
 //   - Plain calls (Policy.LatentFrames, the runtime's policy.LatentFrames):
-//     a fork made while that many offerable latent frames are open, not
+//     a fork made while that many offerable latent frames are open (a
+//     frame the heartbeat took counts until its first half is done, as
+//     the runtime's beat leaves gate, [P4]), not
 //     eager, with no worker idle and no heartbeat due, keeps its halves
 //     latent for good (w.latent holds them as ^id): no poll point or
 //     heartbeat offers them, and its worker runs them inline, as the
@@ -58,7 +60,7 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	n := len(kids)
 	eager := e.eagerDepth > 0 && e.tasks[kids[0]].depth-1-w.root < e.eagerDepth
 	beat := e.beatEvery > 0 && (w.polls+1)%e.beatEvery == 0
-	if e.latentCap > 0 && w.nOffer >= e.latentCap && !eager && !beat && !e.idleWorkers() {
+	if e.latentCap > 0 && w.nOffer+len(w.holds) >= e.latentCap && !eager && !beat && !e.idleWorkers() {
 		// A plain call (the runtime's fast path): its halves are never
 		// offered, and the poll below has nothing to do.
 		for _, id := range kids[:n-1] {
@@ -70,6 +72,7 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	}
 	w.latent = append(w.latent, kids[:n-1]...)
 	w.nOffer += n - 1
+	e.frameForks++
 	if eager {
 		// Near the root of w's stack: the halves go public at once, with
 		// every older latent frame ([P2]: oldest first), as the runtime's
@@ -99,6 +102,11 @@ func (e *engine) heartbeat(w *worker) {
 	copy(w.latent[i:], w.latent[i+1:])
 	w.latent = w.latent[:len(w.latent)-1]
 	w.nOffer--
+	// The runtime's beat leaves gate where it was ([P4] in PROTOCOL.md):
+	// the frame still counts toward Policy.LatentFrames until its first
+	// half is done — until w, out of work, finds latent no longer than i
+	// (findWork) — so the forks of that first half stay plain calls.
+	w.holds = append(w.holds, i)
 	e.qAdd(w, 1)
 	w.dq.pushBack(id)
 	if e.log != nil {
@@ -159,6 +167,7 @@ func (e *engine) promote(w *worker) {
 	}
 	w.latent = keep
 	w.nOffer = 0
+	w.holds = w.holds[:0] // the runtime's setLo: gate is lo + LatentFrames again
 	w.st.Promoted += int64(n)
 	e.promoted += int64(n)
 	w.extra += time.Duration(n) * e.promoteCost

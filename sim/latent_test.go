@@ -349,3 +349,50 @@ func TestLatentFramesPlainCalls(t *testing.T) {
 		t.Errorf("latent_frames 1 completed %d of %d tasks, no limit %d: a plain call's half was lost or run twice", one.Totals.Completed, one.Totals.Tasks, all.Totals.Tasks)
 	}
 }
+
+// TestHeartbeatHoldsPlainCalls: the simulator's heartbeat follows the
+// runtime's [P4] (PROTOCOL.md): on one worker (nobody idle, only the
+// heartbeat promotes) with one latent frame, a frame the heartbeat took
+// still counts until its first half is done, so the forks of that first
+// half stay plain calls: the heartbeat adds its own forks' frames and
+// nothing else to the forks that keep offerable frames (the runtime's
+// frame Joins; TestHeartbeatLeavesPlainCalls there). Red when the
+// heartbeat frees the frame's place at once: a frame then opens at every
+// fork along each chain of inline halves until the promoted one starts.
+func TestHeartbeatHoldsPlainCalls(t *testing.T) {
+	run := func(beat int) (frames, beats, promoted int64) {
+		s := latentTree()
+		s.Workers = Workers{Count: 1}
+		s.Workload.Tasks = 1
+		s.Workload.Fib.N = 18
+		s.Policy.LatentFrames = 1
+		s.Policy.Heartbeat = beat
+		if err := s.normalize(); err != nil {
+			t.Fatal(err)
+		}
+		e, err := newEngine(&s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r := e.report()
+		if r.Totals.Completed != r.Totals.Tasks {
+			t.Errorf("heartbeat %d: completed %d of %d tasks", beat, r.Totals.Completed, r.Totals.Tasks)
+		}
+		return e.frameForks, e.ws[0].polls / 16, r.Totals.Promoted
+	}
+	none, _, _ := run(-1)
+	frames, beatForks, promoted := run(16)
+	if promoted < 10 {
+		t.Fatalf("%d heartbeat promotions; the test needs several", promoted)
+	}
+	// Each beat's own fork keeps its frames, and a frame the beat promoted
+	// is reopened once its first half is done (with the fork after it,
+	// at most two per promotion) beyond those of the run without beats.
+	// (Freed at once: 1,520 more here, with 261 beats and 224 promotions.)
+	if extra := frames - none; extra > beatForks+2*promoted+2 {
+		t.Errorf("forks that kept frames: %d with a heartbeat every 16 polls (%d beats, %d promotions), %d without: %d more; want at most one per beat and two per promotion", frames, beatForks, promoted, none, extra)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -126,13 +127,13 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	defer func() { cancel(); <-served }()
 
 	denied := &permissionErrors{}
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix), nats.ErrorHandler(denied.handler))
-	obs, err := cluster.NewObserver(onc, cluster.ObserverConfig{})
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()), nats.ErrorHandler(denied.handler))
+	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go obs.Run(ctx)
-	web := httptest.NewServer(clusterdash.New(obs, dash.Config{Interval: 50 * time.Millisecond}))
+	go d.Run(ctx)
+	web := httptest.NewServer(d)
 	defer web.Close()
 
 	job := cluster.Job{ID: "shape"}
@@ -151,10 +152,13 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	}
 
 	// /api/state: the whole view, with the job finished and the worker up.
-	var st cluster.State
-	waitUntil(t, "the finished job in /api/state, and a worker status sent after it", func() bool {
+	var st clusterobs.State
+	// Ready comes after the observer's first round of counts (jobs,
+	// queue, results), which a busy machine may see after the job: wait
+	// for it too.
+	waitUntil(t, "the observer ready, the finished job in /api/state, and a worker status sent after it", func() bool {
 		getJSON(t, web.URL+"/api/state", &st)
-		return len(st.Jobs) == 1 && st.Jobs[0].Succeeded == 12 && len(st.Workers) == 1 && st.Workers[0].Executed == 12
+		return st.Ready && len(st.Jobs) == 1 && st.Jobs[0].Succeeded == 12 && len(st.Workers) == 1 && st.Workers[0].Executed == 12
 	})
 	if st.Kind != "cluster" || !st.Ready || st.Stream != "ws" || st.StragglerFactor != 2 {
 		t.Errorf("state header = %q ready=%v stream=%q factor=%v; want cluster, true, ws, 2", st.Kind, st.Ready, st.Stream, st.StragglerFactor)
@@ -193,7 +197,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 			}
 		}
 	}
-	var stragglers []cluster.Straggler
+	var stragglers []clusterobs.Straggler
 	getJSON(t, web.URL+"/api/stragglers", &stragglers)
 	if stragglers == nil || len(stragglers) != 0 {
 		t.Errorf("/api/stragglers = %v; want an empty list", stragglers)
@@ -234,7 +238,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev cluster.State
+	var ev clusterobs.State
 	if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Kind != "cluster" || len(ev.Jobs) != 1 {
 		t.Errorf("first event %q: %v", line, err)
 	}

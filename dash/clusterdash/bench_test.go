@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
-	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 
 	"github.com/worksteal/worksteal/internal/loadstat"
@@ -100,7 +99,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 		b.Fatal(err)
 	}
 	if watched {
-		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(cluster.ObserverInboxPrefix)))
+		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix())))
 	}
 	job := cluster.Job{ID: "bench"}
 	for k := range tasks {
@@ -127,13 +126,12 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 // watch runs what an open dashboard runs: an observer, the HTTP server, a
 // page reading the event stream, and a Prometheus scrape every second.
 func watch(b *testing.B, ctx context.Context, wg *sync.WaitGroup, nc *nats.Conn) {
-	obs, err := cluster.NewObserver(nc, cluster.ObserverConfig{})
+	d, err := clusterdash.New(nc, clusterdash.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	wg.Add(1)
-	go func() { defer wg.Done(); obs.Run(ctx) }()
-	d := clusterdash.New(obs, dash.Config{})
+	go func() { defer wg.Done(); d.Run(ctx) }()
 	web := httptest.NewServer(d)
 	b.Cleanup(web.Close)
 	b.Cleanup(d.Close)

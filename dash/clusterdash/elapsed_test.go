@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 )
 
 // TestElapsedEndsWithAJobItNeverSaw: a Go job of one 60 ms task runs,
@@ -50,13 +51,13 @@ func TestElapsedEndsWithAJobItNeverSaw(t *testing.T) {
 	sub.Stop()
 	took := time.Since(began)
 
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
-	obs, err := cluster.NewObserver(onc, cluster.ObserverConfig{})
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
+	obs, err := clusterobs.NewObserver(onc, clusterobs.ObserverConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go obs.Run(ctx)
-	var first cluster.JobState
+	var first clusterobs.JobState
 	waitUntil(t, "the finished job in the observer's state", func() bool {
 		st := obs.State()
 		if len(st.Jobs) == 1 && st.Jobs[0].Finished {

@@ -8,28 +8,27 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/worksteal/worksteal/cluster"
-	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 )
 
 // Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
 // as "worksteal dash" does.
 func ExampleNew() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix))
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
 	if err != nil {
 		panic(err)
 	}
 	defer nc.Close()
-	obs, err := cluster.NewObserver(nc, cluster.ObserverConfig{})
+	d, err := clusterdash.New(nc, clusterdash.Config{StragglerFactor: 3}) // 300% of the median
 	if err != nil {
 		panic(err)
 	}
-	go obs.Run(context.Background())
-	http.ListenAndServe("127.0.0.1:8222", clusterdash.New(obs, dash.Config{}))
+	go d.Run(context.Background())
+	http.ListenAndServe("127.0.0.1:8222", d)
 }
 
 // The cluster's metrics in a program's own Prometheus registry.
-func ExampleNewCollector() {
-	var obs *cluster.Observer // made and run as in the example of New
-	prometheus.MustRegister(clusterdash.NewCollector(obs.State, ""))
+func ExampleDashboard_Collector() {
+	var d *clusterdash.Dashboard // made and run as in the example of New
+	prometheus.MustRegister(d.Collector())
 }

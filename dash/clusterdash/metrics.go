@@ -3,44 +3,29 @@ package clusterdash
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
-// Collector reports a cluster's state as Prometheus metrics, in the
-// conventions of package metrics/prom (counters end in _total, times are
-// in seconds), under the namespace "worksteal_cluster" by default:
-//
-//	worksteal_cluster_tasks_queued{job}                 tasks waiting for a worker
-//	worksteal_cluster_tasks_running{job}                tasks running on live workers
-//	worksteal_cluster_tasks_succeeded_total{job}        results recorded as successes
-//	worksteal_cluster_tasks_failed_total{job}           results recorded as failures
-//	worksteal_cluster_job_tasks{job}                    tasks in the job
-//	worksteal_cluster_redeliveries_total                tasks workers received again after an earlier delivery
-//	worksteal_cluster_worker_up{worker}                 1 for a live worker, 0 for a lost or stopped one
-//	worksteal_cluster_worker_slots{worker}              tasks the worker runs at once
-//	worksteal_cluster_worker_running{worker}            tasks it runs now
-//	worksteal_cluster_worker_busy_seconds_total{worker} its handlers' running time
-//	worksteal_cluster_worker_failures_total{worker}     its handler runs that failed
-//	worksteal_cluster_task_start_latency_seconds        histogram: task publication to the start of its first run
-//
-// Each scrape takes one State, so the metrics of one scrape agree.
-type Collector struct {
-	state func() cluster.State
+// collector reports a cluster's state as Prometheus metrics (see
+// Dashboard.Collector for the list).
+type collector struct {
+	state func() clusterobs.State
 
 	queued, running, succeeded, failed, total, redeliveries *prometheus.Desc
 	up, slots, wRunning, busy, failures, latency            *prometheus.Desc
 }
 
-// NewCollector returns a collector of the states that state returns
-// (cluster.Observer.State); namespace "" means "worksteal_cluster".
-func NewCollector(state func() cluster.State, namespace string) *Collector {
+// newCollector returns a collector of the states that state returns
+// (clusterobs.Observer.State); namespace "" means "worksteal_cluster".
+func newCollector(state func() clusterobs.State, namespace string) *collector {
 	if namespace == "" {
 		namespace = "worksteal_cluster"
 	}
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil)
 	}
-	return &Collector{
+	return &collector{
 		state:        state,
 		queued:       d("tasks_queued", "Tasks of the job waiting for a worker.", "job"),
 		running:      d("tasks_running", "Tasks of the job running on live workers.", "job"),
@@ -58,7 +43,7 @@ func NewCollector(state func() cluster.State, namespace string) *Collector {
 }
 
 // Describe sends the descriptions of every metric.
-func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.queued, c.running, c.succeeded, c.failed, c.total, c.redeliveries,
 		c.up, c.slots, c.wRunning, c.busy, c.failures, c.latency} {
 		ch <- d
@@ -66,7 +51,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect sends the metrics of one State.
-func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.state()
 	m := func(d *prometheus.Desc, t prometheus.ValueType, v float64, label ...string) {
 		ch <- prometheus.MustNewConstMetric(d, t, v, label...)
@@ -92,7 +77,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	buckets := map[float64]uint64{}
 	var cum uint64
-	for i, b := range cluster.LatencyBounds {
+	for i, b := range clusterwire.LatencyBounds {
 		if i < len(st.Latency.Counts) {
 			cum += st.Latency.Counts[i]
 		}

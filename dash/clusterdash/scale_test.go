@@ -11,8 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
+	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -25,27 +26,27 @@ func synthetic() (dash.Source, *atomic.Int64) {
 	return dash.SourceFunc(func() any {
 		k := int(n.Add(1))
 		now := time.Now()
-		st := cluster.State{Kind: "cluster", Time: now, Stream: "ws", Ready: true, StragglerFactor: 2}
+		st := clusterobs.State{Kind: "cluster", Time: now, Stream: "ws", Ready: true, StragglerFactor: 2}
 		for w := range 100 {
-			ws := cluster.WorkerState{Name: fmt.Sprintf("w%03d", w), Status: "up", Slots: 8, Running: 8, Handlers: []string{"render", "encode"},
+			ws := clusterobs.WorkerState{Name: fmt.Sprintf("w%03d", w), Status: "up", Slots: 8, Running: 8, Handlers: []string{"render", "encode"},
 				Labels: map[string]string{"zone": "z" + strconv.Itoa(w%3)}, LastSeen: now, Executed: int64(100*k + w), Utilization: 0.9}
 			if w%17 == 0 {
 				ws.Status = "lost"
 			}
 			for i := range 32 {
-				ws.Timeline = append(ws.Timeline, cluster.Span{Job: "j" + strconv.Itoa(i%10), Task: strconv.Itoa(i), StartMs: now.Add(-time.Duration(60-i) * time.Second).UnixMilli(), Ms: 900, OK: i%13 != 0})
+				ws.Timeline = append(ws.Timeline, clusterobs.Span{Job: "j" + strconv.Itoa(i%10), Task: strconv.Itoa(i), StartMs: now.Add(-time.Duration(60-i) * time.Second).UnixMilli(), Ms: 900, OK: i%13 != 0})
 			}
 			for i := range 8 {
-				ws.Tasks = append(ws.Tasks, cluster.StatusTask{Job: "j" + strconv.Itoa(i), Task: strconv.Itoa(w*8 + i), Attempt: 1, Start: now.Add(-time.Duration(i) * time.Second)})
+				ws.Tasks = append(ws.Tasks, clusterwire.StatusTask{Job: "j" + strconv.Itoa(i), Task: strconv.Itoa(w*8 + i), Attempt: 1, Start: now.Add(-time.Duration(i) * time.Second)})
 			}
 			st.Workers = append(st.Workers, ws)
 		}
 		for j := range 10 {
-			st.Jobs = append(st.Jobs, cluster.JobState{ID: "j" + strconv.Itoa(j), Total: 100000, Succeeded: min(100000, 50*k+j), Running: 80, Queued: 5000,
+			st.Jobs = append(st.Jobs, clusterobs.JobState{ID: "j" + strconv.Itoa(j), Total: 100000, Succeeded: min(100000, 50*k+j), Running: 80, Queued: 5000,
 				Rate: 1000, ETASec: 60, MedianSec: 1, ElapsedSec: float64(k)})
 		}
 		for s := range 20 {
-			st.Stragglers = append(st.Stragglers, cluster.Straggler{Job: "j1", Task: strconv.Itoa(s), Worker: fmt.Sprintf("w%03d", s), Attempt: 1, RunningSec: 9, MedianSec: 1, Ratio: 9})
+			st.Stragglers = append(st.Stragglers, clusterobs.Straggler{Job: "j1", Task: strconv.Itoa(s), Worker: fmt.Sprintf("w%03d", s), Attempt: 1, RunningSec: 9, MedianSec: 1, Ratio: 9})
 		}
 		return st
 	}), &n

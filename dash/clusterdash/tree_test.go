@@ -15,6 +15,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 )
 
 // treeNode is a node of a tree: payload "depth,fanout,ms" spawns fanout
@@ -65,13 +66,13 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	}
 
 	denied := &permissionErrors{}
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.ObserverInboxPrefix), nats.ErrorHandler(denied.handler))
-	obs, err := cluster.NewObserver(onc, cluster.ObserverConfig{})
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()), nats.ErrorHandler(denied.handler))
+	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go obs.Run(ctx)
-	srvWeb := httptest.NewServer(clusterdash.New(obs, dash.Config{Interval: 50 * time.Millisecond}))
+	go d.Run(ctx)
+	srvWeb := httptest.NewServer(d)
 	defer srvWeb.Close()
 	web := srvWeb.URL
 
@@ -89,7 +90,7 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	defer sub.Stop()
 
 	// While the tree grows: never finished early.
-	var st cluster.State
+	var st clusterobs.State
 	grew := false // a state showed children spawned while the job ran
 	for waiting := true; waiting; {
 		select {

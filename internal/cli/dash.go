@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
@@ -77,7 +78,7 @@ func runDash(env *cmdenv.Env, cmd *cobra.Command, cfg dashConfig) error {
 		return err
 	}
 	defer nc.Close()
-	err = cmdenv.ServeDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
+	err = cmdenv.ServeDashboard(ctx, nc, clusterdash.Config{Stream: cfg.stream, StragglerFactor: factor}, cfg.http, cmd.OutOrStdout())
 	if r := cmdenv.Refused(ctx); r != nil {
 		return r
 	}

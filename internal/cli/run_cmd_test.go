@@ -263,7 +263,7 @@ func TestRunRefusesGNUOptionsByName(t *testing.T) {
 		{"-g", "GNU parallel's option -g is not supported"},
 		{"-S", "GNU parallel's option -S (--sshlogin) is not supported by worksteal run: to run jobs on many machines, start worksteal worker on each and use worksteal run --nats URL"},
 		{"--sshlogin", "use worksteal run --nats URL"},
-		{"--latest-line", "GNU parallel's option --latest-line is not supported"},
+		{"--embed", "GNU parallel's option --embed is not supported"},
 	}
 	for _, tc := range cases {
 		code, out, errs := runWithInput(t, "", "run", tc.flag, "echo", ":::", "a")

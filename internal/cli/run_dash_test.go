@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterobs"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -39,12 +39,12 @@ func TestRunHTTPDashboard(t *testing.T) {
 	}()
 	url := waitOutput(t, &stderr, `dashboard on (http://\S+)`)[1]
 
-	var st cluster.State
+	var st clusterobs.State
 	deadline := time.Now().Add(testdeadline.Left(t))
 	for {
 		resp, err := http.Get(url + "api/state")
 		if err == nil {
-			st = cluster.State{}
+			st = clusterobs.State{}
 			json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}
@@ -71,7 +71,7 @@ func TestRunHTTPDashboard(t *testing.T) {
 }
 
 // straggler4 returns job 4's entry among st's stragglers, or nil.
-func straggler4(st cluster.State) *cluster.Straggler {
+func straggler4(st clusterobs.State) *clusterobs.Straggler {
 	for i := range st.Stragglers {
 		if st.Stragglers[i].Task == "4" {
 			return &st.Stragglers[i]

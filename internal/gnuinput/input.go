@@ -127,8 +127,13 @@ type Input struct {
 	// job being filled are shared out over the slots, once).
 	Spread int
 	// MaxLen is the longest command (bytes, as GNU parallel counts them)
-	// that a job of several records is filled to; 0 means DefaultMaxLen.
+	// that a job of several records is filled to; 0 means MaxLenOf's.
 	MaxLen int
+	// MaxLenOf, when MaxLen is 0, gives the limit the first time one is
+	// needed: GNU parallel's usable share of the machine's longest
+	// command line, which takes a probe of a few processes to find. Nil
+	// means DefaultMaxLen. It may be called more than once.
+	MaxLenOf func() int
 
 	// Shuffle runs the jobs in a random order (GNU parallel --shuf),
 	// numbered in that order.
@@ -138,6 +143,15 @@ type Input struct {
 	// Tag, if set, is the template of each job's Tag (GNU parallel's
 	// --tagstring; --tag is "{}"): values unquoted, nothing appended.
 	Tag *string
+	// Renames gives replacement strings another text, by that text: the
+	// old name ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}") is then
+	// text, as GNU parallel's -I, --extensionreplace, --basenamereplace,
+	// --dirnamereplace, --basenameextensionreplace, --seqreplace and
+	// --slotreplace have it.
+	Renames map[string]string
+	// Bar says GNU parallel's --bar is given: its length of a command
+	// counts {} as --tag's does (the bar shows each job's arguments).
+	Bar bool
 	// Results, if set and holding a replacement string, is the template of
 	// each job's Results path (GNU parallel's --results NAME).
 	Results *string
@@ -147,6 +161,27 @@ type Input struct {
 // default: GNU parallel's reckoning, (max − 3000) / 2, with Linux's
 // limit on one argument (sh -c COMMAND), 128 KiB, as the max.
 const DefaultMaxLen = (128<<10 - 1 - 3000) / 2
+
+// maxLen is the longest command a job is filled to (MaxLen, MaxLenOf,
+// DefaultMaxLen).
+func (in Input) maxLen() int {
+	if in.MaxLen > 0 {
+		return in.MaxLen
+	}
+	if in.MaxLenOf != nil {
+		return in.MaxLenOf()
+	}
+	return DefaultMaxLen
+}
+
+// maxLenBound is a length below which no command is too long: the
+// limit, or a quarter of DefaultMaxLen while MaxLenOf is not asked.
+func (in Input) maxLenBound() int {
+	if in.MaxLen > 0 || in.MaxLenOf == nil {
+		return in.maxLen()
+	}
+	return DefaultMaxLen / 4
+}
 
 // value is one value of a source: its columns, and the value as read
 // (only kept for --tag and --results).
@@ -180,6 +215,7 @@ func (in Input) Jobs() ([]runner.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	syn = syn.withRenames(in.Renames)
 	if len(in.Rpl) > 0 {
 		user, err := userRpls(in.Rpl)
 		if err != nil {
@@ -292,7 +328,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 		}
 		if in.Header && len(lines) > 0 {
-			names, err := in.columns(colsep, lines[0], colTrim)
+			names, err := in.headerNames(colsep, lines[0], colTrim)
 			if err != nil {
 				return nil, err
 			}
@@ -398,6 +434,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		files = append(files, [2]*template{name, content})
 	}
 	extra := []*template{tag, res}
+	if in.Bar {
+		// GNU: $replacecount{""} ||= 1, a {} of its own.
+		extra = append(extra, &template{words: [][]piece{{{kind: 'a'}}}})
+	}
 	for _, f := range files {
 		extra = append(extra, f[0], f[1])
 	}
@@ -429,10 +469,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))
-		if maxLen := cmp.Or(in.MaxLen, DefaultMaxLen); groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, maxLen) {
+		if groups == nil && len(g) == 1 && lm.mayReach(j.Command, row, in.maxLenBound()) {
 			// GNU: "Command line too long", and nothing is run.
-			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= maxLen {
-				return nil, tooLong(n, maxLen, j.Seq, g[0])
+			if n, _ := lm.job(j.Seq, total).with(g[0]); n >= in.maxLen() {
+				return nil, tooLong(n, in.maxLen(), j.Seq, g[0])
 			}
 		}
 		st := jobio.Of(j)
@@ -511,7 +551,7 @@ func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
 		}
 		return groups, nil
 	}
-	maxLen := cmp.Or(in.MaxLen, DefaultMaxLen)
+	maxLen := in.maxLen()
 	limit := in.MaxArgs // 0: no cap but the length
 	var groups [][]record
 	spread := false

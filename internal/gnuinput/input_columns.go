@@ -1,6 +1,7 @@
 package gnuinput
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -46,14 +47,30 @@ func sourceName(s Source) string {
 	return ":::"
 }
 
+// headerNames splits the --header line into the columns' names: at
+// colsep, or under CSV at --colsep (by default ",") as the regular
+// expression it is, as GNU splits its header whatever --csv says.
+func (in Input) headerNames(colsep *byteRegexp, line, trim string) ([]string, error) {
+	if !in.CSV {
+		return in.columns(colsep, line, trim)
+	}
+	re, err := compileBytes(cmp.Or(in.ColSep, ","))
+	if err != nil {
+		return nil, fmt.Errorf("%w: --colsep %q: %v", runner.ErrBadInput, in.ColSep, err)
+	}
+	return splitColumns(re, line, trim), nil
+}
+
 // columns splits a value into its columns: as CSV (in.CSV), or at colsep.
 func (in Input) columns(colsep *byteRegexp, v, trim string) ([]string, error) {
 	if !in.CSV {
 		return splitColumns(colsep, v, trim), nil
 	}
-	sep := in.ColSep
-	if sep == "" {
-		sep = ","
+	// GNU gives --colsep to Text::CSV as its sep_char, which separates
+	// at the string's first byte ('::' is ':', '→' its first byte).
+	sep := ","
+	if in.ColSep != "" {
+		sep = in.ColSep[:1]
 	}
 	cols, err := splitCSV(v, sep)
 	for i, c := range cols {

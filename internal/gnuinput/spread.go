@@ -26,7 +26,12 @@ import (
 // by: the line split at ColSep (a regular expression, over bytes), and the
 // Col-th field (1-based), as GNU parallel's Perl split reads it: the last
 // field keeps the line's newline, a missing field is "", and a ColSep of
-// one space splits at runs of white space (Perl's awk mode).
+// one space splits at runs of white space (Perl's awk mode). GNU's
+// sharders take $F[Col-1] of split(ColSep, line, Col+1), so a Col of 0 or
+// less is a Perl array index from the end: 0 the whole line (a split into
+// one field), -1 the field before the last of the line split with its
+// trailing empty fields dropped, -n (n > 1) the (n+1)-th field from the
+// end, trailing empty fields kept.
 type Column struct {
 	Col    int
 	ColSep string
@@ -39,9 +44,6 @@ type columnKey struct {
 }
 
 func (c Column) compile() (columnKey, error) {
-	if c.Col < 1 {
-		return columnKey{}, fmt.Errorf("%w: column %d: columns count from 1", runner.ErrInvalidConfig, c.Col)
-	}
 	k := columnKey{col: c.Col, awk: c.ColSep == " "}
 	if !k.awk {
 		sep, err := compileBytes(c.ColSep)
@@ -57,16 +59,32 @@ var awkSep = regexp.MustCompile(`\s+`)
 
 // of is the key of line (with its newline).
 func (k columnKey) of(line string) string {
+	// Perl's split LIMIT: k.col+1 fields at most when positive; all of
+	// them when negative; when 0, all but the trailing empty ones.
+	limit := k.col + 1
+	n := limit
+	if limit <= 0 {
+		n = -1
+	}
 	var f []string
 	if k.awk {
-		f = awkSep.Split(strings.TrimLeft(line, " \t\n\r\f\v"), k.col+1)
+		f = awkSep.Split(strings.TrimLeft(line, " \t\n\r\f\v"), n)
 	} else {
-		f = k.sep.Split(line, k.col+1)
+		f = k.sep.Split(line, n)
 	}
-	if k.col > len(f) {
-		return ""
+	if limit == 0 {
+		for len(f) > 0 && f[len(f)-1] == "" {
+			f = f[:len(f)-1]
+		}
 	}
-	return f[k.col-1]
+	i := k.col - 1 // $F[$col0]
+	if i < 0 {
+		i += len(f) // an index from the end
+	}
+	if i < 0 || i >= len(f) {
+		return "" // undef
+	}
+	return f[i]
 }
 
 // HeaderColumn is the number of the column a header line names (GNU

@@ -76,10 +76,16 @@ type template struct {
 // rplSyntax says which replacement strings a template knows beyond GNU's
 // own: --plus's, and the column names of --header.
 type rplSyntax struct {
-	plus  bool
-	names map[string]int   // column name → 1-based position
-	user  map[string]piece // --rpl tags without their braces (rpl.go)
-	perl  *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
+	// renamed maps the text that stands for a replacement string (GNU's
+	// -I, --er, ...) to the inside of that string's own name, which is
+	// then text (GNU's rpl() moves the definition); renamedRE finds
+	// either kind of text, the names first.
+	renamed   map[string]string
+	renamedRE *regexp.Regexp
+	plus      bool
+	names     map[string]int   // column name → 1-based position
+	user      map[string]piece // --rpl tags without their braces (rpl.go)
+	perl      *regexp.Regexp   // a perl expression between --parens' delimiters; nil: {= =}
 }
 
 // withParens sets the delimiters of perl expressions to GNU's --parens
@@ -121,8 +127,12 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 		}
 		var ps []piece
 		last := 0
-		for _, loc := range candRE.FindAllStringIndex(w, -1) {
-			p, ok, err := syn.parse(w[loc[0]+1 : loc[1]-1])
+		cands := candRE
+		if syn.renamedRE != nil {
+			cands = syn.renamedRE
+		}
+		for _, loc := range cands.FindAllStringIndex(w, -1) {
+			p, ok, err := syn.parseCand(w[loc[0]:loc[1]])
 			if err != nil {
 				return nil, err
 			}
@@ -152,6 +162,46 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	}
 	t.quoteArgs = !quote && !rplInCommandWord(t.words)
 	return t, nil
+}
+
+// withRenames gives the replacement strings named in renames (each the
+// old name, as "{}" or "{.}", by its new text) their new text, as GNU's
+// -I, --extensionreplace and the like: the old name is then text.
+func (syn rplSyntax) withRenames(renames map[string]string) rplSyntax {
+	if len(renames) == 0 {
+		return syn
+	}
+	syn.renamed = map[string]string{}
+	var keys []string
+	for text, old := range renames {
+		if text == old || text == "" {
+			continue
+		}
+		syn.renamed[text] = old[1 : len(old)-1]
+		keys = append(keys, regexp.QuoteMeta(text))
+	}
+	if len(keys) == 0 {
+		return syn
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) }) // the longest first
+	syn.renamedRE = regexp.MustCompile(strings.Join(keys, "|") + "|" + candRE.String())
+	return syn
+}
+
+// parseCand reads a candidate: a renamed replacement string's text, or
+// braces, whose inside parse reads (text if it is a renamed string's old
+// name).
+func (syn rplSyntax) parseCand(c string) (piece, bool, error) {
+	if old, ok := syn.renamed[c]; ok {
+		return syn.parse(old)
+	}
+	in := c[1 : len(c)-1]
+	for _, old := range syn.renamed {
+		if in == old {
+			return piece{}, false, nil
+		}
+	}
+	return syn.parse(in)
 }
 
 // parse reads the inside of a pair of braces: a replacement string, or

@@ -12,16 +12,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // AddCredentialFlags adds the flags that name a client's credential files
 // (never the secrets themselves: a command line is visible to every user
 // of the machine through ps).
 func AddCredentialFlags(f *pflag.FlagSet, c *cluster.Credentials, prefix string) {
-	f.StringVar(&c.Creds, "creds", "", prefix+"credentials file of this role (written by worksteal serve init; default $"+cluster.EnvCreds+")")
-	f.StringVar(&c.TLSCA, "tls-ca", "", prefix+"CA certificate that signs the server's (default $"+cluster.EnvTLSCA+"; none: the system's roots)")
-	f.StringVar(&c.TLSCert, "tls-cert", "", prefix+"client certificate, for a server that requires mutual TLS (default $"+cluster.EnvTLSCert+")")
-	f.StringVar(&c.TLSKey, "tls-key", "", prefix+"the client certificate's key file (default $"+cluster.EnvTLSKey+")")
+	f.StringVar(&c.Creds, "creds", "", prefix+"credentials file of this role (written by worksteal serve init; default $"+clusterwire.EnvCreds+")")
+	f.StringVar(&c.TLSCA, "tls-ca", "", prefix+"CA certificate that signs the server's (default $"+clusterwire.EnvTLSCA+"; none: the system's roots)")
+	f.StringVar(&c.TLSCert, "tls-cert", "", prefix+"client certificate, for a server that requires mutual TLS (default $"+clusterwire.EnvTLSCert+")")
+	f.StringVar(&c.TLSKey, "tls-key", "", prefix+"the client certificate's key file (default $"+clusterwire.EnvTLSKey+")")
 }
 
 // ConnectAs connects to url as role with the credentials c (flags, then
@@ -69,7 +70,7 @@ func ConnectAs(ctx context.Context, url, name string, role cluster.Role, c clust
 		cancel(nil)
 		if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) {
 			if c.Creds == "" {
-				return nil, nil, nil, fmt.Errorf("NATS at %s requires credentials: give --creds FILE (or $%s) with the %s's credentials from worksteal serve init", url, cluster.EnvCreds, role)
+				return nil, nil, nil, fmt.Errorf("NATS at %s requires credentials: give --creds FILE (or $%s) with the %s's credentials from worksteal serve init", url, clusterwire.EnvCreds, role)
 			}
 			return nil, nil, nil, fmt.Errorf("NATS at %s refused the credentials in %s: %v", url, c.Creds, errors.Unwrap(err))
 		}

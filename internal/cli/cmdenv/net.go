@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/worksteal/worksteal/cluster"
-	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 )
 
@@ -57,12 +55,12 @@ func CheckDashboardAddr(addr string, insecure bool) error {
 
 // ServeDashboard runs an observer of the cluster behind nc and its
 // dashboard on addr until ctx is done.
-func ServeDashboard(ctx context.Context, nc *nats.Conn, ocfg cluster.ObserverConfig, addr string, out io.Writer) error {
-	obs, err := cluster.NewObserver(nc, ocfg)
+func ServeDashboard(ctx context.Context, nc *nats.Conn, cfg clusterdash.Config, addr string, out io.Writer) error {
+	d, err := clusterdash.New(nc, cfg)
 	if err != nil {
 		return UsageError(err)
 	}
-	return serveHTTP(ctx, addr, clusterdash.New(obs, dash.Config{}), out, obs.Run)
+	return serveHTTP(ctx, addr, d, out, d.Run)
 }
 
 // serveHTTP serves h on addr, with work running beside it, until ctx is

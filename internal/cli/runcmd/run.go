@@ -214,6 +214,10 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	if err := cfg.gnu.input(f, &in, slots); err != nil {
 		return nil, err
 	}
+	in.Bar = cfg.bar
+	for _, w := range cfg.gnu.warnings {
+		fmt.Fprintln(env.Stderr, "worksteal: Warning:", w)
+	}
 	if cfg.gnu.results != "" {
 		in.Results = &cfg.gnu.results
 	}

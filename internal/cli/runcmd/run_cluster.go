@@ -184,7 +184,7 @@ func checkClusterRun(cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo
 	case cfg.dryRun:
 		return true, printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, rcfg.Tag)
 	}
-	if _, err := cluster.ParseLabels(cfg.require); err != nil {
+	if _, err := cmdenv.ParseLabels(cfg.require); err != nil {
 		return true, runError(fmt.Errorf("--require: %w", err))
 	}
 	if cfg.waitTimeout < 0 {
@@ -321,7 +321,7 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 		job.ID = JobID(all)
 	}
 	if len(cfg.require) > 0 {
-		job.Require, _ = cluster.ParseLabels(cfg.require) // checked by runCluster
+		job.Require, _ = cmdenv.ParseLabels(cfg.require) // checked by runCluster
 	}
 	for _, j := range runner.Plan(all, mustOrder(cfg.order), history) {
 		p, _ := json.Marshal(shelltask.Task{Cmd: j.Command, Seq: j.Seq, TimeoutMs: absTimeout.Milliseconds(), Stdin: j.Stdin, Env: cfg.gnu.envOf()})

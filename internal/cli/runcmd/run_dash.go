@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
-	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -73,7 +74,7 @@ type localDash struct {
 	hist               *balance.History
 	executed, failures int64
 	busy               time.Duration // finished attempts
-	spans              []cluster.Span
+	spans              []clusterobs.Span
 	ends               []time.Time
 	prevBusy           time.Duration
 	prevAt             time.Time
@@ -124,7 +125,7 @@ func (d *localDash) onAttempt(a runner.Attempt) {
 	}
 	end := a.Start.Add(a.Runtime)
 	d.ends = append(d.ends, end)
-	sp := cluster.Span{Job: d.job, Task: strconv.Itoa(a.Seq), StartMs: a.Start.UnixMilli(), Ms: a.Runtime.Milliseconds(), OK: a.OK}
+	sp := clusterobs.Span{Job: d.job, Task: strconv.Itoa(a.Seq), StartMs: a.Start.UnixMilli(), Ms: a.Runtime.Milliseconds(), OK: a.OK}
 	if len(d.spans) == dashTimelineKeep {
 		d.spans = append(d.spans[:0], d.spans[1:]...)
 	}
@@ -144,16 +145,16 @@ func (d *localDash) Snapshot() any {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	busy := d.busy
-	w := cluster.WorkerState{Name: d.worker, Status: "up", Slots: d.slots, Handlers: []string{"sh"}, Started: d.created,
-		LastSeen: now, Executed: d.executed, Failures: d.failures, Tasks: []cluster.StatusTask{}, Timeline: append([]cluster.Span{}, d.spans...)}
-	st := cluster.State{Kind: "cluster", Time: now, Stream: "local", Ready: true, StragglerFactor: d.factor,
-		Stragglers: []cluster.Straggler{}}
+	w := clusterobs.WorkerState{Name: d.worker, Status: "up", Slots: d.slots, Handlers: []string{"sh"}, Started: d.created,
+		LastSeen: now, Executed: d.executed, Failures: d.failures, Tasks: []clusterwire.StatusTask{}, Timeline: append([]clusterobs.Span{}, d.spans...)}
+	st := clusterobs.State{Kind: "cluster", Time: now, Stream: "local", Ready: true, StragglerFactor: d.factor,
+		Stragglers: []clusterobs.Straggler{}}
 	med := d.hist.Median()
 	for _, a := range d.running {
 		busy += now.Sub(a.Start)
-		w.Tasks = append(w.Tasks, cluster.StatusTask{Job: d.job, Task: strconv.Itoa(a.Seq), Attempt: a.Try, Speculative: a.Copy, Start: a.Start})
+		w.Tasks = append(w.Tasks, clusterwire.StatusTask{Job: d.job, Task: strconv.Itoa(a.Seq), Attempt: a.Try, Speculative: a.Copy, Start: a.Start})
 		if ran := now.Sub(a.Start); d.hist.Len() >= 3 && med > 0 && float64(ran) > d.factor*float64(med) {
-			st.Stragglers = append(st.Stragglers, cluster.Straggler{Job: d.job, Task: strconv.Itoa(a.Seq), Worker: d.worker, Attempt: a.Try,
+			st.Stragglers = append(st.Stragglers, clusterobs.Straggler{Job: d.job, Task: strconv.Itoa(a.Seq), Worker: d.worker, Attempt: a.Try,
 				RunningSec: ran.Seconds(), MedianSec: med.Seconds(), Ratio: float64(ran) / float64(med)})
 		}
 	}
@@ -167,11 +168,11 @@ func (d *localDash) Snapshot() any {
 	if d.finished {
 		w.Status, w.Utilization = "stopped", 0
 	}
-	st.Workers = []cluster.WorkerState{w}
+	st.Workers = []clusterobs.WorkerState{w}
 
 	p := d.progress
 	done := p.Succeeded + p.Failed
-	j := cluster.JobState{ID: d.job, Total: d.total, Succeeded: p.Succeeded, Failed: p.Failed, Running: w.Running,
+	j := clusterobs.JobState{ID: d.job, Total: d.total, Succeeded: p.Succeeded, Failed: p.Failed, Running: w.Running,
 		Retries: d.retries, Created: d.created, Finished: d.finished || done >= d.total, MedianSec: med.Seconds(), ETASec: -1,
 		ElapsedSec: now.Sub(d.created).Seconds()}
 	j.Queued = max(0, d.total-done-w.Running)
@@ -189,7 +190,7 @@ func (d *localDash) Snapshot() any {
 	case j.Rate > 0:
 		j.ETASec = float64(d.total-done) / j.Rate
 	}
-	st.Jobs = []cluster.JobState{j}
+	st.Jobs = []clusterobs.JobState{j}
 	st.Queued, st.Running = j.Queued, j.Running
 	return st
 }

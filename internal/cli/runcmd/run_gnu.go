@@ -7,12 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -91,24 +89,20 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 			in.Header = true // GNU: the first line, whatever the regexp
 		}
 	}
-	if _, ok := gnuChanged(f, "replace"); ok {
+	if given, ok := gnuChanged(f, "replace"); ok && (g.replace != "" || given == "-I") {
+		// GNU: --replace and -i without a value (or with '') change
+		// nothing; -I '' is refused here.
 		if g.replace == "" {
 			return errors.New("-I '': want the string that stands for the arguments")
 		}
-		in.Template = slices.Clone(in.Template)
-		for i, w := range in.Template {
-			in.Template[i] = strings.ReplaceAll(w, g.replace, "{}")
-		}
+		addRename(in, g.replace, "{}")
 	}
 	for i, r := range gnuRenames {
 		if given, ok := gnuChanged(f, r[0]); ok {
 			if g.renames[i] == "" {
 				return fmt.Errorf("%s '': want the string that stands for %s", given, r[2])
 			}
-			in.Template = slices.Clone(in.Template)
-			for k, w := range in.Template {
-				in.Template[k] = strings.ReplaceAll(w, g.renames[i], r[2])
-			}
+			addRename(in, g.renames[i], r[2])
 		}
 	}
 	if given, ok := gnuChanged(f, "total-jobs"); ok {
@@ -119,11 +113,17 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 		in.TotalJobs = n
 	}
 	in.SkipFirstLine = g.skipFirstLine
+	in.MaxLenOf = usableLineLength
 	if given, ok := gnuChanged(f, "max-chars"); ok {
 		if g.maxChars < 1 {
 			return fmt.Errorf("%s %d: want a length of 1 or more", given, g.maxChars)
 		}
 		in.MaxLen = g.maxChars
+		// GNU: -s over the usable length is that length, with a warning.
+		if usable := usableLineLength(); g.maxChars > usable {
+			in.MaxLen = usable
+			g.warnings = append(g.warnings, fmt.Sprintf("Value for option -s should be < %d.", usable))
+		}
 	}
 	if _, ok := gnuChanged(f, "eof"); ok {
 		in.EOF = &g.eof
@@ -157,6 +157,11 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 		in.Tag = &tag
 	} else if g.tag {
 		tag := "{}"
+		for text, old := range in.Renames {
+			if old == "{}" {
+				tag = text // GNU: --tag is {} by whatever text stands for it
+			}
+		}
 		in.Tag = &tag
 	}
 	return nil
@@ -178,12 +183,25 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		return errors.New("--group, --line-buffer and -u (--ungroup) exclude each other: give one")
 	}
 	switch {
+	case g.latestLine:
+		// GNU: --latest-line is its own way of printing, whatever
+		// --group, --line-buffer or -u say.
+		rcfg.Output = runner.OutputLatestLine
+		rcfg.Screen, rcfg.Resize = latestLineScreen(), watchResize()
 	case g.lineBuffer:
 		rcfg.Output = runner.OutputLineBuffer
 	case g.ungroup:
 		rcfg.Output = runner.OutputUngroup
 	}
 	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	if g.interactive {
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			return fmt.Errorf("--interactive: no terminal to ask on: %v", err)
+		}
+		tty.Close()
+		rcfg.Ask = askOnTTY(rcfg)
+	}
 	rcfg.ShellQuote = g.shellQuote
 	if given, ok := gnuChanged(f, "process-slot-var"); ok {
 		if !envNameRE.MatchString(g.slotVar) {
@@ -213,7 +231,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	// GNU: --color-failed does nothing under --line-buffer (its lines go
 	// out before the job's status is known).
-	failed := g.colorFailed && !g.lineBuffer
+	failed := g.colorFailed && (!g.lineBuffer || g.latestLine)
 	if (g.color || failed) && !g.ungroup {
 		rcfg.Color = gnuColor(g.color, failed)
 	}
@@ -344,14 +362,25 @@ func parseTermSeq(s string) ([]runner.TermStep, error) {
 	return seq, nil
 }
 
-// csvSep checks --colsep for --csv: one character, taken literally (GNU
-// gives it to Text::CSV as its sep_char, which fails on more).
+// csvSep checks --colsep for --csv: the runner separates the fields at
+// its first byte, as GNU's Text::CSV (its sep_char) does; an empty one is
+// refused (Text::CSV fails on it, "SEP undefined").
 func csvSep(f *pflag.FlagSet, sep string) error {
 	if !f.Changed("colsep") {
 		return nil
 	}
-	if sep == "(?:)" || utf8.RuneCountInString(sep) != 1 {
-		return fmt.Errorf("--csv --colsep '%s': the CSV separator is one character, taken literally (a tab: --colsep $'\\t')", strings.TrimPrefix(sep, "(?:)"))
+	if sep == "(?:)" || sep == "" {
+		return errors.New("--csv --colsep '': the CSV separator is the first byte of --colsep, which is empty (a tab: --colsep $'\\t')")
 	}
 	return nil
+}
+
+// addRename gives the replacement string old the text new (GNU's rpl():
+// old is then text, in the command and in --tagstring, --results and
+// --template alike).
+func addRename(in *gnuinput.Input, text, old string) {
+	if in.Renames == nil {
+		in.Renames = map[string]string{}
+	}
+	in.Renames[text] = old
 }

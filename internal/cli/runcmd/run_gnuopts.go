@@ -31,6 +31,9 @@ type gnuConfig struct {
 	multiArgs      bool      // -m
 	xargs          bool      // --xargs
 	lineBuffer     bool      // --line-buffer, --lb
+	latestLine     bool      // --latest-line, --ll
+	interactive    bool      // --interactive, -p
+	warnings       []string  // GNU's warnings about the options, written before the jobs run
 	ungroup        bool      // -u, --ungroup
 	group          bool      // --group
 	eta            bool      // --eta
@@ -106,6 +109,8 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.BoolVar(&g.xargs, "xargs", false, "as many arguments per command line as fit (not spread over the slots)")
 	f.BoolVar(&g.lineBuffer, "line-buffer", false, "write the jobs' output a whole line at a time as it comes (lines of jobs may mix)")
 	gnuAlias(f, "line-buffer", "line-buffered", "linebuffer", "linebuffered", "lb")
+	f.BoolVar(&g.latestLine, "latest-line", false, "show each running job's latest output line on a row of its own (GNU's terminal repaints; stdout and stderr together)")
+	gnuAlias(f, "latest-line", "latestline", "ll")
 	f.BoolVarP(&g.ungroup, "ungroup", "u", false, "write the jobs' output as it comes (parts of lines may mix)")
 	f.BoolVar(&g.group, "group", false, "write each job's output whole when it finishes (the default)")
 	f.BoolVar(&g.eta, "eta", false, "show the estimated time left on stderr (implies --progress)")
@@ -131,6 +136,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "tmpdir", "tempdir")
 	f.BoolVarP(&g.verbose, "v", "v", false, "write each job's command line on stdout, before its output")
 	f.BoolVarP(&g.trace, "verbose", "t", false, "write each job's command line on stderr as it starts")
+	f.BoolVarP(&g.interactive, "interactive", "p", false, "ask on the terminal before each job starts (COMMAND ?...); run it only if the answer begins with y")
 	f.StringArrayVar(&g.templates, "template", nil, "FILE=NAME: as each job starts, write FILE's text to NAME, the replacement strings of both filled in (values unquoted); repeatable")
 	gnuAlias(f, "template", "tmpl", "templates")
 	f.BoolVar(&g.tty, "tty", false, "give the jobs the terminal as stdin (--open-tty), one at a time (-j1 unless -j is given), their output as it comes (-u unless --group is given)")
@@ -255,15 +261,15 @@ func gnuChanged(f *pflag.FlagSet, main string) (given string, ok bool) {
 // The options run does support are its own flags.
 var gnuOptions = gnuOptionSet(
 	// Input and arguments.
-	"i", "U",
+	"U",
 	"linkinputsource|xapplyinputsource",
 	"context-replace", "a-sep",
 	// Output.
-	"g", "latest-line|latestline|ll",
+	"g",
 	"tmux", "tmux-pane|tmuxpane", "total-jobs|totaljobs|total",
 	// Scheduling and limits.
 	"threads",
-	"interactive|p", "T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
+	"T", "ctrl-c|ctrlc", "no-ctrl-c|noctrlc",
 	// Remote execution.
 	"sshlogin|S", "sshloginfile|slf", "sshdelay|ssh-delay", "ssh", "controlmaster|M", "transfer",
 	"transferfile|transfer-file|tf", "return", "trc", "cleanup", "basefile|bf", "workdir|work-dir|wd",

@@ -3,13 +3,14 @@ package runcmd
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 )
 
 // Options of GNU parallel 20221122 that say what run will do and then go
@@ -32,7 +33,7 @@ func showLimits(f *pflag.FlagSet, maxChars int, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--show-limits: %v", err)
 	}
-	usable := (n - 3000) / 2
+	usable := usableOf(n)
 	if _, ok := gnuChanged(f, "max-chars"); ok && maxChars >= 1 && maxChars <= usable {
 		usable = maxChars
 	}
@@ -54,7 +55,7 @@ func GNUArgs(args []string) []string {
 	}
 	f := newRunCommand(&cmdenv.Env{}).Flags()
 	norm := f.GetNormalizeFunc()
-	out := slices.Clone(args)
+	out := gnuReplaceArgs(args)
 	isCount := func(i int) bool {
 		if i >= len(out) {
 			return false
@@ -96,3 +97,81 @@ func GNUArgs(args []string) []string {
 	}
 	return out
 }
+
+// gnuReplaceArgs rewrites GNU's --replace and -i (its Getopt's
+// "replace|i:s", bundled: an optional value) in the options before the
+// COMMAND into --replace=VALUE: -iVALUE, or -i/--replace and the next word
+// when it does not begin with "-"; otherwise the value is empty (no other
+// replacement string than {}).
+func gnuReplaceArgs(args []string) []string {
+	f := newRunCommand(&cmdenv.Env{}).Flags()
+	norm := f.GetNormalizeFunc()
+	out := []string{args[0]}
+	valueNext := func(i int) bool { return i < len(args) && !strings.HasPrefix(args[i], "-") }
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...)
+		}
+		if long, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, hasValue := strings.Cut(long, "=")
+			fl := f.Lookup(string(norm(f, name)))
+			switch {
+			case fl != nil && fl.Name == "replace" && !hasValue && !valueNext(i+1):
+				out = append(out, "--replace=")
+			case fl == nil || hasValue || fl.NoOptDefVal != "":
+				out = append(out, a)
+			default:
+				out = append(out, a)
+				if i+1 < len(args) {
+					i++
+					out = append(out, args[i]) // its value
+				}
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			if a[j] == 'i' {
+				if j > 1 {
+					out = append(out, a[:j])
+				}
+				switch {
+				case j+1 < len(a):
+					out = append(out, "--replace="+a[j+1:])
+				case valueNext(i + 1):
+					i++
+					out = append(out, "--replace="+args[i])
+				default:
+					out = append(out, "--replace=")
+				}
+				break
+			}
+			fl := f.ShorthandLookup(a[j : j+1])
+			if j == len(a)-1 || (fl != nil && fl.NoOptDefVal == "") {
+				out = append(out, a)
+				if fl != nil && fl.NoOptDefVal == "" && j == len(a)-1 && i+1 < len(args) {
+					i++
+					out = append(out, args[i]) // its value
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// usableOf is GNU's usable length of a command line whose longest is n:
+// 3000 kept for its wrapping, half of the rest (for hexing).
+func usableOf(n int) int { return (n - 3000) / 2 }
+
+// usableLineLength is the longest command -X, -m and --xargs fill and any
+// command may be (GNU's $Global::usable_command_line_length): usableOf the
+// longest command line GNU's search finds on this machine, searched once,
+// when first needed (gnuinput.DefaultMaxLen if the search cannot run).
+var usableLineLength = sync.OnceValue(func() int {
+	n, err := findMaxLineLength()
+	if err != nil {
+		return gnuinput.DefaultMaxLen
+	}
+	return usableOf(n)
+})

@@ -22,9 +22,10 @@ import (
 // a column number, or a column name (looked up in the first line), and
 // what follows (a Perl expression: refused).
 type spreadSpec struct {
-	given string // the option as given, for errors
-	col   int    // the column number, or 0 with name
-	name  string
+	given  string // the option as given, for errors
+	col    int    // the column number (--shard, --bin: 0 or below, a Perl index from the end), or 0 with name
+	number bool   // a column number was given
+	name   string
 }
 
 var (
@@ -42,10 +43,11 @@ func parseSpreadSpec(given, v string) (spreadSpec, error) {
 	case specNumRE.MatchString(v):
 		num := specNumRE.FindStringSubmatch(v)[1]
 		n, err := strconv.Atoi(num)
-		if err != nil || n < 1 {
-			return s, fmt.Errorf("%s %q: columns count from 1", given, v)
+		if err != nil {
+			return s, fmt.Errorf("%s %q: the column number is out of range", given, v)
 		}
 		s.col = n
+		s.number = true
 		rest = strings.TrimSpace(v[len(num):])
 	default:
 		rest = v
@@ -86,6 +88,8 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *gn
 	shardGiven, shard := gnuChanged(f, "shard")
 	binGiven, bin := gnuChanged(f, "bin")
 	groupGiven, grp := gnuChanged(f, "group-by")
+	// GNU tests each as a Perl truth: "0" (and "") is not given.
+	shard, bin, grp = shard && perlTrue(p.shard), bin && perlTrue(p.bin), grp && perlTrue(p.groupBy)
 	colsepGiven := f.Changed("colsep")
 	switch {
 	case !shard && !bin && !grp:
@@ -140,6 +144,14 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *gn
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if spec.number && spec.col < 1 {
+		// GNU: a column is [a-z0-9_]+, so "-1" is a Perl expression;
+		// "00" is $F[0], as 1.
+		if spec.col < 0 {
+			return nil, nil, nil, fmt.Errorf("%s %q: a Perl expression is not supported, as {= =} is not: give a column number (from 1) or name", groupGiven, p.groupBy)
+		}
+		spec.col = 1
+	}
 	sep := cfg.colSep
 	if !colsepGiven {
 		sep = "\t" // GNU: --group-by splits at tabs by default
@@ -186,3 +198,6 @@ func unwrapRunner(err error) error {
 	}
 	return errors.New(s)
 }
+
+// perlTrue says s is true to Perl: neither "" nor "0".
+func perlTrue(s string) bool { return s != "" && s != "0" }

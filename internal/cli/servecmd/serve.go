@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 )
 
@@ -37,8 +38,10 @@ type ServeConfig struct {
 	stream        string        // the dashboard's stream name
 	Security      ServeSecurity // serve_security.go
 	limits        cluster.StorageLimits
-	taskMiB       int64 // --max-task-mib
-	resultMiB     int64 // --max-result-mib
+	taskMiB       int64         // --max-task-mib
+	resultMiB     int64         // --max-result-mib
+	ackWait       time.Duration // --ack-wait: the deployment's, when the recorder sets the tier up
+	ackWaitSet    bool
 }
 
 func newServeCommand(env *cmdenv.Env) *cobra.Command {
@@ -66,7 +69,10 @@ of a server, run three with --cluster-listen and --routes to each other
   worksteal serve --config /etc/worksteal/server.conf --name n1 --listen 0.0.0.0:4222 \
       --cluster-listen 10.0.0.1:6222 --routes nats://10.0.0.2:6222,nats://10.0.0.3:6222`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runServe(env, cmd, cfg) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.ackWaitSet = cmd.Flags().Changed("ack-wait")
+			return runServe(env, cmd, cfg)
+		},
 	}
 	cmd.AddCommand(newServeInitCommand(), newServeCredentialsCommand())
 	f := cmd.Flags()
@@ -82,6 +88,7 @@ of a server, run three with --cluster-listen and --routes to each other
 	f.Int64Var(&cfg.limits.Tasks, "max-tasks", cluster.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
 	f.Int64Var(&cfg.taskMiB, "max-task-mib", cluster.DefaultStorageLimits.TaskBytes>>20, "most MiB the task stream holds (0: no limit)")
 	f.Int64Var(&cfg.resultMiB, "max-result-mib", cluster.DefaultStorageLimits.ResultBytes>>20, "most MiB the results bucket holds: a result past it waits until finished jobs are deleted (0: no limit)")
+	f.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "the deployment's ack wait, when serve's recorder is the first to set the tier up (a task whose worker is silent this long goes to another worker; failover is sooner)")
 	addServeSecurityFlags(cmd, &cfg.Security)
 	return cmd
 }
@@ -232,7 +239,11 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 		return
 	}
 	defer nc.Close()
-	node, err := cluster.New(nc, cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits))
+	opts := []cluster.Option{cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits)}
+	if cfg.ackWaitSet {
+		opts = append(opts, cluster.WithAckWait(cfg.ackWait))
+	}
+	node, err := cluster.New(nc, opts...)
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
 		return
@@ -269,7 +280,7 @@ func serveDashboardInProcess(ctx context.Context, s *server.Server, cfg ServeCon
 		return err
 	}
 	defer nc.Close()
-	return cmdenv.ServeDashboard(ctx, nc, cluster.ObserverConfig{Stream: cfg.stream}, cfg.http, out)
+	return cmdenv.ServeDashboard(ctx, nc, clusterdash.Config{Stream: cfg.stream}, cfg.http, out)
 }
 
 // checkServeResources finds at once what would keep the server from

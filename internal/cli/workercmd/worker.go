@@ -18,6 +18,7 @@ import (
 	"github.com/worksteal/worksteal/cluster/shelltask"
 	"github.com/worksteal/worksteal/internal/cli/benchcmd"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -166,7 +167,7 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 	if cfg.name != "" {
 		opts = append(opts, cluster.WithName(cfg.name))
 	}
-	labels, err := cluster.ParseLabels(cfg.labels)
+	labels, err := cmdenv.ParseLabels(cfg.labels)
 	if err != nil {
 		return nil, nil, cmdenv.UsageError(fmt.Errorf("--label: %w", err))
 	}
@@ -236,7 +237,7 @@ func closeWithin(nc *nats.Conn, d time.Duration) {
 
 // credentialEnv lists the environment variables that name a client's
 // credentials (cluster.Credentials.FromEnv) or a NATS client's.
-var credentialEnv = []string{cluster.EnvCreds, cluster.EnvTLSCA, cluster.EnvTLSCert, cluster.EnvTLSKey, "NATS_CREDS", "NATS_NKEY", "NKEYS_PATH"}
+var credentialEnv = []string{clusterwire.EnvCreds, clusterwire.EnvTLSCA, clusterwire.EnvTLSCert, clusterwire.EnvTLSKey, "NATS_CREDS", "NATS_NKEY", "NKEYS_PATH"}
 
 // dropCredentialEnv removes the credential variables from this process's
 // environment, which the tasks' processes inherit.

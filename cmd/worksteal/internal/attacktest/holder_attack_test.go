@@ -98,9 +98,9 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 
 	// Failover's held lists: every worker hears them.
 	lists := map[string]string{} // by the Serve id: the last list
-	if _, err := a.nc.Subscribe("ws.held.*", func(m *nats.Msg) {
+	if _, err := a.nc.Subscribe("ws.held.*.*", func(m *nats.Msg) {
 		mu.Lock()
-		lists[strings.TrimPrefix(m.Subject, "ws.held.")] = string(m.Data)
+		lists[m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]] = string(m.Data)
 		mu.Unlock()
 	}); err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 		return strings.Count(logs(), "refused a worker's ack: "+cluster.RefusedNotHolder) >= 2
 	})
 	// Hand w1's tasks back as if w1 were lost: w1 answers pings.
-	if st, body := a.ask(t, "lost", "", nil, []byte(w1ID)); st != "refused" || !strings.HasPrefix(body, cluster.RefusedNotLost) {
+	if st, body := a.ask(t, "lost", "", nil, []byte("w1\t"+w1ID)); st != "refused" || !strings.HasPrefix(body, cluster.RefusedNotLost) {
 		t.Errorf("w1 named lost by w2: the recorder answered %q %q; want a refusal, %s", st, body, cluster.RefusedNotLost)
 	}
 	// As w1, or past the recorder: the server refuses.

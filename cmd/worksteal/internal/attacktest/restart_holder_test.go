@@ -21,12 +21,12 @@ import (
 // table lives in serve's memory. serve is restarted (same address, same
 // store) while two workers with keys of their own hold four tasks that
 // wait for a gate, and the ack wait is 30 minutes: the deliveries made
-// before the restart are in no table, so the first heartbeat or result
-// for each is refused and the recorder hands it back; its redelivery is
-// made where the recorder hears it and bound. Every task's output is
-// printed exactly once and the job exits 0 long before the ack wait;
-// meanwhile w2's key, naming w1's deliveries (from the held lists every
-// worker hears), records nothing.
+// before the restart are in no table; the recorder binds each again on
+// the word of its holder (its own held list, heard on its own subject).
+// Every task runs exactly once (each appends a line to a file of its
+// own), its output is printed once, and the job exits 0 long before the
+// ack wait; meanwhile w2's key, naming w1's deliveries (from the held
+// lists every worker hears), records nothing and hands nothing back.
 func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
 	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--workers", "w1,w2"); code != 0 {
@@ -40,7 +40,7 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	l.Close()
 	store := filepath.Join(t.TempDir(), "js")
 	startServe := func() *e2e.Proc {
-		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v")
+		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", addr, "--store", store, "-v", "--ack-wait", "30m")
 		e2e.WaitFor(t, p.Stdout, `JetStream on (\S+)`)
 		return p
 	}
@@ -85,7 +85,7 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	a := connectNamed(t, url, dir, "w2")
 	var mu sync.Mutex
 	var theirs []string // "<delivery>\t<task>"
-	if _, err := a.nc.Subscribe("ws.held.*", func(m *nats.Msg) {
+	if _, err := a.nc.Subscribe("ws.held.w1.*", func(m *nats.Msg) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, line := range strings.Split(string(m.Data), "\n") {
@@ -125,6 +125,12 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	}
 	if code, out := sub.Cmd.ProcessState.ExitCode(), sub.Stdout.String(); code != 0 || out != want {
 		t.Errorf("run: exit %d, stdout %q, stderr %q; want each real output once", code, out, sub.Stderr)
+	}
+	for i := range tasks {
+		data, _ := os.ReadFile(filepath.Join(work, "runs"+strconv.Itoa(i)))
+		if n := strings.Count(string(data), "run\n"); n != 1 {
+			t.Errorf("task %d ran %d times; want once (serve's log %q)", i, n, serve.Stdout.String()+serve.Stderr.String())
+		}
 	}
 	code, out, errs := e2e.Run(t, "", nil, append([]string{"job", "results", "restarted", "--json", "--nats", url}, creds("admin")...)...)
 	if code != 0 || strings.Count(out, `"task":`) != tasks || strings.Contains(out, "FORGED") || strings.Contains(out, `"worker":"evil"`) {

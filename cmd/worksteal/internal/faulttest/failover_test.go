@@ -34,10 +34,19 @@ func failoverTree(t *testing.T, sig syscall.Signal, why string) {
 // failoverTreeOn is failoverTree on the deployment of the server at url
 // and workers, run with the extra arguments runArgs (its credentials).
 func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*e2e.Process, sig syscall.Signal, why string) {
+	failoverTreeWith(t, url, runArgs, workers, sig, why, nil)
+}
+
+// failoverTreeWith is failoverTreeOn, calling before(victim) with the
+// index of the worker about to be hit, before the signal.
+func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e.Process, sig syscall.Signal, why string, before func(victim int)) {
 	tr := newTreeRun(t, 3, 4)
 	run := e2e.Launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)...)
 	tr.waitRuns(t, len(tr.ids())/3, run)
 	victim := tr.rootWorker(t)
+	if before != nil {
+		before(victim)
+	}
 	workers[victim].Signal(t, sig)
 	if sig == syscall.SIGSTOP {
 		defer workers[victim].Cmd.Process.Signal(syscall.SIGCONT)
@@ -122,7 +131,9 @@ func deploymentSecure(t *testing.T, ack string) (string, []string, []*e2e.Proces
 			t.Fatalf("credentials add w%d: exit %d, %s", i, code, errs)
 		}
 	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
+	// serve's recorder sets the tier up first: the deployment's ack wait
+	// is serve's (the set-up job's --ack-wait would not be applied).
+	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "--ack-wait", ack)
 	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
 	runArgs := []string{"--creds", filepath.Join(dir, "submitter.nk")}
 	var workers []*e2e.Process

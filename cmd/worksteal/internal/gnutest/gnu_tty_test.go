@@ -74,3 +74,140 @@ func onTerminal(t *testing.T, bin string, args ...string) string {
 	}
 	return strings.ReplaceAll(out.String(), "\r", "")
 }
+
+// TestGNULatestLineOnATerminal runs GNU parallel and worksteal run with
+// --latest-line on a pty of 30 rows × 90 columns as their controlling
+// terminal and compares the screens they leave (the bytes written, drawn
+// by screenOf): each job's tag and last line on the row of its number
+// (-k), cut at 90 columns with ">", whatever the order of the paints.
+func TestGNULatestLineOnATerminal(t *testing.T) {
+	needGNU(t)
+	// Each line is longer than the one before it: a terminal keeps what
+	// a shorter paint does not cover, and which lines get a paint of
+	// their own depends on timing.
+	job := `echo a{} >&2; sleep 0.{}; printf "%0{}0d\n" {}`
+	args := []string{"-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9"}
+	gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
+	wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+	if gnuCode != 0 || wsCode != 0 {
+		t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
+	}
+	gnu, ws := screenOf(gnuOut), screenOf(wsOut)
+	if ws != gnu {
+		t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
+	}
+	if !strings.Contains(ws, "9       000") || !strings.HasSuffix(ws, "0>\n") {
+		t.Errorf("the screen lacks job 9's last line:\n%s", ws)
+	}
+}
+
+// latestOnTerminal runs bin args on a new 30 × 90 pty, its controlling
+// terminal (TERM=xterm), with typed typed ahead into it, and returns the
+// bytes it wrote there and its exit status.
+func latestOnTerminal(t *testing.T, typed, bin string, args ...string) (string, int) {
+	t.Helper()
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer master.Close()
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 30, Cols: 90}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(caseContext(t), bin, args...)
+	cmd.Env = gnuEnv([]string{"TERM=xterm"})
+	cmd.Dir = t.TempDir()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	if _, err := master.Write([]byte(typed)); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&out, master)
+		close(copied)
+	}()
+	err = cmd.Wait()
+	<-copied
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%s %q: %v\n%q", bin, args, err, out.String())
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestGNUInteractiveOnATerminal runs GNU parallel and worksteal run with
+// --interactive (-p) on a pty, answers typed ahead (y, n, Y), and compares
+// what the terminal shows: each command asked ("echo a ?..."), the jobs
+// answered yes run, the one answered no not (a failed job: exit status 1).
+func TestGNUInteractiveOnATerminal(t *testing.T) {
+	needGNU(t)
+	for _, opt := range []string{"-p", "--interactive"} {
+		t.Run(opt, func(t *testing.T) {
+			args := []string{opt, "-j1", "echo", ":::", "a", "b", "c"}
+			gnu, gnuCode := latestOnTerminal(t, "y\nn\n Y\n", gnuBin, args...)
+			ws, wsCode := latestOnTerminal(t, "y\nn\n Y\n", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+			gnu, ws = strings.ReplaceAll(gnu, "\r", ""), strings.ReplaceAll(ws, "\r", "")
+			if wsCode != gnuCode {
+				t.Errorf("exit status: worksteal %d, GNU parallel %d", wsCode, gnuCode)
+			}
+			if ws != gnu {
+				t.Errorf("on a terminal, %s:\nworksteal:\n%s\nGNU parallel:\n%s", opt, ws, gnu)
+			}
+			if !strings.Contains(ws, "echo b ?...echo c") || !strings.Contains(ws, "?...c\n") {
+				t.Errorf("want b asked and not run, c run:\n%s", ws)
+			}
+		})
+	}
+}
+
+// screenOf draws what a terminal shows after s: text at the cursor, \r to
+// the first column, \n a row down, ESC [ A a row up; other escape
+// sequences (colours, clear to end of line) change nothing drawn. The
+// rows without their trailing spaces, the empty rows at the end dropped.
+func screenOf(s string) string {
+	var rows [][]rune
+	row, col := 0, 0
+	put := func(r rune) {
+		for len(rows) <= row {
+			rows = append(rows, nil)
+		}
+		for len(rows[row]) <= col {
+			rows[row] = append(rows[row], ' ')
+		}
+		rows[row][col] = r
+		col++
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; r {
+		case '\r':
+			col = 0
+		case '\n':
+			row++
+		case 0x1b:
+			j := i + 1
+			if j < len(rs) && rs[j] == '[' {
+				j++
+				for j < len(rs) && (rs[j] < '@' || rs[j] > '~') {
+					j++
+				}
+				if j < len(rs) && rs[j] == 'A' && row > 0 {
+					row--
+				}
+			}
+			i = j
+		default:
+			put(r)
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(strings.TrimRight(string(r), " ") + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}

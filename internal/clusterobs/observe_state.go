@@ -1,10 +1,14 @@
-package cluster
+package clusterobs
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // State is a cluster's state as an Observer sees it: the data of the
@@ -36,8 +40,8 @@ type State struct {
 	// started.
 	Redeliveries int64 `json:"redeliveries"`
 	// Latency is the submit-to-start latency histogram, all workers
-	// together (see LatencyBounds).
-	Latency Latency `json:"latency"`
+	// together (see clusterwire.LatencyBounds).
+	Latency clusterwire.Latency `json:"latency"`
 }
 
 // WorkerState is one worker in a State.
@@ -55,14 +59,14 @@ type WorkerState struct {
 	Executed    int64     `json:"executed"`
 	Failures    int64     `json:"failures"`
 	Redelivered int64     `json:"redelivered"`
-	// Spawned counts the children its tasks spawned (Spawn), Spilled
-	// those it handed over to other workers (WorkerStatus).
+	// Spawned counts the children its tasks spawned (cluster.Spawn), Spilled
+	// those it handed over to other workers (clusterwire.WorkerStatus).
 	Spawned int64   `json:"spawned"`
 	Spilled int64   `json:"spilled"`
 	BusySec float64 `json:"busy_s"`
 	// Utilization is busy slots over slots between its last two statuses.
-	Utilization float64      `json:"utilization"`
-	Tasks       []StatusTask `json:"tasks"`
+	Utilization float64                  `json:"utilization"`
+	Tasks       []clusterwire.StatusTask `json:"tasks"`
 	// Timeline holds its recently finished tasks, oldest first.
 	Timeline []Span `json:"timeline"`
 }
@@ -83,9 +87,9 @@ type JobState struct {
 	// children handed over between workers that the results seen so far
 	// list (a tree's total grows as it does; results recorded before the
 	// observer started are not seen, so neither are the children they
-	// list). Reduce names the job's reduction (Job.Reduce); the value
+	// list). Reduce names the job's reduction (cluster.Job.Reduce); the value
 	// reduced so far is not shown: it is made of the tasks' outputs, which
-	// the observer may not read (Submission.Value and worksteal job status
+	// the observer may not read (cluster.Submission.Value and worksteal job status
 	// show it).
 	Total     int    `json:"total"`
 	Handed    int    `json:"handed"`
@@ -95,11 +99,11 @@ type JobState struct {
 	Running   int    `json:"running"`
 	Queued    int    `json:"queued"`
 	// Waiting says what queued tasks wait for when no worker up can run
-	// them (see Stall): "no live worker has gpu=1 (handler sh) since
+	// them (see cluster.Stall): "no live worker has gpu=1 (handler sh) since
 	// 12:03:04: 3 tasks wait"; "" otherwise.
 	Waiting string `json:"waiting,omitempty"`
 	// Retries counts the attempts after a handler's failure, Reruns the
-	// runs beyond the attempts (Result.Reruns: a worker died, stopped or
+	// runs beyond the attempts (cluster.Result.Reruns: a worker died, stopped or
 	// lost the server, a result was discarded), over the recorded results.
 	Retries  int       `json:"retries"`
 	Reruns   int       `json:"reruns"`
@@ -137,16 +141,16 @@ func (o *Observer) State() State {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := State{Kind: "cluster", Time: now, Stream: o.cfg.Stream, Ready: o.ready, Note: o.note, StragglerFactor: o.cfg.StragglerFactor,
-		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}, Refusals: cloneCounts(o.refusals)}
+		Workers: []WorkerState{}, Jobs: []JobState{}, Stragglers: []Straggler{}, Refusals: maps.Clone(o.refusals)}
 	running := map[string]int{}
-	var live []WorkerInfo // the workers up, for the jobs' stalls
+	var live []clusterwire.Worker // the workers up, for the jobs' stalls
 	for _, w := range o.workers {
 		ws, up, keep := o.workerState(&s, now, w, running)
 		if !keep {
 			continue
 		}
 		if up {
-			live = append(live, WorkerInfo{Name: w.st.Name, Handlers: w.st.Handlers, Labels: w.st.Labels})
+			live = append(live, clusterwire.Worker{Handlers: w.st.Handlers, Labels: w.st.Labels})
 		}
 		s.Redeliveries += w.st.Redelivered
 		s.Latency.Add(w.st.Latency)
@@ -187,8 +191,8 @@ func (o *Observer) workerState(s *State, now time.Time, w *workerView, running m
 	st := w.st
 	ws = WorkerState{Name: st.Name, Status: "up", Slots: st.Slots, Handlers: st.Handlers, Labels: st.Labels, Started: st.Started,
 		LastSeen: w.seen, SilentSec: now.Sub(w.seen).Seconds(), Executed: st.Executed, Failures: st.Failures,
-		Redelivered: st.Redelivered, Spawned: st.Spawned, Spilled: st.Spilled, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []StatusTask{}, Timeline: []Span{}}
-	every := cmp.Or(st.Every, statusEvery)
+		Redelivered: st.Redelivered, Spawned: st.Spawned, Spilled: st.Spilled, BusySec: st.Busy.Seconds(), Utilization: w.util, Tasks: []clusterwire.StatusTask{}, Timeline: []Span{}}
+	every := cmp.Or(st.Every, clusterwire.StatusEvery)
 	if silent := now.Sub(w.seen); (st.Stopping && silent > forgetStopped) || silent > forgetLost {
 		delete(o.workers, st.Name)
 		delete(o.spans, st.Name)
@@ -197,7 +201,7 @@ func (o *Observer) workerState(s *State, now time.Time, w *workerView, running m
 	switch {
 	case st.Stopping:
 		ws.Status = "stopped"
-	case now.Sub(w.seen) > statusMissed*every:
+	case now.Sub(w.seen) > clusterwire.StatusMissed*every:
 		ws.Status = "lost"
 		ws.Utilization = 0
 	default:
@@ -224,7 +228,7 @@ func (o *Observer) workerState(s *State, now time.Time, w *workerView, running m
 // jobState is job j's row at now: its counts (running of its tasks run on
 // the workers), what it waits for (the routes no worker of live can take),
 // its rate, ETA and elapsed time. o.mu is held.
-func (o *Observer) jobState(j *jobView, now time.Time, running int, live []WorkerInfo) JobState {
+func (o *Observer) jobState(j *jobView, now time.Time, running int, live []clusterwire.Worker) JobState {
 	done := j.seen
 	if j.counted {
 		done = j.doneExact
@@ -242,8 +246,9 @@ func (o *Observer) jobState(j *jobView, now time.Time, running int, live []Worke
 		js.Queued = max(0, o.inQueue[j.id]-js.Running)
 		var stalls []string
 		for _, r := range o.waits[j.id] {
-			if r.stalled(live) {
-				stalls = append(stalls, r.stall().String())
+			if r.Stalled(live) {
+				stall := cluster.Stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
+				stalls = append(stalls, stall.String())
 			}
 		}
 		slices.Sort(stalls)
@@ -284,7 +289,7 @@ func (o *Observer) jobState(j *jobView, now time.Time, running int, live []Worke
 
 // straggler adds t to s.Stragglers if it has run longer than the factor
 // times its job's median. Called with o.mu held.
-func (o *Observer) straggler(s *State, now time.Time, worker string, t StatusTask) {
+func (o *Observer) straggler(s *State, now time.Time, worker string, t clusterwire.StatusTask) {
 	j := o.jobs[t.Job]
 	if j == nil || j.hist.Len() < 3 {
 		return // the same minimum as the runner's --timeout N%
@@ -296,29 +301,4 @@ func (o *Observer) straggler(s *State, now time.Time, worker string, t StatusTas
 	}
 	s.Stragglers = append(s.Stragglers, Straggler{Job: t.Job, Task: t.Task, Worker: worker, Attempt: t.Attempt,
 		RunningSec: ran.Seconds(), MedianSec: med.Seconds(), Ratio: float64(ran) / float64(med)})
-}
-
-// ObserverInboxPrefix is the inbox prefix of an observer's connection
-// (nats.CustomInboxPrefix): its replies arrive there, so its credentials
-// need not let it read other clients' inboxes, where task payloads
-// travel.
-const ObserverInboxPrefix = "_INBOX_observer"
-
-// ObserverPermissions lists the subjects an Observer of stream uses, for a
-// read-only observer role: what it must be allowed to publish (JetStream
-// API requests that read state: stream info, the task stream's consumer
-// list, direct gets of job records) and to subscribe to (worker statuses,
-// its own inbox). None of them changes the cluster or creates anything (no
-// consumer: NATS cannot confine a consumer's deliveries to its creator),
-// and none reads a result, so no task's output. Its connection must use
-// nats.CustomInboxPrefix(ObserverInboxPrefix).
-func ObserverPermissions(stream string) (publish, subscribe []string) {
-	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks",
-		"$JS.API.CONSUMER.LIST." + stream + "_tasks",    // the routes, for what their tasks wait for
-		"$JS.API.STREAM.INFO.KV_" + stream + "_results", // count a job's results
-		"$JS.API.STREAM.INFO.KV_" + stream + "_jobs",    // list the jobs
-		"$JS.API.DIRECT.GET.KV_" + stream + "_jobs.>",   // and read their records
-	}
-	subscribe = []string{stream + ".status.*", stream + ".refusals", ObserverInboxPrefix + ".>"}
-	return publish, subscribe
 }

@@ -1,0 +1,110 @@
+package worksteal
+
+import (
+	"context"
+	"testing"
+
+	"github.com/worksteal/worksteal/policy"
+)
+
+// TestHeartbeatLeavesPlainCalls checks [P4] (beat in join.go) on one
+// worker, where nobody is ever idle and only the heartbeat promotes:
+//
+//   - after the heartbeat promoted the latent frame F of an outer Join, the
+//     rest of F's first half keeps making plain calls: no Join of it opens
+//     a frame (red when beat moves gate up with lo, as other promotions
+//     do: the next Join then opens a frame);
+//   - a task that w runs inside that first half (a Scope's wait) starts
+//     as any job: its first Join opens a frame (red without the reset of
+//     gate in execute);
+//   - once F's first half returned and F was popped back, its second half
+//     opens latent frames again, and the heartbeat promotes one of them
+//     (red without the reset of gate in joinPopPromoted: the second half
+//     then runs as plain calls, with nothing to promote).
+func TestHeartbeatLeavesPlainCalls(t *testing.T) {
+	if policy.LatentFrames != 1 {
+		t.Skip("the test holds one latent frame open")
+	}
+	p := newTestPool(t, Config{Workers: 1})
+	zero := func(*Worker) int { return 0 }
+	// joins runs n Joins in a loop at w's current depth and reports how
+	// many opened a frame (their first half ran one level deeper), not
+	// counting the heartbeat's own Joins (a beat is a frame Join), and how
+	// many frames were promoted in all.
+	joins := func(w *Worker, n int) (frames, promoted uint64) {
+		d, p0 := w.depth, w.st.promoted
+		for range n {
+			var deeper bool
+			Join(w, func(w *Worker) int { deeper = w.depth > d; return 0 }, zero)
+			if deeper && w.beatLeft != policy.HeartbeatJoins { // not a beat's Join (pollJoin reset the count)
+				frames++
+			}
+		}
+		return frames, w.st.promoted - p0
+	}
+	var (
+		framesA, promotedA uint64 // F's first half, after the first beat
+		firstB             bool   // the first Join of F's second half (G) opened a frame
+		promotedB          uint64 // promotions during F's second half
+		jobFrame           bool   // a task run in F's first half after the beat opened a frame
+	)
+	_, err := Run(p, func(w *Worker) int {
+		var nest func(w *Worker, k int) int
+		nest = func(w *Worker, k int) int {
+			if k > 0 { // below the eager Joins at the top
+				a, _ := Join(w, func(w *Worker) int { return nest(w, k-1) }, zero)
+				return a
+			}
+			// F: a Join that opens the latent frame.
+			Join(w, func(w *Worker) int {
+				// Up to the first beat, then as many Joins again.
+				for promotedA == 0 {
+					_, promotedA = joins(w, 64)
+				}
+				framesA, _ = joins(w, 2*policy.HeartbeatJoins)
+				// A task that w runs here (its Scope's wait pops it)
+				// starts as any job: its first Join opens a frame.
+				err := w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+					s.Spawn(w, func(w *Worker) {
+						d := w.depth
+						Join(w, func(w *Worker) int { jobFrame = w.depth > d; return 0 }, zero)
+					})
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+				return 0
+			}, func(w *Worker) int {
+				// G: its Joins are plain calls, and a beat promotes G.
+				d := w.depth
+				Join(w, func(w *Worker) int {
+					firstB = w.depth > d
+					_, promotedB = joins(w, 2*policy.HeartbeatJoins)
+					return 0
+				}, zero)
+				return 0
+			})
+			return 0
+		}
+		return nest(w, policy.EagerDepth)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if promotedA == 0 {
+		t.Fatal("no heartbeat promoted F")
+	}
+	if framesA != 0 {
+		t.Errorf("after the heartbeat promoted F, %d of %d Joins of its first half opened a frame; want plain calls only", framesA, 2*policy.HeartbeatJoins)
+	}
+	if !jobFrame {
+		t.Error("a task run in F's first half after the heartbeat made a plain call at its first Join; want a latent frame, as any job")
+	}
+	if !firstB {
+		t.Error("the first Join of F's second half (F popped back) was a plain call; want a latent frame")
+	}
+	if promotedB == 0 {
+		t.Errorf("no heartbeat promoted a frame in %d Joins of F's second half", 2*policy.HeartbeatJoins)
+	}
+}
