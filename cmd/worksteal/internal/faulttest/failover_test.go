@@ -40,10 +40,10 @@ func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*e2e.P
 // failoverTreeWith is failoverTreeOn, calling before(victim) with the
 // index of the worker about to be hit, before the signal.
 func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e.Process, sig syscall.Signal, why string, before func(victim int)) {
-	tr := newTreeRun(t, 3, 4)
-	run := e2e.Launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.input)...)
-	tr.waitRuns(t, len(tr.ids())/3, run)
-	victim := tr.rootWorker(t)
+	tr := e2e.NewTreeRun(t, 3, 4)
+	run := e2e.Launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.Input)...)
+	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	victim := tr.RootWorker(t)
 	if before != nil {
 		before(victim)
 	}
@@ -57,17 +57,17 @@ func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e
 		// after it froze wait for it: it wakes up now.)
 		deadline, _ := t.Deadline()
 		for {
-			if ws := tr.runs()["1"]; len(ws) > 1 && ws[len(ws)-1] != fmt.Sprintf("w%d", victim+1) {
+			if ws := tr.Runs()["1"]; len(ws) > 1 && ws[len(ws)-1] != fmt.Sprintf("w%d", victim+1) {
 				break
 			}
 			if time.Now().After(deadline.Add(-30 * time.Second)) {
-				t.Fatalf("the stopped worker's root did not run elsewhere: %v", tr.runs()["1"])
+				t.Fatalf("the stopped worker's root did not run elsewhere: %v", tr.Runs()["1"])
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		workers[victim].Signal(t, syscall.SIGCONT)
 	}
-	tr.check(t, run) // waits for run: a 30-minute ack wait would fail it
+	tr.Check(t, run) // waits for run: a 30-minute ack wait would fail it
 	said := false
 	for i, w := range workers {
 		if i != victim && strings.Contains(w.Out.String(), "lost ("+why) {

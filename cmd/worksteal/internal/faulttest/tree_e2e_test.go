@@ -13,143 +13,18 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
-	"github.com/worksteal/worksteal/internal/testdeadline"
 )
-
-// treeRun is a tree of shell tasks: the one command of the batch is the
-// root; a node of depth d > 0 spawns fanout children of depth d−1 with
-// worksteal spawn; every node appends "task worker" to a file, sleeps,
-// and prints 1, so run --reduce sum prints the number of nodes.
-type treeRun struct {
-	dir, ran, input string
-	depth, fanout   int
-}
-
-func newTreeRun(t *testing.T, depth, fanout int) *treeRun {
-	dir := t.TempDir()
-	tr := &treeRun{dir: dir, ran: filepath.Join(dir, "ran"), input: filepath.Join(dir, "input"), depth: depth, fanout: fanout}
-	script := filepath.Join(dir, "node.sh")
-	body := fmt.Sprintf(`d=$1
-echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s
-if [ "$d" -gt 0 ]; then
-  i=0
-  while [ $i -lt %d ]; do %s spawn -- sh %s $((d-1)) || exit 9; i=$((i+1)); done
-fi
-sleep 0.15
-echo 1
-`, tr.ran, fanout, e2e.Bin, script)
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tr.input, []byte(fmt.Sprintf("sh %s %d\n", script, depth)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
-// ids are the task ids of the whole tree: "1" (the batch's first task)
-// and "<parent>=<i>".
-func (tr *treeRun) ids() []string {
-	level := []string{"1"}
-	all := append([]string(nil), level...)
-	for range tr.depth {
-		var next []string
-		for _, p := range level {
-			for i := range tr.fanout {
-				next = append(next, p+"="+strconv.Itoa(i))
-			}
-		}
-		all = append(all, next...)
-		level = next
-	}
-	return all
-}
-
-// runs returns the nodes started so far, task -> workers that started it.
-func (tr *treeRun) runs() map[string][]string {
-	data, _ := os.ReadFile(tr.ran)
-	m := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if f := strings.Fields(line); len(f) == 2 {
-			m[f[0]] = append(m[f[0]], f[1])
-		}
-	}
-	return m
-}
-
-func (tr *treeRun) run(t *testing.T, url string, extra ...string) *e2e.Process {
-	args := append([]string{"run", "--nats", url, "--ack-wait", e2e.AckWait, "--reduce", "sum", "--progress=lines", "--summary", "-a", tr.input}, extra...)
-	return e2e.Launch(t, "run", args...)
-}
-
-// waitRuns waits until k nodes have started.
-func (tr *treeRun) waitRuns(t *testing.T, k int, run *e2e.Process) {
-	t.Helper()
-	deadline := time.Now().Add(testdeadline.Left(t))
-	for len(tr.runs()) < k {
-		select {
-		case <-run.Done:
-			t.Fatalf("run exited %d after %d of %d nodes:\n%s", run.Code, len(tr.runs()), k, run.Out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d nodes started:\n%s", len(tr.runs()), k, run.Out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// check asserts the promise: run exits 0 and prints the exact number of
-// nodes as the reduced value; every node of the tree ran (at least once)
-// and no task outside it did.
-func (tr *treeRun) check(t *testing.T, run *e2e.Process) {
-	t.Helper()
-	if code := run.Wait(t); code != 0 {
-		t.Fatalf("run exited %d; want 0:\n%s", code, run.Out.String())
-	}
-	ids := tr.ids()
-	if !regexp.MustCompile(`(?m)^` + strconv.Itoa(len(ids)) + `$`).MatchString(run.Out.String()) {
-		t.Errorf("run did not print the sum %d (one per node):\n%s", len(ids), run.Out.String())
-	}
-	runs := tr.runs()
-	extra := 0
-	for _, id := range ids {
-		if len(runs[id]) == 0 {
-			t.Errorf("node %s never ran", id)
-		}
-		extra += max(0, len(runs[id])-1)
-		delete(runs, id)
-	}
-	for id := range runs {
-		t.Errorf("task %s ran, and is not a node of the tree", id)
-	}
-	t.Logf("%d nodes, %d ran again", len(ids), extra)
-}
-
-// rootWorker is the index of the worker that ran the root.
-func (tr *treeRun) rootWorker(t *testing.T) int {
-	t.Helper()
-	w := tr.runs()["1"]
-	if len(w) == 0 {
-		t.Fatal("the root has not run")
-	}
-	i, err := strconv.Atoi(strings.TrimPrefix(w[0], "w"))
-	if err != nil {
-		t.Fatalf("root ran on %q", w[0])
-	}
-	return i - 1
-}
 
 // TestTreeThroughTheBinary: a shell tree spills to idle workers and run
 // prints the exact sum; no fault.
 func TestTreeThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	tr := newTreeRun(t, 3, 4) // 85 nodes
-	run := tr.run(t, srv.URL())
-	tr.check(t, run)
+	tr := e2e.NewTreeRun(t, 3, 4) // 85 nodes
+	run := tr.Run(t, srv.URL())
+	tr.Check(t, run)
 	workers := map[string]bool{}
-	for _, ws := range tr.runs() {
+	for _, ws := range tr.Runs() {
 		for _, w := range ws {
 			workers[w] = true
 		}
@@ -170,8 +45,8 @@ func TestTreeThroughTheBinary(t *testing.T) {
 		t.Fatalf("job status exited %d:\n%s", code, st.Out.String())
 	}
 	if out := st.Out.String(); !regexp.MustCompile(`spawned: [1-9]\d* tasks handed over`).MatchString(out) ||
-		!strings.Contains(out, "value (sum) so far: "+strconv.Itoa(len(tr.ids()))) {
-		t.Errorf("job status does not show the tasks handed over and the sum %d:\n%s", len(tr.ids()), out)
+		!strings.Contains(out, "value (sum) so far: "+strconv.Itoa(len(tr.IDs()))) {
+		t.Errorf("job status does not show the tasks handed over and the sum %d:\n%s", len(tr.IDs()), out)
 	}
 }
 
@@ -182,11 +57,11 @@ func TestTreeThroughTheBinary(t *testing.T) {
 func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 	t.Parallel()
 	srv, workers := e2e.Deployment(t)
-	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.URL())
-	tr.waitRuns(t, len(tr.ids())/3, run)
-	workers[tr.rootWorker(t)].Signal(t, syscall.SIGKILL)
-	tr.check(t, run)
+	tr := e2e.NewTreeRun(t, 3, 4)
+	run := tr.Run(t, srv.URL())
+	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	workers[tr.RootWorker(t)].Signal(t, syscall.SIGKILL)
+	tr.Check(t, run)
 }
 
 // TestTreeWorkerStopped: the worker holding the root is stopped with
@@ -194,15 +69,15 @@ func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 func TestTreeWorkerStopped(t *testing.T) {
 	t.Parallel()
 	srv, workers := e2e.Deployment(t)
-	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.URL())
-	tr.waitRuns(t, len(tr.ids())/3, run)
-	w := workers[tr.rootWorker(t)]
+	tr := e2e.NewTreeRun(t, 3, 4)
+	run := tr.Run(t, srv.URL())
+	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	w := workers[tr.RootWorker(t)]
 	w.Signal(t, syscall.SIGTERM)
 	if code := w.Wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
 	}
-	tr.check(t, run)
+	tr.Check(t, run)
 }
 
 // TestTreeServerKilledAndRestarted: serve dies with SIGKILL mid-tree and
@@ -210,14 +85,14 @@ func TestTreeWorkerStopped(t *testing.T) {
 func TestTreeServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, srv.URL())
-	tr.waitRuns(t, len(tr.ids())/3, run)
+	tr := e2e.NewTreeRun(t, 3, 4)
+	run := tr.Run(t, srv.URL())
+	tr.WaitRuns(t, len(tr.IDs())/3, run)
 	srv.P.Signal(t, syscall.SIGKILL)
 	<-srv.P.Done
 	time.Sleep(3 * time.Second)
 	srv.Start(t)
-	tr.check(t, run)
+	tr.Check(t, run)
 }
 
 // TestBenchCellCluster: the cluster's uts-sha1 cell counts a tree on
@@ -290,17 +165,17 @@ func TestTreeClusterLosesStreamLeader(t *testing.T) {
 		w := e2e.Launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", e2e.AckWait, "--replicas", "3")
 		w.WaitFor(t, "serving sh")
 	}
-	tr := newTreeRun(t, 3, 4)
-	run := tr.run(t, all, "--replicas", "3")
-	tr.waitRuns(t, len(tr.ids())/3, run)
-	leader := streamLeader(t, all)
+	tr := e2e.NewTreeRun(t, 3, 4)
+	run := tr.Run(t, all, "--replicas", "3")
+	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	leader := e2e.StreamLeader(t, all)
 	for _, s := range servers {
 		if s.Name == leader {
 			t.Logf("killing %s, the task stream's leader", leader)
 			s.P.Signal(t, syscall.SIGKILL)
 		}
 	}
-	tr.check(t, run)
+	tr.Check(t, run)
 }
 
 // TestTreeShellReductionMatchesSequential: fib(9) as a tree of shell
