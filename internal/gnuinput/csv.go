@@ -10,8 +10,6 @@ package gnuinput
 import (
 	"fmt"
 	"strings"
-
-	"github.com/worksteal/worksteal/runner"
 )
 
 // joinCSVRecords joins the lines of a quoted newline into one record, as
@@ -31,7 +29,7 @@ func joinCSVRecords(lines []string, source string) ([]string, error) {
 		}
 	}
 	if open {
-		return nil, fmt.Errorf("%w: %s: --csv: a quoted field is not closed by the end of the input: %q", runner.ErrBadInput, source, out[len(out)-1])
+		return nil, fmt.Errorf("%w: %s: --csv: a quoted field is not closed by the end of the input: %q", ErrBadInput, source, out[len(out)-1])
 	}
 	return out, nil
 }
@@ -42,7 +40,7 @@ func joinCSVRecords(lines []string, source string) ([]string, error) {
 // record is one empty field.
 func splitCSV(rec, sep string) ([]string, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("%w: --csv record %q: %s", runner.ErrBadInput, rec, why)
+		return fmt.Errorf("%w: --csv record %q: %s", ErrBadInput, rec, why)
 	}
 	var fields []string
 	i := 0

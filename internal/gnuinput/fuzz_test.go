@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/internal/jobio"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // FuzzInputJobs feeds a template, input lines, ::: arguments and a column
@@ -52,7 +51,7 @@ func FuzzInputJobs(f *testing.F) {
 		}
 		jobs, err := in.Jobs()
 		if err != nil {
-			if !errors.Is(err, runner.ErrBadInput) {
+			if !errors.Is(err, ErrBadInput) {
 				t.Fatalf("error %v does not wrap ErrBadInput", err)
 			}
 			return

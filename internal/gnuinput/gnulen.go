@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/worksteal/worksteal/runner"
 )
 
 // This file is GNU parallel's reckoning of a command line's length
@@ -226,5 +224,5 @@ func (m *cmdLen) mayReach(command string, row []string, maxLen int) bool {
 // tooLong is GNU's error for a record that alone makes the command too
 // long.
 func tooLong(n, maxLen, input int, r record) error {
-	return fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", runner.ErrBadInput, n, maxLen, input, strings.Join(r.cols, " "))
+	return fmt.Errorf("%w: command line too long (%d >= %d bytes) at input %d: %.50q", ErrBadInput, n, maxLen, input, strings.Join(r.cols, " "))
 }

@@ -225,7 +225,7 @@ func (in Input) Jobs() ([]runner.Job, error) {
 	}
 	if in.WeightCol > 0 {
 		if len(sources) != 1 || sources[0].Args != nil {
-			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", runner.ErrBadInput)
+			return nil, fmt.Errorf("%w: a weight column needs one source of input lines, not ::: arguments", ErrBadInput)
 		}
 		tmpl, err := compileTemplate(in.Template, in.Quote, syn)
 		if err != nil {
@@ -262,7 +262,7 @@ func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err err
 		return nil, "", "", fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", runner.ErrInvalidConfig, in.Trim)
 	}
 	if len(in.Template) > 0 && strings.TrimSpace(strings.Join(in.Template, " ")) == "" {
-		return nil, "", "", fmt.Errorf("%w: empty command template", runner.ErrBadInput)
+		return nil, "", "", fmt.Errorf("%w: empty command template", ErrBadInput)
 	}
 	colsepStr := in.ColSep
 	if colsepStr == "" && (in.Header || in.HeaderFiles) {
@@ -276,7 +276,7 @@ func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err err
 	}
 	if colsepStr != "" {
 		if colsep, err = compileBytes(colsepStr); err != nil {
-			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", runner.ErrBadInput, in.ColSep, err)
+			return nil, "", "", fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
 		}
 	}
 	colTrim, valTrim = in.Trim, in.Trim
@@ -309,7 +309,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			for _, a := range src.Args {
 				if strings.IndexByte(a, 0) >= 0 && !strings.Contains(sep, "\x00") {
-					return nil, fmt.Errorf("%w: %s argument %q: %v", runner.ErrBadInput, sourceName(src), a, jobio.ErrNUL)
+					return nil, fmt.Errorf("%w: %s argument %q: %v", ErrBadInput, sourceName(src), a, jobio.ErrNUL)
 				}
 				lines = append(lines, strings.Split(a, sep)...)
 			}
@@ -608,15 +608,15 @@ func (in Input) weightedJobs(tmpl *template, colsep *byteRegexp, src Source) ([]
 		cols := split(line)
 		k := in.WeightCol
 		if k > len(cols) {
-			return nil, fmt.Errorf("%w: %s: line %d: no weight column %d (the line has %d columns split by %s)", runner.ErrBadInput, src.Name, n+1, k, len(cols), sep)
+			return nil, fmt.Errorf("%w: %s: line %d: no weight column %d (the line has %d columns split by %s)", ErrBadInput, src.Name, n+1, k, len(cols), sep)
 		}
 		w, err := strconv.ParseFloat(strings.TrimSpace(cols[k-1]), 64)
 		if err != nil || w < 0 || w != w || w > 1e300 {
-			return nil, fmt.Errorf("%w: %s: line %d: weight column %d: %q is not a non-negative number", runner.ErrBadInput, src.Name, n+1, k, cols[k-1])
+			return nil, fmt.Errorf("%w: %s: line %d: weight column %d: %q is not a non-negative number", ErrBadInput, src.Name, n+1, k, cols[k-1])
 		}
 		cols = append(cols[:k-1:k-1], cols[k:]...)
 		if len(cols) == 0 {
-			return nil, fmt.Errorf("%w: %s: line %d: only a weight, no command", runner.ErrBadInput, src.Name, n+1)
+			return nil, fmt.Errorf("%w: %s: line %d: only a weight, no command", ErrBadInput, src.Name, n+1)
 		}
 		row := []string{strings.Join(cols, "\t")}
 		if colsep != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/jobio"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // columnsBefore is the number of columns the sources before one give a
@@ -56,7 +55,7 @@ func (in Input) headerNames(colsep *byteRegexp, line, trim string) ([]string, er
 	}
 	re, err := compileBytes(cmp.Or(in.ColSep, ","))
 	if err != nil {
-		return nil, fmt.Errorf("%w: --colsep %q: %v", runner.ErrBadInput, in.ColSep, err)
+		return nil, fmt.Errorf("%w: --colsep %q: %v", ErrBadInput, in.ColSep, err)
 	}
 	return splitColumns(re, line, trim), nil
 }
@@ -249,9 +248,9 @@ func readItems(r io.Reader, name, delim string) ([]string, error) {
 		}
 		if err != nil {
 			if lr.N == 0 {
-				return nil, fmt.Errorf("%w: %s: %v", runner.ErrBadInput, name, err)
+				return nil, fmt.Errorf("%w: %s: %v", ErrBadInput, name, err)
 			}
-			return nil, fmt.Errorf("%w: %s: line %d: %v", runner.ErrBadInput, name, lr.N, err)
+			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrBadInput, name, lr.N, err)
 		}
 		lines = append(lines, string(line))
 	}

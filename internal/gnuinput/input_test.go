@@ -134,7 +134,7 @@ func TestInputErrorsNameTheProblem(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.in.Jobs()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, runner.ErrBadInput) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadInput) {
 				t.Errorf("Jobs() error %v; want ErrBadInput mentioning %q", err, tc.want)
 			}
 		})

@@ -333,7 +333,7 @@ func (p Pipe) parts(file string, slots int, total int64) ([]jobio.Part, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", runner.ErrBadInput, file)
+		return nil, fmt.Errorf("%w: --pipepart %s: not a regular file (a pipe or a stream cannot be cut in place: use --pipe)", ErrBadInput, file)
 	}
 	size := st.Size()
 	if total < 0 {
@@ -440,7 +440,7 @@ const tmpSentinel = "WORKSTEAL_PIPE_TMP_7f3c9e"
 
 func (pj PipeJobs) template() (*template, error) {
 	if len(pj.Template) == 0 || strings.TrimSpace(strings.Join(pj.Template, " ")) == "" {
-		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", runner.ErrBadInput)
+		return nil, fmt.Errorf("%w: pipe mode needs a command to give the chunks to", ErrBadInput)
 	}
 	syn, err := rplSyntax{}.withParens(pj.Parens)
 	if err != nil {

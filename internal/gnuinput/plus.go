@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/worksteal/worksteal/runner"
 )
 
 // GNU parallel's --plus replacement strings (20221122), each with an
@@ -84,7 +82,7 @@ func plusExpr(in string) (func(string) string, bool, error) {
 	compile := func(re string) (*regexp.Regexp, error) {
 		r, err := regexp.Compile(re)
 		if err != nil {
-			return nil, fmt.Errorf("%w: {%s}: %v", runner.ErrBadInput, in, err)
+			return nil, fmt.Errorf("%w: {%s}: %v", ErrBadInput, in, err)
 		}
 		return r, nil
 	}
@@ -167,7 +165,7 @@ func replaceOp(pre, post string, all bool, compile func(string) (*regexp.Regexp,
 	return func(rest string) (func(string) string, error) {
 		re, str, _ := strings.Cut(rest, "/")
 		if re == "" {
-			return nil, fmt.Errorf("%w: {/%s}: an empty pattern", runner.ErrBadInput, rest)
+			return nil, fmt.Errorf("%w: {/%s}: an empty pattern", ErrBadInput, rest)
 		}
 		r, err := compile(pre + `(?:` + re + `)` + post)
 		if err != nil {

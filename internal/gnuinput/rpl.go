@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/worksteal/worksteal/runner"
 )
 
 // This file reads GNU parallel's --rpl 'TAG BODY' definitions (20221122).
@@ -60,14 +58,14 @@ func userRpls(defs []string) (map[string]piece, error) {
 			tag, body = d[:i], d[i+1:]
 		}
 		if len(tag) < 2 || tag[0] != '{' || tag[len(tag)-1] != '}' || strings.ContainsAny(tag[1:len(tag)-1], "{}") {
-			return nil, fmt.Errorf("%w: --rpl %q: worksteal takes tags in braces ({name}), not %q", runner.ErrBadInput, d, tag)
+			return nil, fmt.Errorf("%w: --rpl %q: worksteal takes tags in braces ({name}), not %q", ErrBadInput, d, tag)
 		}
 		if strings.Contains(tag, "(") {
-			return nil, fmt.Errorf("%w: --rpl %q: tags with a (regexp) give its match to the Perl body ($$1): perl expression replacement strings are not supported", runner.ErrBadInput, d)
+			return nil, fmt.Errorf("%w: --rpl %q: tags with a (regexp) give its match to the Perl body ($$1): perl expression replacement strings are not supported", ErrBadInput, d)
 		}
 		p, err := rplBody(body)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --rpl %q: %v", runner.ErrBadInput, d, err)
+			return nil, fmt.Errorf("%w: --rpl %q: %v", ErrBadInput, d, err)
 		}
 		m[tag[1:len(tag)-1]] = p
 	}

@@ -108,7 +108,7 @@ func HeaderColumn(header, name, colSep string) (int, error) {
 		}
 	}
 	if col == 0 {
-		return 0, fmt.Errorf("%w: column %q is not in the header %q (split at %q)", runner.ErrBadInput, name, strings.TrimSuffix(header, "\n"), colSep)
+		return 0, fmt.Errorf("%w: column %q is not in the header %q (split at %q)", ErrBadInput, name, strings.TrimSuffix(header, "\n"), colSep)
 	}
 	return col, nil
 }

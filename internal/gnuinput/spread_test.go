@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // A block whose read outlasts BlockTimeout is cut from what was read: the
@@ -88,7 +87,7 @@ func TestCSVCutAndRecords(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"a,\"x\ny\"", "b"}) {
 		t.Errorf("joinCSVRecords = %q, %v", got, err)
 	}
-	if _, err := joinCSVRecords([]string{`a,"x`}, "stdin"); !errors.Is(err, runner.ErrBadInput) {
+	if _, err := joinCSVRecords([]string{`a,"x`}, "stdin"); !errors.Is(err, ErrBadInput) {
 		t.Errorf("an open quote at the end: %v, want ErrBadInput", err)
 	}
 }

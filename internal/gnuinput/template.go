@@ -95,7 +95,7 @@ func (syn rplSyntax) withParens(parens string) (rplSyntax, error) {
 		return syn, nil
 	}
 	if len(parens) < 2 {
-		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", runner.ErrBadInput, parens)
+		return syn, fmt.Errorf("%w: --parens %q: want the left and right delimiters of a perl expression, as {==}", ErrBadInput, parens)
 	}
 	l, r := parens[:len(parens)/2], parens[len(parens)/2:]
 	// GNU matches the shortest pair: text that holds no delimiter
@@ -118,12 +118,12 @@ func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, erro
 	// GNU joins words while one holds a left delimiter without its right
 	// (merge_rpl_parts): a perl expression may span words.
 	if m := perl.FindString(strings.Join(words, " ")); m != "" {
-		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", runner.ErrBadInput, m)
+		return nil, fmt.Errorf("%w: %s: perl expression replacement strings ({= ... =}) are not supported", ErrBadInput, m)
 	}
 	any := false
 	for _, w := range words {
 		if strings.IndexByte(w, 0) >= 0 {
-			return nil, fmt.Errorf("%w: command template %q: %v", runner.ErrBadInput, w, jobio.ErrNUL)
+			return nil, fmt.Errorf("%w: command template %q: %v", ErrBadInput, w, jobio.ErrNUL)
 		}
 		var ps []piece
 		last := 0

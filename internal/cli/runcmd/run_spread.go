@@ -193,7 +193,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *gn
 // instead).
 func unwrapRunner(err error) error {
 	s := err.Error()
-	for _, e := range []error{runner.ErrBadInput, runner.ErrInvalidConfig} {
+	for _, e := range []error{gnuinput.ErrBadInput, runner.ErrInvalidConfig} {
 		s = strings.TrimPrefix(s, e.Error()+": ")
 	}
 	return errors.New(s)
