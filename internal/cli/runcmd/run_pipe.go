@@ -204,17 +204,11 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 			return runError(errors.New("--pipepart cuts a file in place: not stdin (use --pipe)"))
 		}
 	}
-	if err := checkRunFlags(&cfg, cmd); err != nil {
+	throttle, nice, err := commonRunFlags(cmd, &cfg) // run_common.go
+	if err != nil {
 		return err
 	}
-	throttle, nice, err := throttleOptions(f, cfg)
-	if err != nil {
-		return runError(err)
-	}
 	if cfg.nats != "" {
-		if throttle != nil || nice != 0 {
-			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
-		}
 		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo || cfg.pipe.shard != "" || cfg.pipe.bin != "" || cfg.pipe.groupBy != "" {
 			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat, --fifo, --shard, --bin and --group-by are for a local run"))
 		}
@@ -230,9 +224,6 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	}
 	stderr := cmd.ErrOrStderr()
 	pj.Warn = stderr
-	if f.Changed("colsep") && cfg.colSep == "" {
-		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
-	}
 	spread, group, stdin, err := spreadOptions(f, cfg, env.Stdin) // run_spread.go
 	if err != nil {
 		return runError(err)
@@ -286,27 +277,31 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		total = len(parts)
 	}
 	prog := newJobProgress(cfg.progress, stderr, total)
-	// --halt, --delay, --line-buffer, -u, --env: as in argument mode.
-	var rcfg runner.Config
-	if err := cfg.gnu.config(f, &rcfg); err != nil {
-		return runError(err)
-	}
-	if strings.Contains(cfg.gnu.halt, "%") {
-		return runError(fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt))
-	}
-	base := rcfg
-	rcfg = runner.Config{
+	rcfg := runner.Config{
 		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
-		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
 	}
-	// --halt, output modes, --delay (run_gnu.go) apply to the chunks' jobs too.
-	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+	if err := pipeGNUConfig(f, cfg, &rcfg); err != nil {
 		return runError(err)
 	}
 	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
+}
+
+// pipeGNUConfig adds to rcfg what argument mode's GNU options set (--halt,
+// --delay, --line-buffer, -u, --env: run_gnu.go), which apply to the
+// chunks' jobs too; a --halt percentage is refused.
+func pipeGNUConfig(f *pflag.FlagSet, cfg runConfig, rcfg *runner.Config) error {
+	var base runner.Config
+	if err := cfg.gnu.config(f, &base); err != nil {
+		return err
+	}
+	if strings.Contains(cfg.gnu.halt, "%") {
+		return fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt)
+	}
+	rcfg.Output, rcfg.Halt, rcfg.Delay, rcfg.Env = base.Output, base.Halt, base.Delay, base.Env
+	return cfg.gnu.config(f, rcfg)
 }
 
 // runPipeJobs runs the chunks' jobs as they come, then says how the run
@@ -510,20 +505,7 @@ func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), e
 	if p, ok := strings.CutPrefix(path, "+"); ok {
 		path, appendLog = p, true
 	}
-	var jl *runner.Joblog
-	var err error
-	switch path {
-	case "":
-		return nil, func() {}, nil
-	case "-":
-		jl, err = runner.NewJoblog(cmd.OutOrStdout())
-	default:
-		jl, err = runner.OpenJoblog(path, appendLog)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("--joblog: %w", err)
-	}
-	return jl, func() { jl.Close() }, nil
+	return openJoblogAt(cmd, path, appendLog)
 }
 
 // runPipeCluster runs the chunks as the tasks of a cluster job: the whole
