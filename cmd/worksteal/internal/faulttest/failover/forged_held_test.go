@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -57,19 +58,11 @@ type forger struct {
 func startForger(t *testing.T, url, dir, name, victim string) *forger {
 	t.Helper()
 	f := &forger{name: name, victim: victim, done: make(chan struct{})}
-	opts, err := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, name+".nk")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+	f.nc = e2e.Connect(t, url, cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, name+".nk")}, func(err string) {
 		f.mu.Lock()
-		f.errs = append(f.errs, err.Error())
+		f.errs = append(f.errs, err)
 		f.mu.Unlock()
-	}))
-	if f.nc, err = nats.Connect(url, opts...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.nc.Close)
+	})
 	// The victim's Serve id, from the held lists every worker hears.
 	ids := make(chan string, 1)
 	sub, err := f.nc.Subscribe("ws.held."+victim+".*", func(m *nats.Msg) {
