@@ -2,8 +2,11 @@ package worksteal
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -106,5 +109,81 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 	}
 	if promotedB == 0 {
 		t.Errorf("no heartbeat promoted a frame in %d Joins of F's second half", 2*policy.HeartbeatJoins)
+	}
+}
+
+// TestHeartbeatHoldEndsWhenTaken: the plain calls a beat leaves ([P4])
+// end at a later beat that finds w's deque empty — the promoted half was
+// taken by a thief — so w keeps a latent frame for the next idle worker
+// and the next beat, instead of offering only the Join that polls. Two
+// workers, the monitor off (no spare may go idle): B is kept busy while
+// A's first half of a Join F runs until a beat promotes F's second half
+// X; then B takes X and runs it, busy again, while A makes 2 ×
+// policy.HeartbeatJoins more Joins. Red when beatHeld does not release
+// the hold (none of those Joins opens a frame).
+func TestHeartbeatHoldEndsWhenTaken(t *testing.T) {
+	if policy.LatentFrames != 1 {
+		t.Skip("the test holds one latent frame open")
+	}
+	p := newTestPool(t, Config{Workers: 2, StallAfter: -1})
+	zero := func(*Worker) int { return 0 }
+	var busyB, releaseB, startedX, releaseX atomic.Bool
+	var promoted, frames uint64
+	var waitFailed atomic.Bool
+	wait := func(cond func() bool) {
+		if !testdeadline.Wait(t, 20*time.Microsecond, cond) {
+			waitFailed.Store(true)
+		}
+	}
+	_, err := Run(p, func(w *Worker) int {
+		defer releaseB.Store(true)
+		defer releaseX.Store(true)
+		err := w.Scope(context.Background(), func(w *Worker, s *Scope) error {
+			s.Spawn(w, func(*Worker) { busyB.Store(true); wait(releaseB.Load) })
+			wait(busyB.Load) // B took the task: nobody is idle from here
+			for range eagerJoins {
+				Join(w, zero, zero) // spend the job's eager Joins
+			}
+			Join(w, func(w *Worker) int { // F: opens the latent frame
+				p0 := w.st.promoted
+				for w.st.promoted == p0 && !waitFailed.Load() {
+					Join(w, zero, zero)
+				}
+				promoted = w.st.promoted - p0
+				releaseB.Store(true)
+				wait(startedX.Load) // B took X from A's deque and runs it
+				d := w.depth
+				for range 2 * policy.HeartbeatJoins {
+					var deeper bool
+					Join(w, func(w *Worker) int { deeper = w.depth > d; return 0 }, zero)
+					if deeper && w.beatLeft != policy.HeartbeatJoins {
+						frames++
+					}
+				}
+				releaseX.Store(true)
+				return 0
+			}, func(*Worker) int { // X
+				startedX.Store(true)
+				wait(releaseX.Load)
+				return 0
+			})
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waitFailed.Load() {
+		t.Fatal("a wait of the test did not end by its deadline")
+	}
+	if promoted != 1 {
+		t.Fatalf("%d frames promoted in F's first half before B was released; want the one beat's", promoted)
+	}
+	if frames == 0 {
+		t.Errorf("after B took the half the beat promoted, none of %d Joins opened a frame; want latent frames again after the next beat", 2*policy.HeartbeatJoins)
 	}
 }

@@ -268,8 +268,22 @@ func (w *Worker) pollJoin() {
 // is never promoted here: it is the smallest piece, and its Join usually
 // ends before anyone could take it.
 func (w *Worker) heartbeat() {
+	w.beatHeld()
 	if w.lo < w.depth-1 {
 		w.beat()
+	}
+}
+
+// beatHeld ends the plain calls that an earlier beat left ([P4]) once w's
+// deque is empty — the half that beat promoted was taken by a thief (or
+// popped back): gate goes back to lo + LatentFrames, so w's next Joins
+// open a latent frame again, for an idle worker's next poll and for the
+// next beat, instead of offering only the Join that polls. Called at each
+// beat (every policy.HeartbeatJoins Joins, policy.HeartbeatPolls polls):
+// one load of the deque's ends per beat.
+func (w *Worker) beatHeld() {
+	if w.gate < w.lo+w.latentFrames && w.dq.Len() == 0 {
+		w.setLo(w.lo)
 	}
 }
 

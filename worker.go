@@ -234,6 +234,7 @@ func (w *Worker) Poll() {
 	w.polls++
 	if w.polls&(policy.HeartbeatPolls-1) == 0 {
 		w.bump() // progress, for the stall monitor
+		w.beatHeld()
 		if w.lo < w.depth {
 			w.beat()
 		}

@@ -344,10 +344,13 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	var flush func(failed bool)
 	if r.streamOut != nil {
-		if r.cfg.Verbose {
+		c.Stdout, c.Stderr, flush = r.streams(js.job, slot)
+		switch {
+		case r.cfg.Verbose && r.latest != nil:
+			io.WriteString(c.Stdout, a.line+"\n") // -v: GNU's first line of the job's own output
+		case r.cfg.Verbose:
 			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
 		}
-		c.Stdout, c.Stderr, flush = r.streams(js.job, slot)
 	}
 	in := openInput(js.job)
 	go func() {

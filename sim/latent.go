@@ -91,6 +91,11 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 // points): the largest pieces of a long computation wait in the deque,
 // where a thief takes them without the owner's answer.
 func (e *engine) heartbeat(w *worker) {
+	if len(w.holds) > 0 && w.dq.len() == 0 {
+		// The runtime's beatHeld: what an earlier beat promoted was taken,
+		// so its place is free again.
+		w.holds = w.holds[:0]
+	}
 	if w.nOffer < 2 { // keep the youngest: its join usually ends first
 		return
 	}

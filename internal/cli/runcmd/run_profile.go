@@ -151,6 +151,8 @@ func mergeWords(f *pflag.FlagSet, fresh func() *pflag.FlagSet, what string, word
 	if len(words) == 0 {
 		return args, nil
 	}
+	// GNU's optional values (-l, -i, --replace) read as on the command line.
+	words = GNUArgs(append([]string{"run"}, words...))[1:]
 	pf := fresh()
 	if err := pf.Parse(words); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, gnuFlagError(err))

@@ -49,4 +49,5 @@ var gnuFormsCases = []gnuCase{
 	{name: "29.17 --er, --bnr, --dnr, --bner, --seqreplace, --slotreplace: the old names are text", args: []string{"-k", "-j1", "--er", "E", "--bnr", "B", "--dnr", "D", "--bner", "BE", "--seqreplace", "N", "--slotreplace", "S",
 		"echo", "E", "B", "D", "BE", "N", "S", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{}", ":::", "x/y.z"}},
 	{name: "29.17 -I {x} with --tag, --tagstring and --results", sh: `$P -k -I '{x}' --tag echo '{x}' {} ::: a b; $P -k -I XX --tagstring 'XX-{}' echo XX ::: c; $P -I XX --results r echo XX ::: d; ls r/1`},
+	{name: "29.17 -iXX and -l without a value in $PARALLEL", args: []string{"echo", "XX", "{}"}, stdin: "1\n2\n", env: []string{"PARALLEL=-iXX -k -l"}},
 }

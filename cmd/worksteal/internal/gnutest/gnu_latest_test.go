@@ -102,6 +102,7 @@ var gnuLatestCases = []gnuCase{
 	{name: "29.15 --ll --tagstring longer than the terminal", args: []string{"-j1", "--ll", "--tagstring", long100, "echo {}", ":::", "a"}, norm: latestLast(100)},
 	{name: "29.15 --ll wins over --line-buffer and -u", args: []string{"-j1", "--ll", "--lb", "echo", ":::", "a", "b"}, norm: latestSeq},
 	{name: "29.15 --ll -u", args: []string{"-j1", "--ll", "-u", "echo", ":::", "a", "b"}, norm: latestSeq},
+	{name: "29.15 --ll -v: the command is the job's first line", args: []string{"-j2", "--ll", "-v", "--tag", "true", ":::", "a", "b", "c"}, norm: latestLast(8)},
 	{name: "29.15 --ll with a joblog", args: []string{"-j2", "--ll", "--tag", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "3"}, joblog: "jl", norm: latestLast(8)},
 }
 
