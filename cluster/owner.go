@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -144,6 +145,11 @@ func (n *Node) ownRequest(ctx context.Context, op, id string, body []byte) ([]by
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
 	reply, err := n.nc.RequestWithContext(ctx, n.ownSubject(op), body)
+	// serve sets the tier up before its owner service subscribes: a
+	// person's node that bound in between waits for it (within ctx).
+	for errors.Is(err, nats.ErrNoResponders) && sleepCtx(ctx, 50*time.Millisecond) {
+		reply, err = n.nc.RequestWithContext(ctx, n.ownSubject(op), body)
+	}
 	if errors.Is(err, nats.ErrNoResponders) {
 		return nil, fmt.Errorf("%w: no owner service answers on %s (worksteal serve runs it)", ErrJetStream, n.ownSubject(op))
 	}

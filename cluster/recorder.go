@@ -140,6 +140,14 @@ type tappedServe struct {
 	sub        *nats.Subscription
 	done       chan struct{} // closed when untapped
 	processed  int64         // deliveries noted (noteDelivery); under hmu
+	// lost: found lost (lost) and silent since; under hmu. A lost Serve's
+	// pull requests live on at the server until they expire (the fetch
+	// wait), kept alive by the recorder's own tap of their reply subject:
+	// a delivery made into one (a message handed back by the failover, say)
+	// would reach no worker and wait for the ack wait, so it is handed
+	// back at once. A held list heard from the Serve again clears it (a
+	// frozen worker that woke up).
+	lost bool
 }
 
 // tapQueue bounds the deliveries of one Serve read but not yet noted.
@@ -216,6 +224,9 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 		r.hmu.Lock()
 		r.heard[k] = time.Now() // forgotten by prune after serveIdle
 		r.lists[k] = m.Data
+		if ts := r.tapped[k]; ts != nil {
+			ts.lost = false
+		}
 		r.hmu.Unlock()
 	})
 	if err != nil {
@@ -413,6 +424,10 @@ func (r *recorder) untapAll() {
 func (r *recorder) noteDelivery(t *tappedServe, m *nats.Msg) {
 	_, delivered, seq, ok := parseAck(m.Reply)
 	r.hmu.Lock()
+	if ok && t.lost {
+		ok = false
+		r.n.nc.Publish(m.Reply, ackNak) // into a lost Serve's pull request: hand it back
+	}
 	if h := r.holders[seq]; ok && (h == nil || h.delivered < delivered) { // !ok: a status of a pull request (no task)
 		r.holders[seq] = &holding{worker: t.worker, serve: t.id, delivered: delivered, ack: m.Reply, subject: m.Subject, header: m.Header, touched: time.Now()}
 	}
@@ -688,6 +703,9 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
 		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
 	}
+	r.hmu.Lock()
+	t.lost = true // from now on, what the server delivers to it is handed back at once
+	r.hmu.Unlock()
 	seq, rest, _ := strings.Cut(string(list), "\n")
 	started := map[string]int{} // by delivery
 	for _, l := range strings.Split(rest, "\n") {

@@ -287,24 +287,6 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	})
 
 	subNC, _ := e.connectAs(t, strings.Join(urls, ","), cluster.RoleSubmitter)
-	// Creating the replicated stream and buckets is a proposal each to the
-	// new cluster's meta leader, and New gives up after 30 s of retries: on
-	// a machine loaded by twice its cores that was not always enough, so
-	// the test starts the submitter again, as a user's script would, until
-	// its own deadline (what it checks is who may join, not how fast).
-	var sub *cluster.Node
-	var err error
-	waitFor(t, "a submitter that sets up the replicated tier", func() bool {
-		sub, err = cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
-		if err != nil && errors.Is(err, cluster.ErrJetStream) {
-			t.Logf("submitter: %v; starting it again", err)
-			return false
-		}
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i := range 2 {
 		nc, _ := e.connectAs(t, urls[i+1], cluster.RoleWorker)
 		serveAs(t, nc, cluster.WithReplicas(3), cluster.WithSlots(2), cluster.WithName(fmt.Sprintf("w%d", i)),
@@ -314,7 +296,30 @@ func TestThreeServerClusterOverAuthenticatedTLSRoutes(t *testing.T) {
 	for i := range 10 {
 		job.Tasks = append(job.Tasks, cluster.Task{Handler: "upper", Payload: []byte("r" + strconv.Itoa(i))})
 	}
-	s, err := sub.Submit(context.Background(), job)
+	// The submitter creates the replicated stream and buckets (in New or
+	// in its first Submit), a proposal each to the new cluster's meta
+	// leader and an election each, and gives up after 30 s of retries: at
+	// load 35 (CI's busy loops beside -race) that was not always enough, in
+	// New once and in Submit once. The test tries again, as a user's script
+	// would, until its own deadline: what it checks is who may join the
+	// cluster, not how fast it forms.
+	var sub *cluster.Node
+	var s *cluster.Submission
+	var err error
+	waitFor(t, "a submitter that sets up the replicated tier", func() bool {
+		if sub == nil {
+			sub, err = cluster.New(subNC, testOptions(cluster.WithRole(cluster.RoleSubmitter), cluster.WithReplicas(3))...)
+		}
+		if err == nil {
+			s, err = sub.Submit(context.Background(), job)
+		}
+		if errors.Is(err, cluster.ErrJetStream) {
+			t.Logf("submitter: %v; trying again", err)
+			sub = nil
+			return false
+		}
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
