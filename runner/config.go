@@ -83,8 +83,10 @@ type Config struct {
 	DryRun bool
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
-	// Tag prefixes each line of a job's output with its TagIn(slot) and a
-	// tab (GNU parallel's --tag, --tagstring); not under OutputUngroup.
+	// Tag prefixes each line of a job's output with its tag and a tab
+	// (GNU parallel's --tag, --tagstring: the tag worksteal run's input
+	// side gives a job; none for a Job of a program's own); not under
+	// OutputUngroup.
 	Tag bool
 	// Color, when set, colours each line of a job's output (GNU
 	// parallel's --color, --ctag): the line, after its tag, is written as

@@ -2,13 +2,9 @@ package runner
 
 import "errors"
 
-// Errors returned by this package. Errors about one input line wrap
-// ErrBadInput and name the line; errors about the configuration wrap
+// Errors returned by this package. Errors about the configuration wrap
 // ErrInvalidConfig and name the setting.
 var (
-	// ErrBadInput: a job line, an argument or a template could not be turned
-	// into a command (a malformed weight, a placeholder with no value, ...).
-	ErrBadInput = errors.New("runner: bad input")
 	// ErrInvalidConfig: a Config field or a flag value is out of range.
 	ErrInvalidConfig = errors.New("runner: invalid config")
 	// ErrBadJoblog: a joblog could not be read (a malformed row before the

@@ -16,8 +16,7 @@ import (
 // and three times as it ends, as GNU parallel: its last paint, its colour
 // for --color-failed, the rows of the finished jobs at the top.
 func ExampleScreen() {
-	in := runner.Input{Lines: strings.NewReader("printf 'one\\ntwo\\n'\nprintf '%040d\\n' 7\n")}
-	jobs, _ := in.Jobs()
+	jobs := []runner.Job{{Seq: 1, Command: `printf 'one\ntwo\n'`}, {Seq: 2, Command: `printf '%040d\n' 7`}}
 	var out bytes.Buffer
 	cfg := runner.Config{Slots: 1, KeepOrder: true, Output: runner.OutputLatestLine,
 		Screen: runner.Screen{Up: "\x1b[A", Rows: 24, Cols: 30}, Stdout: &out}

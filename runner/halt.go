@@ -1,10 +1,7 @@
 package runner
 
 import (
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 )
 
 // Halt says when a batch stops early, as GNU parallel's --halt does. The
@@ -40,63 +37,6 @@ const (
 	HaltOnSuccess
 	HaltOnDone
 )
-
-// ParseHalt reads GNU parallel's --halt: when,why=N or when,why=N% (when:
-// never, soon, now; why: fail, success, done), or its short forms 0
-// (never), 1 (soon,fail=1), 2 (now,fail=1), -1 (soon,success=1), -2
-// (now,success=1) and N% (soon,fail=N%).
-func ParseHalt(s string) (Halt, error) {
-	long := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
-	v := s
-	if l, ok := long[v]; ok {
-		v = l
-	}
-	if p, ok := strings.CutSuffix(v, "%"); ok && p != "" && strings.Trim(p, "0123456789") == "" {
-		v = "soon,fail=" + v
-	}
-	bad := func(why string) (Halt, error) {
-		return Halt{}, fmt.Errorf("%w: --halt %q: %s (want when,why=N or N%%: now,fail=1, soon,fail=20%%, now,success=1, soon,done=3; or 0, 1, 2, -1, -2)", ErrInvalidConfig, s, why)
-	}
-	when, rest, _ := strings.Cut(v, ",")
-	var h Halt
-	switch when {
-	case "never":
-		return Halt{}, nil
-	case "soon":
-		h.When = HaltSoon
-	case "now":
-		h.When = HaltNow
-	default:
-		return bad("it must start with never, soon or now")
-	}
-	why, n, _ := strings.Cut(rest, "=")
-	switch why {
-	case "fail":
-		h.Why = HaltOnFail
-	case "success":
-		h.Why = HaltOnSuccess
-	case "done":
-		h.Why = HaltOnDone
-	default:
-		return bad(when + " must be followed by ,fail ,success or ,done")
-	}
-	num, pct := strings.CutSuffix(n, "%")
-	k, err := strconv.Atoi(num)
-	if err != nil || k < 0 || strings.Trim(num, "0123456789") != "" {
-		return bad(when + "," + why + " must be followed by =number or =percent%")
-	}
-	if pct {
-		if k == 0 {
-			return bad("a percentage of 1% or more")
-		}
-		// GNU takes a percentage over 100% too: never reached, the
-		// exit status is the failed jobs' percentage.
-		h.Percent = float64(k)
-	} else {
-		h.Count = k
-	}
-	return h, nil
-}
 
 // halting is the state of a run's Halt: the counts GNU parallel keeps and
 // the exit status it settles on. Owned by the loop goroutine.
@@ -149,7 +89,7 @@ func (h *halting) observe(res *Result) bool {
 			h.status = res.Code
 			if res.Signal != 0 {
 				h.status = res.Signal + 128
-			} else if res.Job.skip == 's' {
+			} else if res.Job.x.Skip == 's' {
 				h.status = 254 // GNU: a skipped job's -2, as a byte
 			} else if res.Code < 0 {
 				h.status = 1

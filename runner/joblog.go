@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // JoblogHeader is the first line of a joblog: GNU parallel's columns.
@@ -53,11 +55,11 @@ func logCommand(c string) string { return strings.ReplaceAll(c, "\n", "\x00") }
 // much of a line, whatever the file (a file without newlines, /dev/zero).
 func ReadJoblog(r io.Reader) ([]Record, error) {
 	var recs []Record
-	lr := newLineReader(r)
-	lr.nul = false // a NUL byte makes the row malformed: parseRecord says so
+	lr := jobio.NewLineReader(r)
+	lr.NUL = false // a NUL byte makes the row malformed: parseRecord says so
 	for {
-		b, complete, err := lr.next()
-		n := lr.n
+		b, complete, err := lr.Next()
+		n := lr.N
 		if err == io.EOF {
 			return recs, nil
 		}
@@ -122,7 +124,7 @@ func parseRecord(line string) (Record, error) {
 	// A NUL in the command is a newline (logCommand); elsewhere, a
 	// malformed row.
 	if strings.IndexByte(line[:len(line)-len(f[8])], 0) >= 0 {
-		return Record{}, errNUL
+		return Record{}, jobio.ErrNUL
 	}
 	rec.Seq = int(num(0, "Seq"))
 	rec.Host = f[1]

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -102,4 +103,54 @@ func TestPlanOrder(t *testing.T) {
 	if p = makePlan(noWeights, OrderAuto, nil); p.lpt {
 		t.Errorf("no costs: plan %+v; want input order", p)
 	}
+}
+
+// FuzzReadJoblog: any bytes parse or fail with ErrBadJoblog naming a line;
+// what parses writes back to rows that read as the same records (after
+// one round, which rounds the times to the millisecond).
+func FuzzReadJoblog(f *testing.F) {
+	f.Add([]byte(JoblogHeader + "\n1\t:\t1700000000.123\t     1.500\t0\t2\t0\t0\techo a\n"))
+	f.Add([]byte(JoblogHeader + "\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"))
+	f.Add([]byte("1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
+	f.Add([]byte("1\t:\t1e300\t1e300\t0\t0\t-1\t15\tsleep 9\r\n"))
+	f.Add(bytes.Repeat([]byte{0}, 100))
+	f.Add([]byte("x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := ReadJoblog(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrBadJoblog) || !strings.Contains(err.Error(), "line ") {
+				t.Fatalf("error %v: want ErrBadJoblog naming a line", err)
+			}
+			return
+		}
+		write := func(recs []Record) []byte {
+			var b bytes.Buffer
+			l, _ := NewJoblog(&b)
+			for _, r := range recs {
+				l.Write(r)
+			}
+			return b.Bytes()
+		}
+		once, err := ReadJoblog(bytes.NewReader(write(recs)))
+		if err != nil || len(once) != len(recs) {
+			t.Fatalf("rewritten joblog: %d records, %v; want %d", len(once), err, len(recs))
+		}
+		twice, err := ReadJoblog(bytes.NewReader(write(once)))
+		if err != nil || !reflect.DeepEqual(twice, once) {
+			t.Fatalf("joblog round trip:\n%+v\n%+v (%v)", once, twice, err)
+		}
+		for _, r := range once {
+			if r.Runtime < 0 || r.Start.Before(time.Unix(0, 0)) {
+				t.Fatalf("record %+v: negative time", r)
+			}
+		}
+	})
+}
+
+func commands(jobs []Job) []string {
+	var c []string
+	for _, j := range jobs {
+		c = append(c, j.Command)
+	}
+	return c
 }

@@ -36,11 +36,7 @@ func TestLatestLineResize(t *testing.T) {
 // ends.
 func TestLatestLineDrop(t *testing.T) {
 	dir := t.TempDir()
-	in := Input{Lines: strings.NewReader("echo out; echo err >&2; touch " + dir + "/ran; exit 3\n")}
-	jobs, err := in.Jobs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := []Job{{Seq: 1, Command: "echo out; echo err >&2; touch " + dir + "/ran; exit 3"}}
 	var out, errOut bytes.Buffer
 	cfg := Config{Slots: 1, Output: OutputLatestLine, LatestLineDrop: true, Stdout: &out, Stderr: &errOut}
 	sum, err := Run(context.Background(), cfg, jobs)
@@ -66,10 +62,7 @@ func TestLatestLineDrop(t *testing.T) {
 func TestLatestLineDryRun(t *testing.T) {
 	dir := t.TempDir()
 	line := "touch " + dir + "/ran; exit 3"
-	jobs, err := Input{Lines: strings.NewReader(line + "\n")}.Jobs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobs := []Job{{Seq: 1, Command: line}}
 	var out bytes.Buffer
 	cfg := Config{Slots: 1, Output: OutputLatestLine, DryRun: true, Verbose: true, Stdout: &out,
 		Screen: Screen{Rows: 24, Cols: 200}}

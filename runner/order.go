@@ -2,7 +2,6 @@ package runner
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
@@ -33,19 +32,6 @@ func (o Order) String() string {
 		return "lpt"
 	}
 	return "auto"
-}
-
-// ParseOrder parses "auto", "input" or "lpt".
-func ParseOrder(s string) (Order, error) {
-	switch s {
-	case "auto", "":
-		return OrderAuto, nil
-	case "input":
-		return OrderInput, nil
-	case "lpt":
-		return OrderLPT, nil
-	}
-	return 0, fmt.Errorf("%w: order %q: want auto, input or lpt", ErrInvalidConfig, s)
 }
 
 // plan is the start order of one batch.

@@ -56,7 +56,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func(f
 	}
 	tag := ""
 	if r.cfg.Tag {
-		tag = job.TagIn(slot) + "\t"
+		tag = job.x.TagIn(slot) + "\t"
 	}
 	if r.latest != nil {
 		var color func(bool) (string, string)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // jobState is the runner's record of one job. Owned by the loop goroutine.
@@ -319,7 +320,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	// Not a child of ctx's cancellation: the loop stops attempts itself, so
 	// that each one's cause says why (interrupted, timed out, lost a race).
 	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel, line: js.job.CommandIn(slot)}
+	a := &attempt{js: js, slot: slot, copy: copy, start: time.Now(), cancel: cancel, line: js.job.x.CommandIn(js.job.Command, slot)}
 	r.arm(a, r.limit())
 	js.tries++
 	js.running = append(js.running, a)
@@ -332,12 +333,12 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
 		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: shellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
+	c := Command{Shell: r.cfg.Shell, Line: jobio.ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
 		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
 	switch {
 	case r.cfg.Ask != nil:
 		if !r.cfg.Ask(a.line) {
-			js.job.skip = 's' // GNU: skip(), exit status -2, never retried
+			js.job.x.Skip = 's' // GNU: skip(), exit status -2, never retried
 		}
 	case r.cfg.Trace && r.errOut != nil:
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
@@ -354,7 +355,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	in := openInput(js.job)
 	go func() {
-		if js.job.skip != 0 || r.cfg.DryRun {
+		if js.job.x.Skip != 0 || r.cfg.DryRun {
 			// GNU's skip() (exit -2), its wrapper of a --pipe command
 			// that gets no input (exit 0), or --dry-run's "true": nothing
 			// runs; -t and -v above show the command.
@@ -362,19 +363,19 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 				flush(false)
 			}
 			code := 0
-			if js.job.skip == 's' {
+			if js.job.x.Skip == 's' {
 				code = -2
 			}
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: code}}
 			return
 		}
-		stdin, extra, sent, err := in.attempt()
+		stdin, extra, sent, err := in.Attempt()
 		if err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
 			return
 		}
 		c.Stdin, c.Env = stdin, append(c.Env, extra...)
-		if err := js.job.writeTemplates(slot); err != nil {
+		if err := js.job.x.WriteTemplates(slot); err != nil {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
 			return
 		}
@@ -485,7 +486,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.complete(js, res)
 	case len(js.running) > 0:
 		js.last = res // the other copy may still succeed
-	case js.job.skip == 's':
+	case js.job.x.Skip == 's':
 		r.complete(js, res) // never retried (GNU)
 	case js.tries <= r.cfg.Retries && !stopping && !r.halt.triggered:
 		js.last = res
@@ -582,7 +583,7 @@ func (r *run) output(res *Result) {
 	case r.cfg.Color != nil:
 		tag := ""
 		if r.cfg.Tag {
-			tag = res.TagIn(res.Slot) + "\t"
+			tag = res.x.TagIn(res.Slot) + "\t"
 		}
 		begin, end := r.cfg.Color(res)
 		if len(res.Stdout) > 0 {
@@ -592,7 +593,7 @@ func (r *run) output(res *Result) {
 			r.errOut.Write(colorLines(nil, begin+tag, end, res.Stderr))
 		}
 	case r.cfg.Tag:
-		tag := res.TagIn(res.Slot) + "\t"
+		tag := res.x.TagIn(res.Slot) + "\t"
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
 		}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/cli/runcmd"
+	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
@@ -277,7 +279,7 @@ func TestRunRefusesGNUOptionsByName(t *testing.T) {
 func TestRunBoundedReads(t *testing.T) {
 	dir := t.TempDir()
 	huge := filepath.Join(dir, "huge")
-	if err := os.WriteFile(huge, bytes.Repeat([]byte("x"), runner.MaxLineBytes+1), 0o644); err != nil {
+	if err := os.WriteFile(huge, bytes.Repeat([]byte("x"), jobio.MaxLineBytes+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -379,7 +381,7 @@ func TestRunRefusesBadGNUValues(t *testing.T) {
 		}
 	}
 	// One argument over the command line limit of -X: named, nothing run.
-	long := strings.Repeat("x", runner.DefaultMaxLen)
+	long := strings.Repeat("x", gnuinput.DefaultMaxLen)
 	code, out, errs := runWithInput(t, "a\n"+long+"\n", "run", "-X", "touch "+mark+"; echo")
 	if code != runcmd.ExitRunError || out != "" || !strings.Contains(errs, "command line too long") || !strings.Contains(errs, "at input 2") {
 		t.Errorf("run -X with a %d-byte argument: exit %d, stdout %q, stderr %.200q; want 255 and command line too long at input 2", len(long), code, out, errs)

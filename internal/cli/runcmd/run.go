@@ -17,6 +17,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -196,7 +198,7 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	if err != nil {
 		return nil, err
 	}
-	var sources []runner.Source
+	var sources []gnuinput.Source
 	for _, name := range cfg.argFiles {
 		src, err := fileSource(env, name)
 		if err != nil {
@@ -206,9 +208,9 @@ func readJobs(env *cmdenv.Env, f *pflag.FlagSet, cfg runConfig, args []string, s
 	}
 	sources = append(sources, cmdSources...)
 	if len(sources) == 0 {
-		sources = []runner.Source{{Name: "stdin", Lines: env.Stdin}}
+		sources = []gnuinput.Source{{Name: "stdin", Lines: env.Stdin}}
 	}
-	in := runner.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
+	in := gnuinput.Input{Template: template, Sources: sources, Link: cfg.link, Quote: cfg.quote, ColSep: cfg.colSep, WeightCol: cfg.weightCol}
 	if err := cfg.gnu.input(f, &in, slots); err != nil {
 		return nil, err
 	}
@@ -238,49 +240,24 @@ func onTerminal(w io.Writer) bool {
 }
 
 func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) error {
-	if done, err := answerCPUQuestion(cmd.Flags(), cmd.OutOrStdout()); done { // --number-of-cores ... (run_cpus.go)
+	if done, err := answerFirst(cmd, &cfg); done { // run_common.go
 		return err
-	}
-	if done, err := answerMaxLineLength(cmd.Flags(), cmd.OutOrStdout()); done { // run_cpus.go
-		return err
-	}
-	if err := showLimits(cmd.Flags(), cfg.gnu.maxChars, cmd.OutOrStdout()); err != nil { // run_showlimits.go
-		return runError(err)
-	}
-	cfg.cpus = jobCPUs(cmd.Flags())
-	if done, err := answerVersion(cmd.Flags(), cmd.OutOrStdout()); done { // --version, --minversion (run_version.go)
-		return err
-	}
-	if err := colorTags(cmd.Flags(), &cfg.gnu); err != nil {
-		return runError(err)
-	}
-	if cfg.gnu.tty && cfg.jobs == "" {
-		cfg.jobs = "1" // GNU: --tty is -j1 unless -j says otherwise
 	}
 	if done, err := runGNUModes(env, cmd, cfg, args); done { // pipe mode, the semaphore (run_pipe.go)
 		return err
 	}
-	if err := checkRunFlags(&cfg, cmd); err != nil {
+	throttle, nice, err := commonRunFlags(cmd, &cfg) // run_common.go
+	if err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	order, err := runner.ParseOrder(cfg.order)
+	order, err := gnuinput.ParseOrder(cfg.order)
 	if err != nil {
 		return runError(err)
 	}
 	absTimeout, factor, shell, err := timeoutAndShell(cfg)
 	if err != nil {
 		return runError(err)
-	}
-	if cmd.Flags().Changed("colsep") && cfg.colSep == "" {
-		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
-	}
-	throttle, nice, err := throttleOptions(cmd.Flags(), cfg) // --load, --memfree, --nice (run_pipe.go)
-	if err != nil {
-		return runError(err)
-	}
-	if cfg.nats != "" && (throttle != nil || nice != 0) {
-		return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
 	}
 	// The slots before the jobs are read, for -m, -X and {0%}: -j 0 is
 	// then as many as can be.
@@ -335,17 +312,8 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		todo, skipped = runner.Resume(jobs, records, !cfg.resume)
 	}
 	if cfg.nats != "" {
-		if cfg.http != "" {
-			return runError(errors.New("--http is for a local run: with --nats, watch the cluster with worksteal dash (or serve --http)"))
-		}
-		if cfg.gnu.files {
-			return runError(errors.New("--files is for a local run: with --nats, the output comes back to this machine (use --results DIR)"))
-		}
-		if g := cfg.gnu; g.tty || g.openTTY || g.compress || g.compressPrg != "" || len(g.templates) > 0 || g.termSeq != "" {
-			return runError(errors.New("--tty, --open-tty, --compress, --compress-program, --template and --term-seq are for a local run: with --nats the workers run the jobs"))
-		}
-		if slices.ContainsFunc(jobs, runner.Job.Skipped) {
-			return runError(errors.New("--plus {uniq} and {choose_k} are not supported with --nats (the workers would run the jobs they skip)"))
+		if err := refuseLocalOnly(cfg, jobs); err != nil { // run_common.go
+			return runError(err)
 		}
 		return runCluster(env, cmd, cfg, rcfg, jobs, todo)
 	}
@@ -372,28 +340,27 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		// painted on its row; no joblog is made.
 		rcfg.DryRun, rcfg.Verbose, joblogPath = true, true, ""
 	}
-	var jl *runner.Joblog
-	switch joblogPath {
-	case "":
-	case "-":
-		jl, err = runner.NewJoblog(cmd.OutOrStdout())
-	default:
-		jl, err = runner.OpenJoblog(joblogPath, appendLog)
-	}
-	if err != nil {
-		return runError(fmt.Errorf("--joblog: %w", err))
-	}
-	if jl != nil {
-		defer jl.Close()
-	}
-	prog := newJobProgress(cfg.progress, stderr, len(todo))
 	rcfg.Slots, rcfg.Shell, rcfg.Order, rcfg.History = slots, shell, order, history
 	rcfg.Timeout, rcfg.TimeoutFactor = absTimeout, factor
+	rcfg.Throttle, rcfg.Nice = throttle, nice
+	return runLocalBatch(env, cmd, cfg, rcfg, todo, skipped, joblogPath, appendLog)
+}
+
+// runLocalBatch runs the batch todo on this machine: the joblog, the
+// progress, --results and --files, the dashboard, then the run itself
+// (runLocal). rcfg holds the run's slots, order, timeouts and throttle.
+func runLocalBatch(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo []runner.Job, skipped int, joblogPath string, appendLog bool) error {
+	stderr := cmd.ErrOrStderr()
+	jl, closeLog, err := openJoblogAt(cmd, joblogPath, appendLog) // run_common.go
+	if err != nil {
+		return runError(err)
+	}
+	defer closeLog()
+	prog := newJobProgress(cfg.progress, stderr, len(todo))
 	rcfg.Retries, rcfg.RetryDelay = extraTries(cfg.retries), cfg.retryDelay
 	rcfg.Speculate, rcfg.SpeculateAfter = cfg.speculate, cfg.speculateAfter
 	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
 	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
-	rcfg.Throttle, rcfg.Nice = throttle, nice
 	if cfg.gnu.files && cfg.gnu.results != "" {
 		return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
 	}
@@ -418,7 +385,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
 		rcfg.Output = runner.OutputGroup
 	}
-	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), factor, stderr)
+	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), rcfg.TimeoutFactor, stderr)
 	if err != nil {
 		return runError(err)
 	}
@@ -612,14 +579,14 @@ func fileExists(path string) bool {
 func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[string]time.Duration, tag bool) error {
 	skipped := 0
 	for _, j := range runner.Plan(jobs, order, history) {
-		line := j.CommandIn(1) // {%}: GNU parallel's dry run shows slot 1
+		line := jobio.Of(j).CommandIn(j.Command, 1) // {%}: GNU parallel's dry run shows slot 1
 		if tag {
 			// GNU prints a dry run's command as the job's output:
 			// each line tagged.
-			line = string(tagLines(j.TagIn(1)+"\t", []byte(line)))
+			line = string(tagLines(jobio.Of(j).TagIn(1)+"\t", []byte(line)))
 		}
 		fmt.Fprintln(w, line)
-		if j.Skipped() {
+		if jobio.Of(j).Skipped() {
 			skipped++
 		}
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cluster/shelltask"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -487,7 +489,7 @@ func (s *resultSink) write(r cluster.Result, sr shelltask.Result) {
 	} else if s.tag {
 		root, _, _ := strings.Cut(r.Task, "=") // a spawned child: its root task's tag
 		seq, _ := strconv.Atoi(root)
-		tag := s.bySeq[seq].TagIn(1) + "\t"
+		tag := jobio.Of(s.bySeq[seq]).TagIn(1) + "\t"
 		if s.printEach {
 			s.out.Write(tagLines(tag, sr.Stdout))
 		}
@@ -504,7 +506,7 @@ func (s *resultSink) write(r cluster.Result, sr shelltask.Result) {
 }
 
 func mustOrder(s string) runner.Order {
-	o, _ := runner.ParseOrder(s)
+	o, _ := gnuinput.ParseOrder(s)
 	return o
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -23,7 +24,7 @@ import (
 // input fills in the parts of in that gnuConfig sets. slots is the
 // number of slots the jobs will run on (for -m and -X, which spread the
 // last arguments over them, and {0%}).
-func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
+func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error {
 	if g.null {
 		in.Delimiter = "\x00"
 	}
@@ -141,7 +142,7 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *runner.Input, slots int) error {
 		if err != nil {
 			return fmt.Errorf("--template: cannot open '%s': %v", file, err)
 		}
-		tf := runner.TemplateFile{Name: name, Content: string(content)}
+		tf := gnuinput.TemplateFile{Name: name, Content: string(content)}
 		if i, seen := byFile[file]; seen {
 			in.Templates[i] = tf
 			continue
@@ -235,7 +236,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		rcfg.Color = gnuColor(g.color, failed)
 	}
 	if _, ok := gnuChanged(f, "halt"); ok {
-		h, err := runner.ParseHalt(g.halt)
+		h, err := gnuinput.ParseHalt(g.halt)
 		if err != nil {
 			return err
 		}
@@ -377,7 +378,7 @@ func csvSep(f *pflag.FlagSet, sep string) error {
 // addRename gives the replacement string old the text new (GNU's rpl():
 // old is then text, in the command and in --tagstring, --results and
 // --template alike).
-func addRename(in *runner.Input, text, old string) {
+func addRename(in *gnuinput.Input, text, old string) {
 	if in.Renames == nil {
 		in.Renames = map[string]string{}
 	}

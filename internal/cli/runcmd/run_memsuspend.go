@@ -3,6 +3,7 @@ package runcmd
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -18,7 +19,7 @@ func memSuspend(f *pflag.FlagSet, th *runner.Throttle) error {
 		return nil
 	}
 	s, _ := f.GetString("memsuspend")
-	v, err := runner.ParseSize(given, s)
+	v, err := gnuinput.ParseSize(given, s)
 	if err != nil {
 		return sizeError(err)
 	}

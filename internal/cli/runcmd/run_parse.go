@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 )
 
 // splitArgs cuts the positional arguments into the command template and
 // the input sources after it (":::", ":::+", "::::", "::::+").
-func splitArgs(env *cmdenv.Env, args []string, argSep, fileSep string) (template []string, sources []runner.Source, err error) {
+func splitArgs(env *cmdenv.Env, args []string, argSep, fileSep string) (template []string, sources []gnuinput.Source, err error) {
 	if argSep == "" {
 		argSep = ":::"
 	}
@@ -60,27 +60,27 @@ func splitArgs(env *cmdenv.Env, args []string, argSep, fileSep string) (template
 		if vals == nil {
 			vals = []string{}
 		}
-		sources = append(sources, runner.Source{Name: sep, Args: vals, Linked: linked})
+		sources = append(sources, gnuinput.Source{Name: sep, Args: vals, Linked: linked})
 	}
 	return template, sources, nil
 }
 
 // fileSource opens an input file; "-" is stdin. The file is read (and
-// closed) by runner.Input.Jobs.
-func fileSource(env *cmdenv.Env, name string) (runner.Source, error) {
+// closed) by gnuinput.Input.Jobs.
+func fileSource(env *cmdenv.Env, name string) (gnuinput.Source, error) {
 	if name == "-" {
-		return runner.Source{Name: "stdin", Lines: env.Stdin}, nil
+		return gnuinput.Source{Name: "stdin", Lines: env.Stdin}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return runner.Source{}, err
+		return gnuinput.Source{}, err
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
 		// GNU (Perl) reads a directory as an empty file: no values.
-		return runner.Source{Name: name, Lines: strings.NewReader("")}, nil
+		return gnuinput.Source{Name: name, Lines: strings.NewReader("")}, nil
 	}
-	return runner.Source{Name: name, Lines: &closingReader{f: f}}, nil
+	return gnuinput.Source{Name: name, Lines: &closingReader{f: f}}, nil
 }
 
 // closingReader closes its file at the end of the input, and then keeps

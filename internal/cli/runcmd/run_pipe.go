@@ -20,6 +20,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -53,9 +55,9 @@ var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
-func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
+func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 	p := cfg.pipe
-	var pj runner.PipeJobs
+	var pj gnuinput.PipeJobs
 	_, shard := gnuChanged(f, "shard")
 	_, bin := gnuChanged(f, "bin")
 	_, group := gnuChanged(f, "group-by")
@@ -79,7 +81,7 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (runner.PipeJobs, error) {
 	pj.Cat, pj.Fifo, pj.Quote, pj.TempDir = p.cat, p.fifo, cfg.quote, cfg.gnu.tmpDir
 	pj.Parens = cfg.gnu.parens
 	if given, ok := gnuChanged(f, "block"); ok {
-		v, err := runner.ParseSize(given, p.block)
+		v, err := gnuinput.ParseSize(given, p.block)
 		if err != nil {
 			return pj, sizeError(err)
 		}
@@ -202,17 +204,11 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 			return runError(errors.New("--pipepart cuts a file in place: not stdin (use --pipe)"))
 		}
 	}
-	if err := checkRunFlags(&cfg, cmd); err != nil {
+	throttle, nice, err := commonRunFlags(cmd, &cfg) // run_common.go
+	if err != nil {
 		return err
 	}
-	throttle, nice, err := throttleOptions(f, cfg)
-	if err != nil {
-		return runError(err)
-	}
 	if cfg.nats != "" {
-		if throttle != nil || nice != 0 {
-			return runError(errors.New("--load, --memfree and --nice are for a local run: with --nats, each worker's -j says how much it runs"))
-		}
 		if cfg.pipe.roundRobin || cfg.pipe.cat || cfg.pipe.fifo || cfg.pipe.shard != "" || cfg.pipe.bin != "" || cfg.pipe.groupBy != "" {
 			return runError(errors.New("with --nats, each chunk is a task on its stdin: --round-robin, --cat, --fifo, --shard, --bin and --group-by are for a local run"))
 		}
@@ -228,9 +224,6 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	}
 	stderr := cmd.ErrOrStderr()
 	pj.Warn = stderr
-	if f.Changed("colsep") && cfg.colSep == "" {
-		cfg.colSep = "(?:)" // GNU: --colsep '' splits every character
-	}
 	spread, group, stdin, err := spreadOptions(f, cfg, env.Stdin) // run_spread.go
 	if err != nil {
 		return runError(err)
@@ -270,7 +263,7 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	}
 	if cfg.dryRun {
 		for j := range todo {
-			fmt.Fprintln(cmd.OutOrStdout(), j.CommandIn(1))
+			fmt.Fprintln(cmd.OutOrStdout(), jobio.Of(j).CommandIn(j.Command, 1))
 		}
 		return pipeFeedError(<-feedErr)
 	}
@@ -284,27 +277,31 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		total = len(parts)
 	}
 	prog := newJobProgress(cfg.progress, stderr, total)
-	// --halt, --delay, --line-buffer, -u, --env: as in argument mode.
-	var rcfg runner.Config
-	if err := cfg.gnu.config(f, &rcfg); err != nil {
-		return runError(err)
-	}
-	if strings.Contains(cfg.gnu.halt, "%") {
-		return runError(fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt))
-	}
-	base := rcfg
-	rcfg = runner.Config{
+	rcfg := runner.Config{
 		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
 		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
-		Output: base.Output, Halt: base.Halt, Delay: base.Delay, Env: base.Env,
 	}
-	// --halt, output modes, --delay (run_gnu.go) apply to the chunks' jobs too.
-	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {
+	if err := pipeGNUConfig(f, cfg, &rcfg); err != nil {
 		return runError(err)
 	}
 	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
+}
+
+// pipeGNUConfig adds to rcfg what argument mode's GNU options set (--halt,
+// --delay, --line-buffer, -u, --env: run_gnu.go), which apply to the
+// chunks' jobs too; a --halt percentage is refused.
+func pipeGNUConfig(f *pflag.FlagSet, cfg runConfig, rcfg *runner.Config) error {
+	var base runner.Config
+	if err := cfg.gnu.config(f, &base); err != nil {
+		return err
+	}
+	if strings.Contains(cfg.gnu.halt, "%") {
+		return fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt)
+	}
+	rcfg.Output, rcfg.Halt, rcfg.Delay, rcfg.Env = base.Output, base.Halt, base.Delay, base.Env
+	return cfg.gnu.config(f, rcfg)
 }
 
 // runPipeJobs runs the chunks' jobs as they come, then says how the run
@@ -351,7 +348,7 @@ func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runCon
 // all at once (--pipepart: parts lists them), spread over the slots
 // (--shard, --bin), round-robin, or as the input is read. It closes jobs
 // when it is done and sends its error (nil too) on feedErr.
-func feedPipeJobs(ctx context.Context, cfg runConfig, pj runner.PipeJobs, files []string, stdin io.Reader, slots int, spread *runner.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
+func feedPipeJobs(ctx context.Context, cfg runConfig, pj gnuinput.PipeJobs, files []string, stdin io.Reader, slots int, spread *gnuinput.Spread) (jobs chan runner.Job, feedErr chan error, parts []runner.Job, err error) {
 	jobs = make(chan runner.Job, slots)
 	feedErr = make(chan error, 1)
 	switch {
@@ -508,26 +505,13 @@ func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), e
 	if p, ok := strings.CutPrefix(path, "+"); ok {
 		path, appendLog = p, true
 	}
-	var jl *runner.Joblog
-	var err error
-	switch path {
-	case "":
-		return nil, func() {}, nil
-	case "-":
-		jl, err = runner.NewJoblog(cmd.OutOrStdout())
-	default:
-		jl, err = runner.OpenJoblog(path, appendLog)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("--joblog: %w", err)
-	}
-	return jl, func() { jl.Close() }, nil
+	return openJoblogAt(cmd, path, appendLog)
 }
 
 // runPipeCluster runs the chunks as the tasks of a cluster job: the whole
 // input is cut first (a job's tasks are submitted together), each chunk is
 // a task's stdin.
-func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj runner.PipeJobs, files []string) error {
+func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj gnuinput.PipeJobs, files []string) error {
 	if pj.Block == 0 {
 		// A task's chunk travels in one NATS message (1 MiB by default),
 		// base64 in JSON: GNU's 1 MiB block would not fit.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -94,7 +95,7 @@ func (s *resultsSink) takeOn(res runner.Result, host string) error {
 		return s.out.Flush()
 	}
 	seq := []byte(strconv.Itoa(res.Seq))
-	if p := res.ResultsIn(res.Slot); p != "" {
+	if p := jobio.Of(res.Job).ResultsIn(res.Slot); p != "" {
 		if strings.HasSuffix(p, "/") {
 			return s.writeFiles(p, res, seq, "stdout", "stderr", "seq")
 		}
@@ -147,7 +148,7 @@ func argsAsDirname(j runner.Job) string {
 	type nv struct{ name, value string }
 	var parts []string
 	// Per record: GNU sorts a record's values by their sources' names.
-	args, names := j.Args(), j.ArgNames()
+	args, names := jobio.Of(j).Args(), jobio.Of(j).ArgNames()
 	n := len(args)
 	width := 0
 	for i, name := range names {
@@ -199,7 +200,7 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
 	if s.json {
 		var vs []string
-		for _, v := range res.Args() {
+		for _, v := range jobio.Of(res.Job).Args() {
 			vs = append(vs, `"`+jsonQuote(v)+`"`)
 		}
 		fmt.Fprintf(s.out, `{ "Seq": %d, "Host": "%s", "Starttime": %s, "JobRuntime": %s, "Send": %d, "Receive": %d, "Exitval": %d, "Signal": %d, "Command": "%s", "V": [ %s ], "Stdout": "%s", "Stderr": "%s" }`+"\n",
@@ -210,8 +211,8 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	if !s.started {
 		s.started = true
 		cols := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
-		names := res.ArgNames()
-		for i := range res.Args() {
+		names := jobio.Of(res.Job).ArgNames()
+		for i := range jobio.Of(res.Job).Args() {
 			name := "V" + strconv.Itoa(i+1)
 			if s.headers && i < len(names) {
 				name = names[i]
@@ -222,7 +223,7 @@ func (s *resultsSink) row(res runner.Result, host string) {
 	}
 	cols := []string{strconv.Itoa(rec.Seq), rec.Host, start, runtime, strconv.FormatInt(rec.Send, 10), strconv.FormatInt(rec.Receive, 10),
 		strconv.Itoa(rec.Exit), strconv.Itoa(rec.Signal), rec.Command}
-	cols = append(cols, res.Args()...)
+	cols = append(cols, jobio.Of(res.Job).Args()...)
 	s.writeRow(append(cols, string(res.Stdout), string(res.Stderr)))
 }
 
@@ -278,7 +279,7 @@ func filesSink(dir string, out io.Writer, tag bool) func(runner.Result) error {
 		}
 		line := f.Name() + "\n"
 		if tag {
-			line = res.TagIn(res.Slot) + "\t" + line
+			line = jobio.Of(res.Job).TagIn(res.Slot) + "\t" + line
 		}
 		if _, werr := io.WriteString(out, line); err == nil {
 			err = werr

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 )
 
 // Options of GNU parallel 20221122 that say what run will do and then go
@@ -167,11 +167,11 @@ func usableOf(n int) int { return (n - 3000) / 2 }
 // usableLineLength is the longest command -X, -m and --xargs fill and any
 // command may be (GNU's $Global::usable_command_line_length): usableOf the
 // longest command line GNU's search finds on this machine, searched once,
-// when first needed (runner.DefaultMaxLen if the search cannot run).
+// when first needed (gnuinput.DefaultMaxLen if the search cannot run).
 var usableLineLength = sync.OnceValue(func() int {
 	n, err := findMaxLineLength()
 	if err != nil {
-		return runner.DefaultMaxLen
+		return gnuinput.DefaultMaxLen
 	}
 	return usableOf(n)
 })

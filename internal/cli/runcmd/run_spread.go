@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -82,7 +83,7 @@ func readLine(r io.Reader) (string, error) {
 // spreadOptions reads --shard, --bin (spread) and --group-by (group) for
 // runPipe; with a column name, the header line is read from stdin here.
 // stdin is what is left for the jobs.
-func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *runner.Spread, group *runner.GroupBy, rest io.Reader, err error) {
+func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *gnuinput.Spread, group *gnuinput.GroupBy, rest io.Reader, err error) {
 	p := cfg.pipe
 	shardGiven, shard := gnuChanged(f, "shard")
 	binGiven, bin := gnuChanged(f, "bin")
@@ -127,13 +128,13 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 		if sep == "" {
 			sep = ","
 		}
-		s := &runner.Spread{Column: runner.Column{Col: spec.col, ColSep: sep}, Bin: bin}
+		s := &gnuinput.Spread{Column: gnuinput.Column{Col: spec.col, ColSep: sep}, Bin: bin}
 		if spec.name != "" {
 			header, err := readLine(stdin)
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if s.Col, err = runner.HeaderColumn(header, spec.name, lookup); err != nil {
+			if s.Col, err = gnuinput.HeaderColumn(header, spec.name, lookup); err != nil {
 				return nil, nil, nil, fmt.Errorf("%s %q: %w", given, v, unwrapRunner(err))
 			}
 		}
@@ -155,7 +156,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 	if !colsepGiven {
 		sep = "\t" // GNU: --group-by splits at tabs by default
 	}
-	g := &runner.GroupBy{Column: runner.Column{Col: spec.col, ColSep: sep}}
+	g := &gnuinput.GroupBy{Column: gnuinput.Column{Col: spec.col, ColSep: sep}}
 	if headerGiven {
 		h := strings.TrimSpace(cfg.gnu.header)
 		n, err := strconv.Atoi(h)
@@ -178,7 +179,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 			return nil, nil, nil, rerr
 		}
 		var err error
-		if g.Col, err = runner.HeaderColumn(line, spec.name, sep); err != nil {
+		if g.Col, err = gnuinput.HeaderColumn(line, spec.name, sep); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s %q: %w", groupGiven, p.groupBy, unwrapRunner(err))
 		}
 		// The line is the header, given before every chunk.
@@ -192,7 +193,7 @@ func spreadOptions(f *pflag.FlagSet, cfg runConfig, stdin io.Reader) (spread *ru
 // instead).
 func unwrapRunner(err error) error {
 	s := err.Error()
-	for _, e := range []error{runner.ErrBadInput, runner.ErrInvalidConfig} {
+	for _, e := range []error{gnuinput.ErrBadInput, runner.ErrInvalidConfig} {
 		s = strings.TrimPrefix(s, e.Error()+": ")
 	}
 	return errors.New(s)

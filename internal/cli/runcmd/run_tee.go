@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -79,7 +80,7 @@ func teeAttach(env *cmdenv.Env, cfg runConfig, data string, jobs []runner.Job, s
 		return nil, fmt.Errorf("--tee runs every job at once: %d jobs, -j %d (try --jobs 0)", len(jobs), slots)
 	}
 	if cfg.pipe.pipePart {
-		return runner.TeeFile(data, jobs)
+		return gnuinput.TeeFile(data, jobs)
 	}
-	return runner.Tee(env.Stdin, jobs), nil
+	return gnuinput.Tee(env.Stdin, jobs), nil
 }

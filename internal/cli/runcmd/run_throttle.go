@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -26,7 +27,7 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 		th.MaxLoad = v
 	}
 	if given, ok := gnuChanged(f, "memfree"); ok {
-		v, err := runner.ParseSize(given, p.memFree)
+		v, err := gnuinput.ParseSize(given, p.memFree)
 		if err != nil {
 			return nil, 0, sizeError(err)
 		}
@@ -105,7 +106,7 @@ func limitFunc(cfg runConfig) (func() int, error) {
 		if len(words) != 2 {
 			return nil, fmt.Errorf("--limit %q: want %s and one value", spec, words[0])
 		}
-		v, err := runner.ParseSize("--limit", words[1])
+		v, err := gnuinput.ParseSize("--limit", words[1])
 		if err != nil {
 			return nil, sizeError(err)
 		}

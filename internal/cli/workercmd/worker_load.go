@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -48,7 +49,7 @@ func NewAdmission(load, memFree string, read func() (runner.Reading, error)) (*a
 		a.maxLoad = v
 	}
 	if memFree != "" {
-		v, err := runner.ParseSize("--memfree", memFree)
+		v, err := gnuinput.ParseSize("--memfree", memFree)
 		if err != nil {
 			return nil, err // names --memfree and the value
 		}

@@ -41,22 +41,16 @@ func connectAttacker(t *testing.T, url, dir string) *attacker {
 func connectNamed(t *testing.T, url, dir, name string) *attacker {
 	t.Helper()
 	a := &attacker{name: name}
-	opts, err := cluster.ConnectOptions(cluster.RoleWorker, cluster.Credentials{Creds: filepath.Join(dir, name+".nk"), TLSCA: filepath.Join(dir, "ca.pem"),
-		TLSCert: filepath.Join(dir, name+"-cert.pem"), TLSKey: filepath.Join(dir, name+"-key.pem")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-		a.mu.Lock()
-		a.refused = append(a.refused, err.Error())
-		a.mu.Unlock()
-	}))
-	if a.nc, err = nats.Connect(url, opts...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.nc.Close)
+	a.nc = e2e.Connect(t, url, cluster.RoleWorker, e2e.HolderCreds(dir, name), a.refuse)
 	a.js, _ = jetstream.New(a.nc)
 	return a
+}
+
+// refuse records a refusal the server sent.
+func (a *attacker) refuse(err string) {
+	a.mu.Lock()
+	a.refused = append(a.refused, err)
+	a.mu.Unlock()
 }
 
 // wasRefused says the server refused the publishes to subject made so

@@ -26,20 +26,7 @@ import (
 func connectHolder(t *testing.T, url, dir, name string, role cluster.Role) *attacker {
 	t.Helper()
 	a := &attacker{}
-	opts, err := cluster.ConnectOptions(role, cluster.Credentials{Creds: filepath.Join(dir, name+".nk"), TLSCA: filepath.Join(dir, "ca.pem"),
-		TLSCert: filepath.Join(dir, name+"-cert.pem"), TLSKey: filepath.Join(dir, name+"-key.pem")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-		a.mu.Lock()
-		a.refused = append(a.refused, err.Error())
-		a.mu.Unlock()
-	}))
-	if a.nc, err = nats.Connect(url, opts...); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.nc.Close)
+	a.nc = e2e.Connect(t, url, role, e2e.HolderCreds(dir, name), a.refuse)
 	return a
 }
 

@@ -9,7 +9,6 @@ package faulttest
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +17,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
 	"github.com/worksteal/worksteal/internal/testdeadline"
@@ -135,7 +131,7 @@ func TestClusterLosesStreamLeader(t *testing.T) {
 	began := time.Now()
 	run := b.Run(t, all, "--replicas", "3")
 	b.WaitExecutions(t, b.N/4, run)
-	leader := streamLeader(t, all)
+	leader := e2e.StreamLeader(t, all)
 	var victim *e2e.Server
 	for _, s := range servers {
 		if s.Name == leader {
@@ -155,28 +151,6 @@ func TestClusterLosesStreamLeader(t *testing.T) {
 			t.Errorf("%s logged %d lines in %.0f s; want a quiet log while the cluster elects:\n%s", w.Name, lines, elapsed, w.Out.String())
 		}
 	}
-}
-
-// streamLeader names the server that leads the task stream.
-func streamLeader(t *testing.T, urls string) string {
-	t.Helper()
-	nc, err := nats.Connect(urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
-	defer cancel()
-	st, err := js.Stream(ctx, "ws_tasks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil || info.Cluster == nil {
-		t.Fatalf("stream info: %v", err)
-	}
-	return info.Cluster.Leader
 }
 
 // TestKilledWorkerLeavesNoProcesses: the commands running on a worker
