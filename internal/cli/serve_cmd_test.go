@@ -157,3 +157,31 @@ func TestJobIDFollowsTheCommands(t *testing.T) {
 // it has no "reap" command to start (the binary's tests in cmd/worksteal
 // cover the reaper).
 func init() { workercmd.ReaperCommand = func(time.Duration) []string { return nil } }
+
+// A store smaller than the default limits (JetStream reserves a stream's
+// byte limit from it when the stream is made) still gives a working tier:
+// serve lowers its defaults to fit and says so, and limits given on the
+// command line that cannot fit are refused by name. Before, the recorder
+// failed to make the results bucket ("insufficient storage resources") and
+// every run waited for ever (CI's disk, with less than 22 GB free, met it).
+func TestServeFitsItsLimitsToTheStore(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "server.conf")
+	if err := os.WriteFile(conf, []byte("jetstream {\n  max_file_store: 1GB\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runWithInput(t, "", "serve", "--config", conf, "--listen", "127.0.0.1:0", "--store", filepath.Join(dir, "js0"),
+		"--max-result-mib", "4096")
+	if code != 2 || !strings.Contains(errs, "--max-result-mib 4096") || !strings.Contains(errs, "store's 1024 MiB") {
+		t.Errorf("serve with limits past the store: exit %d, stderr %q; want 2 and the limits and the store named", code, errs)
+	}
+	serveOut := background(t, "serve", "--config", conf, "--listen", "127.0.0.1:0", "--store", filepath.Join(dir, "js"), "--name", "small")
+	url := waitOutput(t, serveOut, `JetStream on (nats://\S+)`)[1]
+	waitOutput(t, serveOut, `lowered to 184 MiB of tasks and 737 MiB of results`)
+	out := background(t, "worker", "--nats", url, "-j", "2", "--name", "w")
+	waitOutput(t, out, "serving sh")
+	code, stdout, errs := runWithInput(t, "echo one\necho two\n", "run", "--nats", url, "-k", "--progress=none")
+	if code != 0 || stdout != "one\ntwo\n" {
+		t.Errorf("run on a small store: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+}

@@ -200,11 +200,17 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 		return cmdenv.UsageError(fmt.Errorf("serve: --max-tasks %d, --max-task-mib %d, --max-result-mib %d: each must be 0 (no limit) or more", cfg.limits.Tasks, cfg.taskMiB, cfg.resultMiB))
 	}
 	cfg.limits.TaskBytes, cfg.limits.ResultBytes = cfg.taskMiB<<20, cfg.resultMiB<<20
+	if err := fitStore(&cfg.limits, s.JetStreamConfig(), cmd.Flags().Changed("max-task-mib") || cmd.Flags().Changed("max-result-mib"), out); err != nil {
+		s.Shutdown()
+		s.WaitForShutdown()
+		return err
+	}
 	fmt.Fprintf(out, "worksteal serve: storage limits: %s\n", cfg.limits)
 	ctx, cancel := context.WithCancel(env.Ctx)
 	defer cancel()
 	recDone := make(chan struct{})
-	go func() { defer close(recDone); runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
+	var recErr error
+	go func() { defer close(recDone); recErr = runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
 	defer func() { cancel(); <-recDone }()
 	dashDone := make(chan error, 1)
 	if cfg.http != "" {
@@ -213,6 +219,20 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	select {
 	case <-ctx.Done():
 	case <-cmd.Context().Done():
+	case <-recDone:
+		// The recorder could not set the tier up: without it no result
+		// is ever recorded and every submitter and worker would wait for
+		// ever, so serve stops and says why.
+		if recErr != nil {
+			cancel()
+			if cfg.http != "" {
+				<-dashDone
+			}
+			s.Shutdown()
+			s.WaitForShutdown()
+			return fmt.Errorf("serve: recorder: %w", recErr)
+		}
+		<-ctx.Done()
 	case err := <-dashDone:
 		s.Shutdown()
 		s.WaitForShutdown()
@@ -232,11 +252,13 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 // in-process connection of its own until ctx is done, logging each refusal
 // (a worker's write that names a delivery it does not hold, ...) on errs,
 // and the counts by reason when it stops.
-func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, auth ...nats.Option) {
+//
+// It returns an error, at once, only when it cannot connect or set the
+// tier up; a recorder that ran and stopped with ctx returns nil.
+func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, auth ...nats.Option) error {
 	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
 	if err != nil {
-		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
-		return
+		return err
 	}
 	defer nc.Close()
 	opts := []cluster.Option{cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits)}
@@ -245,8 +267,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	}
 	node, err := cluster.New(nc, opts...)
 	if err != nil {
-		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
-		return
+		return err
 	}
 	var mu sync.Mutex
 	err = node.Record(ctx, func(op, reason, detail string) {
@@ -270,6 +291,36 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
 		mu.Unlock()
 	}
+	return nil
+}
+
+// fitStore keeps the storage limits within what the JetStream store may
+// hold. JetStream reserves a stream's byte limit from the store when the
+// stream is made, and the store's size defaults to 75 % of the free disk
+// under --store: limits past it make the recorder's set-up fail
+// ("insufficient storage resources available") and nothing is ever
+// recorded. Defaults that do not fit are lowered, keeping their 1:4 ratio
+// within nine tenths of the store (the other buckets need a little), with a
+// line saying so; limits given on the command line are kept, and an error
+// names them when they cannot fit.
+func fitStore(l *cluster.StorageLimits, js *server.JetStreamConfig, given bool, out io.Writer) error {
+	if js == nil || js.MaxStore <= 0 {
+		return nil
+	}
+	need := l.TaskBytes + l.ResultBytes
+	if l.TaskBytes == 0 || l.ResultBytes == 0 || need <= js.MaxStore*9/10 {
+		return nil // 0 is no limit: nothing reserved for it
+	}
+	if given {
+		return cmdenv.UsageError(fmt.Errorf("serve: --max-task-mib %d and --max-result-mib %d reserve %d MiB, more than the JetStream store's %d MiB (75 %% of the free disk under --store): give smaller limits or more disk",
+			l.TaskBytes>>20, l.ResultBytes>>20, need>>20, js.MaxStore>>20))
+	}
+	budget := js.MaxStore * 9 / 10
+	l.TaskBytes = max(1, budget/5>>20) << 20
+	l.ResultBytes = max(1, budget*4/5>>20) << 20
+	fmt.Fprintf(out, "worksteal serve: the default storage limits do not fit the store's %d MiB (75 %% of the free disk under --store): lowered to %d MiB of tasks and %d MiB of results (--max-task-mib, --max-result-mib)\n",
+		js.MaxStore>>20, l.TaskBytes>>20, l.ResultBytes>>20)
+	return nil
 }
 
 // serveDashboardInProcess serves the dashboard of the server s, connected
