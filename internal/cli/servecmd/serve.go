@@ -181,6 +181,10 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	if cfg.verbose {
 		s.ConfigureLogger()
 	}
+	// The server's permission violations: logged and counted by holder.
+	violations := newViolationLog(cfg.Security.Config, cmd.ErrOrStderr())
+	violations.install(s, o)
+	defer violations.summary()
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {
 		s.Shutdown()
@@ -204,7 +208,10 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	ctx, cancel := context.WithCancel(env.Ctx)
 	defer cancel()
 	recDone := make(chan struct{})
-	go func() { defer close(recDone); runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
+	go func() {
+		defer close(recDone)
+		runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), violations.countTo, recAuth...)
+	}()
 	defer func() { cancel(); <-recDone }()
 	dashDone := make(chan error, 1)
 	if cfg.http != "" {
@@ -232,7 +239,9 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 // in-process connection of its own until ctx is done, logging each refusal
 // (a worker's write that names a delivery it does not hold, ...) on errs,
 // and the counts by reason when it stops.
-func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, auth ...nats.Option) {
+//
+// Refusals counted outside it (the server's, countTo) join its counts.
+func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, countTo func(func(role, reason string)), auth ...nats.Option) {
 	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
@@ -248,6 +257,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
 		return
 	}
+	countTo(node.CountRefusal)
 	var mu sync.Mutex
 	err = node.Record(ctx, func(op, reason, detail string) {
 		mu.Lock()
