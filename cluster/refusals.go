@@ -12,7 +12,9 @@ import (
 // recorder may; observers may hear it), keyed "<role>/<reason>": the role
 // whose request or message was refused or discarded (worker: a recorder
 // request; person: an owner-service request; task: a task message of no
-// job, purged) and the reason (Refused*, DiscardedNoJob).
+// job, purged) and the reason (Refused*, DiscardedNoJob), and the
+// refusals counted outside it (CountRefusal: serve's server's permission
+// violations, "<role>/server/publish-denied", ...).
 
 // refusalsEvery is how often the recorder publishes changed counts.
 var refusalsEvery = time.Second
