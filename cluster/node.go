@@ -46,8 +46,9 @@ type Node struct {
 
 	reduces map[string]Combine // Reduce's, under mu
 
-	bindOnly bool      // Record: never creates or changes the tier, whatever the role
-	rec      *recorder // the recorder Record runs, under mu
+	bindOnly bool             // Record: never creates or changes the tier, whatever the role
+	rec      *recorder        // the recorder Record runs, under mu
+	outside  map[string]int64 // CountRefusal's counts before Record started, under mu
 
 	resBatch resultBatch // results waiting for the recorder (recordViaRecorder)
 }

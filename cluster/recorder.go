@@ -210,7 +210,14 @@ func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail stri
 	defer r.creates.sub.Unsubscribe()
 	n.mu.Lock()
 	n.rec = r
+	outside := n.outside // CountRefusal's, before this started
+	n.outside = nil
 	n.mu.Unlock()
+	r.mu.Lock()
+	for k, v := range outside {
+		r.stats.RefusedBy[k] += v
+	}
+	r.mu.Unlock()
 	defer r.untapAll()
 	// Held lists: when each Serve last spoke, and what it last said it
 	// holds (lost reads both). A list is heard on the subject of the

@@ -12,7 +12,9 @@ import (
 // recorder may; observers may hear it), keyed "<role>/<reason>": the role
 // whose request or message was refused or discarded (worker: a recorder
 // request; person: an owner-service request; task: a task message of no
-// job, purged) and the reason (Refused*, DiscardedNoJob).
+// job, purged) and the reason (Refused*, DiscardedNoJob), and the
+// refusals counted outside it (CountRefusal: serve's server's permission
+// violations, "<role>/server/publish-denied", ...).
 
 // refusalsEvery is how often the recorder publishes changed counts.
 var refusalsEvery = time.Second
@@ -26,6 +28,34 @@ func refusalKey(op, reason string) string {
 		return "person/" + reason
 	}
 	return "worker/" + reason
+}
+
+// CountRefusal adds one refusal made outside the recorder, by role and
+// reason, to the counts it publishes on <stream>.refusals (worksteal
+// serve counts so its embedded server's permission violations:
+// "worker/server/publish-denied", ...). Counts given before Record starts
+// are added when it does; without Record they are never published.
+//
+// n.mu and the recorder's mu are never held together (as RecorderStats):
+// a count goes to n.outside while n.rec is nil, under n.mu, and Record
+// moves n.outside into its counts in the same n.mu section that sets
+// n.rec, so each count is added once.
+func (n *Node) CountRefusal(role, reason string) {
+	k := role + "/" + reason
+	n.mu.Lock()
+	r := n.rec
+	if r == nil {
+		if n.outside == nil {
+			n.outside = map[string]int64{}
+		}
+		n.outside[k]++
+	}
+	n.mu.Unlock()
+	if r != nil {
+		r.mu.Lock()
+		r.stats.RefusedBy[k]++
+		r.mu.Unlock()
+	}
 }
 
 func (n *Node) refusalsSubject() string { return n.opts.stream + ".refusals" }

@@ -181,6 +181,10 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	if cfg.verbose {
 		s.ConfigureLogger()
 	}
+	// The server's permission violations: logged and counted by holder.
+	violations := newViolationLog(cfg.Security.Config, cmd.ErrOrStderr())
+	violations.install(s, o)
+	defer violations.summary()
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {
 		s.Shutdown()
@@ -210,7 +214,10 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	defer cancel()
 	recDone := make(chan struct{})
 	var recErr error
-	go func() { defer close(recDone); recErr = runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), recAuth...) }()
+	go func() {
+		defer close(recDone)
+		recErr = runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), violations.countTo, recAuth...)
+	}()
 	defer func() { cancel(); <-recDone }()
 	dashDone := make(chan error, 1)
 	if cfg.http != "" {
@@ -253,9 +260,10 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 // (a worker's write that names a delivery it does not hold, ...) on errs,
 // and the counts by reason when it stops.
 //
+// Refusals counted outside it (the server's, countTo) join its counts.
 // It returns an error, at once, only when it cannot connect or set the
 // tier up; a recorder that ran and stopped with ctx returns nil.
-func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, auth ...nats.Option) error {
+func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, countTo func(func(role, reason string)), auth ...nats.Option) error {
 	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
 	if err != nil {
 		return err
@@ -269,6 +277,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		return err
 	}
+	countTo(node.CountRefusal)
 	var mu sync.Mutex
 	err = node.Record(ctx, func(op, reason, detail string) {
 		mu.Lock()
