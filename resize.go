@@ -91,10 +91,23 @@ func (w *Worker) surplus() bool {
 func (w *Worker) Surplus() bool {
 	checkWorker(w)
 	if w.surplus() {
-		w.promote()
+		w.handBack()
 		return true
 	}
 	return false
+}
+
+// handBack is what a surplus worker does at a poll point: it promotes
+// every latent frame, and it ends a heartbeat's hold on gate ([P4]: after
+// a beat the rest of the promoted Join's first half makes plain calls,
+// and promote, finding no latent frame, would leave them so). With gate
+// back at lo + LatentFrames the Joins still to come open frames, which
+// the next poll point hands back too, so a retiring worker keeps only the
+// leaf it is in and the plain halves already on its stack, not the whole
+// subtree below its last frame. Owner only.
+func (w *Worker) handBack() {
+	w.promote()
+	w.setLo(w.lo)
 }
 
 // waitSurplus parks a surplus worker at latch l, taking no work, until l

@@ -223,7 +223,7 @@ func (w *Worker) Poll() {
 		w.offer()
 	}
 	if w.surplus() {
-		w.promote() // SetWorkers left w out: hand every latent half back (resize.go)
+		w.handBack() // SetWorkers left w out: hand every latent half back (resize.go)
 	}
 	// The heartbeat of a first half that polls instead of joining (a
 	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
