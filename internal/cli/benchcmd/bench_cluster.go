@@ -63,7 +63,7 @@ func runClusterCell(env *cmdenv.Env, args []string) error {
 		return err
 	}
 	var idle atomic.Int64 // idle signals heard (every worker's)
-	sub, err := nc.Subscribe(c.stream+".idle", func(*nats.Msg) { idle.Add(1) })
+	sub, err := nc.Subscribe(c.stream+".idle.>", func(*nats.Msg) { idle.Add(1) })
 	if err != nil {
 		return err
 	}
