@@ -75,8 +75,8 @@ func coarseLeafMs(seed uint64) []float64 {
 // 35's quiet window sit at its steal-one bound: 0.964, 0.999-0.984,
 // 0.972). Each leaf runs once and the makespan keeps Graham's bound for
 // list scheduling (total/2 + the largest leaf/2, plus the late start).
-// -v prints the efficiencies (total / (2 x makespan)) and their mean over
-// 500 seeds: per seed the amount moves the bound by up to 4.6 points
+// -v prints the efficiencies (total / (2 x makespan)) of seeds 1-12 and
+// their mean over 500 seeds: per seed the amount moves the bound by up to 4.6 points
 // either way, on average by 0.1.
 func TestCoarseGreedySchedule(t *testing.T) {
 	for _, start := range []float64{0, 0.5, 1} {
@@ -103,7 +103,7 @@ func TestCoarseGreedySchedule(t *testing.T) {
 				eff[i] = total / (2 * mk)
 				sum[i] += eff[i]
 			}
-			if seed <= 3 {
+			if seed <= 12 {
 				t.Logf("second worker at %.1f ms, seed %d: %.1f ms of leaves, efficiency bound steal one %.3f, steal half %.3f", start, seed, total, eff[0], eff[1])
 			}
 		}
