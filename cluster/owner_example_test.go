@@ -4,31 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/worksteal/worksteal/cluster"
 )
-
-// A person's permissions: alice (a submitter key with her name) may publish
-// tasks, write records and read results only of the jobs whose id begins
-// "alice.", and asks the owner service for what no subject bounds.
-func ExampleRolePermissionsFor_person() {
-	p, err := cluster.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
-	if err != nil {
-		panic(err)
-	}
-	for _, s := range p.Publish.Allow {
-		if strings.HasPrefix(s, "ws.task") || strings.HasPrefix(s, "$KV.") || strings.HasPrefix(s, "ws.own") {
-			fmt.Println("may publish", s)
-		}
-	}
-	fmt.Println("her replies:", cluster.HolderInboxPrefix(cluster.RoleSubmitter, "alice"))
-	// Output:
-	// may publish ws.task.alice.>
-	// may publish $KV.ws_jobs.alice.>
-	// may publish ws.own.alice.*
-	// her replies: _INBOX_submitter_alice
-}
 
 // A job's owner is the first token of its id: a person's node
 // (cluster.WithOwner) names its jobs so.

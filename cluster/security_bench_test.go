@@ -283,7 +283,7 @@ func serverMain() int {
 		p, _ := kp.PublicKey()
 		return p
 	}
-	for _, r := range cluster.Roles {
+	for _, r := range allRoles {
 		e.publics[r] = pub(filepath.Join(dir, string(r)+".nk"))
 	}
 	e.adminPub = pub(filepath.Join(dir, "root.nk"))

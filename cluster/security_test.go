@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -161,7 +162,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 	// An observer writes nothing: every subject a worker or a submitter
 	// may publish to, wildcards filled in, is refused to it, except its
 	// own read requests.
-	obsPerm, _ := cluster.RolePermissions(cluster.RoleObserver, "ws")
+	obsPerm, _ := clusterops.RolePermissions(cluster.RoleObserver, "ws")
 	ownRead := map[string]bool{}
 	for _, a := range obsPerm.Publish.Allow {
 		ownRead[a] = true
@@ -169,7 +170,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 	var forObserver []refusal
 	seen := map[string]bool{}
 	for _, r := range []cluster.Role{cluster.RoleWorker, cluster.RoleSubmitter} {
-		p, _ := cluster.RolePermissions(r, "ws")
+		p, _ := clusterops.RolePermissions(r, "ws")
 		for _, a := range p.Publish.Allow {
 			if ownRead[a] || seen[a] {
 				continue

@@ -9,12 +9,13 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash/clusterdash"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
 // as "worksteal dash" does.
 func ExampleNew() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)))
 	if err != nil {
 		panic(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // treeNode is a node of a tree: payload "depth,fanout,ms" spawns fanout
@@ -66,7 +67,7 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	}
 
 	denied := &permissionErrors{}
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()), nats.ErrorHandler(denied.handler))
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)), nats.ErrorHandler(denied.handler))
 	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
