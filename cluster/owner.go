@@ -52,10 +52,6 @@ type routeRequest struct {
 	Require Labels `json:"require,omitempty"`
 }
 
-// RefusedNotOwner: a request of the owner service for a job of another
-// owner (the server's permissions refuse the subject first).
-const RefusedNotOwner = "not-owner"
-
 // WithOwner says the node acts for the person (or CI system) name, whose
 // credential is a submitter's bound to that name (worksteal serve
 // credentials add --role submitter --name NAME): the jobs it submits get
@@ -157,7 +153,7 @@ func (n *Node) ownRequest(ctx context.Context, op, id string, body []byte) ([]by
 		return nil, err
 	}
 	if st := reply.Header.Get(hdrStatus); st != recOK {
-		if strings.HasPrefix(string(reply.Data), RefusedNotOwner) {
+		if strings.HasPrefix(string(reply.Data), refusedNotOwner) {
 			return nil, fmt.Errorf("%w: %s", ErrNotOwner, reply.Data)
 		}
 		if strings.Contains(string(reply.Data), ErrJobNotFound.Error()) {
@@ -183,18 +179,18 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			var err error
 			if op == ownRoute {
 				if err = json.Unmarshal(m.Data, &req); err != nil {
-					err = refuse(RefusedMalformed, "route request of owner %s: %v", owner, err)
+					err = refuse(refusedMalformed, "route request of owner %s: %v", owner, err)
 				}
 				id = req.Job
 			}
 			switch {
 			case err != nil:
 			case !validJobID(id) || OwnerOf(id) == "":
-				err = refuse(RefusedMalformed, "job id %q of owner %s", id, owner)
+				err = refuse(refusedMalformed, "job id %q of owner %s", id, owner)
 			case OwnerOf(id) != owner:
-				err = refuse(RefusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, OwnerOf(id))
+				err = refuse(refusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, OwnerOf(id))
 			case op == ownRoute && !namePattern.MatchString(req.Handler):
-				err = refuse(RefusedMalformed, "route of job %s: handler name %q", id, req.Handler)
+				err = refuse(refusedMalformed, "route of job %s: handler name %q", id, req.Handler)
 			case op == ownRoute:
 				err = n.createRoute(ctx, route{job: id, handler: req.Handler, require: req.Require})
 			case op == ownStalls:
@@ -203,7 +199,7 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 					out, err = json.Marshal(stalls)
 				}
 			case op != ownPurge && op != ownEnd && op != ownCancel && op != ownDelete:
-				err = refuse(RefusedUnknownStep, "owner service operation %q", op)
+				err = refuse(refusedUnknownStep, "owner service operation %q", op)
 			default:
 				tctx, cancel := n.timeout(ctx)
 				err = n.jobOp(tctx, op, id)

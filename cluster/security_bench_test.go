@@ -26,6 +26,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/loadstat"
 
 	"github.com/worksteal/worksteal/internal/proctest"
@@ -337,7 +338,7 @@ func serverMain() int {
 		if err != nil {
 			panic(err)
 		}
-		go n.Record(ctx, nil)
+		go clusterops.Record(ctx, n, nil)
 	}
 	<-ctx.Done()
 	s.Shutdown()

@@ -165,7 +165,7 @@ func (e *secureEnv) startRecorder(t testing.TB, srv *server.Server, opts ...clus
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := n.Record(ctx, func(op, reason, detail string) { t.Logf("recorder refused a %s: %s: %s", op, reason, detail) }); err != nil && ctx.Err() == nil {
+		if err := clusterops.Record(ctx, n, func(op, reason, detail string) { t.Logf("recorder refused a %s: %s: %s", op, reason, detail) }); err != nil && ctx.Err() == nil {
 			t.Logf("recorder: %v", err)
 		}
 	}()

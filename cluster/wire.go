@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
@@ -50,4 +51,24 @@ const (
 	envTLSCA   = clusterwire.EnvTLSCA
 	envTLSCert = clusterwire.EnvTLSCert
 	envTLSKey  = clusterwire.EnvTLSKey
+)
+
+// What the recorder counts and its refusal reasons live in
+// internal/clusterops, which worksteal serve and the dashboard read.
+type recorderStats = clusterops.RecorderStats
+
+// The recorder's refusal reasons (clusterops.Refused*, DiscardedNoJob).
+const (
+	refusedNotHeld     = clusterops.RefusedNotHeld
+	refusedNotHolder   = clusterops.RefusedNotHolder
+	refusedNotLost     = clusterops.RefusedNotLost
+	refusedMismatch    = clusterops.RefusedMismatch
+	refusedStaleJob    = clusterops.RefusedStaleJob
+	refusedBadChild    = clusterops.RefusedBadChild
+	refusedMalformed   = clusterops.RefusedMalformed
+	refusedConflict    = clusterops.RefusedConflict
+	refusedNoSpawn     = clusterops.RefusedNoSpawn
+	refusedUnknownStep = clusterops.RefusedUnknownStep
+	refusedNotOwner    = clusterops.RefusedNotOwner
+	discardedNoJob     = clusterops.DiscardedNoJob
 )

@@ -63,7 +63,7 @@ func ExampleRolePermissionsFor() {
 // a connection with every right of the tier's account, it records the
 // results that workers of the worker role ask it to, after checking that
 // they hold the task (see the package doc, "Authority").
-func ExampleNode_Record() {
+func ExampleRecord() {
 	nc, err := nats.Connect(nats.DefaultURL) // serve: nats.InProcessServer, an nkey of its own
 	if err != nil {
 		fmt.Println(err)
@@ -76,7 +76,7 @@ func ExampleNode_Record() {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	go n.Record(ctx, func(op, reason, detail string) {
+	go clusterops.Record(ctx, n, func(op, reason, detail string) {
 		fmt.Printf("refused a worker's %s: %s: %s\n", op, reason, detail)
 	})
 }

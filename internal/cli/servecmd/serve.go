@@ -21,6 +21,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 func init() { cmdenv.AddCommand(newServeCommand) }
@@ -277,12 +278,12 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		return err
 	}
-	countTo(node.CountRefusal)
+	countTo(func(role, reason string) { clusterops.CountRefusal(node, role, reason) })
 	var mu sync.Mutex
-	err = node.Record(ctx, func(op, reason, detail string) {
+	err = clusterops.Record(ctx, node, func(op, reason, detail string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if reason == cluster.DiscardedNoJob {
+		if reason == clusterops.DiscardedNoJob {
 			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
 			return
 		}
@@ -295,7 +296,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
 	}
-	if st := node.RecorderStats(); len(st.Refused) > 0 {
+	if st := clusterops.RecorderStatsOf(node); len(st.Refused) > 0 {
 		mu.Lock()
 		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
 		mu.Unlock()

@@ -1,0 +1,37 @@
+package clusterops
+
+import "context"
+
+// The node's part, set by package cluster in its init: cluster imports
+// this package, so its Node and Option cannot be named here (as
+// internal/jobio's Of and With are runner's). A node is a *cluster.Node;
+// an option returned is a cluster.Option (the caller asserts it:
+// clusterops.WithReady(f).(cluster.Option)).
+var (
+	// Record runs the recorder on node's connection until ctx is done:
+	// it alone writes the results and failures buckets and publishes
+	// the children that workers hand over, for the workers that connect
+	// with the worker role, whose own permissions allow none of that
+	// (see cluster's package doc, "Authority"). Its connection needs the
+	// rights to write those buckets, read the task stream by sequence,
+	// read job records and publish tasks (worksteal serve runs it on an
+	// in-process connection of its own). Several recorders may run (one
+	// per server of a cluster): they share the requests. It also runs
+	// the owner service that a person's node asks on
+	// <stream>.own.<owner>.<op>.
+	//
+	// onRefuse, if not nil, is called for each refused request (op, the
+	// reason, one of the Refused* values, and a detail naming the job
+	// and task), so the server can log it; RecorderStatsOf counts them.
+	Record func(ctx context.Context, node any, onRefuse func(op, reason, detail string)) error
+	// RecorderStatsOf returns the counts of the recorder node runs
+	// (Record); zero if it runs none.
+	RecorderStatsOf func(node any) RecorderStats
+	// CountRefusal adds one refusal made outside the recorder, by role
+	// and reason, to the counts it publishes on <stream>.refusals
+	// (worksteal serve counts so its embedded server's permission
+	// violations: "worker/server/publish-denied", ...). Counts given
+	// before Record starts are added when it does; without Record they
+	// are never published.
+	CountRefusal func(node any, role, reason string)
+)
