@@ -35,4 +35,3 @@ type RecorderStats struct {
 	// the dashboard shows them.
 	RefusedBy map[string]int64
 }
-
