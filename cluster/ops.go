@@ -14,5 +14,8 @@ func init() {
 		return node.(*Node).runRecorder(ctx, onRefuse)
 	}
 	clusterops.RecorderStatsOf = func(node any) clusterops.RecorderStats { return node.(*Node).recorderStats() }
+	clusterops.WithLimits = func(l clusterops.StorageLimits) any { return withLimits(l) }
+	clusterops.WithReady = func(f func()) any { return withReady(f) }
+	clusterops.WithSpeed = func(s float64) any { return withSpeed(s) }
 	clusterops.CountRefusal = func(node any, role, reason string) { node.(*Node).countRefusal(role, reason) }
 }

@@ -30,11 +30,3 @@ func ExampleWithOwner() {
 	// alice submitter true
 	// true
 }
-
-// Storage limits, as worksteal serve sets them up and reports them.
-func ExampleWithLimits() {
-	l := cluster.StorageLimits{Tasks: 1_000_000, TaskBytes: 1 << 30, ResultBytes: 4 << 30}
-	fmt.Println(l)
-	_ = cluster.WithLimits(l) // with cluster.New(nc, ...) on the node that sets the tier up
-	// Output: task stream 1000000 tasks and 1024.0 MiB (a submit past them is refused), results 4096.0 MiB
-}

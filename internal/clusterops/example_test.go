@@ -109,3 +109,11 @@ func ExampleRolePermissionsFor_person() {
 	// may publish ws.own.alice.*
 	// her replies: _INBOX_submitter_alice
 }
+
+// Storage limits, as worksteal serve sets them up and reports them.
+func ExampleStorageLimits() {
+	l := clusterops.StorageLimits{Tasks: 1_000_000, TaskBytes: 1 << 30, ResultBytes: 4 << 30}
+	fmt.Println(l)
+	_ = clusterops.WithLimits(l).(cluster.Option) // with cluster.New(nc, ...) on the node that sets the tier up
+	// Output: task stream 1000000 tasks and 1024.0 MiB (a submit past them is refused), results 4096.0 MiB
+}

@@ -34,4 +34,17 @@ var (
 	// before Record starts are added when it does; without Record they
 	// are never published.
 	CountRefusal func(node any, role, reason string)
+
+	// WithLimits sets the storage limits the node sets up the tier with,
+	// and applies them to a tier set up already (worksteal serve's
+	// recorder does; a node without it leaves the limits as they are).
+	WithLimits func(StorageLimits) any
+	// WithReady calls f once Serve has put this worker in the registry
+	// and is about to pull tasks: from then on a submitter sees its
+	// handlers and labels. worksteal worker prints "serving" from it.
+	WithReady func(f func()) any
+	// WithSpeed advertises the worker's relative speed (1 = a reference
+	// machine; default 1) in the worker registry (WorkerInfo.Speed), for
+	// operators and dashboards; scheduling does not use it.
+	WithSpeed func(s float64) any
 )
