@@ -25,15 +25,15 @@ var (
 	// ErrJobMismatch: a job with that id is recorded with different tasks,
 	// so resuming it would mix two batches.
 	ErrJobMismatch = errors.New("cluster: job exists with different tasks")
-	// ErrNoHandlers: Serve was called before any Handle.
-	ErrNoHandlers = errors.New("cluster: no handlers registered")
+	// errNoHandlers: Serve was called before any Handle.
+	errNoHandlers = errors.New("cluster: no handlers registered")
 	// ErrNoMoreResults: Submission.Next has returned every result.
 	ErrNoMoreResults = errors.New("cluster: no more results")
-	// ErrMaxDeliveries: the recorded error of a poison task, one whose
+	// errMaxDeliveries: the recorded error of a poison task, one whose
 	// deliveries ended without an outcome from its handler (its workers
 	// died, hung, stopped or lost the server) more often than WithMaxDeliver
 	// allows.
-	ErrMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
+	errMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
 	// ErrTasksFailed: Submission.Wait's error when some tasks of the job
 	// failed; it says how many, and Wait returns every result with it
 	// (see Result.Failure for what each failure was).

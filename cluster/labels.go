@@ -52,7 +52,7 @@ func (l Labels) merge(b Labels) Labels {
 
 // WithLabels gives a worker labels, which tasks may require (Job.Require,
 // Task.Require): the worker pulls only tasks whose requirements its labels
-// satisfy. Registered in the worker registry (WorkerInfo.Labels).
+// satisfy. Registered in the worker registry.
 func WithLabels(l Labels) Option {
 	return func(o *options) error {
 		if err := l.check(); err != nil {

@@ -18,4 +18,16 @@ func init() {
 	clusterops.WithReady = func(f func()) any { return withReady(f) }
 	clusterops.WithSpeed = func(s float64) any { return withSpeed(s) }
 	clusterops.CountRefusal = func(node any, role, reason string) { node.(*Node).countRefusal(role, reason) }
+	clusterops.Jobs = func(ctx context.Context, node any) ([]clusterops.JobInfo, error) { return node.(*Node).listJobs(ctx) }
+	clusterops.Job = func(ctx context.Context, node any, id string) (clusterops.JobInfo, error) {
+		return node.(*Node).jobInfo(ctx, id)
+	}
+	clusterops.Workers = func(ctx context.Context, node any) ([]clusterops.WorkerInfo, error) {
+		return node.(*Node).liveWorkers(ctx)
+	}
+	clusterops.Handlers = func(node any) []string { return node.(*Node).handlerNames() }
+	clusterops.StatsOf = func(node any) clusterops.Stats { return node.(*Node).counters() }
+	clusterops.Stalls = func(ctx context.Context, node any, job string) ([]clusterops.Stall, error) {
+		return node.(*Node).stalls(ctx, job)
+	}
 }

@@ -107,7 +107,7 @@ func WithHeartbeat(d time.Duration) Option {
 
 // WithMaxDeliver sets how many deliveries of a task may end without an
 // outcome from its handler before the task is recorded as failed with
-// ErrMaxDeliveries, a poison task (default 10). A delivery ends without an outcome when its
+// FailurePoison, a poison task (default 10). A delivery ends without an outcome when its
 // worker dies, stops, loses the server, or the server restarts: none of
 // these is an attempt of the task (Job.MaxAttempts counts the handler's
 // failures only), but a task that kills every worker it reaches must end

@@ -55,8 +55,7 @@ type routeRequest struct {
 // WithOwner says the node acts for the person (or CI system) name, whose
 // credential is a submitter's bound to that name (worksteal serve
 // credentials add --role submitter --name NAME): the jobs it submits get
-// the id "NAME.<id>", Jobs lists only NAME's, and Job, Open, Cancel and
-// Delete take an id with or without the "NAME." prefix and refuse another
+// the id "NAME.<id>", and Open, Cancel and Delete take an id with or without the "NAME." prefix and refuse another
 // owner's job (the server refuses it anyway). Purges and route deletions
 // go through the owner service of worksteal serve (Record runs it).
 func WithOwner(name string) Option {
@@ -72,9 +71,9 @@ func WithOwner(name string) Option {
 // ErrNotOwner: a person asked for another person's job.
 var ErrNotOwner = errors.New("cluster: not the job's owner")
 
-// OwnerOf returns the owner of job id ("alice" of "alice.x"), "" for a
+// ownerOf returns the owner of job id ("alice" of "alice.x"), "" for a
 // job of no owner (one submitted by an admin or without roles).
-func OwnerOf(id string) string {
+func ownerOf(id string) string {
 	owner, _, ok := strings.Cut(id, ".")
 	if !ok {
 		return ""
@@ -104,7 +103,7 @@ func (n *Node) jobID(id string) (string, error) {
 	if !strings.Contains(id, ".") {
 		return o + "." + id, nil
 	}
-	if owner := OwnerOf(id); owner != o {
+	if owner := ownerOf(id); owner != o {
 		return "", fmt.Errorf("%w: job %s belongs to %s; you are %s (only its owner or an admin may list, watch, cancel or read it)", ErrNotOwner, id, owner, o)
 	}
 	return id, nil
@@ -185,17 +184,17 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			}
 			switch {
 			case err != nil:
-			case !validJobID(id) || OwnerOf(id) == "":
+			case !validJobID(id) || ownerOf(id) == "":
 				err = refuse(refusedMalformed, "job id %q of owner %s", id, owner)
-			case OwnerOf(id) != owner:
-				err = refuse(refusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, OwnerOf(id))
+			case ownerOf(id) != owner:
+				err = refuse(refusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, ownerOf(id))
 			case op == ownRoute && !namePattern.MatchString(req.Handler):
 				err = refuse(refusedMalformed, "route of job %s: handler name %q", id, req.Handler)
 			case op == ownRoute:
 				err = n.createRoute(ctx, route{job: id, handler: req.Handler, require: req.Require})
 			case op == ownStalls:
-				var stalls []Stall
-				if stalls, err = n.Stalls(ctx, id); err == nil {
+				var stalls []stall
+				if stalls, err = n.stalls(ctx, id); err == nil {
 					out, err = json.Marshal(stalls)
 				}
 			case op != ownPurge && op != ownEnd && op != ownCancel && op != ownDelete:

@@ -8,13 +8,6 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 )
 
-// A job's owner is the first token of its id: a person's node
-// (cluster.WithOwner) names its jobs so.
-func ExampleOwnerOf() {
-	fmt.Printf("%q %q\n", cluster.OwnerOf("alice.build"), cluster.OwnerOf("nightly"))
-	// Output: "alice" ""
-}
-
 // WithOwner: the node of the person alice submits "alice.<id>" jobs; her
 // key's file names her (serve credentials add writes that first line).
 func ExampleWithOwner() {

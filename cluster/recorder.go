@@ -61,9 +61,9 @@ const (
 	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
 )
 
-// ErrRefused: the recorder refused a worker's write (a result for a task
+// errRecorderRefused: the recorder refused a worker's write (a result for a task
 // the worker does not hold, a child under a task it does not hold, ...).
-var ErrRefused = errors.New("cluster: refused by the recorder")
+var errRecorderRefused = errors.New("cluster: refused by the recorder")
 
 // sweepEvery is how often the recorder looks for task messages of no job.
 var sweepEvery = 10 * time.Second

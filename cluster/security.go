@@ -205,7 +205,7 @@ func ConnectOptions(role Role, c Credentials) ([]nats.Option, error) {
 }
 
 // WithRole says which role's credentials the node's connection has, so
-// that it does only what the role may (see RolePermissions): a worker or
+// that it does only what the role may (see the package doc, "Security"): a worker or
 // an observer uses the stream, consumer and buckets that a submitter set
 // up and never creates or changes them (Serve waits for them to exist).
 // Without WithRole a node does everything, which suits a

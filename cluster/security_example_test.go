@@ -3,11 +3,13 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/dash/clusterdash"
 )
 
 // A dashboard connects as an observer, with the files serve init wrote
@@ -25,9 +27,13 @@ func ExampleConnectOptions() {
 		return
 	}
 	defer nc.Close()
-	node, _ := cluster.New(nc, cluster.WithRole(cluster.RoleObserver))
-	workers, _ := node.Workers(context.Background())
-	fmt.Println(len(workers), "workers")
+	d, err := clusterdash.New(nc, clusterdash.Config{}) // the observer and its page
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	go d.Run(context.Background())
+	http.ListenAndServe("localhost:8080", d)
 }
 
 // A worker whose credentials are a worker's: it never sets the tier up,

@@ -72,3 +72,12 @@ const (
 	refusedNotOwner    = clusterops.RefusedNotOwner
 	discardedNoJob     = clusterops.DiscardedNoJob
 )
+
+// The registries' and a node's reports that the worksteal command and
+// the dashboard read (internal/clusterops).
+type (
+	workerInfo = clusterops.WorkerInfo
+	jobInfo    = clusterops.JobInfo
+	nodeStats  = clusterops.Stats
+	stall      = clusterops.Stall
+)

@@ -9,13 +9,16 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash/clusterdash"
-	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
 // as "worksteal dash" does.
 func ExampleNew() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)))
+	opts, err := cluster.ConnectOptions(cluster.RoleObserver, cluster.Credentials{}.FromEnv())
+	if err != nil {
+		panic(err)
+	}
+	nc, err := nats.Connect("nats://127.0.0.1:4222", opts...)
 	if err != nil {
 		panic(err)
 	}

@@ -126,8 +126,8 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	p := sub.Progress()
 	var spawned, spilled int64
 	for _, w := range workers {
-		spawned += w.Stats().Spawned
-		spilled += w.Stats().Spilled
+		spawned += clusterops.StatsOf(w).Spawned
+		spilled += clusterops.StatsOf(w).Spilled
 	}
 	if spilled == 0 || p.Spawned != int(spilled) || len(rs) != 1+p.Spawned {
 		t.Fatalf("the workers handed over %d tasks, the submitter counts %d and has %d results: want a hand-over seen alike", spilled, p.Spawned, len(rs))

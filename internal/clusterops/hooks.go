@@ -47,4 +47,29 @@ var (
 	// machine; default 1) in the worker registry (WorkerInfo.Speed), for
 	// operators and dashboards; scheduling does not use it.
 	WithSpeed func(s float64) any
+
+	// Jobs lists the recorded jobs, oldest first: a node acting for an
+	// owner (cluster.WithOwner) lists its owner's only.
+	Jobs func(ctx context.Context, node any) ([]JobInfo, error)
+	// Job returns the record of one job; cluster.ErrJobNotFound if there
+	// is none.
+	Job func(ctx context.Context, node any, id string) (JobInfo, error)
+	// Workers lists the live workers (those that refreshed their
+	// registration in the last 15 seconds and have not stopped).
+	Workers func(ctx context.Context, node any) ([]WorkerInfo, error)
+	// Handlers returns the names of the handlers registered on node,
+	// sorted.
+	Handlers func(node any) []string
+	// StatsOf returns the node's worker counters since cluster.New.
+	StatsOf func(node any) Stats
+	// Stalls lists the routes of job whose queued tasks no live worker
+	// can run, as the worker registry says: a worker is live while its
+	// entry is (it refreshes it every 5 s; the entry of a worker killed
+	// stays 15 s, so a stall shows up to 15 s after the last capable
+	// worker died). Empty when every queued task has a worker that can
+	// run it. worksteal run --nats says on stderr what a job waits for,
+	// and bounds the wait with --wait-timeout; worksteal job status and
+	// the dashboard show it too. A node acting for an owner asks the
+	// owner service of worksteal serve.
+	Stalls func(ctx context.Context, node any, job string) ([]Stall, error)
 )

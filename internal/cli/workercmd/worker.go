@@ -114,7 +114,7 @@ func runWorker(env *cmdenv.Env, cmd *cobra.Command, cfg workerConfig) error {
 	// "serving" is printed once the worker is in the registry: a
 	// submitter started after it sees this worker's handlers and labels.
 	ready := clusterops.WithReady(func() {
-		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), strings.Join(node.Handlers(), ", "), nc.ConnectedUrl())
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), strings.Join(clusterops.Handlers(node), ", "), nc.ConnectedUrl())
 	})
 	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready.(cluster.Option))...)
 	if err != nil {
