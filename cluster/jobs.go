@@ -88,7 +88,11 @@ func (n *Node) jobRecordOf(ctx context.Context, id string) (jobRecord, uint64, e
 // return ErrJobCancelled), its queued tasks are removed, and the workers
 // stop its running tasks without recording them. The results recorded so
 // far stay until Delete. Cancelling a finished job only marks it.
-func (n *Node) Cancel(ctx context.Context, id string) error {
+func (n *Node) Cancel(ctx context.Context, id string) error { return n.callerJobOp(ctx, ownCancel, id) }
+
+// callerJobOp does op (ownCancel, ownDelete) on the job the caller names
+// id: its owner's prefix added, another owner's job refused (jobID).
+func (n *Node) callerJobOp(ctx context.Context, op, id string) error {
 	id, err := n.jobID(id)
 	if err != nil {
 		return err
@@ -96,7 +100,7 @@ func (n *Node) Cancel(ctx context.Context, id string) error {
 	if err := n.ensure(ctx); err != nil {
 		return err
 	}
-	return n.jobOp(ctx, ownCancel, id)
+	return n.jobOp(ctx, op, id)
 }
 
 // cancelJob is Cancel's work, done by a node that may purge and delete

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Job ownership. A person (or CI system) holds a submitter credential
@@ -152,7 +153,7 @@ func (n *Node) ownRequest(ctx context.Context, op, id string, body []byte) ([]by
 		return nil, err
 	}
 	if st := reply.Header.Get(hdrStatus); st != recOK {
-		if strings.HasPrefix(string(reply.Data), refusedNotOwner) {
+		if strings.HasPrefix(string(reply.Data), clusterops.RefusedNotOwner) {
 			return nil, fmt.Errorf("%w: %s", ErrNotOwner, reply.Data)
 		}
 		if strings.Contains(string(reply.Data), ErrJobNotFound.Error()) {
@@ -178,18 +179,18 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			var err error
 			if op == ownRoute {
 				if err = json.Unmarshal(m.Data, &req); err != nil {
-					err = refuse(refusedMalformed, "route request of owner %s: %v", owner, err)
+					err = refuse(clusterops.RefusedMalformed, "route request of owner %s: %v", owner, err)
 				}
 				id = req.Job
 			}
 			switch {
 			case err != nil:
 			case !validJobID(id) || ownerOf(id) == "":
-				err = refuse(refusedMalformed, "job id %q of owner %s", id, owner)
+				err = refuse(clusterops.RefusedMalformed, "job id %q of owner %s", id, owner)
 			case ownerOf(id) != owner:
-				err = refuse(refusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, ownerOf(id))
+				err = refuse(clusterops.RefusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, ownerOf(id))
 			case op == ownRoute && !namePattern.MatchString(req.Handler):
-				err = refuse(refusedMalformed, "route of job %s: handler name %q", id, req.Handler)
+				err = refuse(clusterops.RefusedMalformed, "route of job %s: handler name %q", id, req.Handler)
 			case op == ownRoute:
 				err = n.createRoute(ctx, route{job: id, handler: req.Handler, require: req.Require})
 			case op == ownStalls:
@@ -198,7 +199,7 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 					out, err = json.Marshal(stalls)
 				}
 			case op != ownPurge && op != ownEnd && op != ownCancel && op != ownDelete:
-				err = refuse(refusedUnknownStep, "owner service operation %q", op)
+				err = refuse(clusterops.RefusedUnknownStep, "owner service operation %q", op)
 			default:
 				tctx, cancel := n.timeout(ctx)
 				err = n.jobOp(tctx, op, id)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // The recorder: the one writer of the results and failures buckets, and
@@ -277,11 +278,11 @@ func (r *recorder) sweep(ctx context.Context) {
 			continue
 		}
 		r.mu.Lock()
-		r.stats.Refused[discardedNoJob] += int64(c)
-		r.stats.RefusedBy[refusalKey("task", discardedNoJob)] += int64(c)
+		r.stats.Refused[clusterops.DiscardedNoJob] += int64(c)
+		r.stats.RefusedBy[refusalKey("task", clusterops.DiscardedNoJob)] += int64(c)
 		r.mu.Unlock()
 		if r.onRefuse != nil {
-			r.onRefuse("task", discardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
+			r.onRefuse("task", clusterops.DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
 		}
 	}
 }
@@ -356,7 +357,7 @@ func refuse(reason, format string, args ...any) error {
 // recorder hears there went to that worker and no other.
 func (r *recorder) tap(worker, id string) error {
 	if !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
-		return refuse(refusedMalformed, "hello from %q, Serve %q", worker, id)
+		return refuse(clusterops.RefusedMalformed, "hello from %q, Serve %q", worker, id)
 	}
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
@@ -466,7 +467,7 @@ func (r *recorder) holder(ctx context.Context, worker string, seq, delivered uin
 func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uint64, uint64, error) {
 	stream, delivered, seq, ok := parseAck(ack)
 	if !ok || stream != r.n.streamName() {
-		return nil, 0, 0, refuse(refusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
+		return nil, 0, 0, refuse(clusterops.RefusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
 	}
 	h, err := r.holder(ctx, worker, seq, delivered)
 	switch {
@@ -483,9 +484,9 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	}
 	switch {
 	case h.worker != worker:
-		return nil, 0, 0, refuse(refusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
+		return nil, 0, 0, refuse(clusterops.RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
-		return nil, 0, 0, refuse(refusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
+		return nil, 0, 0, refuse(clusterops.RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
 	}
 	return h, seq, delivered, nil
 }
@@ -517,11 +518,11 @@ func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivere
 		switch {
 		case serve != "" && len(others) > 0:
 			r.n.nc.Publish(ack, ackNak)
-			return nil, refuse(refusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
+			return nil, refuse(clusterops.RefusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
 		case serve != "":
 			m, err := r.n.stream.GetMsg(ctx, seq)
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
-				return nil, refuse(refusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
+				return nil, refuse(clusterops.RefusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
 			} else if err != nil {
 				return nil, err
 			}
@@ -536,7 +537,7 @@ func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivere
 			return h, nil
 		}
 		if !time.Now().Before(deadline) || !sleepCtx(ctx, 50*time.Millisecond) {
-			return nil, refuse(refusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
+			return nil, refuse(clusterops.RefusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
 		}
 	}
 }
@@ -583,18 +584,18 @@ func (r *recorder) check(ctx context.Context, worker, ack string) (held, error) 
 	h.index, _ = strconv.Atoi(hd.header.Get(hdrIndex))
 	h.nonce, _, _ = strings.Cut(hd.header.Get(jetstream.MsgIDHeader), ".")
 	if h.job == "" || h.task == "" || !strings.HasPrefix(hd.subject, n.opts.stream+".task."+h.job+".") {
-		return held{}, refuse(refusedMismatch, "task message %d on %s is no job's task", seq, hd.subject)
+		return held{}, refuse(clusterops.RefusedMismatch, "task message %d on %s is no job's task", seq, hd.subject)
 	}
 	rec, err := r.job(ctx, h.job, h.nonce)
 	switch {
 	case errors.Is(err, ErrJobNotFound):
-		return held{}, refuse(refusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
+		return held{}, refuse(clusterops.RefusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
 	case err != nil:
 		return held{}, err
 	case rec.Nonce == "" || rec.Nonce != h.nonce:
-		return held{}, refuse(refusedStaleJob, "task %s.%s was published before job %s was created (not its nonce)", h.job, h.task, h.job)
+		return held{}, refuse(clusterops.RefusedStaleJob, "task %s.%s was published before job %s was created (not its nonce)", h.job, h.task, h.job)
 	case rec.Cancelled:
-		return held{}, refuse(refusedStaleJob, "job %s was cancelled", h.job)
+		return held{}, refuse(clusterops.RefusedStaleJob, "job %s was cancelled", h.job)
 	}
 	return h, nil
 }
@@ -624,7 +625,7 @@ func (r *recorder) handleAck(m *nats.Msg) {
 	ack := m.Header.Get(hdrAck)
 	body := m.Data
 	if !(bytes.Equal(body, ackAck) || bytes.Equal(body, ackProgress) || bytes.HasPrefix(body, ackNak) || bytes.HasPrefix(body, ackTerm)) {
-		r.refused(recAck, refuse(refusedMalformed, "ack %q from %s", body, worker).(*errRefused))
+		r.refused(recAck, refuse(clusterops.RefusedMalformed, "ack %q from %s", body, worker).(*errRefused))
 		return
 	}
 	act := func(ctx context.Context) {
@@ -667,7 +668,7 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	first, _, _ := strings.Cut(body, "\n")
 	worker, id, ok := strings.Cut(first, "\t")
 	if !ok || !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
-		return 0, refuse(refusedMalformed, "lost: %q does not name a worker and a Serve", first)
+		return 0, refuse(clusterops.RefusedMalformed, "lost: %q does not name a worker and a Serve", first)
 	}
 	k := tapKey(worker, id)
 	r.hmu.Lock()
@@ -675,13 +676,13 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	heard, list := r.heard[k], r.lists[k]
 	r.hmu.Unlock()
 	if t == nil {
-		return 0, refuse(refusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
+		return 0, refuse(clusterops.RefusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(worker, id), nil)
 	cancel()
 	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
-		return 0, refuse(refusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
+		return 0, refuse(clusterops.RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
 	}
 	r.hmu.Lock()
 	t.lost = true // from now on, what the server delivers to it is handed back at once

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // jobTTL is how long the recorder trusts a job record it read: a job
@@ -120,7 +121,7 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 		ack, rest, ok1 := cutBatched(body)
 		data, rest, ok2 := cutBatched(rest)
 		if !ok1 || !ok2 {
-			return "", refuse(refusedMalformed, "a batch of results from %s that does not parse", worker)
+			return "", refuse(clusterops.RefusedMalformed, "a batch of results from %s that does not parse", worker)
 		}
 		acks, datas, body = append(acks, string(ack)), append(datas, data), rest
 	}
@@ -238,7 +239,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	}
 	ack := m.Header.Get(hdrAck)
 	if ack == "" {
-		return "", refuse(refusedMalformed, "%s request without the delivery it is for", op)
+		return "", refuse(clusterops.RefusedMalformed, "%s request without the delivery it is for", op)
 	}
 	if op == recResult {
 		return r.result(ctx, worker, ack, m.Data)
@@ -252,7 +253,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	case recDiscarded:
 		d, err := strconv.Atoi(m.Header.Get(hdrDelivered))
 		if err != nil || d != h.delivered {
-			return "", refuse(refusedMismatch, "discarded run of %s: delivery %q, the delivery held is %d", key, m.Header.Get(hdrDelivered), h.delivered)
+			return "", refuse(clusterops.RefusedMismatch, "discarded run of %s: delivery %q, the delivery held is %d", key, m.Header.Get(hdrDelivered), h.delivered)
 		}
 		if err := n.addDiscardedDirect(ctx, key, d); err != nil {
 			return "", err
@@ -262,7 +263,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	case recFailure:
 		seen, err := strconv.Atoi(m.Header.Get(hdrSeen))
 		if err != nil || seen < 0 {
-			return "", refuse(refusedMalformed, "failure of %s: seen %q", key, m.Header.Get(hdrSeen))
+			return "", refuse(clusterops.RefusedMalformed, "failure of %s: seen %q", key, m.Header.Get(hdrSeen))
 		}
 		k, err := n.addFailureDirect(ctx, key, failureRecord{Failures: seen}, string(m.Data))
 		if err != nil {
@@ -273,10 +274,10 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	case recSpawn:
 		child := m.Header.Get(hdrTask)
 		if !isDescendant(child, h.task) || !taskIDPattern.MatchString(child) {
-			return "", refuse(refusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
+			return "", refuse(clusterops.RefusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
 		}
 		if h.header.Get(hdrNoSpawn) != "" {
-			return "", refuse(refusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
+			return "", refuse(clusterops.RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
 		}
 		if m.Header.Get(hdrList) != "" {
 			// The unit's list first (the checkpoint rule, spawn.go): a
@@ -308,7 +309,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		case readFailures:
 			kv = n.failuresKV
 		default:
-			return "", refuse(refusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
+			return "", refuse(clusterops.RefusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
 		}
 		e, err := kv.Get(ctx, k)
 		switch {
@@ -334,7 +335,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		r.mu.Unlock()
 		return recOK, nil
 	}
-	return "", refuse(refusedUnknownStep, "operation %q", op)
+	return "", refuse(clusterops.RefusedUnknownStep, "operation %q", op)
 }
 
 func (r *recorder) count(f func(*recorderStats)) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // resultWrite is a result that passed its checks (checkResult): to be
@@ -32,7 +33,7 @@ func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []b
 	n := r.n
 	h, err := r.check(ctx, worker, ack)
 	if err != nil {
-		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == refusedNotHeld {
+		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == clusterops.RefusedNotHeld {
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
@@ -48,15 +49,15 @@ func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []b
 	key := resultKey(h.job, h.task)
 	var res Result
 	if err := decodeResult(data, &res); err != nil {
-		return resultWrite{}, "", refuse(refusedMalformed, "result for %s: %v", key, err)
+		return resultWrite{}, "", refuse(clusterops.RefusedMalformed, "result for %s: %v", key, err)
 	}
 	if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
-		return resultWrite{}, "", refuse(refusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+		return resultWrite{}, "", refuse(clusterops.RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
 			res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
 	}
 	for _, c := range res.Spawned {
 		if !isDescendant(c, h.task) {
-			return resultWrite{}, "", refuse(refusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+			return resultWrite{}, "", refuse(clusterops.RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
 	return resultWrite{h: h, key: key, ack: ack, data: data, attempt: res.Attempt, spawned: len(res.Spawned) > 0, speculative: res.Speculative}, "", nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // The recorder's refusal counts, for the dashboard: every second that they
@@ -22,7 +24,7 @@ var refusalsEvery = time.Second
 // refusalKey is the key of a refusal of op for reason.
 func refusalKey(op, reason string) string {
 	switch {
-	case reason == discardedNoJob:
+	case reason == clusterops.DiscardedNoJob:
 		return "task/" + reason
 	case strings.HasPrefix(op, "own."):
 		return "person/" + reason

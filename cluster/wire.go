@@ -57,22 +57,6 @@ const (
 // internal/clusterops, which worksteal serve and the dashboard read.
 type recorderStats = clusterops.RecorderStats
 
-// The recorder's refusal reasons (clusterops.Refused*, DiscardedNoJob).
-const (
-	refusedNotHeld     = clusterops.RefusedNotHeld
-	refusedNotHolder   = clusterops.RefusedNotHolder
-	refusedNotLost     = clusterops.RefusedNotLost
-	refusedMismatch    = clusterops.RefusedMismatch
-	refusedStaleJob    = clusterops.RefusedStaleJob
-	refusedBadChild    = clusterops.RefusedBadChild
-	refusedMalformed   = clusterops.RefusedMalformed
-	refusedConflict    = clusterops.RefusedConflict
-	refusedNoSpawn     = clusterops.RefusedNoSpawn
-	refusedUnknownStep = clusterops.RefusedUnknownStep
-	refusedNotOwner    = clusterops.RefusedNotOwner
-	discardedNoJob     = clusterops.DiscardedNoJob
-)
-
 // The registries' and a node's reports that the worksteal command and
 // the dashboard read (internal/clusterops).
 type (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	stdmaps "maps"
 	"slices"
 	"strings"
 	"sync"
@@ -51,12 +52,7 @@ func (n *Node) Handle(name string, h Handler) error {
 func (n *Node) handlerNames() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	names := make([]string, 0, len(n.handlers))
-	for h := range n.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(stdmaps.Keys(n.handlers))
 }
 
 // counters (clusterops.StatsOf) returns the node's worker counters.

@@ -15,6 +15,23 @@ const (
 	roleAdmin     = "admin"
 )
 
+// api prefixes the subjects of JetStream's API requests.
+const api = "$JS.API."
+
+// tierNames are the JetStream streams of a tier: its task stream and the
+// streams of its buckets.
+type tierNames struct{ tasks, results, jobs, checkpoints, workers, failures string }
+
+// namesOf returns the streams of the tier named stream (cluster.WithStream),
+// or an error naming a stream name that is not one.
+func namesOf(stream string) (tierNames, error) {
+	if !clusterwire.NamePattern.MatchString(stream) {
+		return tierNames{}, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, stream)
+	}
+	kv := func(bucket string) string { return "KV_" + stream + "_" + bucket }
+	return tierNames{tasks: stream + "_tasks", results: kv("results"), jobs: kv("jobs"), checkpoints: kv("checkpoints"), workers: kv("workers"), failures: kv("failures")}, nil
+}
+
 // Roles lists the roles in the order serve init writes them.
 var Roles = []string{roleWorker, roleSubmitter, roleObserver, roleAdmin}
 
@@ -111,20 +128,15 @@ func RolePermissions[R ~string](role R, stream string) (Permissions, error) {
 }
 
 func rolePermissions(role, stream string) (Permissions, error) {
-	if !clusterwire.NamePattern.MatchString(stream) {
-		return Permissions{}, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, stream)
+	n, err := namesOf(stream)
+	if err != nil {
+		return Permissions{}, err
 	}
-	const api = "$JS.API."
 	var (
-		s           = stream
-		tasks       = s + "_tasks"
-		results     = "KV_" + s + "_results"
-		jobs        = "KV_" + s + "_jobs"
-		checkpoints = "KV_" + s + "_checkpoints"
-		workers     = "KV_" + s + "_workers"
-		failures    = "KV_" + s + "_failures"
-		buckets     = []string{results, jobs, checkpoints, workers, failures}
-		pub, sub    Subjects
+		s                                                    = stream
+		tasks, results, jobs, checkpoints, workers, failures = n.tasks, n.results, n.jobs, n.checkpoints, n.workers, n.failures
+		buckets                                              = []string{results, jobs, checkpoints, workers, failures}
+		pub, sub                                             Subjects
 	)
 	// Publishing is an allow list: anything else is refused (the tests try
 	// the refusals that matter one by one). No publish deny list: it would
@@ -238,19 +250,15 @@ func rolePermissions(role, stream string) (Permissions, error) {
 // those; what no subject can bound (purges, route deletions) it asks of
 // the owner service on <stream>.own.<name>.<op>. It sets nothing up.
 func personPermissions(stream, name string) (Permissions, error) {
-	if !clusterwire.NamePattern.MatchString(stream) {
-		return Permissions{}, fmt.Errorf("%w: stream name %q: use letters, digits, '-' and '_'", ErrInvalidOption, stream)
+	n, err := namesOf(stream)
+	if err != nil {
+		return Permissions{}, err
 	}
-	const api = "$JS.API."
 	var (
-		s       = stream
-		tasks   = s + "_tasks"
-		results = "KV_" + s + "_results"
-		jobs    = "KV_" + s + "_jobs"
-		workers = "KV_" + s + "_workers"
-		mine    = "." + name + ".>"
-		pub     Subjects
-		sub     Subjects
+		s                             = stream
+		tasks, results, jobs, workers = n.tasks, n.results, n.jobs, n.workers
+		mine                          = "." + name + ".>"
+		pub, sub                      Subjects
 	)
 	// No stream info (its subjects_filter lists every job's subjects
 	// with their counts, personkv.go), no account info (counts of every
