@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
@@ -18,12 +17,8 @@ import (
 // tasks wait for when no live worker can run them (here: no worker at
 // all has started).
 func TestStallsSayWhatAJobWaitsFor(t *testing.T) {
-	url, stop := embedded()
-	defer stop()
-	nc, _ := nats.Connect(url)
-	defer nc.Close()
+	node := submitter(t, connect(t, startServer(t).ClientURL()))
 	ctx := context.Background()
-	node, _ := cluster.New(nc)
 	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Require: cluster.Labels{"gpu": "1"},
 		Tasks: []cluster.Task{{Handler: "render"}, {Handler: "render"}}})
 	defer sub.Stop()
@@ -45,11 +40,7 @@ func TestStallsSayWhatAJobWaitsFor(t *testing.T) {
 // TestHandlersAreNamedSorted: the handlers a worker serves, as its
 // start-up line names them.
 func TestHandlersAreNamedSorted(t *testing.T) {
-	url, stop := embedded()
-	defer stop()
-	nc, _ := nats.Connect(url)
-	defer nc.Close()
-	node, _ := cluster.New(nc)
+	node := submitter(t, connect(t, startServer(t).ClientURL()))
 	node.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) { return []byte(strings.ToUpper(string(p))), nil })
 	node.Handle("echo", func(_ context.Context, p []byte) ([]byte, error) { return p, nil })
 	if got := fmt.Sprint(clusterops.Handlers(node)); got != "[echo upper]" {

@@ -3,24 +3,19 @@ package cluster_test
 import (
 	"context"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/clusterops"
+	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestCountRefusalJoinsTheRecordersCounts: a refusal made outside the
 // recorder (worksteal serve counts its server's permission violations so)
 // joins the counts that the recorder publishes on <stream>.refusals for
-// the dashboard, counted before Record started or after.
+// the dashboard, counted before Record started.
 func TestCountRefusalJoinsTheRecordersCounts(t *testing.T) {
-	url, stop := embedded()
-	defer stop()
-	nc, _ := nats.Connect(url)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	nc := connect(t, startServer(t).ClientURL())
+	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
 
 	sub, _ := nc.SubscribeSync("ws.refusals")
@@ -29,7 +24,7 @@ func TestCountRefusalJoinsTheRecordersCounts(t *testing.T) {
 	clusterops.CountRefusal(rec, "person", "server/subscribe-denied")
 	go clusterops.Record(ctx, rec, nil)
 
-	m, err := sub.NextMsg(time.Minute)
+	m, err := sub.NextMsg(testdeadline.Left(t))
 	if err != nil {
 		t.Fatal(err)
 	}
