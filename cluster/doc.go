@@ -437,7 +437,7 @@
 // NATS permissions see a subject, not a body: a role that may write one
 // key of a bucket may overwrite or purge any. So no client role writes
 // results or failure counts, and no worker publishes a task. The recorder
-// (clusterops.Record; worksteal serve runs it in-process, with an identity of its
+// (worksteal serve runs it in-process, with an identity of its
 // own) alone does, for workers of the worker role, which ask it on
 // ws.rec.<name>.<op> naming the delivery they act for by its reply
 // subject; it also settles their deliveries (they may not ack or nak).
@@ -469,7 +469,7 @@
 // task when its own create is answered. A watcher that finds a peer lost asks the recorder
 // (ws.rec.<name>.lost), which pings the peer itself (no responders: its
 // connection is gone) or finds it silent for (aliveMisses-1) heartbeats, and naks what its table
-// says that Serve holds. Refusals are counted by reason (clusterops.RecorderStats)
+// says that Serve holds. Refusals are counted by reason
 // and reported (serve logs each). The submitter, for its part, counts no
 // parentless result outside its task list and no listed child that is not
 // a descendant of its parent. So a forged message cannot record an outcome
