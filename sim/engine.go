@@ -176,8 +176,8 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if d := s.Workload.Spawn.Duration; d != nil {
 		e.child = sampler{*d}
 	}
-	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
-	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
+	e.victim, _ = policyrt.ParseVictim(s.Policy.Victim)
+	e.amount, _ = policyrt.ParseAmount(s.Policy.Amount)
 	e.maxBatch = s.Policy.MaxBatch
 	e.idle = idleSchedule(&s.Policy.Idle)
 	e.mode = s.Policy.Idle.Mode

@@ -312,7 +312,7 @@ func TestLatentHeartbeat(t *testing.T) {
 	}
 }
 
-// Plain calls (policy.latent_frames, the runtime's policy.LatentFrames): a
+// Plain calls (policy.latent_frames, the runtime's policyrt.LatentFrames): a
 // fork made while that many offerable latent frames are open, with nobody
 // idle, no heartbeat due and outside the eager levels, keeps its half to
 // its worker. Two workers, no heartbeat, no eager forks: every promotion

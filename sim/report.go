@@ -40,7 +40,7 @@ type WorkerStats struct {
 	Attempts   int64   `json:"attempts"`           // steal attempts
 	Failed     int64   `json:"failed"`             // steal attempts that found nothing
 	Parks      int64   `json:"parks"`              // times it parked (slept until woken)
-	Sleeps     int64   `json:"sleeps"`             // timed parks (backoffs of at least policy.SpinLimit)
+	Sleeps     int64   `json:"sleeps"`             // timed parks (backoffs of at least policyrt.SpinLimit)
 	Promoted   int64   `json:"promoted,omitempty"` // join latent: latent frames it made public at poll points
 	QueueEnd   int     `json:"queue_end"`          // tasks left in its queue at the end
 	Busy       float64 `json:"busy"`               // running tasks

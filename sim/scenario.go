@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -248,13 +249,13 @@ const (
 )
 
 // runtimeHeartbeat is the runtime's heartbeat: a worker promotes its
-// oldest latent frame every policy.HeartbeatJoins Joins
+// oldest latent frame every policyrt.HeartbeatJoins Joins
 // ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
-const runtimeHeartbeat = policy.HeartbeatJoins
+const runtimeHeartbeat = policyrt.HeartbeatJoins
 
-// runtimeLatentFrames is the runtime's policy.LatentFrames
+// runtimeLatentFrames is the runtime's policyrt.LatentFrames
 // ([Policy.LatentFrames]), named here beside runtimeHeartbeat.
-const runtimeLatentFrames = policy.LatentFrames
+const runtimeLatentFrames = policyrt.LatentFrames
 
 // Policy is how work moves between workers.
 type Policy struct {
@@ -278,14 +279,14 @@ type Policy struct {
 	// EagerDepth (join latent): forks within this many levels of the piece
 	// a worker took from another worker (or the root) push their other
 	// halves at once, as under join eager; deeper ones stay latent. 0 is
-	// the runtime's policy.EagerDepth, −1 none (every fork latent).
+	// the runtime's policyrt.EagerDepth, −1 none (every fork latent).
 	EagerDepth int `json:"eager_depth"`
 	// LatentFrames (join latent): a worker keeps this many offerable
 	// latent frames open beyond its promoted ones; a fork made while that
 	// many are open — not eager, no worker idle, no heartbeat due — is a
 	// plain call whose other halves are never offered (they run inline,
 	// as the runtime's plain-call Joins do, PROTOCOL.md "Join"). 0 is the
-	// runtime's policy.LatentFrames, −1 none (every fork's halves
+	// runtime's policyrt.LatentFrames, −1 none (every fork's halves
 	// offerable, the protocol before plain calls).
 	LatentFrames int `json:"latent_frames"`
 	// WakeBatch: a thief that took more than one task in one steal wakes
@@ -295,7 +296,7 @@ type Policy struct {
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
-// those of [policy.Idle] (all zero: the runtime's [policy.DefaultIdle]).
+// those of [policy.Idle] (all zero: the runtime's [policyrt.DefaultIdle]).
 // Parked workers are woken when work is pushed (one per pushed task).
 type Idle struct {
 	Mode     string  `json:"mode"`     // backoff (default), poll, spin or park

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -480,7 +481,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if p.Victim == "" {
 		p.Victim = policy.Random.String()
 	}
-	v, err := policy.ParseVictim(p.Victim)
+	v, err := policyrt.ParseVictim(p.Victim)
 	if err != nil {
 		return oneOf("policy.victim", p.Victim, "random", "round-robin", "largest", "adaptive", "two-choices", "locality")
 	}
@@ -488,7 +489,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if p.Amount == "" {
 		p.Amount = policy.StealOne.String()
 	}
-	a, err := policy.ParseAmount(p.Amount)
+	a, err := policyrt.ParseAmount(p.Amount)
 	if err != nil {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
@@ -502,7 +503,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		def        int
 	}{
 		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
-		{"policy.eager_depth", "none", &p.EagerDepth, policy.EagerDepth},
+		{"policy.eager_depth", "none", &p.EagerDepth, policyrt.EagerDepth},
 		{"policy.latent_frames", "no limit", &p.LatentFrames, runtimeLatentFrames},
 		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
 	} {
@@ -534,7 +535,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if err := param("policy.idle.jitter", &id.Jitter, 0, 0, 1, false); err != nil {
 		return err
 	}
-	pi, perr := id.policyIdle().Normalize()
+	pi, perr := policyrt.NormalizeIdle(id.policyIdle())
 	if perr != nil {
 		return ferr("policy.idle", "%v", strings.TrimPrefix(perr.Error(), "policy: "))
 	}
