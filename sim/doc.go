@@ -69,7 +69,7 @@
 // # Use
 //
 // [Run] simulates one scenario and returns a [Report] (text tables or
-// JSON), and on request the verbose event log and the recorded [Schedule]
+// JSON), and on request the verbose event log and the recorded schedule
 // for an SVG Gantt chart ([Result.WriteGantt]) or a Chrome trace
 // ([Result.WriteTrace]). [RunSweep] varies one parameter and writes a
 // table, CSV or an SVG line plot. [Presets] holds the classic experiments;

@@ -153,7 +153,7 @@ type engine struct {
 	maxEvents int64
 	kids      []int32
 	log       *bufio.Writer
-	rec       *Schedule
+	rec       *schedule
 }
 
 type batch struct {
@@ -233,7 +233,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		e.log = bufio.NewWriterSize(o.Log, 64<<10)
 	}
 	if o.Record {
-		e.rec = &Schedule{Workers: p}
+		e.rec = &schedule{Workers: p}
 	}
 	e.tasks = make([]task, 0, min(s.Workload.Tasks, 1<<22))
 	e.schedule(s)
@@ -509,7 +509,7 @@ func (e *engine) segDur(w *worker) time.Duration {
 // record appends a span to the schedule being recorded.
 func (e *engine) record(w *worker, id int32, kind string) {
 	if e.rec != nil {
-		e.rec.Spans = append(e.rec.Spans, Span{Worker: int(w.id), Task: int(id), Start: w.pieceStart, End: e.now, Kind: kind})
+		e.rec.Spans = append(e.rec.Spans, span{Worker: int(w.id), Task: int(id), Start: w.pieceStart, End: e.now, Kind: kind})
 	}
 }
 
@@ -520,7 +520,7 @@ func (e *engine) pieceDone(w *worker) {
 	id := w.cur
 	t := &e.tasks[id]
 	if t.phase == 0 && t.nkids > 0 {
-		kind := SpanRun
+		kind := spanRun
 		e.record(w, id, kind)
 		w.pieceStart = e.now
 		w.load -= t.work[0]
@@ -575,9 +575,9 @@ func (e *engine) afterSpawn(w *worker) {
 
 func (e *engine) finish(w *worker, id int32) {
 	t := &e.tasks[id]
-	kind := SpanRun
+	kind := spanRun
 	if t.phase == 2 {
-		kind = SpanContinuation
+		kind = spanContinuation
 	}
 	e.record(w, id, kind)
 	seg := 0

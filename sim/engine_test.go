@@ -480,7 +480,7 @@ func TestSpansAreTheWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		drawn := map[int]time.Duration{}
-		for _, sp := range r.Schedule.Spans {
+		for _, sp := range r.schedule.Spans {
 			drawn[sp.Task] += sp.End - sp.Start
 		}
 		for id := range e.tasks {

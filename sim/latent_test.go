@@ -94,7 +94,7 @@ func TestLatentOffersAtPollPointsOldestFirst(t *testing.T) {
 			t.Fatalf("promoted %v: not oldest first", promoted)
 		}
 	}
-	st := r.Schedule.Steals
+	st := r.schedule.Steals
 	if len(st) == 0 || st[0].Victim != 0 || st[0].Task != promoted[0] {
 		t.Fatalf("first steal %+v; want worker 1 taking T%d, the oldest promoted frame", st, promoted[0])
 	}

@@ -42,7 +42,7 @@ func (e *engine) tryTake(w *worker) bool {
 	e.steals++
 	e.latencies = append(e.latencies, e.now-w.searchStart)
 	if e.rec != nil {
-		e.rec.Steals = append(e.rec.Steals, Steal{At: e.now, Thief: int(w.id), Victim: int(v.id), Task: int(first), Count: k})
+		e.rec.Steals = append(e.rec.Steals, stealRec{At: e.now, Thief: int(w.id), Victim: int(v.id), Task: int(first), Count: k})
 	}
 	if e.log != nil {
 		if k > 1 {

@@ -10,7 +10,7 @@ type Options struct {
 	// Log, when set, receives the verbose event log, one event a line:
 	// "[12.4] worker 2: stole T17 from worker 0". Times are virtual seconds.
 	Log io.Writer
-	// Record keeps the schedule (task spans and steals) in [Result.Schedule]
+	// Record keeps the schedule (task spans and steals) in the [Result]
 	// for [Result.WriteGantt] and [Result.WriteTrace].
 	Record bool
 	// MaxEvents, when positive, stops a run that processes more events
@@ -19,10 +19,13 @@ type Options struct {
 	MaxEvents int64
 }
 
-// Result is the outcome of one run.
+// Result is the outcome of one run: its [Report] and, with Options.Record,
+// the recorded schedule, which [Result.WriteTrace] writes as Chrome
+// trace-event JSON (the form a program reads it in, as it reads the
+// runtime's trace) and [Result.WriteGantt] draws.
 type Result struct {
 	Report   Report
-	Schedule *Schedule // nil unless Options.Record
+	schedule *schedule // nil unless Options.Record
 }
 
 // Run simulates the scenario and returns its report. The simulation is a
@@ -48,7 +51,7 @@ func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
 	}
 	res := &Result{Report: e.report()}
 	if o.Record {
-		res.Schedule = e.rec
+		res.schedule = e.rec
 	}
 	return res, nil
 }

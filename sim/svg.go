@@ -32,7 +32,7 @@ const (
 // too short to see are merged into grey runs so that a million-task schedule
 // stays drawable.
 func (r *Result) WriteGantt(w io.Writer) error {
-	s := r.Schedule
+	s := r.schedule
 	if s == nil {
 		return errNoSchedule
 	}
@@ -85,7 +85,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 		for _, i := range idx {
 			sp := &s.Spans[i]
 			x0, x1 := x(sp.Start), x(sp.End)
-			if x1-x0 < 1.5 && sp.Kind != SpanAborted {
+			if x1-x0 < 1.5 && sp.Kind != spanAborted {
 				if mx0 >= 0 && x0-mx1 < 0.5 {
 					mx1 = x1
 					continue
@@ -97,9 +97,9 @@ func (r *Result) WriteGantt(w io.Writer) error {
 			flush()
 			fill := fmt.Sprintf("hsl(%d,65%%,62%%)", (sp.Task*47)%360)
 			switch sp.Kind {
-			case SpanContinuation:
+			case spanContinuation:
 				fill = fmt.Sprintf("hsl(%d,65%%,40%%)", (sp.Task*47)%360)
-			case SpanAborted:
+			case spanAborted:
 				fill = "#d62728"
 			}
 			fmt.Fprintf(bw, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s" stroke="white" stroke-width="0.5"><title>T%d %s on worker %d: %s..%s</title></rect>`+"\n",

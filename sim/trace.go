@@ -10,30 +10,30 @@ import (
 
 // Span kinds.
 const (
-	SpanRun          = "run"          // a task, or its part up to its spawn point
-	SpanContinuation = "continuation" // a fork-join parent after its join
-	SpanAborted      = "aborted"      // cut short by the loss of its worker
+	spanRun          = "run"          // a task, or its part up to its spawn point
+	spanContinuation = "continuation" // a fork-join parent after its join
+	spanAborted      = "aborted"      // cut short by the loss of its worker
 )
 
-// Schedule is the recorded timeline of a run: what each worker ran, when,
+// schedule is the recorded timeline of a run: what each worker ran, when,
 // and every successful steal. Spans are in the order they ended.
-type Schedule struct {
+type schedule struct {
 	Workers int
-	Spans   []Span
-	Steals  []Steal
+	Spans   []span
+	Steals  []stealRec
 }
 
-// Span is one piece of a task on one worker.
-type Span struct {
+// span is one piece of a task on one worker.
+type span struct {
 	Worker     int
 	Task       int
 	Start, End time.Duration
-	Kind       string // SpanRun, SpanContinuation or SpanAborted
+	Kind       string // spanRun, spanContinuation or spanAborted
 }
 
-// Steal is one successful steal: Thief took Count tasks from Victim, the
+// stealRec is one successful steal: Thief took Count tasks from Victim, the
 // first being Task.
-type Steal struct {
+type stealRec struct {
 	At     time.Duration
 	Thief  int
 	Victim int
@@ -51,7 +51,7 @@ var errNoSchedule = errors.New("sim: no schedule recorded (run with Options.Reco
 // trace recorder writes the same format, so a simulated and a real schedule
 // look alike.
 func (r *Result) WriteTrace(w io.Writer) error {
-	s := r.Schedule
+	s := r.schedule
 	if s == nil {
 		return errNoSchedule
 	}
@@ -86,7 +86,7 @@ func (r *Result) WriteTrace(w io.Writer) error {
 		sep()
 		bw.WriteString(`{"name":"T`)
 		bw.WriteString(strconv.Itoa(sp.Task))
-		if sp.Kind != SpanRun {
+		if sp.Kind != spanRun {
 			bw.WriteString(" " + sp.Kind)
 		}
 		bw.WriteString(`","cat":"`)
