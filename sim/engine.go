@@ -216,7 +216,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		w := &e.ws[i]
 		w.id, w.group, w.cur, w.victim, w.idleIdx = int32(i), int32(s.Workers.Groups[i]), -1, -1, -1
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
-		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
+		w.st = WorkerStats{worker: i, speed: w.base, group: int(w.group)}
 		if e.sched == schedSteal {
 			w.sel = policyrt.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}

@@ -166,8 +166,8 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := r.Report.DAG; d.Makespan != d.T1 || d.T1 == 0 {
-					t.Fatalf("makespan %v; want T1 = %v", d.Makespan, d.T1)
+				if d := r.Report.DAG; d.makespan != d.T1 || d.T1 == 0 {
+					t.Fatalf("makespan %v; want T1 = %v", d.makespan, d.T1)
 				}
 			})
 		}
@@ -236,8 +236,8 @@ func TestWorkSpanBounds(t *testing.T) {
 			t.Fatalf("case %d: %v\n%+v", i, err, s)
 		}
 		d := res.Report.DAG
-		if d.Makespan < d.LowerBound*(1-1e-12) || d.Makespan > d.GreedyBound*(1+1e-12) {
-			t.Fatalf("case %d central: makespan %v outside [%v, %v]\n%+v", i, d.Makespan, d.LowerBound, d.GreedyBound, s)
+		if d.makespan < d.LowerBound*(1-1e-12) || d.makespan > d.GreedyBound*(1+1e-12) {
+			t.Fatalf("case %d central: makespan %v outside [%v, %v]\n%+v", i, d.makespan, d.LowerBound, d.GreedyBound, s)
 		}
 		// every policy, with costs, respects the lower bound
 		s.Policy = policies[r.Intn(len(policies))]
@@ -246,8 +246,8 @@ func TestWorkSpanBounds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v\n%+v", i, err, s)
 		}
-		if d := res.Report.DAG; d.Makespan < d.LowerBound*(1-1e-12) {
-			t.Fatalf("case %d %s: makespan %v below lower bound %v\n%+v", i, s.Policy.Scheduler, d.Makespan, d.LowerBound, s)
+		if d := res.Report.DAG; d.makespan < d.LowerBound*(1-1e-12) {
+			t.Fatalf("case %d %s: makespan %v below lower bound %v\n%+v", i, s.Policy.Scheduler, d.makespan, d.LowerBound, s)
 		}
 	}
 }
@@ -426,7 +426,7 @@ func TestMaxEventsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := full.Report.Totals.Events
+	n := full.Report.Totals.events
 	if _, err := Run(context.Background(), s, Options{MaxEvents: n}); err != nil {
 		t.Fatalf("budget %d = the run's events: %v", n, err)
 	}

@@ -49,7 +49,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n",
 		int(ganttL+ganttW+20), int(h), int(ganttL+ganttW+20), int(h))
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	title := r.Report.Scenario
+	title := r.Report.scenarioName
 	if title == "" {
 		title = "schedule"
 	}

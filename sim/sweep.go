@@ -278,9 +278,9 @@ var sweepColumns = []struct {
 	{"speedup", func(r *Report) float64 { return r.Totals.Speedup }, f3},
 	{"efficiency", func(r *Report) float64 { return r.Totals.Efficiency }, pct},
 	{"steal_rate", func(r *Report) float64 { return r.Totals.StealRate }, f3},
-	{"attempts", func(r *Report) float64 { return float64(r.Totals.Attempts) }, f0},
-	{"idle", func(r *Report) float64 { return r.Totals.Idle }, fmtSec},
-	{"overhead", func(r *Report) float64 { return r.Totals.Overhead }, fmtSec},
+	{"attempts", func(r *Report) float64 { return float64(r.Totals.attempts) }, f0},
+	{"idle", func(r *Report) float64 { return r.Totals.idle }, fmtSec},
+	{"overhead", func(r *Report) float64 { return r.Totals.overhead }, fmtSec},
 	{"utilization", func(r *Report) float64 { return r.Totals.Utilization }, pct},
 	{"imbalance", func(r *Report) float64 { return r.Totals.Imbalance }, f3},
 	{"completion", func(r *Report) float64 { return r.Totals.Completion }, pct},
@@ -297,7 +297,7 @@ func (sr *SweepResult) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "sweep of %s", sr.Param)
 	if len(sr.Reports) > 0 {
-		fmt.Fprintf(&b, " (%s; %s)", sr.Reports[0].Policy, sr.Reports[0].Workload)
+		fmt.Fprintf(&b, " (%s; %s)", sr.Reports[0].policyDesc, sr.Reports[0].workloadDesc)
 	}
 	b.WriteString("\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -117,8 +117,8 @@ func TestSweepMaxBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	free, capped := res.Reports[0], res.Reports[1]
-	if !strings.Contains(free.Policy, "no cap") || !strings.Contains(capped.Policy, "at most 32") {
-		t.Fatalf("policies %q, %q; want the cap shown", free.Policy, capped.Policy)
+	if !strings.Contains(free.policyDesc, "no cap") || !strings.Contains(capped.policyDesc, "at most 32") {
+		t.Fatalf("policies %q, %q; want the cap shown", free.policyDesc, capped.policyDesc)
 	}
 	if capped.Totals.Makespan < 2*free.Totals.Makespan {
 		t.Fatalf("capped %v vs uncapped %v: want the cap to cost at least 2x here", capped.Totals.Makespan, free.Totals.Makespan)

@@ -66,7 +66,7 @@ func (r *Result) WriteTrace(w io.Writer) error {
 		}
 		first = false
 	}
-	name := r.Report.Scenario
+	name := r.Report.scenarioName
 	if name == "" {
 		name = "sim"
 	}

@@ -32,9 +32,9 @@ func TestTutorialReplays(t *testing.T) {
 			}
 			d := r.Report.DAG
 			published := tutorialPublished[name][""]
-			t.Logf("%s: ideal %.3f s <= makespan %.3f s <= published %.1f s", name, d.LowerBound, d.Makespan, published)
-			if d.Makespan < d.LowerBound-1e-9 || d.Makespan > published+1e-9 {
-				t.Fatalf("makespan %v outside [ideal %v, published %v]", d.Makespan, d.LowerBound, published)
+			t.Logf("%s: ideal %.3f s <= makespan %.3f s <= published %.1f s", name, d.LowerBound, d.makespan, published)
+			if d.makespan < d.LowerBound-1e-9 || d.makespan > published+1e-9 {
+				t.Fatalf("makespan %v outside [ideal %v, published %v]", d.makespan, d.LowerBound, published)
 			}
 		})
 	}
@@ -72,8 +72,8 @@ func TestTutorialPresets(t *testing.T) {
 			}
 			for i, r := range reports {
 				d := r.DAG
-				if d.Makespan < d.LowerBound-1e-9 {
-					t.Errorf("%s %s: makespan %v below the ideal %v", p.Name, values[i], d.Makespan, d.LowerBound)
+				if d.makespan < d.LowerBound-1e-9 {
+					t.Errorf("%s %s: makespan %v below the ideal %v", p.Name, values[i], d.makespan, d.LowerBound)
 				}
 				pub, ok := tutorialPublished[p.Name][values[i]]
 				if !ok || p.Scenario.Sweep == nil {
@@ -81,10 +81,10 @@ func TestTutorialPresets(t *testing.T) {
 				}
 				// equal tasks: the ideal is whole waves of tasks
 				g := float64(p.Scenario.Workload.Total) / float64(r.Totals.Tasks)
-				ideal := math.Ceil(float64(r.Totals.Tasks)/float64(r.Workers)) * g
-				t.Logf("grain %s: ideal %.2f s <= makespan %.2f s <= published %.1f s", values[i], ideal, d.Makespan, pub)
-				if d.Makespan < ideal-1e-9 || d.Makespan > pub+1e-9 {
-					t.Errorf("grain %s: makespan %v outside [ideal %v, published %v]", values[i], d.Makespan, ideal, pub)
+				ideal := math.Ceil(float64(r.Totals.Tasks)/float64(r.workers)) * g
+				t.Logf("grain %s: ideal %.2f s <= makespan %.2f s <= published %.1f s", values[i], ideal, d.makespan, pub)
+				if d.makespan < ideal-1e-9 || d.makespan > pub+1e-9 {
+					t.Errorf("grain %s: makespan %v outside [ideal %v, published %v]", values[i], d.makespan, ideal, pub)
 				}
 			}
 			path := filepath.Join("testdata", "tutorial", p.Name+".golden")

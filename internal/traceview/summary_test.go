@@ -134,8 +134,8 @@ func TestAnalyzeSimTrace(t *testing.T) {
 	}
 	s := Analyze(f, Options{})
 	rep := res.Report
-	if len(s.Workers) != rep.Workers {
-		t.Fatalf("%d workers; the report has %d", len(s.Workers), rep.Workers)
+	if len(s.Workers) != len(rep.PerWork) {
+		t.Fatalf("%d workers; the report has %d", len(s.Workers), len(rep.PerWork))
 	}
 	var steals, stolenFrom int
 	for i, w := range s.Workers {
@@ -153,7 +153,7 @@ func TestAnalyzeSimTrace(t *testing.T) {
 	}
 	checkPath(t, s)
 	if s.Path.Steals == 0 {
-		t.Errorf("no steal on the path of a fork-join schedule on %d workers: %+v", rep.Workers, s.Path)
+		t.Errorf("no steal on the path of a fork-join schedule on %d workers: %+v", len(rep.PerWork), s.Path)
 	}
 }
 
