@@ -56,8 +56,8 @@ func BenchmarkScale(b *testing.B) {
 // BenchmarkEngine measures the engine on medium scenarios of each kind.
 func BenchmarkEngine(b *testing.B) {
 	for _, name := range []string{"fib", "uts", "faults", "central"} {
-		s, _ := LookupPreset(name)
-		s.Sweep = nil
+		s, _ := lookupPreset(name)
+		s.sweep = nil
 		b.Run(name, func(b *testing.B) {
 			var events int64
 			for b.Loop() {

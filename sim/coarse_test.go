@@ -76,8 +76,8 @@ func TestCoarseTreeLatentNearEager(t *testing.T) {
 // latent, as the scenarios with that policy run alone do.
 func TestSweepEagerDepth(t *testing.T) {
 	s := coarseTree(t, 16, 6, 1, Policy{})
-	s.Sweep = &Sweep{Param: "eager_depth", Values: []string{"0", "-1"}}
-	res, err := RunSweep(context.Background(), s, Options{})
+	s.sweep = &sweepSpec{Param: "eager_depth", Values: []string{"0", "-1"}}
+	res, err := runSweep(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

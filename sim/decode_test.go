@@ -141,7 +141,7 @@ func TestParseSweep(t *testing.T) {
 		{"workers=5..2", "", "", true},
 	}
 	for _, tc := range cases {
-		sw, err := ParseSweep(tc.spec)
+		sw, err := parseSweep(tc.spec)
 		if tc.bad {
 			if err == nil {
 				t.Errorf("ParseSweep(%q) = %v; want an error", tc.spec, sw)
@@ -181,7 +181,7 @@ func FuzzParseScenario(f *testing.F) {
 		// run what is small enough to run quickly
 		if s.Workers.Count <= 64 && s.Workload.Tasks <= 200 && s.Workload.Kind == kindTasks && s.Workload.Spawn.Prob == 0 {
 			s.Limit = 100
-			s.Sweep = nil
+			s.sweep = nil
 			runEngineNoFail(s)
 		}
 	})
@@ -250,7 +250,7 @@ func TestRunErrorsNameTheLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = RunSweep(context.Background(), *s, Options{})
+	_, err = runSweep(context.Background(), *s, Options{})
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Path != "sweep.values[1]" || fe.Line != 5 {
 		t.Fatalf("RunSweep error = %v; want sweep.values[1] at line 5", err)

@@ -291,8 +291,8 @@ func TestCentralQueueCrossover(t *testing.T) {
 }
 
 func TestSameSeedSameOutput(t *testing.T) {
-	for _, p := range Presets() {
-		if p.Name == "scale" || p.Scenario.Sweep != nil {
+	for _, p := range presets() {
+		if p.Name == "scale" || p.Scenario.sweep != nil {
 			continue
 		}
 		t.Run(p.Name, func(t *testing.T) {
@@ -314,7 +314,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 			}
 		})
 	}
-	s, _ := LookupPreset("nested")
+	s, _ := lookupPreset("nested")
 	a, _ := Run(context.Background(), s, Options{})
 	s.Seed++
 	b, _ := Run(context.Background(), s, Options{})
@@ -324,7 +324,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 }
 
 func TestBasicPresetLogMatchesGolden(t *testing.T) {
-	s, err := LookupPreset("basic")
+	s, err := lookupPreset("basic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestFibShape(t *testing.T) {
 }
 
 func TestLogFormat(t *testing.T) {
-	s, _ := LookupPreset("basic")
+	s, _ := lookupPreset("basic")
 	var log bytes.Buffer
 	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
 		t.Fatal(err)
@@ -421,7 +421,7 @@ func TestFmtTime(t *testing.T) {
 // The event budget is exact: a run of N events passes with a budget of N
 // and fails with N−1, however small N is.
 func TestMaxEventsExact(t *testing.T) {
-	s, _ := LookupPreset("basic")
+	s, _ := lookupPreset("basic")
 	full, err := Run(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +441,7 @@ func TestMaxEventsExact(t *testing.T) {
 // A normalized scenario normalizes to itself (what --print-scenario
 // prints can be read back with -f), for every preset.
 func TestNormalizeIdempotent(t *testing.T) {
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		n1, err := p.Scenario.Normalize()
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/policyrt"
+	"github.com/worksteal/worksteal/internal/simx"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -33,15 +34,15 @@ func (s Seconds) Duration() time.Duration {
 // A Scenario is plain data: it can be written by hand, decoded from JSON by
 // [ParseScenario] (YAML or JSON).
 type Scenario struct {
-	Name     string   `json:"name"`     // label printed in reports
-	Seed     uint64   `json:"seed"`     // seeds every random choice; same seed, same output
-	Workers  Workers  `json:"workers"`  // the machine
-	Workload Workload `json:"workload"` // the work
-	Policy   Policy   `json:"policy"`   // how work moves between workers
-	Costs    Costs    `json:"costs"`    // what scheduling actions cost
-	Faults   []Fault  `json:"faults"`   // slowdowns and lost workers
-	Limit    Seconds  `json:"limit"`    // stop at this virtual time (0: run to completion)
-	Sweep    *Sweep   `json:"sweep"`    // optional: run once per value of one parameter
+	Name     string     `json:"name"`      // label printed in reports
+	Seed     uint64     `json:"seed"`      // seeds every random choice; same seed, same output
+	Workers  Workers    `json:"workers"`   // the machine
+	Workload Workload   `json:"workload"`  // the work
+	Policy   Policy     `json:"policy"`    // how work moves between workers
+	Costs    Costs      `json:"costs"`     // what scheduling actions cost
+	Faults   []Fault    `json:"faults"`    // slowdowns and lost workers
+	Limit    Seconds    `json:"limit"`     // stop at this virtual time (0: run to completion)
+	sweep    *sweepSpec `scenario:"sweep"` // a scenario file's sweep block (internal/simlab); not in the JSON
 
 	// lines maps field paths to the lines they were read from, when the
 	// scenario came from [ParseScenario], so that errors found later name
@@ -209,11 +210,11 @@ type UTS struct {
 	MaxNodes int     `json:"max_nodes"` // abort above this many nodes (default 10,000,000)
 }
 
-// Schedulers are the values of [Policy.Scheduler].
-var Schedulers = []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT}
+// schedulers are the values of [Policy.Scheduler].
+var schedulers = []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT}
 
-// IdleModes are the values of [Idle.Mode].
-var IdleModes = []string{idleBackoff, idlePoll, idleSpin, idlePark}
+// idleModes are the values of [Idle.Mode].
+var idleModes = []string{idleBackoff, idlePoll, idleSpin, idlePark}
 
 // Scheduler names for [Policy].
 const (
@@ -345,11 +346,11 @@ type Fault struct {
 	Detect Seconds `json:"detect"` // lose: delay until the loss is detected
 }
 
-// Sweep runs a scenario once per value of one parameter; see [SweepParams].
-type Sweep struct {
-	Param  string   `json:"param"`
-	Values []string `json:"values"`
-}
+// sweepSpec is the sweep block of a scenario file (its "sweep" key): run
+// the scenario once per value of one parameter ([sweepParams]). The
+// worksteal command runs it (internal/simlab); a Go program varies a
+// scenario in its own loop.
+type sweepSpec = simx.Sweep
 
 // mean returns the distribution's mean in seconds (for pareto, the uncapped
 // mean, or the cap when the shape gives an infinite mean).

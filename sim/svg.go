@@ -135,7 +135,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 // WriteSVG draws the sweep as a line plot: speedup (left axis) and
 // efficiency and steal rate (right axis, as fractions) against the swept
 // parameter. Numeric parameters are spaced by value, others evenly.
-func (sr *SweepResult) WriteSVG(w io.Writer) error {
+func (sr *sweepResult) WriteSVG(w io.Writer) error {
 	const W, H, L, R, T, B = 760.0, 440.0, 70.0, 70.0, 50.0, 60.0
 	pw, ph := W-L-R, H-T-B
 	n := len(sr.Reports)

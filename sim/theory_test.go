@@ -111,8 +111,8 @@ func TestTheoryContrasts(t *testing.T) {
 // shows what the theory tests show: lifting it is what keeps W/P + O(log W).
 func TestSweepMaxBatch(t *testing.T) {
 	s := theoryScenario(10_000, 128, "half", 0)
-	s.Sweep = &Sweep{Param: "max_batch", Values: []string{"-1", "32"}}
-	res, err := RunSweep(context.Background(), s, Options{})
+	s.sweep = &sweepSpec{Param: "max_batch", Values: []string{"-1", "32"}}
+	res, err := runSweep(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestTutorialReplays(t *testing.T) {
 // and the tutorial's published wall times (13.0, 13.0, 15.0 s).
 func TestTutorialPresets(t *testing.T) {
 	n := 0
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		if !strings.HasPrefix(p.Description, "tutorial: ") {
 			continue
 		}
@@ -55,8 +55,8 @@ func TestTutorialPresets(t *testing.T) {
 			var out bytes.Buffer
 			var reports []Report
 			var values []string
-			if p.Scenario.Sweep != nil {
-				res, err := RunSweep(context.Background(), p.Scenario, Options{})
+			if p.Scenario.sweep != nil {
+				res, err := runSweep(context.Background(), p.Scenario, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func TestTutorialPresets(t *testing.T) {
 					t.Errorf("%s %s: makespan %v below the ideal %v", p.Name, values[i], d.makespan, d.LowerBound)
 				}
 				pub, ok := tutorialPublished[p.Name][values[i]]
-				if !ok || p.Scenario.Sweep == nil {
+				if !ok || p.Scenario.sweep == nil {
 					continue // a single run with random durations: its replay is checked above
 				}
 				// equal tasks: the ideal is whole waves of tasks

@@ -57,11 +57,11 @@ func (s Scenario) Normalize() (Scenario, error) {
 	return n, nil
 }
 
-// MaxWorkers bounds a scenario's worker count. A simulated worker costs
+// maxWorkers bounds a scenario's worker count. A simulated worker costs
 // O(1) memory (a few hundred bytes with its queue and victim selector), so
 // the bound keeps a mistyped count from exhausting memory rather than
 // reflecting a limit of the model.
-const MaxWorkers = 1 << 17
+const maxWorkers = 1 << 17
 
 func (s *Scenario) normalize() *FieldError {
 	if err := s.Workers.normalize(); err != nil {
@@ -84,8 +84,8 @@ func (s *Scenario) normalize() *FieldError {
 	if s.Limit < 0 || math.IsNaN(float64(s.Limit)) {
 		return ferr("limit", "must not be negative, got %v", s.Limit)
 	}
-	if s.Sweep != nil {
-		if err := s.Sweep.check(); err != nil {
+	if s.sweep != nil {
+		if err := checkSweep(s.sweep); err != nil {
 			return err
 		}
 	}
@@ -98,8 +98,8 @@ func (w *Workers) normalize() *FieldError {
 	if w.Count == 0 {
 		w.Count = 4
 	}
-	if w.Count < 1 || w.Count > MaxWorkers {
-		return ferr("workers.count", "must be between 1 and %d, got %d", MaxWorkers, w.Count)
+	if w.Count < 1 || w.Count > maxWorkers {
+		return ferr("workers.count", "must be between 1 and %d, got %d", maxWorkers, w.Count)
 	}
 	if len(w.Speeds) > w.Count {
 		return ferr("workers.speeds", "has %d entries for %d workers", len(w.Speeds), w.Count)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/internal/tracefmt"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -116,7 +117,7 @@ func absDur(d time.Duration) time.Duration {
 
 // A simulated schedule: the summary agrees with the simulator's own report.
 func TestAnalyzeSimTrace(t *testing.T) {
-	sc, err := sim.LookupPreset("fork-join")
+	sc, err := simlab.LookupPreset("fork-join")
 	if err != nil {
 		t.Fatal(err)
 	}
