@@ -188,7 +188,7 @@ func FuzzParseScenario(f *testing.F) {
 }
 
 func runEngineNoFail(s *Scenario) {
-	e, err := newEngine(s, Options{MaxEvents: 100000})
+	e, err := newEngine(s, Options{maxEvents: 100000})
 	if err != nil {
 		return
 	}

@@ -172,7 +172,7 @@ type joinRec struct {
 
 func newEngine(s *Scenario, o Options) (*engine, error) {
 	p := s.Workers.Count
-	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, child: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
+	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, child: sampler{s.Workload.Duration}, maxEvents: o.maxEvents}
 	if d := s.Workload.Spawn.Duration; d != nil {
 		e.child = sampler{*d}
 	}
@@ -232,7 +232,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if o.Log != nil {
 		e.log = bufio.NewWriterSize(o.Log, 64<<10)
 	}
-	if o.Record {
+	if o.record {
 		e.rec = &schedule{Workers: p}
 	}
 	e.tasks = make([]task, 0, min(s.Workload.Tasks, 1<<22))

@@ -299,14 +299,14 @@ func TestSameSeedSameOutput(t *testing.T) {
 			var outs [2]string
 			for i := range outs {
 				var log, buf bytes.Buffer
-				r, err := Run(context.Background(), p.Scenario, Options{Log: &log, Record: true})
+				r, err := Run(context.Background(), p.Scenario, Options{Log: &log, record: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				r.Report.WriteText(&buf)
 				r.Report.WriteJSON(&buf)
-				r.WriteTrace(&buf)
-				r.WriteGantt(&buf)
+				r.writeTrace(&buf)
+				r.writeGantt(&buf)
 				outs[i] = log.String() + buf.String()
 			}
 			if outs[0] != outs[1] {
@@ -427,11 +427,11 @@ func TestMaxEventsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := full.Report.Totals.events
-	if _, err := Run(context.Background(), s, Options{MaxEvents: n}); err != nil {
+	if _, err := Run(context.Background(), s, Options{maxEvents: n}); err != nil {
 		t.Fatalf("budget %d = the run's events: %v", n, err)
 	}
 	for _, budget := range []int64{n - 1, 5, 1} {
-		_, err := Run(context.Background(), s, Options{MaxEvents: budget})
+		_, err := Run(context.Background(), s, Options{maxEvents: budget})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d events", budget)) {
 			t.Fatalf("budget %d of a %d-event run: err = %v", budget, n, err)
 		}
@@ -475,7 +475,7 @@ func TestSpansAreTheWork(t *testing.T) {
 			Workload: Workload{Tasks: 50, Duration: Dist{Value: 0.5}, Spawn: Spawn{Prob: 0.5, At: 0.5}},
 			Policy:   Policy{Scheduler: sched}, Costs: Costs{Queue: 0.05, Contention: 0.02, Steal: 0.01, Task: 0.01}}
 		e := runEngine(t, s)
-		r, err := Run(context.Background(), s, Options{Record: true})
+		r, err := Run(context.Background(), s, Options{record: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,7 +498,7 @@ func TestLoneSpinnerWaits(t *testing.T) {
 	s := Scenario{Workers: Workers{Count: 1},
 		Workload: Workload{Arrival: Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
 		Policy:   Policy{Idle: Idle{Mode: idleSpin}}, Costs: Costs{Steal: 1e-6}}
-	r, err := Run(context.Background(), s, Options{MaxEvents: 1000})
+	r, err := Run(context.Background(), s, Options{maxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,31 +156,3 @@ func ExampleReport_WriteJSON() {
 	// "speedup": 2,
 	// "makespan": 2
 }
-
-func ExampleResult_WriteTrace() {
-	s := sim.Scenario{Workers: sim.Workers{Count: 2}, Workload: sim.Workload{Tasks: 2, Duration: sim.Dist{Value: 0.001}}}
-	res, _ := sim.Run(context.Background(), s, sim.Options{Record: true})
-	res.WriteTrace(os.Stdout)
-	// Output:
-	// {"displayTimeUnit":"ms","traceEvents":[
-	// {"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"sim"}},
-	// {"name":"thread_name","ph":"M","pid":0,"tid":0,"args":{"name":"worker 0"}},
-	// {"name":"thread_name","ph":"M","pid":0,"tid":1,"args":{"name":"worker 1"}},
-	// {"name":"T1","cat":"run","ph":"X","ts":0,"dur":1000,"pid":0,"tid":0},
-	// {"name":"T0","cat":"run","ph":"X","ts":0,"dur":1000,"pid":0,"tid":1},
-	// {"name":"steal T0 from 0","cat":"steal","ph":"i","s":"t","ts":0,"pid":0,"tid":1,"args":{"count":1}}
-	// ]}
-}
-
-func ExampleResult_WriteGantt() {
-	// the basic preset of `worksteal sim`: the seed tutorial's first run
-	s := sim.Scenario{Name: "basic", Seed: 1, Workers: sim.Workers{Count: 3},
-		Workload: sim.Workload{Tasks: 10, Duration: sim.Dist{Dist: "uniform", Min: 0.5, Max: 2}, Arrival: sim.Arrival{Target: "random"}},
-		Policy:   sim.Policy{Idle: sim.Idle{Mode: "poll", Interval: 0.1}}}
-	res, _ := sim.Run(context.Background(), s, sim.Options{Record: true})
-	var svg bytes.Buffer
-	res.WriteGantt(&svg) // one lane per worker, a bar per task, ▼ per steal
-	fmt.Println(strings.Count(svg.String(), "<rect"), strings.Count(svg.String(), "stole"))
-	// Output:
-	// 12 1
-}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"io"
 
 	"github.com/worksteal/worksteal/internal/simx"
 )
@@ -30,6 +31,13 @@ func init() {
 		return &simx.SweepResult{Name: r.Name, Param: r.Param, Values: r.Values, Reports: r.Reports,
 			Table: r.WriteTable, CSV: r.WriteCSV, SVG: r.WriteSVG}, nil
 	}
+	simx.WithRun = func(o any, maxEvents int64, record bool) any {
+		c := o.(Options)
+		c.maxEvents, c.record = maxEvents, record
+		return c
+	}
+	simx.WriteGantt = func(res any, w io.Writer) error { return res.(*Result).writeGantt(w) }
+	simx.WriteTrace = func(res any, w io.Writer) error { return res.(*Result).writeTrace(w) }
 	simx.SweepOf = func(s any) *simx.Sweep { return s.(Scenario).sweep }
 	simx.WithSweep = func(s any, sw *simx.Sweep) any {
 		c := s.(Scenario)

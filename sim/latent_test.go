@@ -47,7 +47,7 @@ func ids(s string) []int {
 // shallowest fork still open.
 func TestLatentOffersAtPollPointsOldestFirst(t *testing.T) {
 	var log bytes.Buffer
-	r, err := Run(context.Background(), latentTree(), Options{Log: &log, Record: true})
+	r, err := Run(context.Background(), latentTree(), Options{Log: &log, record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestLatentDeterministic(t *testing.T) {
 		Workload: Workload{Kind: kindFib, Poll: 5e-8, Fib: Fib{N: 22, Cutoff: 8, Leaf: 3e-9}}}
 	run := func(s Scenario) (string, float64) {
 		var log, buf bytes.Buffer
-		r, err := Run(context.Background(), s, Options{Log: &log, Record: true})
+		r, err := Run(context.Background(), s, Options{Log: &log, record: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func TestLatentDeterministic(t *testing.T) {
 			t.Fatal("no promotion: the scenario does not exercise the latent protocol")
 		}
 		r.Report.WriteJSON(&buf)
-		r.WriteTrace(&buf)
+		r.writeTrace(&buf)
 		return log.String() + buf.String(), r.Report.Totals.Makespan
 	}
 	a, ma := run(s)

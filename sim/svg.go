@@ -26,12 +26,12 @@ const (
 	ganttTop = 40.0
 )
 
-// WriteGantt draws the recorded schedule as an SVG Gantt chart: one lane per
+// writeGantt draws the recorded schedule as an SVG Gantt chart: one lane per
 // worker, a bar per task piece (colored by task; continuations darker,
 // aborted pieces red) and a black tick per steal on the thief's lane. Pieces
 // too short to see are merged into grey runs so that a million-task schedule
 // stays drawable.
-func (r *Result) WriteGantt(w io.Writer) error {
+func (r *Result) writeGantt(w io.Writer) error {
 	s := r.schedule
 	if s == nil {
 		return errNoSchedule

@@ -39,7 +39,7 @@ func theoryScenario(W, P int, amount string, maxBatch int) Scenario {
 // units runs s and returns its makespan in time units.
 func units(t *testing.T, s Scenario) float64 {
 	t.Helper()
-	r, err := Run(context.Background(), s, Options{MaxEvents: 200_000_000})
+	r, err := Run(context.Background(), s, Options{maxEvents: 200_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,16 +41,16 @@ type stealRec struct {
 	Count  int
 }
 
-// errNoSchedule is returned by writers that need Options.Record.
-var errNoSchedule = errors.New("sim: no schedule recorded (run with Options.Record)")
+// errNoSchedule is returned by writers that need Options.record.
+var errNoSchedule = errors.New("sim: no schedule recorded (run with simlab.Options' record)")
 
-// WriteTrace writes the schedule as Chrome trace-event JSON, which opens in
+// writeTrace writes the schedule as Chrome trace-event JSON, which opens in
 // Perfetto (ui.perfetto.dev) or chrome://tracing: one thread per worker, a
 // complete event ("ph":"X") per span with ts and dur in microseconds, and an
 // instant event ("ph":"i") per steal on the thief's thread. The runtime's
 // trace recorder writes the same format, so a simulated and a real schedule
 // look alike.
-func (r *Result) WriteTrace(w io.Writer) error {
+func (r *Result) writeTrace(w io.Writer) error {
 	s := r.schedule
 	if s == nil {
 		return errNoSchedule

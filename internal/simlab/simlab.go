@@ -100,6 +100,31 @@ func (sr *SweepResult) WriteCSV(w io.Writer) error { return sr.r.CSV(w) }
 // parameter. Numeric parameters are spaced by value, others evenly.
 func (sr *SweepResult) WriteSVG(w io.Writer) error { return sr.r.SVG(w) }
 
+// Options returns o with what only the command sets: maxEvents, when
+// positive, stops a run that processes more events with an error (a guard
+// against scenarios that poll every nanosecond for hours of virtual time;
+// a program has its context), and record keeps the schedule (task spans and
+// steals) for [WriteGantt] and [WriteTrace].
+func Options(o sim.Options, maxEvents int64, record bool) sim.Options {
+	return simx.WithRun(o, maxEvents, record).(sim.Options)
+}
+
+// WriteTrace writes the recorded schedule of res (run with [Options]'
+// record) as Chrome trace-event JSON, which opens in Perfetto
+// (ui.perfetto.dev) or chrome://tracing: one thread per worker, a complete
+// event ("ph":"X") per span with ts and dur in microseconds, and an instant
+// event ("ph":"i") per steal on the thief's thread. The runtime's trace
+// recorder writes the same format, so a simulated and a real schedule look
+// alike (`worksteal trace` reads both).
+func WriteTrace(res *sim.Result, w io.Writer) error { return simx.WriteTrace(res, w) }
+
+// WriteGantt draws the recorded schedule of res as an SVG Gantt chart: one
+// lane per worker, a bar per task piece (colored by task; continuations
+// darker, aborted pieces red) and a black tick per steal on the thief's
+// lane. Pieces too short to see are merged into grey runs so that a
+// million-task schedule stays drawable.
+func WriteGantt(res *sim.Result, w io.Writer) error { return simx.WriteGantt(res, w) }
+
 // MaxWorkers bounds a scenario's worker count.
 func MaxWorkers() int { return simx.MaxWorkers }
 

@@ -51,4 +51,10 @@ var (
 	RunSweep   func(ctx context.Context, s, o any) (*SweepResult, error)
 	SweepOf    func(s any) *Sweep
 	WithSweep  func(s any, sw *Sweep) any
+
+	// WithRun returns the sim.Options o with the command's event cap
+	// (0: none) and recording of the schedule.
+	WithRun func(o any, maxEvents int64, record bool) any
+	// WriteGantt and WriteTrace write a *sim.Result's recorded schedule.
+	WriteGantt, WriteTrace func(res any, w io.Writer) error
 )

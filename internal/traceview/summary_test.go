@@ -121,12 +121,12 @@ func TestAnalyzeSimTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(context.Background(), sc, sim.Options{Record: true})
+	res, err := sim.Run(context.Background(), sc, simlab.Options(sim.Options{}, 0, true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := res.WriteTrace(&buf); err != nil {
+	if err := simlab.WriteTrace(res, &buf); err != nil {
 		t.Fatal(err)
 	}
 	f, err := tracefmt.Read(&buf)

@@ -243,7 +243,7 @@ func runSimSweep(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) 
 	if err != nil {
 		return err
 	}
-	res, err := simlab.RunSweep(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+	res, err := simlab.RunSweep(env.Ctx, s, simlab.Options(sim.Options{}, cfg.maxEvents, false))
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
@@ -270,7 +270,7 @@ func runSimOnce(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) e
 	if cfg.csv {
 		return cmdenv.UsageError(errors.New("sim: --csv needs a sweep (--sweep PARAM=...)"))
 	}
-	opts := sim.Options{MaxEvents: cfg.maxEvents, Record: cfg.svg != "" || cfg.trace != ""}
+	opts := simlab.Options(sim.Options{}, cfg.maxEvents, cfg.svg != "" || cfg.trace != "")
 	if cfg.verbose {
 		opts.Log = out
 	}
@@ -290,10 +290,10 @@ func runSimOnce(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) e
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
-	if err := writeOutput(env, svgOut, res.WriteGantt); err != nil {
+	if err := writeOutput(env, svgOut, func(w io.Writer) error { return simlab.WriteGantt(res, w) }); err != nil {
 		return err
 	}
-	if err := writeOutput(env, traceOut, res.WriteTrace); err != nil {
+	if err := writeOutput(env, traceOut, func(w io.Writer) error { return simlab.WriteTrace(res, w) }); err != nil {
 		return err
 	}
 	if cfg.verbose {

@@ -523,7 +523,7 @@ func runSimProfile(env *cmdenv.Env, cmd *cobra.Command, cfg simConfig, args []st
 			s.Seed = cfg.seed
 		}
 		s.Policy.Scheduler, s.Policy.Victim, s.Policy.Amount, s.Policy.Idle.Mode = cfg.scheduler, cfg.victim, cfg.amount, cfg.idle
-		res, err := sim.Run(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+		res, err := sim.Run(env.Ctx, s, simlab.Options(sim.Options{}, cfg.maxEvents, false))
 		if err != nil {
 			return scenarioError("", err)
 		}
