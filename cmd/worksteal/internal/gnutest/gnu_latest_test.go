@@ -54,12 +54,17 @@ func latestPaints(s string) (paints, raw []string) {
 
 // latestLast keeps, of --latest-line's output, each row's last paint (a
 // row is known by the first key bytes of its paints: the tag) and the
-// text written as it is, each sorted.
+// text written as it is, each sorted. A paint of nothing but spaces (a row
+// without a tag painted before its job's output) is dropped: whether a
+// job's first paint comes before its output depends on timing.
 func latestLast(key int) func(string) string {
 	return func(s string) string {
 		paints, raw := latestPaints(s)
 		last := map[string]string{}
 		for _, p := range paints {
+			if strings.TrimSpace(p) == "" {
+				continue
+			}
 			last[p[:min(key, len(p))]] = p
 		}
 		rows := make([]string, 0, len(last))
