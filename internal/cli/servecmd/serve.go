@@ -178,12 +178,16 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	if cfg.verbose {
-		s.ConfigureLogger()
-	}
-	// The server's permission violations: logged and counted by holder.
+	// The server's permission violations: logged and counted by holder;
+	// with -v every line goes on to the server's own logger.
 	violations := newViolationLog(cfg.Security.Config, cmd.ErrOrStderr())
+	if cfg.verbose {
+		if violations.next, err = serverLogger(o); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	violations.install(s, o)
+	defer violations.Close()
 	defer violations.summary()
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {

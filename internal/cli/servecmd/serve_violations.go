@@ -18,8 +18,9 @@ import (
 // one error line naming the connection's nkey ("... - \"$G/nkey:U...\" -
 // Publish Violation - Subject \"...\""); it offers no advisory for it
 // without JWT accounts. serve installs violationLog as the server's
-// logger (SetLoggerV2; with -v it passes every line on to the server's
-// standard logger), so each violation is
+// logger (SetLoggerV2; with -v it passes every line on to the logger the
+// server would have made, serverLogger: its log_file, syslog or stderr),
+// so each violation is
 //
 //   - named: the nkey is mapped to the holder's name and role from
 //     users.json beside the --config file (serve init and serve
@@ -80,11 +81,19 @@ func newViolationLog(configFile string, errs io.Writer) *violationLog {
 	return v
 }
 
-// install makes v the logger of s, passing every line on to s's current
-// logger (if any).
+// install makes v the logger of s, which has none yet (SetLoggerV2
+// closes the logger it replaces: see serverLogger).
 func (v *violationLog) install(s *server.Server, o *server.Options) {
-	v.next = s.Logger()
 	s.SetLoggerV2(v, o.Debug, o.Trace, o.TraceVerbose)
+}
+
+// Close closes the logger v passes lines on to (a log file), when the
+// server no longer logs.
+func (v *violationLog) Close() error {
+	if c, ok := v.next.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // countTo sends the counts, those so far and each later one, to count
