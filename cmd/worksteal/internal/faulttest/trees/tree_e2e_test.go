@@ -176,10 +176,7 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	dir := t.TempDir()
-	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
-	writeScript(t, child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", e2e.Bin, grand))
-	writeScript(t, grand, "echo G=$FOO\nsleep \"$1\"\n")
+	_, child := spawnScripts(t, "echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", "echo G=$FOO\nsleep \"$1\"\n")
 	run := e2e.LaunchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.URL(), "--env", "FOO",
 		"echo P=$FOO; "+e2e.Bin+" spawn -- sh "+child+" {}", ":::", "0")
 	if code := run.Wait(t); code != 0 {
@@ -224,10 +221,7 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	dir := t.TempDir()
-	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
-	writeScript(t, child, fmt.Sprintf("echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", e2e.Bin, grand))
-	writeScript(t, grand, "echo G$1-$2\nsleep 0.2\n")
+	dir, child := spawnScripts(t, "echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", "echo G$1-$2\nsleep 0.2\n")
 	results := filepath.Join(dir, "out")
 	const children = 4
 	submit := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--job", "saved", "--results", results,
@@ -277,4 +271,17 @@ func writeScript(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// spawnScripts writes child.sh and grand.sh in a new directory of t:
+// child's body is a format whose two %s are the worksteal binary and
+// grand.sh's path (child spawns grand). It returns the directory and
+// child.sh's path.
+func spawnScripts(t *testing.T, child, grand string) (dir, childPath string) {
+	t.Helper()
+	dir = t.TempDir()
+	childPath, grandPath := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
+	writeScript(t, childPath, fmt.Sprintf(child, e2e.Bin, grandPath))
+	writeScript(t, grandPath, grand)
+	return dir, childPath
 }
