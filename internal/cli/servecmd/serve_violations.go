@@ -33,7 +33,7 @@ import (
 //     only counted;
 //   - counted with the recorder's refusals, by role and reason
 //     (ReasonPublishDenied, ReasonSubscribeDenied), which the recorder
-//     publishes on <stream>.refusals for the dashboard (Node.CountRefusal).
+//     publishes on <stream>.refusals for the dashboard (clusterops.CountRefusal).
 //
 // Failed logins are read from the same log: a connection the server
 // closes for its credential ("authentication error - Nkey \"U...\"": an
@@ -136,7 +136,7 @@ func (v *violationLog) Close() error {
 }
 
 // countTo sends the counts, those so far and each later one, to count
-// (the recorder's Node.CountRefusal).
+// (the recorder's clusterops.CountRefusal).
 func (v *violationLog) countTo(count func(role, reason string)) {
 	v.mu.Lock()
 	v.count = count
