@@ -16,8 +16,8 @@ func TestRunHaltNowStopsTheRunningJobs(t *testing.T) {
 	var out lockedBuffer
 	jobs := lines("echo $$ > "+pid+"; sleep 30 & wait", "sleep 0.2; exit 3", "echo never")
 	s := mustRun(t, Config{Slots: 2, Halt: Halt{When: HaltNow, Why: HaltOnFail, Count: 1}, Stdout: &out, Stderr: &out}, jobs)
-	if !s.Halted || !s.HaltSet || s.HaltStatus != 3 {
-		t.Errorf("Halted %v, HaltSet %v, HaltStatus %d; want true, true, 3", s.Halted, s.HaltSet, s.HaltStatus)
+	if !s.Halted || !s.haltSet || s.haltStatus != 3 {
+		t.Errorf("Halted %v, HaltSet %v, HaltStatus %d; want true, true, 3", s.Halted, s.haltSet, s.haltStatus)
 	}
 	if len(s.Results) != 1 || s.Results[0].Seq != 2 || s.NotRun != 2 {
 		t.Errorf("results %v, not run %d; want job 2 alone, 2 not run", s.Results, s.NotRun)
@@ -37,7 +37,7 @@ func TestRunHaltSoonLetsRunningJobsFinish(t *testing.T) {
 	for _, r := range s.Results {
 		seqs = append(seqs, r.Seq)
 	}
-	if !slices.Equal(seqs, []int{1, 2}) || s.HaltStatus != 2 || s.Failed != 2 {
-		t.Errorf("results %v, HaltStatus %d, failed %d; want jobs 1 and 2, status 2 (the first failure's), 2 failed", seqs, s.HaltStatus, s.Failed)
+	if !slices.Equal(seqs, []int{1, 2}) || s.haltStatus != 2 || s.Failed != 2 {
+		t.Errorf("results %v, HaltStatus %d, failed %d; want jobs 1 and 2, status 2 (the first failure's), 2 failed", seqs, s.haltStatus, s.Failed)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/benchcmd"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/clusterwire"
+	"github.com/worksteal/worksteal/internal/throttle"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -175,7 +176,7 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 		return nil, nil, cmdenv.UsageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
 	}
 	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
-	admit, err := NewAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	admit, err := NewAdmission(cfg.load, cfg.memFree, throttle.ReadMachine)
 	if err != nil {
 		return nil, nil, cmdenv.UsageError(err)
 	}
