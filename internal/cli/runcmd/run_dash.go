@@ -150,7 +150,7 @@ func (d *localDash) Snapshot() any {
 		LastSeen: now, Executed: d.executed, Failures: d.failures, Tasks: []clusterwire.StatusTask{}, Timeline: append([]clusterobs.Span{}, d.spans...)}
 	st := clusterobs.State{Kind: "cluster", Time: now, Stream: "local", Ready: true, StragglerFactor: d.factor,
 		Stragglers: []clusterobs.Straggler{}}
-	med := d.hist.Median()
+	med := d.hist.Quantile(0.5)
 	for _, a := range d.running {
 		busy += now.Sub(a.Start)
 		w.Tasks = append(w.Tasks, clusterwire.StatusTask{Job: d.job, Task: strconv.Itoa(a.Seq), Attempt: a.Try, Speculative: a.Copy, Start: a.Start})
