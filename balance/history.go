@@ -88,7 +88,6 @@ func (h *History) Quantile(q float64) time.Duration {
 	return time.Duration(quantileSorted(h.sorted, q))
 }
 
-
 // Durations returns a copy of the durations held, oldest first; pass it to
 // Profile.Durations to analyze the run.
 func (h *History) Durations() []time.Duration {

@@ -82,7 +82,6 @@ func QueueDepthStdDev[T Number](depths []T) float64 {
 	return sd
 }
 
-
 // Quantile returns the q-quantile of xs, 0 ≤ q ≤ 1, by linear interpolation
 // between the closest ranks (the default of numpy and R, "type 7"): with the
 // values sorted, it is the value at fractional index q·(n−1). Quantile(xs, 0)
