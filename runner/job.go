@@ -56,7 +56,9 @@ func (r *run) releaseInputs() {
 
 // The input side (internal/gnuinput) reads and sets a Job's State
 // through these (see jobio.Of), and worksteal run its Config's options
-// (see runopts.Of).
+// (see runopts.Of). runopts.Of points into the Config its caller holds, so
+// the options set through it travel with the copies made afterwards (Run
+// takes its Config by value): set them before handing the Config on.
 func init() {
 	jobio.Of = func(job any) jobio.State { return job.(Job).x }
 	jobio.With = func(job any, s jobio.State) any {
