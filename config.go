@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -21,7 +22,7 @@ type Config struct {
 	Steal policy.Amount
 	// Idle is the schedule of a worker that finds no work: rounds of steal
 	// attempts, exponential backoff with jitter between rounds, then park
-	// (default policy.DefaultIdle: 8 rounds with about 0.13 ms of backoff, then park).
+	// (default: 8 rounds with about 0.13 ms of backoff, then park; see policy.Idle).
 	Idle policy.Idle
 
 	// Groups assigns workers to locality groups for policy.Locality. Nil
@@ -46,14 +47,14 @@ type Config struct {
 	// StallAfter is the stall monitor's bound (monitor.go): a worker
 	// blocked in a task without Blocking for StallAfter while work is
 	// queued gets a spare worker, so queued work waits at most about
-	// 1.5 × StallAfter for it. 0 means DefaultStallAfter (10 ms);
+	// 1.5 × StallAfter for it. 0 means the default, 10 ms;
 	// negative turns the monitor off (no compensation without Blocking,
 	// no stall reports).
 	StallAfter time.Duration
 	// StallReport: a worker busy without progress this long, while work
 	// is queued or another worker is idle, is reported once per stall to
 	// OnStall (or, if nil, the standard logger) with its stack. 0 means
-	// DefaultStallReport (1 s). "This long" is wall time for a worker that
+	// the default, 1 s. "This long" is wall time for a worker that
 	// waits (a channel, a lock, I/O) and, for one that runs or is
 	// runnable, the CPU time it can have had: a worker descheduled on an
 	// overloaded machine is not reported (monitor.go).
@@ -94,7 +95,7 @@ type Config struct {
 	// returned by Close.
 	OnPanic func(*PanicError)
 
-	// latentFrames, if positive, replaces policy.LatentFrames for this
+	// latentFrames, if positive, replaces policyrt.LatentFrames for this
 	// pool's workers (Worker.setLo): tests run the hand-over with several
 	// latent frames open, where their order matters (TestJoinExactlyOnce).
 	latentFrames int
@@ -117,7 +118,7 @@ func (c Config) normalize() (Config, error) {
 	if c.Steal > policy.StealOne {
 		return c, fmt.Errorf("worksteal: Config.Steal = %v is not a known amount", c.Steal)
 	}
-	idle, err := c.Idle.Normalize()
+	idle, err := policyrt.NormalizeIdle(c.Idle)
 	if err != nil {
 		return c, fmt.Errorf("worksteal: Config.Idle: %w", err)
 	}
@@ -129,16 +130,16 @@ func (c Config) normalize() (Config, error) {
 		c.MaxBlocking = max(256, 4*c.Workers)
 	}
 	if c.StallAfter == 0 {
-		c.StallAfter = DefaultStallAfter
+		c.StallAfter = defaultStallAfter
 	}
 	if c.StallAfter < 0 {
 		c.StallAfter = -1 // stays negative, so New(p.Config()) means the same
 	}
 	if c.StallReport < 0 {
-		return c, fmt.Errorf("worksteal: Config.StallReport = %v; want 0 (default %v) or a positive duration", c.StallReport, DefaultStallReport)
+		return c, fmt.Errorf("worksteal: Config.StallReport = %v; want 0 (default %v) or a positive duration", c.StallReport, defaultStallReport)
 	}
 	if c.StallReport == 0 {
-		c.StallReport = DefaultStallReport
+		c.StallReport = defaultStallReport
 	}
 	if c.MaxBlocking < 0 {
 		c.MaxBlocking = -1 // stays negative, so New(p.Config()) means the same

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -67,14 +68,14 @@ func TestConfigRefusesBadFieldsByNameAndFillsDefaults(t *testing.T) {
 	t.Run("defaults are filled in", func(t *testing.T) {
 		p := newTestPool(t, Config{Workers: 3})
 		c := p.Config()
-		if c.Idle != policy.DefaultIdle {
-			t.Errorf("Config().Idle = %+v; want policy.DefaultIdle %+v", c.Idle, policy.DefaultIdle)
+		if c.Idle != policyrt.DefaultIdle {
+			t.Errorf("Config().Idle = %+v; want policyrt.DefaultIdle %+v", c.Idle, policyrt.DefaultIdle)
 		}
 		if c.MaxBlocking != 256 {
 			t.Errorf("Config().MaxBlocking = %d; want 256 (the default for up to 64 workers)", c.MaxBlocking)
 		}
-		if c.StallAfter != DefaultStallAfter || c.StallReport != DefaultStallReport {
-			t.Errorf("Config().StallAfter, StallReport = %v, %v; want the defaults %v, %v", c.StallAfter, c.StallReport, DefaultStallAfter, DefaultStallReport)
+		if c.StallAfter != defaultStallAfter || c.StallReport != defaultStallReport {
+			t.Errorf("Config().StallAfter, StallReport = %v, %v; want the defaults %v, %v", c.StallAfter, c.StallReport, defaultStallAfter, defaultStallReport)
 		}
 		if c.Seed == 0 {
 			t.Errorf("Config().Seed = 0; want the default seed filled in")
