@@ -80,7 +80,12 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 //
 // A JoinFunc that nobody steals costs a few ns of CPU over a plain call
 // (BenchmarkJoin's cpu-ns/join in bench_test.go; PROTOCOL.md "What a Join
-// costs"); the semantics, panics included, are those of [Join].
+// costs"); the semantics, panics included, are those of [Join]. The
+// compiler inlines JoinFunc only in a build with profile-guided
+// optimization (go build -pgo, or a default.pgo beside the main package)
+// whose CPU profile shows the call site hot: the Join then costs about
+// half the instructions over a plain call (PROTOCOL.md "What a Join
+// costs"; cmd/worksteal is built that way).
 // Keep xa and xb small: when w, the two functions and the two arguments
 // fit in Go's nine integer argument registers (arguments of up to three
 // words each), the call passes them in registers; larger ones go through

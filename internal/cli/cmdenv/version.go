@@ -1,6 +1,7 @@
 package cmdenv
 
 import (
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -15,9 +16,12 @@ import (
 // it was built in), else "devel".
 var Version string
 
-// version is what worksteal --version prints after the program name: the
-// version, the VCS revision and time when the build recorded them, and the
-// Go release.
+// VersionString is what worksteal --version prints after the program name: the
+// version, the VCS revision and time when the build recorded them, the
+// profile of a profile-guided build ("pgo default.pgo": go build picks up
+// cmd/worksteal/default.pgo, which lets the compiler inline JoinFunc's
+// plain-call path into the benchmark kernels; PROTOCOL.md "What a Join
+// costs"), and the Go release.
 func VersionString() string {
 	info, ok := debug.ReadBuildInfo()
 	v := Version
@@ -29,9 +33,11 @@ func VersionString() string {
 	}
 	var extra []string
 	if ok {
-		var rev, at, modified string
+		var rev, at, modified, pgo string
 		for _, s := range info.Settings {
 			switch s.Key {
+			case "-pgo":
+				pgo = s.Value
 			case "vcs.revision":
 				rev = s.Value
 			case "vcs.time":
@@ -51,6 +57,9 @@ func VersionString() string {
 		}
 		if at != "" {
 			extra = append(extra, at)
+		}
+		if pgo != "" {
+			extra = append(extra, "pgo "+filepath.Base(pgo))
 		}
 	}
 	extra = append(extra, runtime.Version())
