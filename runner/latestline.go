@@ -113,6 +113,13 @@ func (j *latestJob) Write(p []byte) (int, error) {
 	if j.drop {
 		return len(p), nil // GNU's --files/--results: its pipe is never read
 	}
+	j.take(p)
+	j.s.paint(j)
+	return len(p), nil
+}
+
+// take keeps the latest whole line of p. Called with s.mu held.
+func (j *latestJob) take(p []byte) {
 	if i := lastEnd(p); i > 0 {
 		l := append(j.half, p[:i-1]...)
 		j.line = append(j.line[:0], l[lastEnd(l):]...)
@@ -120,21 +127,23 @@ func (j *latestJob) Write(p []byte) (int, error) {
 	} else {
 		j.half = append(j.half, p...)
 	}
-	j.s.paint(j)
-	return len(p), nil
 }
 
 // start paints the job's row when it starts (GNU paints every running job
-// at each turn of its loop, the first before any output); under drop it
-// writes the tag and a newline instead (GNU's line of the file name, which
-// --latest-line leaves without a name) and paints only when the job ends.
-func (j *latestJob) start() {
+// at each turn of its loop, the first before any output) with first, the
+// job's first output, taken before it (-v's command: GNU writes it into the
+// job's pipe before the job starts, so no paint comes before it); under
+// drop it writes the tag and a newline instead (GNU's line of the file
+// name, which --latest-line leaves without a name) and paints only when
+// the job ends.
+func (j *latestJob) start(first string) {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
 	if j.drop {
 		io.WriteString(j.s.out, j.rawTag+"\n")
 		return
 	}
+	j.take([]byte(first))
 	j.s.paint(j)
 }
 

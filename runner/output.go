@@ -48,7 +48,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // to, and a flush to call once it has ended (the last line, under
 // OutputLineBuffer). Called by the loop goroutine; the writers are used by
 // the attempt's goroutine (os/exec's copiers) only.
-func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func(failed bool)) {
+func (r *run) streams(job Job, slot int, first string) (stdout, stderr io.Writer, flush func(failed bool)) {
 	if r.cfg.Output == OutputUngroup {
 		return r.streamOut, r.streamErr, nil
 	}
@@ -63,7 +63,7 @@ func (r *run) streams(job Job, slot int) (stdout, stderr io.Writer, flush func(f
 		}
 		l := r.latest.job(job.Seq, tag, color)
 		l.drop = r.cfg.x.LatestLineDrop
-		l.start()
+		l.start(first)
 		return l, l, l.finish
 	}
 	o := &lineWriter{out: r.streamOut, tag: tag}

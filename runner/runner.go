@@ -346,11 +346,12 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	var flush func(failed bool)
 	if r.streamOut != nil {
-		c.Stdout, c.Stderr, flush = r.streams(js.job, slot)
-		switch {
-		case r.cfg.x.Verbose && r.latest != nil:
-			io.WriteString(c.Stdout, a.line+"\n") // -v: GNU's first line of the job's own output
-		case r.cfg.x.Verbose:
+		first := "" // -v under --latest-line: GNU's first line of the job's own output
+		if r.cfg.x.Verbose && r.latest != nil {
+			first = a.line + "\n"
+		}
+		c.Stdout, c.Stderr, flush = r.streams(js.job, slot, first)
+		if r.cfg.x.Verbose && r.latest == nil {
 			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
 		}
 	}

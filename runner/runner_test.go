@@ -149,9 +149,11 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
 	pids := filepath.Join(dir, "pids")
 	// The shell starts a child that ignores nothing, and a grandchild in
-	// the background: all must die with the job.
+	// the background: all must die with the job. The timeout leaves the
+	// shell 2 s to write the pid file (300 ms did not, on a machine at
+	// load 50: waitGone then failed on a missing file).
 	cmd := fmt.Sprintf(`sleep 60 & echo $! > %s; sleep 60`, pids)
-	s := mustRun(t, Config{Slots: 1, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond}, lines(cmd))
+	s := mustRun(t, Config{Slots: 1, Timeout: 2 * time.Second, Grace: 100 * time.Millisecond}, lines(cmd))
 	if s.Failed != 1 || s.TimedOut != 1 || !s.Results[0].TimedOut || s.Results[0].Signal == 0 {
 		t.Errorf("summary %+v result %+v; want one timed-out job killed by a signal", s, s.Results[0])
 	}
@@ -171,10 +173,12 @@ func TestRunRelativeTimeout(t *testing.T) {
 
 func TestRunSpeculativeCopyWins(t *testing.T) {
 	dir := t.TempDir()
-	// The first run of the straggler hangs; its copy, started later,
-	// finds the marker and finishes at once.
+	// The first run of the straggler hangs; its copy, started later on
+	// another slot, finishes at once. (Which run hangs is told by the
+	// slot, not by which got to a marker first: on a busy machine the
+	// first run's shell may not reach it before the copy starts.)
 	pids := filepath.Join(dir, "pids")
-	straggler := fmt.Sprintf(`if mkdir %s/first 2>/dev/null; then echo $$ >> %s; exec sleep 60; fi; echo copy`, dir, pids)
+	straggler := fmt.Sprintf(`if [ "$WORKSTEAL_SLOT" = 1 ]; then echo $$ >> %s; exec sleep 60; fi; echo copy`, pids)
 	var out lockedBuffer
 	cfg := Config{Slots: 2, Speculate: true, SpeculateAfter: 200 * time.Millisecond, Grace: 100 * time.Millisecond, Stdout: &out, Order: OrderInput}
 	s := mustRun(t, cfg, lines(straggler, "true", "true"))

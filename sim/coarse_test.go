@@ -55,7 +55,7 @@ func meanMakespan(t *testing.T, mk func(seed uint64) Scenario, n int) float64 {
 
 // TestCoarseTreeLatentNearEager: on trees of coarse leaves that never
 // poll, the runtime's protocol (latent frames, eager within
-// policy.EagerDepth levels of the root of a worker's stack) is within 5 %
+// policyrt.EagerDepth levels of the root of a worker's stack) is within 5 %
 // of the eager (deque) protocol's makespan at 2, 16 and 64 workers, for
 // 64 leaves and for 256 (deeper than the eager levels). The assertion can
 // fail: with every Join latent (eager_depth −1) the makespan is 27–92 %
@@ -88,8 +88,8 @@ func TestCoarseTreeLatentNearEager(t *testing.T) {
 // latent, as the scenarios with that policy run alone do.
 func TestSweepEagerDepth(t *testing.T) {
 	s := coarseTree(t, 16, 6, 1, Policy{})
-	s.Sweep = &Sweep{Param: "eager_depth", Values: []string{"0", "-1"}}
-	res, err := RunSweep(context.Background(), s, Options{})
+	s.sweep = &sweepSpec{Param: "eager_depth", Values: []string{"0", "-1"}}
+	res, err := runSweep(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestEagerDepthFineGrained(t *testing.T) {
 }
 
 // TestLatentFramesCost: plain calls (policy.latent_frames 1, the runtime's
-// policy.LatentFrames) cost the parallel schedule little against offering
+// policyrt.LatentFrames) cost the parallel schedule little against offering
 // every fork's half (−1): fib 30 (cutoff 12) and 256 coarse leaves at 2,
 // 16 and 64 workers within 3 % of the makespan. Thousands of fib's forks
 // are plain calls at 2 workers; the thieves want the oldest halves, which

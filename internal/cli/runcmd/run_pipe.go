@@ -263,17 +263,20 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		}
 		todo = skipLogged(ctx, jobs, records, cfg.resumeFailed)
 	}
-	if cfg.dryRun {
+	if cfg.dryRun && !cfg.gnu.latestLine {
 		for j := range todo {
 			fmt.Fprintln(cmd.OutOrStdout(), jobio.Of(j).CommandIn(j.Command, 1))
 		}
 		return pipeFeedError(<-feedErr)
 	}
-	jl, closeLog, err := openRunJoblog(cmd, cfg)
-	if err != nil {
-		return runError(err)
+	var jl *joblog.Log
+	if !cfg.dryRun {
+		var closeLog func()
+		if jl, closeLog, err = openRunJoblog(cmd, cfg); err != nil {
+			return runError(err)
+		}
+		defer closeLog()
 	}
-	defer closeLog()
 	total := -1
 	if parts != nil {
 		total = len(parts)
@@ -290,6 +293,11 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	if err := pipeGNUConfig(f, cfg, &rcfg); err != nil {
 		return runError(err)
 	}
+	// GNU's --dry-run under --latest-line, as in argument mode (run.go):
+	// each chunk's job runs "true" and its command, written into its
+	// output as -v writes it, is painted on its row; no joblog is made.
+	o.DryRun = cfg.dryRun
+	o.Verbose = o.Verbose || cfg.dryRun
 	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
 }
 

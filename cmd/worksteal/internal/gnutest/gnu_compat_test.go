@@ -176,12 +176,14 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --no-run-if-empty with ::: and sources", args: []string{"-k", "--no-run-if-empty", "echo", "[{1}]", "[{2}]", ":::", "a", "", " ", ":::", "", "b"}},
 	{name: "29.7 -r with only white space runs nothing", args: []string{"-r", "echo", "x"}, stdin: " \n\t\n"},
 	{name: "29.7 --plain --gnu --silent are GNU's defaults", args: []string{"-k", "--plain", "--gnu", "--silent", "echo", ":::", "a", "b"}},
-	// Job 1 waits for job 2 to finish: the output order is certain.
-	// Job 1 ends 3 s after job 2 has: GNU parallel reaps its children
-	// in a loop that backs off to about a second between looks, and on
-	// a busy machine it found both ended in one look and printed them in
-	// job order (CI, stop 35), which is no test of the order option.
-	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "[ {} = 1 ] && { while [ ! -e done2 ]; do sleep 0.05; done; sleep 3; }; echo {}; touch done{}", ":::", "1", "2"}},
+	// Job 1 ends once the program has logged job 2 (so printed its
+	// output: both print a job's output before its joblog row): the order
+	// is certain. Waiting for a file job 2 touched was not enough: GNU
+	// parallel reaps its children in a loop that backs off to about a
+	// second between looks, and on a busy machine it found both ended in
+	// one look and printed them in job order (CI, stop 35).
+	{name: "29.7 --no-keep-order undoes -k", args: []string{"-k", "--no-keep-order", "-j2", "--joblog", "jl",
+		"[ {} = 1 ] && for i in $(seq 1200); do grep -q '^2\t' jl && break; sleep 0.05; done; echo {}", ":::", "1", "2"}, joblog: "jl"},
 	{name: "29.7 --bar leaves stdout alone", args: []string{"-k", "--bar", "echo", ":::", "a", "b"}},
 	{name: "29.7 --progress leaves stdout alone", args: []string{"-k", "--progress", "echo", ":::", "a", "b"}},
 	{name: "29.7 {=perl=} is refused", args: []string{"echo", "{=uc=}", ":::", "a"}, onlyStatus: true, wsRefuses: true},

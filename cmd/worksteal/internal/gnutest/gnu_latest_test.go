@@ -54,12 +54,17 @@ func latestPaints(s string) (paints, raw []string) {
 
 // latestLast keeps, of --latest-line's output, each row's last paint (a
 // row is known by the first key bytes of its paints: the tag) and the
-// text written as it is, each sorted.
+// text written as it is, each sorted. A paint of nothing but spaces (a row
+// without a tag painted before its job's output) is dropped: whether a
+// job's first paint comes before its output depends on timing.
 func latestLast(key int) func(string) string {
 	return func(s string) string {
 		paints, raw := latestPaints(s)
 		last := map[string]string{}
 		for _, p := range paints {
+			if strings.TrimSpace(p) == "" {
+				continue
+			}
 			last[p[:min(key, len(p))]] = p
 		}
 		rows := make([]string, 0, len(last))
@@ -113,6 +118,15 @@ var gnuLatestCases = []gnuCase{
 	// paint is the command; exit 0 whatever the commands would do; no
 	// joblog is made.
 	{name: "29.15 --ll --dry-run: each command painted on a job's row", args: []string{"-j2", "--ll", "--tag", "--dry-run", "--joblog", "jl", "echo {}; exit {}", ":::", "0", "1", "2"}, norm: latestLast(8)},
+	// The same under --pipe and --pipepart: each chunk's job has a row
+	// (no tag: worksteal refuses --tag in pipe mode, docs/run.md), its
+	// last paint the job's line; under --dry-run its command.
+	{name: "29.15 --ll --pipe -j1: each chunk's line, the exit status", args: []string{"--pipe", "-N3", "-j1", "--ll", "paste -sd,; exit {#}"}, stdin: seq10, norm: latestSeq},
+	{name: "29.15 --ll --pipe -k -j2: each chunk's last line", args: []string{"--pipe", "-N2", "-k", "-j2", "--ll", "echo {#} $(paste -sd,) >&2"}, stdin: seq10, norm: latestLast(2)},
+	{name: "29.15 --ll --pipepart -k -j2", args: []string{"--pipepart", "-a", "f", "--block", "5", "-k", "-j2", "--ll", "echo {#} $(wc -l)"}, files: map[string]string{"f": seq10}, norm: latestLast(2)},
+	{name: "29.15 --ll --pipe --dry-run -j1: each chunk's command", args: []string{"--pipe", "-N3", "-j1", "--ll", "--dry-run", "echo {#}; exit 1"}, stdin: seq10, norm: latestSeq},
+	{name: "29.15 --ll --pipe --dry-run -j2 with a joblog: none made", args: []string{"--pipe", "-N3", "-j2", "--ll", "--dry-run", "--joblog", "jl", "echo {#}"}, stdin: seq10, norm: latestLast(6)},
+	{name: "29.15 --ll --pipepart --dry-run", args: []string{"--pipepart", "-a", "f", "--block", "5", "-j1", "--ll", "--dry-run", "echo {#} {%}"}, files: map[string]string{"f": seq10}, norm: latestSeq},
 	// GNU's --ll reads the jobs' output from a pipe and saves no file; with
 	// --results DIR or --files it never reads that pipe (the jobs still
 	// run, their exit statuses count; stderr goes into the pipe too): a

@@ -233,7 +233,7 @@ func (c gnuCase) keepsOrder() bool {
 		if a == ":::" || a == "::::" {
 			break
 		}
-		if a == "-k" || a == "--keep-order" || a == "-j1" || (a == "-j" && i+1 < len(args) && args[i+1] == "1") {
+		if a == "-k" || a == "--keep-order" || a == "--keep" || a == "-j1" || (a == "-j" && i+1 < len(args) && args[i+1] == "1") {
 			return true
 		}
 	}
@@ -257,7 +257,10 @@ var gnuCases = []gnuCase{
 	{name: "{#} alone takes no argument", args: []string{"-k", "echo", "{#}"}, stdin: "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"},
 	{name: "{#} in a file name", args: []string{"touch", "job{#}.done", ":::", "x", "y"}},
 	{name: "{%} with one slot", args: []string{"-j1", "echo", "{%}-{#}", ":::", "a", "b", "c"}},
-	{name: "{%} is a slot number", args: []string{"-j", "2", "sleep 1; echo {%}", ":::", "a", "b"}},
+	// Each job waits until both have started: two jobs running at once
+	// have slots 1 and 2. (With "sleep 1" a job started a second late on
+	// a busy machine found slot 1 free again.)
+	{name: "{%} is a slot number", args: []string{"-j", "2", "touch s{#}; for i in $(seq 1200); do [ -e s1 ] && [ -e s2 ] && break; sleep 0.05; done; echo {%}", ":::", "a", "b"}},
 	{name: "{%} and {#} in files", args: []string{"-j1", "touch", "s{%}-j{#}", ":::", "a", "b"}},
 	{name: "path replacement strings", args: []string{"-k", "echo", "{//}", "{/}", "{/.}", "{.}", ":::",
 		"./d/e", "dir/", "/x/y/", "a.b/c", ".x", "a.tar.gz", "/", "", "a b/c d.e", "x/.y", "a..b", "a/b.c/", "//a//b//"}},
@@ -351,7 +354,10 @@ var gnuCases = []gnuCase{
 	{name: "large output kept whole", args: []string{"-k", "-j2", "seq", ":::", "20000", "3"}},
 
 	// Timeouts and retries.
-	{name: "--timeout in seconds", args: []string{"--timeout", "2", "sleep {}; echo {}", ":::", "0", "20"}, joblog: "-"},
+	// The job that ends must do so within the timeout, from its start:
+	// 6 s leaves a busy machine room to start a shell (2 s did not argue
+	// it: a job GNU has not reaped when its time is up is killed, -1).
+	{name: "--timeout in seconds", args: []string{"--timeout", "6", "sleep {}; echo {}", ":::", "0", "60"}, joblog: "-"},
 	{name: "--timeout with units", args: []string{"--timeout", "1m", "echo", ":::", "a"}},
 	{name: "--timeout % applies to running jobs from the first success", args: []string{"-j2", "--timeout", "300%", "sleep {}; echo {}", ":::", "0.2", "20"}, joblog: "jl"},
 	{name: "--retries N is N tries in all", args: []string{"--retries", "2", "echo x >> tries; false", ":::", "1"}},
@@ -417,7 +423,7 @@ var gnuCases = []gnuCase{
 	{name: "-q quotes in arguments", args: []string{"-k", "-q", "printf", "%s\n", "{}", ":::", `'`, `"`, `a'b"c`, `\`}},
 	{name: "three sources with {#}", args: []string{"-k", "echo", "{#}", "{3}{2}{1}", ":::", "a", "b", ":::", "c", "d", ":::", "e", "f"}},
 	{name: "{#} over two -a files", args: []string{"-k", "-a", "f1", "-a", "f2", "echo", "{#}", "{2}"}, files: map[string]string{"f1": "1\n2\n3\n", "f2": "a\nb\n"}},
-	{name: "--timeout with a unit", args: []string{"--timeout", "1.5s", "echo", ":::", "a"}},
+	{name: "--timeout with a unit", args: []string{"--timeout", "5.5s", "echo", ":::", "a"}},
 	{name: "bad -j fraction", args: []string{"-j", "1.5", "echo", ":::", "a"}, onlyStatus: true, refused: true},
 	{name: "--retries with a flapping job and a joblog", args: []string{"-k", "--retries", "3", "--joblog", "jl", "n=$(cat c{} 2>/dev/null || echo 0); echo $((n+1)) > c{}; echo {}$n; [ $n -ge 1 ]", ":::", "a", "b"}, joblog: "jl"},
 	{name: "--colsep with {} and -k", args: []string{"-k", "--colsep", ";", "echo", "{}", "{2}"}, stdin: "a;b c\nd;e\n"},
@@ -435,9 +441,18 @@ var gnuCases = []gnuCase{
 	{name: "--max-procs", args: []string{"-k", "--max-procs", "2", "echo", ":::", "a", "b"}},
 	{name: "--jl is --joblog", args: []string{"-k", "--jl", "jl", "echo {}; exit {}", ":::", "0", "1"}, joblog: "jl"},
 
-	// --halt: every form. One slot, or sleeps, make the order certain.
-	{name: "--halt now,fail=1 kills the running jobs, logs none of them", args: []string{"-j2", "--halt", "now,fail=1", "--joblog", "jl", "sleep {}; echo {}; exit {}", ":::", "1", "4", "5"}, joblog: "jl"},
-	{name: "--halt soon,fail=1 lets the running jobs finish", args: []string{"-j2", "--halt", "soon,fail=1", "sleep {}; echo {}; exit {}", ":::", "1", "2", "3"}},
+	// --halt: every form. One slot, or files each job waits for, make
+	// the order certain (never sleeps: on a busy machine a shell may
+	// start a second late, and GNU may see two jobs end in one look).
+	// Job 1 fails once job 60 runs (s60); job 60 would run for a minute
+	// unless killed; job 61 never starts.
+	{name: "--halt now,fail=1 kills the running jobs, logs none of them", args: []string{"-j2", "--halt", "now,fail=1", "--joblog", "jl",
+		"touch s{}; if [ {} = 1 ]; then for i in $(seq 1200); do [ -e s60 ] && break; sleep 0.05; done; fi; sleep {}; echo {}; exit {}", ":::", "1", "60", "61"}, joblog: "jl"},
+	// Job 1 fails once job 2 runs (s2); job 2 ends once the program has
+	// logged job 1 (its failure seen, so job 3 never starts): exit 1.
+	{name: "--halt soon,fail=1 lets the running jobs finish", args: []string{"-j2", "--halt", "soon,fail=1", "--joblog", "jl",
+		"touch s{}; if [ {} = 1 ]; then for i in $(seq 1200); do [ -e s2 ] && break; sleep 0.05; done; fi; " +
+			"if [ {} = 2 ]; then for i in $(seq 1200); do grep -q '^1\t' jl && break; sleep 0.05; done; fi; echo {}; exit {}", ":::", "1", "2", "3"}, joblog: "jl"},
 	{name: "--halt soon,fail=1, exit status of the failed job", args: []string{"-j1", "--halt", "soon,fail=1", "echo {}; exit {}", ":::", "0", "2", "0", "3"}},
 	{name: "--halt now,fail=1 with -j1", args: []string{"-j1", "--halt", "now,fail=1", "echo {}; exit {}", ":::", "0", "0", "1", "2", "3"}},
 	{name: "--halt soon,fail=3", args: []string{"-j1", "--halt", "soon,fail=3", "echo {}; exit {}", ":::", "1", "0", "2", "0", "3", "4"}},
@@ -583,7 +598,7 @@ var gnuCases = []gnuCase{
 	{name: "--plus with positions", args: []string{"-k", "--plus", "echo", "{2/a/X}", "{1..}", "{-1^^b}", "{2+/}", ":::", "a.b.c", ":::", "bab", "d/e"}},
 	{name: "without --plus its strings are text", args: []string{"-k", "echo", "{+/}", "{##}", "{:-x}", ":::", "a/b"}},
 
-	{name: "timed-out jobs count as failed", args: []string{"--timeout", "1.5", "sleep", ":::", "0", "20", "21"}},
+	{name: "timed-out jobs count as failed", args: []string{"--timeout", "5.5", "sleep", ":::", "0", "60", "61"}},
 }
 
 // seqLines is seq n.

@@ -22,10 +22,12 @@ var gnuRefusedCases = []gnuCase{
 	{name: "29.12 --compress with its own --decompress-program", args: []string{"-k", "--compress", "--decompress-program", "od -An -c | wc -l", "echo {}", ":::", "a"}},
 	{name: "29.12 a failing compressor fails the job", args: []string{"-k", "--compress-program", "false", "--joblog", "-", "echo {}", ":::", "a", "b"}, joblog: "-"},
 	// --term-seq: the signals that stop a job (here at its --timeout),
-	// each with its wait. The job traps the signals and says which came.
-	{name: "29.12 --term-seq INT first", args: []string{"--timeout", "3", "--joblog", "-", "--term-seq", "INT,5000,KILL,25", ":::", trapJob}, joblog: "-"},
-	{name: "29.12 --termseq: TERM ignored, then KILL", args: []string{"--timeout", "3", "--joblog", "-", "--termseq", "TERM,100,KILL,25", ":::", "trap '' TERM; while :; do sleep 0.1; done"}, joblog: "-"},
-	{name: "29.12 --term-seq: a signal without its wait", args: []string{"--timeout", "3", "--term-seq", "SIGINT", ":::", trapJob}},
+	// each with its wait. The job traps the signals and says which came;
+	// the timeout (5 s, was 3) leaves a busy machine room to start the
+	// job's shell and set its traps before the first signal.
+	{name: "29.12 --term-seq INT first", args: []string{"--timeout", "5", "--joblog", "-", "--term-seq", "INT,5000,KILL,25", ":::", trapJob}, joblog: "-"},
+	{name: "29.12 --termseq: TERM ignored, then KILL", args: []string{"--timeout", "5", "--joblog", "-", "--termseq", "TERM,100,KILL,25", ":::", "trap '' TERM; while :; do sleep 0.1; done"}, joblog: "-"},
+	{name: "29.12 --term-seq: a signal without its wait", args: []string{"--timeout", "5", "--term-seq", "SIGINT", ":::", trapJob}},
 	{name: "29.12 --term-seq with a bad signal is refused", args: []string{"--term-seq", "FOO,1", "echo", ":::", "a"}, wsRefuses: true},
 	// --noswap: no start while the machine swaps in and out (this one
 	// does not).
