@@ -67,8 +67,7 @@ func TestSecureDeployment(t *testing.T) {
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
 	ca := filepath.Join(dir, "ca.pem")
 
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v", "--http", "127.0.0.1:0")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	serve, url := e2e.Secrets(dir).Serve(t, "-v", "--http", "127.0.0.1:0")
 	e2e.WaitFor(t, serve.Stdout, `authentication \d+ nkey users; TLS on`)
 	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
 
