@@ -75,9 +75,6 @@ type Config struct {
 	// once on Stderr and the batch goes on.
 	Results func(Result) error
 
-	// Halt stops the batch early when enough jobs failed, succeeded or
-	// finished (GNU parallel's --halt); Summary.Halted says it was met.
-	Halt Halt
 	// Delay is the least time between two job starts (GNU parallel's
 	// --delay); 0 means none.
 	Delay time.Duration
@@ -89,7 +86,8 @@ type Config struct {
 	// --nice; see Command.Nice).
 	Nice int
 	// Progress, if set, is called after every start and finish, from one
-	// goroutine at a time (the one that also writes the output).
+	// goroutine at a time (the one that also writes the output). To stop a
+	// batch early (at its first failure, say), cancel Run's ctx from it.
 	Progress func(Progress)
 
 	// x is what worksteal run's GNU parallel options ask beyond this
@@ -111,9 +109,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: speculate after %v: must be 0 (relative) or more", ErrInvalidConfig, c.SpeculateAfter)
 	case c.Delay < 0:
 		return fmt.Errorf("%w: delay %v: must be 0 (none) or more", ErrInvalidConfig, c.Delay)
-	case c.Halt.Count < 0 || c.Halt.Percent < 0 || c.Halt.Percent != c.Halt.Percent:
+	case c.x.Halt.Count < 0 || c.x.Halt.Percent < 0 || c.x.Halt.Percent != c.x.Halt.Percent:
 		// A percentage over 100 is GNU's: never reached.
-		return fmt.Errorf("%w: halt %+v: a count or a percentage of 0 or more", ErrInvalidConfig, c.Halt)
+		return fmt.Errorf("%w: halt %+v: a count or a percentage of 0 or more", ErrInvalidConfig, c.x.Halt)
 	}
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()

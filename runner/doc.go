@@ -14,9 +14,9 @@
 // rest) into Jobs and gives Run GNU's printing, logging and throttling
 // options (--tag, --joblog, --load ...: internal/runopts), and a
 // differential test (cmd/worksteal/internal/gnutest) runs both programs.
-// Run stops a batch early under a Halt (GNU's --halt), writes output whole,
-// a line at a time or as it comes (OutputMode), or hands each result to a
-// Results hook.
+// Run stops a batch when its ctx is done, writes output whole, a line at a
+// time or as it comes (OutputMode), or hands each result to a Results
+// hook.
 //
 // Balancing: jobs start as slots free up (dynamic), longest first when their
 // costs are known (Job.Weight, or run times remembered in Config.History:

@@ -2,46 +2,14 @@ package runner
 
 import (
 	"math"
+
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
-// Halt says when a batch stops early, as GNU parallel's --halt does. The
-// zero value never stops.
-type Halt struct {
-	// When: HaltNever, HaltSoon (start no more jobs, let the running ones
-	// finish) or HaltNow (also stop the running ones; they are neither
-	// logged nor counted, as when interrupted).
-	When HaltWhen
-	// Why: HaltOnFail, HaltOnSuccess or HaltOnDone, counted over the jobs
-	// that finished (after their retries).
-	Why HaltWhy
-	// Count, or Percent of the batch when Percent > 0, is how many such
-	// jobs trigger the halt.
-	Count   int
-	Percent float64
-}
-
-// HaltWhen is when a Halt stops the batch.
-type HaltWhen int
-
-// HaltWhy is what a Halt counts.
-type HaltWhy int
-
-const (
-	HaltNever HaltWhen = iota
-	HaltSoon
-	HaltNow
-)
-
-const (
-	HaltOnFail HaltWhy = iota
-	HaltOnSuccess
-	HaltOnDone
-)
-
-// halting is the state of a run's Halt: the counts GNU parallel keeps and
+// halting is the state of a run's Halt (runopts.Options.Halt): the counts GNU parallel keeps and
 // the exit status it settles on. Owned by the loop goroutine.
 type halting struct {
-	Halt
+	runopts.Halt
 	total     int  // jobs in the batch
 	finished  int  // jobs finished, retries spent
 	failed    int  //
@@ -52,7 +20,7 @@ type halting struct {
 
 // observe counts a finished job and says whether the halt is met now.
 func (h *halting) observe(res *Result) bool {
-	if h.When == HaltNever {
+	if h.When == runopts.HaltNever {
 		return false
 	}
 	h.finished++
@@ -62,11 +30,11 @@ func (h *halting) observe(res *Result) bool {
 	}
 	var limit int
 	switch {
-	case h.Why == HaltOnDone:
+	case h.Why == runopts.HaltOnDone:
 		limit = h.finished
-	case h.Why == HaltOnFail && !ok:
+	case h.Why == runopts.HaltOnFail && !ok:
 		limit = h.failed
-	case h.Why == HaltOnSuccess && ok:
+	case h.Why == runopts.HaltOnSuccess && ok:
 		limit = h.finished - h.failed
 	default:
 		return false
@@ -81,7 +49,7 @@ func (h *halting) observe(res *Result) bool {
 	if !h.hasStatus {
 		h.hasStatus = true
 		switch {
-		case h.Why == HaltOnSuccess:
+		case h.Why == runopts.HaltOnSuccess:
 			h.status = 0
 		case h.Percent > 0:
 			h.status = int(math.Ceil(float64(h.failed) / float64(h.total) * 100))

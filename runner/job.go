@@ -72,7 +72,8 @@ func init() {
 		s := sum.(*Summary)
 		return s.haltStatus, s.haltSet
 	}
-	runopts.NewHaltTracker = func(h any, jobs int) runopts.HaltTracker {
-		return &haltTracker{h: halting{Halt: h.(Halt), total: jobs}}
+	runopts.Halted = func(sum any) bool { return sum.(*Summary).halted }
+	runopts.NewHaltTracker = func(h runopts.Halt, jobs int) runopts.HaltTracker {
+		return &haltTracker{h: halting{Halt: h, total: jobs}}
 	}
 }

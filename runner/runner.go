@@ -100,7 +100,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	if feed != nil {
 		r.retryCh = make(chan *jobState, 1<<16) // retries wait in timers, not here, beyond that
 	}
-	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
+	r.halt = halting{Halt: cfg.x.Halt, total: len(jobs)}
 	r.errOut = cfg.Stderr
 	if (cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil) || cfg.Output == outputLatestLine {
 		mu := new(sync.Mutex)
@@ -117,9 +117,9 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	err := r.loop(ctx)
 	r.releaseInputs()
 	r.finishSummary()
-	if r.halt.When != HaltNever {
+	if r.halt.When != runopts.HaltNever {
 		r.sum.haltSet = true
-		r.sum.Halted = r.halt.triggered
+		r.sum.halted = r.halt.triggered
 		r.sum.haltStatus = r.halt.exitStatus(r.started)
 	}
 	return &r.sum, err
@@ -346,7 +346,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	}
 	var flush func(failed bool)
 	if r.streamOut != nil {
-		first := "" // -v under OutputLatestLine: GNU's first line of the job's own output
+		first := "" // -v under --latest-line: GNU's first line of the job's own output
 		if r.cfg.x.Verbose && r.latest != nil {
 			first = a.line + "\n"
 		}
@@ -533,12 +533,12 @@ func (r *run) complete(js *jobState, res *Result) {
 }
 
 // halted acts on a Halt just met: it says so on Stderr, as GNU parallel
-// does, and under HaltNow stops the running attempts (which are then
+// does, and under runopts.HaltNow stops the running attempts (which are then
 // neither logged nor counted).
 func (r *run) halted(res *Result) {
-	what := map[HaltWhy]string{HaltOnFail: "failed", HaltOnSuccess: "succeeded", HaltOnDone: "finished"}[r.halt.Why]
+	what := map[runopts.HaltWhy]string{runopts.HaltOnFail: "failed", runopts.HaltOnSuccess: "succeeded", runopts.HaltOnDone: "finished"}[r.halt.Why]
 	fmt.Fprintf(r.errOut, "worksteal: This job %s:\n%s\n", what, res.Command)
-	if r.halt.When == HaltNow {
+	if r.halt.When == runopts.HaltNow {
 		for _, js := range r.jobs {
 			for _, a := range js.running {
 				a.cancel(errHalted)

@@ -86,10 +86,11 @@ type Summary struct {
 	// Results holds the finished jobs' results in input order.
 	Results []Result
 
-	// Halted says the Halt condition was met. haltStatus is the exit
-	// status GNU parallel gives under Config.Halt (met or not), and
-	// haltSet says there is one (Halt is not never): runopts.HaltStatus.
-	Halted     bool
+	// halted says the Halt condition was met; haltStatus is the exit
+	// status GNU parallel gives under runopts.Options.Halt (met or not),
+	// and haltSet says there is one (Halt is not never): runopts.Halted
+	// and runopts.HaltStatus.
+	halted     bool
 	haltStatus int
 	haltSet    bool
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -12,7 +13,7 @@ import (
 // never, soon, now; why: fail, success, done), or its short forms 0
 // (never), 1 (soon,fail=1), 2 (now,fail=1), -1 (soon,success=1), -2
 // (now,success=1) and N% (soon,fail=N%).
-func ParseHalt(s string) (runner.Halt, error) {
+func ParseHalt(s string) (runopts.Halt, error) {
 	long := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
 	v := s
 	if l, ok := long[v]; ok {
@@ -21,29 +22,29 @@ func ParseHalt(s string) (runner.Halt, error) {
 	if p, ok := strings.CutSuffix(v, "%"); ok && p != "" && strings.Trim(p, "0123456789") == "" {
 		v = "soon,fail=" + v
 	}
-	bad := func(why string) (runner.Halt, error) {
-		return runner.Halt{}, fmt.Errorf("%w: --halt %q: %s (want when,why=N or N%%: now,fail=1, soon,fail=20%%, now,success=1, soon,done=3; or 0, 1, 2, -1, -2)", runner.ErrInvalidConfig, s, why)
+	bad := func(why string) (runopts.Halt, error) {
+		return runopts.Halt{}, fmt.Errorf("%w: --halt %q: %s (want when,why=N or N%%: now,fail=1, soon,fail=20%%, now,success=1, soon,done=3; or 0, 1, 2, -1, -2)", runner.ErrInvalidConfig, s, why)
 	}
 	when, rest, _ := strings.Cut(v, ",")
-	var h runner.Halt
+	var h runopts.Halt
 	switch when {
 	case "never":
-		return runner.Halt{}, nil
+		return runopts.Halt{}, nil
 	case "soon":
-		h.When = runner.HaltSoon
+		h.When = runopts.HaltSoon
 	case "now":
-		h.When = runner.HaltNow
+		h.When = runopts.HaltNow
 	default:
 		return bad("it must start with never, soon or now")
 	}
 	why, n, _ := strings.Cut(rest, "=")
 	switch why {
 	case "fail":
-		h.Why = runner.HaltOnFail
+		h.Why = runopts.HaltOnFail
 	case "success":
-		h.Why = runner.HaltOnSuccess
+		h.Why = runopts.HaltOnSuccess
 	case "done":
-		h.Why = runner.HaltOnDone
+		h.Why = runopts.HaltOnDone
 	default:
 		return bad(when + " must be followed by ,fail ,success or ,done")
 	}

@@ -46,7 +46,7 @@ func ExampleScreen() {
 // A HaltTracker applies GNU parallel's --halt to results that come from
 // elsewhere: here, stop at the second failure.
 func ExampleNewHaltTracker() {
-	t := runopts.NewHaltTracker(runner.Halt{When: runner.HaltSoon, Why: runner.HaltOnFail, Count: 2}, 4)
+	t := runopts.NewHaltTracker(runopts.Halt{When: runopts.HaltSoon, Why: runopts.HaltOnFail, Count: 2}, 4)
 	for seq, code := range []int{0, 3, 0, 5} {
 		if t.Observe(runner.Result{Job: runner.Job{Seq: seq + 1}, Exit: runner.Exit{Code: code}}) {
 			fmt.Printf("halt after job %d, exit status %d\n", seq+1, t.ExitStatus(seq+1))

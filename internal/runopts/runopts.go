@@ -105,11 +105,50 @@ type Options struct {
 	// Throttle, if set, holds jobs back while the machine has no room
 	// for them (GNU parallel's --load, --memfree, --memsuspend, --limit).
 	Throttle *throttle.Throttle
+	// Halt stops the batch early when enough jobs failed, succeeded or
+	// finished (GNU parallel's --halt); HaltStatus gives GNU's exit
+	// status and Halted says it was met.
+	Halt Halt
 	// Attempts, if set, is called when an attempt starts and when it ends
 	// (a live view of the slots, as worksteal run --http shows), from the
 	// goroutine that calls Config.Progress.
 	Attempts func(Attempt)
 }
+
+// Halt says when a batch stops early, as GNU parallel's --halt does. The
+// zero value never stops. (A Go program's batch stops when its ctx is
+// done, which a Config.Progress hook may cancel on the count it wants.)
+type Halt struct {
+	// When: HaltNever, HaltSoon (start no more jobs, let the running ones
+	// finish) or HaltNow (also stop the running ones; they are neither
+	// logged nor counted, as when interrupted).
+	When HaltWhen
+	// Why: HaltOnFail, HaltOnSuccess or HaltOnDone, counted over the jobs
+	// that finished (after their retries).
+	Why HaltWhy
+	// Count, or Percent of the batch when Percent > 0, is how many such
+	// jobs trigger the halt.
+	Count   int
+	Percent float64
+}
+
+// HaltWhen is when a Halt stops the batch.
+type HaltWhen int
+
+// HaltWhy is what a Halt counts.
+type HaltWhy int
+
+const (
+	HaltNever HaltWhen = iota
+	HaltSoon
+	HaltNow
+)
+
+const (
+	HaltOnFail HaltWhy = iota
+	HaltOnSuccess
+	HaltOnDone
+)
 
 // Screen is the terminal LatestLine paints on, as GNU parallel 20221122
 // reads it when --latest-line starts: Up is the terminal's cursor-up
@@ -148,15 +187,17 @@ type Attempt struct {
 //     parallel's Exitval: 0 for a job killed by a signal, -1 for one the
 //     runner killed at its timeout or limit);
 //   - HaltStatus returns the exit status GNU parallel gives a batch under
-//     its Config.Halt (met or not), sum being the *runner.Summary, and
-//     whether the batch had a Halt (not never).
+//     its Options.Halt (met or not), sum being the *runner.Summary, and
+//     whether the batch had a Halt (not never); Halted says the Halt was
+//     met.
 var (
 	Of         func(cfg any) *Options
 	Record     func(res any, host string) joblog.Record
 	HaltStatus func(sum any) (status int, set bool)
+	Halted     func(sum any) bool
 )
 
-// HaltTracker applies a runner.Halt to the results of jobs run elsewhere
+// HaltTracker applies a Halt to the results of jobs run elsewhere
 // (worksteal run --nats follows a cluster's results with one): Observe
 // counts one finished job, res a runner.Result (after its retries), and
 // says whether the halt is met with it (true once: the first time); Met
@@ -168,6 +209,6 @@ type HaltTracker interface {
 	ExitStatus(started int) int
 }
 
-// NewHaltTracker tracks h, a runner.Halt, over a batch of jobs jobs; set by
-// runner's init, as the hooks above.
-var NewHaltTracker func(h any, jobs int) HaltTracker
+// NewHaltTracker tracks h over a batch of jobs jobs; set by runner's init,
+// as the hooks above.
+var NewHaltTracker func(h Halt, jobs int) HaltTracker

@@ -125,7 +125,7 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 		sink.saved = rs
 	}
 	var halt runopts.HaltTracker
-	if h := rcfg.Halt; h.When != runner.HaltNever {
+	if h := runopts.Of(&rcfg).Halt; h.When != runopts.HaltNever {
 		halt = runopts.NewHaltTracker(h, len(all))
 	}
 	stopTicks := progressTicks(sub, prog, start)
@@ -161,7 +161,7 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 		if halt != nil && res != nil && halt.Observe(*res) {
 			// --halt: the job stops in the cluster (queued tasks removed,
 			// running ones stopped and not recorded), as a rerun shows.
-			fmt.Fprintf(stderr, "worksteal: This job %s:\n%s\nworksteal: --halt: cancelling job %s in the cluster\n", haltWord(rcfg.Halt), res.Command, sub.ID)
+			fmt.Fprintf(stderr, "worksteal: This job %s:\n%s\nworksteal: --halt: cancelling job %s in the cluster\n", haltWord(runopts.Of(&rcfg).Halt), res.Command, sub.ID)
 			if err := node.Cancel(context.WithoutCancel(ctx), sub.ID); err != nil {
 				fmt.Fprintf(stderr, "worksteal: --halt: cancelling job %s: %v\n", sub.ID, err)
 			}
@@ -229,11 +229,11 @@ func clusterOutcome(ctx context.Context, cmd *cobra.Command, cfg runConfig, node
 }
 
 // haltWord says what the job that met a --halt did.
-func haltWord(h runner.Halt) string {
+func haltWord(h runopts.Halt) string {
 	switch h.Why {
-	case runner.HaltOnSuccess:
+	case runopts.HaltOnSuccess:
 		return "succeeded"
-	case runner.HaltOnDone:
+	case runopts.HaltOnDone:
 		return "finished"
 	}
 	return "failed"

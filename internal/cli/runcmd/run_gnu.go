@@ -242,7 +242,7 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 		if err != nil {
 			return err
 		}
-		rcfg.Halt = h
+		o.Halt = h
 	}
 	if strings.HasPrefix(strings.TrimSpace(g.delay), "-") {
 		g.delay = "" // GNU: a negative delay is none

@@ -312,7 +312,8 @@ func pipeGNUConfig(f *pflag.FlagSet, cfg runConfig, rcfg *runner.Config) error {
 	if strings.Contains(cfg.gnu.halt, "%") {
 		return fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt)
 	}
-	rcfg.Output, rcfg.Halt, rcfg.Delay, rcfg.Env = base.Output, base.Halt, base.Delay, base.Env
+	rcfg.Output, rcfg.Delay, rcfg.Env = base.Output, base.Delay, base.Env
+	runopts.Of(rcfg).Halt = runopts.Of(&base).Halt
 	runopts.Of(rcfg).LatestLine = runopts.Of(&base).LatestLine
 	return cfg.gnu.config(f, rcfg)
 }
@@ -328,7 +329,7 @@ func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runCon
 	// (it closes jobs last); after a halt or an interruption it may be
 	// blocked reading a stdin that does not end: it is not waited for.
 	var ferr error
-	if err == nil && (sum == nil || !sum.Halted) {
+	if err == nil && (sum == nil || !runopts.Halted(sum)) {
 		ferr = pipeFeedError(<-feedErr)
 	}
 	if ferr != nil {
