@@ -14,6 +14,7 @@ func init() {
 	clusterops.Record = func(ctx context.Context, node any, onRefuse func(op, reason, detail string)) error {
 		return node.(*Node).runRecorder(ctx, onRefuse)
 	}
+	clusterops.Ensure = func(ctx context.Context, node any) error { return node.(*Node).ensureWaiting(ctx) }
 	clusterops.RecorderStatsOf = func(node any) clusterops.RecorderStats { return node.(*Node).recorderStats() }
 	clusterops.WithLimits = func(l clusterops.StorageLimits) any { return withLimits(l) }
 	clusterops.WithReady = func(f func()) any { return withReady(f) }

@@ -24,6 +24,11 @@ var (
 	// reason, one of the Refused* values, and a detail naming the job
 	// and task), so the server can log it; RecorderStatsOf counts them.
 	Record func(ctx context.Context, node any, onRefuse func(op, reason, detail string)) error
+	// Ensure sets the tier up (stream, consumer, buckets, with the node's
+	// storage limits) as the recorder does when it starts, waiting while
+	// JetStream is not ready; nil, at once, when ctx ends first.
+	// worksteal serve calls it before it says its limits hold.
+	Ensure func(ctx context.Context, node any) error
 	// RecorderStatsOf returns the counts of the recorder node runs
 	// (Record); zero if it runs none.
 	RecorderStatsOf func(node any) RecorderStats

@@ -214,14 +214,20 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 		s.WaitForShutdown()
 		return err
 	}
-	fmt.Fprintf(out, "worksteal serve: storage limits: %s\n", cfg.limits)
 	ctx, cancel := context.WithCancel(env.Ctx)
 	defer cancel()
 	recDone := make(chan struct{})
 	var recErr error
 	go func() {
 		defer close(recDone)
-		recErr = runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), violations.countTo, recAuth...)
+		// The limits line comes once the recorder has made (or fitted)
+		// the stream and buckets with them: a client that read it and
+		// submitted at once had, before, raced the recorder's set-up,
+		// made the stream itself with no limit and published past
+		// --max-tasks (seen as a hang of the storage test under load).
+		recErr = runRecorder(ctx, s, cfg, cmd.ErrOrStderr(), violations.countTo, func() {
+			fmt.Fprintf(out, "worksteal serve: storage limits: %s\n", cfg.limits)
+		}, recAuth...)
 	}()
 	defer func() { cancel(); <-recDone }()
 	dashDone := make(chan error, 1)
@@ -268,7 +274,7 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 // Refusals counted outside it (the server's, countTo) join its counts.
 // It returns an error, at once, only when it cannot connect or set the
 // tier up; a recorder that ran and stopped with ctx returns nil.
-func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, countTo func(func(role, reason string)), auth ...nats.Option) error {
+func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io.Writer, countTo func(func(role, reason string)), ready func(), auth ...nats.Option) error {
 	nc, err := nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name("worksteal recorder"), nats.MaxReconnects(-1)}, auth...)...)
 	if err != nil {
 		return err
@@ -282,6 +288,13 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		return err
 	}
+	if err := clusterops.Ensure(ctx, node); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	ready() // the stream and buckets are made, or fitted, with cfg.limits
 	countTo(func(role, reason string) { clusterops.CountRefusal(node, role, reason) })
 	var mu sync.Mutex
 	err = clusterops.Record(ctx, node, func(op, reason, detail string) {

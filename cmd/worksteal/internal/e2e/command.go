@@ -52,7 +52,14 @@ func Run(t *testing.T, stdin string, env []string, args ...string) (int, string,
 	select {
 	case <-p.Done:
 	case <-time.After(testdeadline.Left(t)):
-		t.Fatalf("worksteal %q did not end; stderr %q", args, p.Stderr)
+		// SIGQUIT: the Go runtime writes every goroutine's stack to
+		// stderr and exits, so the failure says where it waited.
+		p.Cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.Done:
+		case <-time.After(2 * time.Second):
+		}
+		t.Fatalf("worksteal %q did not end; stderr (with its stacks) %q", args, p.Stderr)
 	}
 	return p.Cmd.ProcessState.ExitCode(), p.Stdout.String(), p.Stderr.String()
 }
