@@ -5,7 +5,9 @@ package gnutest
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,6 +100,40 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 	}
 	if !strings.Contains(ws, "9       000") || !strings.HasSuffix(ws, "0>\n") {
 		t.Errorf("the screen lacks job 9's last line:\n%s", ws)
+	}
+}
+
+// TestGNULatestLineOnATerminalInPipeMode compares the screens GNU parallel
+// and worksteal run leave with --latest-line in pipe mode (--pipepart, as
+// stdin is the terminal): each chunk's job's line on the row of its number
+// (-k), and under --dry-run each job's command.
+func TestGNULatestLineOnATerminalInPipeMode(t *testing.T) {
+	needGNU(t)
+	f := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(f, []byte(seqLines(20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--dry-run"}} {
+		t.Run(strings.Join(append([]string{"--pipepart"}, extra...), " "), func(t *testing.T) {
+			args := append([]string{"-k", "-j3", "--ll", "--pipepart", "-a", f, "--block", "8"}, extra...)
+			args = append(args, "echo {#}: $(paste -sd,)")
+			gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
+			wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+			if gnuCode != 0 || wsCode != 0 {
+				t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
+			}
+			gnu, ws := screenOf(gnuOut), screenOf(wsOut)
+			if ws != gnu {
+				t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
+			}
+			want := "1: 1,2,3,4,5\n"
+			if extra != nil {
+				want = "echo 1: $(paste -sd,)"
+			}
+			if !strings.Contains(ws, want) {
+				t.Errorf("the screen lacks job 1's row %q:\n%s", want, ws)
+			}
+		})
 	}
 }
 
