@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/policy"
 )
 
 // TestHeartbeatLeavesPlainCalls checks [P4] (beat in join.go) on one
@@ -25,7 +25,7 @@ import (
 //     (red without the reset of gate in joinPopPromoted: the second half
 //     then runs as plain calls, with nothing to promote).
 func TestHeartbeatLeavesPlainCalls(t *testing.T) {
-	if policy.LatentFrames != 1 {
+	if policyrt.LatentFrames != 1 {
 		t.Skip("the test holds one latent frame open")
 	}
 	p := newTestPool(t, Config{Workers: 1})
@@ -39,7 +39,7 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 		for range n {
 			var deeper bool
 			Join(w, func(w *Worker) int { deeper = w.depth > d; return 0 }, zero)
-			if deeper && w.beatLeft != policy.HeartbeatJoins { // not a beat's Join (pollJoin reset the count)
+			if deeper && w.beatLeft != policyrt.HeartbeatJoins { // not a beat's Join (pollJoin reset the count)
 				frames++
 			}
 		}
@@ -64,7 +64,7 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 				for promotedA == 0 {
 					_, promotedA = joins(w, 64)
 				}
-				framesA, _ = joins(w, 2*policy.HeartbeatJoins)
+				framesA, _ = joins(w, 2*policyrt.HeartbeatJoins)
 				// A task that w runs here (its Scope's wait pops it)
 				// starts as any job: its first Join opens a frame.
 				err := w.Scope(context.Background(), func(w *Worker, s *Scope) error {
@@ -83,14 +83,14 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 				d := w.depth
 				Join(w, func(w *Worker) int {
 					firstB = w.depth > d
-					_, promotedB = joins(w, 2*policy.HeartbeatJoins)
+					_, promotedB = joins(w, 2*policyrt.HeartbeatJoins)
 					return 0
 				}, zero)
 				return 0
 			})
 			return 0
 		}
-		return nest(w, policy.EagerDepth)
+		return nest(w, policyrt.EagerDepth)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 		t.Fatal("no heartbeat promoted F")
 	}
 	if framesA != 0 {
-		t.Errorf("after the heartbeat promoted F, %d of %d Joins of its first half opened a frame; want plain calls only", framesA, 2*policy.HeartbeatJoins)
+		t.Errorf("after the heartbeat promoted F, %d of %d Joins of its first half opened a frame; want plain calls only", framesA, 2*policyrt.HeartbeatJoins)
 	}
 	if !jobFrame {
 		t.Error("a task run in F's first half after the heartbeat made a plain call at its first Join; want a latent frame, as any job")
@@ -108,7 +108,7 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 		t.Error("the first Join of F's second half (F popped back) was a plain call; want a latent frame")
 	}
 	if promotedB == 0 {
-		t.Errorf("no heartbeat promoted a frame in %d Joins of F's second half", 2*policy.HeartbeatJoins)
+		t.Errorf("no heartbeat promoted a frame in %d Joins of F's second half", 2*policyrt.HeartbeatJoins)
 	}
 }
 
@@ -119,10 +119,10 @@ func TestHeartbeatLeavesPlainCalls(t *testing.T) {
 // workers, the monitor off (no spare may go idle): B is kept busy while
 // A's first half of a Join F runs until a beat promotes F's second half
 // X; then B takes X and runs it, busy again, while A makes 2 ×
-// policy.HeartbeatJoins more Joins. Red when beatHeld does not release
+// policyrt.HeartbeatJoins more Joins. Red when beatHeld does not release
 // the hold (none of those Joins opens a frame).
 func TestHeartbeatHoldEndsWhenTaken(t *testing.T) {
-	if policy.LatentFrames != 1 {
+	if policyrt.LatentFrames != 1 {
 		t.Skip("the test holds one latent frame open")
 	}
 	p := newTestPool(t, Config{Workers: 2, StallAfter: -1})
@@ -153,10 +153,10 @@ func TestHeartbeatHoldEndsWhenTaken(t *testing.T) {
 				releaseB.Store(true)
 				wait(startedX.Load) // B took X from A's deque and runs it
 				d := w.depth
-				for range 2 * policy.HeartbeatJoins {
+				for range 2 * policyrt.HeartbeatJoins {
 					var deeper bool
 					Join(w, func(w *Worker) int { deeper = w.depth > d; return 0 }, zero)
-					if deeper && w.beatLeft != policy.HeartbeatJoins {
+					if deeper && w.beatLeft != policyrt.HeartbeatJoins {
 						frames++
 					}
 				}
@@ -184,6 +184,6 @@ func TestHeartbeatHoldEndsWhenTaken(t *testing.T) {
 		t.Fatalf("%d frames promoted in F's first half before B was released; want the one beat's", promoted)
 	}
 	if frames == 0 {
-		t.Errorf("after B took the half the beat promoted, none of %d Joins opened a frame; want latent frames again after the next beat", 2*policy.HeartbeatJoins)
+		t.Errorf("after B took the half the beat promoted, none of %d Joins opened a frame; want latent frames again after the next beat", 2*policyrt.HeartbeatJoins)
 	}
 }

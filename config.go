@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -21,7 +22,7 @@ type Config struct {
 	Steal policy.Amount
 	// Idle is the schedule of a worker that finds no work: rounds of steal
 	// attempts, exponential backoff with jitter between rounds, then park
-	// (default policy.DefaultIdle: 8 rounds with about 0.13 ms of backoff, then park).
+	// (default: 8 rounds with about 0.13 ms of backoff, then park; see policy.Idle).
 	Idle policy.Idle
 
 	// Groups assigns workers to locality groups for policy.Locality. Nil
@@ -94,7 +95,7 @@ type Config struct {
 	// returned by Close.
 	OnPanic func(*PanicError)
 
-	// latentFrames, if positive, replaces policy.LatentFrames for this
+	// latentFrames, if positive, replaces policyrt.LatentFrames for this
 	// pool's workers (Worker.setLo): tests run the hand-over with several
 	// latent frames open, where their order matters (TestJoinExactlyOnce).
 	latentFrames int
@@ -117,7 +118,7 @@ func (c Config) normalize() (Config, error) {
 	if c.Steal > policy.StealOne {
 		return c, fmt.Errorf("worksteal: Config.Steal = %v is not a known amount", c.Steal)
 	}
-	idle, err := c.Idle.Normalize()
+	idle, err := policyrt.NormalizeIdle(c.Idle)
 	if err != nil {
 		return c, fmt.Errorf("worksteal: Config.Idle: %w", err)
 	}

@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/policy"
 )
 
-// TestEagerJoinsNearTheRoot: a Join within policy.EagerDepth levels of the
+// TestEagerJoinsNearTheRoot: a Join within policyrt.EagerDepth levels of the
 // root of a worker's stack never keeps its second half private. Its first
 // half here is a leaf that never polls and does not return until the
 // second half has started — on another worker, the only one that can run
 // it then. Red when the eager depths are latent (joinPushSlow's promoteTo
-// removed, or policy.EagerDepth 0): the other worker, idle, waits for a
+// removed, or policyrt.EagerDepth 0): the other worker, idle, waits for a
 // poll point the first half never reaches, and the wait runs out.
 func TestEagerJoinsNearTheRoot(t *testing.T) {
-	for _, depth := range []int{0, policy.EagerDepth - 1} {
+	for _, depth := range []int{0, policyrt.EagerDepth - 1} {
 		p := newTestPool(t, Config{Workers: 2})
 		var nest func(w *Worker, k int) bool
 		nest = func(w *Worker, k int) bool {
@@ -50,8 +50,8 @@ func TestEagerJoinsNearTheRoot(t *testing.T) {
 		}
 		ok, err := Run(p, func(w *Worker) bool { return nest(w, depth) })
 		if err != nil || !ok {
-			t.Errorf("a Join at depth %d (< policy.EagerDepth %d) kept its second half from the idle worker while its first half ran (%v)",
-				depth, policy.EagerDepth, err)
+			t.Errorf("a Join at depth %d (< policyrt.EagerDepth %d) kept its second half from the idle worker while its first half ran (%v)",
+				depth, policyrt.EagerDepth, err)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func TestEagerJoinsBounded(t *testing.T) {
 
 // TestEagerJoinsInAJobTakenDuringAWait: the eager levels count from the
 // start of the job a worker runs, also when it took that job while it
-// waited at a Join deep in its stack. Worker A nests policy.EagerDepth
+// waited at a Join deep in its stack. Worker A nests policyrt.EagerDepth
 // Joins and then a Join (J1) whose half B takes; A's first half ends, so A
 // waits for B at depth EagerDepth+1 and, helping, takes X, the half of a
 // Join B made (J2) whose first half spins until X has started. X's first
@@ -137,13 +137,13 @@ func TestEagerJoinsInAJobTakenDuringAWait(t *testing.T) {
 		a, b := Join(w, func(w *Worker) bool { return until(&b1Started, w.Poll) }, b1)
 		return a && b
 	}
-	ok, err := Run(p, func(w *Worker) bool { return nest(w, policy.EagerDepth) })
+	ok, err := Run(p, func(w *Worker) bool { return nest(w, policyrt.EagerDepth) })
 	if err != nil || !ok {
-		t.Fatalf("the first Join of a job taken during a wait at depth %d kept its second half from the idle worker (%v)", policy.EagerDepth+1, err)
+		t.Fatalf("the first Join of a job taken during a wait at depth %d kept its second half from the idle worker (%v)", policyrt.EagerDepth+1, err)
 	}
-	if xWorker != aWorker || xDepth <= policy.EagerDepth || b3Worker == aWorker {
+	if xWorker != aWorker || xDepth <= policyrt.EagerDepth || b3Worker == aWorker {
 		t.Fatalf("schedule: X ran on worker %d at depth %d (want worker %d, depth > %d); J3's half on worker %d (want the other)",
-			xWorker, xDepth, aWorker, policy.EagerDepth, b3Worker)
+			xWorker, xDepth, aWorker, policyrt.EagerDepth, b3Worker)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestEagerJoinsInAJobTakenDuringAWait(t *testing.T) {
 // joinPopPromoted (a second leaf starts with the first one's word).
 func TestEagerJoinsShowProgress(t *testing.T) {
 	p := newTestPool(t, Config{Workers: 1})
-	const levels = 3 // < policy.EagerDepth
+	const levels = 3 // < policyrt.EagerDepth
 	var words []uint64
 	var tree func(w *Worker, k int) int
 	tree = func(w *Worker, k int) int {

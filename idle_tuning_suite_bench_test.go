@@ -12,6 +12,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/internal/bench"
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -29,7 +30,7 @@ var idleSettings = []struct {
 }
 
 func withRounds(n int) policy.Idle {
-	p := policy.DefaultIdle
+	p := policyrt.DefaultIdle
 	p.Rounds = n
 	return p
 }

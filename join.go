@@ -3,7 +3,7 @@ package worksteal
 import (
 	"time"
 
-	"github.com/worksteal/worksteal/policy"
+	"github.com/worksteal/worksteal/internal/policyrt"
 )
 
 // Join runs fa and fb, possibly in parallel, and returns both results.
@@ -11,7 +11,7 @@ import (
 // fa runs at once on the calling worker; fb runs after fa returns, on w,
 // as in a plain call — unless another worker takes it first. Which Joins
 // can be taken: w keeps the oldest of its open Joins'
-// second halves, [policy.LatentFrames] of them beyond those already
+// second halves, internal/policyrt.LatentFrames of them beyond those already
 // offered, in latent frames; a Join made while that many are open is a
 // plain call of fa then fb, which no other worker ever sees. A latent fb
 // is offered to thieves at the first poll point w reaches (every Join and
@@ -21,14 +21,14 @@ import (
 // worker that took fb — until fb has finished. A Join that nobody is idle
 // for writes no atomic memory and makes one atomic load (PROTOCOL.md "What
 // a Join costs"). The exception is the heartbeat: every
-// [policy.HeartbeatJoins]-th Join of a worker (and every
-// [policy.HeartbeatPolls]-th Poll) makes its oldest latent half public
+// internal/policyrt.HeartbeatJoins-th Join of a worker (and every
+// internal/policyrt.HeartbeatPolls-th Poll) makes its oldest latent half public
 // whether or not anyone is idle — a push on w's deque, one atomic store —
 // and publishes w's statistics (nine atomic stores), so the largest
 // pieces of a long computation wait in w's deque, where an idle worker
 // takes them even while w is off its CPU.
 //
-// Joins near the root of w's stack (the first [policy.EagerDepth] levels
+// Joins near the root of w's stack (the first internal/policyrt.EagerDepth levels
 // of the job w took) offer fb at once instead, as a deque-based join does:
 // those are the largest pieces, and a tree of coarse leaves is then
 // stealable at its top even while every owner is inside a leaf. Deeper, a
@@ -90,7 +90,7 @@ func Join[A, B any](w *Worker, fa func(w *Worker) A, fb func(w *Worker) B) (ra A
 // call that itself cost 5 ns more than with 16 bytes. Pass a pointer to
 // what does not fit.
 func JoinFunc[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
-	// The fast path (PROTOCOL.md "What a Join costs"): policy.LatentFrames
+	// The fast path (PROTOCOL.md "What a Join costs"): policyrt.LatentFrames
 	// latent frames are open (depth >= gate; no profile), nobody is idle,
 	// no heartbeat is due. Then this Join is a plain call of both halves:
 	// no frame, so no other worker can ever see fb, and a panic in either
@@ -248,15 +248,15 @@ func (w *Worker) pollJoin() {
 		w.offer()
 	}
 	if w.beatLeft == 0 {
-		w.beatLeft = policy.HeartbeatJoins
-		w.st.joins += policy.HeartbeatJoins
+		w.beatLeft = policyrt.HeartbeatJoins
+		w.st.joins += policyrt.HeartbeatJoins
 		w.publish()
 		w.heartbeat()
 	}
 }
 
 // heartbeat promotes w's oldest latent frame, whether or not a worker is
-// idle: every policy.HeartbeatJoins Joins (tens of microseconds of fine-grained
+// idle: every policyrt.HeartbeatJoins Joins (tens of microseconds of fine-grained
 // fork-join), as in heartbeat scheduling (Acar et al., PLDI 2018), which
 // promotes latent parallelism at a bounded rate. It keeps the oldest,
 // largest second halves of a long computation in w's deque, where a worker
@@ -264,7 +264,7 @@ func (w *Worker) pollJoin() {
 // its CPU (the Go scheduler ran a collector's worker in its place, or the
 // OS another process), when no poll point of w's can answer. Its cost is
 // one promotion (a push, a load of the sleep state) and, later, one pop
-// per policy.HeartbeatJoins Joins. The frame of the Join just forked (the youngest)
+// per policyrt.HeartbeatJoins Joins. The frame of the Join just forked (the youngest)
 // is never promoted here: it is the smallest piece, and its Join usually
 // ends before anyone could take it.
 func (w *Worker) heartbeat() {
@@ -279,7 +279,7 @@ func (w *Worker) heartbeat() {
 // popped back): gate goes back to lo + LatentFrames, so w's next Joins
 // open a latent frame again, for an idle worker's next poll and for the
 // next beat, instead of offering only the Join that polls. Called at each
-// beat (every policy.HeartbeatJoins Joins, policy.HeartbeatPolls polls):
+// beat (every policyrt.HeartbeatJoins Joins, policyrt.HeartbeatPolls polls):
 // one load of the deque's ends per beat.
 func (w *Worker) beatHeld() {
 	if w.gate < w.lo+w.latentFrames && w.dq.Len() == 0 {
@@ -299,7 +299,7 @@ func (w *Worker) beatHeld() {
 // a Join costs"). The deque holds the promoted half meanwhile, which is
 // what the heartbeat is for; an idle worker still gets a frame at the
 // next poll point (joinFull, offer), and gate comes back to
-// lo + policy.LatentFrames at the next setLo: when the promoted Join
+// lo + policyrt.LatentFrames at the next setLo: when the promoted Join
 // returns (joinPopPromoted) at the latest.
 func (w *Worker) beat() {
 	g := w.gate
@@ -311,7 +311,7 @@ func (w *Worker) beat() {
 // (joinFull): the frame of depth w.depth, allocated once per depth and
 // type, reused while the type matches.
 //
-// Eager Joins: a Join within policy.EagerDepth levels of the job w is
+// Eager Joins: a Join within policyrt.EagerDepth levels of the job w is
 // running (d − eagerBase < EagerDepth; execute sets eagerBase to the depth
 // the job starts at) — near the root of the job's stack, where its largest
 // pieces are — pushes its second half at once, with every older latent
@@ -348,7 +348,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	}
 	w.setDepth(d + 1)
 	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
-	if d-w.eagerBase < policy.EagerDepth && w.eagerLeft > 0 {
+	if d-w.eagerBase < policyrt.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
 		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
 	}
@@ -357,8 +357,8 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 }
 
 // eagerJoins bounds the eager Joins of one job: the Joins of a complete
-// binary tree's top policy.EagerDepth levels.
-const eagerJoins = 1<<policy.EagerDepth - 1
+// binary tree's top policyrt.EagerDepth levels.
+const eagerJoins = 1<<policyrt.EagerDepth - 1
 
 // offer is a poll point's response to an idle worker: promote the latent
 // frames, unless w's deque holds work already — then the idle worker can
@@ -437,7 +437,7 @@ func joinPop[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 // point promoted to the deque.
 func joinPopPromoted[XB, RB any](w *Worker, f *frame[XB, RB], d int) RB {
 	// A heartbeat that promoted frame d left gate below lo +
-	// policy.LatentFrames (beat, [P4]); fb, and whatever w runs while it
+	// policyrt.LatentFrames (beat, [P4]); fb, and whatever w runs while it
 	// waits for a thief, may open latent frames again.
 	w.setLo(w.lo)
 	var jp joinProf

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/worksteal/policy"
+	"github.com/worksteal/worksteal/internal/policyrt"
 )
 
 // TestJoinPanicsRecoveredInTask: Join's panic contract as code inside the
 // task meets it — a recover in the function that called Join — on both
 // paths (PROTOCOL.md "Panics"):
 //
-//   - a plain-call Join (policy.LatentFrames latent frames open, nobody
+//   - a plain-call Join (policyrt.LatentFrames latent frames open, nobody
 //     idle): fa panics — the recover sees the value as it is and fb never
 //     ran; fb panics — the value as it is;
 //   - a Join that opens a latent frame: fa panics — the value as it is, fb
@@ -47,7 +47,7 @@ func TestJoinPanicsRecoveredInTask(t *testing.T) {
 				}
 				// The outer Join is at depth 0: EagerDepth-1 more eager ones, and
 				// the next Join opens the latent frame.
-				nestJoins(w, policy.EagerDepth-1, func(w *Worker) { joinPanics(t, w, &release) })
+				nestJoins(w, policyrt.EagerDepth-1, func(w *Worker) { joinPanics(t, w, &release) })
 			}, func(*Worker) {
 				busy.Store(true)
 				for !release.Load() {
@@ -96,7 +96,7 @@ func joinPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 	// Nothing may run the dropped half later: Joins at its depth, a poll
 	// that finds a worker idle (the other worker's release makes one),
 	// heartbeats.
-	for i := 0; i < 3*policy.HeartbeatJoins; i++ {
+	for i := 0; i < 3*policyrt.HeartbeatJoins; i++ {
 		Join(w, one, one)
 	}
 	// fb, run inline, panics.

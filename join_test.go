@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -267,7 +268,7 @@ func runExpectPanic(t *testing.T, p *Pool, f func(w *Worker) int) (pe *PanicErro
 func TestWorkerJoinPanics(t *testing.T) {
 	defer watchdog(t)()
 	for _, workers := range []int{1, 2} {
-		for _, depth := range []int{0, policy.EagerDepth + 2} {
+		for _, depth := range []int{0, policyrt.EagerDepth + 2} {
 			for _, tc := range []struct {
 				a, b bool
 				want string

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/policy"
 )
@@ -62,7 +63,7 @@ func (t *onceTree) node(w *Worker, a onceArg) int {
 // at a time so that workers go busy and idle at random moments. With
 // steal one it also checks whom a half went to (checkHandOver): never a
 // plain call's, and a frame's only after every older frame of its owner —
-// with policy.LatentFrames latent frames (the runtime's) and with 3, where
+// with policyrt.LatentFrames latent frames (the runtime's) and with 3, where
 // one promotion pushes several frames and their order matters.
 func TestJoinExactlyOnce(t *testing.T) {
 	defer watchdog(t)()
@@ -72,10 +73,10 @@ func TestJoinExactlyOnce(t *testing.T) {
 	}
 	seed := rand.Uint64()
 	t.Logf("seed %d, %d trees of 2^%d leaves per configuration", seed, trees, depth)
-	for _, latent := range []int{policy.LatentFrames, 3} {
+	for _, latent := range []int{policyrt.LatentFrames, 3} {
 		for _, victim := range []policy.Victim{policy.Random, policy.Locality} {
 			for _, amount := range []policy.Amount{policy.StealOne, policy.StealHalf} {
-				if latent != policy.LatentFrames && (amount != policy.StealOne || victim != policy.Random) {
+				if latent != policyrt.LatentFrames && (amount != policy.StealOne || victim != policy.Random) {
 					continue
 				}
 				t.Run(fmt.Sprintf("latent%d/%v/%v", latent, victim, amount), func(t *testing.T) {
@@ -200,12 +201,12 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 		busy func(w *Worker)
 	}{
 		{"joins", func(w *Worker) {
-			for range 2 * policy.HeartbeatJoins / 600 { // fib(13) makes 376 Joins: > 2 heartbeats in all
+			for range 2 * policyrt.HeartbeatJoins / 600 { // fib(13) makes 376 Joins: > 2 heartbeats in all
 				fibJoin(w, 13)
 			}
 		}},
 		{"polls", func(w *Worker) {
-			for range 2 * policy.HeartbeatPolls {
+			for range 2 * policyrt.HeartbeatPolls {
 				w.Poll()
 			}
 		}},
@@ -245,11 +246,11 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 }
 
 // TestHeartbeatEveryHeartbeatJoins: the heartbeat promotes one latent frame
-// at every policy.HeartbeatJoins-th Join, counting every Join, plain calls
+// at every policyrt.HeartbeatJoins-th Join, counting every Join, plain calls
 // included, and Joins only — a scope Spawn just before a beat's Join
 // neither counts nor moves the beat. One worker: nobody is ever idle, so
 // only the heartbeat promotes (beyond the eager Joins at the top, counted
-// out). Each step is a Join that opens the latent frame (policy.LatentFrames
+// out). Each step is a Join that opens the latent frame (policyrt.LatentFrames
 // is 1: the window is at its depth) around a plain-call Join, so at every
 // beat an older latent frame than the beat's own is open. Red when Spawn
 // counts toward the beat (each Spawn then lands the count on the multiple
@@ -257,10 +258,10 @@ func TestHeartbeatHandsOverWithoutTheOwner(t *testing.T) {
 // the fast path stops counting (a plain call that is not counted).
 func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 	const (
-		nest  = policy.EagerDepth // the top Joins are eager; the loop's outer Joins open the latent frame
+		nest  = policyrt.EagerDepth // the top Joins are eager; the loop's outer Joins open the latent frame
 		beats = 3
 	)
-	if policy.LatentFrames != 1 {
+	if policyrt.LatentFrames != 1 {
 		t.Skip("the loop below keeps one latent frame open")
 	}
 	p := newTestPool(t, Config{Workers: 1})
@@ -273,7 +274,7 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 					n := nest           // Joins so far, all on this worker
 					p0 := w.st.promoted // the eager Joins' frames
 					zero := func(*Worker) int { return 0 }
-					for n < beats*policy.HeartbeatJoins+10 {
+					for n < beats*policyrt.HeartbeatJoins+10 {
 						// Joins n+1 (latent frame) and n+2 (inside it, a
 						// plain call): n is even, so a beat is always an
 						// inner Join, with the outer frame older than its own.
@@ -281,7 +282,7 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 							if w.depth < w.gate {
 								t.Errorf("inner Join at depth %d < gate %d: not a plain call", w.depth, w.gate)
 							}
-							if (n+2)%policy.HeartbeatJoins == 0 {
+							if (n+2)%policyrt.HeartbeatJoins == 0 {
 								s.Spawn(w, func(*Worker) {})
 							}
 							a, _ := Join(w, zero, zero)
@@ -306,8 +307,8 @@ func TestHeartbeatEveryHeartbeatJoins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := joins / policy.HeartbeatJoins; promoted != want {
+	if want := joins / policyrt.HeartbeatJoins; promoted != want {
 		t.Fatalf("after %d Joins (and a Spawn before every beat's Join) %d frames were promoted, want one per %d Joins: %d",
-			joins, promoted, policy.HeartbeatJoins, want)
+			joins, promoted, policyrt.HeartbeatJoins, want)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/policy"
 )
 
 // untilDeadline returns a channel closed shortly before the test's own
@@ -22,11 +22,11 @@ func untilDeadline(t *testing.T) <-chan struct{} {
 	return testdeadline.Context(t).Done()
 }
 
-// belowEager runs f on w at Join depth policy.EagerDepth, under trivial
+// belowEager runs f on w at Join depth policyrt.EagerDepth, under trivial
 // Joins: a Join there is latent (its half waits for a poll point), as a
 // Join deep in a computation is; nearer the root, Joins push their halves
 // at once (join.go, eager depths).
-func belowEager(w *Worker, f func(w *Worker)) { nestJoins(w, policy.EagerDepth, f) }
+func belowEager(w *Worker, f func(w *Worker)) { nestJoins(w, policyrt.EagerDepth, f) }
 
 func nestJoins(w *Worker, k int, f func(w *Worker)) {
 	if k == 0 {
@@ -68,10 +68,10 @@ func TestStallReportedForSelfWaitingHalf(t *testing.T) {
 		}
 	}
 	t.Run("spinning", func(t *testing.T) {
-		testSelfWaitReported(t, false, policy.EagerDepth, spin)
+		testSelfWaitReported(t, false, policyrt.EagerDepth, spin)
 	})
 	t.Run("blocked on a channel", func(t *testing.T) {
-		testSelfWaitReported(t, true, policy.EagerDepth, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
+		testSelfWaitReported(t, true, policyrt.EagerDepth, func(_, _ *atomic.Bool, fbDone, release <-chan struct{}) {
 			select { // no Blocking
 			case <-fbDone:
 			case <-release:
@@ -79,7 +79,7 @@ func TestStallReportedForSelfWaitingHalf(t *testing.T) {
 		})
 	})
 	t.Run("spinning in a plain call", func(t *testing.T) {
-		testSelfWaitReported(t, false, policy.EagerDepth+1, spin)
+		testSelfWaitReported(t, false, policyrt.EagerDepth+1, spin)
 	})
 }
 
@@ -104,8 +104,8 @@ func testSelfWaitReported(t *testing.T, blocked bool, depth int, wait func(fbRan
 	go func() {
 		_, err := Run(p, func(w *Worker) int {
 			nestJoins(w, depth, func(w *Worker) {
-				if plain := w.depth >= w.gate; plain != (depth > policy.EagerDepth) {
-					t.Errorf("at depth %d the Join is a plain call: %v; want %v", depth, plain, depth > policy.EagerDepth)
+				if plain := w.depth >= w.gate; plain != (depth > policyrt.EagerDepth) {
+					t.Errorf("at depth %d the Join is a plain call: %v; want %v", depth, plain, depth > policyrt.EagerDepth)
 				}
 				Join(w, func(w *Worker) int {
 					inA <- w.ID()
@@ -148,7 +148,7 @@ func testSelfWaitReported(t *testing.T, blocked bool, depth int, wait func(fbRan
 			}
 		}
 	case <-fbDone:
-		t.Errorf("the second half ran elsewhere: the test's Join was not latent (depth %d)", policy.EagerDepth)
+		t.Errorf("the second half ran elsewhere: the test's Join was not latent (depth %d)", policyrt.EagerDepth)
 	case <-deadline:
 		dieHung("the first half waits for its latent second half and the pool reported nothing")
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -67,8 +68,8 @@ func TestConfigRefusesBadFieldsByNameAndFillsDefaults(t *testing.T) {
 	t.Run("defaults are filled in", func(t *testing.T) {
 		p := newTestPool(t, Config{Workers: 3})
 		c := p.Config()
-		if c.Idle != policy.DefaultIdle {
-			t.Errorf("Config().Idle = %+v; want policy.DefaultIdle %+v", c.Idle, policy.DefaultIdle)
+		if c.Idle != policyrt.DefaultIdle {
+			t.Errorf("Config().Idle = %+v; want policyrt.DefaultIdle %+v", c.Idle, policyrt.DefaultIdle)
 		}
 		if c.MaxBlocking != 256 {
 			t.Errorf("Config().MaxBlocking = %d; want 256 (the default for up to 64 workers)", c.MaxBlocking)

@@ -1,19 +1,19 @@
 package worksteal
 
 import (
-	"github.com/worksteal/worksteal/policy"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/internal/loadstat"
+	"github.com/worksteal/worksteal/internal/policyrt"
 )
 
 // counters are a worker's statistics, written only by the worker itself
 // with plain increments (an atomic add per join would cost more than the
 // join). They are copied into published at quiet moments — after each
 // top-level job, before parking, and at every heartbeat
-// (policy.HeartbeatJoins Joins) — so a snapshot is at most that stale.
+// (policyrt.HeartbeatJoins Joins) — so a snapshot is at most that stale.
 //
 // A Join's fast path makes one decrement, of w.beatLeft, which times the
 // heartbeat and counts the Joins since the last beat (w.joins). What it does not count is derived at publish: a Join's
@@ -68,7 +68,7 @@ func (w *Worker) run() uint64 {
 // joins is the number of Joins w has forked: st.joins counts them at each
 // heartbeat, beatLeft the rest down (the fast path's one decrement).
 func (w *Worker) joins() uint64 {
-	return w.st.joins + uint64(policy.HeartbeatJoins-w.beatLeft)
+	return w.st.joins + uint64(policyrt.HeartbeatJoins-w.beatLeft)
 }
 
 // beginIdle ends a busy interval; endIdle ends an idle one.
@@ -106,7 +106,7 @@ type WorkerStats struct {
 	// Promoted counts the latent Join halves it made public (pushed on its
 	// deque, where thieves can take them): at a poll point that found a
 	// worker idle, at a heartbeat, before a wait, or at once for the Joins
-	// near the root of its stack (policy.EagerDepth; PROTOCOL.md "Join").
+	// near the root of its stack (policyrt.EagerDepth; PROTOCOL.md "Join").
 	// A Join half never promoted ran inline, at the cost of a plain call.
 	Promoted uint64
 	Busy     time.Duration // time spent running work

@@ -33,13 +33,13 @@ type Worker struct {
 	fjobs  []*job // fjobs[d] is &frames[d].job
 	// depth counts the open Joins that have a frame (latent or promoted);
 	// Joins made at depth >= gate are plain calls (Join's fast path): gate
-	// is lo + policy.LatentFrames, or maxInt while a profile runs on w
+	// is lo + policyrt.LatentFrames, or maxInt while a profile runs on w
 	// (setLo, setProf).
 	depth int
 	gate  int
 	// beatLeft counts Joins down to the next heartbeat (pollJoin): every
 	// Join decrements it, and at 0 the beat resets it to
-	// policy.HeartbeatJoins and adds that many to st.joins (w.joins).
+	// policyrt.HeartbeatJoins and adds that many to st.joins (w.joins).
 	beatLeft int
 	// floor is the fast path's test of depth >= gate folded into its
 	// count: 0 while depth >= gate (a Join may be a plain call), MaxInt
@@ -70,7 +70,7 @@ type Worker struct {
 	// restores the enclosing job's after it.
 	eagerLeft int
 	eagerBase int
-	// latentFrames is policy.LatentFrames, or Config.latentFrames in
+	// latentFrames is policyrt.LatentFrames, or Config.latentFrames in
 	// tests: read by setLo, never by the fast path (which reads gate).
 	latentFrames int
 
@@ -117,8 +117,8 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		idle:    &p.sleep.state,
 		tuner:   newTuner(p.cfg.Idle),
 	}
-	w.beatLeft = policy.HeartbeatJoins
-	w.latentFrames = policy.LatentFrames
+	w.beatLeft = policyrt.HeartbeatJoins
+	w.latentFrames = policyrt.LatentFrames
 	if p.cfg.latentFrames > 0 {
 		w.latentFrames = p.cfg.latentFrames
 	}
@@ -136,7 +136,7 @@ func (w *Worker) setProf(ps *profState) {
 
 // setLo sets lo, the depth of the oldest latent frame, and with it gate:
 // a Join at depth >= gate is a plain call (Join's fast path), so at most
-// policy.LatentFrames (w.latentFrames) latent frames are open. Owner only.
+// policyrt.LatentFrames (w.latentFrames) latent frames are open. Owner only.
 func (w *Worker) setLo(lo int) {
 	w.lo = lo
 	if w.prof != nil {
@@ -204,11 +204,11 @@ func (w *Worker) PeersIdle() bool {
 // workers, if any worker is idle. It costs one load when none is.
 //
 // A Join does not show its second half to other workers at once (unless
-// it is within policy.EagerDepth levels of the root of w's stack, where it
+// it is within policyrt.EagerDepth levels of the root of w's stack, where it
 // does): it stays latent, known only to w, until a poll point finds a
 // worker idle while w's deque is empty, and publishes every latent half on
 // the deque, oldest (largest) first. Only the oldest open Joins keep their
-// halves latent ([policy.LatentFrames] beyond those already offered); a
+// halves latent (internal/policyrt.LatentFrames beyond those already offered); a
 // Join made below them is a plain call, whose second half only w runs,
 // after the first. Every Join,
 // JoinFunc, Spawn, Scope, HasPendingTasks and PeersIdle call is a poll
@@ -226,13 +226,13 @@ func (w *Worker) Poll() {
 		w.handBack() // SetWorkers left w out: hand every latent half back (resize.go)
 	}
 	// The heartbeat of a first half that polls instead of joining (a
-	// par loop's chunks, a leaf that calls Poll): every policy.HeartbeatPolls polls,
+	// par loop's chunks, a leaf that calls Poll): every policyrt.HeartbeatPolls polls,
 	// the oldest latent frame goes public even if nobody is idle yet, so
 	// a worker that runs dry later finds it without w's help (see
 	// heartbeat in join.go). Each frame is promoted at most once, so a
 	// Poll costs a count and a compare once the frames are public.
 	w.polls++
-	if w.polls&(policy.HeartbeatPolls-1) == 0 {
+	if w.polls&(policyrt.HeartbeatPolls-1) == 0 {
 		w.bump() // progress, for the stall monitor
 		w.beatHeld()
 		if w.lo < w.depth {
@@ -315,7 +315,7 @@ func (w *Worker) execute(j *job) {
 			ps.start = now() // time spent helping is not this strand's work
 		}()
 	}
-	// A job starts with gate at lo + policy.LatentFrames, also one run
+	// A job starts with gate at lo + policyrt.LatentFrames, also one run
 	// inside a first half whose frame a heartbeat promoted ([P4], beat):
 	// its Joins open latent (and eager) frames as any job's do.
 	w.setLo(w.lo)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/sim"
 )
 
@@ -50,7 +51,7 @@ func TestRuntimeStatsAgree(t *testing.T) {
 }
 
 func TestSimStatsAgree(t *testing.T) {
-	for _, p := range sim.Presets() {
+	for _, p := range simlab.Presets() {
 		if p.Scenario.Workers.Count > 64 {
 			continue // the large-scale preset takes seconds under -race
 		}

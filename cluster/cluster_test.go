@@ -22,6 +22,7 @@ import (
 
 	"github.com/worksteal/worksteal/balance"
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -53,7 +54,7 @@ func serve(t testing.TB, nc *nats.Conn, opts ...cluster.Option) *cluster.Node {
 	startServing(t, n)
 	// Registered once the worker is listed (Submit checks handlers).
 	waitFor(t, "the worker's registration", func() bool {
-		ws, _ := n.Workers(context.Background())
+		ws, _ := clusterops.Workers(context.Background(), n)
 		for _, w := range ws {
 			if w.Name == n.Name() {
 				return true
@@ -581,14 +582,14 @@ func TestAckWaitIsTheDeployments(t *testing.T) {
 	// The first node sets the deployment's ack wait; a later one that
 	// asks for another adopts it, says so, and does not change it.
 	first := submitter(t, connect(t, srv.ClientURL()), cluster.WithStream("aw"), cluster.WithAckWait(3*time.Second))
-	if _, err := first.Jobs(context.Background()); err != nil {
+	if _, err := clusterops.Jobs(context.Background(), first); err != nil {
 		t.Fatal(err)
 	}
 	var told []string
 	var mu sync.Mutex
 	later := submitter(t, connect(t, srv.ClientURL()), cluster.WithStream("aw"), cluster.WithAckWait(500*time.Millisecond),
 		cluster.WithErrorHandler(func(err error) { mu.Lock(); told = append(told, err.Error()); mu.Unlock() }))
-	if _, err := later.Jobs(context.Background()); err != nil {
+	if _, err := clusterops.Jobs(context.Background(), later); err != nil {
 		t.Fatal(err)
 	}
 	js, _ := jetstream.New(connect(t, srv.ClientURL()))

@@ -30,14 +30,7 @@ import (
 // on this worker (they are not handed over). A child's failure fails the
 // delivered task as usual. ErrNotInTask outside a handler.
 func Then(ctx context.Context, handler string, payload []byte) error {
-	r := runningFrom(ctx)
-	if r == nil {
-		return ErrNotInTask
-	}
-	if !namePattern.MatchString(handler) {
-		return fmt.Errorf("%w: then: handler name %q: use letters, digits, '-' and '_'", ErrInvalidJob, handler)
-	}
-	nd, err := r.treeNode()
+	nd, err := treeNodeOf(ctx, "then", handler)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@
 //     many attempts the task's handler has failed. Only a handler's failure
 //     writes it; it is purged when the result is recorded.
 //   - ws_checkpoints: handlers' progress (SaveCheckpoint), per task.
-//   - ws_workers: live workers, key = worker name, a WorkerInfo as JSON
+//   - ws_workers: live workers, key = worker name, its registration as JSON
 //     (name, slots, handlers, tasks running, start), refreshed every 5 s,
 //     gone 15 s after the last refresh; a worker that stops writes its
 //     entry once more, marked stopped, so that its handlers stay known to
@@ -101,7 +101,7 @@
 //	              naks what W held (through the recorder, which checks
 //	              that W is lost, for workers of the worker role)
 //	queued ──delivered with d−1−k ≥ the max-deliver lost deliveries──▶
-//	              record ErrMaxDeliveries (a poison task), ack ──▶ failed
+//	              record errMaxDeliveries (a poison task), ack ──▶ failed
 //	any ──a result is already recorded──▶ ack, nothing runs
 //
 // While W holds a task it sends an in-progress ack every heartbeat (a
@@ -160,7 +160,7 @@
 // unit's message id, which the submitter set) and its own id. The hearer
 // answers each sender (the subject's name, which must be the body's) at
 // most once per 50 ms and all senders together at most 8 times per 50 ms,
-// and counts the signals it discards (Stats.IdleRefused).
+// and counts the signals it discards (its IdleRefused counter).
 //
 // A child's id is its spawner's id, '=', and its index among its
 // siblings: "root=2=0" is the first child of the third child of root.
@@ -257,7 +257,7 @@
 // run --require k=v; equal values, no ranges). It learns the routes by
 // listing the stream's consumers every second, and at once from a
 // submitter's ws.routes notice. So no delivery is ever spent on a worker
-// that cannot run the task (Stats.Delivered counts a worker's deliveries),
+// that cannot run the task (a worker counts its deliveries),
 // and a task's delivery limit counts only deliveries to capable workers.
 //
 // A task that no live worker can run is refused at Submit: a handler none
@@ -267,15 +267,15 @@
 // tasks wait in their route, without using deliveries, until a capable
 // worker starts (the documented wait; Progress shows them queued). So do
 // tasks whose only capable worker is lost after Submit, or just before
-// (its registry entry lives 15 s): Node.Stalls says what they wait for
-// ("no live worker has gpu=1 (handler sh) since 12:03:04"), and so do
-// worksteal run --nats (on stderr; --wait-timeout bounds the wait), job
-// status and the dashboard.
+// (its registry entry lives 15 s): worksteal run --nats says what they
+// wait for ("no live worker has gpu=1 (handler sh) since 12:03:04", on
+// stderr; --wait-timeout bounds the wait), and so do job status and the
+// dashboard.
 //
 // Capacity-weighted pulling stays: a worker asks for as many tasks as it
 // has free slots (one request per route at a time, for the slots freed
 // meanwhile), so a worker with more slots or faster handlers takes more.
-// WithSpeed only advertises a speed in the registry.
+// worksteal worker --speed only advertises a speed in the registry.
 //
 // # Fair share between jobs
 //
@@ -345,7 +345,8 @@
 // gives routes a CA of their own, so a client's certificate cannot open a
 // route.
 //
-// Roles and their permissions (RolePermissions; stream prefix "ws"; "*"
+// Roles and their permissions (worksteal serve init writes them into the
+// server's users.json; stream prefix "ws"; "*"
 // is one subject token, ">" the rest; "the buckets" are the streams
 // KV_ws_results, KV_ws_jobs, KV_ws_checkpoints, KV_ws_workers and
 // KV_ws_failures). Everything not listed is refused, and the listed
@@ -384,7 +385,7 @@
 //	                      reading job records, creating, changing, purging
 //	                      or deleting any stream or consumer, ws.task.> as a
 //	                      subscription (hearing tasks as they are published)
-//	person alice publish  (a submitter key with a name: RolePermissionsFor)
+//	person alice publish  (a submitter key with a name)
 //	                      only under alice.: ws.task.alice.>, ws.cancel.alice.>,
 //	                      $KV.ws_jobs.alice.>, DIRECT.GET and filtered
 //	                      CONSUMER.CREATE of her records and results,
@@ -415,7 +416,7 @@
 //	                      STREAM.DELETE, ws.cancel.> as a subscription
 //	observer     publish  read requests only: DIRECT.GET of KV_ws_jobs and
 //	                      KV_ws_workers, CONSUMER.LIST/NAMES of ws_tasks
-//	                      (the dashboard's ObserverPermissions are a subset)
+//	                      (the dashboard's permissions are a subset)
 //	             receive  ws.started.>, ws.ran.>, ws.status.*
 //	             refused  every subject a worker or a submitter may publish to,
 //	                      any CONSUMER.CREATE (durable or not, push or pull),
@@ -428,15 +429,15 @@
 // worker started first waits for a submitter to set them up).
 //
 // docs/cluster-security.md has the same permissions as a role × action
-// table that TestRoleTableMatchesThePermissions checks against
-// RolePermissions, and what a stolen key can and cannot do.
+// table that TestRoleTableMatchesThePermissions checks against the
+// permissions serve init writes, and what a stolen key can and cannot do.
 //
 // # Authority: the recorder
 //
 // NATS permissions see a subject, not a body: a role that may write one
 // key of a bucket may overwrite or purge any. So no client role writes
 // results or failure counts, and no worker publishes a task. The recorder
-// (Node.Record; worksteal serve runs it in-process, with an identity of its
+// (worksteal serve runs it in-process, with an identity of its
 // own) alone does, for workers of the worker role, which ask it on
 // ws.rec.<name>.<op> naming the delivery they act for by its reply
 // subject; it also settles their deliveries (they may not ack or nak).
@@ -468,7 +469,7 @@
 // task when its own create is answered. A watcher that finds a peer lost asks the recorder
 // (ws.rec.<name>.lost), which pings the peer itself (no responders: its
 // connection is gone) or finds it silent for (aliveMisses-1) heartbeats, and naks what its table
-// says that Serve holds. Refusals are counted by reason (RecorderStats)
+// says that Serve holds. Refusals are counted by reason
 // and reported (serve logs each). The submitter, for its part, counts no
 // parentless result outside its task list and no listed child that is not
 // a descendant of its parent. So a forged message cannot record an outcome
@@ -510,8 +511,8 @@
 // TestAPersonLearnsNoOtherPersonsJobs (cmd/worksteal/internal/attacktest)
 // tries each with a real person's key.
 //
-// Record also sets the tier up, with its
-// StorageLimits (WithLimits): a full task stream refuses a submit
+// The recorder also sets the tier up, with its storage limits
+// (serve --max-tasks, --max-task-mib, --max-result-mib): a full task stream refuses a submit
 // (ErrStorageFull) and drops nothing waiting.
 //
 // Limits, by design: roles are not tenants. A person can make every

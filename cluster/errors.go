@@ -4,13 +4,14 @@ import (
 	"errors"
 
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Errors returned by this package. Errors about a job or an option wrap one
 // of these and name the field or value at fault.
 var (
 	// ErrInvalidOption: an option of New has a bad value.
-	ErrInvalidOption = errors.New("cluster: invalid option")
+	ErrInvalidOption = clusterops.ErrInvalidOption
 	// ErrInvalidJob: a job or one of its tasks is malformed (an empty or
 	// repeated task id, a name with characters NATS does not allow, a
 	// payload over the server's limit).
@@ -24,15 +25,15 @@ var (
 	// ErrJobMismatch: a job with that id is recorded with different tasks,
 	// so resuming it would mix two batches.
 	ErrJobMismatch = errors.New("cluster: job exists with different tasks")
-	// ErrNoHandlers: Serve was called before any Handle.
-	ErrNoHandlers = errors.New("cluster: no handlers registered")
+	// errNoHandlers: Serve was called before any Handle.
+	errNoHandlers = errors.New("cluster: no handlers registered")
 	// ErrNoMoreResults: Submission.Next has returned every result.
 	ErrNoMoreResults = errors.New("cluster: no more results")
-	// ErrMaxDeliveries: the recorded error of a poison task, one whose
+	// errMaxDeliveries: the recorded error of a poison task, one whose
 	// deliveries ended without an outcome from its handler (its workers
 	// died, hung, stopped or lost the server) more often than WithMaxDeliver
 	// allows.
-	ErrMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
+	errMaxDeliveries = errors.New("cluster: poison task: delivered the maximum number of times without an outcome")
 	// ErrTasksFailed: Submission.Wait's error when some tasks of the job
 	// failed; it says how many, and Wait returns every result with it
 	// (see Result.Failure for what each failure was).

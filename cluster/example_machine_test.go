@@ -7,14 +7,6 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 )
 
-// A worker's measured labels (cores, mem, gpu) with the given ones on top:
-// a given label wins where both name the same key.
-func ExampleMachineLabels() {
-	labels := cluster.MachineLabels().Merge(cluster.Labels{"gpu": "a100", "zone": "eu"})
-	fmt.Println(labels["cores"] == fmt.Sprint(runtime.NumCPU()), labels["gpu"], labels["zone"])
-	// Output: true a100 eu
-}
-
 // WithAdmission keeps a worker from taking new tasks while its machine is
 // busy: here, while more than four goroutines per CPU run.
 func ExampleWithAdmission() {

@@ -56,8 +56,8 @@ func Example() {
 	// 1 STEALING 1
 }
 
-// Jobs lists the recorded jobs; Cancel stops one (its queued tasks are
-// removed, its running ones stopped, its followers end).
+// Cancel stops a job: its queued tasks are removed, its running ones
+// stopped, and its followers end.
 func ExampleNode_Cancel() {
 	url, stop := embedded()
 	defer stop()
@@ -72,55 +72,8 @@ func ExampleNode_Cancel() {
 	if err := node.Cancel(ctx, "film"); err != nil {
 		fmt.Println(err)
 	}
-	jobs, _ := node.Jobs(ctx)
-	for _, j := range jobs {
-		fmt.Println(j.ID, j.Total, j.Cancelled)
-	}
 	_, err := sub.Wait(ctx)
 	fmt.Println(err)
 	// Output:
-	// film 1 true
 	// cluster: job cancelled: job film
-}
-
-// Stalls says what a job's queued tasks wait for when no live worker can
-// run them (here: no worker at all has started).
-func ExampleNode_Stalls() {
-	url, stop := embedded()
-	defer stop()
-	nc, _ := nats.Connect(url)
-	defer nc.Close()
-	ctx := context.Background()
-	node, _ := cluster.New(nc)
-	sub, _ := node.Submit(ctx, cluster.Job{ID: "film", Require: cluster.Labels{"gpu": "1"},
-		Tasks: []cluster.Task{{Handler: "render"}, {Handler: "render"}}})
-	defer sub.Stop()
-
-	// The server counts a route's queued tasks a moment after they are
-	// stored: ask again until it has (a status line would simply refresh).
-	var stalls []cluster.Stall
-	for deadline := time.Now().Add(10 * time.Second); len(stalls) == 0 && time.Now().Before(deadline); {
-		stalls, _ = node.Stalls(ctx, "film")
-		if len(stalls) == 0 {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	for _, s := range stalls {
-		fmt.Println(s.Handler, s.Require, s.Queued)
-	}
-	// Output:
-	// render gpu=1 2
-}
-
-// The handlers a worker serves, as its start-up line names them.
-func ExampleNode_Handlers() {
-	url, stop := embedded()
-	defer stop()
-	nc, _ := nats.Connect(url)
-	defer nc.Close()
-	node, _ := cluster.New(nc)
-	node.Handle("upper", func(_ context.Context, p []byte) ([]byte, error) { return []byte(strings.ToUpper(string(p))), nil })
-	node.Handle("echo", func(_ context.Context, p []byte) ([]byte, error) { return p, nil })
-	fmt.Println(node.Handlers())
-	// Output: [echo upper]
 }

@@ -168,7 +168,7 @@ func (s *serving) admit(d *delivery) (Handler, bool) {
 	res := d.result(n.opts.name)
 	switch {
 	case d.lost() >= d.maxLost:
-		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", ErrMaxDeliveries, d.lost(), d.delivered)
+		res.Error = fmt.Sprintf("%v: %d of its %d deliveries ended without an outcome", errMaxDeliveries, d.lost(), d.delivered)
 		res.Failure = FailurePoison
 		s.settle(*d, res)
 		return nil, false

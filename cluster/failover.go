@@ -220,7 +220,7 @@ func (s *serving) watch(ctx context.Context) {
 	var knownMu sync.Mutex
 	// By name and id (tapKey): a hello under one name cannot replace
 	// another name's entry for the same id.
-	known := map[string]WorkerInfo{} // from the hellos; Started: when last heard
+	known := map[string]workerInfo{} // from the hellos; Started: when last heard
 	hsub, err := s.n.nc.Subscribe(s.n.helloSubject("*"), func(m *nats.Msg) {
 		name, id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], string(m.Data)
 		if !namePattern.MatchString(id) {
@@ -228,7 +228,7 @@ func (s *serving) watch(ctx context.Context) {
 		}
 		knownMu.Lock()
 		_, had := known[tapKey(name, id)]
-		known[tapKey(name, id)] = WorkerInfo{Name: name, Alive: id, Started: time.Now()}
+		known[tapKey(name, id)] = workerInfo{Name: name, Alive: id, Started: time.Now()}
 		if !had {
 			keepLatest(known, name, servesPerName)
 		}
@@ -264,7 +264,7 @@ func (s *serving) watch(ctx context.Context) {
 				s.sayHello() // every peersEvery: the others keep knowing this worker
 			}
 			refreshed = time.Now()
-			var ws []WorkerInfo
+			var ws []workerInfo
 			knownMu.Lock()
 			for id, w := range known {
 				if time.Since(w.Started) > workerTTL { // no hello for 15 s: gone
@@ -275,9 +275,9 @@ func (s *serving) watch(ctx context.Context) {
 			}
 			knownMu.Unlock()
 			{
-				want := map[string]WorkerInfo{}
+				want := map[string]workerInfo{}
 				mu.Lock()
-				ws = slices.DeleteFunc(ws, func(w WorkerInfo) bool { return gone[tapKey(w.Name, w.Alive)] })
+				ws = slices.DeleteFunc(ws, func(w workerInfo) bool { return gone[tapKey(w.Name, w.Alive)] })
 				mu.Unlock()
 				for _, w := range watched(ws, s.tree.id, watchPeers) {
 					want[tapKey(w.Name, w.Alive)] = w
@@ -336,11 +336,11 @@ func (s *serving) watch(ctx context.Context) {
 }
 
 // watched returns the next k live workers after id in the ring of ids.
-func watched(ws []WorkerInfo, id string, k int) []WorkerInfo {
-	ws = slices.DeleteFunc(slices.Clone(ws), func(w WorkerInfo) bool { return w.Stopped || w.Alive == "" || w.Alive == id })
-	slices.SortFunc(ws, func(a, b WorkerInfo) int { return strings.Compare(a.Alive, b.Alive) })
-	i, _ := slices.BinarySearchFunc(ws, id, func(w WorkerInfo, id string) int { return strings.Compare(w.Alive, id) })
-	var out []WorkerInfo
+func watched(ws []workerInfo, id string, k int) []workerInfo {
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w workerInfo) bool { return w.Stopped || w.Alive == "" || w.Alive == id })
+	slices.SortFunc(ws, func(a, b workerInfo) int { return strings.Compare(a.Alive, b.Alive) })
+	i, _ := slices.BinarySearchFunc(ws, id, func(w workerInfo, id string) int { return strings.Compare(w.Alive, id) })
+	var out []workerInfo
 	for j := 0; j < min(k, len(ws)); j++ {
 		out = append(out, ws[(i+j)%len(ws)])
 	}
@@ -407,7 +407,7 @@ func (s *serving) lose(ctx context.Context, p *peerState, why string) {
 		body := p.name + "\t" + p.id
 		if _, _, err := s.n.askRecorder(cctx, recLost, "", nil, []byte(body)); err != nil {
 			s.n.opts.onError(fmt.Errorf("cluster: worker %s lost (%s): the recorder: %w", p.name, why, err))
-			if errors.Is(err, ErrRefused) {
+			if errors.Is(err, errRecorderRefused) {
 				// Not lost as the recorder sees it (it heard the peer
 				// lately): look again at the next check, with the
 				// same list, rather than leave its tasks to the ack wait.
@@ -455,7 +455,7 @@ func lostClaimKey(id, seq string) string { return "lost." + id + "." + seq }
 const servesPerName = 2
 
 // keepLatest forgets the Serves of name in known beyond the k heard last.
-func keepLatest(known map[string]WorkerInfo, name string, k int) {
+func keepLatest(known map[string]workerInfo, name string, k int) {
 	var ids []string
 	for key, w := range known {
 		if w.Name == name {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // BenchmarkFailover: three worker processes of 4 slots with an ack wait
@@ -27,7 +28,7 @@ import (
 func BenchmarkFailover(b *testing.B) {
 	srv := startServer(b)
 	n := submitter(b, connect(b, srv.ClientURL()), cluster.WithAckWait(30*time.Minute))
-	if _, err := n.Jobs(context.Background()); err != nil { // the deployment's ack wait: 30 min
+	if _, err := clusterops.Jobs(context.Background(), n); err != nil { // the deployment's ack wait: 30 min
 		b.Fatal(err)
 	}
 	os.Setenv(envAck, "30m")

@@ -58,7 +58,7 @@ func (n *Node) heldFailures(ctx context.Context, d *delivery) (failureRecord, er
 	v, ok, err := n.readHeld(ctx, d.msg, readFailures, n.failuresKV, d.key)
 	var f failureRecord
 	switch {
-	case errors.Is(err, ErrRefused):
+	case errors.Is(err, errRecorderRefused):
 		return f, nil
 	case err != nil || !ok:
 		return f, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -45,10 +46,10 @@ func TestIdleSignalFloodHandsOverAtMostTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	waitFor(t, "the busy worker spawning", func() bool { return busy.Stats().Spawned > 8 })
+	waitFor(t, "the busy worker spawning", func() bool { return clusterops.StatsOf(busy).Spawned > 8 })
 
 	const flood, mismatched = 3000, 200
-	before := busy.Stats()
+	before := clusterops.StatsOf(busy)
 	start := time.Now()
 	for i := range flood + mismatched {
 		body := "attacker-id\t1\tmallory"
@@ -63,11 +64,11 @@ func TestIdleSignalFloodHandsOverAtMostTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	testdeadline.Until(t, "the busy worker hearing the flood", 10*time.Millisecond, func() bool {
-		st := busy.Stats()
+		st := clusterops.StatsOf(busy)
 		return st.IdleAccepted+st.IdleRefused-before.IdleAccepted-before.IdleRefused >= flood+mismatched
 	})
 	elapsed := time.Since(start)
-	after := busy.Stats()
+	after := clusterops.StatsOf(busy)
 	accepted, discarded := after.IdleAccepted-before.IdleAccepted, after.IdleRefused-before.IdleRefused
 	bound := 2 + int64(elapsed/idleGap)
 	t.Logf("flood of %d over %v: %d answered, %d discarded", flood+mismatched, elapsed, accepted, discarded)
@@ -84,7 +85,7 @@ func TestIdleSignalFloodHandsOverAtMostTheBound(t *testing.T) {
 	checkTree(t, s, rs, spinNodes(leaves))
 	// Hand-overs end after the signals are heard: count them once the job
 	// is done (no other worker sends idle signals here).
-	spilled := busy.Stats().Spilled - before.Spilled
+	spilled := clusterops.StatsOf(busy).Spilled - before.Spilled
 	t.Logf("%d children handed over", spilled)
 	if spilled > accepted {
 		t.Errorf("the flood made the busy worker hand %d children over on %d answered signals of one free slot", spilled, accepted)

@@ -6,35 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// JobInfo is a job as its record in the jobs bucket describes it.
-type JobInfo struct {
-	ID        string
-	Total     int       // tasks in the job
-	Published int       // tasks published so far (all, once Submit returned)
-	Created   time.Time // when it was first submitted
-	Done      bool      // every task has a result (as its last follower saw)
-	Cancelled bool      // cancelled: its unfinished tasks will not run
-	Reduce    string    // the job's reduction (Job.Reduce), "" if it named none
+func (r jobRecord) info() jobInfo {
+	return jobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled, Reduce: r.Reduce}
 }
 
-func (r jobRecord) info() JobInfo {
-	return JobInfo{ID: r.ID, Total: r.Total, Published: r.Published, Created: r.Created, Done: r.Done, Cancelled: r.Cancelled, Reduce: r.Reduce}
-}
-
-// Jobs lists the recorded jobs, oldest first: a node WithOwner lists its
+// listJobs (clusterops.Jobs) lists the recorded jobs, oldest first: a node WithOwner lists its
 // owner's only.
-func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
+func (n *Node) listJobs(ctx context.Context) ([]jobInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	var out []JobInfo
+	var out []jobInfo
 	if n.opts.owner != "" {
 		// A person's records only, from a watch of its own keys: it may
 		// not list the bucket's keys (stream info names every job).
@@ -48,7 +36,7 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 				out = append(out, rec.info())
 			}
 		}
-		slices.SortFunc(out, func(a, b JobInfo) int { return a.Created.Compare(b.Created) })
+		slices.SortFunc(out, func(a, b jobInfo) int { return a.Created.Compare(b.Created) })
 		return out, nil
 	}
 	keys, err := bucketKeys(ctx, n.js, n.jobs.Bucket())
@@ -62,18 +50,18 @@ func (n *Node) Jobs(ctx context.Context) ([]JobInfo, error) {
 		}
 		out = append(out, rec.info())
 	}
-	slices.SortFunc(out, func(a, b JobInfo) int { return a.Created.Compare(b.Created) })
+	slices.SortFunc(out, func(a, b jobInfo) int { return a.Created.Compare(b.Created) })
 	return out, nil
 }
 
-// Job returns the record of one job; ErrJobNotFound if there is none.
-func (n *Node) Job(ctx context.Context, id string) (JobInfo, error) {
+// jobInfo (clusterops.Job) returns the record of one job; ErrJobNotFound if there is none.
+func (n *Node) jobInfo(ctx context.Context, id string) (jobInfo, error) {
 	id, err := n.jobID(id)
 	if err != nil {
-		return JobInfo{}, err
+		return jobInfo{}, err
 	}
 	if err := n.ensure(ctx); err != nil {
-		return JobInfo{}, err
+		return jobInfo{}, err
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
@@ -100,7 +88,11 @@ func (n *Node) jobRecordOf(ctx context.Context, id string) (jobRecord, uint64, e
 // return ErrJobCancelled), its queued tasks are removed, and the workers
 // stop its running tasks without recording them. The results recorded so
 // far stay until Delete. Cancelling a finished job only marks it.
-func (n *Node) Cancel(ctx context.Context, id string) error {
+func (n *Node) Cancel(ctx context.Context, id string) error { return n.callerJobOp(ctx, ownCancel, id) }
+
+// callerJobOp does op (ownCancel, ownDelete) on the job the caller names
+// id: its owner's prefix added, another owner's job refused (jobID).
+func (n *Node) callerJobOp(ctx context.Context, op, id string) error {
 	id, err := n.jobID(id)
 	if err != nil {
 		return err
@@ -108,7 +100,7 @@ func (n *Node) Cancel(ctx context.Context, id string) error {
 	if err := n.ensure(ctx); err != nil {
 		return err
 	}
-	return n.jobOp(ctx, ownCancel, id)
+	return n.jobOp(ctx, op, id)
 }
 
 // cancelJob is Cancel's work, done by a node that may purge and delete

@@ -3,13 +3,8 @@ package cluster
 import (
 	"fmt"
 	stdmaps "maps"
-	"math"
-	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/worksteal/worksteal/internal/machine"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 // Labels describe a worker (WithLabels: gpu=1, mem=64G, zone=eu) or what
@@ -40,14 +35,7 @@ func (l Labels) Satisfy(req Labels) bool {
 }
 
 // String is "k1=v1,k2=v2", keys sorted; "" for none.
-func (l Labels) String() string {
-	keys := slices.Sorted(stdmaps.Keys(l))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + l[k]
-	}
-	return strings.Join(parts, ",")
-}
+func (l Labels) String() string { return clusterwire.LabelString(l) }
 
 // merge returns a with b's entries added (b wins).
 func (l Labels) merge(b Labels) Labels {
@@ -64,7 +52,7 @@ func (l Labels) merge(b Labels) Labels {
 
 // WithLabels gives a worker labels, which tasks may require (Job.Require,
 // Task.Require): the worker pulls only tasks whose requirements its labels
-// satisfy. Registered in the worker registry (WorkerInfo.Labels).
+// satisfy. Registered in the worker registry.
 func WithLabels(l Labels) Option {
 	return func(o *options) error {
 		if err := l.check(); err != nil {
@@ -75,12 +63,12 @@ func WithLabels(l Labels) Option {
 	}
 }
 
-// WithSpeed advertises the worker's relative speed (1 = a reference
+// withSpeed (clusterops.WithSpeed) advertises the worker's relative speed (1 = a reference
 // machine; default 1) in the worker registry (WorkerInfo.Speed), for
 // operators and dashboards. Scheduling does not need it: a worker pulls a
 // task each time a slot frees, so a faster worker takes more tasks by
 // itself.
-func WithSpeed(s float64) Option {
+func withSpeed(s float64) Option {
 	return func(o *options) error {
 		if !(s > 0) {
 			return fmt.Errorf("%w: speed %v: must be positive", ErrInvalidOption, s)
@@ -88,38 +76,4 @@ func WithSpeed(s float64) Option {
 		o.speed = s
 		return nil
 	}
-}
-
-// MachineLabels are the labels a worker measures of its machine: cores
-// (the CPUs this process may use, capped by its cgroup's CPU quota rounded
-// up), mem (total memory, whole GiB: "mem=23G"),
-// gpu (NVIDIA GPUs the driver shows: /proc/driver/nvidia/gpus, /dev/nvidiaN;
-// "gpu=0" when none) and, where the machine has DRM render nodes
-// (/dev/dri/renderD*, any vendor's GPU), dri (their number). A label that
-// cannot be measured is left out. Given labels override them (Merge).
-func MachineLabels() Labels { return machineLabels(machine.FS{}, runtime.NumCPU()) }
-
-func machineLabels(fs machine.FS, cpus int) Labels {
-	if q, limited, err := fs.CPUQuota(); err == nil && limited {
-		cpus = min(cpus, max(1, int(math.Ceil(q))))
-	}
-	l := Labels{"cores": strconv.Itoa(cpus)}
-	if total, _, err := fs.Memory(); err == nil {
-		l["mem"] = strconv.FormatUint(total>>30, 10) + "G"
-	}
-	nvidia, render := fs.GPUs()
-	l["gpu"] = strconv.Itoa(nvidia)
-	if render > 0 {
-		l["dri"] = strconv.Itoa(render)
-	}
-	return l
-}
-
-// Merge returns l with over's labels added, over's value winning where
-// both have a key.
-func (l Labels) Merge(over Labels) Labels {
-	m := Labels{}
-	stdmaps.Copy(m, l)
-	stdmaps.Copy(m, over)
-	return m
 }

@@ -23,7 +23,7 @@ func ExampleLabels_Satisfy() {
 // WithLabels gives a worker labels; Job.Require (or Task.Require) sends a
 // job's tasks only to workers that have them.
 func ExampleWithLabels() {
-	opts := []cluster.Option{cluster.WithLabels(cluster.Labels{"gpu": "1"}), cluster.WithSpeed(2)}
+	opts := []cluster.Option{cluster.WithLabels(cluster.Labels{"gpu": "1"}), cluster.WithSlots(2)}
 	job := cluster.Job{ID: "film", Require: cluster.Labels{"gpu": "1"},
 		Tasks: []cluster.Task{{Handler: "render"}, {Handler: "render", Require: cluster.Labels{"mem": "64G"}}}}
 	fmt.Println(len(opts), job.Require, job.Tasks[1].Require)

@@ -7,43 +7,13 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
-// StorageLimits bound what the tier keeps: the task stream (the tasks
-// waiting, by count and by bytes) and the results bucket (by bytes). A
-// stream at its limit refuses a new task (JetStream's discard-new policy)
-// rather than dropping a waiting one, so a submitter sees ErrStorageFull
-// and nothing queued is lost; a full results bucket refuses the
-// recorder's write, which the worker retries until there is room (delete
-// finished jobs). Zero is no limit.
-type StorageLimits struct {
-	Tasks       int64 // task messages in the stream
-	TaskBytes   int64 // bytes of the task stream
-	ResultBytes int64 // bytes of the results bucket
-}
-
-// DefaultStorageLimits are worksteal serve's defaults (--max-tasks,
-// --max-task-bytes, --max-result-bytes).
-var DefaultStorageLimits = StorageLimits{Tasks: 10_000_000, TaskBytes: 4 << 30, ResultBytes: 16 << 30}
-
-// String says the limits as serve reports them.
-func (l StorageLimits) String() string {
-	n := func(v int64, unit string) string {
-		if v <= 0 {
-			return "no limit"
-		}
-		if unit == "B" {
-			return fmt.Sprintf("%.1f MiB", float64(v)/(1<<20))
-		}
-		return fmt.Sprintf("%d %s", v, unit)
-	}
-	return fmt.Sprintf("task stream %s and %s (a submit past them is refused), results %s", n(l.Tasks, "tasks"), n(l.TaskBytes, "B"), n(l.ResultBytes, "B"))
-}
-
-// WithLimits sets the storage limits the node sets up the tier with, and
+// withLimits (clusterops.WithLimits) sets the storage limits the node sets up the tier with, and
 // applies to a tier set up already (worksteal serve's recorder does; a
 // node without WithLimits leaves the limits as they are).
-func WithLimits(l StorageLimits) Option {
+func withLimits(l clusterops.StorageLimits) Option {
 	return func(o *options) error {
 		if l.Tasks < 0 || l.TaskBytes < 0 || l.ResultBytes < 0 {
 			return fmt.Errorf("%w: storage limits %+v: must be 0 (no limit) or more", ErrInvalidOption, l)
@@ -53,7 +23,7 @@ func WithLimits(l StorageLimits) Option {
 	}
 }
 
-// ErrStorageFull: the task stream is at its limit (StorageLimits).
+// ErrStorageFull: the task stream is at its limit (worksteal serve --max-tasks, --max-task-mib).
 var ErrStorageFull = errors.New("cluster: the task stream is full")
 
 // limitStream sets cfg's limits from the node's, if it has any.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -125,7 +126,7 @@ func TestObserverWritesNothingAndReadsNoOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if jobs, err := obs.Jobs(ctx); err != nil || len(jobs) != 1 || jobs[0].ID != "secret" {
+	if jobs, err := clusterops.Jobs(ctx, obs); err != nil || len(jobs) != 1 || jobs[0].ID != "secret" {
 		t.Errorf("observer: Jobs = %+v, %v; want job secret", jobs, err)
 	}
 	if o, err := obs.Open(ctx, "secret"); err == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/worksteal/worksteal"
 	"github.com/worksteal/worksteal/balance"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Option configures a Node; see New for the list.
@@ -32,9 +33,9 @@ type options struct {
 	fetchWait      time.Duration
 	onError        func(error)
 	onReady        func()
-	role           Role           // "": no role, may do everything
-	owner          string         // WithOwner: the person the node acts for
-	limits         *StorageLimits // WithLimits
+	role           Role                      // "": no role, may do everything
+	owner          string                    // WithOwner: the person the node acts for
+	limits         *clusterops.StorageLimits // withLimits
 	labels         Labels
 	speed          float64
 	admit          func() bool
@@ -106,7 +107,7 @@ func WithHeartbeat(d time.Duration) Option {
 
 // WithMaxDeliver sets how many deliveries of a task may end without an
 // outcome from its handler before the task is recorded as failed with
-// ErrMaxDeliveries, a poison task (default 10). A delivery ends without an outcome when its
+// FailurePoison, a poison task (default 10). A delivery ends without an outcome when its
 // worker dies, stops, loses the server, or the server restarts: none of
 // these is an attempt of the task (Job.MaxAttempts counts the handler's
 // failures only), but a task that kills every worker it reaches must end
@@ -242,11 +243,11 @@ func WithErrorHandler(f func(error)) Option {
 	}
 }
 
-// WithReady calls f once Serve has put this worker in the registry and is
+// withReady (clusterops.WithReady) calls f once Serve has put this worker in the registry and is
 // about to pull tasks: from then on a submitter sees its handlers and
 // labels (a job that requires them is accepted). Tools print "serving"
 // from it, and health checks wait for it. Default: none.
-func WithReady(f func()) Option {
+func withReady(f func()) Option {
 	return func(o *options) error {
 		if f == nil {
 			return fmt.Errorf("%w: nil ready func", ErrInvalidOption)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Job ownership. A person (or CI system) holds a submitter credential
@@ -52,15 +53,10 @@ type routeRequest struct {
 	Require Labels `json:"require,omitempty"`
 }
 
-// RefusedNotOwner: a request of the owner service for a job of another
-// owner (the server's permissions refuse the subject first).
-const RefusedNotOwner = "not-owner"
-
 // WithOwner says the node acts for the person (or CI system) name, whose
 // credential is a submitter's bound to that name (worksteal serve
 // credentials add --role submitter --name NAME): the jobs it submits get
-// the id "NAME.<id>", Jobs lists only NAME's, and Job, Open, Cancel and
-// Delete take an id with or without the "NAME." prefix and refuse another
+// the id "NAME.<id>", and Open, Cancel and Delete take an id with or without the "NAME." prefix and refuse another
 // owner's job (the server refuses it anyway). Purges and route deletions
 // go through the owner service of worksteal serve (Record runs it).
 func WithOwner(name string) Option {
@@ -76,9 +72,9 @@ func WithOwner(name string) Option {
 // ErrNotOwner: a person asked for another person's job.
 var ErrNotOwner = errors.New("cluster: not the job's owner")
 
-// OwnerOf returns the owner of job id ("alice" of "alice.x"), "" for a
+// ownerOf returns the owner of job id ("alice" of "alice.x"), "" for a
 // job of no owner (one submitted by an admin or without roles).
-func OwnerOf(id string) string {
+func ownerOf(id string) string {
 	owner, _, ok := strings.Cut(id, ".")
 	if !ok {
 		return ""
@@ -108,7 +104,7 @@ func (n *Node) jobID(id string) (string, error) {
 	if !strings.Contains(id, ".") {
 		return o + "." + id, nil
 	}
-	if owner := OwnerOf(id); owner != o {
+	if owner := ownerOf(id); owner != o {
 		return "", fmt.Errorf("%w: job %s belongs to %s; you are %s (only its owner or an admin may list, watch, cancel or read it)", ErrNotOwner, id, owner, o)
 	}
 	return id, nil
@@ -157,7 +153,7 @@ func (n *Node) ownRequest(ctx context.Context, op, id string, body []byte) ([]by
 		return nil, err
 	}
 	if st := reply.Header.Get(hdrStatus); st != recOK {
-		if strings.HasPrefix(string(reply.Data), RefusedNotOwner) {
+		if strings.HasPrefix(string(reply.Data), clusterops.RefusedNotOwner) {
 			return nil, fmt.Errorf("%w: %s", ErrNotOwner, reply.Data)
 		}
 		if strings.Contains(string(reply.Data), ErrJobNotFound.Error()) {
@@ -183,27 +179,27 @@ func (r *recorder) serveOwners(ctx context.Context) (*nats.Subscription, error) 
 			var err error
 			if op == ownRoute {
 				if err = json.Unmarshal(m.Data, &req); err != nil {
-					err = refuse(RefusedMalformed, "route request of owner %s: %v", owner, err)
+					err = refuse(clusterops.RefusedMalformed, "route request of owner %s: %v", owner, err)
 				}
 				id = req.Job
 			}
 			switch {
 			case err != nil:
-			case !validJobID(id) || OwnerOf(id) == "":
-				err = refuse(RefusedMalformed, "job id %q of owner %s", id, owner)
-			case OwnerOf(id) != owner:
-				err = refuse(RefusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, OwnerOf(id))
+			case !validJobID(id) || ownerOf(id) == "":
+				err = refuse(clusterops.RefusedMalformed, "job id %q of owner %s", id, owner)
+			case ownerOf(id) != owner:
+				err = refuse(clusterops.RefusedNotOwner, "%s asked to %s job %s, which belongs to %s", owner, op, id, ownerOf(id))
 			case op == ownRoute && !namePattern.MatchString(req.Handler):
-				err = refuse(RefusedMalformed, "route of job %s: handler name %q", id, req.Handler)
+				err = refuse(clusterops.RefusedMalformed, "route of job %s: handler name %q", id, req.Handler)
 			case op == ownRoute:
 				err = n.createRoute(ctx, route{job: id, handler: req.Handler, require: req.Require})
 			case op == ownStalls:
-				var stalls []Stall
-				if stalls, err = n.Stalls(ctx, id); err == nil {
+				var stalls []stall
+				if stalls, err = n.stalls(ctx, id); err == nil {
 					out, err = json.Marshal(stalls)
 				}
 			case op != ownPurge && op != ownEnd && op != ownCancel && op != ownDelete:
-				err = refuse(RefusedUnknownStep, "owner service operation %q", op)
+				err = refuse(clusterops.RefusedUnknownStep, "owner service operation %q", op)
 			default:
 				tctx, cancel := n.timeout(ctx)
 				err = n.jobOp(tctx, op, id)

@@ -4,38 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/worksteal/worksteal/cluster"
 )
-
-// A person's permissions: alice (a submitter key with her name) may publish
-// tasks, write records and read results only of the jobs whose id begins
-// "alice.", and asks the owner service for what no subject bounds.
-func ExampleRolePermissionsFor_person() {
-	p, err := cluster.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
-	if err != nil {
-		panic(err)
-	}
-	for _, s := range p.Publish.Allow {
-		if strings.HasPrefix(s, "ws.task") || strings.HasPrefix(s, "$KV.") || strings.HasPrefix(s, "ws.own") {
-			fmt.Println("may publish", s)
-		}
-	}
-	fmt.Println("her replies:", cluster.HolderInboxPrefix(cluster.RoleSubmitter, "alice"))
-	// Output:
-	// may publish ws.task.alice.>
-	// may publish $KV.ws_jobs.alice.>
-	// may publish ws.own.alice.*
-	// her replies: _INBOX_submitter_alice
-}
-
-// A job's owner is the first token of its id: a person's node
-// (cluster.WithOwner) names its jobs so.
-func ExampleOwnerOf() {
-	fmt.Printf("%q %q\n", cluster.OwnerOf("alice.build"), cluster.OwnerOf("nightly"))
-	// Output: "alice" ""
-}
 
 // WithOwner: the node of the person alice submits "alice.<id>" jobs; her
 // key's file names her (serve credentials add writes that first line).
@@ -51,12 +22,4 @@ func ExampleWithOwner() {
 	// Output:
 	// alice submitter true
 	// true
-}
-
-// Storage limits, as worksteal serve sets them up and reports them.
-func ExampleWithLimits() {
-	l := cluster.StorageLimits{Tasks: 1_000_000, TaskBytes: 1 << 30, ResultBytes: 4 << 30}
-	fmt.Println(l)
-	_ = cluster.WithLimits(l) // with cluster.New(nc, ...) on the node that sets the tier up
-	// Output: task stream 1000000 tasks and 1024.0 MiB (a submit past them is refused), results 4096.0 MiB
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // A task whose result is recorded is acked without running again when it
@@ -44,7 +45,7 @@ func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
 	}
 	// Worker a's acks and heartbeats never reach the server.
 	a := start(dropProxy(t, srv.Addr().String(), "$JS.ACK."), "a", 1)
-	waitFor(t, "worker a's registration", func() bool { ws, _ := a.Workers(context.Background()); return len(ws) == 1 })
+	waitFor(t, "worker a's registration", func() bool { ws, _ := clusterops.Workers(context.Background(), a); return len(ws) == 1 })
 	sub, err := submitter(t, connect(t, srv.ClientURL())).Submit(context.Background(), cluster.Job{ID: "acked", Tasks: []cluster.Task{
 		{ID: "quick", Handler: "count", Payload: []byte("quick")},
 		{ID: "held", Handler: "count", Payload: []byte("hold")},
@@ -57,7 +58,7 @@ func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
 	// b gets both again after the ack wait: the finished one is acked
 	// unrun, the held one runs.
 	b := start(srv.ClientURL(), "b", 2)
-	waitFor(t, "b's delivery of the recorded task", func() bool { return b.Stats().Duplicates >= 1 })
+	waitFor(t, "b's delivery of the recorded task", func() bool { return clusterops.StatsOf(b).Duplicates >= 1 })
 	close(release)
 	waitJob(t, sub)
 	mu.Lock()
@@ -65,7 +66,7 @@ func TestRecordedTaskIsAckedWithoutRunningAgain(t *testing.T) {
 	if runs["quick"] != 1 {
 		t.Errorf("the recorded task's handler ran %d times; want 1 (a delivery after its result was recorded must ack it unrun)", runs["quick"])
 	}
-	if st := b.Stats(); st.Redelivered < 1 {
+	if st := clusterops.StatsOf(b); st.Redelivered < 1 {
 		t.Errorf("worker b's stats %+v: want the redelivered task counted", st)
 	}
 }

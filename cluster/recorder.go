@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // The recorder: the one writer of the results and failures buckets, and
@@ -61,39 +62,12 @@ const (
 	recRetry   = "retry"   // in a batch's answer: the entry met an error (the server away); ask again
 )
 
-// ErrRefused: the recorder refused a worker's write (a result for a task
+// errRecorderRefused: the recorder refused a worker's write (a result for a task
 // the worker does not hold, a child under a task it does not hold, ...).
-var ErrRefused = errors.New("cluster: refused by the recorder")
-
-// Refusal reasons, as the recorder counts and logs them.
-const (
-	RefusedNotHeld     = "not-held"     // the delivery named is not held: settled, never made, or delivered again since (its lease lost)
-	RefusedNotHolder   = "not-holder"   // the delivery named went to another worker
-	RefusedNotLost     = "not-lost"     // a peer named lost answers, or spoke lately
-	RefusedMismatch    = "mismatch"     // the result's job, task, index, parent or handler is not the delivery's
-	RefusedStaleJob    = "stale-job"    // the delivery is of no current job (deleted, re-created, pre-seeded, cancelled)
-	RefusedBadChild    = "bad-child"    // a child id that is not a descendant of the task held, or a listed child that is not
-	RefusedMalformed   = "malformed"    // an unreadable request
-	RefusedConflict    = "conflict"     // two workers' held lists claim a delivery the holder table lacks (after serve restarted): handed back
-	RefusedNoSpawn     = "spawn-denied" // the job's submitter did not allow spawning
-	RefusedUnknownStep = "unknown-op"   // an operation the recorder does not know
-	// DiscardedNoJob counts task messages on the subjects of no recorded
-	// job, which the recorder purges (see Record).
-	DiscardedNoJob = "no-job"
-)
+var errRecorderRefused = errors.New("cluster: refused by the recorder")
 
 // sweepEvery is how often the recorder looks for task messages of no job.
 var sweepEvery = 10 * time.Second
-
-// RecorderStats are a recorder's counts since Record started.
-type RecorderStats struct {
-	Recorded, Duplicates, Failures, Discarded, Spawned int64
-	// Refused counts the refused requests by reason (Refused*).
-	Refused map[string]int64
-	// RefusedBy counts them by "<role>/<reason>" (see refusalKey), as
-	// the dashboard shows them.
-	RefusedBy map[string]int64
-}
 
 // recorder is one Record call's state.
 type recorder struct {
@@ -103,7 +77,7 @@ type recorder struct {
 	creates replies // the creates of results sent in batches (results)
 
 	mu    sync.Mutex
-	stats RecorderStats
+	stats recorderStats
 	jobs  map[string]cachedJob // job records read lately
 	ckpts map[string]bool      // the tasks (result keys) whose checkpoint this recorder saved: purged with their result
 
@@ -164,14 +138,14 @@ func (t *tappedServe) untap() {
 // pull to, and takes nothing from the other.
 func tapKey(worker, id string) string { return worker + "\t" + id }
 
-// RecorderStats returns the counts of the recorder this node runs
+// recorderStats (clusterops.RecorderStatsOf) returns the counts of the recorder this node runs
 // (Record); zero if it runs none.
-func (n *Node) RecorderStats() RecorderStats {
+func (n *Node) recorderStats() recorderStats {
 	n.mu.Lock()
 	r := n.rec
 	n.mu.Unlock()
 	if r == nil {
-		return RecorderStats{}
+		return recorderStats{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -184,7 +158,7 @@ func (n *Node) RecorderStats() RecorderStats {
 	return st
 }
 
-// Record runs the recorder on this node's connection until ctx is done:
+// runRecorder (clusterops.Record) runs the recorder on this node's connection until ctx is done:
 // it alone writes the results and failures buckets and publishes the
 // children that workers hand over, for the workers that connect with the
 // worker role (WithRole), whose own permissions allow none of that. Its
@@ -196,13 +170,13 @@ func (n *Node) RecorderStats() RecorderStats {
 // onRefuse, if not nil, is called for each refused request (op, the
 // reason, one of the Refused* values, and a detail naming the job and
 // task), so the server can log it; RecorderStats counts them.
-func (n *Node) Record(ctx context.Context, onRefuse func(op, reason, detail string)) error {
+func (n *Node) runRecorder(ctx context.Context, onRefuse func(op, reason, detail string)) error {
 	// The recorder sets the tier up (with its storage limits, WithLimits)
 	// when it is the first: a person's key may not (WithOwner).
 	if err := n.ensureWaiting(ctx); err != nil || ctx.Err() != nil {
 		return err
 	}
-	r := &recorder{n: n, onRefuse: onRefuse, stats: RecorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
+	r := &recorder{n: n, onRefuse: onRefuse, stats: recorderStats{Refused: map[string]int64{}, RefusedBy: map[string]int64{}}, jobs: map[string]cachedJob{}, ckpts: map[string]bool{},
 		holders: map[uint64]*holding{}, tapped: map[string]*tappedServe{}, heard: map[string]time.Time{}, lists: map[string][]byte{}, tapWake: make(chan struct{}), started: time.Now()}
 	if err := r.creates.start(n.nc); err != nil {
 		return err
@@ -304,11 +278,11 @@ func (r *recorder) sweep(ctx context.Context) {
 			continue
 		}
 		r.mu.Lock()
-		r.stats.Refused[DiscardedNoJob] += int64(c)
-		r.stats.RefusedBy[refusalKey("task", DiscardedNoJob)] += int64(c)
+		r.stats.Refused[clusterops.DiscardedNoJob] += int64(c)
+		r.stats.RefusedBy[refusalKey("task", clusterops.DiscardedNoJob)] += int64(c)
 		r.mu.Unlock()
 		if r.onRefuse != nil {
-			r.onRefuse("task", DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
+			r.onRefuse("task", clusterops.DiscardedNoJob, fmt.Sprintf("discarded %d task messages of job %s, which is not recorded", c, job))
 		}
 	}
 }
@@ -383,7 +357,7 @@ func refuse(reason, format string, args ...any) error {
 // recorder hears there went to that worker and no other.
 func (r *recorder) tap(worker, id string) error {
 	if !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
-		return refuse(RefusedMalformed, "hello from %q, Serve %q", worker, id)
+		return refuse(clusterops.RefusedMalformed, "hello from %q, Serve %q", worker, id)
 	}
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
@@ -493,7 +467,7 @@ func (r *recorder) holder(ctx context.Context, worker string, seq, delivered uin
 func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uint64, uint64, error) {
 	stream, delivered, seq, ok := parseAck(ack)
 	if !ok || stream != r.n.streamName() {
-		return nil, 0, 0, refuse(RefusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
+		return nil, 0, 0, refuse(clusterops.RefusedMalformed, "%q is not a delivery of %s", ack, r.n.streamName())
 	}
 	h, err := r.holder(ctx, worker, seq, delivered)
 	switch {
@@ -510,9 +484,9 @@ func (r *recorder) holds(ctx context.Context, worker, ack string) (*holding, uin
 	}
 	switch {
 	case h.worker != worker:
-		return nil, 0, 0, refuse(RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
+		return nil, 0, 0, refuse(clusterops.RefusedNotHolder, "task message %d was delivered to worker %s, not %s", seq, h.worker, worker)
 	case h.delivered != delivered:
-		return nil, 0, 0, refuse(RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
+		return nil, 0, 0, refuse(clusterops.RefusedNotHeld, "task message %d: delivery %d named, the server has delivered it again since (delivery %d): the lease was lost", seq, delivered, h.delivered)
 	}
 	return h, seq, delivered, nil
 }
@@ -544,11 +518,11 @@ func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivere
 		switch {
 		case serve != "" && len(others) > 0:
 			r.n.nc.Publish(ack, ackNak)
-			return nil, refuse(RefusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
+			return nil, refuse(clusterops.RefusedConflict, "task message %d: delivery %d is claimed by the held lists of worker %s and of %s: handed back to be delivered again", seq, delivered, worker, strings.Join(others, ", "))
 		case serve != "":
 			m, err := r.n.stream.GetMsg(ctx, seq)
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
-				return nil, refuse(RefusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
+				return nil, refuse(clusterops.RefusedNotHeld, "task message %d: settled (no longer in the stream)", seq)
 			} else if err != nil {
 				return nil, err
 			}
@@ -563,7 +537,7 @@ func (r *recorder) rebind(ctx context.Context, worker, ack string, seq, delivere
 			return h, nil
 		}
 		if !time.Now().Before(deadline) || !sleepCtx(ctx, 50*time.Millisecond) {
-			return nil, refuse(RefusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
+			return nil, refuse(clusterops.RefusedNotHeld, "task message %d: delivery %d is not in the holder table, and no held list of worker %s names it (settled, never made, or another worker's): not handed back", seq, delivered, worker)
 		}
 	}
 }
@@ -610,18 +584,18 @@ func (r *recorder) check(ctx context.Context, worker, ack string) (held, error) 
 	h.index, _ = strconv.Atoi(hd.header.Get(hdrIndex))
 	h.nonce, _, _ = strings.Cut(hd.header.Get(jetstream.MsgIDHeader), ".")
 	if h.job == "" || h.task == "" || !strings.HasPrefix(hd.subject, n.opts.stream+".task."+h.job+".") {
-		return held{}, refuse(RefusedMismatch, "task message %d on %s is no job's task", seq, hd.subject)
+		return held{}, refuse(clusterops.RefusedMismatch, "task message %d on %s is no job's task", seq, hd.subject)
 	}
 	rec, err := r.job(ctx, h.job, h.nonce)
 	switch {
 	case errors.Is(err, ErrJobNotFound):
-		return held{}, refuse(RefusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
+		return held{}, refuse(clusterops.RefusedStaleJob, "job %s of task %s is not recorded", h.job, h.task)
 	case err != nil:
 		return held{}, err
 	case rec.Nonce == "" || rec.Nonce != h.nonce:
-		return held{}, refuse(RefusedStaleJob, "task %s.%s was published before job %s was created (not its nonce)", h.job, h.task, h.job)
+		return held{}, refuse(clusterops.RefusedStaleJob, "task %s.%s was published before job %s was created (not its nonce)", h.job, h.task, h.job)
 	case rec.Cancelled:
-		return held{}, refuse(RefusedStaleJob, "job %s was cancelled", h.job)
+		return held{}, refuse(clusterops.RefusedStaleJob, "job %s was cancelled", h.job)
 	}
 	return h, nil
 }
@@ -651,7 +625,7 @@ func (r *recorder) handleAck(m *nats.Msg) {
 	ack := m.Header.Get(hdrAck)
 	body := m.Data
 	if !(bytes.Equal(body, ackAck) || bytes.Equal(body, ackProgress) || bytes.HasPrefix(body, ackNak) || bytes.HasPrefix(body, ackTerm)) {
-		r.refused(recAck, refuse(RefusedMalformed, "ack %q from %s", body, worker).(*errRefused))
+		r.refused(recAck, refuse(clusterops.RefusedMalformed, "ack %q from %s", body, worker).(*errRefused))
 		return
 	}
 	act := func(ctx context.Context) {
@@ -694,7 +668,7 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	first, _, _ := strings.Cut(body, "\n")
 	worker, id, ok := strings.Cut(first, "\t")
 	if !ok || !namePattern.MatchString(worker) || !namePattern.MatchString(id) {
-		return 0, refuse(RefusedMalformed, "lost: %q does not name a worker and a Serve", first)
+		return 0, refuse(clusterops.RefusedMalformed, "lost: %q does not name a worker and a Serve", first)
 	}
 	k := tapKey(worker, id)
 	r.hmu.Lock()
@@ -702,13 +676,13 @@ func (r *recorder) lost(ctx context.Context, body string) (int, error) {
 	heard, list := r.heard[k], r.lists[k]
 	r.hmu.Unlock()
 	if t == nil {
-		return 0, refuse(RefusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
+		return 0, refuse(clusterops.RefusedNotLost, "Serve %s of worker %s is not known (no hello)", id, worker)
 	}
 	pctx, cancel := context.WithTimeout(ctx, pingWait)
 	_, err := r.n.nc.RequestWithContext(pctx, r.n.aliveSubject(worker, id), nil)
 	cancel()
 	if !errors.Is(err, nats.ErrNoResponders) && time.Since(heard) < lostSilence {
-		return 0, refuse(RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
+		return 0, refuse(clusterops.RefusedNotLost, "worker %s (Serve %s) answers and spoke %v ago", worker, id, time.Since(heard).Round(time.Millisecond))
 	}
 	r.hmu.Lock()
 	t.lost = true // from now on, what the server delivers to it is handed back at once

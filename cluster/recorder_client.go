@@ -97,7 +97,7 @@ func (n *Node) readHeld(ctx context.Context, msg *nats.Msg, what string, kv jets
 
 // askRecorder sends a request for the delivery ack to the recorder and
 // returns its status and body, retrying while the recorder or the server
-// is away, until ctx is done. A refusal is ErrRefused with the reason.
+// is away, until ctx is done. A refusal is errRecorderRefused with the reason.
 func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]string, data []byte) (string, []byte, error) {
 	m := nats.NewMsg(n.recSubject(op))
 	if ack != "" {
@@ -114,7 +114,7 @@ func (n *Node) askRecorder(ctx context.Context, op, ack string, hdr map[string]s
 		if err == nil {
 			st := reply.Header.Get(hdrStatus)
 			if st == recRefused {
-				return st, nil, fmt.Errorf("%w: %s", ErrRefused, reply.Data)
+				return st, nil, fmt.Errorf("%w: %s", errRecorderRefused, reply.Data)
 			}
 			return st, reply.Data, nil
 		}
@@ -158,7 +158,7 @@ const (
 
 // recordViaRecorder asks the recorder to record data for the delivery
 // ack, in a batch with the other results that wait (resultBatch); it
-// returns recOK or recDup, or ErrRefused with the reason, retrying while
+// returns recOK or recDup, or errRecorderRefused with the reason, retrying while
 // the recorder or the server is away, until ctx is done.
 func (n *Node) recordViaRecorder(ctx context.Context, ack string, data []byte) (string, error) {
 	b := &batched{ctx: ctx, ack: ack, data: data, done: make(chan batchAnswer, 1)}
@@ -225,7 +225,7 @@ func (n *Node) sendBatch(batch []*batched) {
 		cancel()
 		if err == nil && reply.Header.Get(hdrStatus) == recRefused {
 			for _, b := range batch {
-				b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, reply.Data)}
+				b.done <- batchAnswer{err: fmt.Errorf("%w: %s", errRecorderRefused, reply.Data)}
 			}
 			return
 		}
@@ -241,7 +241,7 @@ func (n *Node) sendBatch(batch []*batched) {
 				case st == recRetry:
 					again = append(again, b)
 				case strings.HasPrefix(st, recRefused):
-					b.done <- batchAnswer{err: fmt.Errorf("%w: %s", ErrRefused, strings.TrimPrefix(st, recRefused+"\t"))}
+					b.done <- batchAnswer{err: fmt.Errorf("%w: %s", errRecorderRefused, strings.TrimPrefix(st, recRefused+"\t"))}
 				default:
 					b.done <- batchAnswer{status: st}
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // jobTTL is how long the recorder trusts a job record it read: a job
@@ -120,7 +121,7 @@ func (r *recorder) results(ctx context.Context, worker string, body []byte) (str
 		ack, rest, ok1 := cutBatched(body)
 		data, rest, ok2 := cutBatched(rest)
 		if !ok1 || !ok2 {
-			return "", refuse(RefusedMalformed, "a batch of results from %s that does not parse", worker)
+			return "", refuse(clusterops.RefusedMalformed, "a batch of results from %s that does not parse", worker)
 		}
 		acks, datas, body = append(acks, string(ack)), append(datas, data), rest
 	}
@@ -238,7 +239,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	}
 	ack := m.Header.Get(hdrAck)
 	if ack == "" {
-		return "", refuse(RefusedMalformed, "%s request without the delivery it is for", op)
+		return "", refuse(clusterops.RefusedMalformed, "%s request without the delivery it is for", op)
 	}
 	if op == recResult {
 		return r.result(ctx, worker, ack, m.Data)
@@ -252,31 +253,31 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 	case recDiscarded:
 		d, err := strconv.Atoi(m.Header.Get(hdrDelivered))
 		if err != nil || d != h.delivered {
-			return "", refuse(RefusedMismatch, "discarded run of %s: delivery %q, the delivery held is %d", key, m.Header.Get(hdrDelivered), h.delivered)
+			return "", refuse(clusterops.RefusedMismatch, "discarded run of %s: delivery %q, the delivery held is %d", key, m.Header.Get(hdrDelivered), h.delivered)
 		}
 		if err := n.addDiscardedDirect(ctx, key, d); err != nil {
 			return "", err
 		}
-		r.count(func(s *RecorderStats) { s.Discarded++ })
+		r.count(func(s *recorderStats) { s.Discarded++ })
 		return recOK, nil
 	case recFailure:
 		seen, err := strconv.Atoi(m.Header.Get(hdrSeen))
 		if err != nil || seen < 0 {
-			return "", refuse(RefusedMalformed, "failure of %s: seen %q", key, m.Header.Get(hdrSeen))
+			return "", refuse(clusterops.RefusedMalformed, "failure of %s: seen %q", key, m.Header.Get(hdrSeen))
 		}
 		k, err := n.addFailureDirect(ctx, key, failureRecord{Failures: seen}, string(m.Data))
 		if err != nil {
 			return "", err
 		}
-		r.count(func(s *RecorderStats) { s.Failures++ })
+		r.count(func(s *recorderStats) { s.Failures++ })
 		return strconv.Itoa(k), nil
 	case recSpawn:
 		child := m.Header.Get(hdrTask)
 		if !isDescendant(child, h.task) || !taskIDPattern.MatchString(child) {
-			return "", refuse(RefusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
+			return "", refuse(clusterops.RefusedBadChild, "child %q handed over under %s, whose children are %s=<i>...", child, key, h.task)
 		}
 		if h.header.Get(hdrNoSpawn) != "" {
-			return "", refuse(RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
+			return "", refuse(clusterops.RefusedNoSpawn, "job %s does not allow its tasks to spawn (child %s)", h.job, child)
 		}
 		if m.Header.Get(hdrList) != "" {
 			// The unit's list first (the checkpoint rule, spawn.go): a
@@ -288,7 +289,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		if err := n.publishChild(ctx, h.subject, h.header, h.task, child, h.nonce, m.Data); err != nil {
 			return "", err
 		}
-		r.count(func(s *RecorderStats) { s.Spawned++ })
+		r.count(func(s *recorderStats) { s.Spawned++ })
 		return recOK, nil
 	case recRead:
 		// The held task's own records only: a worker's key reads no
@@ -308,7 +309,7 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		case readFailures:
 			kv = n.failuresKV
 		default:
-			return "", refuse(RefusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
+			return "", refuse(clusterops.RefusedMalformed, "read of %q for %s", m.Header.Get(hdrRead), key)
 		}
 		e, err := kv.Get(ctx, k)
 		switch {
@@ -334,10 +335,10 @@ func (r *recorder) do(ctx context.Context, op string, m *nats.Msg) (string, erro
 		r.mu.Unlock()
 		return recOK, nil
 	}
-	return "", refuse(RefusedUnknownStep, "operation %q", op)
+	return "", refuse(clusterops.RefusedUnknownStep, "operation %q", op)
 }
 
-func (r *recorder) count(f func(*RecorderStats)) {
+func (r *recorder) count(f func(*recorderStats)) {
 	r.mu.Lock()
 	f(&r.stats)
 	r.mu.Unlock()

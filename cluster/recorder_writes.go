@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // resultWrite is a result that passed its checks (checkResult): to be
@@ -32,13 +33,13 @@ func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []b
 	n := r.n
 	h, err := r.check(ctx, worker, ack)
 	if err != nil {
-		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == RefusedNotHeld {
+		if ref := (*errRefused)(nil); errors.As(err, &ref) && ref.reason == clusterops.RefusedNotHeld {
 			// A worker whose lease expired while another copy recorded
 			// and settled the task: a duplicate, as a create would say.
 			var res Result
 			if decodeResult(data, &res) == nil && res.Job != "" && res.Task != "" && validJobID(res.Job) {
 				if _, gerr := n.results.Get(ctx, resultKey(res.Job, res.Task)); gerr == nil {
-					r.count(func(s *RecorderStats) { s.Duplicates++ })
+					r.count(func(s *recorderStats) { s.Duplicates++ })
 					return resultWrite{}, recDup, nil
 				}
 			}
@@ -48,15 +49,15 @@ func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []b
 	key := resultKey(h.job, h.task)
 	var res Result
 	if err := decodeResult(data, &res); err != nil {
-		return resultWrite{}, "", refuse(RefusedMalformed, "result for %s: %v", key, err)
+		return resultWrite{}, "", refuse(clusterops.RefusedMalformed, "result for %s: %v", key, err)
 	}
 	if res.Job != h.job || res.Task != h.task || res.Index != h.index || res.Parent != h.parent || res.Handler != h.handler {
-		return resultWrite{}, "", refuse(RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
+		return resultWrite{}, "", refuse(clusterops.RefusedMismatch, "result for %s.%s (index %d, parent %q, handler %q) under the delivery of %s (index %d, parent %q, handler %q)",
 			res.Job, res.Task, res.Index, res.Parent, res.Handler, key, h.index, h.parent, h.handler)
 	}
 	for _, c := range res.Spawned {
 		if !isDescendant(c, h.task) {
-			return resultWrite{}, "", refuse(RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
+			return resultWrite{}, "", refuse(clusterops.RefusedBadChild, "result for %s lists %q, not a child of %s", key, c, h.task)
 		}
 	}
 	return resultWrite{h: h, key: key, ack: ack, data: data, attempt: res.Attempt, spawned: len(res.Spawned) > 0, speculative: res.Speculative}, "", nil
@@ -67,11 +68,11 @@ func (r *recorder) checkResult(ctx context.Context, worker, ack string, data []b
 // delivery.
 func (r *recorder) recorded(ctx context.Context, w resultWrite, ok bool) string {
 	if !ok {
-		r.count(func(s *RecorderStats) { s.Duplicates++ })
+		r.count(func(s *recorderStats) { s.Duplicates++ })
 		r.dropCheckpoint(ctx, w.key, false)
 		return recDup
 	}
-	r.count(func(s *RecorderStats) { s.Recorded++ })
+	r.count(func(s *recorderStats) { s.Recorded++ })
 	// The recorder settles the task it recorded (the worker, told ok,
 	// does not): one message fewer from the worker. The ack follows the
 	// create's answer: a task is never acked without its result stored.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // The recorder's refusal counts, for the dashboard: every second that they
@@ -22,7 +24,7 @@ var refusalsEvery = time.Second
 // refusalKey is the key of a refusal of op for reason.
 func refusalKey(op, reason string) string {
 	switch {
-	case reason == DiscardedNoJob:
+	case reason == clusterops.DiscardedNoJob:
 		return "task/" + reason
 	case strings.HasPrefix(op, "own."):
 		return "person/" + reason
@@ -30,7 +32,7 @@ func refusalKey(op, reason string) string {
 	return "worker/" + reason
 }
 
-// CountRefusal adds one refusal made outside the recorder, by role and
+// countRefusal (clusterops.CountRefusal) adds one refusal made outside the recorder, by role and
 // reason, to the counts it publishes on <stream>.refusals (worksteal
 // serve counts so its embedded server's permission violations:
 // "worker/server/publish-denied", ...). Counts given before Record starts
@@ -40,7 +42,7 @@ func refusalKey(op, reason string) string {
 // a count goes to n.outside while n.rec is nil, under n.mu, and Record
 // moves n.outside into its counts in the same n.mu section that sets
 // n.rec, so each count is added once.
-func (n *Node) CountRefusal(role, reason string) {
+func (n *Node) countRefusal(role, reason string) {
 	k := role + "/" + reason
 	n.mu.Lock()
 	r := n.rec

@@ -18,7 +18,7 @@ import (
 //
 // While a tree grows, its counts run ahead of the results that count
 // (Wait, Next): Total and Spawned add the children that running tasks
-// report handed over so far (their workers' notices, NoticeEvery) and
+// report handed over so far (their workers' notices, every second) and
 // those listed by children whose parent's result is not in yet, and
 // Succeeded and Failed count those children's results. So a tree's total
 // grows as it is handed over, and an unfinished job always has at least
@@ -30,7 +30,7 @@ type Progress struct {
 	Failed    int
 	// Running is the number of unfinished tasks that workers report
 	// running: a worker reports a task at every heartbeat and every
-	// NoticeEvery (and at its start when the job speculates), and a task
+	// second (and at its start when the job speculates), and a task
 	// not reported for three of those is no longer counted (its worker
 	// was lost).
 	Running int
@@ -44,8 +44,8 @@ type Progress struct {
 	// worker died, stopped or lost the server and the task ran again, or a
 	// run's result was discarded), as the records say: the same counts as
 	// worksteal job status and job results. Retries + Reruns is the
-	// executions beyond one per task. (Node.Stats's Redelivered is
-	// something else: the deliveries a worker received again.)
+	// executions beyond one per task. (A worker's Redelivered counter
+	// is something else: the deliveries it received again.)
 	Retries, Reruns int
 	// Spawned is the number of children handed over between workers,
 	// each a task with a result of its own (Total includes them): while
@@ -285,7 +285,7 @@ type startNote struct {
 
 // onStarted takes a worker's notice that it started (or still runs) tasks:
 // one line per task, "task \t attempt \t start-unix-ns \t worker", and
-// in the notices of NoticeEvery "\t handed", the children the task has
+// in the notices of noticeEvery "\t handed", the children the task has
 // handed over so far.
 func (s *Submission) onStarted(m *nats.Msg) {
 	now := time.Now()
@@ -317,7 +317,7 @@ func (s *Submission) onStarted(m *nats.Msg) {
 // whichever come more often).
 // Called with s.mu held.
 func (s *Submission) expireStarted(now time.Time) {
-	limit := 3 * min(s.n.heartbeat, NoticeEvery)
+	limit := 3 * min(s.n.heartbeat, noticeEvery)
 	if limit <= 0 {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // subjectMatches says a NATS subject matches a permission's pattern ("*"
@@ -41,7 +42,7 @@ func expand(s string) []string {
 	return out
 }
 
-func allowed(s cluster.Subjects, subject string) bool {
+func allowed(s clusterops.Subjects, subject string) bool {
 	ok := false
 	for _, a := range s.Allow {
 		ok = ok || subjectMatches(a, subject)
@@ -72,15 +73,15 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 	// an observer.
 	const person cluster.Role = "person alice"
 	roles := []cluster.Role{cluster.RoleWorker, person, cluster.RoleAdmin, cluster.RoleObserver}
-	perms := map[cluster.Role]cluster.Permissions{}
+	perms := map[cluster.Role]clusterops.Permissions{}
 	for _, r := range roles {
 		switch r {
 		case person:
-			perms[r], err = cluster.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
+			perms[r], err = clusterops.RolePermissionsFor(cluster.RoleSubmitter, "ws", "alice")
 		case cluster.RoleWorker: // a key of its own, w1 (the default of serve init)
-			perms[r], err = cluster.RolePermissionsFor(cluster.RoleWorker, "ws", "w1")
+			perms[r], err = clusterops.RolePermissionsFor(cluster.RoleWorker, "ws", "w1")
 		default:
-			perms[r], err = cluster.RolePermissions(r, "ws")
+			perms[r], err = clusterops.RolePermissions(r, "ws")
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +125,7 @@ func TestRoleTableMatchesThePermissions(t *testing.T) {
 		rows = append(rows, r)
 	}
 	for _, role := range roles {
-		for kind, s := range map[string]cluster.Subjects{"pub": perms[role].Publish, "sub": perms[role].Subscribe} {
+		for kind, s := range map[string]clusterops.Subjects{"pub": perms[role].Publish, "sub": perms[role].Subscribe} {
 			for _, a := range s.Allow {
 				used := false
 				for _, r := range rows {

@@ -231,7 +231,7 @@ func (n *Node) checkRoutes(ctx context.Context, job Job) error {
 			have[h] = true
 		}
 	}
-	ws := slices.DeleteFunc(slices.Clone(all), func(w WorkerInfo) bool { return w.Stopped })
+	ws := slices.DeleteFunc(slices.Clone(all), func(w workerInfo) bool { return w.Stopped })
 	for _, r := range routesOf(job) {
 		if !have[r.handler] {
 			known := slices.Sorted(func(yield func(string) bool) {
@@ -254,11 +254,11 @@ func (n *Node) checkRoutes(ctx context.Context, job Job) error {
 		var seen []string
 		for _, w := range ws {
 			if slices.Contains(w.Handlers, r.handler) {
-				if w.Labels.Satisfy(r.require) {
+				if Labels(w.Labels).Satisfy(r.require) {
 					ok = true
 					break
 				}
-				seen = append(seen, w.Name+" {"+w.Labels.String()+"}")
+				seen = append(seen, w.Name+" {"+Labels(w.Labels).String()+"}")
 			}
 		}
 		if !ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // profile is a worker of a mixed cluster: its handlers and labels.
@@ -43,7 +44,7 @@ func serveProfile(t testing.TB, nc *nats.Conn, p profile, ms int, ran func(worke
 	}
 	startServing(t, n)
 	waitFor(t, "the worker's registration", func() bool {
-		ws, _ := n.Workers(context.Background())
+		ws, _ := clusterops.Workers(context.Background(), n)
 		for _, w := range ws {
 			if w.Name == p.name {
 				return true
@@ -78,12 +79,12 @@ func TestTasksGoOnlyToCapableWorkers(t *testing.T) {
 	}
 	sub := submitter(t, connect(t, srv.ClientURL()))
 	ctx := context.Background()
-	ws, err := sub.Workers(ctx)
+	ws, err := clusterops.Workers(ctx, sub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range ws {
-		if w.Name == "gpu2" && (w.Labels.String() != "gpu=1,mem=64G" || w.Speed != 1) {
+		if w.Name == "gpu2" && (cluster.Labels(w.Labels).String() != "gpu=1,mem=64G" || w.Speed != 1) {
 			t.Errorf("worker gpu2 registered with labels %q, speed %v; want gpu=1,mem=64G and 1", w.Labels, w.Speed)
 		}
 	}
@@ -163,7 +164,7 @@ func TestTasksGoOnlyToCapableWorkers(t *testing.T) {
 	}
 	var delivered int64
 	for i, n := range nodes {
-		st := n.Stats()
+		st := clusterops.StatsOf(n)
 		delivered += st.Delivered
 		if st.Delivered != st.Executed {
 			t.Errorf("%s: %d deliveries, %d runs: a delivery was spent on a task it did not run", profiles[i].name, st.Delivered, st.Executed)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/loadstat"
 
 	"github.com/worksteal/worksteal/internal/proctest"
@@ -283,7 +284,7 @@ func serverMain() int {
 		p, _ := kp.PublicKey()
 		return p
 	}
-	for _, r := range cluster.Roles {
+	for _, r := range allRoles {
 		e.publics[r] = pub(filepath.Join(dir, string(r)+".nk"))
 	}
 	e.adminPub = pub(filepath.Join(dir, "root.nk"))
@@ -337,7 +338,7 @@ func serverMain() int {
 		if err != nil {
 			panic(err)
 		}
-		go n.Record(ctx, nil)
+		go clusterops.Record(ctx, n, nil)
 	}
 	<-ctx.Done()
 	s.Shutdown()

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/pki"
 )
 
@@ -61,7 +62,7 @@ func newSecureEnv(t testing.TB) *secureEnv {
 		pub, _ = kp.PublicKey()
 		return write(name+".nk", append(seed, '\n'), true), pub
 	}
-	for _, r := range cluster.Roles {
+	for _, r := range allRoles {
 		e.seeds[r], e.publics[r] = newUser(string(r))
 	}
 	e.adminSeed, e.adminPub = newUser("root") // not "admin": that is RoleAdmin's file
@@ -106,8 +107,8 @@ func (e *secureEnv) users(t testing.TB) []*server.NkeyUser {
 
 func (e *secureEnv) nkeyUsers() ([]*server.NkeyUser, error) {
 	users := []*server.NkeyUser{{Nkey: e.adminPub}}
-	for _, r := range cluster.Roles {
-		p, err := cluster.RolePermissions(r, "ws")
+	for _, r := range allRoles {
+		p, err := clusterops.RolePermissions(r, "ws")
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +165,7 @@ func (e *secureEnv) startRecorder(t testing.TB, srv *server.Server, opts ...clus
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := n.Record(ctx, func(op, reason, detail string) { t.Logf("recorder refused a %s: %s: %s", op, reason, detail) }); err != nil && ctx.Err() == nil {
+		if err := clusterops.Record(ctx, n, func(op, reason, detail string) { t.Logf("recorder refused a %s: %s: %s", op, reason, detail) }); err != nil && ctx.Err() == nil {
 			t.Logf("recorder: %v", err)
 		}
 	}()
@@ -285,3 +286,6 @@ func startSecureCluster(t testing.TB, e *secureEnv) ([]*server.Server, []int) {
 		o.Cluster.TLSConfig, o.Cluster.TLSTimeout = routeTLSConfig(t, routeOpts), 5
 	})
 }
+
+// allRoles are the roles, in clusterops.Roles' order.
+var allRoles = []cluster.Role{cluster.RoleWorker, cluster.RoleSubmitter, cluster.RoleObserver, cluster.RoleAdmin}

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -73,14 +74,14 @@ func TestRolesRunAJobWithTheirOwnPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if jobs, err := obs.Jobs(context.Background()); err != nil || len(jobs) != 1 || jobs[0].ID != "secure" || !jobs[0].Done {
+	if jobs, err := clusterops.Jobs(context.Background(), obs); err != nil || len(jobs) != 1 || jobs[0].ID != "secure" || !jobs[0].Done {
 		t.Errorf("observer: Jobs = %+v, %v; want job secure, done", jobs, err)
 	}
 	waitFor(t, "the observer to list the worker", func() bool {
-		ws, err := obs.Workers(context.Background())
+		ws, err := clusterops.Workers(context.Background(), obs)
 		return err == nil && len(ws) == 1 && ws[0].Name == "w1"
 	})
-	if ws, err := sub.Workers(context.Background()); err != nil || len(ws) != 1 {
+	if ws, err := clusterops.Workers(context.Background(), sub); err != nil || len(ws) != 1 {
 		t.Errorf("submitter: Workers = %v, %v", ws, err)
 	}
 	if err := sub.Delete(context.Background(), "secure"); err != nil {
@@ -161,7 +162,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 	// An observer writes nothing: every subject a worker or a submitter
 	// may publish to, wildcards filled in, is refused to it, except its
 	// own read requests.
-	obsPerm, _ := cluster.RolePermissions(cluster.RoleObserver, "ws")
+	obsPerm, _ := clusterops.RolePermissions(cluster.RoleObserver, "ws")
 	ownRead := map[string]bool{}
 	for _, a := range obsPerm.Publish.Allow {
 		ownRead[a] = true
@@ -169,7 +170,7 @@ func TestRolesAreRefusedWhatTheyMayNotDo(t *testing.T) {
 	var forObserver []refusal
 	seen := map[string]bool{}
 	for _, r := range []cluster.Role{cluster.RoleWorker, cluster.RoleSubmitter} {
-		p, _ := cluster.RolePermissions(r, "ws")
+		p, _ := clusterops.RolePermissions(r, "ws")
 		for _, a := range p.Publish.Allow {
 			if ownRead[a] || seen[a] {
 				continue
@@ -370,7 +371,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 		refusals = append(refusals, v)
 	}
 	waitFor(t, "both workers registered", func() bool {
-		ws, _ := sub.Workers(context.Background())
+		ws, _ := clusterops.Workers(context.Background(), sub)
 		return len(ws) == 2
 	})
 	const depth, fanout = 4, 4
@@ -381,7 +382,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 	defer s.Stop()
 	rs := waitJob(t, s)
 	checkTree(t, s, rs, treeSize(depth, fanout))
-	sa, sb := workers[0].Stats(), workers[1].Stats()
+	sa, sb := clusterops.StatsOf(workers[0]), clusterops.StatsOf(workers[1])
 	if sa.Spilled+sb.Spilled == 0 {
 		t.Errorf("no child handed over: a %+v, b %+v", sa, sb)
 	}
@@ -410,7 +411,7 @@ func TestRoleWorkersSpawnRetryAndFailThroughTheRecorder(t *testing.T) {
 	defer s3.Stop()
 	rs3 := waitJob(t, s3)
 	checkTree(t, s3, rs3, treeSize(depth, fanout))
-	if n := workers[0].Stats().Spilled + workers[1].Stats().Spilled; n != spilled || len(rs3) != 1 {
+	if n := clusterops.StatsOf(workers[0]).Spilled + clusterops.StatsOf(workers[1]).Spilled; n != spilled || len(rs3) != 1 {
 		t.Errorf("a NoSpawn job handed %d children over, %d results; want none, 1", n-spilled, len(rs3))
 	}
 	for i, v := range refusals {

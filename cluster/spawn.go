@@ -155,6 +155,20 @@ func (r *running) treeNodeIfAny() *treeNode {
 	return r.tnode
 }
 
+// treeNodeOf returns the tree node of the task that ctx is the handler
+// context of, for a call (verb: "spawn", "then") naming handler:
+// ErrNotInTask outside a handler, an error naming a bad handler name.
+func treeNodeOf(ctx context.Context, verb, handler string) (*treeNode, error) {
+	r := runningFrom(ctx)
+	if r == nil {
+		return nil, ErrNotInTask
+	}
+	if !namePattern.MatchString(handler) {
+		return nil, fmt.Errorf("%w: %s: handler name %q: use letters, digits, '-' and '_'", ErrInvalidJob, verb, handler)
+	}
+	return r.treeNode()
+}
+
 // Spawn adds a child task to the job of the handler whose ctx it is given:
 // handler runs payload, on this worker's pool of runners unless an idle
 // worker takes it over. The child's id is the spawning task's id, '=',
@@ -176,14 +190,7 @@ func (r *running) treeNodeIfAny() *treeNode {
 // Spawn returns at once (the child runs later), ErrNotInTask outside a
 // handler, or an error naming a bad handler name or reduction.
 func Spawn(ctx context.Context, handler string, payload []byte) error {
-	r := runningFrom(ctx)
-	if r == nil {
-		return ErrNotInTask
-	}
-	if !namePattern.MatchString(handler) {
-		return fmt.Errorf("%w: spawn: handler name %q: use letters, digits, '-' and '_'", ErrInvalidJob, handler)
-	}
-	parent, err := r.treeNode()
+	parent, err := treeNodeOf(ctx, "spawn", handler)
 	if err != nil {
 		return err
 	}

@@ -6,42 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
-// Stall is a route of a job whose queued tasks no live worker can run: no
-// live worker has the route's handler with labels that meet its
-// requirements (the only one that did was lost, say). The tasks wait,
-// without using deliveries, until such a worker starts.
-type Stall struct {
-	Job     string
-	Handler string
-	Require Labels
-	// Queued is the number of the route's tasks waiting for a worker.
-	Queued int
-	// Since is when the route last delivered a task (when it was made, if
-	// never): the tasks have waited since then at least.
-	Since time.Time
-}
-
-// String says what the tasks wait for, as a user reads it:
-// "no live worker has gpu=1 (handler sh) since 12:03:04: 3 tasks wait".
-func (s Stall) String() string {
-	what := "handler " + s.Handler
-	if len(s.Require) > 0 {
-		what = s.Require.String() + " (handler " + s.Handler + ")"
-	}
-	tasks := "tasks wait"
-	if s.Queued == 1 {
-		tasks = "task waits"
-	}
-	return fmt.Sprintf("no live worker has %s since %s: %d %s", what, s.Since.Format("15:04:05"), s.Queued, tasks)
-}
-
 // stalled says no worker of live (handlers, labels) can run r's tasks.
-func stalled(r clusterwire.RouteWait, live []WorkerInfo) bool {
+func stalled(r clusterwire.RouteWait, live []workerInfo) bool {
 	ws := make([]clusterwire.Worker, len(live))
 	for i, w := range live {
 		ws[i] = clusterwire.Worker{Handlers: w.Handlers, Labels: w.Labels}
@@ -50,11 +20,11 @@ func stalled(r clusterwire.RouteWait, live []WorkerInfo) bool {
 }
 
 // stallOf is the Stall of a route whose tasks wait.
-func stallOf(r clusterwire.RouteWait) Stall {
-	return Stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
+func stallOf(r clusterwire.RouteWait) stall {
+	return stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
 }
 
-// Stalls lists the routes of job whose queued tasks no live worker can
+// stalls (clusterops.Stalls) lists the routes of job whose queued tasks no live worker can
 // run, as the worker registry says: a worker is live while its entry is
 // (it refreshes it every 5 s; the entry of a worker killed stays 15 s, so
 // a stall shows up to 15 s after the last capable worker died). Empty
@@ -65,7 +35,7 @@ func stallOf(r clusterwire.RouteWait) Stall {
 // A node acting for an owner asks the owner service of worksteal serve:
 // a person may not list the routes (their metadata and counts name every
 // job).
-func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
+func (n *Node) stalls(ctx context.Context, job string) ([]stall, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -78,7 +48,7 @@ func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
 		if err != nil {
 			return nil, err
 		}
-		var stalls []Stall
+		var stalls []stall
 		if err := json.Unmarshal(data, &stalls); err != nil {
 			return nil, fmt.Errorf("%w: the owner service's stalls of %s: %v", ErrJetStream, id, err)
 		}
@@ -99,16 +69,16 @@ func (n *Node) Stalls(ctx context.Context, job string) ([]Stall, error) {
 	if len(waits) == 0 {
 		return nil, nil
 	}
-	live, err := n.Workers(ctx)
+	live, err := n.liveWorkers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var stalls []Stall
+	var stalls []stall
 	for _, r := range waits {
 		if stalled(r, live) {
 			stalls = append(stalls, stallOf(r))
 		}
 	}
-	slices.SortFunc(stalls, func(a, b Stall) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(stalls, func(a, b stall) int { return strings.Compare(a.String(), b.String()) })
 	return stalls, nil
 }

@@ -142,12 +142,12 @@ func (s *serving) publishStatus(ctx context.Context, tasksDone <-chan struct{}) 
 	}
 }
 
-// NoticeEvery is how often a serving worker tells the submitters of the
+// noticeEvery is how often a serving worker tells the submitters of the
 // tasks it runs that they still run (one message a second per job it runs
 // tasks of, on <stream>.started.<job>), with the children each has handed
 // over so far: a job's Progress counts its running tasks and its growing
 // tree from these. A task that ends within the second costs no notice.
-const NoticeEvery = clusterwire.StatusEvery
+const noticeEvery = clusterwire.StatusEvery
 
 // noticeRunning sends the start notices of the running tasks, one message
 // per job: "task \t attempt \t start-unix-ns \t worker \t handed" lines.

@@ -320,16 +320,7 @@ func (n *Node) Open(ctx context.Context, id string) (*Submission, error) {
 // counts and record; the workers stop its running tasks without recording
 // them. (A worker that does not hear the stop, being away from the server,
 // may still record a result into a new job of the same id.)
-func (n *Node) Delete(ctx context.Context, id string) error {
-	id, err := n.jobID(id)
-	if err != nil {
-		return err
-	}
-	if err := n.ensure(ctx); err != nil {
-		return err
-	}
-	return n.jobOp(ctx, ownDelete, id)
-}
+func (n *Node) Delete(ctx context.Context, id string) error { return n.callerJobOp(ctx, ownDelete, id) }
 
 // deleteJob is Delete's work (see cancelJob).
 func (n *Node) deleteJob(ctx context.Context, id string) error {

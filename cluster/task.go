@@ -168,7 +168,8 @@ const (
 	// in Result.Stack.
 	FailurePanic Failure = "panic"
 	// FailurePoison: the task's deliveries ended without an outcome too
-	// often (WithMaxDeliver): Error wraps ErrMaxDeliveries's text.
+	// often (WithMaxDeliver): Error says "cluster: poison task: delivered
+	// the maximum number of times without an outcome".
 	FailurePoison Failure = "poison"
 	// FailureUnknownHandler: no worker that received the task had its
 	// handler.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Benchmarks of trees (tasks that spawn tasks). Timing claims live here,
@@ -120,7 +121,7 @@ func BenchmarkTreeBusyMessages(b *testing.B) {
 	n := submitter(b, connect(b, srv.ClientURL()))
 	var perTask float64
 	for i := 0; b.Loop(); i++ {
-		s1, s2 := w1.Stats(), w2.Stats()
+		s1, s2 := clusterops.StatsOf(w1), clusterops.StatsOf(w2)
 		job := spinJob(fmt.Sprintf("busy-%d", i), 4000, 100)
 		job.Tasks = append(job.Tasks, cluster.Task{ID: "root2", Handler: "spin", Payload: []byte("0,4000,100")})
 		s, err := n.Submit(context.Background(), job)
@@ -131,7 +132,7 @@ func BenchmarkTreeBusyMessages(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Stop()
-		e1, e2 := w1.Stats(), w2.Stats()
+		e1, e2 := clusterops.StatsOf(w1), clusterops.StatsOf(w2)
 		spawned := e1.Spawned - s1.Spawned + e2.Spawned - s2.Spawned
 		msgs := e1.Spilled - s1.Spilled + e2.Spilled - s2.Spilled + e1.IdleSignals - s1.IdleSignals + e2.IdleSignals - s2.IdleSignals
 		perTask = float64(msgs) / float64(spawned)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -187,7 +188,7 @@ func TestTreeSpillsToIdleWorkerAndCountsEachNodeOnce(t *testing.T) {
 	defer s.Stop()
 	rs := waitJob(t, s)
 	checkTree(t, s, rs, treeSize(depth, fanout))
-	sa, sb := a.Stats(), b.Stats()
+	sa, sb := clusterops.StatsOf(a), clusterops.StatsOf(b)
 	if sa.Spawned+sb.Spawned != int64(treeSize(depth, fanout)-1) {
 		t.Errorf("spawned %d + %d children; want %d", sa.Spawned, sb.Spawned, treeSize(depth, fanout)-1)
 	}
@@ -213,7 +214,7 @@ func TestTreeStaysLocalWithoutIdleWorkers(t *testing.T) {
 	defer s.Stop()
 	rs := waitJob(t, s)
 	checkTree(t, s, rs, treeSize(3, 5))
-	if st := a.Stats(); len(rs) != 1 || st.Spilled != 0 || st.Spawned != int64(treeSize(3, 5)-1) {
+	if st := clusterops.StatsOf(a); len(rs) != 1 || st.Spilled != 0 || st.Spawned != int64(treeSize(3, 5)-1) {
 		t.Errorf("%d results, stats %+v; want one result, nothing handed over", len(rs), st)
 	}
 }
@@ -269,7 +270,7 @@ func TestTreeContinuationsAddUpChildren(t *testing.T) {
 	}
 	// The idle worker asked for work, and got none: the children of a
 	// task with a continuation stay where their outputs are awaited.
-	sa, sb := a.Stats(), b.Stats()
+	sa, sb := clusterops.StatsOf(a), clusterops.StatsOf(b)
 	if idle := min(sa.Executed, sb.Executed); idle != 0 || sa.IdleSignals+sb.IdleSignals == 0 || sa.Spilled+sb.Spilled != 0 {
 		t.Errorf("a %+v, b %+v: want one worker idle (asking) and nothing handed over", sa, sb)
 	}
@@ -305,7 +306,7 @@ func TestTreeSpillsBetweenWorkersOfOneName(t *testing.T) {
 	defer s.Stop()
 	rs := waitJob(t, s)
 	checkTree(t, s, rs, treeSize(4, 4))
-	if sa, sb := a.Stats(), b.Stats(); sa.Spilled+sb.Spilled == 0 || sa.Executed == 0 || sb.Executed == 0 {
+	if sa, sb := clusterops.StatsOf(a), clusterops.StatsOf(b); sa.Spilled+sb.Spilled == 0 || sa.Executed == 0 || sb.Executed == 0 {
 		t.Errorf("a %+v, b %+v: want both to run nodes", sa, sb)
 	}
 }

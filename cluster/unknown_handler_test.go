@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // A handler no worker has is refused at Submit while a worker's
@@ -22,7 +23,7 @@ func TestUnknownHandlerRefusedWhileARegistrationLasts(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- w.Serve(ctx) }()
 	n := submitter(t, connect(t, srv.ClientURL()))
-	waitFor(t, "the worker's registration", func() bool { ws, _ := n.Workers(context.Background()); return len(ws) == 1 })
+	waitFor(t, "the worker's registration", func() bool { ws, _ := clusterops.Workers(context.Background(), n); return len(ws) == 1 })
 	submit := func(id string) error {
 		s, err := n.Submit(context.Background(), cluster.Job{ID: id, Tasks: []cluster.Task{{Handler: "nosuch"}}})
 		if s != nil {
@@ -40,7 +41,7 @@ func TestUnknownHandlerRefusedWhileARegistrationLasts(t *testing.T) {
 	if err := submit("stopped"); !errors.Is(err, cluster.ErrUnknownHandler) {
 		t.Errorf("Submit just after the worker stopped: %v; want ErrUnknownHandler (its registration lasts)", err)
 	}
-	if ws, err := n.Workers(context.Background()); err != nil || len(ws) != 0 {
+	if ws, err := clusterops.Workers(context.Background(), n); err != nil || len(ws) != 0 {
 		t.Errorf("Workers after the stop: %v, %v; want none live", ws, err)
 	}
 }

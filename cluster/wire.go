@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
@@ -50,4 +51,17 @@ const (
 	envTLSCA   = clusterwire.EnvTLSCA
 	envTLSCert = clusterwire.EnvTLSCert
 	envTLSKey  = clusterwire.EnvTLSKey
+)
+
+// What the recorder counts and its refusal reasons live in
+// internal/clusterops, which worksteal serve and the dashboard read.
+type recorderStats = clusterops.RecorderStats
+
+// The registries' and a node's reports that the worksteal command and
+// the dashboard read (internal/clusterops).
+type (
+	workerInfo = clusterops.WorkerInfo
+	jobInfo    = clusterops.JobInfo
+	nodeStats  = clusterops.Stats
+	stall      = clusterops.Stall
 )

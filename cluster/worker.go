@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	stdmaps "maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,48 +32,6 @@ const (
 // refresh; it refreshes every workerTTL/3.
 const workerTTL = 15 * time.Second
 
-// WorkerInfo is a live worker, as it registers itself.
-type WorkerInfo struct {
-	Name     string    `json:"name"`
-	Slots    int       `json:"slots"`
-	Handlers []string  `json:"handlers"`
-	Running  int       `json:"running"`
-	Started  time.Time `json:"started"`
-	// Labels are the worker's (WithLabels); Speed its advertised relative
-	// speed (WithSpeed).
-	Labels Labels  `json:"labels,omitempty"`
-	Speed  float64 `json:"speed,omitempty"`
-	// Stopped: the worker stopped serving; its entry stays until it
-	// expires (15 s), so that its handlers stay known to Submit.
-	Stopped bool `json:"stopped,omitempty"`
-	// Alive is the subject suffix of its liveness pings (failover.go).
-	Alive string `json:"alive,omitempty"`
-}
-
-// Stats are a worker's counters since New.
-type Stats struct {
-	Executed    int64 // handler runs that ended (any outcome)
-	Recorded    int64 // results this worker recorded
-	Duplicates  int64 // results discarded because the task had one already
-	Redelivered int64 // tasks received again after an earlier delivery
-	// Delivered counts the task messages the server delivered to this
-	// worker, those handed back included: each is one delivery spent.
-	Delivered int64
-	// Spawned counts the children that this worker's tasks spawned,
-	// Spilled those it handed over to other workers (each one message),
-	// IdleSignals the idle signals it sent (see Spawn).
-	Spawned, Spilled, IdleSignals int64
-	// Reclaimed counts the tasks of lost workers that this worker handed
-	// back to the queue (see the package doc, "Failover").
-	Reclaimed int64
-	// IdleAccepted counts the idle signals of other workers that this
-	// worker heard and let through its rate limit (it hands children over
-	// on such a signal when it has two or more pending), IdleRefused those
-	// it discarded: over the limit, or naming another sender than their
-	// subject (see Spawn).
-	IdleAccepted, IdleRefused int64
-}
-
 // Handle registers h under name for Serve. Names use letters, digits, '-'
 // and '_'. Registering a name again replaces its handler; handlers added
 // after Serve started are used from the next Serve.
@@ -89,41 +48,36 @@ func (n *Node) Handle(name string, h Handler) error {
 	return nil
 }
 
-// Handlers returns the names of the registered handlers, sorted.
-func (n *Node) Handlers() []string {
+// handlerNames (clusterops.Handlers) returns the names of the registered handlers, sorted.
+func (n *Node) handlerNames() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	names := make([]string, 0, len(n.handlers))
-	for h := range n.handlers {
-		names = append(names, h)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(stdmaps.Keys(n.handlers))
 }
 
-// Stats returns the node's worker counters.
-func (n *Node) Stats() Stats {
-	return Stats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
+// counters (clusterops.StatsOf) returns the node's worker counters.
+func (n *Node) counters() nodeStats {
+	return nodeStats{Executed: n.executed.Load(), Recorded: n.recorded.Load(), Duplicates: n.duplicates.Load(), Redelivered: n.redelivered.Load(),
 		Delivered: n.delivered.Load(), Spawned: n.spawned.Load(), Spilled: n.spilled.Load(), IdleSignals: n.idleSignals.Load(),
 		Reclaimed: n.reclaimed.Load(), IdleAccepted: n.idleAccepted.Load(), IdleRefused: n.idleRefused.Load()}
 }
 
-// Workers lists the live workers (those that refreshed their registration
+// liveWorkers (clusterops.Workers) lists the live workers (those that refreshed their registration
 // in the last 15 seconds and have not stopped).
-func (n *Node) Workers(ctx context.Context) ([]WorkerInfo, error) {
+func (n *Node) liveWorkers(ctx context.Context) ([]workerInfo, error) {
 	ws, err := n.registry(ctx)
-	return slices.DeleteFunc(ws, func(w WorkerInfo) bool { return w.Stopped }), err
+	return slices.DeleteFunc(ws, func(w workerInfo) bool { return w.Stopped }), err
 }
 
 // registry lists the worker registry's entries: the live workers, and
 // those that stopped in the last 15 seconds.
-func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
+func (n *Node) registry(ctx context.Context) ([]workerInfo, error) {
 	if err := n.ensure(ctx); err != nil {
 		return nil, err
 	}
 	ctx, cancel := n.timeout(ctx)
 	defer cancel()
-	var ws []WorkerInfo
+	var ws []workerInfo
 	if n.opts.owner != "" {
 		// A person's node lists no bucket's keys (no stream info): it
 		// reads the registry from a watch.
@@ -132,12 +86,12 @@ func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 			return nil, err
 		}
 		for _, e := range es {
-			var w WorkerInfo
+			var w workerInfo
 			if json.Unmarshal(e.Value(), &w) == nil {
 				ws = append(ws, w)
 			}
 		}
-		slices.SortFunc(ws, func(a, b WorkerInfo) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(ws, func(a, b workerInfo) int { return strings.Compare(a.Name, b.Name) })
 		return ws, nil
 	}
 	keys, err := bucketKeys(ctx, n.js, n.workers.Bucket())
@@ -149,7 +103,7 @@ func (n *Node) registry(ctx context.Context) ([]WorkerInfo, error) {
 		if err != nil {
 			continue // deregistered, or expired since listed
 		}
-		var w WorkerInfo
+		var w workerInfo
 		if json.Unmarshal(e.Value(), &w) == nil {
 			ws = append(ws, w)
 		}
@@ -247,13 +201,13 @@ func (s *serving) runner(f func()) {
 // the queue.
 //
 // Serve returns nil when ctx is done, or an error if the stream could not
-// be set up (ErrJetStream) or no handler is registered (ErrNoHandlers).
+// be set up (ErrJetStream) or no handler is registered (an error saying so).
 func (n *Node) Serve(ctx context.Context) error {
 	n.mu.Lock()
 	handlers := maps(n.handlers)
 	n.mu.Unlock()
 	if len(handlers) == 0 {
-		return ErrNoHandlers
+		return errNoHandlers
 	}
 	// A worker may start before its JetStream cluster has elected its
 	// leaders, or before a submitter set the tier up: it waits, saying so.
@@ -385,13 +339,13 @@ func (n *Node) settleWindow() int {
 }
 
 // info is this worker's registry entry now.
-func (s *serving) info() WorkerInfo {
+func (s *serving) info() workerInfo {
 	names := make([]string, 0, len(s.handlers))
 	for h := range s.handlers {
 		names = append(names, h)
 	}
 	slices.Sort(names)
-	return WorkerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
+	return workerInfo{Name: s.n.opts.name, Slots: s.n.opts.slots, Handlers: names, Running: int(s.busy.Load()), Started: s.started,
 		Labels: s.n.opts.labels, Speed: s.n.opts.speed, Alive: s.tree.id}
 }
 

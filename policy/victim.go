@@ -1,9 +1,6 @@
 package policy
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Victim names a victim-selection policy: which worker a thief tries next.
 type Victim uint8
@@ -27,7 +24,8 @@ const (
 
 var victimNames = [...]string{"random", "round-robin", "largest", "two-choices", "locality"}
 
-// String returns the policy's name, as ParseVictim accepts it.
+// String returns the policy's name, as a sim scenario and the worksteal
+// command's --victim flag write it.
 func (v Victim) String() string {
 	if int(v) < len(victimNames) {
 		return victimNames[v]
@@ -35,27 +33,12 @@ func (v Victim) String() string {
 	return fmt.Sprintf("Victim(%d)", v)
 }
 
-// ParseVictim maps a policy name (as printed by String; "adaptive" is an
-// alias of "largest") to its Victim.
-func ParseVictim(s string) (Victim, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "adaptive" {
-		return Largest, nil
-	}
-	for i, n := range victimNames {
-		if s == n {
-			return Victim(i), nil
-		}
-	}
-	return 0, fmt.Errorf("policy: unknown victim policy %q (want one of %s)", s, strings.Join(victimNames[:], ", "))
-}
-
 // Amount says how much one successful steal takes.
 type Amount uint8
 
 const (
 	// StealHalf takes half of the victim's queue, rounded up, and at most a
-	// cap (see [Amount.Take]): a thief that found a deep queue need not come
+	// cap: a thief that found a deep queue need not come
 	// back for each item. The runtime caps one steal-half at [MaxBatch].
 	// It is the zero value: the runtime's default. On 16 cores it cut the
 	// time of the unbalanced UTS tree by a quarter against StealOne (fewer
@@ -66,7 +49,7 @@ const (
 	StealOne
 )
 
-// String returns "one" or "half", as ParseAmount accepts it.
+// String returns "one" or "half", as a sim scenario writes it.
 func (a Amount) String() string {
 	switch a {
 	case StealOne:
@@ -75,35 +58,6 @@ func (a Amount) String() string {
 		return "half"
 	}
 	return fmt.Sprintf("Amount(%d)", a)
-}
-
-// ParseAmount maps "one" or "half" to its Amount.
-func ParseAmount(s string) (Amount, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "one", "1":
-		return StealOne, nil
-	case "half":
-		return StealHalf, nil
-	}
-	return 0, fmt.Errorf("policy: unknown steal amount %q (want one or half)", s)
-}
-
-// Take returns how many of n queued items one steal takes under a: one, or
-// half rounded up but at most max items. A max below 1 means no cap (the
-// steal-half of the analyses, which take a full half); the runtime's cap is
-// [MaxBatch].
-func (a Amount) Take(n, max int) int {
-	if n <= 0 {
-		return 0
-	}
-	if a == StealHalf {
-		h := (n + 1) / 2
-		if max > 0 && h > max {
-			h = max
-		}
-		return h
-	}
-	return 1
 }
 
 // MaxBatch is the runtime's cap on one steal-half: deque.StealHalf moves at

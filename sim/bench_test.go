@@ -23,8 +23,8 @@ func TestScale(t *testing.T) {
 	if tot.Completed != 1_000_000 {
 		t.Fatalf("completed %d tasks", tot.Completed)
 	}
-	if d := r.Report.DAG; d.Makespan < d.LowerBound {
-		t.Fatalf("makespan %v below the lower bound %v", d.Makespan, d.LowerBound)
+	if d := r.Report.DAG; d.makespan < d.LowerBound {
+		t.Fatalf("makespan %v below the lower bound %v", d.makespan, d.LowerBound)
 	}
 }
 
@@ -42,7 +42,7 @@ func BenchmarkScale(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		events += r.Report.Totals.Events
+		events += r.Report.Totals.events
 	}
 	cpu := proctest.CPUTime().Seconds() - cpu0
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
@@ -56,8 +56,8 @@ func BenchmarkScale(b *testing.B) {
 // BenchmarkEngine measures the engine on medium scenarios of each kind.
 func BenchmarkEngine(b *testing.B) {
 	for _, name := range []string{"fib", "uts", "faults", "central"} {
-		s, _ := LookupPreset(name)
-		s.Sweep = nil
+		s, _ := lookupPreset(name)
+		s.sweep = nil
 		b.Run(name, func(b *testing.B) {
 			var events int64
 			for b.Loop() {
@@ -65,7 +65,7 @@ func BenchmarkEngine(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				events += r.Report.Totals.Events
+				events += r.Report.Totals.events
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 		})
@@ -87,7 +87,7 @@ func BenchmarkManyWorkers(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		events += r.Report.Totals.Events
+		events += r.Report.Totals.events
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }

@@ -31,8 +31,10 @@ const (
 // errors name the line; unknown fields, values of the wrong type and
 // invalid values are reported as a [*FieldError] naming the field and its
 // line. The returned scenario is normalized (see [Scenario.Normalize]) and
-// remembers the lines of its fields, so that errors found later by [Run] or
-// [RunSweep] name them too.
+// remembers the lines of its fields, so that errors found later by [Run]
+// (or by the worksteal command's sweep) name them too. A "sweep" block is
+// read, checked and kept for the command (internal/simlab); Run does not
+// run it.
 func ParseScenario(data []byte) (*Scenario, error) {
 	if len(data) > maxDocBytes {
 		return nil, fmt.Errorf("sim: scenario larger than %d bytes", maxDocBytes)
@@ -77,7 +79,7 @@ func ParseScenario(data []byte) (*Scenario, error) {
 // "tasks: 0" means no work, not one task.
 func (s *Scenario) explicitZeros() *FieldError {
 	if _, ok := s.lines["workers.count"]; ok && s.Workers.Count == 0 {
-		return ferr("workers.count", "must be between 1 and %d, got 0 (leave it out for the default 4)", MaxWorkers)
+		return ferr("workers.count", "must be between 1 and %d, got 0 (leave it out for the default 4)", maxWorkers)
 	}
 	if _, ok := s.lines["workload.tasks"]; ok && s.Workload.Tasks == 0 && s.Workload.Arrival.Pattern != arriveBursts {
 		return ferr("workload.tasks", "must be at least 1, got 0 (leave it out for one task, or give workload.total)")
@@ -246,6 +248,15 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, depth
 		if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
 			d.lines[fp] = k.Line // a block is reported at its key's line
 		}
+		if !f.IsExported() {
+			// Scenario.sweep, the one unexported field a document sets
+			sw := reflect.New(f.Type).Elem()
+			if err := d.decode(c, sw, fp, depth+1); err != nil {
+				return err
+			}
+			v.Addr().Interface().(*Scenario).sweep = sw.Interface().(*sweepSpec)
+			continue
+		}
 		if err := d.decode(c, v.FieldByIndex(f.Index), fp, depth+1); err != nil {
 			return err
 		}
@@ -357,10 +368,19 @@ func parseSeconds(n *yaml.Node) (float64, error) {
 	return 0, fmt.Errorf("want a time (seconds, or a duration such as 250ms), got %s", kindName(n))
 }
 
+// fieldTag is a field's key in a scenario document: its JSON name, or for
+// the unexported sweep block its "scenario" tag.
+func fieldTag(f reflect.StructField) string {
+	if tag, ok := f.Tag.Lookup("json"); ok {
+		return tag
+	}
+	return f.Tag.Get("scenario")
+}
+
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag == name && tag != "-" {
+		if tag, _, _ := strings.Cut(fieldTag(f), ","); tag == name && tag != "-" {
 			return f, true
 		}
 	}
@@ -370,7 +390,7 @@ func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 func fieldNames(t reflect.Type) []string {
 	var names []string
 	for i := 0; i < t.NumField(); i++ {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag != "" && tag != "-" {
+		if tag, _, _ := strings.Cut(fieldTag(t.Field(i)), ","); tag != "" && tag != "-" {
 			names = append(names, tag)
 		}
 	}

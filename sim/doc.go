@@ -69,12 +69,14 @@
 // # Use
 //
 // [Run] simulates one scenario and returns a [Report] (text tables or
-// JSON), and on request the verbose event log and the recorded [Schedule]
-// for an SVG Gantt chart ([Result.WriteGantt]) or a Chrome trace
-// ([Result.WriteTrace]). [RunSweep] varies one parameter and writes a
-// table, CSV or an SVG line plot. [Presets] holds the classic experiments;
+// JSON), and on request the verbose event log ([Options]).
 // [ParseScenario] reads a scenario in YAML or JSON (one parser,
 // go.yaml.in/yaml/v3), with errors that name the field and its line.
+// A program varies a scenario in its own loop; the worksteal command's
+// presets (`worksteal sim --list`, the classic experiments), its sweeps
+// over one parameter (a scenario file's "sweep" block, `--sweep`, with a
+// table, CSV or an SVG line plot) and its pictures of one run (an SVG
+// Gantt chart, a Chrome trace) are internal/simlab's.
 //
 // A simulated worker holds O(1) state. A million tasks on 1,024 workers
 // take well under a second of CPU (BenchmarkScale). sim/README.md has the

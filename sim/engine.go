@@ -153,7 +153,7 @@ type engine struct {
 	maxEvents int64
 	kids      []int32
 	log       *bufio.Writer
-	rec       *Schedule
+	rec       *schedule
 }
 
 type batch struct {
@@ -172,12 +172,12 @@ type joinRec struct {
 
 func newEngine(s *Scenario, o Options) (*engine, error) {
 	p := s.Workers.Count
-	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, child: sampler{s.Workload.Duration}, maxEvents: o.MaxEvents}
+	e := &engine{s: s, sched: s.Policy.Scheduler, holder: -1, dist: sampler{s.Workload.Duration}, child: sampler{s.Workload.Duration}, maxEvents: o.maxEvents}
 	if d := s.Workload.Spawn.Duration; d != nil {
 		e.child = sampler{*d}
 	}
-	e.victim, _ = policy.ParseVictim(s.Policy.Victim)
-	e.amount, _ = policy.ParseAmount(s.Policy.Amount)
+	e.victim, _ = policyrt.ParseVictim(s.Policy.Victim)
+	e.amount, _ = policyrt.ParseAmount(s.Policy.Amount)
 	e.maxBatch = s.Policy.MaxBatch
 	e.idle = idleSchedule(&s.Policy.Idle)
 	e.mode = s.Policy.Idle.Mode
@@ -216,7 +216,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 		w := &e.ws[i]
 		w.id, w.group, w.cur, w.victim, w.idleIdx = int32(i), int32(s.Workers.Groups[i]), -1, -1, -1
 		w.speed, w.base = s.Workers.Speeds[i], s.Workers.Speeds[i]
-		w.st = WorkerStats{Worker: i, Speed: w.base, Group: int(w.group)}
+		w.st = WorkerStats{worker: i, speed: w.base, group: int(w.group)}
 		if e.sched == schedSteal {
 			w.sel = policyrt.NewSelector(e.victim, i, p, g, xrand.SplitMix64(s.Seed^0x7e1ec70a))
 		}
@@ -232,8 +232,8 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if o.Log != nil {
 		e.log = bufio.NewWriterSize(o.Log, 64<<10)
 	}
-	if o.Record {
-		e.rec = &Schedule{Workers: p}
+	if o.record {
+		e.rec = &schedule{Workers: p}
 	}
 	e.tasks = make([]task, 0, min(s.Workload.Tasks, 1<<22))
 	e.schedule(s)
@@ -509,7 +509,7 @@ func (e *engine) segDur(w *worker) time.Duration {
 // record appends a span to the schedule being recorded.
 func (e *engine) record(w *worker, id int32, kind string) {
 	if e.rec != nil {
-		e.rec.Spans = append(e.rec.Spans, Span{Worker: int(w.id), Task: int(id), Start: w.pieceStart, End: e.now, Kind: kind})
+		e.rec.Spans = append(e.rec.Spans, span{Worker: int(w.id), Task: int(id), Start: w.pieceStart, End: e.now, Kind: kind})
 	}
 }
 
@@ -520,7 +520,7 @@ func (e *engine) pieceDone(w *worker) {
 	id := w.cur
 	t := &e.tasks[id]
 	if t.phase == 0 && t.nkids > 0 {
-		kind := SpanRun
+		kind := spanRun
 		e.record(w, id, kind)
 		w.pieceStart = e.now
 		w.load -= t.work[0]
@@ -575,9 +575,9 @@ func (e *engine) afterSpawn(w *worker) {
 
 func (e *engine) finish(w *worker, id int32) {
 	t := &e.tasks[id]
-	kind := SpanRun
+	kind := spanRun
 	if t.phase == 2 {
-		kind = SpanContinuation
+		kind = spanContinuation
 	}
 	e.record(w, id, kind)
 	seg := 0

@@ -166,8 +166,8 @@ func TestOneWorkerMakespanIsT1(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := r.Report.DAG; d.Makespan != d.T1 || d.T1 == 0 {
-					t.Fatalf("makespan %v; want T1 = %v", d.Makespan, d.T1)
+				if d := r.Report.DAG; d.makespan != d.T1 || d.T1 == 0 {
+					t.Fatalf("makespan %v; want T1 = %v", d.makespan, d.T1)
 				}
 			})
 		}
@@ -236,8 +236,8 @@ func TestWorkSpanBounds(t *testing.T) {
 			t.Fatalf("case %d: %v\n%+v", i, err, s)
 		}
 		d := res.Report.DAG
-		if d.Makespan < d.LowerBound*(1-1e-12) || d.Makespan > d.GreedyBound*(1+1e-12) {
-			t.Fatalf("case %d central: makespan %v outside [%v, %v]\n%+v", i, d.Makespan, d.LowerBound, d.GreedyBound, s)
+		if d.makespan < d.LowerBound*(1-1e-12) || d.makespan > d.GreedyBound*(1+1e-12) {
+			t.Fatalf("case %d central: makespan %v outside [%v, %v]\n%+v", i, d.makespan, d.LowerBound, d.GreedyBound, s)
 		}
 		// every policy, with costs, respects the lower bound
 		s.Policy = policies[r.Intn(len(policies))]
@@ -246,8 +246,8 @@ func TestWorkSpanBounds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v\n%+v", i, err, s)
 		}
-		if d := res.Report.DAG; d.Makespan < d.LowerBound*(1-1e-12) {
-			t.Fatalf("case %d %s: makespan %v below lower bound %v\n%+v", i, s.Policy.Scheduler, d.Makespan, d.LowerBound, s)
+		if d := res.Report.DAG; d.makespan < d.LowerBound*(1-1e-12) {
+			t.Fatalf("case %d %s: makespan %v below lower bound %v\n%+v", i, s.Policy.Scheduler, d.makespan, d.LowerBound, s)
 		}
 	}
 }
@@ -291,22 +291,22 @@ func TestCentralQueueCrossover(t *testing.T) {
 }
 
 func TestSameSeedSameOutput(t *testing.T) {
-	for _, p := range Presets() {
-		if p.Name == "scale" || p.Scenario.Sweep != nil {
+	for _, p := range presets() {
+		if p.Name == "scale" || p.Scenario.sweep != nil {
 			continue
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			var outs [2]string
 			for i := range outs {
 				var log, buf bytes.Buffer
-				r, err := Run(context.Background(), p.Scenario, Options{Log: &log, Record: true})
+				r, err := Run(context.Background(), p.Scenario, Options{Log: &log, record: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				r.Report.WriteText(&buf)
 				r.Report.WriteJSON(&buf)
-				r.WriteTrace(&buf)
-				r.WriteGantt(&buf)
+				r.writeTrace(&buf)
+				r.writeGantt(&buf)
 				outs[i] = log.String() + buf.String()
 			}
 			if outs[0] != outs[1] {
@@ -314,7 +314,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 			}
 		})
 	}
-	s, _ := LookupPreset("nested")
+	s, _ := lookupPreset("nested")
 	a, _ := Run(context.Background(), s, Options{})
 	s.Seed++
 	b, _ := Run(context.Background(), s, Options{})
@@ -324,7 +324,7 @@ func TestSameSeedSameOutput(t *testing.T) {
 }
 
 func TestBasicPresetLogMatchesGolden(t *testing.T) {
-	s, err := LookupPreset("basic")
+	s, err := lookupPreset("basic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestFibShape(t *testing.T) {
 }
 
 func TestLogFormat(t *testing.T) {
-	s, _ := LookupPreset("basic")
+	s, _ := lookupPreset("basic")
 	var log bytes.Buffer
 	if _, err := Run(context.Background(), s, Options{Log: &log}); err != nil {
 		t.Fatal(err)
@@ -421,17 +421,17 @@ func TestFmtTime(t *testing.T) {
 // The event budget is exact: a run of N events passes with a budget of N
 // and fails with N−1, however small N is.
 func TestMaxEventsExact(t *testing.T) {
-	s, _ := LookupPreset("basic")
+	s, _ := lookupPreset("basic")
 	full, err := Run(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := full.Report.Totals.Events
-	if _, err := Run(context.Background(), s, Options{MaxEvents: n}); err != nil {
+	n := full.Report.Totals.events
+	if _, err := Run(context.Background(), s, Options{maxEvents: n}); err != nil {
 		t.Fatalf("budget %d = the run's events: %v", n, err)
 	}
 	for _, budget := range []int64{n - 1, 5, 1} {
-		_, err := Run(context.Background(), s, Options{MaxEvents: budget})
+		_, err := Run(context.Background(), s, Options{maxEvents: budget})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d events", budget)) {
 			t.Fatalf("budget %d of a %d-event run: err = %v", budget, n, err)
 		}
@@ -441,7 +441,7 @@ func TestMaxEventsExact(t *testing.T) {
 // A normalized scenario normalizes to itself (what --print-scenario
 // prints can be read back with -f), for every preset.
 func TestNormalizeIdempotent(t *testing.T) {
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		n1, err := p.Scenario.Normalize()
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
@@ -475,12 +475,12 @@ func TestSpansAreTheWork(t *testing.T) {
 			Workload: Workload{Tasks: 50, Duration: Dist{Value: 0.5}, Spawn: Spawn{Prob: 0.5, At: 0.5}},
 			Policy:   Policy{Scheduler: sched}, Costs: Costs{Queue: 0.05, Contention: 0.02, Steal: 0.01, Task: 0.01}}
 		e := runEngine(t, s)
-		r, err := Run(context.Background(), s, Options{Record: true})
+		r, err := Run(context.Background(), s, Options{record: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		drawn := map[int]time.Duration{}
-		for _, sp := range r.Schedule.Spans {
+		for _, sp := range r.schedule.Spans {
 			drawn[sp.Task] += sp.End - sp.Start
 		}
 		for id := range e.tasks {
@@ -498,7 +498,7 @@ func TestLoneSpinnerWaits(t *testing.T) {
 	s := Scenario{Workers: Workers{Count: 1},
 		Workload: Workload{Arrival: Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 5, Tasks: 1}}}},
 		Policy:   Policy{Idle: Idle{Mode: idleSpin}}, Costs: Costs{Steal: 1e-6}}
-	r, err := Run(context.Background(), s, Options{MaxEvents: 1000})
+	r, err := Run(context.Background(), s, Options{maxEvents: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

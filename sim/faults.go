@@ -105,7 +105,7 @@ func (e *engine) lose(w *worker) {
 			e.lostWork += time.Duration(math.Min(done, float64(t.work[0]+t.work[1])))
 			t.aborts++
 			e.reexec++
-			e.record(w, w.cur, SpanAborted)
+			e.record(w, w.cur, spanAborted)
 		} else if t.phase == 1 { // lost while pushing its children
 			e.lostWork += t.work[0]
 			t.phase = 0

@@ -28,10 +28,10 @@ import (
 //     any posted work). If its deque holds work, the idle worker can take
 //     that, and the frames wait for a poll that finds the deque empty.
 //   - The heartbeat: every Policy.Heartbeat poll points
-//     (policy.HeartbeatJoins in the runtime) a worker promotes its
+//     (policyrt.HeartbeatJoins in the runtime) a worker promotes its
 //     oldest latent frame alone, idle workers or not (never the frames of the fork just made), so the
 //     largest pieces wait in its deque for a thief that runs dry.
-//   - Plain calls (Policy.LatentFrames, the runtime's policy.LatentFrames):
+//   - Plain calls (Policy.LatentFrames, the runtime's policyrt.LatentFrames):
 //     a fork made while that many offerable latent frames are open (a
 //     frame the heartbeat took counts until its first half is done, as
 //     the runtime's beat leaves gate, [P4]), not
@@ -76,7 +76,7 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	if eager {
 		// Near the root of w's stack: the halves go public at once, with
 		// every older latent frame ([P2]: oldest first), as the runtime's
-		// eager Joins do (policy.EagerDepth).
+		// eager Joins do (policyrt.EagerDepth).
 		e.promote(w)
 	}
 	e.poll(w)

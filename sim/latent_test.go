@@ -47,7 +47,7 @@ func ids(s string) []int {
 // shallowest fork still open.
 func TestLatentOffersAtPollPointsOldestFirst(t *testing.T) {
 	var log bytes.Buffer
-	r, err := Run(context.Background(), latentTree(), Options{Log: &log, Record: true})
+	r, err := Run(context.Background(), latentTree(), Options{Log: &log, record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestLatentOffersAtPollPointsOldestFirst(t *testing.T) {
 			t.Fatalf("promoted %v: not oldest first", promoted)
 		}
 	}
-	st := r.Schedule.Steals
+	st := r.schedule.Steals
 	if len(st) == 0 || st[0].Victim != 0 || st[0].Task != promoted[0] {
 		t.Fatalf("first steal %+v; want worker 1 taking T%d, the oldest promoted frame", st, promoted[0])
 	}
@@ -180,7 +180,7 @@ func TestLatentDeterministic(t *testing.T) {
 		Workload: Workload{Kind: kindFib, Poll: 5e-8, Fib: Fib{N: 22, Cutoff: 8, Leaf: 3e-9}}}
 	run := func(s Scenario) (string, float64) {
 		var log, buf bytes.Buffer
-		r, err := Run(context.Background(), s, Options{Log: &log, Record: true})
+		r, err := Run(context.Background(), s, Options{Log: &log, record: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func TestLatentDeterministic(t *testing.T) {
 			t.Fatal("no promotion: the scenario does not exercise the latent protocol")
 		}
 		r.Report.WriteJSON(&buf)
-		r.WriteTrace(&buf)
+		r.writeTrace(&buf)
 		return log.String() + buf.String(), r.Report.Totals.Makespan
 	}
 	a, ma := run(s)
@@ -312,7 +312,7 @@ func TestLatentHeartbeat(t *testing.T) {
 	}
 }
 
-// Plain calls (policy.latent_frames, the runtime's policy.LatentFrames): a
+// Plain calls (policy.latent_frames, the runtime's policyrt.LatentFrames): a
 // fork made while that many offerable latent frames are open, with nobody
 // idle, no heartbeat due and outside the eager levels, keeps its half to
 // its worker. Two workers, no heartbeat, no eager forks: every promotion

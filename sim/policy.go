@@ -2,6 +2,8 @@ package sim
 
 import (
 	"time"
+
+	"github.com/worksteal/worksteal/internal/policyrt"
 )
 
 // This file is the schedulers: how an idle worker finds work and where new
@@ -22,7 +24,7 @@ func (e *engine) tryTake(w *worker) bool {
 		}
 		return false
 	}
-	k := e.amount.Take(n, e.maxBatch)
+	k := policyrt.Take(e.amount, n, e.maxBatch)
 	e.qAdd(v, -1)
 	first := v.dq.popFront()
 	for i := 1; i < k; i++ {
@@ -40,7 +42,7 @@ func (e *engine) tryTake(w *worker) bool {
 	e.steals++
 	e.latencies = append(e.latencies, e.now-w.searchStart)
 	if e.rec != nil {
-		e.rec.Steals = append(e.rec.Steals, Steal{At: e.now, Thief: int(w.id), Victim: int(v.id), Task: int(first), Count: k})
+		e.rec.Steals = append(e.rec.Steals, stealRec{At: e.now, Thief: int(w.id), Victim: int(v.id), Task: int(first), Count: k})
 	}
 	if e.log != nil {
 		if k > 1 {

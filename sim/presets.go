@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// Preset is a named, built-in scenario. Presets reproduce the classic
+// preset is a named, built-in scenario. Presets reproduce the classic
 // teaching experiments of work stealing, plus a few that exercise the rest
 // of the simulator.
-type Preset struct {
+type preset struct {
 	Name        string
 	Description string
 	Scenario    Scenario
@@ -48,13 +48,13 @@ var tutorialPublished = map[string]map[string]float64{
 	"granularity": {"0.1": 13.0, "0.5": 13.0, "2.0": 15.0}, // ex_granularity.out: wall time
 }
 
-// Presets returns the built-in scenarios, in a fixed order: first the seed
+// presets returns the built-in scenarios, in a fixed order: first the seed
 // tutorial's experiments (zero-cost steals, 0.1 s polling), then scenarios
 // with realistic costs, each description naming them. Each call returns
 // fresh copies that the caller may modify.
-func Presets() []Preset {
-	var ps []Preset
-	add := func(desc string, s Scenario) { ps = append(ps, Preset{Name: s.Name, Description: desc, Scenario: s}) }
+func presets() []preset {
+	var ps []preset
+	add := func(desc string, s Scenario) { ps = append(ps, preset{Name: s.Name, Description: desc, Scenario: s}) }
 	const tut = "tutorial: "
 	const tutCosts = "; zero-cost steals, 0.1 s retry"
 	basicDur := Dist{Dist: distUniform, Min: 0.5, Max: 2.0}
@@ -77,7 +77,7 @@ func Presets() []Preset {
 
 	s = tutorial("granularity", 4, 0, Dist{Dist: distConstant, Value: 1})
 	s.Workload.Total = 50
-	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
+	s.sweep = &sweepSpec{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
 	add(tut+"50 s of work on 4 workers in tasks of 0.1, 0.5 and 2.0 s: wall time, speedup, efficiency, steal rate"+tutCosts, s)
 
 	s = tutorial("fork-join", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 3.0})
@@ -86,17 +86,17 @@ func Presets() []Preset {
 	add(tut+"nested, as fork-join: with probability 40% a task forks 1-3 children of 0.3-0.8 s and resumes when they finish (the forking worker runs one child and keeps the others latent until an idle worker asks, as the runtime does, except the forks within policy.EagerDepth levels of the root of its stack, which it pushes at once)"+tutCosts, s)
 
 	s = tutorial("workers", 2, 20, basicDur)
-	s.Sweep = &Sweep{Param: "workers", Values: []string{"2", "3", "4", "5", "6", "7", "8"}}
+	s.sweep = &sweepSpec{Param: "workers", Values: []string{"2", "3", "4", "5", "6", "7", "8"}}
 	add(tut+"exercise 1: 2..8 workers, 20 tasks of 0.5-2.0 s: where does adding workers stop paying?"+tutCosts, s)
 
 	s = tutorial("backoff", 3, 10, basicDur)
 	s.Policy.Idle = Idle{Mode: idlePoll, Interval: tutorialPoll, Rounds: 1000, Base: 0.05, Cap: 0.5, Jitter: 0}
-	s.Sweep = &Sweep{Param: "idle", Values: []string{"poll", "backoff"}}
+	s.sweep = &sweepSpec{Param: "idle", Values: []string{"poll", "backoff"}}
 	add(tut+"exercise 4: the basic run with a fixed 0.1 s retry vs exponential backoff from 0.05 s to 0.5 s; zero-cost steals", s)
 
 	s = tutorial("bursty", 4, 0, Dist{Dist: distUniform, Min: 1.0, Max: 2.0})
 	s.Workload.Arrival = Arrival{Pattern: arriveBursts, Bursts: []Burst{{At: 0, Tasks: 10, Worker: 0}, {At: 5, Tasks: 10, Worker: 1}}}
-	s.Sweep = &Sweep{Param: "victim", Values: []string{"random", "largest"}}
+	s.sweep = &sweepSpec{Param: "victim", Values: []string{"random", "largest"}}
 	add(tut+"exercise 5: worker 0's 10 tasks at t=0, worker 1's 10 at t=5 (1-2 s each): largest-queue (adaptive) vs random victims"+tutCosts, s)
 
 	s = tutorial("granularity-costs", 4, 0, Dist{Dist: distConstant, Value: 1})
@@ -104,7 +104,7 @@ func Presets() []Preset {
 	s.Workload.Arrival = Arrival{Target: targetOne}
 	s.Policy.Idle = Idle{Rounds: 3, Base: 0.1, Cap: 1, Jitter: 0.5}
 	s.Costs = Costs{Task: 0.01, Steal: 0.05, Failed: 0.02}
-	s.Sweep = &Sweep{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
+	s.sweep = &sweepSpec{Param: "grain", Values: []string{"0.1", "0.5", "2.0"}}
 	add("granularity with costs: 50 s of work on 4 workers, all tasks on worker 0; costs 10 ms per task, 50 ms per steal, 20 ms per failed steal; the runtime's idle protocol (3 rounds, backoff 0.1-1 s): the finest grain pays most", s)
 
 	add("fib(27) fork-join tree with cutoff 12 on 8 workers, steal half; costs 20 ns per task, 200 ns per steal, 100 ns per failed steal", Scenario{
@@ -125,7 +125,7 @@ func Presets() []Preset {
 		Workload: Workload{Tasks: 20000, Duration: Dist{Dist: distConstant, Value: 10e-6}, Arrival: Arrival{Target: targetRoundRobin}},
 		Policy:   Policy{Scheduler: schedCentral},
 		Costs:    Costs{Queue: 100e-9, Contention: 50e-9, Steal: 200e-9, Failed: 100e-9},
-		Sweep:    &Sweep{Param: "workers", Values: []string{"1", "2", "4", "8", "16", "32", "64"}},
+		sweep:    &sweepSpec{Param: "workers", Values: []string{"1", "2", "4", "8", "16", "32", "64"}},
 	})
 
 	add("faults: worker 3 is lost at t=1 s (detected 0.5 s later), worker 5 runs 4x slower from 0.5 s to 2 s; costs 100 µs per steal, 50 µs per failed steal", Scenario{
@@ -157,7 +157,7 @@ func Presets() []Preset {
 		}
 	}
 	s = room("machine-room")
-	s.Sweep = &Sweep{Param: "victim", Values: []string{"locality", "random"}}
+	s.sweep = &sweepSpec{Param: "victim", Values: []string{"locality", "random"}}
 	add("two-tier machine room: 16 machines x 8 cores, a UTS tree (b0=4, depth 11, 51,000 nodes) of 100 µs nodes, steal half; 50 ns per steal in a machine, 500 µs more across machines: local-first (locality victims) vs flat random stealing (compare machine-room-central)", s)
 	s = room("machine-room-central")
 	s.Policy = Policy{Scheduler: schedCentral}
@@ -178,10 +178,10 @@ func scaleScenario() Scenario {
 	}
 }
 
-// LookupPreset returns a copy of the preset scenario with that name.
-func LookupPreset(name string) (Scenario, error) {
+// lookupPreset returns a copy of the preset scenario with that name.
+func lookupPreset(name string) (Scenario, error) {
 	var names []string
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		if p.Name == name {
 			return p.Scenario, nil
 		}

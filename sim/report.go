@@ -13,34 +13,40 @@ import (
 
 // Report is what a run measured. Times are virtual seconds. It is written
 // as text tables by [Report.WriteText] and as JSON by [Report.WriteJSON]; the
-// JSON field names are the stable interface.
+// JSON field names are the stable interface, and the JSON is the whole
+// report. Go code reads the figures as fields; the header (the scenario's
+// name, seed and worker count, and descriptions of the effective policy,
+// costs and workload) and the sums of the per-worker figures are only in
+// the text and the JSON: a program has the scenario it ran, and PerWork.
 type Report struct {
-	Scenario string        `json:"scenario"`
-	Seed     uint64        `json:"seed"`
-	Workers  int           `json:"workers"`
-	Policy   string        `json:"policy"` // the effective policy, every parameter filled in
-	Costs    string        `json:"costs"`  // the effective costs ("none": the ideal machine)
-	Workload string        `json:"workload"`
-	PerWork  []WorkerStats `json:"per_worker"`
-	Totals   Totals        `json:"totals"`
-	DAG      DAG           `json:"dag"`
-	Joins    *JoinStats    `json:"joins,omitempty"`
-	Faults   *FaultStats   `json:"faults,omitempty"`
+	scenarioName string        // JSON "scenario"
+	seed         uint64        // JSON "seed"
+	workers      int           // JSON "workers"
+	policyDesc   string        // the effective policy, every parameter filled in (JSON "policy")
+	costsDesc    string        // the effective costs ("none": the ideal machine) (JSON "costs")
+	workloadDesc string        // JSON "workload"
+	PerWork      []WorkerStats `json:"per_worker"`
+	Totals       Totals        `json:"totals"`
+	DAG          DAG           `json:"dag"`
+	Joins        *JoinStats    `json:"joins,omitempty"`
+	Faults       *FaultStats   `json:"faults,omitempty"`
 }
 
-// WorkerStats is one worker's account. Busy + Overhead + Idle is the time
-// the worker was up (the makespan, unless it was lost).
+// WorkerStats is one worker's account: worker i's is PerWork[i]. Busy +
+// Overhead + Idle is the time the worker was up (the makespan, unless it was
+// lost). Its JSON (in the report's) also names the worker and its speed and
+// group, as the scenario gave them.
 type WorkerStats struct {
-	Worker     int     `json:"worker"`
-	Speed      float64 `json:"speed"`
-	Group      int     `json:"group"`
+	worker     int     // JSON "worker"
+	speed      float64 // JSON "speed"
+	group      int     // JSON "group"
 	Executed   int64   `json:"executed"`           // pieces run to completion (a fork-join task is two: up to its fork, and its continuation)
 	Stolen     int64   `json:"stolen"`             // tasks it took from others
 	StolenFrom int64   `json:"stolen_from"`        // tasks others took from it
 	Attempts   int64   `json:"attempts"`           // steal attempts
 	Failed     int64   `json:"failed"`             // steal attempts that found nothing
 	Parks      int64   `json:"parks"`              // times it parked (slept until woken)
-	Sleeps     int64   `json:"sleeps"`             // timed parks (backoffs of at least policy.SpinLimit)
+	Sleeps     int64   `json:"sleeps"`             // timed parks (backoffs of at least policyrt.SpinLimit)
 	Promoted   int64   `json:"promoted,omitempty"` // join latent: latent frames it made public at poll points
 	QueueEnd   int     `json:"queue_end"`          // tasks left in its queue at the end
 	Busy       float64 `json:"busy"`               // running tasks
@@ -49,28 +55,31 @@ type WorkerStats struct {
 	Lost       bool    `json:"lost,omitempty"`
 }
 
-// Totals are the run's summary statistics.
+// Totals are the run's summary statistics. Their JSON (in the report's)
+// also holds the sums of the per-worker figures (executed, stolen, attempts,
+// failed, busy, overhead, idle), the total work (DAG.T1) and the number of
+// events the engine processed.
 type Totals struct {
 	Tasks       int64   `json:"tasks"`     // tasks created (roots and children)
 	Completed   int64   `json:"completed"` // tasks finished
 	Completion  float64 `json:"completion_rate"`
-	Work        float64 `json:"total_work"` // work of the finished tasks at speed 1
+	work        float64 // work of the finished tasks at speed 1 (JSON "total_work")
 	Makespan    float64 `json:"makespan"`
 	Speedup     float64 `json:"speedup"`    // total work / makespan
 	Efficiency  float64 `json:"efficiency"` // speedup / workers
-	Executed    int64   `json:"executed"`
-	Stolen      int64   `json:"stolen"`
+	executed    int64   // JSON "executed"
+	stolen      int64   // JSON "stolen"
 	Steals      int64   `json:"steals"`             // successful steal operations (one may take several tasks)
 	Promoted    int64   `json:"promoted,omitempty"` // join latent: latent frames made public at poll points
-	Attempts    int64   `json:"attempts"`
-	Failed      int64   `json:"failed"`
+	attempts    int64   // JSON "attempts"
+	failed      int64   // JSON "failed"
 	StealRate   float64 `json:"steal_rate"`  // stolen / executed
 	Imbalance   float64 `json:"imbalance"`   // max / mean busy time
 	Straggler   float64 `json:"straggler"`   // max / median busy time
 	Utilization float64 `json:"utilization"` // busy / (busy + overhead + idle)
-	Busy        float64 `json:"busy"`
-	Overhead    float64 `json:"overhead"`
-	Idle        float64 `json:"idle"`
+	busy        float64 // JSON "busy"
+	overhead    float64 // JSON "overhead"
+	idle        float64 // JSON "idle"
 	// Queue depth over time: the time-weighted mean and variance of the
 	// number of queued tasks (all queues), and the time-weighted mean of the
 	// variance of queue length across workers.
@@ -81,26 +90,29 @@ type Totals struct {
 	// woken) to its successful steal.
 	StealLatencyMean float64 `json:"steal_latency_mean"`
 	StealLatencyP99  float64 `json:"steal_latency_p99"`
-	Events           int64   `json:"events"` // events the engine processed
+	events           int64   // events the engine processed (JSON "events")
 }
 
 // DAG compares the makespan with the work-span bounds. T1 is the total work
 // and TInf the critical path (release times included). LowerBound is
 // max(T1/ΣS, T∞/maxS) for worker speeds S, which is max(T1/P, T∞) when
 // every speed is 1; no schedule beats it. GreedyBound is T1/P + T∞, which
-// every greedy schedule meets on speed-1 workers with zero costs.
+// every greedy schedule meets on speed-1 workers with zero costs. The
+// makespan it is compared with is Totals.Makespan (also under "dag" in the
+// JSON).
 type DAG struct {
 	T1          float64 `json:"t1"`
 	TInf        float64 `json:"tinf"`
 	Parallelism float64 `json:"parallelism"` // T1 / T∞
 	LowerBound  float64 `json:"lower_bound"`
 	GreedyBound float64 `json:"greedy_bound"`
-	Makespan    float64 `json:"makespan"`
+	makespan    float64 // JSON "makespan"
 }
 
 // JoinStats says how much the joins stretched fork-join parents: the wait
 // is from reaching the join to resuming, the stretch is a parent's whole
-// time (first start to finish) over its own work.
+// time (first start to finish) over its own work. The text report lists
+// the five most stretched parents, the JSON the ten.
 type JoinStats struct {
 	Parents     int         `json:"parents"`
 	WaitMean    float64     `json:"wait_mean"`
@@ -109,11 +121,11 @@ type JoinStats struct {
 	WaitMax     float64     `json:"wait_max"`
 	StretchMean float64     `json:"stretch_mean"`
 	StretchMax  float64     `json:"stretch_max"`
-	Most        []JoinEntry `json:"most_stretched"` // up to 10, most stretched first
+	most        []joinEntry // up to 10, most stretched first (JSON "most_stretched")
 }
 
-// JoinEntry is one fork-join parent.
-type JoinEntry struct {
+// joinEntry is one fork-join parent.
+type joinEntry struct {
 	Task    int     `json:"task"`
 	Work    float64 `json:"work"`
 	Wait    float64 `json:"wait"`
@@ -128,6 +140,114 @@ type FaultStats struct {
 	LostWork   float64 `json:"lost_work"`   // work done by those pieces before the loss (done twice)
 }
 
+// The report's JSON, written by [Report.MarshalJSON]: the keys and their
+// order of the exported and unexported fields alike, so that the JSON is
+// the whole report (the stable interface) while Go code reads the figures.
+type reportJSON struct {
+	Scenario string       `json:"scenario"`
+	Seed     uint64       `json:"seed"`
+	Workers  int          `json:"workers"`
+	Policy   string       `json:"policy"`
+	Costs    string       `json:"costs"`
+	Workload string       `json:"workload"`
+	PerWork  []workerJSON `json:"per_worker"`
+	Totals   totalsJSON   `json:"totals"`
+	DAG      dagJSON      `json:"dag"`
+	Joins    *joinsJSON   `json:"joins,omitempty"`
+	Faults   *FaultStats  `json:"faults,omitempty"`
+}
+
+type workerJSON struct {
+	Worker     int     `json:"worker"`
+	Speed      float64 `json:"speed"`
+	Group      int     `json:"group"`
+	Executed   int64   `json:"executed"`
+	Stolen     int64   `json:"stolen"`
+	StolenFrom int64   `json:"stolen_from"`
+	Attempts   int64   `json:"attempts"`
+	Failed     int64   `json:"failed"`
+	Parks      int64   `json:"parks"`
+	Sleeps     int64   `json:"sleeps"`
+	Promoted   int64   `json:"promoted,omitempty"`
+	QueueEnd   int     `json:"queue_end"`
+	Busy       float64 `json:"busy"`
+	Overhead   float64 `json:"overhead"`
+	Idle       float64 `json:"idle"`
+	Lost       bool    `json:"lost,omitempty"`
+}
+
+type totalsJSON struct {
+	Tasks            int64   `json:"tasks"`
+	Completed        int64   `json:"completed"`
+	Completion       float64 `json:"completion_rate"`
+	Work             float64 `json:"total_work"`
+	Makespan         float64 `json:"makespan"`
+	Speedup          float64 `json:"speedup"`
+	Efficiency       float64 `json:"efficiency"`
+	Executed         int64   `json:"executed"`
+	Stolen           int64   `json:"stolen"`
+	Steals           int64   `json:"steals"`
+	Promoted         int64   `json:"promoted,omitempty"`
+	Attempts         int64   `json:"attempts"`
+	Failed           int64   `json:"failed"`
+	StealRate        float64 `json:"steal_rate"`
+	Imbalance        float64 `json:"imbalance"`
+	Straggler        float64 `json:"straggler"`
+	Utilization      float64 `json:"utilization"`
+	Busy             float64 `json:"busy"`
+	Overhead         float64 `json:"overhead"`
+	Idle             float64 `json:"idle"`
+	QueueMean        float64 `json:"queue_depth_mean"`
+	QueueVar         float64 `json:"queue_depth_variance"`
+	QueueSpread      float64 `json:"queue_spread_variance"`
+	StealLatencyMean float64 `json:"steal_latency_mean"`
+	StealLatencyP99  float64 `json:"steal_latency_p99"`
+	Events           int64   `json:"events"`
+}
+
+type dagJSON struct {
+	T1          float64 `json:"t1"`
+	TInf        float64 `json:"tinf"`
+	Parallelism float64 `json:"parallelism"`
+	LowerBound  float64 `json:"lower_bound"`
+	GreedyBound float64 `json:"greedy_bound"`
+	Makespan    float64 `json:"makespan"`
+}
+
+type joinsJSON struct {
+	Parents     int         `json:"parents"`
+	WaitMean    float64     `json:"wait_mean"`
+	WaitP50     float64     `json:"wait_p50"`
+	WaitP99     float64     `json:"wait_p99"`
+	WaitMax     float64     `json:"wait_max"`
+	StretchMean float64     `json:"stretch_mean"`
+	StretchMax  float64     `json:"stretch_max"`
+	Most        []joinEntry `json:"most_stretched"`
+}
+
+// MarshalJSON writes the whole report, the figures that Go code reads as
+// fields and the ones it does not (the scenario's description, the sums of
+// the per-worker figures, the most stretched joins) under the keys that
+// docs/simulator.md's report schema names.
+func (r Report) MarshalJSON() ([]byte, error) {
+	j := reportJSON{Scenario: r.scenarioName, Seed: r.seed, Workers: r.workers, Policy: r.policyDesc, Costs: r.costsDesc, Workload: r.workloadDesc, Faults: r.Faults}
+	if r.PerWork != nil {
+		j.PerWork = make([]workerJSON, 0, len(r.PerWork))
+	}
+	for _, w := range r.PerWork {
+		j.PerWork = append(j.PerWork, workerJSON{Worker: w.worker, Speed: w.speed, Group: w.group, Executed: w.Executed, Stolen: w.Stolen, StolenFrom: w.StolenFrom, Attempts: w.Attempts, Failed: w.Failed, Parks: w.Parks, Sleeps: w.Sleeps, Promoted: w.Promoted, QueueEnd: w.QueueEnd, Busy: w.Busy, Overhead: w.Overhead, Idle: w.Idle, Lost: w.Lost})
+	}
+	t := &r.Totals
+	j.Totals = totalsJSON{Tasks: t.Tasks, Completed: t.Completed, Completion: t.Completion, Work: t.work, Makespan: t.Makespan, Speedup: t.Speedup, Efficiency: t.Efficiency, Executed: t.executed, Stolen: t.stolen, Steals: t.Steals, Promoted: t.Promoted, Attempts: t.attempts, Failed: t.failed, StealRate: t.StealRate, Imbalance: t.Imbalance, Straggler: t.Straggler, Utilization: t.Utilization, Busy: t.busy, Overhead: t.overhead, Idle: t.idle, QueueMean: t.QueueMean, QueueVar: t.QueueVar, QueueSpread: t.QueueSpread, StealLatencyMean: t.StealLatencyMean, StealLatencyP99: t.StealLatencyP99, Events: t.events}
+	d := &r.DAG
+	j.DAG = dagJSON{T1: d.T1, TInf: d.TInf, Parallelism: d.Parallelism, LowerBound: d.LowerBound, GreedyBound: d.GreedyBound, Makespan: d.makespan}
+	if r.Joins != nil {
+		x := r.Joins
+		j.Joins = &joinsJSON{Parents: x.Parents, WaitMean: x.WaitMean, WaitP50: x.WaitP50, WaitP99: x.WaitP99, WaitMax: x.WaitMax, StretchMean: x.StretchMean, StretchMax: x.StretchMax, Most: x.most}
+	}
+	return json.Marshal(j)
+}
+
 func sec(d time.Duration) float64 { return d.Seconds() }
 
 func ceil(x float64) float64 { return math.Ceil(x) }
@@ -137,7 +257,7 @@ func logOneMinus(u float64) float64 { return math.Log(1 - u) }
 func (e *engine) report() Report {
 	s := e.s
 	p := len(e.ws)
-	r := Report{Scenario: s.Name, Seed: s.Seed, Workers: p, Policy: describePolicy(s), Costs: describeCosts(&s.Costs), Workload: describeWorkload(s)}
+	r := Report{scenarioName: s.Name, seed: s.Seed, workers: p, policyDesc: describePolicy(s), costsDesc: describeCosts(&s.Costs), workloadDesc: describeWorkload(s)}
 	tot := &r.Totals
 	busy := make([]float64, 0, p)
 	sumSpeed, maxSpeed := 0.0, 0.0
@@ -147,32 +267,32 @@ func (e *engine) report() Report {
 		st.QueueEnd = w.dq.len()
 		st.Busy, st.Overhead, st.Idle = sec(w.busy), sec(w.over), sec(w.idle)
 		r.PerWork = append(r.PerWork, st)
-		tot.Executed += st.Executed
-		tot.Stolen += st.Stolen
-		tot.Attempts += st.Attempts
-		tot.Failed += st.Failed
-		tot.Busy += st.Busy
-		tot.Overhead += st.Overhead
-		tot.Idle += st.Idle
+		tot.executed += st.Executed
+		tot.stolen += st.Stolen
+		tot.attempts += st.Attempts
+		tot.failed += st.Failed
+		tot.busy += st.Busy
+		tot.overhead += st.Overhead
+		tot.idle += st.Idle
 		busy = append(busy, st.Busy)
 		sumSpeed += w.base
 		maxSpeed = max(maxSpeed, w.base)
 	}
-	tot.Tasks, tot.Completed, tot.Steals, tot.Events = e.created, e.completed, e.steals, e.events
+	tot.Tasks, tot.Completed, tot.Steals, tot.events = e.created, e.completed, e.steals, e.events
 	tot.Promoted = e.promoted
 	tot.Completion = ratio(float64(e.completed), float64(e.created))
 	if e.created == 0 {
 		tot.Completion = 1
 	}
-	tot.Work, tot.Makespan = sec(e.work), sec(e.now)
-	tot.Speedup = ratio(tot.Work, tot.Makespan)
+	tot.work, tot.Makespan = sec(e.work), sec(e.now)
+	tot.Speedup = ratio(tot.work, tot.Makespan)
 	tot.Efficiency = tot.Speedup / float64(p)
-	tot.StealRate = ratio(float64(tot.Stolen), float64(tot.Executed))
-	mean := tot.Busy / float64(p)
+	tot.StealRate = ratio(float64(tot.stolen), float64(tot.executed))
+	mean := tot.busy / float64(p)
 	slices.Sort(busy)
 	tot.Imbalance = ratio(busy[p-1], mean)
 	tot.Straggler = ratio(busy[p-1], median(busy))
-	tot.Utilization = ratio(tot.Busy, tot.Busy+tot.Overhead+tot.Idle)
+	tot.Utilization = ratio(tot.busy, tot.busy+tot.overhead+tot.idle)
 	if T := float64(e.now); T > 0 {
 		tot.QueueMean = e.qArea / T
 		tot.QueueVar = math.Max(0, e.qArea2/T-tot.QueueMean*tot.QueueMean)
@@ -187,7 +307,7 @@ func (e *engine) report() Report {
 		tot.StealLatencyP99 = sec(quantile(e.latencies, 0.99))
 	}
 	d := &r.DAG
-	d.T1, d.TInf, d.Makespan = sec(e.work), sec(e.tinf), tot.Makespan
+	d.T1, d.TInf, d.makespan = sec(e.work), sec(e.tinf), tot.Makespan
 	d.Parallelism = ratio(d.T1, d.TInf)
 	d.LowerBound = math.Max(d.T1/sumSpeed, d.TInf/maxSpeed)
 	d.GreedyBound = d.T1/float64(p) + d.TInf
@@ -234,7 +354,7 @@ func (e *engine) joinStats() *JoinStats {
 		return int(a.task - b.task)
 	})
 	for _, r := range recs[:min(10, len(recs))] {
-		j.Most = append(j.Most, JoinEntry{Task: int(r.task), Work: sec(r.own), Wait: sec(r.wait), Stretch: ratio(float64(r.total), float64(r.own))})
+		j.most = append(j.most, joinEntry{Task: int(r.task), Work: sec(r.own), Wait: sec(r.wait), Stretch: ratio(float64(r.total), float64(r.own))})
 	}
 	return j
 }
@@ -419,12 +539,12 @@ func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 // totals, the work-span bounds, joins and faults.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	name := r.Scenario
+	name := r.scenarioName
 	if name == "" {
 		name = "scenario"
 	}
-	fmt.Fprintf(&b, "%s: %d workers, seed %d\n", name, r.Workers, r.Seed)
-	fmt.Fprintf(&b, "policy:   %s\ncosts:    %s\nworkload: %s\n\n", r.Policy, r.Costs, r.Workload)
+	fmt.Fprintf(&b, "%s: %d workers, seed %d\n", name, r.workers, r.seed)
+	fmt.Fprintf(&b, "policy:   %s\ncosts:    %s\nworkload: %s\n\n", r.policyDesc, r.costsDesc, r.workloadDesc)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "worker\tspeed\tgroup\texecuted\tstolen\tstolen-from\tattempts\tfailed\tqueue\tbusy\toverhead\tidle\tutil\t\t")
 	const maxRows = 64
@@ -437,21 +557,21 @@ func (r *Report) WriteText(w io.Writer) error {
 		if s.Lost {
 			lost = "lost"
 		}
-		fmt.Fprintf(tw, "%d\t%g\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Worker, s.Speed, s.Group, s.Executed,
+		fmt.Fprintf(tw, "%d\t%g\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.worker, s.speed, s.group, s.Executed,
 			s.Stolen, s.StolenFrom, s.Attempts, s.Failed, s.QueueEnd, fmtSec(s.Busy), fmtSec(s.Overhead), fmtSec(s.Idle),
 			pct(ratio(s.Busy, s.Busy+s.Overhead+s.Idle)), lost)
 	}
 	t := &r.Totals
-	fmt.Fprintf(tw, "all\t\t\t%d\t%d\t%d\t%d\t%d\t\t%s\t%s\t%s\t%s\t\n", t.Executed, t.Stolen, t.Stolen, t.Attempts, t.Failed,
-		fmtSec(t.Busy), fmtSec(t.Overhead), fmtSec(t.Idle), pct(t.Utilization))
+	fmt.Fprintf(tw, "all\t\t\t%d\t%d\t%d\t%d\t%d\t\t%s\t%s\t%s\t%s\t\n", t.executed, t.stolen, t.stolen, t.attempts, t.failed,
+		fmtSec(t.busy), fmtSec(t.overhead), fmtSec(t.idle), pct(t.Utilization))
 	tw.Flush()
 	b.WriteByte('\n')
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "tasks\t%d of %d completed (%s)\n", t.Completed, t.Tasks, pct(t.Completion))
 	fmt.Fprintf(tw, "makespan\t%s\n", fmtSec(t.Makespan))
-	fmt.Fprintf(tw, "total work\t%s\n", fmtSec(t.Work))
+	fmt.Fprintf(tw, "total work\t%s\n", fmtSec(t.work))
 	fmt.Fprintf(tw, "speedup\t%.3f\tefficiency %s\n", t.Speedup, pct(t.Efficiency))
-	fmt.Fprintf(tw, "steal rate\t%.3f\t%d steals, %d of %d attempts failed\n", t.StealRate, t.Steals, t.Failed, t.Attempts)
+	fmt.Fprintf(tw, "steal rate\t%.3f\t%d steals, %d of %d attempts failed\n", t.StealRate, t.Steals, t.failed, t.attempts)
 	if t.Promoted > 0 {
 		fmt.Fprintf(tw, "promoted\t%d\tlatent frames made public at poll points\n", t.Promoted)
 	}
@@ -464,11 +584,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	d := &r.DAG
 	fmt.Fprintf(&b, "\nwork-span: T1 %s, T∞ %s, parallelism %.3g\n", fmtSec(d.T1), fmtSec(d.TInf), d.Parallelism)
 	fmt.Fprintf(&b, "  lower bound max(T1/P, T∞) %s  <=  makespan %s  vs greedy bound T1/P + T∞ %s\n",
-		fmtSec(d.LowerBound), fmtSec(d.Makespan), fmtSec(d.GreedyBound))
+		fmtSec(d.LowerBound), fmtSec(d.makespan), fmtSec(d.GreedyBound))
 	if j := r.Joins; j != nil {
 		fmt.Fprintf(&b, "\njoins: %d parents; wait mean %s, p50 %s, p99 %s, max %s; stretch mean %.3gx, max %.3gx\n",
 			j.Parents, fmtSec(j.WaitMean), fmtSec(j.WaitP50), fmtSec(j.WaitP99), fmtSec(j.WaitMax), j.StretchMean, j.StretchMax)
-		for _, m := range j.Most[:min(5, len(j.Most))] {
+		for _, m := range j.most[:min(5, len(j.most))] {
 			fmt.Fprintf(&b, "  T%d: work %s, waited %s, stretched %.3gx\n", m.Task, fmtSec(m.Work), fmtSec(m.Wait), m.Stretch)
 		}
 	}
@@ -476,7 +596,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nfaults: %d workers lost, %d tasks re-queued, %d pieces re-executed (%s of work done twice)\n",
 			f.Lost, f.Requeued, f.ReExecuted, fmtSec(f.LostWork))
 	}
-	fmt.Fprintf(&b, "events: %d\n", t.Events)
+	fmt.Fprintf(&b, "events: %d\n", t.events)
 	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
 }

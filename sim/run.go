@@ -5,24 +5,29 @@ import (
 	"io"
 )
 
-// Options says what a run records besides its [Report].
+// Options says what a run records besides its [Report]. The worksteal
+// command also caps a run's events and records its schedule for its
+// pictures (internal/simlab.Options); a program that runs a scenario has
+// its context for a deadline, and the report for its figures.
 type Options struct {
 	// Log, when set, receives the verbose event log, one event a line:
 	// "[12.4] worker 2: stole T17 from worker 0". Times are virtual seconds.
 	Log io.Writer
-	// Record keeps the schedule (task spans and steals) in [Result.Schedule]
-	// for [Result.WriteGantt] and [Result.WriteTrace].
-	Record bool
-	// MaxEvents, when positive, stops a run that processes more events
+	// record keeps the schedule (task spans and steals) in the [Result]
+	// for writeGantt and writeTrace.
+	record bool
+	// maxEvents, when positive, stops a run that processes more events
 	// with an error (a guard against scenarios that poll every nanosecond
 	// for hours of virtual time).
-	MaxEvents int64
+	maxEvents int64
 }
 
-// Result is the outcome of one run.
+// Result is the outcome of one run: its [Report] and, when the worksteal
+// command asked for it, the recorded schedule that its --trace and --svg
+// write (internal/simlab.WriteTrace, WriteGantt).
 type Result struct {
 	Report   Report
-	Schedule *Schedule // nil unless Options.Record
+	schedule *schedule // nil unless Options.record
 }
 
 // Run simulates the scenario and returns its report. The simulation is a
@@ -47,8 +52,8 @@ func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Report: e.report()}
-	if o.Record {
-		res.Schedule = e.rec
+	if o.record {
+		res.schedule = e.rec
 	}
 	return res, nil
 }

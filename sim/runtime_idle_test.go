@@ -21,7 +21,7 @@ import (
 )
 
 // scriptIdle is the idle schedule of the script: after failed round 0 a
-// 10 µs spin (below policy.SpinLimit), after rounds 1 and 2 timed sleeps of
+// 10 µs spin (below policyrt.SpinLimit), after rounds 1 and 2 timed sleeps of
 // 20 and 40 µs, after round 3 a park. No jitter, so both executions draw
 // the same delays.
 var scriptIdle = policy.Idle{Rounds: 4, Base: 10 * time.Microsecond, Cap: 40 * time.Microsecond, Jitter: 0}

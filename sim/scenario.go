@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
+	"github.com/worksteal/worksteal/internal/simx"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -32,15 +34,15 @@ func (s Seconds) Duration() time.Duration {
 // A Scenario is plain data: it can be written by hand, decoded from JSON by
 // [ParseScenario] (YAML or JSON).
 type Scenario struct {
-	Name     string   `json:"name"`     // label printed in reports
-	Seed     uint64   `json:"seed"`     // seeds every random choice; same seed, same output
-	Workers  Workers  `json:"workers"`  // the machine
-	Workload Workload `json:"workload"` // the work
-	Policy   Policy   `json:"policy"`   // how work moves between workers
-	Costs    Costs    `json:"costs"`    // what scheduling actions cost
-	Faults   []Fault  `json:"faults"`   // slowdowns and lost workers
-	Limit    Seconds  `json:"limit"`    // stop at this virtual time (0: run to completion)
-	Sweep    *Sweep   `json:"sweep"`    // optional: run once per value of one parameter
+	Name     string     `json:"name"`      // label printed in reports
+	Seed     uint64     `json:"seed"`      // seeds every random choice; same seed, same output
+	Workers  Workers    `json:"workers"`   // the machine
+	Workload Workload   `json:"workload"`  // the work
+	Policy   Policy     `json:"policy"`    // how work moves between workers
+	Costs    Costs      `json:"costs"`     // what scheduling actions cost
+	Faults   []Fault    `json:"faults"`    // slowdowns and lost workers
+	Limit    Seconds    `json:"limit"`     // stop at this virtual time (0: run to completion)
+	sweep    *sweepSpec `scenario:"sweep"` // a scenario file's sweep block (internal/simlab); not in the JSON
 
 	// lines maps field paths to the lines they were read from, when the
 	// scenario came from [ParseScenario], so that errors found later name
@@ -208,11 +210,11 @@ type UTS struct {
 	MaxNodes int     `json:"max_nodes"` // abort above this many nodes (default 10,000,000)
 }
 
-// Schedulers are the values of [Policy.Scheduler].
-var Schedulers = []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT}
+// schedulers are the values of [Policy.Scheduler].
+var schedulers = []string{schedSteal, schedCentral, schedStatic, schedRoundRobin, schedLPT}
 
-// IdleModes are the values of [Idle.Mode].
-var IdleModes = []string{idleBackoff, idlePoll, idleSpin, idlePark}
+// idleModes are the values of [Idle.Mode].
+var idleModes = []string{idleBackoff, idlePoll, idleSpin, idlePark}
 
 // Scheduler names for [Policy].
 const (
@@ -248,13 +250,13 @@ const (
 )
 
 // runtimeHeartbeat is the runtime's heartbeat: a worker promotes its
-// oldest latent frame every policy.HeartbeatJoins Joins
+// oldest latent frame every policyrt.HeartbeatJoins Joins
 // ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
-const runtimeHeartbeat = policy.HeartbeatJoins
+const runtimeHeartbeat = policyrt.HeartbeatJoins
 
-// runtimeLatentFrames is the runtime's policy.LatentFrames
+// runtimeLatentFrames is the runtime's policyrt.LatentFrames
 // ([Policy.LatentFrames]), named here beside runtimeHeartbeat.
-const runtimeLatentFrames = policy.LatentFrames
+const runtimeLatentFrames = policyrt.LatentFrames
 
 // Policy is how work moves between workers.
 type Policy struct {
@@ -278,14 +280,14 @@ type Policy struct {
 	// EagerDepth (join latent): forks within this many levels of the piece
 	// a worker took from another worker (or the root) push their other
 	// halves at once, as under join eager; deeper ones stay latent. 0 is
-	// the runtime's policy.EagerDepth, −1 none (every fork latent).
+	// the runtime's policyrt.EagerDepth, −1 none (every fork latent).
 	EagerDepth int `json:"eager_depth"`
 	// LatentFrames (join latent): a worker keeps this many offerable
 	// latent frames open beyond its promoted ones; a fork made while that
 	// many are open — not eager, no worker idle, no heartbeat due — is a
 	// plain call whose other halves are never offered (they run inline,
 	// as the runtime's plain-call Joins do, PROTOCOL.md "Join"). 0 is the
-	// runtime's policy.LatentFrames, −1 none (every fork's halves
+	// runtime's policyrt.LatentFrames, −1 none (every fork's halves
 	// offerable, the protocol before plain calls).
 	LatentFrames int `json:"latent_frames"`
 	// WakeBatch: a thief that took more than one task in one steal wakes
@@ -295,7 +297,7 @@ type Policy struct {
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
-// those of [policy.Idle] (all zero: the runtime's [policy.DefaultIdle]).
+// those of [policy.Idle] (all zero: the runtime's [policyrt.DefaultIdle]).
 // Parked workers are woken when work is pushed (one per pushed task).
 type Idle struct {
 	Mode     string  `json:"mode"`     // backoff (default), poll, spin or park
@@ -344,11 +346,11 @@ type Fault struct {
 	Detect Seconds `json:"detect"` // lose: delay until the loss is detected
 }
 
-// Sweep runs a scenario once per value of one parameter; see [SweepParams].
-type Sweep struct {
-	Param  string   `json:"param"`
-	Values []string `json:"values"`
-}
+// sweepSpec is the sweep block of a scenario file (its "sweep" key): run
+// the scenario once per value of one parameter ([sweepParams]). The
+// worksteal command runs it (internal/simlab); a Go program varies a
+// scenario in its own loop.
+type sweepSpec = simx.Sweep
 
 // mean returns the distribution's mean in seconds (for pareto, the uncapped
 // mean, or the cap when the shape gives an infinite mean).

@@ -26,13 +26,13 @@ const (
 	ganttTop = 40.0
 )
 
-// WriteGantt draws the recorded schedule as an SVG Gantt chart: one lane per
+// writeGantt draws the recorded schedule as an SVG Gantt chart: one lane per
 // worker, a bar per task piece (colored by task; continuations darker,
 // aborted pieces red) and a black tick per steal on the thief's lane. Pieces
 // too short to see are merged into grey runs so that a million-task schedule
 // stays drawable.
-func (r *Result) WriteGantt(w io.Writer) error {
-	s := r.Schedule
+func (r *Result) writeGantt(w io.Writer) error {
+	s := r.schedule
 	if s == nil {
 		return errNoSchedule
 	}
@@ -49,7 +49,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n",
 		int(ganttL+ganttW+20), int(h), int(ganttL+ganttW+20), int(h))
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	title := r.Report.Scenario
+	title := r.Report.scenarioName
 	if title == "" {
 		title = "schedule"
 	}
@@ -85,7 +85,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 		for _, i := range idx {
 			sp := &s.Spans[i]
 			x0, x1 := x(sp.Start), x(sp.End)
-			if x1-x0 < 1.5 && sp.Kind != SpanAborted {
+			if x1-x0 < 1.5 && sp.Kind != spanAborted {
 				if mx0 >= 0 && x0-mx1 < 0.5 {
 					mx1 = x1
 					continue
@@ -97,9 +97,9 @@ func (r *Result) WriteGantt(w io.Writer) error {
 			flush()
 			fill := fmt.Sprintf("hsl(%d,65%%,62%%)", (sp.Task*47)%360)
 			switch sp.Kind {
-			case SpanContinuation:
+			case spanContinuation:
 				fill = fmt.Sprintf("hsl(%d,65%%,40%%)", (sp.Task*47)%360)
-			case SpanAborted:
+			case spanAborted:
 				fill = "#d62728"
 			}
 			fmt.Fprintf(bw, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s" stroke="white" stroke-width="0.5"><title>T%d %s on worker %d: %s..%s</title></rect>`+"\n",
@@ -135,7 +135,7 @@ func (r *Result) WriteGantt(w io.Writer) error {
 // WriteSVG draws the sweep as a line plot: speedup (left axis) and
 // efficiency and steal rate (right axis, as fractions) against the swept
 // parameter. Numeric parameters are spaced by value, others evenly.
-func (sr *SweepResult) WriteSVG(w io.Writer) error {
+func (sr *sweepResult) WriteSVG(w io.Writer) error {
 	const W, H, L, R, T, B = 760.0, 440.0, 70.0, 70.0, 50.0, 60.0
 	pw, ph := W-L-R, H-T-B
 	n := len(sr.Reports)

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 )
 
-// SweepParams are the parameters a [Sweep] can vary, and what a value means:
+// sweepParams are the parameters a [sweepSpec] can vary, and what a value means:
 //
 //	workers    worker count
 //	grain      (or granularity) mean task duration in seconds (kind tasks; with workload.total
@@ -29,14 +29,14 @@ import (
 //	scheduler  steal, central, static, round-robin, lpt
 //	tasks      number of root tasks
 //	seed       the seed
-var SweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "eager_depth", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
+var sweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "eager_depth", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
 
-func (sw *Sweep) check() *FieldError {
+func checkSweep(sw *sweepSpec) *FieldError {
 	if sw.Param == "granularity" { // the word for it
 		sw.Param = "grain"
 	}
-	if !slices.Contains(SweepParams, sw.Param) {
-		return oneOf("sweep.param", sw.Param, SweepParams...)
+	if !slices.Contains(sweepParams, sw.Param) {
+		return oneOf("sweep.param", sw.Param, sweepParams...)
 	}
 	if len(sw.Values) == 0 {
 		return ferr("sweep.values", "needs at least one value")
@@ -50,14 +50,14 @@ func (sw *Sweep) check() *FieldError {
 // maxSweepValues bounds the values of one sweep.
 const maxSweepValues = 1000
 
-// ParseSweep reads a sweep given as "param=v1,v2,...", with "a..b" for a
+// parseSweep reads a sweep given as "param=v1,v2,...", with "a..b" for a
 // range of integers (workers=2..8).
-func ParseSweep(spec string) (*Sweep, error) {
+func parseSweep(spec string) (*sweepSpec, error) {
 	p, vals, ok := strings.Cut(spec, "=")
 	if !ok || p == "" || vals == "" {
-		return nil, fmt.Errorf("sim: sweep %q: want param=v1,v2,... (params: %s)", spec, strings.Join(SweepParams, ", "))
+		return nil, fmt.Errorf("sim: sweep %q: want param=v1,v2,... (params: %s)", spec, strings.Join(sweepParams, ", "))
 	}
-	sw := &Sweep{Param: strings.TrimSpace(p)}
+	sw := &sweepSpec{Param: strings.TrimSpace(p)}
 	for _, v := range strings.Split(vals, ",") {
 		v = strings.TrimSpace(v)
 		if a, b, ok := strings.Cut(v, ".."); ok {
@@ -81,7 +81,7 @@ func ParseSweep(spec string) (*Sweep, error) {
 		}
 		sw.Values = append(sw.Values, v)
 	}
-	if err := sw.check(); err != nil {
+	if err := checkSweep(sw); err != nil {
 		return nil, err
 	}
 	return sw, nil
@@ -109,8 +109,8 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		if err != nil {
 			return err
 		}
-		if n < 1 || n > MaxWorkers {
-			return ferr(path, "workers must be between 1 and %d, got %d", MaxWorkers, n)
+		if n < 1 || n > maxWorkers {
+			return ferr(path, "workers must be between 1 and %d, got %d", maxWorkers, n)
 		}
 		s.Workers.Count = n
 		if len(s.Workers.Speeds) > n && n >= 0 {
@@ -222,30 +222,30 @@ func applySweep(s *Scenario, param, v string, path string) error {
 	return nil
 }
 
-// SweepResult is one report per value of the swept parameter.
-type SweepResult struct {
+// sweepResult is one report per value of the swept parameter.
+type sweepResult struct {
 	Name    string
 	Param   string
 	Values  []string
 	Reports []Report
 }
 
-// RunSweep runs s once per value of s.Sweep (which must be set), changing
+// runSweep runs s once per value of s.Sweep (which must be set), changing
 // only that parameter, and collects the reports in value order. A value that
 // makes the scenario invalid is an error naming "sweep.values[i]" and the
 // field it broke. Options apply to every run.
-func RunSweep(ctx context.Context, s Scenario, o Options) (*SweepResult, error) {
-	if s.Sweep == nil {
+func runSweep(ctx context.Context, s Scenario, o Options) (*sweepResult, error) {
+	if s.sweep == nil {
 		return nil, ferr("sweep", "scenario has no sweep")
 	}
-	sw := *s.Sweep
-	if err := sw.check(); err != nil {
+	sw := *s.sweep
+	if err := checkSweep(&sw); err != nil {
 		return nil, s.locate(err)
 	}
-	res := &SweepResult{Name: s.Name, Param: sw.Param, Values: slices.Clone(sw.Values)}
+	res := &sweepResult{Name: s.Name, Param: sw.Param, Values: slices.Clone(sw.Values)}
 	for i, v := range sw.Values {
 		c := s
-		c.Sweep = nil
+		c.sweep = nil
 		c.Workers.Speeds = slices.Clone(s.Workers.Speeds)
 		c.Workers.Groups = slices.Clone(s.Workers.Groups)
 		c.Faults = slices.Clone(s.Faults)
@@ -278,9 +278,9 @@ var sweepColumns = []struct {
 	{"speedup", func(r *Report) float64 { return r.Totals.Speedup }, f3},
 	{"efficiency", func(r *Report) float64 { return r.Totals.Efficiency }, pct},
 	{"steal_rate", func(r *Report) float64 { return r.Totals.StealRate }, f3},
-	{"attempts", func(r *Report) float64 { return float64(r.Totals.Attempts) }, f0},
-	{"idle", func(r *Report) float64 { return r.Totals.Idle }, fmtSec},
-	{"overhead", func(r *Report) float64 { return r.Totals.Overhead }, fmtSec},
+	{"attempts", func(r *Report) float64 { return float64(r.Totals.attempts) }, f0},
+	{"idle", func(r *Report) float64 { return r.Totals.idle }, fmtSec},
+	{"overhead", func(r *Report) float64 { return r.Totals.overhead }, fmtSec},
 	{"utilization", func(r *Report) float64 { return r.Totals.Utilization }, pct},
 	{"imbalance", func(r *Report) float64 { return r.Totals.Imbalance }, f3},
 	{"completion", func(r *Report) float64 { return r.Totals.Completion }, pct},
@@ -290,14 +290,14 @@ func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 
 // WriteTable writes the sweep as a text table, one row per value.
-func (sr *SweepResult) WriteTable(w io.Writer) error {
+func (sr *sweepResult) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	if sr.Name != "" {
 		fmt.Fprintf(&b, "%s: ", sr.Name)
 	}
 	fmt.Fprintf(&b, "sweep of %s", sr.Param)
 	if len(sr.Reports) > 0 {
-		fmt.Fprintf(&b, " (%s; %s)", sr.Reports[0].Policy, sr.Reports[0].Workload)
+		fmt.Fprintf(&b, " (%s; %s)", sr.Reports[0].policyDesc, sr.Reports[0].workloadDesc)
 	}
 	b.WriteString("\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -319,7 +319,7 @@ func (sr *SweepResult) WriteTable(w io.Writer) error {
 }
 
 // WriteCSV writes the sweep as CSV with a header row; times in seconds.
-func (sr *SweepResult) WriteCSV(w io.Writer) error {
+func (sr *sweepResult) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{sr.Param}
 	for _, c := range sweepColumns {

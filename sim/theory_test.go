@@ -39,7 +39,7 @@ func theoryScenario(W, P int, amount string, maxBatch int) Scenario {
 // units runs s and returns its makespan in time units.
 func units(t *testing.T, s Scenario) float64 {
 	t.Helper()
-	r, err := Run(context.Background(), s, Options{MaxEvents: 200_000_000})
+	r, err := Run(context.Background(), s, Options{maxEvents: 200_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +111,14 @@ func TestTheoryContrasts(t *testing.T) {
 // shows what the theory tests show: lifting it is what keeps W/P + O(log W).
 func TestSweepMaxBatch(t *testing.T) {
 	s := theoryScenario(10_000, 128, "half", 0)
-	s.Sweep = &Sweep{Param: "max_batch", Values: []string{"-1", "32"}}
-	res, err := RunSweep(context.Background(), s, Options{})
+	s.sweep = &sweepSpec{Param: "max_batch", Values: []string{"-1", "32"}}
+	res, err := runSweep(context.Background(), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	free, capped := res.Reports[0], res.Reports[1]
-	if !strings.Contains(free.Policy, "no cap") || !strings.Contains(capped.Policy, "at most 32") {
-		t.Fatalf("policies %q, %q; want the cap shown", free.Policy, capped.Policy)
+	if !strings.Contains(free.policyDesc, "no cap") || !strings.Contains(capped.policyDesc, "at most 32") {
+		t.Fatalf("policies %q, %q; want the cap shown", free.policyDesc, capped.policyDesc)
 	}
 	if capped.Totals.Makespan < 2*free.Totals.Makespan {
 		t.Fatalf("capped %v vs uncapped %v: want the cap to cost at least 2x here", capped.Totals.Makespan, free.Totals.Makespan)

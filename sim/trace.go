@@ -10,30 +10,30 @@ import (
 
 // Span kinds.
 const (
-	SpanRun          = "run"          // a task, or its part up to its spawn point
-	SpanContinuation = "continuation" // a fork-join parent after its join
-	SpanAborted      = "aborted"      // cut short by the loss of its worker
+	spanRun          = "run"          // a task, or its part up to its spawn point
+	spanContinuation = "continuation" // a fork-join parent after its join
+	spanAborted      = "aborted"      // cut short by the loss of its worker
 )
 
-// Schedule is the recorded timeline of a run: what each worker ran, when,
+// schedule is the recorded timeline of a run: what each worker ran, when,
 // and every successful steal. Spans are in the order they ended.
-type Schedule struct {
+type schedule struct {
 	Workers int
-	Spans   []Span
-	Steals  []Steal
+	Spans   []span
+	Steals  []stealRec
 }
 
-// Span is one piece of a task on one worker.
-type Span struct {
+// span is one piece of a task on one worker.
+type span struct {
 	Worker     int
 	Task       int
 	Start, End time.Duration
-	Kind       string // SpanRun, SpanContinuation or SpanAborted
+	Kind       string // spanRun, spanContinuation or spanAborted
 }
 
-// Steal is one successful steal: Thief took Count tasks from Victim, the
+// stealRec is one successful steal: Thief took Count tasks from Victim, the
 // first being Task.
-type Steal struct {
+type stealRec struct {
 	At     time.Duration
 	Thief  int
 	Victim int
@@ -41,17 +41,17 @@ type Steal struct {
 	Count  int
 }
 
-// errNoSchedule is returned by writers that need Options.Record.
-var errNoSchedule = errors.New("sim: no schedule recorded (run with Options.Record)")
+// errNoSchedule is returned by writers that need Options.record.
+var errNoSchedule = errors.New("sim: no schedule recorded (run with simlab.Options' record)")
 
-// WriteTrace writes the schedule as Chrome trace-event JSON, which opens in
+// writeTrace writes the schedule as Chrome trace-event JSON, which opens in
 // Perfetto (ui.perfetto.dev) or chrome://tracing: one thread per worker, a
 // complete event ("ph":"X") per span with ts and dur in microseconds, and an
 // instant event ("ph":"i") per steal on the thief's thread. The runtime's
 // trace recorder writes the same format, so a simulated and a real schedule
 // look alike.
-func (r *Result) WriteTrace(w io.Writer) error {
-	s := r.Schedule
+func (r *Result) writeTrace(w io.Writer) error {
+	s := r.schedule
 	if s == nil {
 		return errNoSchedule
 	}
@@ -66,7 +66,7 @@ func (r *Result) WriteTrace(w io.Writer) error {
 		}
 		first = false
 	}
-	name := r.Report.Scenario
+	name := r.Report.scenarioName
 	if name == "" {
 		name = "sim"
 	}
@@ -86,7 +86,7 @@ func (r *Result) WriteTrace(w io.Writer) error {
 		sep()
 		bw.WriteString(`{"name":"T`)
 		bw.WriteString(strconv.Itoa(sp.Task))
-		if sp.Kind != SpanRun {
+		if sp.Kind != spanRun {
 			bw.WriteString(" " + sp.Kind)
 		}
 		bw.WriteString(`","cat":"`)

@@ -32,9 +32,9 @@ func TestTutorialReplays(t *testing.T) {
 			}
 			d := r.Report.DAG
 			published := tutorialPublished[name][""]
-			t.Logf("%s: ideal %.3f s <= makespan %.3f s <= published %.1f s", name, d.LowerBound, d.Makespan, published)
-			if d.Makespan < d.LowerBound-1e-9 || d.Makespan > published+1e-9 {
-				t.Fatalf("makespan %v outside [ideal %v, published %v]", d.Makespan, d.LowerBound, published)
+			t.Logf("%s: ideal %.3f s <= makespan %.3f s <= published %.1f s", name, d.LowerBound, d.makespan, published)
+			if d.makespan < d.LowerBound-1e-9 || d.makespan > published+1e-9 {
+				t.Fatalf("makespan %v outside [ideal %v, published %v]", d.makespan, d.LowerBound, published)
 			}
 		})
 	}
@@ -46,7 +46,7 @@ func TestTutorialReplays(t *testing.T) {
 // and the tutorial's published wall times (13.0, 13.0, 15.0 s).
 func TestTutorialPresets(t *testing.T) {
 	n := 0
-	for _, p := range Presets() {
+	for _, p := range presets() {
 		if !strings.HasPrefix(p.Description, "tutorial: ") {
 			continue
 		}
@@ -55,8 +55,8 @@ func TestTutorialPresets(t *testing.T) {
 			var out bytes.Buffer
 			var reports []Report
 			var values []string
-			if p.Scenario.Sweep != nil {
-				res, err := RunSweep(context.Background(), p.Scenario, Options{})
+			if p.Scenario.sweep != nil {
+				res, err := runSweep(context.Background(), p.Scenario, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,19 +72,19 @@ func TestTutorialPresets(t *testing.T) {
 			}
 			for i, r := range reports {
 				d := r.DAG
-				if d.Makespan < d.LowerBound-1e-9 {
-					t.Errorf("%s %s: makespan %v below the ideal %v", p.Name, values[i], d.Makespan, d.LowerBound)
+				if d.makespan < d.LowerBound-1e-9 {
+					t.Errorf("%s %s: makespan %v below the ideal %v", p.Name, values[i], d.makespan, d.LowerBound)
 				}
 				pub, ok := tutorialPublished[p.Name][values[i]]
-				if !ok || p.Scenario.Sweep == nil {
+				if !ok || p.Scenario.sweep == nil {
 					continue // a single run with random durations: its replay is checked above
 				}
 				// equal tasks: the ideal is whole waves of tasks
 				g := float64(p.Scenario.Workload.Total) / float64(r.Totals.Tasks)
-				ideal := math.Ceil(float64(r.Totals.Tasks)/float64(r.Workers)) * g
-				t.Logf("grain %s: ideal %.2f s <= makespan %.2f s <= published %.1f s", values[i], ideal, d.Makespan, pub)
-				if d.Makespan < ideal-1e-9 || d.Makespan > pub+1e-9 {
-					t.Errorf("grain %s: makespan %v outside [ideal %v, published %v]", values[i], d.Makespan, ideal, pub)
+				ideal := math.Ceil(float64(r.Totals.Tasks)/float64(r.workers)) * g
+				t.Logf("grain %s: ideal %.2f s <= makespan %.2f s <= published %.1f s", values[i], ideal, d.makespan, pub)
+				if d.makespan < ideal-1e-9 || d.makespan > pub+1e-9 {
+					t.Errorf("grain %s: makespan %v outside [ideal %v, published %v]", values[i], d.makespan, ideal, pub)
 				}
 			}
 			path := filepath.Join("testdata", "tutorial", p.Name+".golden")

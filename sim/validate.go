@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -56,11 +57,11 @@ func (s Scenario) Normalize() (Scenario, error) {
 	return n, nil
 }
 
-// MaxWorkers bounds a scenario's worker count. A simulated worker costs
+// maxWorkers bounds a scenario's worker count. A simulated worker costs
 // O(1) memory (a few hundred bytes with its queue and victim selector), so
 // the bound keeps a mistyped count from exhausting memory rather than
 // reflecting a limit of the model.
-const MaxWorkers = 1 << 17
+const maxWorkers = 1 << 17
 
 func (s *Scenario) normalize() *FieldError {
 	if err := s.Workers.normalize(); err != nil {
@@ -83,8 +84,8 @@ func (s *Scenario) normalize() *FieldError {
 	if s.Limit < 0 || math.IsNaN(float64(s.Limit)) {
 		return ferr("limit", "must not be negative, got %v", s.Limit)
 	}
-	if s.Sweep != nil {
-		if err := s.Sweep.check(); err != nil {
+	if s.sweep != nil {
+		if err := checkSweep(s.sweep); err != nil {
 			return err
 		}
 	}
@@ -97,8 +98,8 @@ func (w *Workers) normalize() *FieldError {
 	if w.Count == 0 {
 		w.Count = 4
 	}
-	if w.Count < 1 || w.Count > MaxWorkers {
-		return ferr("workers.count", "must be between 1 and %d, got %d", MaxWorkers, w.Count)
+	if w.Count < 1 || w.Count > maxWorkers {
+		return ferr("workers.count", "must be between 1 and %d, got %d", maxWorkers, w.Count)
 	}
 	if len(w.Speeds) > w.Count {
 		return ferr("workers.speeds", "has %d entries for %d workers", len(w.Speeds), w.Count)
@@ -480,7 +481,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if p.Victim == "" {
 		p.Victim = policy.Random.String()
 	}
-	v, err := policy.ParseVictim(p.Victim)
+	v, err := policyrt.ParseVictim(p.Victim)
 	if err != nil {
 		return oneOf("policy.victim", p.Victim, "random", "round-robin", "largest", "adaptive", "two-choices", "locality")
 	}
@@ -488,7 +489,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if p.Amount == "" {
 		p.Amount = policy.StealOne.String()
 	}
-	a, err := policy.ParseAmount(p.Amount)
+	a, err := policyrt.ParseAmount(p.Amount)
 	if err != nil {
 		return oneOf("policy.amount", p.Amount, "one", "half")
 	}
@@ -502,7 +503,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		def        int
 	}{
 		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
-		{"policy.eager_depth", "none", &p.EagerDepth, policy.EagerDepth},
+		{"policy.eager_depth", "none", &p.EagerDepth, policyrt.EagerDepth},
 		{"policy.latent_frames", "no limit", &p.LatentFrames, runtimeLatentFrames},
 		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
 	} {
@@ -534,7 +535,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if err := param("policy.idle.jitter", &id.Jitter, 0, 0, 1, false); err != nil {
 		return err
 	}
-	pi, perr := id.policyIdle().Normalize()
+	pi, perr := policyrt.NormalizeIdle(id.policyIdle())
 	if perr != nil {
 		return ferr("policy.idle", "%v", strings.TrimPrefix(perr.Error(), "policy: "))
 	}

@@ -22,15 +22,16 @@ import (
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // startAuthServer runs a JetStream server with two users: "admin", who may
 // do anything (workers, submitters), and "observer", who may use only the
-// subjects cluster.ObserverPermissions lists.
+// subjects clusterops.ObserverPermissions lists.
 func startAuthServer(t *testing.T) *server.Server {
 	t.Helper()
-	pub, sub := cluster.ObserverPermissions("ws")
+	pub, sub := clusterops.ObserverPermissions("ws")
 	o := &server.Options{
 		ServerName: "dash", Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
 		Users: []*server.User{
@@ -127,7 +128,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	defer func() { cancel(); <-served }()
 
 	denied := &permissionErrors{}
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()), nats.ErrorHandler(denied.handler))
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)), nats.ErrorHandler(denied.handler))
 	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/loadstat"
 
 	"github.com/worksteal/worksteal/internal/proctest"
@@ -99,7 +100,7 @@ func throughput(b *testing.B, tasks int, watched bool) (rate, cpuPerTask float64
 		b.Fatal(err)
 	}
 	if watched {
-		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix())))
+		watch(b, ctx, &wg, conn(nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver))))
 	}
 	job := cluster.Job{ID: "bench"}
 	for k := range tasks {

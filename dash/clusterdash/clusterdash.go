@@ -53,8 +53,8 @@ type Dashboard struct {
 
 // New returns the dashboard of the cluster reached through nc; Run makes
 // it follow the cluster. nc needs only the observer role's permissions
-// (cluster.ObserverPermissions), with
-// nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()).
+// (worksteal serve init writes them), with the observer's inbox prefix
+// (cluster.ConnectOptions(cluster.RoleObserver, creds) sets both).
 func New(nc *nats.Conn, cfg Config) (*Dashboard, error) {
 	obs, err := clusterobs.NewObserver(nc, clusterobs.ObserverConfig{Stream: cfg.Stream, StragglerFactor: cfg.StragglerFactor})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // TestElapsedEndsWithAJobItNeverSaw: a Go job of one 60 ms task runs,
@@ -51,7 +52,7 @@ func TestElapsedEndsWithAJobItNeverSaw(t *testing.T) {
 	sub.Stop()
 	took := time.Since(began)
 
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)))
 	obs, err := clusterobs.NewObserver(onc, clusterobs.ObserverConfig{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,11 @@ import (
 // Serve the dashboard of a cluster, with its JSON and Prometheus metrics,
 // as "worksteal dash" does.
 func ExampleNew() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
+	opts, err := cluster.ConnectOptions(cluster.RoleObserver, cluster.Credentials{}.FromEnv())
+	if err != nil {
+		panic(err)
+	}
+	nc, err := nats.Connect("nats://127.0.0.1:4222", opts...)
 	if err != nil {
 		panic(err)
 	}

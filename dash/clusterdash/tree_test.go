@@ -16,6 +16,7 @@ import (
 	"github.com/worksteal/worksteal/dash"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // treeNode is a node of a tree: payload "depth,fanout,ms" spawns fanout
@@ -66,7 +67,7 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	}
 
 	denied := &permissionErrors{}
-	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()), nats.ErrorHandler(denied.handler))
+	onc := connectAs(t, srv, "observer", "observer-secret", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)), nats.ErrorHandler(denied.handler))
 	d, err := clusterdash.New(onc, clusterdash.Config{Page: dash.Config{Interval: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -125,8 +126,8 @@ func TestDashboardShowsATreeAsItGrows(t *testing.T) {
 	p := sub.Progress()
 	var spawned, spilled int64
 	for _, w := range workers {
-		spawned += w.Stats().Spawned
-		spilled += w.Stats().Spilled
+		spawned += clusterops.StatsOf(w).Spawned
+		spilled += clusterops.StatsOf(w).Spilled
 	}
 	if spilled == 0 || p.Spawned != int(spilled) || len(rs) != 1+p.Spawned {
 		t.Fatalf("the workers handed over %d tasks, the submitter counts %d and has %d results: want a hand-over seen alike", spilled, p.Spawned, len(rs))

@@ -7,8 +7,8 @@ import (
 
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/cli/benchcmd"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/policy"
-	"github.com/worksteal/worksteal/sim"
 )
 
 // Dynamic shell completion: cobra's "completion" command writes a script
@@ -31,12 +31,12 @@ func flagValues() map[string]map[string]func() []string {
 	return map[string]map[string]func() []string{
 		"worksteal sim": {
 			"victim":    victims,
-			"scheduler": fixed(sim.Schedulers...),
+			"scheduler": fixed(simlab.Schedulers()...),
 			"amount":    fixed(policy.StealOne.String(), policy.StealHalf.String()),
-			"idle":      fixed(sim.IdleModes...),
+			"idle":      fixed(simlab.IdleModes()...),
 			"sweep": func() []string {
 				var out []string
-				for _, p := range sim.SweepParams {
+				for _, p := range simlab.SweepParams() {
 					out = append(out, p+"=")
 				}
 				return out
@@ -92,7 +92,7 @@ func registerCompletions(root *cobra.Command) {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			var names []string
-			for _, p := range sim.Presets() {
+			for _, p := range simlab.Presets() {
 				names = append(names, p.Name+"\t"+p.Description)
 			}
 			return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp

@@ -16,6 +16,8 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
+	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
 func init() { cmdenv.AddCommand(newJobCommand) }
@@ -129,7 +131,7 @@ func runJob(env *cmdenv.Env, cmd *cobra.Command, cfg jobConfig, args []string) e
 	}
 	switch verb {
 	case "list":
-		jobs, err := node.Jobs(ctx)
+		jobs, err := clusterops.Jobs(ctx, node)
 		if err != nil {
 			return fail(err)
 		}
@@ -144,7 +146,7 @@ func runJob(env *cmdenv.Env, cmd *cobra.Command, cfg jobConfig, args []string) e
 		}
 		fmt.Fprintf(out, "job %s cancelled\n", args[1])
 	case "delete":
-		if _, err := node.Job(ctx, args[1]); err != nil {
+		if _, err := clusterops.Job(ctx, node, args[1]); err != nil {
 			return fail(err)
 		}
 		if err := node.Delete(ctx, args[1]); err != nil {
@@ -155,7 +157,7 @@ func runJob(env *cmdenv.Env, cmd *cobra.Command, cfg jobConfig, args []string) e
 	return nil
 }
 
-func jobState(j cluster.JobInfo) string {
+func jobState(j clusterops.JobInfo) string {
 	switch {
 	case j.Cancelled:
 		return "cancelled"
@@ -167,7 +169,7 @@ func jobState(j cluster.JobInfo) string {
 	return "running"
 }
 
-func writeJobList(w io.Writer, jobs []cluster.JobInfo) {
+func writeJobList(w io.Writer, jobs []clusterops.JobInfo) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tTASKS\tPUBLISHED\tSTATE\tCREATED")
 	for _, j := range jobs {
@@ -177,7 +179,7 @@ func writeJobList(w io.Writer, jobs []cluster.JobInfo) {
 }
 
 func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) error {
-	info, err := node.Job(ctx, id)
+	info, err := clusterops.Job(ctx, node, id)
 	if err != nil {
 		return err
 	}
@@ -190,13 +192,13 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 	case <-sub.Done():
 	default:
 		// The workers tell which tasks run, and what the trees have handed
-		// over so far, every cluster.NoticeEvery: listen for one round of
+		// over so far, every clusterwire.StatusEvery: listen for one round of
 		// that (and a little more) before saying.
 		select {
 		case <-sub.Done():
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(cluster.NoticeEvery * 3 / 2):
+		case <-time.After(clusterwire.StatusEvery * 3 / 2):
 		}
 	}
 	p := sub.Progress()
@@ -207,7 +209,7 @@ func jobStatus(ctx context.Context, node *cluster.Node, w io.Writer, id string) 
 	}
 	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n", p.Reruns+p.Retries, p.Reruns, p.Retries)
 	if p.Done() < p.Total {
-		stalls, err := node.Stalls(ctx, id)
+		stalls, err := clusterops.Stalls(ctx, node, id)
 		if err != nil {
 			return err
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/cli/simcmd"
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/simfit"
-	"github.com/worksteal/worksteal/policy"
 )
 
 // The calibration is plain arithmetic on the measured times: go-seq at
@@ -65,8 +65,8 @@ func TestPredictRowsSimulateTheLatentProtocol(t *testing.T) {
 	r1, r2 := rows[0], rows[1]
 	// one worker: nobody asks, so only heartbeats promote (one frame per
 	// 4,096 poll points at most, each Join a poll point)
-	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted > q.Forks/policy.HeartbeatJoins || r1.Steals != 0 {
-		t.Errorf("1 worker: %+v; want the work %v, at most %d promotions (heartbeats), no steal", r1, q.Work, q.Forks/policy.HeartbeatJoins)
+	if math.Abs(r1.Predicted/float64(q.Work)-1) > 0.01 || r1.Promoted > q.Forks/policyrt.HeartbeatJoins || r1.Steals != 0 {
+		t.Errorf("1 worker: %+v; want the work %v, at most %d promotions (heartbeats), no steal", r1, q.Work, q.Forks/policyrt.HeartbeatJoins)
 	}
 	if r2.Promoted == 0 || r2.Steals == 0 {
 		t.Errorf("2 workers: %+v; want promotions and steals", r2)

@@ -9,12 +9,13 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/clusterobs"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // An observer follows a cluster without changing it: a monitoring job
 // prints each job's progress and the stragglers every few seconds.
 func ExampleNewObserver() {
-	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix()))
+	nc, err := nats.Connect("nats://127.0.0.1:4222", nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver)))
 	if err != nil {
 		panic(err)
 	}

@@ -40,7 +40,7 @@ type ObserverConfig struct {
 // (stream info), and the workers' status messages (clusterwire.WorkerStatus). It
 // publishes nothing to the cluster's streams, buckets or subjects, creates
 // no consumer, and reads no result (so no task's output): it works with
-// an observer's credentials (cluster.RolePermissions), which allow it nothing
+// an observer's credentials (clusterops.RolePermissions), which allow it nothing
 // else. State returns the view; it is safe for concurrent use.
 //
 // Its cost does not grow with the task rate: it reads no message per task.
@@ -299,7 +299,7 @@ func (o *Observer) onStatus(m *nats.Msg) {
 
 // pollJobs reads the jobs bucket: its keys (the stream's per-subject
 // counts), then each record by a direct get. No consumer: the observer
-// role may create none (cluster.RolePermissions). A job whose record is gone is
+// role may create none (clusterops.RolePermissions). A job whose record is gone is
 // forgotten with its results.
 func (o *Observer) pollJobs(ctx context.Context, jobs jetstream.KeyValue) {
 	tctx, cancel := context.WithTimeout(ctx, o.cfg.DefaultTimeout)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/worksteal/worksteal/cluster"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
 )
 
@@ -99,7 +99,7 @@ type JobState struct {
 	Running   int    `json:"running"`
 	Queued    int    `json:"queued"`
 	// Waiting says what queued tasks wait for when no worker up can run
-	// them (see cluster.Stall): "no live worker has gpu=1 (handler sh) since
+	// them (see clusterops.Stall): "no live worker has gpu=1 (handler sh) since
 	// 12:03:04: 3 tasks wait"; "" otherwise.
 	Waiting string `json:"waiting,omitempty"`
 	// Retries counts the attempts after a handler's failure, Reruns the
@@ -247,7 +247,7 @@ func (o *Observer) jobState(j *jobView, now time.Time, running int, live []clust
 		var stalls []string
 		for _, r := range o.waits[j.id] {
 			if r.Stalled(live) {
-				stall := cluster.Stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
+				stall := clusterops.Stall{Job: r.Job, Handler: r.Handler, Require: r.Require, Queued: r.Queued, Since: r.Since}
 				stalls = append(stalls, stall.String())
 			}
 		}

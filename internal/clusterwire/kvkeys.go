@@ -12,7 +12,7 @@ import (
 // their delete marker is the key's last message) from the server's
 // per-subject counts of the bucket's stream: a stream info request, which
 // reads no value and creates nothing. A key-value ListKeys would create a
-// consumer, which the observer role may not (see cluster.RolePermissions).
+// consumer, which the observer role may not (see clusterops.RolePermissions).
 func BucketKeys(ctx context.Context, js jetstream.JetStream, bucket string) ([]string, error) {
 	st, err := js.Stream(ctx, "KV_"+bucket)
 	if err != nil {

@@ -3,6 +3,8 @@ package clusterwire
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,4 +65,15 @@ func JobOfTaskSubject(prefix, subj string) string {
 		return ""
 	}
 	return rest[:j]
+}
+
+// LabelString is labels as "k1=v1,k2=v2", keys sorted; "" for none
+// (cluster.Labels.String; a route's MetaRequire).
+func LabelString(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return strings.Join(parts, ",")
 }

@@ -45,3 +45,30 @@ func ExampleIdleState() {
 	// park 0s true
 	// spin 10µs false
 }
+
+func ExampleParseVictim() {
+	v, err := policyrt.ParseVictim("adaptive")
+	fmt.Println(v, err)
+	_, err = policyrt.ParseVictim("nearest")
+	fmt.Println(err != nil)
+	// Output:
+	// largest <nil>
+	// true
+}
+
+func ExampleTake() {
+	fmt.Println(policyrt.Take(policy.StealOne, 10, policy.MaxBatch), policyrt.Take(policy.StealHalf, 10, policy.MaxBatch))
+	fmt.Println(policyrt.Take(policy.StealHalf, 1000, policy.MaxBatch), "with the runtime's cap,", policyrt.Take(policy.StealHalf, 1000, 0), "without")
+	// Output:
+	// 1 5
+	// 32 with the runtime's cap, 500 without
+}
+
+func ExampleDelay() {
+	idle := policy.Idle{Rounds: 5, Base: time.Microsecond, Cap: 5 * time.Microsecond}
+	for k := 0; k < 5; k++ {
+		fmt.Print(policyrt.Delay(idle, k, nil), " ")
+	}
+	fmt.Println("budget", policyrt.Budget(idle))
+	// Output: 1µs 2µs 4µs 5µs 5µs budget 12µs
+}

@@ -72,18 +72,18 @@ func (s *IdleState) Round() int { return s.round }
 func (s *IdleState) Reset() { s.round = 0 }
 
 // Next is called after a failed round and says what to do: after failed
-// round k < p.Rounds−1, back off for p.Delay(k) — IdleSpin when the delay
+// round k < p.Rounds−1, back off for Delay(p, k) — IdleSpin when the delay
 // (drawn once, from r) is under SpinLimit, IdleSleep otherwise; after the
 // last round, IdlePark, and the state returns to round 0. p must be
-// normalized ([Idle.Normalize]); r may be nil for no jitter.
+// normalized ([NormalizeIdle]); r may be nil for no jitter.
 func (s *IdleState) Next(p policy.Idle, r *xrand.Rand) IdleStep {
 	if s.round >= p.Rounds-1 {
 		s.round = 0
 		return IdleStep{Kind: IdlePark}
 	}
-	d := p.Delay(s.round, r)
+	d := Delay(p, s.round, r)
 	s.round++
-	if d < policy.SpinLimit {
+	if d < SpinLimit {
 		return IdleStep{Kind: IdleSpin, Delay: d}
 	}
 	return IdleStep{Kind: IdleSleep, Delay: d}

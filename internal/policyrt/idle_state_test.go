@@ -32,7 +32,7 @@ func TestIdleState(t *testing.T) {
 	if st := s.Next(p, nil); st.Kind != IdleSpin || st.Delay != 10*time.Microsecond {
 		t.Fatalf("after Reset: %+v", st)
 	}
-	one, _ := policy.Idle{Rounds: -1}.Normalize()
+	one, _ := NormalizeIdle(policy.Idle{Rounds: -1})
 	s.Reset()
 	if st := s.Next(one, nil); st.Kind != IdlePark {
 		t.Fatalf("Rounds -1: first step %v; want park", st.Kind)
@@ -48,13 +48,13 @@ func TestIdleState(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		s.Reset()
 		st := s.Next(j, r)
-		if st.Delay < 0 || st.Delay > 16*time.Microsecond || (st.Kind == IdleSpin) != (st.Delay < policy.SpinLimit) {
+		if st.Delay < 0 || st.Delay > 16*time.Microsecond || (st.Kind == IdleSpin) != (st.Delay < SpinLimit) {
 			t.Fatalf("step %+v", st)
 		}
 		st = s.Next(j, r) // nominal 32µs, drawn in [0, 32µs]
 		sawSpin = sawSpin || st.Kind == IdleSpin
 		sawSleep = sawSleep || st.Kind == IdleSleep
-		if (st.Kind == IdleSpin) != (st.Delay < policy.SpinLimit) {
+		if (st.Kind == IdleSpin) != (st.Delay < SpinLimit) {
 			t.Fatalf("step %+v: kind disagrees with its delay", st)
 		}
 	}

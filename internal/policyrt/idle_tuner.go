@@ -1,8 +1,9 @@
 package policyrt
 
 import (
-	"github.com/worksteal/worksteal/policy"
 	"time"
+
+	"github.com/worksteal/worksteal/policy"
 )
 
 // IdleTuner adapts one worker's idle schedule (Idle.Adaptive) to what the
@@ -18,7 +19,7 @@ import (
 // waker's work, which that latency includes. The deterministic ski-rental
 // strategy — search for as long as a wake-up costs, then park — never pays
 // more than twice what knowing the future would. So the tuner keeps the
-// backoff budget ([Idle.Budget]) near the measured wake latency L, and
+// backoff budget ([Budget]) near the measured wake latency L, and
 // within that bound follows what the stretches show:
 //
 //   - work found in the last round before the park (the budget was just
@@ -46,7 +47,7 @@ type IdleTuner struct {
 	min, max int
 	early    int             // consecutive stretches that ended in the first half
 	wake     time.Duration   // estimate of the wake-up latency L
-	budgets  []time.Duration // budgets[r]: Idle.Budget with r rounds, r ≤ min(max, 64)
+	budgets  []time.Duration // budgets[r]: Budget with r rounds, r ≤ min(max, 64)
 }
 
 // NewIdleTuner starts a tuner at p.Rounds; p must be normalized.
@@ -56,12 +57,12 @@ func NewIdleTuner(p policy.Idle) IdleTuner {
 	// so a large configured Rounds costs no larger table.
 	t.budgets = make([]time.Duration, min(t.max, 64)+1)
 	for r := 2; r < len(t.budgets); r++ {
-		t.budgets[r] = t.budgets[r-1] + p.Delay(r-2, nil)
+		t.budgets[r] = t.budgets[r-1] + Delay(p, r-2, nil)
 	}
 	return t
 }
 
-// budgetAt returns Idle.Budget with r rounds.
+// budgetAt returns Budget with r rounds.
 func (t *IdleTuner) budgetAt(r int) time.Duration {
 	if r < len(t.budgets) {
 		return t.budgets[r]

@@ -1,16 +1,17 @@
 package policyrt
 
 import (
-	"github.com/worksteal/worksteal/policy"
 	"testing"
 	"time"
+
+	"github.com/worksteal/worksteal/policy"
 )
 
 func newTestTuner(t *testing.T) IdleTuner {
 	t.Helper()
-	p, _ := policy.Idle{Adaptive: true}.Normalize()
-	if p.Rounds != 8 || !p.Adaptive || p.Jitter != policy.DefaultIdle.Jitter {
-		t.Fatalf("Idle{Adaptive: true}.Normalize() = %+v; want the default schedule, adaptive", p)
+	p, _ := NormalizeIdle(policy.Idle{Adaptive: true})
+	if p.Rounds != 8 || !p.Adaptive || p.Jitter != DefaultIdle.Jitter {
+		t.Fatalf("NormalizeIdle(Idle{Adaptive: true}) = %+v; want the default schedule, adaptive", p)
 	}
 	tu := NewIdleTuner(p)
 	if tu.Rounds() != 8 || tu.Idle().Rounds != 8 || tu.WakeLatency() != 20*time.Microsecond {
@@ -42,13 +43,13 @@ func TestIdleTunerBudgets(t *testing.T) {
 		}
 		p := tu.base
 		p.Rounds = r
-		if p.Budget() != tu.budgetAt(r) {
-			t.Errorf("budget with %d rounds = %v; Idle.Budget says %v", r, tu.budgetAt(r), p.Budget())
+		if Budget(p) != tu.budgetAt(r) {
+			t.Errorf("budget with %d rounds = %v; Budget says %v", r, tu.budgetAt(r), Budget(p))
 		}
 	}
 	// A large configured Rounds: a table of at most 65 budgets, the rest
-	// computed, equal to Idle.Budget.
-	p, err := policy.Idle{Rounds: 1 << 20, Base: time.Nanosecond, Cap: time.Hour}.Normalize()
+	// computed, equal to Budget.
+	p, err := NormalizeIdle(policy.Idle{Rounds: 1 << 20, Base: time.Nanosecond, Cap: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestIdleTunerBudgets(t *testing.T) {
 	for _, r := range []int{2, 40, 64, 65, 66, 100, 1000} {
 		q := p
 		q.Rounds = r
-		if got, want := big.budgetAt(r), q.Budget(); got != want {
-			t.Errorf("Rounds %d, base 1ns, cap 1h: budget with %d rounds = %v; Idle.Budget says %v", p.Rounds, r, got, want)
+		if got, want := big.budgetAt(r), Budget(q); got != want {
+			t.Errorf("Rounds %d, base 1ns, cap 1h: budget with %d rounds = %v; Budget says %v", p.Rounds, r, got, want)
 		}
 	}
 }

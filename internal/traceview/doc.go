@@ -1,6 +1,6 @@
 // Package traceview reads a schedule back: it summarizes a Chrome
 // trace-event file — one written by the runtime's event trace
-// (worksteal.Trace.WriteChrome) or by the simulator (sim.Result.WriteTrace),
+// (worksteal.Trace.WriteChrome) or by the simulator (internal/simlab.WriteTrace),
 // both through internal/tracefmt — and draws it as an SVG timeline. It is
 // the library behind "worksteal trace FILE".
 //

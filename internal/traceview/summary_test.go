@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/internal/tracefmt"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -116,16 +117,16 @@ func absDur(d time.Duration) time.Duration {
 
 // A simulated schedule: the summary agrees with the simulator's own report.
 func TestAnalyzeSimTrace(t *testing.T) {
-	sc, err := sim.LookupPreset("fork-join")
+	sc, err := simlab.LookupPreset("fork-join")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(context.Background(), sc, sim.Options{Record: true})
+	res, err := sim.Run(context.Background(), sc, simlab.Options(sim.Options{}, 0, true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := res.WriteTrace(&buf); err != nil {
+	if err := simlab.WriteTrace(res, &buf); err != nil {
 		t.Fatal(err)
 	}
 	f, err := tracefmt.Read(&buf)
@@ -134,8 +135,8 @@ func TestAnalyzeSimTrace(t *testing.T) {
 	}
 	s := Analyze(f, Options{})
 	rep := res.Report
-	if len(s.Workers) != rep.Workers {
-		t.Fatalf("%d workers; the report has %d", len(s.Workers), rep.Workers)
+	if len(s.Workers) != len(rep.PerWork) {
+		t.Fatalf("%d workers; the report has %d", len(s.Workers), len(rep.PerWork))
 	}
 	var steals, stolenFrom int
 	for i, w := range s.Workers {
@@ -153,7 +154,7 @@ func TestAnalyzeSimTrace(t *testing.T) {
 	}
 	checkPath(t, s)
 	if s.Path.Steals == 0 {
-		t.Errorf("no steal on the path of a fork-join schedule on %d workers: %+v", rep.Workers, s.Path)
+		t.Errorf("no steal on the path of a fork-join schedule on %d workers: %+v", len(rep.PerWork), s.Path)
 	}
 }
 

@@ -36,7 +36,10 @@ func ExampleFunc() {
 
 	worksteal.Run(pool, func(w *worksteal.Worker) int { return 42 })
 
-	var s expvarpub.Snapshot
+	var s struct { // the JSON object of the package doc
+		Workers   int              `json:"workers"`
+		PerWorker []map[string]any `json:"per_worker"`
+	}
 	if err := json.Unmarshal([]byte(pools.Get("render").String()), &s); err != nil {
 		log.Fatal(err)
 	}

@@ -25,8 +25,9 @@ import (
 	"github.com/worksteal/worksteal"
 )
 
-// Counters are one worker's counters (or their sum), as published.
-type Counters struct {
+// counters are one worker's counters (or their sum), as published (the
+// package doc's "total" and "per_worker" entries).
+type counters struct {
 	TasksExecuted  uint64  `json:"tasks_executed"`
 	TasksSpawned   uint64  `json:"tasks_spawned"`
 	Steals         uint64  `json:"steals"`
@@ -39,34 +40,36 @@ type Counters struct {
 	IdleSeconds    float64 `json:"idle_seconds"`
 }
 
-// Snapshot is the published value of one pool.
-type Snapshot struct {
+// snapshot is the published value of one pool (the JSON object of the
+// package doc). A Go program reads the same figures from
+// worksteal.Pool.Stats.
+type snapshot struct {
 	Workers     int        `json:"workers"`     // regular workers, then spares that ever ran
 	Utilization float64    `json:"utilization"` // busy / (busy + idle) since the pool started
 	Imbalance   float64    `json:"imbalance"`   // max / mean busy time (1 is balanced)
 	StealRate   float64    `json:"steal_rate"`  // stolen / executed jobs
-	Total       Counters   `json:"total"`
-	PerWorker   []Counters `json:"per_worker"`
+	Total       counters   `json:"total"`
+	PerWorker   []counters `json:"per_worker"`
 }
 
-// Take converts a statistics snapshot to the published form.
-func Take(s worksteal.Stats) Snapshot {
-	out := Snapshot{
+// take converts a statistics snapshot to the published form.
+func take(s worksteal.Stats) snapshot {
+	out := snapshot{
 		Workers:     len(s.Workers),
 		Utilization: s.Utilization(),
 		Imbalance:   s.Imbalance(),
 		StealRate:   s.StealRate(),
-		Total:       counters(s.Total()),
-		PerWorker:   make([]Counters, len(s.Workers)),
+		Total:       countersOf(s.Total()),
+		PerWorker:   make([]counters, len(s.Workers)),
 	}
 	for i, w := range s.Workers {
-		out.PerWorker[i] = counters(w)
+		out.PerWorker[i] = countersOf(w)
 	}
 	return out
 }
 
-func counters(w worksteal.WorkerStats) Counters {
-	return Counters{
+func countersOf(w worksteal.WorkerStats) counters {
+	return counters{
 		TasksExecuted:  w.Executed,
 		TasksSpawned:   w.Spawned,
 		Steals:         w.Stolen,
@@ -80,16 +83,16 @@ func counters(w worksteal.WorkerStats) Counters {
 	}
 }
 
-// Func returns an [expvar.Func] whose value is a fresh [Snapshot] of p's
-// statistics, for publishing under a name of the caller's choice (or
-// inside an [expvar.Map]).
+// Func returns an [expvar.Func] whose value is a fresh snapshot of p's
+// statistics (the JSON object of the package doc), for publishing under
+// a name of the caller's choice (or inside an [expvar.Map]).
 //
 // Panics: if p is nil.
 func Func(p *worksteal.Pool) expvar.Func {
 	if p == nil {
 		panic("expvarpub: nil pool")
 	}
-	return func() any { return Take(p.Stats()) }
+	return func() any { return take(p.Stats()) }
 }
 
 // Publish publishes p's statistics as the expvar variable name. Like

@@ -19,8 +19,8 @@ func TestTake(t *testing.T) {
 		{Executed: 10, Spawned: 7, Stolen: 1, StolenFrom: 3, StealAttempts: 5, FailedSteals: 4, Parks: 2, Busy: 3 * time.Second, Idle: time.Second},
 		{Executed: 20, Spawned: 9, Stolen: 3, StolenFrom: 1, StealAttempts: 8, FailedSteals: 5, Parks: 6, Busy: time.Second, Idle: 1500 * time.Millisecond},
 	}}
-	got := Take(s)
-	want := Counters{TasksExecuted: 30, TasksSpawned: 16, Steals: 4, StolenFrom: 4, StealAttempts: 13, FailedSteals: 9, Parks: 8, BusySeconds: 4, IdleSeconds: 2.5}
+	got := take(s)
+	want := counters{TasksExecuted: 30, TasksSpawned: 16, Steals: 4, StolenFrom: 4, StealAttempts: 13, FailedSteals: 9, Parks: 8, BusySeconds: 4, IdleSeconds: 2.5}
 	if got.Total != want {
 		t.Errorf("Total = %+v; want %+v", got.Total, want)
 	}
@@ -47,14 +47,14 @@ func TestPublishServesDebugVars(t *testing.T) {
 	defer p.Close()
 	name := fmt.Sprintf("worksteal_test_pool_%d", runs.Add(1)) // unique under -count
 	Publish(name, p)
-	read := func() Snapshot {
+	read := func() snapshot {
 		rec := httptest.NewRecorder()
 		expvar.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/debug/vars", nil))
 		var vars map[string]json.RawMessage
 		if err := json.Unmarshal(rec.Body.Bytes(), &vars); err != nil {
 			t.Fatalf("/debug/vars is not JSON: %v", err)
 		}
-		var s Snapshot
+		var s snapshot
 		if err := json.Unmarshal(vars[name], &s); err != nil {
 			t.Fatalf("%s: %v in %s", name, err, vars[name])
 		}

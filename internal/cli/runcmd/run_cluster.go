@@ -20,6 +20,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cluster/shelltask"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
 	"github.com/worksteal/worksteal/runner"
@@ -212,7 +213,7 @@ func clusterOutcome(ctx context.Context, cmd *cobra.Command, cfg runConfig, node
 	}
 	if cfg.showSummary {
 		slots := 0
-		if ws, err := node.Workers(ctx); err == nil {
+		if ws, err := clusterops.Workers(ctx, node); err == nil {
 			for _, w := range ws {
 				slots += w.Slots
 			}
@@ -273,7 +274,7 @@ func watchStalls(ctx context.Context, node *cluster.Node, job string, w io.Write
 				return
 			case <-t.C:
 			}
-			stalls, err := node.Stalls(ctx, job)
+			stalls, err := clusterops.Stalls(ctx, node, job)
 			if err != nil {
 				continue
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/dash/clusterdash"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 func init() { cmdenv.AddCommand(newServeCommand) }
@@ -37,7 +38,7 @@ type ServeConfig struct {
 	http          string        // dashboard address, "" for none
 	stream        string        // the dashboard's stream name
 	Security      ServeSecurity // serve_security.go
-	limits        cluster.StorageLimits
+	limits        clusterops.StorageLimits
 	taskMiB       int64         // --max-task-mib
 	resultMiB     int64         // --max-result-mib
 	ackWait       time.Duration // --ack-wait: the deployment's, when the recorder sets the tier up
@@ -85,9 +86,9 @@ of a server, run three with --cluster-listen and --routes to each other
 	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
 	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects (the recorder's, and the dashboard's with --http)")
-	f.Int64Var(&cfg.limits.Tasks, "max-tasks", cluster.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
-	f.Int64Var(&cfg.taskMiB, "max-task-mib", cluster.DefaultStorageLimits.TaskBytes>>20, "most MiB the task stream holds (0: no limit)")
-	f.Int64Var(&cfg.resultMiB, "max-result-mib", cluster.DefaultStorageLimits.ResultBytes>>20, "most MiB the results bucket holds: a result past it waits until finished jobs are deleted (0: no limit)")
+	f.Int64Var(&cfg.limits.Tasks, "max-tasks", clusterops.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
+	f.Int64Var(&cfg.taskMiB, "max-task-mib", clusterops.DefaultStorageLimits.TaskBytes>>20, "most MiB the task stream holds (0: no limit)")
+	f.Int64Var(&cfg.resultMiB, "max-result-mib", clusterops.DefaultStorageLimits.ResultBytes>>20, "most MiB the results bucket holds: a result past it waits until finished jobs are deleted (0: no limit)")
 	f.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "the deployment's ack wait, when serve's recorder is the first to set the tier up (a task whose worker is silent this long goes to another worker; failover is sooner)")
 	addServeSecurityFlags(cmd, &cfg.Security)
 	return cmd
@@ -269,7 +270,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 		return err
 	}
 	defer nc.Close()
-	opts := []cluster.Option{cluster.WithStream(cfg.stream), cluster.WithName("recorder"), cluster.WithLimits(cfg.limits)}
+	opts := []cluster.Option{cluster.WithStream(cfg.stream), cluster.WithName("recorder"), clusterops.WithLimits(cfg.limits).(cluster.Option)}
 	if cfg.ackWaitSet {
 		opts = append(opts, cluster.WithAckWait(cfg.ackWait))
 	}
@@ -277,12 +278,12 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		return err
 	}
-	countTo(node.CountRefusal)
+	countTo(func(role, reason string) { clusterops.CountRefusal(node, role, reason) })
 	var mu sync.Mutex
-	err = node.Record(ctx, func(op, reason, detail string) {
+	err = clusterops.Record(ctx, node, func(op, reason, detail string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if reason == cluster.DiscardedNoJob {
+		if reason == clusterops.DiscardedNoJob {
 			fmt.Fprintf(errs, "worksteal serve: %s\n", detail)
 			return
 		}
@@ -295,7 +296,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 	if err != nil {
 		fmt.Fprintf(errs, "worksteal serve: recorder: %v\n", err)
 	}
-	if st := node.RecorderStats(); len(st.Refused) > 0 {
+	if st := clusterops.RecorderStatsOf(node); len(st.Refused) > 0 {
 		mu.Lock()
 		fmt.Fprintf(errs, "worksteal serve: recorder: refused or discarded %v (by reason)\n", st.Refused)
 		mu.Unlock()
@@ -312,7 +313,7 @@ func runRecorder(ctx context.Context, s *server.Server, cfg ServeConfig, errs io
 // within nine tenths of the store (the other buckets need a little), with a
 // line saying so; limits given on the command line are kept, and an error
 // names them when they cannot fit.
-func fitStore(l *cluster.StorageLimits, js *server.JetStreamConfig, given bool, out io.Writer) error {
+func fitStore(l *clusterops.StorageLimits, js *server.JetStreamConfig, given bool, out io.Writer) error {
 	if js == nil || js.MaxStore <= 0 {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/pki"
 )
 
@@ -71,12 +72,12 @@ func usersFiles(ul userList) (jsonData, conf []byte, err error) {
 		if name == string(u.Role) && u.Role != cluster.RoleSubmitter {
 			name = "" // a role's shared key: the role's permissions (a submitter is always a person)
 		}
-		perm, err := cluster.RolePermissionsFor(u.Role, ul.Stream, name)
+		perm, err := clusterops.RolePermissionsFor(u.Role, ul.Stream, name)
 		if err != nil {
 			return nil, nil, err
 		}
 		fmt.Fprintf(&b, "  # %s (%s)\n  {\n    nkey: %s\n    permissions: {\n", u.Name, u.Role, u.Nkey)
-		writeSubjects := func(kind string, s cluster.Subjects) {
+		writeSubjects := func(kind string, s clusterops.Subjects) {
 			fmt.Fprintf(&b, "      %s: {\n", kind)
 			if len(s.Allow) > 0 {
 				fmt.Fprintf(&b, "        allow: %s\n", confList(s.Allow))
@@ -182,7 +183,7 @@ func runCredentialsAdd(out io.Writer, dir string, role cluster.Role, name string
 	if dir == "" || name == "" {
 		return cmdenv.UsageError(errors.New("serve credentials add: --dir and --name are required"))
 	}
-	if !slices.Contains(cluster.Roles, role) {
+	if !slices.Contains(allRoles, role) {
 		return cmdenv.UsageError(fmt.Errorf("serve credentials add: --role %q: want worker, submitter, observer or admin", role))
 	}
 	if !credNamePattern.MatchString(name) {
@@ -252,3 +253,13 @@ func runCredentialsRevoke(out io.Writer, dir, name string) error {
 	fmt.Fprintf(out, "worksteal serve credentials: revoked %s; restart worksteal serve (the others keep their credentials)\n", name)
 	return nil
 }
+
+// allRoles are the roles (clusterops.Roles) in the order serve init
+// writes them.
+var allRoles = func() []cluster.Role {
+	rs := make([]cluster.Role, len(clusterops.Roles))
+	for i, r := range clusterops.Roles {
+		rs[i] = cluster.Role(r)
+	}
+	return rs
+}()

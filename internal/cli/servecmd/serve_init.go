@@ -170,7 +170,7 @@ func makeServeInitFiles(cfg serveInitConfig, dir string) (*initFiles, error) {
 	files := &initFiles{data: map[string][]byte{}}
 	add := files.add
 	ul := userList{Stream: cfg.stream}
-	for _, r := range cluster.Roles {
+	for _, r := range allRoles {
 		kp, err := nkeys.CreateUser()
 		if err != nil {
 			return nil, err
@@ -191,7 +191,7 @@ func makeServeInitFiles(cfg serveInitConfig, dir string) (*initFiles, error) {
 		ul.Users = append(ul.Users, credUser{Name: string(r), Role: r, Nkey: pub})
 	}
 	for _, w := range cfg.workers {
-		if !credNamePattern.MatchString(w) || slices.Contains(cluster.Roles, cluster.Role(w)) || files.data[w+".nk"] != nil {
+		if !credNamePattern.MatchString(w) || slices.Contains(allRoles, cluster.Role(w)) || files.data[w+".nk"] != nil {
 			return nil, cmdenv.UsageError(fmt.Errorf("serve init: --workers %q: use distinct names of letters, digits, '-' and '_', not a role's", w))
 		}
 		pub, seed, err := newUser(w, cluster.RoleWorker)
@@ -256,7 +256,7 @@ func makeServeInitTLS(cfg serveInitConfig, dir string, add func(string, []byte))
 	add(routeKeyFile, key)
 	if cfg.mtls {
 		holders := append([]string{}, cfg.workers...)
-		for _, r := range cluster.Roles {
+		for _, r := range allRoles {
 			if r != cluster.RoleWorker || cfg.shared {
 				holders = append(holders, string(r))
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // ServeSecurity is what the security flags of "worksteal serve" fill in.
@@ -208,14 +209,14 @@ func tierAccount(o *server.Options) *server.Account {
 // for this run, with the observer's permissions, whose seed never leaves
 // this process. It returns the dashboard connection's options.
 func addDashboardUser(o *server.Options, stream string) ([]nats.Option, error) {
-	opts := []nats.Option{nats.CustomInboxPrefix(cluster.RoleObserver.InboxPrefix())}
+	opts := []nats.Option{nats.CustomInboxPrefix(clusterops.InboxPrefix(cluster.RoleObserver))}
 	if !authenticates(o) {
 		return opts, nil
 	}
 	if len(o.Nkeys) == 0 && len(o.Users) == 0 {
 		return nil, errors.New("serve --http: the dashboard can join a server whose clients authenticate with users or nkeys (as serve init configures it), not this one's authentication")
 	}
-	perm, err := cluster.RolePermissions(cluster.RoleObserver, stream)
+	perm, err := clusterops.RolePermissions(cluster.RoleObserver, stream)
 	if err != nil {
 		return nil, cmdenv.UsageError(fmt.Errorf("--stream: %w", err))
 	}

@@ -30,7 +30,7 @@ import (
 //     only counted;
 //   - counted with the recorder's refusals, by role and reason
 //     (ReasonPublishDenied, ReasonSubscribeDenied), which the recorder
-//     publishes on <stream>.refusals for the dashboard (Node.CountRefusal).
+//     publishes on <stream>.refusals for the dashboard (clusterops.CountRefusal).
 
 // The reasons of the server's refusals, in the counts "<role>/<reason>".
 const (
@@ -88,7 +88,7 @@ func (v *violationLog) install(s *server.Server, o *server.Options) {
 }
 
 // countTo sends the counts, those so far and each later one, to count
-// (the recorder's Node.CountRefusal).
+// (the recorder's clusterops.CountRefusal).
 func (v *violationLog) countTo(count func(role, reason string)) {
 	v.mu.Lock()
 	v.count = count

@@ -22,6 +22,7 @@ import (
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/simfit"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -241,7 +242,7 @@ func PredictRows(ctx context.Context, q simfit.Profile, cal simfit.Calibration, 
 		if err != nil {
 			return nil, err
 		}
-		res, err := sim.Run(ctx, s, sim.Options{MaxEvents: maxEvents})
+		res, err := sim.Run(ctx, s, simlab.Options(sim.Options{}, maxEvents, false))
 		if err != nil {
 			return nil, err
 		}

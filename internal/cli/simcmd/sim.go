@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
 )
@@ -106,7 +107,7 @@ prints both.`,
 	f.StringVar(&cfg.amount, "amount", "", "steal amount: one (the default here, as in the tutorial and the classic analyses) or half (the runtime's default)")
 	f.IntVar(&cfg.maxBatch, "max-batch", 0, "steal half: most tasks one steal takes (0: the runtime's 32; -1: no cap)")
 	f.StringVar(&cfg.idle, "idle", "", "idle mode: backoff, poll, spin or park")
-	f.StringVar(&cfg.sweep, "sweep", "", "sweep one parameter: PARAM=v1,v2,... or PARAM=lo..hi (params: "+strings.Join(sim.SweepParams, ", ")+")")
+	f.StringVar(&cfg.sweep, "sweep", "", "sweep one parameter: PARAM=v1,v2,... or PARAM=lo..hi (params: "+strings.Join(simlab.SweepParams(), ", ")+")")
 	f.Float64Var(&cfg.limit, "limit", 0, "stop at this virtual time in seconds (default: run to completion)")
 	f.BoolVar(&cfg.json, "json", false, "print the report (or the sweep's reports) as JSON")
 	f.BoolVar(&cfg.csv, "csv", false, "print a sweep as CSV")
@@ -144,9 +145,13 @@ func runSim(env *cmdenv.Env, cmd *cobra.Command, cfg simConfig, args []string) e
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(n)
+		// the sweep block is the scenario file's last key
+		return enc.Encode(struct {
+			sim.Scenario
+			Sweep *simlab.Sweep `json:"sweep"`
+		}{n, simlab.SweepOf(n)})
 	}
-	if s.Sweep != nil {
+	if simlab.SweepOf(s) != nil {
 		return runSimSweep(env, out, cfg, s)
 	}
 	return runSimOnce(env, out, cfg, s)
@@ -160,7 +165,7 @@ func resolveScenario(cmd *cobra.Command, cfg simConfig, args []string) (sim.Scen
 	case len(args) == 1 && cfg.file != "":
 		return s, cmdenv.UsageError(errors.New("sim: give a preset or -f FILE, not both"))
 	case len(args) == 1:
-		p, err := sim.LookupPreset(args[0])
+		p, err := simlab.LookupPreset(args[0])
 		if err != nil {
 			return s, cmdenv.UsageError(err)
 		}
@@ -179,8 +184,8 @@ func resolveScenario(cmd *cobra.Command, cfg simConfig, args []string) (sim.Scen
 		s.Seed = cfg.seed
 	}
 	if fl.Changed("workers") {
-		if cfg.workers < 1 || cfg.workers > sim.MaxWorkers {
-			return s, cmdenv.UsageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", sim.MaxWorkers, cfg.workers))
+		if cfg.workers < 1 || cfg.workers > simlab.MaxWorkers() {
+			return s, cmdenv.UsageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", simlab.MaxWorkers(), cfg.workers))
 		}
 		s.Workers.Count = cfg.workers
 		if len(s.Workers.Speeds) > cfg.workers {
@@ -218,11 +223,11 @@ func resolveScenario(cmd *cobra.Command, cfg simConfig, args []string) (sim.Scen
 		return s, cmdenv.UsageError(fmt.Errorf("sim: --max-events must not be negative (0: no limit), got %d", cfg.maxEvents))
 	}
 	if cfg.sweep != "" {
-		sw, err := sim.ParseSweep(cfg.sweep)
+		sw, err := simlab.ParseSweep(cfg.sweep)
 		if err != nil {
 			return s, cmdenv.UsageError(fmt.Errorf("--sweep: %w", err))
 		}
-		s.Sweep = sw
+		s = simlab.WithSweep(s, sw)
 	}
 	return s, nil
 }
@@ -238,7 +243,7 @@ func runSimSweep(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) 
 	if err != nil {
 		return err
 	}
-	res, err := sim.RunSweep(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+	res, err := simlab.RunSweep(env.Ctx, s, simlab.Options(sim.Options{}, cfg.maxEvents, false))
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
@@ -265,7 +270,7 @@ func runSimOnce(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) e
 	if cfg.csv {
 		return cmdenv.UsageError(errors.New("sim: --csv needs a sweep (--sweep PARAM=...)"))
 	}
-	opts := sim.Options{MaxEvents: cfg.maxEvents, Record: cfg.svg != "" || cfg.trace != ""}
+	opts := simlab.Options(sim.Options{}, cfg.maxEvents, cfg.svg != "" || cfg.trace != "")
 	if cfg.verbose {
 		opts.Log = out
 	}
@@ -285,10 +290,10 @@ func runSimOnce(env *cmdenv.Env, out io.Writer, cfg simConfig, s sim.Scenario) e
 	if err != nil {
 		return scenarioError(cfg.file, err)
 	}
-	if err := writeOutput(env, svgOut, res.WriteGantt); err != nil {
+	if err := writeOutput(env, svgOut, func(w io.Writer) error { return simlab.WriteGantt(res, w) }); err != nil {
 		return err
 	}
-	if err := writeOutput(env, traceOut, res.WriteTrace); err != nil {
+	if err := writeOutput(env, traceOut, func(w io.Writer) error { return simlab.WriteTrace(res, w) }); err != nil {
 		return err
 	}
 	if cfg.verbose {
@@ -316,10 +321,10 @@ func scenarioError(file string, err error) error {
 
 func listPresets(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, p := range sim.Presets() {
+	for _, p := range simlab.Presets() {
 		kind := "run"
-		if p.Scenario.Sweep != nil {
-			kind = "sweep " + p.Scenario.Sweep.Param
+		if sw := simlab.SweepOf(p.Scenario); sw != nil {
+			kind = "sweep " + sw.Param
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, kind, p.Description)
 	}

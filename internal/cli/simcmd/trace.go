@@ -18,6 +18,7 @@ import (
 	"github.com/worksteal/worksteal/internal/bench"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/simfit"
+	"github.com/worksteal/worksteal/internal/simlab"
 	"github.com/worksteal/worksteal/internal/traceview"
 	"github.com/worksteal/worksteal/policy"
 	"github.com/worksteal/worksteal/sim"
@@ -496,8 +497,8 @@ func runSimProfile(env *cmdenv.Env, cmd *cobra.Command, cfg simConfig, args []st
 	ps := []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 	fl := cmd.Flags()
 	if fl.Changed("workers") {
-		if cfg.workers < 1 || cfg.workers > sim.MaxWorkers {
-			return cmdenv.UsageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", sim.MaxWorkers, cfg.workers))
+		if cfg.workers < 1 || cfg.workers > simlab.MaxWorkers() {
+			return cmdenv.UsageError(fmt.Errorf("sim: --workers must be between 1 and %d, got %d", simlab.MaxWorkers(), cfg.workers))
 		}
 		ps = []int{cfg.workers}
 	}
@@ -522,7 +523,7 @@ func runSimProfile(env *cmdenv.Env, cmd *cobra.Command, cfg simConfig, args []st
 			s.Seed = cfg.seed
 		}
 		s.Policy.Scheduler, s.Policy.Victim, s.Policy.Amount, s.Policy.Idle.Mode = cfg.scheduler, cfg.victim, cfg.amount, cfg.idle
-		res, err := sim.Run(env.Ctx, s, sim.Options{MaxEvents: cfg.maxEvents})
+		res, err := sim.Run(env.Ctx, s, simlab.Options(sim.Options{}, cfg.maxEvents, false))
 		if err != nil {
 			return scenarioError("", err)
 		}

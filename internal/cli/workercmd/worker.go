@@ -18,6 +18,7 @@ import (
 	"github.com/worksteal/worksteal/cluster/shelltask"
 	"github.com/worksteal/worksteal/internal/cli/benchcmd"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/runner"
 )
@@ -112,10 +113,10 @@ func runWorker(env *cmdenv.Env, cmd *cobra.Command, cfg workerConfig) error {
 	var node *cluster.Node
 	// "serving" is printed once the worker is in the registry: a
 	// submitter started after it sees this worker's handlers and labels.
-	ready := cluster.WithReady(func() {
-		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), strings.Join(node.Handlers(), ", "), nc.ConnectedUrl())
+	ready := clusterops.WithReady(func() {
+		fmt.Fprintf(cmd.OutOrStdout(), "worksteal worker %s: serving %s on %s\n", node.Name(), strings.Join(clusterops.Handlers(node), ", "), nc.ConnectedUrl())
 	})
-	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready)...)
+	node, err = cluster.New(nc, append(append(opts, roleOpts...), ready.(cluster.Option))...)
 	if err != nil {
 		return cmdenv.UsageError(err)
 	}
@@ -174,7 +175,7 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 	if !(cfg.speed > 0) {
 		return nil, nil, cmdenv.UsageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
 	}
-	opts = append(opts, cluster.WithLabels(cluster.MachineLabels().Merge(labels)), cluster.WithSpeed(cfg.speed))
+	opts = append(opts, cluster.WithLabels(clusterops.MachineLabels(labels)), clusterops.WithSpeed(cfg.speed).(cluster.Option))
 	admit, err := NewAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
 	if err != nil {
 		return nil, nil, cmdenv.UsageError(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -240,14 +241,14 @@ func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
 		reason        string
 	}
 	tries := []try{
-		{"a result for a task not in the job, under the held delivery", "result", ack, nil, forgedResult("victim", "x", ""), cluster.RefusedMismatch},
-		{"a result for another task of the job, under the held delivery", "result", ack, nil, forgedResult("victim", otherTask(heldTask), ""), cluster.RefusedMismatch},
-		{"a result for a delivery not held (a guessed sequence)", "result", otherAck, nil, forgedResult("victim", otherTask(heldTask), ""), cluster.RefusedNotHeld},
-		{"a result for a child never handed over", "result", ack, nil, forgedResult("victim", heldTask+"=5", heldTask), cluster.RefusedMismatch},
-		{"a result of the held task listing another task's child", "result", ack, nil, forgedResult("victim", heldTask, "", otherTask(heldTask)+"=0"), cluster.RefusedBadChild},
-		{"a child whose id claims another parent", "spawn", ack, map[string]string{"Ws-Task": otherTask(heldTask) + "=0"}, []byte(`{"cmd":"touch ` + marker + `"}`), cluster.RefusedBadChild},
-		{"a child of a delivery not held", "spawn", otherAck, map[string]string{"Ws-Task": otherTask(heldTask) + "=0"}, []byte(`{"cmd":"touch ` + marker + `"}`), cluster.RefusedNotHeld},
-		{"a failure count for a delivery not held", "failure", otherAck, map[string]string{"Ws-Seen": "98"}, []byte("forged"), cluster.RefusedNotHeld},
+		{"a result for a task not in the job, under the held delivery", "result", ack, nil, forgedResult("victim", "x", ""), clusterops.RefusedMismatch},
+		{"a result for another task of the job, under the held delivery", "result", ack, nil, forgedResult("victim", otherTask(heldTask), ""), clusterops.RefusedMismatch},
+		{"a result for a delivery not held (a guessed sequence)", "result", otherAck, nil, forgedResult("victim", otherTask(heldTask), ""), clusterops.RefusedNotHeld},
+		{"a result for a child never handed over", "result", ack, nil, forgedResult("victim", heldTask+"=5", heldTask), clusterops.RefusedMismatch},
+		{"a result of the held task listing another task's child", "result", ack, nil, forgedResult("victim", heldTask, "", otherTask(heldTask)+"=0"), clusterops.RefusedBadChild},
+		{"a child whose id claims another parent", "spawn", ack, map[string]string{"Ws-Task": otherTask(heldTask) + "=0"}, []byte(`{"cmd":"touch ` + marker + `"}`), clusterops.RefusedBadChild},
+		{"a child of a delivery not held", "spawn", otherAck, map[string]string{"Ws-Task": otherTask(heldTask) + "=0"}, []byte(`{"cmd":"touch ` + marker + `"}`), clusterops.RefusedNotHeld},
+		{"a failure count for a delivery not held", "failure", otherAck, map[string]string{"Ws-Seen": "98"}, []byte("forged"), clusterops.RefusedNotHeld},
 	}
 	for _, tr := range tries {
 		st, body := a.ask(t, tr.op, tr.ack, tr.hdr, tr.data)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
@@ -162,18 +163,18 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	}
 	for _, tr := range tries {
 		st, body := a.ask(t, tr.op, theirs, tr.hdr, tr.data)
-		if st != "refused" || !strings.HasPrefix(body, cluster.RefusedNotHolder) {
-			t.Errorf("%s on w1's delivery, asked as w2: the recorder answered %q %q; want a refusal, %s", tr.what, st, body, cluster.RefusedNotHolder)
+		if st != "refused" || !strings.HasPrefix(body, clusterops.RefusedNotHolder) {
+			t.Errorf("%s on w1's delivery, asked as w2: the recorder answered %q %q; want a refusal, %s", tr.what, st, body, clusterops.RefusedNotHolder)
 		}
 	}
 	a.settle(theirs, "-NAK")
 	a.settle(theirs, "+TERM")
 	testdeadline.Until(t, "serve's log of the refused acks", 20*time.Millisecond, func() bool {
-		return strings.Count(logs(), "refused a worker's ack: "+cluster.RefusedNotHolder) >= 2
+		return strings.Count(logs(), "refused a worker's ack: "+clusterops.RefusedNotHolder) >= 2
 	})
 	// Hand w1's tasks back as if w1 were lost: w1 answers pings.
-	if st, body := a.ask(t, "lost", "", nil, []byte("w1\t"+w1ID)); st != "refused" || !strings.HasPrefix(body, cluster.RefusedNotLost) {
-		t.Errorf("w1 named lost by w2: the recorder answered %q %q; want a refusal, %s", st, body, cluster.RefusedNotLost)
+	if st, body := a.ask(t, "lost", "", nil, []byte("w1\t"+w1ID)); st != "refused" || !strings.HasPrefix(body, clusterops.RefusedNotLost) {
+		t.Errorf("w1 named lost by w2: the recorder answered %q %q; want a refusal, %s", st, body, clusterops.RefusedNotLost)
 	}
 	// As w1, or past the recorder: the server refuses.
 	w1Result := nats.NewMsg("ws.rec.w1.result")
@@ -217,7 +218,7 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 	testdeadline.Until(t, "the recorder's count of worker/not-holder refusals", 20*time.Millisecond, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return counts["worker/"+cluster.RefusedNotHolder] >= int64(len(tries))+2 // the tries, a nak and a term
+		return counts["worker/"+clusterops.RefusedNotHolder] >= int64(len(tries))+2 // the tries, a nak and a term
 	})
 
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
@@ -251,8 +252,8 @@ func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
 			t.Errorf("task %d ran %d times (%v); want once: a nak of w1's delivery went through", i, strings.Count(string(data), "run"), err)
 		}
 	}
-	for _, want := range []string{"refused a worker's result: " + cluster.RefusedNotHolder, "refused a worker's spawn: " + cluster.RefusedNotHolder,
-		"refused a worker's lost: " + cluster.RefusedNotLost, "refused a worker's checkpoint: " + cluster.RefusedNotHolder,
+	for _, want := range []string{"refused a worker's result: " + clusterops.RefusedNotHolder, "refused a worker's spawn: " + clusterops.RefusedNotHolder,
+		"refused a worker's lost: " + clusterops.RefusedNotLost, "refused a worker's checkpoint: " + clusterops.RefusedNotHolder,
 		`Publish Violation - Subject "ws.rec.w1.result"`, `Publish Violation - Subject "` + claim + `"`} {
 		if !strings.Contains(logs(), want) {
 			t.Errorf("serve logged no %q in %q", want, logs())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
@@ -123,7 +124,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 	// The owner service, on bob's own subject, for alice's job: refused
 	// and logged.
 	reply, err := bob.nc.Request("ws.own.bob.cancel", []byte("alice.a2"), testdeadline.Left(t))
-	if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), cluster.RefusedNotOwner) {
+	if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), clusterops.RefusedNotOwner) {
 		t.Fatalf("owner service asked by bob to cancel alice.a2: %v, %v; want a refusal", reply, err)
 	}
 	e2e.WaitFor(t, serve.Stderr, `refused a person's own.cancel: not-owner: bob asked to cancel job alice.a2`)
@@ -215,7 +216,7 @@ func bobCannotSeeOrStallAlicesRoutes(t *testing.T, url, dir string, serveLog *sy
 			body = []byte(`{"job":"alice.a2","handler":"sh"}`)
 		}
 		reply, err := bob.nc.Request("ws.own.bob."+op, body, testdeadline.Left(t))
-		if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), cluster.RefusedNotOwner) {
+		if err != nil || reply.Header.Get("Ws-Status") == "ok" || !strings.Contains(string(reply.Data), clusterops.RefusedNotOwner) {
 			t.Fatalf("owner service asked by bob for the %s of alice.a2: %v, %v; want a refusal", op, reply, err)
 		}
 		e2e.WaitFor(t, serveLog, `refused a person's own.`+op+`: not-owner: bob asked to `+op+` job alice.a2`)

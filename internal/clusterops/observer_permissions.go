@@ -1,4 +1,4 @@
-package cluster
+package clusterops
 
 // ObserverPermissions lists the subjects the dashboard of stream uses
 // (package clusterdash), for an account that may only watch it: what it must be allowed to publish (JetStream
@@ -7,7 +7,7 @@ package cluster
 // its own inbox). None of them changes the cluster or creates anything (no
 // consumer: NATS cannot confine a consumer's deliveries to its creator),
 // and none reads a result, so no task's output. Its connection must use
-// nats.CustomInboxPrefix(RoleObserver.InboxPrefix()).
+// nats.CustomInboxPrefix(InboxPrefix("observer")) (cluster.ConnectOptions sets it).
 func ObserverPermissions(stream string) (publish, subscribe []string) {
 	publish = []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream + "_tasks",
 		"$JS.API.CONSUMER.LIST." + stream + "_tasks",    // the routes, for what their tasks wait for
@@ -15,6 +15,6 @@ func ObserverPermissions(stream string) (publish, subscribe []string) {
 		"$JS.API.STREAM.INFO.KV_" + stream + "_jobs",    // list the jobs
 		"$JS.API.DIRECT.GET.KV_" + stream + "_jobs.>",   // and read their records
 	}
-	subscribe = []string{stream + ".status.*", stream + ".refusals", RoleObserver.InboxPrefix() + ".>"}
+	subscribe = []string{stream + ".status.*", stream + ".refusals", InboxPrefix(roleObserver) + ".>"}
 	return publish, subscribe
 }

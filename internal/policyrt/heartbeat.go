@@ -1,4 +1,4 @@
-package policy
+package policyrt
 
 // The heartbeat of the runtime's latent-frame join protocol (PROTOCOL.md
 // "Join"), named once here so that the simulator (sim's Policy.Heartbeat)

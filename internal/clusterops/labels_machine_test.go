@@ -1,10 +1,12 @@
-package cluster
+package clusterops
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/clusterwire"
 	"github.com/worksteal/worksteal/internal/machine"
 )
 
@@ -23,20 +25,22 @@ func TestMachineLabels(t *testing.T) {
 		}
 	}
 	got := machineLabels(machine.FS{Root: root}, 16)
-	want := Labels{"cores": "16", "mem": "62G", "gpu": "1", "dri": "1"}
-	if got.String() != want.String() {
+	want := map[string]string{"cores": "16", "mem": "62G", "gpu": "1", "dri": "1"}
+	if !maps.Equal(got, want) {
 		t.Errorf("machineLabels = %v; want %v", got, want)
 	}
-	if err := got.check(); err != nil {
-		t.Errorf("measured labels fail the label charset: %v", err)
+	for k, v := range got {
+		if !clusterwire.LabelPattern.MatchString(k) || !clusterwire.LabelPattern.MatchString(v) {
+			t.Errorf("measured label %s=%s fails the label charset", k, v)
+		}
 	}
 	bare := machineLabels(machine.FS{Root: t.TempDir()}, 2)
-	if bare.String() != "cores=2,gpu=0" {
+	if clusterwire.LabelString(bare) != "cores=2,gpu=0" {
 		t.Errorf("on a machine with no meminfo and no GPU: %v; want cores=2,gpu=0 (memory left out, not 0G)", bare)
 	}
-	merged := got.Merge(Labels{"gpu": "h100", "zone": "eu"})
+	merged := withGiven(got, map[string]string{"gpu": "h100", "zone": "eu"})
 	if merged["gpu"] != "h100" || merged["zone"] != "eu" || merged["cores"] != "16" || got["gpu"] != "1" {
-		t.Errorf("Merge = %v (receiver %v); want the given labels to win and the receiver unchanged", merged, got)
+		t.Errorf("withGiven = %v (measured %v); want the given labels to win and the measured unchanged", merged, got)
 	}
 	quota := machine.FS{Root: t.TempDir()}
 	for p, c := range map[string]string{"/proc/self/cgroup": "0::/job\n", "/sys/fs/cgroup/job/cpu.max": "150000 100000\n"} {
@@ -47,5 +51,5 @@ func TestMachineLabels(t *testing.T) {
 	if got := machineLabels(quota, 16)["cores"]; got != "2" {
 		t.Errorf("16 CPUs under a 1.5-CPU quota: cores=%s; want 2", got)
 	}
-	t.Logf("this machine: %v", MachineLabels())
+	t.Logf("this machine: %v", MachineLabels(nil))
 }
