@@ -88,16 +88,7 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 	// a shorter paint does not cover, and which lines get a paint of
 	// their own depends on timing.
 	job := `echo a{} >&2; sleep 0.{}; printf "%0{}0d\n" {}`
-	args := []string{"-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9"}
-	gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
-	wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
-	if gnuCode != 0 || wsCode != 0 {
-		t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
-	}
-	gnu, ws := screenOf(gnuOut), screenOf(wsOut)
-	if ws != gnu {
-		t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
-	}
+	ws := sameLatestScreen(t, "-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9")
 	if !strings.Contains(ws, "9       000") || !strings.HasSuffix(ws, "0>\n") {
 		t.Errorf("the screen lacks job 9's last line:\n%s", ws)
 	}
@@ -116,16 +107,7 @@ func TestGNULatestLineOnATerminalInPipeMode(t *testing.T) {
 	for _, extra := range [][]string{nil, {"--dry-run"}} {
 		t.Run(strings.Join(append([]string{"--pipepart"}, extra...), " "), func(t *testing.T) {
 			args := append([]string{"-k", "-j3", "--ll", "--pipepart", "-a", f, "--block", "8"}, extra...)
-			args = append(args, "echo {#}: $(paste -sd,)")
-			gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
-			wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
-			if gnuCode != 0 || wsCode != 0 {
-				t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
-			}
-			gnu, ws := screenOf(gnuOut), screenOf(wsOut)
-			if ws != gnu {
-				t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
-			}
+			ws := sameLatestScreen(t, append(args, "echo {#}: $(paste -sd,)")...)
 			want := "1: 1,2,3,4,5\n"
 			if extra != nil {
 				want = "echo 1: $(paste -sd,)"
@@ -135,6 +117,23 @@ func TestGNULatestLineOnATerminalInPipeMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameLatestScreen runs GNU parallel and worksteal run with args on a pty
+// each (latestOnTerminal), wants exit status 0 from both and the same
+// screen left, and returns worksteal's.
+func sameLatestScreen(t *testing.T, args ...string) string {
+	t.Helper()
+	gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
+	wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
+	if gnuCode != 0 || wsCode != 0 {
+		t.Errorf("exit status: GNU parallel %d, worksteal %d", gnuCode, wsCode)
+	}
+	gnu, ws := screenOf(gnuOut), screenOf(wsOut)
+	if ws != gnu {
+		t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
+	}
+	return ws
 }
 
 // latestOnTerminal runs bin args on a new 30 × 90 pty, its controlling
