@@ -87,7 +87,7 @@ func BenchmarkRoute(b *testing.B) {
 	}
 	var sink, i int
 	for b.Loop() {
-		sink += Route(keys[i%len(keys)], 64)
+		sink += route(keys[i%len(keys)], 64)
 		i++
 	}
 	_ = sink

@@ -11,7 +11,7 @@
 //     [TimeoutOr] with a fallback, and [Retry] for transient failures;
 //   - known costs: weighted assignment, [LPT] (or [LPTSpeeds] for workers
 //     of different speeds) followed by [Improve];
-//   - keyed data: stable hash routing, [Route] and [Jump] (jump consistent
+//   - keyed data: stable hash routing, [Jump] of [HashKey] (jump consistent
 //     hashing), or range routing by [QuantileBounds] and [RangeIndex];
 //   - work that waits on I/O: [Bounded], a limit on tasks in flight.
 //

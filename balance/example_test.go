@@ -81,9 +81,11 @@ func ExampleHashKey() {
 	// Output: 0xd68cb863fc5e0c34
 }
 
-func ExampleRoute() {
+// A string key's owner: its fixed hash, routed by Jump (stable and
+// minimal-movement).
+func ExampleJump_stringKeys() {
 	for _, user := range []string{"alice", "bob", "carol"} {
-		fmt.Println(user, "→ worker", balance.Route(user, 4))
+		fmt.Println(user, "→ worker", balance.Jump(balance.HashKey(user), 4))
 	}
 	// Output:
 	// alice → worker 2
@@ -157,8 +159,10 @@ func ExampleQueueDepthStdDev() {
 	// Output: 2
 }
 
-func ExampleMedian() {
-	fmt.Println(balance.Median([]float64{7, 1, 3, 5}))
+// The median is Quantile(xs, 0.5): the mean of the two middle values for an
+// even count.
+func ExampleQuantile_median() {
+	fmt.Println(balance.Quantile([]float64{7, 1, 3, 5}, 0.5))
 	// Output: 4
 }
 
@@ -275,7 +279,7 @@ func ExampleNewHistory() {
 	for _, d := range []time.Duration{30, 10, 20, 40} {
 		h.Observe(d * time.Millisecond)
 	}
-	fmt.Println(h.Len(), h.Median(), h.Quantile(0.75))
+	fmt.Println(h.Len(), h.Quantile(0.5), h.Quantile(0.75))
 	// Output: 4 25ms 32.5ms
 }
 

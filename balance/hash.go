@@ -74,11 +74,3 @@ func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
-
-// Route returns the worker in [0, workers) that owns the string key:
-// Jump(HashKey(key), workers). It is stable and minimal-movement (see Jump).
-//
-// Panics: if workers < 1.
-func Route(key string, workers int) int {
-	return Jump(HashKey(key), workers)
-}

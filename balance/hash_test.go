@@ -76,7 +76,7 @@ func TestRouteMovesAboutOneOverNPlusOne(t *testing.T) {
 			moved := 0
 			for k := range keys {
 				key := fmt.Sprint("user:", k)
-				if Route(key, n) != Route(key, n+1) {
+				if route(key, n) != route(key, n+1) {
 					moved++
 				}
 			}
@@ -94,7 +94,7 @@ func TestRouteSpread(t *testing.T) {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			counts := make([]int, n)
 			for k := range keys {
-				counts[Route(fmt.Sprintf("order-%08d", k), n)]++
+				counts[route(fmt.Sprintf("order-%08d", k), n)]++
 			}
 			for w, c := range counts {
 				if lo, hi, ok := within5Sigma(c, keys, 1/float64(n)); !ok {
@@ -136,8 +136,12 @@ func TestRouteStable(t *testing.T) {
 		{"", 3, 0},
 	}
 	for _, c := range cases {
-		if got := Route(c.key, c.workers); got != c.want {
-			t.Errorf("Route(%q, %d) = %d; want %d", c.key, c.workers, got, c.want)
+		if got := route(c.key, c.workers); got != c.want {
+			t.Errorf("route(%q, %d) = %d; want %d", c.key, c.workers, got, c.want)
 		}
 	}
 }
+
+// route is a string key's owner among n workers, as the package doc
+// routes keyed data: Jump of the key's fixed hash.
+func route(key string, n int) int { return Jump(HashKey(key), n) }

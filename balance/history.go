@@ -88,9 +88,6 @@ func (h *History) Quantile(q float64) time.Duration {
 	return time.Duration(quantileSorted(h.sorted, q))
 }
 
-// Median returns Quantile(0.5).
-func (h *History) Median() time.Duration { return h.Quantile(0.5) }
-
 // Durations returns a copy of the durations held, oldest first; pass it to
 // Profile.Durations to analyze the run.
 func (h *History) Durations() []time.Duration {

@@ -52,7 +52,7 @@ func StragglerRatio[T Number](durations []T) float64 {
 	if len(durations) == 0 {
 		return 1
 	}
-	med := Median(durations)
+	med := Quantile(durations, 0.5)
 	hi := float64(slices.Max(durations))
 	switch {
 	case hi == 0:
@@ -82,16 +82,12 @@ func QueueDepthStdDev[T Number](depths []T) float64 {
 	return sd
 }
 
-// Median returns the middle value of xs (the mean of the two middle values
-// for an even count), the same as Quantile(xs, 0.5). xs is not modified. It
-// returns 0 for no values.
-func Median[T Number](xs []T) float64 { return Quantile(xs, 0.5) }
-
 // Quantile returns the q-quantile of xs, 0 ≤ q ≤ 1, by linear interpolation
 // between the closest ranks (the default of numpy and R, "type 7"): with the
 // values sorted, it is the value at fractional index q·(n−1). Quantile(xs, 0)
-// is the minimum and Quantile(xs, 1) the maximum. xs is not modified. It
-// returns 0 for no values.
+// is the minimum, Quantile(xs, 0.5) the median (the mean of the two middle
+// values for an even count) and Quantile(xs, 1) the maximum. xs is not
+// modified. It returns 0 for no values.
 //
 // Panics: if q is outside [0, 1] or NaN.
 func Quantile[T Number](xs []T, q float64) float64 {

@@ -130,8 +130,8 @@ func TestQuantile(t *testing.T) {
 	if got := Quantile([]int{5}, 0.99); got != 5 {
 		t.Errorf("Quantile([5], 0.99) = %g; want 5", got)
 	}
-	if got := Median([]time.Duration{3, 1, 2}); got != 2 {
-		t.Errorf("Median([3 1 2]) = %g; want 2", got)
+	if got := Quantile([]time.Duration{3, 1, 2}, 0.5); got != 2 {
+		t.Errorf("Quantile([3 1 2], 0.5) = %g; want 2", got)
 	}
 	for _, q := range []float64{-0.1, 1.1, math.NaN()} {
 		if msg := catchPanic(func() { Quantile(xs, q) }); msg != "balance: Quantile with q outside [0, 1]" {

@@ -196,7 +196,7 @@ func suggest(p Profile, loads []float64) (Strategy, string) {
 		if p.CostsKnown {
 			return StrategyWeighted, fmt.Sprintf("variable durations (CV %.2f) with known costs", cv)
 		}
-		med := Median(p.Durations)
+		med := Quantile(p.Durations, 0.5)
 		if p99 := Quantile(p.Durations, 0.99); med > 0 && p99/med >= longTail {
 			return StrategyStealingHedging, fmt.Sprintf("long tail (p99 = %.1f× median)", p99/med)
 		}

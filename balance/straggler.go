@@ -76,7 +76,7 @@ func (t *Timeout) Limit() time.Duration {
 			minSamples = 10
 		}
 		if h.Len() >= minSamples {
-			return time.Duration(t.Factor * float64(h.Median()))
+			return time.Duration(t.Factor * float64(h.Quantile(0.5)))
 		}
 	}
 	return t.After

@@ -329,15 +329,15 @@ func TestHedgedConcurrent(t *testing.T) {
 
 func TestHistory(t *testing.T) {
 	var zero History
-	if zero.Len() != 0 || zero.Median() != 0 || len(zero.Durations()) != 0 {
-		t.Errorf("zero History: Len %d, Median %v, Durations %v; want empty", zero.Len(), zero.Median(), zero.Durations())
+	if zero.Len() != 0 || zero.Quantile(0.5) != 0 || len(zero.Durations()) != 0 {
+		t.Errorf("zero History: Len %d, Quantile(0.5) %v, Durations %v; want empty", zero.Len(), zero.Quantile(0.5), zero.Durations())
 	}
 	h := NewHistory(4)
 	for _, d := range []time.Duration{5, 1, 4, 2} {
 		h.Observe(d)
 	}
-	if got := h.Median(); got != 3 {
-		t.Errorf("Median() of [5 1 4 2] = %v; want 3", got)
+	if got := h.Quantile(0.5); got != 3 {
+		t.Errorf("Quantile(0.5) of [5 1 4 2] = %v; want 3", got)
 	}
 	h.Observe(10) // evicts 5
 	h.Observe(0)  // evicts 1

@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
 // Config says how Run runs a batch. The zero value is useful: one slot per
@@ -21,8 +23,8 @@ type Config struct {
 	Env []string
 
 	// Order is the start order; see Order. History holds remembered run
-	// times by command (Runtimes of an earlier joblog) for OrderAuto and
-	// OrderLPT.
+	// times by command (worksteal run reads them from an earlier joblog)
+	// for OrderAuto and OrderLPT.
 	Order   Order
 	History map[string]time.Duration
 
@@ -65,114 +67,35 @@ type Config struct {
 	// (OutputLineBuffer), or as it comes (OutputUngroup). Under KeepOrder
 	// it is always written whole.
 	Output OutputMode
-	// Screen is the terminal OutputLatestLine paints on (24 × 80 rows
-	// and columns, no cursor-up, when zero); a Screen received on Resize
-	// replaces it from the next paint on (GNU re-reads the terminal's
-	// size when it changes).
-	Screen Screen
-	Resize <-chan Screen
-	// LatestLineDrop, under OutputLatestLine, is GNU parallel 20221122's
-	// --latest-line with --files or --results DIR: each job's output is
-	// read and dropped (GNU never reads it), a line of its tag is written
-	// as it starts (GNU's file name line, with no name) and its row is
-	// painted empty when it ends.
-	LatestLineDrop bool
-	// DryRun runs nothing: each attempt ends at once with exit status 0,
-	// as GNU's --dry-run runs "true" in each job's place (with Verbose
-	// and OutputLatestLine, its command is the job's painted line).
-	DryRun bool
 	// Stdout and Stderr receive the jobs' output; nil discards it.
 	Stdout, Stderr io.Writer
-	// Tag prefixes each line of a job's output with its tag and a tab
-	// (GNU parallel's --tag, --tagstring: the tag worksteal run's input
-	// side gives a job; none for a Job of a program's own); not under
-	// OutputUngroup.
-	Tag bool
-	// Color, when set, colours each line of a job's output (GNU
-	// parallel's --color, --ctag): the line, after its tag, is written as
-	// begin + tag + line + end + "\n" (a last line without a newline gets
-	// one; a \r in it ends and begins the colour again), begin and end as
-	// Color gives them for the job's result (its Exit still zero under
-	// OutputLineBuffer, where the lines go out as they come). Not under
-	// OutputUngroup.
-	Color func(res *Result) (begin, end string)
-	// Compress, when set, is a shell command each job's stdout and its
-	// stderr pass through, each whole, when the job ends, and then
-	// Decompress ("Compress -dc" when empty): GNU parallel's
-	// --compress-program and --decompress-program, which keep its
-	// buffered output compressed. A compressor or decompressor that fails
-	// fails the job (exit status 255, its output dropped), as GNU's
-	// compressor does. Not under OutputLineBuffer or OutputUngroup, whose
-	// output is not held.
-	Compress, Decompress string
-	// Verbose writes each job's command line, and a newline, on Stdout
-	// before its output (GNU parallel's -v); Trace writes it on Stderr as
-	// each attempt starts (GNU's -t, --verbose).
-	Verbose, Trace bool
-	// Ask, when set, is asked before each attempt starts whether to run
-	// its command line (GNU parallel's --interactive, which asks on the
-	// terminal in Trace's place); an attempt it says no to runs nothing
-	// and ends with exit status -2, as GNU's skipped job. Called by the
-	// loop goroutine: the run waits for the answer.
-	Ask func(command string) bool
-	// ShellQuote, when > 0, runs no command: each job prints its command
-	// line, quoted for a Bourne shell ShellQuote times, and a newline
-	// (GNU parallel's --shell-quote, given that many times). The joblog,
-	// -v and -t still show the command line itself.
-	ShellQuote int
-	// SlotVar names the environment variable each job gets set to its
-	// slot number - 1 (GNU parallel's --process-slot-var); "" is
-	// PARALLEL_JOBSLOT0, GNU's default.
-	SlotVar string
 	// Results, if set, receives each finished job's result in place of
 	// Stdout and Stderr (GNU parallel's --results), from the goroutine
-	// that writes the output, before its joblog row. An error is reported
+	// that writes the output. An error is reported
 	// once on Stderr and the batch goes on.
 	Results func(Result) error
 
 	// Halt stops the batch early when enough jobs failed, succeeded or
-	// finished (GNU parallel's --halt); Summary.HaltStatus is then GNU's
-	// exit status.
+	// finished (GNU parallel's --halt); Summary.Halted says it was met.
 	Halt Halt
 	// Delay is the least time between two job starts (GNU parallel's
 	// --delay); 0 means none.
 	Delay time.Duration
 
-	// Joblog, if set, receives one row per finished job, right after the
-	// job's output is written (as GNU parallel does: under KeepOrder, in
-	// input order). Host names this machine in it; "" means ":" (GNU
-	// parallel's).
-	Joblog *Joblog
-	Host   string
-
 	// Grace is the time a job's process group has between SIGTERM and
 	// SIGKILL when it is stopped; ≤ 0 means 2s.
 	Grace time.Duration
-	// TTY gives each job the terminal, /dev/tty, as its stdin when it has
-	// no other and the terminal can be opened (GNU parallel's --open-tty
-	// and --tty), and runs it in the runner's process group, the
-	// terminal's, so that it may read it: a stop then reaches only the
-	// job's shell.
-	TTY bool
-	// TermSeq, when set, stops a job instead (GNU parallel's --term-seq):
-	// each step's signal to the job's process group, then up to its Wait
-	// for the group to be gone, until one is (nothing after the last).
-	TermSeq []TermStep
-
 	// Nice, if > 0, runs every job at this niceness (GNU parallel's
 	// --nice; see Command.Nice).
 	Nice int
-	// Throttle, if set, holds jobs back while the machine has no room
-	// for them (GNU parallel's --load and --memfree; see Throttle).
-	Throttle *Throttle
-
 	// Progress, if set, is called after every start and finish, from one
 	// goroutine at a time (the one that also writes the output).
 	Progress func(Progress)
-	// Attempts, if set, is called when an attempt starts and when it ends
-	// (a live view of the slots, as worksteal run --http shows), from the
-	// same goroutine as Progress.
-	Attempts func(Attempt)
+
+	// x is what worksteal run's GNU parallel options ask beyond this
+	// (internal/runopts: --tag, --joblog, --load, --latest-line ...),
+	// set through runopts.Of; zero for a Go program's Config.
+	x runopts.Options
 }
 
 // validate checks c and fills its defaults.
@@ -195,8 +118,11 @@ func (c *Config) validate() error {
 	if c.Slots <= 0 {
 		c.Slots = runtime.NumCPU()
 	}
-	if c.Host == "" {
-		c.Host = ":"
+	if c.x.Host == "" {
+		c.x.Host = ":"
+	}
+	if c.x.LatestLine {
+		c.Output = outputLatestLine
 	}
 	if c.Stdout == nil {
 		c.Stdout = io.Discard

@@ -7,9 +7,6 @@ import "errors"
 var (
 	// ErrInvalidConfig: a Config field or a flag value is out of range.
 	ErrInvalidConfig = errors.New("runner: invalid config")
-	// ErrBadJoblog: a joblog could not be read (a malformed row before the
-	// last one; a torn last row, left by a crash, is ignored).
-	ErrBadJoblog = errors.New("runner: bad joblog")
 	// ErrInterrupted: Run stopped early because its ctx was done; the
 	// Summary says which jobs finished.
 	ErrInterrupted = errors.New("runner: interrupted")

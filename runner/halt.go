@@ -117,25 +117,23 @@ func (h *halting) exitStatus(started int) int {
 	return min(h.failed, 101)
 }
 
-// HaltTracker applies a Halt to the results of jobs run elsewhere (worksteal
-// run --nats follows a cluster's results with one): Observe says when the
-// halt is met, ExitStatus gives GNU parallel's exit status. Not safe for
-// concurrent use.
-type HaltTracker struct{ h halting }
+// haltTracker applies a Halt to the results of jobs run elsewhere (worksteal
+// run --nats follows a cluster's results with one, made by
+// runopts.NewHaltTracker): Observe says when the halt is met, ExitStatus
+// gives GNU parallel's exit status. Not safe for concurrent use.
+type haltTracker struct{ h halting }
 
-// NewHaltTracker tracks h over a batch of jobs jobs.
-func NewHaltTracker(h Halt, jobs int) *HaltTracker {
-	return &HaltTracker{h: halting{Halt: h, total: jobs}}
+// Observe counts one finished job, res a Result (after its retries), and
+// says whether the halt is met with it (true once: the first time).
+func (t *haltTracker) Observe(res any) bool {
+	r := res.(Result)
+	return t.h.observe(&r)
 }
 
-// Observe counts one finished job (after its retries) and says whether the
-// halt is met with it (true once: the first time).
-func (t *HaltTracker) Observe(r Result) bool { return t.h.observe(&r) }
-
 // Met says the halt has been met.
-func (t *HaltTracker) Met() bool { return t.h.triggered }
+func (t *haltTracker) Met() bool { return t.h.triggered }
 
 // ExitStatus is GNU parallel's exit status under the halt, given the number
 // of jobs started: the one fixed when it was met, else the failed jobs'
 // count (at most 101), or their percentage for a percentage halt.
-func (t *HaltTracker) ExitStatus(started int) int { return t.h.exitStatus(started) }
+func (t *haltTracker) ExitStatus(started int) int { return t.h.exitStatus(started) }

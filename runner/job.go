@@ -1,9 +1,9 @@
 package runner
 
 import (
-	"io"
-
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
 // Job is one command of a batch.
@@ -37,19 +37,6 @@ func openInput(j Job) *jobio.Feed {
 	return &jobio.Feed{Stdin: j.Stdin}
 }
 
-// Input returns what j reads as its input: its Stdin, or its part of a
-// file (worksteal run --pipepart).
-func (j Job) Input() ([]byte, error) {
-	if j.x.In == nil || j.x.In.Src == nil {
-		return j.Stdin, nil
-	}
-	b, err := io.ReadAll(j.x.In.Src())
-	if err == nil && b == nil {
-		b = []byte{}
-	}
-	return b, err
-}
-
 // release drops j's input; called once j is finished for good.
 func (j Job) release() {
 	if j.x.In != nil {
@@ -67,13 +54,25 @@ func (r *run) releaseInputs() {
 	}
 }
 
-// The input side (internal/gnuinput) reads and sets a Job's State through
-// these; see jobio.Of.
+// The input side (internal/gnuinput) reads and sets a Job's State
+// through these (see jobio.Of), and worksteal run its Config's options
+// (see runopts.Of). runopts.Of points into the Config its caller holds, so
+// the options set through it travel with the copies made afterwards (Run
+// takes its Config by value): set them before handing the Config on.
 func init() {
 	jobio.Of = func(job any) jobio.State { return job.(Job).x }
 	jobio.With = func(job any, s jobio.State) any {
 		j := job.(Job)
 		j.x = s
 		return j
+	}
+	runopts.Of = func(cfg any) *runopts.Options { return &cfg.(*Config).x }
+	runopts.Record = func(res any, host string) joblog.Record { return res.(Result).record(host) }
+	runopts.HaltStatus = func(sum any) (int, bool) {
+		s := sum.(*Summary)
+		return s.haltStatus, s.haltSet
+	}
+	runopts.NewHaltTracker = func(h any, jobs int) runopts.HaltTracker {
+		return &haltTracker{h: halting{Halt: h.(Halt), total: jobs}}
 	}
 }

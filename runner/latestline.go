@@ -5,16 +5,9 @@ import (
 	"io"
 	"strings"
 	"sync"
-)
 
-// Screen is the terminal OutputLatestLine paints on, as GNU parallel
-// 20221122 reads it when --latest-line starts: Up is the terminal's
-// cursor-up sequence (tput cuu1; "" off a terminal, where each paint is a
-// line of its own), Rows and Cols its size (24 and 80 off a terminal).
-type Screen struct {
-	Up         string
-	Rows, Cols int
-}
+	"github.com/worksteal/worksteal/internal/runopts"
+)
 
 // latestScreen paints the latest line of each job on a row of its own, as
 // GNU parallel's --latest-line (Job::print_latest_line): a job's row is its
@@ -29,17 +22,17 @@ type Screen struct {
 type latestScreen struct {
 	mu         sync.Mutex
 	out        io.Writer
-	scr        Screen
+	scr        runopts.Screen
 	keepOrder  bool
 	curRow     int
 	maxRow     int
 	minVisible int
 	nextRow    int
-	later      map[int]*latestJob // finished jobs whose rows are still on the screen
-	resize     <-chan Screen      // a new size of the terminal, taken at a paint
+	later      map[int]*latestJob    // finished jobs whose rows are still on the screen
+	resize     <-chan runopts.Screen // a new size of the terminal, taken at a paint
 }
 
-func newLatestScreen(out io.Writer, scr Screen, keepOrder bool) *latestScreen {
+func newLatestScreen(out io.Writer, scr runopts.Screen, keepOrder bool) *latestScreen {
 	if scr.Rows <= 0 {
 		scr.Rows = 24
 	}
@@ -49,7 +42,7 @@ func newLatestScreen(out io.Writer, scr Screen, keepOrder bool) *latestScreen {
 	return &latestScreen{out: out, scr: scr, keepOrder: keepOrder, curRow: 1, maxRow: 1, minVisible: 1, later: map[int]*latestJob{}}
 }
 
-// latestJob is one attempt's output under OutputLatestLine: its stdout and
+// latestJob is one attempt's output under outputLatestLine: its stdout and
 // stderr are one stream (one pipe, as GNU's), whose latest whole line (a
 // line ends at \n, or at \r in a read without \n) is painted.
 type latestJob struct {

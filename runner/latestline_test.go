@@ -7,14 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
 // A size received on Resize is the terminal's from the next paint on: a
 // line is cut at the new width.
 func TestLatestLineResize(t *testing.T) {
 	var out bytes.Buffer
-	resize := make(chan Screen, 1)
-	s := newLatestScreen(&out, Screen{Rows: 24, Cols: 90}, false)
+	resize := make(chan runopts.Screen, 1)
+	s := newLatestScreen(&out, runopts.Screen{Rows: 24, Cols: 90}, false)
 	s.resize = resize
 	j := s.job(1, "", nil)
 	long := strings.Repeat("x", 100) + "\n"
@@ -23,7 +25,7 @@ func TestLatestLineResize(t *testing.T) {
 		t.Fatalf("at 90 columns: %q, want %q", got, want)
 	}
 	out.Reset()
-	resize <- Screen{Rows: 24, Cols: 50}
+	resize <- runopts.Screen{Rows: 24, Cols: 50}
 	j.Write([]byte(long))
 	if got, want := out.String(), "\r"+strings.Repeat("x", 49)+">\n"; got != want {
 		t.Fatalf("after a resize to 50 columns: %q, want %q", got, want)
@@ -38,7 +40,7 @@ func TestLatestLineDrop(t *testing.T) {
 	dir := t.TempDir()
 	jobs := []Job{{Seq: 1, Command: "echo out; echo err >&2; touch " + dir + "/ran; exit 3"}}
 	var out, errOut bytes.Buffer
-	cfg := Config{Slots: 1, Output: OutputLatestLine, LatestLineDrop: true, Stdout: &out, Stderr: &errOut}
+	cfg := Config{Slots: 1, Stdout: &out, Stderr: &errOut, x: runopts.Options{LatestLine: true, LatestLineDrop: true}}
 	sum, err := Run(context.Background(), cfg, jobs)
 	if err != nil {
 		t.Fatal(err)
@@ -57,15 +59,14 @@ func TestLatestLineDrop(t *testing.T) {
 	}
 }
 
-// DryRun with Verbose under OutputLatestLine (GNU's --ll --dry-run): nothing
+// DryRun with Verbose under outputLatestLine (GNU's --ll --dry-run): nothing
 // runs, the command is the job's painted line, the exit status 0.
 func TestLatestLineDryRun(t *testing.T) {
 	dir := t.TempDir()
 	line := "touch " + dir + "/ran; exit 3"
 	jobs := []Job{{Seq: 1, Command: line}}
 	var out bytes.Buffer
-	cfg := Config{Slots: 1, Output: OutputLatestLine, DryRun: true, Verbose: true, Stdout: &out,
-		Screen: Screen{Rows: 24, Cols: 200}}
+	cfg := Config{Slots: 1, Stdout: &out, x: runopts.Options{LatestLine: true, DryRun: true, Verbose: true, Screen: runopts.Screen{Rows: 24, Cols: 200}}}
 	sum, err := Run(context.Background(), cfg, jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -11,28 +11,18 @@ package runner
 
 import "slices"
 
-// MemInfoEnv names the environment variable that, when set, names a file
-// read instead of /proc/meminfo for the free memory (--memfree,
-// --memsuspend, --limit mem): a test hook, so that a test can lower and
-// raise the free memory a run sees.
-const MemInfoEnv = "WORKSTEAL_MEMINFO"
-
-// memLimit is the free memory a job needs to start: GNU's memlimit,
-// --memfree plus --memsuspend.
-func (t *Throttle) memLimit() int64 { return max(t.MemFree, 0) + max(t.MemSuspend, 0) }
-
 // suspendForMemory is GNU's reading for --memsuspend: with less than
 // twice MemSuspend free, only the oldest n+1 running jobs run, n =
 // int(1 / (2 - free/MemSuspend)) (one job below MemSuspend, all of them
 // near twice it), the rest are stopped; with enough free, one stopped
 // job (the oldest) is continued at each reading.
 func (r *run) suspendForMemory() {
-	t := r.cfg.Throttle
+	t := r.cfg.x.Throttle
 	if t.MemSuspend <= 0 {
 		return
 	}
 	r.armGate()
-	rd, err := t.read()
+	rd, err := t.Now()
 	if err != nil {
 		return
 	}

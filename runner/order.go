@@ -72,7 +72,7 @@ func makePlan(jobs []Job, o Order, history map[string]time.Duration) plan {
 	if p.known == 0 {
 		return p
 	}
-	med := balance.Median(seen)
+	med := balance.Quantile(seen, 0.5)
 	for i := range costs {
 		if !known[i] {
 			costs[i] = med

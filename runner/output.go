@@ -25,11 +25,9 @@ const (
 	// OutputUngroup writes the output as it comes: parts of lines of
 	// different jobs may mix (GNU parallel's -u).
 	OutputUngroup
-	// OutputLatestLine paints the latest whole line of each running job's
-	// output (its stdout and stderr as one stream) on a row of its own of
-	// Config.Screen, on Stdout, as GNU parallel's --latest-line; a last
-	// line without a newline is written after the row when the job ends.
-	OutputLatestLine
+	// outputLatestLine is runopts.Options.LatestLine (GNU parallel's
+	// --latest-line), which sets it.
+	outputLatestLine
 )
 
 // lockedWriter serializes writes to w: the jobs' streamed output and the
@@ -55,29 +53,23 @@ func (r *run) streams(job Job, slot int, first string) (stdout, stderr io.Writer
 		return r.streamOut, r.streamErr, nil
 	}
 	tag := ""
-	if r.cfg.Tag {
+	if r.cfg.x.Tag {
 		tag = job.x.TagIn(slot) + "\t"
 	}
 	if r.latest != nil {
 		var color func(bool) (string, string)
-		if r.cfg.Color != nil {
-			color = func(failed bool) (string, string) {
-				res := &Result{Job: job, Slot: slot}
-				if failed {
-					res.Code = 1
-				}
-				return r.cfg.Color(res)
-			}
+		if r.cfg.x.Color != nil {
+			color = func(failed bool) (string, string) { return r.cfg.x.Color(job.Seq, failed) }
 		}
 		l := r.latest.job(job.Seq, tag, color)
-		l.drop = r.cfg.LatestLineDrop
+		l.drop = r.cfg.x.LatestLineDrop
 		l.start(first)
 		return l, l, l.finish
 	}
 	o := &lineWriter{out: r.streamOut, tag: tag}
 	e := &lineWriter{out: r.streamErr, tag: tag}
-	if r.cfg.Color != nil {
-		begin, end := r.cfg.Color(&Result{Job: job, Slot: slot})
+	if r.cfg.x.Color != nil {
+		begin, end := r.cfg.x.Color(job.Seq, false)
 		o.tag, o.end, e.tag, e.end = begin+tag, end, begin+tag, end
 		o.color, e.color = true, true
 	}
@@ -177,9 +169,9 @@ func colorLines(dst []byte, begin, end string, p []byte) []byte {
 // the job's own count. A program that fails fails the job: exit status
 // 255, no output but the error.
 func (r *run) compressed(ctx context.Context, e Exit) Exit {
-	decompress := r.cfg.Decompress
+	decompress := r.cfg.x.Decompress
 	if decompress == "" {
-		decompress = r.cfg.Compress + " -dc"
+		decompress = r.cfg.x.Compress + " -dc"
 	}
 	shell := cmp.Or(r.cfg.Shell, "/bin/sh")
 	through := func(prg string, data []byte) ([]byte, error) {
@@ -193,7 +185,7 @@ func (r *run) compressed(ctx context.Context, e Exit) Exit {
 		return out.Bytes(), nil
 	}
 	for _, b := range []*[]byte{&e.Stdout, &e.Stderr} {
-		packed, err := through(r.cfg.Compress, *b)
+		packed, err := through(r.cfg.x.Compress, *b)
 		if err == nil {
 			*b, err = through(decompress, packed)
 		}

@@ -7,8 +7,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
 // Exit is how one run of a command ended.
@@ -57,28 +58,21 @@ type Command struct {
 	// Stdout and Stderr, if set, receive the output as it comes instead of
 	// Exit.Stdout and Exit.Stderr.
 	Stdout, Stderr io.Writer
-	// TermSeq, when set, stops the command in its steps instead of
-	// SIGTERM and SIGKILL after Grace (Config.TermSeq).
-	TermSeq []TermStep
-	// TTY runs the shell in this process's group, the terminal's, so that
-	// it may read the terminal (Config.TTY): a stop reaches the shell
-	// alone, and a Reaper does not take it.
-	TTY bool
-	// Started, if set, is called with the process group's id once the
-	// command runs (not with TTY), and with 0 once it has been reaped.
-	Started func(pgid int)
-}
-
-// TermStep is a step of stopping a job (GNU parallel's --term-seq): Signal
-// to the job's process group, then up to Wait for the group to be gone.
-type TermStep struct {
-	Signal syscall.Signal
-	Wait   time.Duration
+	// termSeq, when set, stops the command in its steps instead of
+	// SIGTERM and SIGKILL after Grace (runopts.Options.TermSeq).
+	termSeq []runopts.TermStep
+	// tty runs the shell in this process's group, the terminal's, so that
+	// it may read the terminal (runopts.Options.TTY): a stop reaches the
+	// shell alone, and a Reaper does not take it.
+	tty bool
+	// started, if set, is called with the process group's id once the
+	// command runs (not with tty), and with 0 once it has been reaped.
+	started func(pgid int)
 }
 
 // stopInSteps sends the steps of seq to the group until it is gone or
 // the steps end; waited is closed when the shell has been reaped.
-func stopInSteps(p *os.Process, pgid int, seq []TermStep, waited <-chan struct{}) {
+func stopInSteps(p *os.Process, pgid int, seq []runopts.TermStep, waited <-chan struct{}) {
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for _, st := range seq {
@@ -142,7 +136,7 @@ func Exec(ctx context.Context, c Command) Exit {
 	// Ctrl-C reaches only us (we then stop the jobs in order). See
 	// process_unix.go and process_other.go for what each system does.
 	cmd.SysProcAttr = groupAttr()
-	if c.TTY {
+	if c.tty {
 		cmd.SysProcAttr = ttyAttr()
 	}
 
@@ -156,7 +150,7 @@ func Exec(ctx context.Context, c Command) Exit {
 		return e
 	}
 	pgid := cmd.Process.Pid
-	if c.TTY {
+	if c.tty {
 		// Not a group of its own: the signals go to the shell alone
 		// (kill(2) of -pgid is the process pgid).
 		pgid = -pgid
@@ -164,9 +158,9 @@ func Exec(ctx context.Context, c Command) Exit {
 		c.Reaper.add(pgid)
 		defer c.Reaper.remove(pgid)
 	}
-	if c.Started != nil && pgid > 0 {
-		c.Started(pgid)
-		defer c.Started(0) // reaped: the id may be reused
+	if c.started != nil && pgid > 0 {
+		c.started(pgid)
+		defer c.started(0) // reaped: the id may be reused
 	}
 	waited := make(chan struct{})
 	killed := make(chan struct{})
@@ -179,8 +173,8 @@ func Exec(ctx context.Context, c Command) Exit {
 		case <-ctx.Done():
 		}
 		cancelled = true
-		if len(c.TermSeq) > 0 {
-			stopInSteps(cmd.Process, pgid, c.TermSeq, waited)
+		if len(c.termSeq) > 0 {
+			stopInSteps(cmd.Process, pgid, c.termSeq, waited)
 			return
 		}
 		terminateGroup(cmd.Process, pgid)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/worksteal/worksteal/balance"
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/runopts"
 )
 
 // jobState is the runner's record of one job. Owned by the loop goroutine.
@@ -93,7 +94,7 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	r.hist = balance.NewHistory(0)
 	r.hedge = &balance.Hedge{Delay: cfg.SpeculateAfter, MinSamples: 3, History: r.hist}
 	r.backoff = balance.Backoff{Initial: cfg.RetryDelay, Max: time.Minute, Multiplier: 2, Jitter: 0.5}
-	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), LPT: r.plan.lpt, CostsKnown: r.plan.known}
+	r.sum = Summary{Jobs: len(jobs), Slots: cfg.Slots, Busy: make([]time.Duration, cfg.Slots), lpt: r.plan.lpt, costsKnown: r.plan.known}
 	r.events = make(chan attemptDone)
 	r.retryCh = make(chan *jobState, len(jobs))
 	if feed != nil {
@@ -101,25 +102,25 @@ func runJobs(ctx context.Context, cfg Config, jobs []Job, feed <-chan Job) (*Sum
 	}
 	r.halt = halting{Halt: cfg.Halt, total: len(jobs)}
 	r.errOut = cfg.Stderr
-	if (cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil) || cfg.Output == OutputLatestLine {
+	if (cfg.Output != OutputGroup && !cfg.KeepOrder && cfg.Results == nil) || cfg.Output == outputLatestLine {
 		mu := new(sync.Mutex)
 		r.streamOut = &lockedWriter{w: cfg.Stdout, mu: mu}
 		r.streamErr = &lockedWriter{w: cfg.Stderr, mu: mu}
 		r.errOut = r.streamErr // the runner's own lines too, between the jobs' writes
-		if cfg.Output == OutputLatestLine {
+		if cfg.Output == outputLatestLine {
 			// GNU: --latest-line keeps the order of the rows (its -k), not
 			// of the output.
-			r.latest = newLatestScreen(r.streamOut, cfg.Screen, cfg.KeepOrder)
-			r.latest.resize = cfg.Resize
+			r.latest = newLatestScreen(r.streamOut, cfg.x.Screen, cfg.KeepOrder)
+			r.latest.resize = cfg.x.Resize
 		}
 	}
 	err := r.loop(ctx)
 	r.releaseInputs()
 	r.finishSummary()
 	if r.halt.When != HaltNever {
-		r.sum.HaltSet = true
+		r.sum.haltSet = true
 		r.sum.Halted = r.halt.triggered
-		r.sum.HaltStatus = r.halt.exitStatus(r.started)
+		r.sum.haltStatus = r.halt.exitStatus(r.started)
 	}
 	return &r.sum, err
 }
@@ -143,7 +144,7 @@ type run struct {
 	// stream: a RunStream, whose results keep no output once written.
 	stream  bool
 	feed    <-chan Job
-	gate    gate // Throttle's state (throttle.go)
+	gate    gate // Throttle's state (gate.go)
 	events  chan attemptDone
 	retryCh chan *jobState
 	nextOut int // KeepOrder: first job whose output is not written yet
@@ -168,7 +169,7 @@ type run struct {
 	// streamOut and streamErr: the jobs' output as it comes (OutputLineBuffer,
 	// OutputUngroup), one write at a time.
 	streamOut, streamErr *lockedWriter
-	latest               *latestScreen // OutputLatestLine's rows
+	latest               *latestScreen // outputLatestLine's rows
 	errOut               io.Writer     // where the runner's own lines go: Stderr, or streamErr
 	resultsFailed        bool
 }
@@ -325,38 +326,38 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 	js.tries++
 	js.running = append(js.running, a)
 	r.running++
-	if r.cfg.Attempts != nil {
-		r.cfg.Attempts(Attempt{Seq: js.job.Seq, Slot: slot, Try: js.tries, Copy: copy, Start: a.start})
+	if r.cfg.x.Attempts != nil {
+		r.cfg.x.Attempts(runopts.Attempt{Seq: js.job.Seq, Slot: slot, Try: js.tries, Copy: copy, Start: a.start})
 	}
 	seq, sl := strconv.Itoa(js.job.Seq), strconv.Itoa(slot)
 	sl0 := strconv.Itoa(slot - 1)
 	env := append(slices.Clip(r.cfg.Env), "WORKSTEAL_SEQ="+seq, "WORKSTEAL_SLOT="+sl, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+sl,
-		cmp.Or(r.cfg.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
+		cmp.Or(r.cfg.x.SlotVar, "PARALLEL_JOBSLOT0")+"="+sl0) // GNU's --process-slot-var
 
-	c := Command{Shell: r.cfg.Shell, Line: jobio.ShellQuoted(a.line, r.cfg.ShellQuote), Env: env, Grace: r.cfg.Grace, TermSeq: r.cfg.TermSeq, Nice: r.cfg.Nice,
-		Started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
+	c := Command{Shell: r.cfg.Shell, Line: jobio.ShellQuoted(a.line, r.cfg.x.ShellQuote), Env: env, Grace: r.cfg.Grace, termSeq: r.cfg.x.TermSeq, Nice: r.cfg.Nice,
+		started: func(pgid int) { a.pgid.Store(int64(pgid)) }}
 	switch {
-	case r.cfg.Ask != nil:
-		if !r.cfg.Ask(a.line) {
+	case r.cfg.x.Ask != nil:
+		if !r.cfg.x.Ask(a.line) {
 			js.job.x.Skip = 's' // GNU: skip(), exit status -2, never retried
 		}
-	case r.cfg.Trace && r.errOut != nil:
+	case r.cfg.x.Trace && r.errOut != nil:
 		io.WriteString(r.errOut, a.line+"\n") // -t: as the attempt starts
 	}
 	var flush func(failed bool)
 	if r.streamOut != nil {
 		first := "" // -v under OutputLatestLine: GNU's first line of the job's own output
-		if r.cfg.Verbose && r.latest != nil {
+		if r.cfg.x.Verbose && r.latest != nil {
 			first = a.line + "\n"
 		}
 		c.Stdout, c.Stderr, flush = r.streams(js.job, slot, first)
-		if r.cfg.Verbose && r.latest == nil {
+		if r.cfg.x.Verbose && r.latest == nil {
 			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
 		}
 	}
 	in := openInput(js.job)
 	go func() {
-		if js.job.x.Skip != 0 || r.cfg.DryRun {
+		if js.job.x.Skip != 0 || r.cfg.x.DryRun {
 			// GNU's skip() (exit -2), its wrapper of a --pipe command
 			// that gets no input (exit 0), or --dry-run's "true": nothing
 			// runs; -t and -v above show the command.
@@ -380,9 +381,9 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 			r.events <- attemptDone{a: a, e: Exit{Start: time.Now(), Code: -1, Err: err}}
 			return
 		}
-		if r.cfg.TTY && c.Stdin == nil {
+		if r.cfg.x.TTY && c.Stdin == nil {
 			if tty, err := os.Open("/dev/tty"); err == nil {
-				c.Stdin, c.TTY = tty, true
+				c.Stdin, c.tty = tty, true
 				defer tty.Close()
 			}
 		}
@@ -390,7 +391,7 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		if flush != nil {
 			flush(e.Code != 0 || e.Signal != 0 || e.Err != nil)
 		}
-		if r.cfg.Compress != "" && c.Stdout == nil && actx.Err() == nil {
+		if r.cfg.x.Compress != "" && c.Stdout == nil && actx.Err() == nil {
 			e = r.compressed(actx, e)
 		}
 		r.events <- attemptDone{a: a, e: e, sent: sent()}
@@ -457,8 +458,8 @@ func (r *run) finished(d attemptDone, stopping bool) {
 	js.running = slices.DeleteFunc(js.running, func(x *attempt) bool { return x == a })
 	r.running--
 	r.free = append(r.free, a.slot)
-	if r.cfg.Attempts != nil {
-		r.cfg.Attempts(Attempt{Seq: js.job.Seq, Slot: a.slot, Try: js.tries, Copy: a.copy, Start: a.start, Ended: true, Runtime: e.Runtime, OK: e.OK()})
+	if r.cfg.x.Attempts != nil {
+		r.cfg.x.Attempts(runopts.Attempt{Seq: js.job.Seq, Slot: a.slot, Try: js.tries, Copy: a.copy, Start: a.start, Ended: true, Runtime: e.Runtime, OK: e.OK()})
 	}
 	r.sum.Busy[a.slot-1] += e.Runtime
 	timedOut := errors.Is(e.Err, errTimedOut)
@@ -467,7 +468,7 @@ func (r *run) finished(d attemptDone, stopping bool) {
 		r.hist.Observe(e.Runtime) // censored at the limit; see balance.History
 	}
 	killed := errors.Is(e.Err, errOverLimit) || errors.Is(e.Err, errLowMemory)
-	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, Sent: d.sent, killed: killed}
+	res := &Result{Job: js.job, Exit: e, Slot: a.slot, Attempts: js.tries, TimedOut: timedOut, CopyWon: a.copy, sent: d.sent, killed: killed}
 	res.Command = a.line
 	switch {
 	case js.res != nil:
@@ -565,10 +566,10 @@ func (r *run) flushOutput() {
 }
 
 func (r *run) output(res *Result) {
-	if r.cfg.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
+	if r.cfg.x.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
 		io.WriteString(r.cfg.Stdout, res.Command+"\n") // -v: with the job's output
 	}
-	if r.cfg.Verbose && r.cfg.Results != nil && r.streamOut == nil {
+	if r.cfg.x.Verbose && r.cfg.Results != nil && r.streamOut == nil {
 		// GNU: -v's line is part of the job's saved (and counted) output.
 		res.Stdout = append([]byte(res.Command+"\n"), res.Stdout...)
 		res.Received += int64(len(res.Command) + 1)
@@ -581,19 +582,19 @@ func (r *run) output(res *Result) {
 		}
 	case r.streamOut != nil:
 		// Written as it came.
-	case r.cfg.Color != nil:
+	case r.cfg.x.Color != nil:
 		tag := ""
-		if r.cfg.Tag {
+		if r.cfg.x.Tag {
 			tag = res.x.TagIn(res.Slot) + "\t"
 		}
-		begin, end := r.cfg.Color(res)
+		begin, end := r.cfg.x.Color(res.Seq, res.Code != 0 || res.Signal != 0)
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(colorLines(nil, begin+tag, end, res.Stdout))
 		}
 		if len(res.Stderr) > 0 {
 			r.errOut.Write(colorLines(nil, begin+tag, end, res.Stderr))
 		}
-	case r.cfg.Tag:
+	case r.cfg.x.Tag:
 		tag := res.x.TagIn(res.Slot) + "\t"
 		if len(res.Stdout) > 0 {
 			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
@@ -617,8 +618,8 @@ func (r *run) output(res *Result) {
 	case res.Exit.Err != nil:
 		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}
-	if r.cfg.Joblog != nil {
-		if err := r.cfg.Joblog.Write(res.Record(r.cfg.Host)); err != nil && !r.joblogFailed {
+	if r.cfg.x.Joblog != nil {
+		if err := r.cfg.x.Joblog.Write(res.record(r.cfg.x.Host)); err != nil && !r.joblogFailed {
 			r.joblogFailed = true
 			fmt.Fprintf(r.errOut, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
 		}
@@ -662,16 +663,16 @@ func (r *run) finishSummary() {
 	s.Utilization = balance.Utilization(s.Busy, idle)
 	s.Imbalance = balance.Imbalance(s.Busy)
 	s.StragglerRatio = balance.StragglerRatio(s.Durations)
-	if s.LPT {
+	if s.lpt {
 		identity := make([]int, len(r.jobs))
 		for i := range identity {
 			identity[i] = i
 		}
 		costs := measured
 		if !all {
-			costs, s.Estimated = r.plan.costs, true
+			costs, s.estimated = r.plan.costs, true
 		}
-		s.InputEstimate = listMakespan(costs, identity, s.Slots)
-		s.LPTEstimate = listMakespan(costs, r.plan.order, s.Slots)
+		s.inputEstimate = listMakespan(costs, identity, s.Slots)
+		s.lptEstimate = listMakespan(costs, r.plan.order, s.Slots)
 	}
 }

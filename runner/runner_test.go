@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/proctest"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
@@ -106,7 +108,7 @@ func TestRunFailuresAndEnvironment(t *testing.T) {
 	}
 	codes := map[int][2]int{}
 	for _, r := range s.Results {
-		codes[r.Seq] = [2]int{r.Record(":").Exit, r.Signal}
+		codes[r.Seq] = [2]int{r.record(":").Exit, r.Signal}
 	}
 	// GNU parallel's Exitval of a process killed by a signal is 0.
 	want := map[int][2]int{1: {3, 0}, 2: {0, 0}, 3: {0, 9}, 4: {1, 0}}
@@ -200,17 +202,17 @@ func TestRunJoblogAndResume(t *testing.T) {
 	}
 	cmds[2] = "exit 1"
 	jobs := lines(cmds...)
-	jl, err := OpenJoblog(logPath, false)
+	jl, err := joblog.Open(logPath, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, Config{Slots: 3, Joblog: jl}, jobs)
+	mustRun(t, Config{Slots: 3, x: runopts.Options{Joblog: jl}}, jobs)
 	jl.Close()
-	recs, err := ReadJoblogFile(logPath)
+	recs, err := joblog.ReadFile(logPath)
 	if err != nil || len(recs) != 6 {
 		t.Fatalf("joblog: %d rows, %v; want 6", len(recs), err)
 	}
-	todo, skipped := Resume(jobs, recs, true)
+	todo, skipped := joblog.Resume(jobs, jobSeq, recs, true)
 	if skipped != 5 || len(todo) != 1 || todo[0].Seq != 3 {
 		t.Fatalf("Resume: %d skipped, todo %v; want the failed job 3", skipped, todo)
 	}
@@ -230,14 +232,14 @@ func TestRunInterruptThenResume(t *testing.T) {
 		cmds = append(cmds, fmt.Sprintf("echo $$ >> %s; sleep %s; echo %d >> %s", pids, sleep, i, marks))
 	}
 	jobs := lines(cmds...)
-	jl, _ := OpenJoblog(logPath, false)
+	jl, _ := joblog.Open(logPath, false)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	var once sync.Once
-	cfg := Config{Slots: 3, Joblog: jl, Order: OrderInput, Grace: 200 * time.Millisecond, Progress: func(p Progress) {
+	cfg := Config{Slots: 3, Order: OrderInput, Grace: 200 * time.Millisecond, Progress: func(p Progress) {
 		if p.Succeeded == 4 && p.Running == 3 {
 			once.Do(func() { cancel(errors.New("test stop")) })
 		}
-	}}
+	}, x: runopts.Options{Joblog: jl}}
 	s, err := Run(ctx, cfg, jobs)
 	jl.Close()
 	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "test stop") {
@@ -249,11 +251,11 @@ func TestRunInterruptThenResume(t *testing.T) {
 	waitGone(t, pids)
 
 	// The rerun, with the long jobs made short, completes the rest.
-	recs, err := ReadJoblogFile(logPath)
+	recs, err := joblog.ReadFile(logPath)
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("joblog after stop: %d rows, %v; want the 4 finished", len(recs), err)
 	}
-	todo, skipped := Resume(jobs, recs, true)
+	todo, skipped := joblog.Resume(jobs, jobSeq, recs, true)
 	if skipped != 4 || len(todo) != 8 {
 		t.Fatalf("Resume: %d skipped, %d todo; want 4, 8", skipped, len(todo))
 	}
@@ -276,7 +278,7 @@ func TestRunInterruptThenResume(t *testing.T) {
 func TestRunSummaryMetrics(t *testing.T) {
 	jobs := []Job{{Seq: 1, Command: "sleep 0.05", Weight: 1}, {Seq: 2, Command: "sleep 0.05", Weight: 1}, {Seq: 3, Command: "sleep 0.8", Weight: 6}}
 	s := mustRun(t, Config{Slots: 2}, jobs)
-	if !s.LPT || s.CostsKnown != 3 || s.Estimated {
+	if !s.lpt || s.costsKnown != 3 || s.estimated {
 		t.Fatalf("summary %+v; want LPT from 3 weights, estimated from measured times", s)
 	}
 	// Input order puts the long job third, on top of a short one; longest
@@ -302,3 +304,5 @@ func TestRunInvalidConfig(t *testing.T) {
 		}
 	}
 }
+
+func jobSeq(j Job) int { return j.Seq }

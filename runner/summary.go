@@ -5,20 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Attempt is the start or the end of one run of a job's command.
-type Attempt struct {
-	Seq   int // the job's sequence number
-	Slot  int // from 1
-	Try   int // attempts of the job started so far, copies included
-	Copy  bool
-	Start time.Time
-	// Ended says the attempt is over; Runtime and OK say how it went.
-	Ended   bool
-	Runtime time.Duration
-	OK      bool
-}
+	"github.com/worksteal/worksteal/internal/joblog"
+)
 
 // Progress is the state of a running batch.
 type Progress struct {
@@ -40,15 +29,15 @@ type Result struct {
 	Attempts int   // attempts started, speculative copies included
 	TimedOut bool  // the recorded attempt was cut by the timeout
 	CopyWon  bool  // a speculative copy finished first
-	Sent     int64 // bytes the recorded attempt was given on its input (--pipe)
+	sent     int64 // bytes the recorded attempt was given on its input (--pipe): the joblog's Send
 	killed   bool  // the runner killed the recorded attempt (Throttle.Limit, MemFree)
 }
 
 // OK says the job succeeded.
 func (r Result) OK() bool { return r.Exit.OK() }
 
-// Record returns r as a joblog row for host.
-func (r Result) Record(host string) Record {
+// record returns r as a joblog row for host (runopts.Record).
+func (r Result) record(host string) joblog.Record {
 	// GNU parallel's Exitval: $? >> 8 (0 for a process killed by a
 	// signal, which the Signal column gives), -1 for a job it killed at
 	// its timeout unless the job exited with a status of its own.
@@ -59,7 +48,7 @@ func (r Result) Record(host string) Record {
 	if (r.TimedOut || r.killed) && code == 0 {
 		code = -1 // GNU: a job it killed itself (--timeout, --limit, --memfree)
 	}
-	return Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.Sent, Receive: r.Received, Exit: code, Signal: r.Signal, Command: r.Command}
+	return joblog.Record{Seq: r.Seq, Host: host, Start: r.Start, Runtime: r.Runtime, Send: r.sent, Receive: r.Received, Exit: code, Signal: r.Signal, Command: r.Command}
 }
 
 // Summary is what happened to a batch, with the balance metrics of the run.
@@ -83,35 +72,38 @@ type Summary struct {
 	// balance.StragglerRatio of Durations.
 	Utilization, Imbalance, StragglerRatio float64
 
-	// LPT says the jobs started longest first; CostsKnown is how many had a
-	// known cost.
-	LPT        bool
-	CostsKnown int
-	// InputEstimate and LPTEstimate are the makespans of list scheduling
-	// the jobs on Slots in input order and in the order used: from the
-	// measured run times when every job finished, else from the estimated
-	// costs (then in cost units, Estimated set). Zero when not LPT.
-	InputEstimate, LPTEstimate float64
-	Estimated                  bool
+	// lpt says the jobs started longest first; costsKnown is how many had a
+	// known cost. inputEstimate and lptEstimate are the makespans of list
+	// scheduling the jobs on Slots in input order and in the order used:
+	// from the measured run times when every job finished, else from the
+	// estimated costs (then in cost units, estimated set). Zero when not
+	// lpt. Saving and String report them.
+	lpt                        bool
+	costsKnown                 int
+	inputEstimate, lptEstimate float64
+	estimated                  bool
 
 	// Results holds the finished jobs' results in input order.
 	Results []Result
 
-	// Halted says the Halt condition was met; HaltStatus is the exit
+	// Halted says the Halt condition was met. haltStatus is the exit
 	// status GNU parallel gives under Config.Halt (met or not), and
-	// HaltSet says there is one (Halt is not never).
+	// haltSet says there is one (Halt is not never): runopts.HaltStatus.
 	Halted     bool
-	HaltStatus int
-	HaltSet    bool
+	haltStatus int
+	haltSet    bool
 }
 
-// Saving returns the fraction of the input-order makespan that LPT ordering
-// saved (estimated; see InputEstimate), and false when it cannot tell.
+// Saving returns the fraction of the input-order makespan that longest-
+// first ordering saved, and false when it cannot tell (the jobs did not
+// start longest first). Both makespans are those of list scheduling the
+// jobs on Slots, in input order and in the order used: from the measured
+// run times when every job finished, else from the estimated costs.
 func (s *Summary) Saving() (float64, bool) {
-	if !s.LPT || s.InputEstimate <= 0 {
+	if !s.lpt || s.inputEstimate <= 0 {
 		return 0, false
 	}
-	return 1 - s.LPTEstimate/s.InputEstimate, true
+	return 1 - s.lptEstimate/s.inputEstimate, true
 }
 
 // String formats the summary in three or four lines.
@@ -139,12 +131,12 @@ func (s *Summary) String() string {
 	if saving, ok := s.Saving(); ok {
 		unit := func(v float64) string { return roundDuration(time.Duration(v * float64(time.Second))).String() }
 		from := "measured run times"
-		if s.Estimated {
+		if s.estimated {
 			unit = func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " cost units" }
 			from = "estimated costs"
 		}
 		fmt.Fprintf(&b, "order: longest first (%d of %d costs known); by %s, input order %s, longest first %s: saved %.0f%%\n",
-			s.CostsKnown, s.Jobs, from, unit(s.InputEstimate), unit(s.LPTEstimate), 100*saving)
+			s.costsKnown, s.Jobs, from, unit(s.inputEstimate), unit(s.lptEstimate), 100*saving)
 	}
 	return b.String()
 }

@@ -7,25 +7,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/internal/testdeadline"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 // No job starts while the load is at or over MaxLoad; the first starts
 // at the first reading under it.
 func TestThrottleLoadHoldsStarts(t *testing.T) {
 	reads, readsAtStart := 0, -1
-	th := &Throttle{MaxLoad: 2, Every: 5 * time.Millisecond, Read: func() (Reading, error) {
+	th := &throttle.Throttle{MaxLoad: 2, Every: 5 * time.Millisecond, Read: func() (throttle.Reading, error) {
 		reads++
 		if reads <= 3 {
-			return Reading{Load: 2}, nil // at the limit: no room
+			return throttle.Reading{Load: 2}, nil // at the limit: no room
 		}
-		return Reading{Load: 0}, nil
+		return throttle.Reading{Load: 0}, nil
 	}}
-	cfg := Config{Slots: 2, Throttle: th, Attempts: func(a Attempt) {
+	cfg := Config{Slots: 2, x: runopts.Options{Throttle: th, Attempts: func(a runopts.Attempt) {
 		if !a.Ended && readsAtStart < 0 {
 			readsAtStart = reads
 		}
-	}}
+	}}}
 	sum := mustRun(t, cfg, lines("true", "true", "true"))
 	if sum.Succeeded != 3 {
 		t.Fatalf("%+v", sum)
@@ -39,17 +41,17 @@ func TestThrottleLoadHoldsStarts(t *testing.T) {
 // jobs, no more than MaxLoad run at once, whatever the slots.
 func TestThrottleLoadLimitsConcurrency(t *testing.T) {
 	running, most := 0, 0
-	th := &Throttle{MaxLoad: 2, Every: 2 * time.Millisecond, Read: func() (Reading, error) {
-		return Reading{Load: float64(running)}, nil
+	th := &throttle.Throttle{MaxLoad: 2, Every: 2 * time.Millisecond, Read: func() (throttle.Reading, error) {
+		return throttle.Reading{Load: float64(running)}, nil
 	}}
-	cfg := Config{Slots: 8, Throttle: th, Attempts: func(a Attempt) {
+	cfg := Config{Slots: 8, x: runopts.Options{Throttle: th, Attempts: func(a runopts.Attempt) {
 		if a.Ended {
 			running--
 			return
 		}
 		running++
 		most = max(most, running)
-	}}
+	}}}
 	var cmds []string
 	for range 10 {
 		cmds = append(cmds, "sleep 0.05")
@@ -66,14 +68,14 @@ func TestThrottleMemFree(t *testing.T) {
 	const limit = 1000
 	started := 0
 	low := false
-	th := &Throttle{MemFree: limit, Every: 5 * time.Millisecond, Read: func() (Reading, error) {
+	th := &throttle.Throttle{MemFree: limit, Every: 5 * time.Millisecond, Read: func() (throttle.Reading, error) {
 		if low {
-			return Reading{MemFree: limit/2 - 1}, nil
+			return throttle.Reading{MemFree: limit/2 - 1}, nil
 		}
-		return Reading{MemFree: limit}, nil
+		return throttle.Reading{MemFree: limit}, nil
 	}}
 	var killed []int
-	cfg := Config{Slots: 3, Throttle: th, Retries: 1, Attempts: func(a Attempt) {
+	cfg := Config{Slots: 3, Retries: 1, x: runopts.Options{Throttle: th, Attempts: func(a runopts.Attempt) {
 		if !a.Ended {
 			started++
 			// Memory runs short once the first three have started; it
@@ -85,7 +87,7 @@ func TestThrottleMemFree(t *testing.T) {
 			killed = append(killed, a.Seq)
 			low = false
 		}
-	}}
+	}}}
 	sum := mustRun(t, cfg, lines("sleep 2", "sleep 2", "sleep 2", "true"))
 	if len(killed) != 1 || killed[0] != 3 {
 		t.Fatalf("killed %v, want [3] (the youngest)", killed)
@@ -97,16 +99,16 @@ func TestThrottleMemFree(t *testing.T) {
 
 // A killed job with no retry left has failed, and says why.
 func TestThrottleMemFreeKillFails(t *testing.T) {
-	th := &Throttle{MemFree: 1000, Every: 5 * time.Millisecond}
+	th := &throttle.Throttle{MemFree: 1000, Every: 5 * time.Millisecond}
 	n := 0
-	th.Read = func() (Reading, error) {
+	th.Read = func() (throttle.Reading, error) {
 		n++
 		if n > 1 {
-			return Reading{MemFree: 1}, nil
+			return throttle.Reading{MemFree: 1}, nil
 		}
-		return Reading{MemFree: 1000}, nil
+		return throttle.Reading{MemFree: 1000}, nil
 	}
-	sum := mustRun(t, Config{Slots: 1, Throttle: th}, lines("sleep 30"))
+	sum := mustRun(t, Config{Slots: 1, x: runopts.Options{Throttle: th}}, lines("sleep 30"))
 	if sum.Failed != 1 || !errors.Is(sum.Results[0].Err, errLowMemory) {
 		t.Errorf("%d failed, err %v; want 1, %v", sum.Failed, sum.Results[0].Err, errLowMemory)
 	}
@@ -116,32 +118,18 @@ func TestThrottleMemFreeKillFails(t *testing.T) {
 // run waits for a good one.
 func TestThrottleReadingFails(t *testing.T) {
 	n := 0
-	th := &Throttle{MaxLoad: 1, Every: time.Millisecond, Read: func() (Reading, error) {
+	th := &throttle.Throttle{MaxLoad: 1, Every: time.Millisecond, Read: func() (throttle.Reading, error) {
 		n++
 		if n < 3 {
-			return Reading{}, fmt.Errorf("no /proc")
+			return throttle.Reading{}, fmt.Errorf("no /proc")
 		}
-		return Reading{}, nil
+		return throttle.Reading{}, nil
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), testdeadline.Left(t))
 	defer cancel()
-	sum, err := Run(ctx, Config{Slots: 1, Throttle: th}, lines("true"))
+	sum, err := Run(ctx, Config{Slots: 1, x: runopts.Options{Throttle: th}}, lines("true"))
 	if err != nil || sum.Succeeded != 1 || n < 3 {
 		t.Errorf("%v, %d succeeded after %d readings", err, sum.Succeeded, n)
-	}
-}
-
-func TestReadMachine(t *testing.T) {
-	r, err := ReadMachine()
-	if err != nil {
-		t.Skipf("no /proc here: %v", err)
-	}
-	if r.Load < 0 || r.MemFree <= 0 {
-		t.Errorf("reading %+v", r)
-	}
-	got, err := memFree([]byte("MemTotal: 100 kB\nMemFree:  10 kB\nBuffers: 1 kB\nCached: 2 kB\nSwapCached: 3 kB\nMemAvailable: 50 kB\n"))
-	if err != nil || got != 16*1024 {
-		t.Errorf("memFree = %d, %v; want %d", got, err, 16*1024)
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // wsRunEnv runs the binary to its end with stdin and extra environment.
@@ -53,13 +53,13 @@ func TestPipeChunksAsClusterTasks(t *testing.T) {
 	if code != 0 || chunks < 20 {
 		t.Fatalf("local run: exit %d, output %q", code, local)
 	}
-	joblog := filepath.Join(t.TempDir(), "jl")
-	nats := []string{"run", "--nats", srv.URL(), "--ack-wait", e2e.AckWait, "--pipe", "--block", "4k", "-k", "--joblog", joblog, "echo {#}; wc -l"}
+	logPath := filepath.Join(t.TempDir(), "jl")
+	nats := []string{"run", "--nats", srv.URL(), "--ack-wait", e2e.AckWait, "--pipe", "--block", "4k", "-k", "--joblog", logPath, "echo {#}; wc -l"}
 	out, errOut, code := wsRunEnv(t, input, nil, nats...)
 	if code != 0 || out != local {
 		t.Fatalf("run --nats --pipe: exit %d, output differs from the local run's:\n%s\nlocal:\n%s\nstderr: %s", code, out, local, errOut)
 	}
-	recs, err := runner.ReadJoblogFile(joblog)
+	recs, err := joblog.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/runcmd"
 	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/proctest"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // runWithInput runs the command line with stdin and returns its exit code
@@ -124,7 +124,7 @@ func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("first run: exit %d; want 1 (stderr %q)", code, errs)
 	}
-	recs, err := runner.ReadJoblogFile(log)
+	recs, err := joblog.ReadFile(log)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("joblog: %v, %v", recs, err)
 	}
@@ -198,7 +198,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	// Wait until the quick jobs are logged and three hanging ones run.
 	deadline := time.Now().Add(testdeadline.Left(t))
 	for {
-		recs, _ := runner.ReadJoblogFile(log)
+		recs, _ := joblog.ReadFile(log)
 		started, _ := os.ReadFile(pids)
 		if len(recs) == 3 && len(strings.Fields(string(started))) == 6 {
 			break
@@ -231,7 +231,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 			t.Errorf("job process %d survived the %v", pid, sig)
 		}
 	}
-	recs, err := runner.ReadJoblogFile(log)
+	recs, err := joblog.ReadFile(log)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("joblog after %v: %v, %v; want the 3 finished jobs", sig, recs, err)
 	}
@@ -247,7 +247,7 @@ func testRunSignal(t *testing.T, sig syscall.Signal) {
 	if !slices.Equal(got, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}) {
 		t.Errorf("jobs that ran to the end: %v; want each of 1..10 once", got)
 	}
-	if recs, _ = runner.ReadJoblogFile(log); len(recs) != 10 {
+	if recs, _ = joblog.ReadFile(log); len(recs) != 10 {
 		t.Errorf("joblog has %d rows; want 10", len(recs))
 	}
 }
@@ -341,7 +341,7 @@ func TestRunTakesGNUNamesOfItsFlags(t *testing.T) {
 		}
 	}
 	code, out, errs := runWithInput(t, "", "run", "-k", "--jl", "-", "echo", ":::", "a")
-	if code != 0 || !strings.HasPrefix(out, runner.JoblogHeader+"\na\n1\t:\t") {
+	if code != 0 || !strings.HasPrefix(out, joblog.Header+"\na\n1\t:\t") {
 		t.Errorf("run --jl -: exit %d, stdout %q, stderr %q; want the joblog on stdout", code, out, errs)
 	}
 }

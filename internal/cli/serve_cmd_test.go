@@ -12,6 +12,7 @@ import (
 
 	"github.com/worksteal/worksteal/internal/cli/runcmd"
 	"github.com/worksteal/worksteal/internal/cli/workercmd"
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 	"github.com/worksteal/worksteal/runner"
@@ -81,7 +82,7 @@ func TestServeWorkerRun(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, errs)
 		}
 	}
-	recs, err := runner.ReadJoblogFile(log)
+	recs, err := joblog.ReadFile(log)
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("joblog: %v, %v", recs, err)
 	}
@@ -102,7 +103,7 @@ func TestServeWorkerRun(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "jobs 4: 3 succeeded, 1 failed; 3 recorded before this run") {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q; want only job 3 rerun", code, out, errs)
 	}
-	if recs, _ := runner.ReadJoblogFile(log); len(recs) != 5 || recs[4].Seq != 3 || recs[4].Start.Before(recs[3].Start) {
+	if recs, _ := joblog.ReadFile(log); len(recs) != 5 || recs[4].Seq != 3 || recs[4].Start.Before(recs[3].Start) {
 		t.Errorf("joblog after --resume-failed: %+v; want job 3's new row added", recs)
 	}
 	code, out, _ = runWithInput(t, "1\techo a\n9\techo b\n5\techo c\n", "run", "--nats", url, "-k", "--weight-col", "1", "--retries", "2", "--timeout", "30s")

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/worksteal/worksteal/internal/cli/workercmd"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 // TestAdmissionFollowsTheMachine feeds a sequence of readings: the worker
@@ -15,10 +15,10 @@ import (
 // room.
 func TestAdmissionFollowsTheMachine(t *testing.T) {
 	const mib = 1 << 20
-	var next runner.Reading
+	var next throttle.Reading
 	var readErr error
-	read := func() (runner.Reading, error) { return next, readErr }
-	next = runner.Reading{Load: 0, MemFree: 4096 * mib}
+	read := func() (throttle.Reading, error) { return next, readErr }
+	next = throttle.Reading{Load: 0, MemFree: 4096 * mib}
 	a, err := workercmd.NewAdmission("4", "1G", read)
 	if err != nil || a == nil || !a.Ok.Load() {
 		t.Fatalf("newAdmission: %v, %+v", err, a)
@@ -38,7 +38,7 @@ func TestAdmissionFollowsTheMachine(t *testing.T) {
 		{1, 2048 * mib, errors.New("no /proc"), false, ""},
 	}
 	for i, s := range steps {
-		next, readErr = runner.Reading{Load: s.load, MemFree: s.free}, s.err
+		next, readErr = throttle.Reading{Load: s.load, MemFree: s.free}, s.err
 		ok, why, err := a.Sample()
 		if (err != nil) != (s.err != nil) || ok != s.ok || why != s.why {
 			t.Errorf("step %d (load %v, %d MiB free): %v %q %v; want %v %q", i, s.load, s.free>>20, ok, why, err, s.ok, s.why)

@@ -235,7 +235,7 @@ func (o *Observer) jobState(j *jobView, now time.Time, running int, live []clust
 	}
 	total := j.tasks()
 	js := JobState{ID: j.id, Total: total, Handed: j.handedSum + j.live, Reduce: j.reduce, Running: running,
-		Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Median().Seconds()}
+		Retries: j.retries, Reruns: j.reruns, Created: j.created, ETASec: -1, MedianSec: j.hist.Quantile(0.5).Seconds()}
 	js.Finished = o.finishedNow(j)
 	if js.Finished {
 		done = total // seen may count a result twice (reported twice)
@@ -294,7 +294,7 @@ func (o *Observer) straggler(s *State, now time.Time, worker string, t clusterwi
 	if j == nil || j.hist.Len() < 3 {
 		return // the same minimum as the runner's --timeout N%
 	}
-	med := j.hist.Median()
+	med := j.hist.Quantile(0.5)
 	ran := now.Sub(t.Start)
 	if med <= 0 || float64(ran) <= o.cfg.StragglerFactor*float64(med) {
 		return

@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -172,7 +173,7 @@ func TestPipeJobsRun(t *testing.T) {
 				t.Errorf("output %q (%d jobs, %d failed), want %q", out.String(), sum.Jobs, sum.Failed, want)
 			}
 			for i, want := range []int64{4, 4, 2} {
-				if got := sum.Results[i].Record(":").Send; got != want {
+				if got := runopts.Record(sum.Results[i], ":").Send; got != want {
 					t.Errorf("job %d: Send %d, want %d", i+1, got, want)
 				}
 			}
@@ -228,7 +229,7 @@ func TestPipeRoundRobin(t *testing.T) {
 		total += n
 	}
 	for _, r := range sum.Results {
-		sent += r.Sent
+		sent += runopts.Record(r, ":").Send // the bytes the job was given
 	}
 	if total != 1000 || sent != int64(in.Len()) {
 		t.Errorf("jobs got %d lines, %d bytes; want 1000, %d", total, sent, in.Len())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/runner"
 )
@@ -20,7 +21,9 @@ func TestRunLineBufferWritesWholeTaggedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errs syncbuf.Buffer
-	s, err := runner.Run(context.Background(), runner.Config{Slots: 3, Output: runner.OutputLineBuffer, Tag: true, Stdout: &out, Stderr: &errs}, jobs)
+	cfg := runner.Config{Slots: 3, Output: runner.OutputLineBuffer, Stdout: &out, Stderr: &errs}
+	runopts.Of(&cfg).Tag = true
+	s, err := runner.Run(context.Background(), cfg, jobs)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -12,6 +12,7 @@ package jobio
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -137,4 +138,17 @@ func (s State) ResultsIn(slot int) string {
 		return ""
 	}
 	return FillSlot(s.GNU.Results, s.GNU.ResParts, s.GNU.ResWidths, slot)
+}
+
+// Input returns what the job reads as its input: stdin (its Stdin), or
+// its part of a file (worksteal run --pipepart).
+func (s State) Input(stdin []byte) ([]byte, error) {
+	if s.In == nil || s.In.Src == nil {
+		return stdin, nil
+	}
+	b, err := io.ReadAll(s.In.Src())
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
 }

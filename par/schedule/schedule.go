@@ -25,6 +25,7 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -297,12 +298,7 @@ func (r *recorder) stats(schedule string, n int, wall time.Duration) LoopStats {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ids := make([]int, 0, len(r.spares))
-	for id := range r.spares {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(r.spares)) {
 		add(r.spares[id])
 	}
 	return st

@@ -19,6 +19,8 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -309,7 +311,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 	}
 	todo, skipped := jobs, 0
 	if cfg.resume || cfg.resumeFailed || cfg.retryFailed {
-		todo, skipped = runner.Resume(jobs, records, !cfg.resume)
+		todo, skipped = joblog.Resume(jobs, jobSeq, records, !cfg.resume)
 	}
 	if cfg.nats != "" {
 		if err := refuseLocalOnly(cfg, jobs); err != nil { // run_common.go
@@ -323,7 +325,7 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		}
 	}
 	if cfg.dryRun && !cfg.gnu.latestLine {
-		return printPlan(cmd.OutOrStdout(), todo, order, history, rcfg.Tag)
+		return printPlan(cmd.OutOrStdout(), todo, order, history, runopts.Of(&rcfg).Tag)
 	}
 
 	if cfg.pipe.teeMode() {
@@ -338,11 +340,12 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		// GNU's --dry-run under --latest-line: each job runs "true" and
 		// its command, written into its output as -v writes it, is
 		// painted on its row; no joblog is made.
-		rcfg.DryRun, rcfg.Verbose, joblogPath = true, true, ""
+		o := runopts.Of(&rcfg)
+		o.DryRun, o.Verbose, joblogPath = true, true, ""
 	}
 	rcfg.Slots, rcfg.Shell, rcfg.Order, rcfg.History = slots, shell, order, history
 	rcfg.Timeout, rcfg.TimeoutFactor = absTimeout, factor
-	rcfg.Throttle, rcfg.Nice = throttle, nice
+	runopts.Of(&rcfg).Throttle, rcfg.Nice = throttle, nice
 	return runLocalBatch(env, cmd, cfg, rcfg, todo, skipped, joblogPath, appendLog)
 }
 
@@ -360,18 +363,19 @@ func runLocalBatch(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runn
 	rcfg.Retries, rcfg.RetryDelay = extraTries(cfg.retries), cfg.retryDelay
 	rcfg.Speculate, rcfg.SpeculateAfter = cfg.speculate, cfg.speculateAfter
 	rcfg.KeepOrder, rcfg.Stdout, rcfg.Stderr = cfg.keepOrder, prog.wrap(cmd.OutOrStdout()), prog.wrap(stderr)
-	rcfg.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
+	o := runopts.Of(&rcfg)
+	o.Joblog, rcfg.Grace, rcfg.Progress = jl, cfg.grace, prog.update
 	if cfg.gnu.files && cfg.gnu.results != "" {
 		return runError(errors.New("--files with --results: give one (GNU parallel 20221122 prints the --results file names then)"))
 	}
-	latestDrop := rcfg.Output == runner.OutputLatestLine && (cfg.gnu.files ||
+	latestDrop := o.LatestLine && (cfg.gnu.files ||
 		cfg.gnu.results != "" && !strings.HasSuffix(cfg.gnu.results, ".csv") && !strings.HasSuffix(cfg.gnu.results, ".tsv"))
 	switch {
 	case latestDrop:
 		// GNU 20221122: --latest-line reads a job's output from a pipe and
 		// saves no file; with --files or --results DIR it never reads that
 		// pipe, and prints an empty row (and a line of the tag) for each.
-		rcfg.LatestLineDrop = true
+		o.LatestLineDrop = true
 	case cfg.gnu.results != "":
 		sink, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
 		if err != nil {
@@ -379,11 +383,11 @@ func runLocalBatch(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runn
 		}
 		defer sink.Close()
 		rcfg.Results = sink.take
-		rcfg.Output = runner.OutputGroup // GNU buffers --results output on disk
+		rcfg.Output, o.LatestLine = runner.OutputGroup, false // GNU buffers --results output on disk
 	}
 	if cfg.gnu.files && !latestDrop && rcfg.Output != runner.OutputUngroup { // GNU: -u wins
-		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, rcfg.Tag)
-		rcfg.Output = runner.OutputGroup
+		rcfg.Results = filesSink(cfg.gnu.tmpDir, rcfg.Stdout, o.Tag)
+		rcfg.Output, o.LatestLine = runner.OutputGroup, false
 	}
 	stopDash, err := startRunDashboard(env, cfg, &rcfg, len(todo), rcfg.TimeoutFactor, stderr)
 	if err != nil {
@@ -395,26 +399,26 @@ func runLocalBatch(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runn
 // earlierRuns reads the joblog of earlier runs (what --resume skips) and the
 // runtimes in it or in --costs-from's (what LPT orders by): joblogPath is
 // --joblog without its "+", appendLog whether the new rows are appended.
-func earlierRuns(cfg runConfig) (joblogPath string, appendLog bool, records []runner.Record, history map[string]time.Duration, err error) {
+func earlierRuns(cfg runConfig) (joblogPath string, appendLog bool, records []joblog.Record, history map[string]time.Duration, err error) {
 	joblogPath, appendLog = cfg.joblog, cfg.resume || cfg.resumeFailed || cfg.retryFailed
 	if p, ok := strings.CutPrefix(joblogPath, "+"); ok {
 		joblogPath, appendLog = p, true
 	}
 	if joblogPath != "" && joblogPath != "-" {
-		if records, err = runner.ReadJoblogFile(joblogPath); err != nil {
+		if records, err = joblog.ReadFile(joblogPath); err != nil {
 			return "", false, nil, nil, fmt.Errorf("--joblog %w", err)
 		}
 	}
-	history = runner.Runtimes(records)
+	history = joblog.Runtimes(records)
 	if cfg.costsFrom != "" {
-		recs, err := runner.ReadJoblogFile(cfg.costsFrom)
+		recs, err := joblog.ReadFile(cfg.costsFrom)
 		if err != nil {
 			return "", false, nil, nil, fmt.Errorf("--costs-from %w", err)
 		}
 		if len(recs) == 0 {
 			return "", false, nil, nil, fmt.Errorf("--costs-from %s: no runs recorded", cfg.costsFrom)
 		}
-		history = runner.Runtimes(recs)
+		history = joblog.Runtimes(recs)
 	}
 	return joblogPath, appendLog, records, history, nil
 }
@@ -444,8 +448,8 @@ func runLocal(ctx context.Context, cfg runConfig, rcfg runner.Config, todo []run
 		}
 		return &cmdenv.ExitError{Code: interruptCode(err), Err: err}
 	}
-	if sum.HaltSet {
-		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
+	if status, set := runopts.HaltStatus(sum); set {
+		return haltExit(status, sum.Failed, cfg.showSummary)
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
 }
@@ -512,7 +516,7 @@ func retryFailedInput(cfg *runConfig, stderr io.Writer) (*os.File, error) {
 	if path == "" || path == "-" {
 		return nil, nil
 	}
-	records, err := runner.ReadJoblogFile(path)
+	records, err := joblog.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--joblog %w", err)
 	}
@@ -602,3 +606,6 @@ func timeoutAndShell(cfg runConfig) (abs time.Duration, factor float64, shell st
 	shell, err = resolveShell(cfg.shell)
 	return abs, factor, shell, err
 }
+
+// jobSeq is a job's sequence number, which --resume matches.
+func jobSeq(j runner.Job) int { return j.Seq }

@@ -23,6 +23,8 @@ import (
 	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -100,9 +102,9 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 	}
 	defer sub.Stop()
 
-	var jl *runner.Joblog
+	var jl *joblog.Log
 	if cfg.joblog != "" {
-		if jl, err = runner.OpenJoblog(cfg.joblog, cfg.resume || cfg.resumeFailed); err != nil {
+		if jl, err = joblog.Open(cfg.joblog, cfg.resume || cfg.resumeFailed); err != nil {
 			return runError(err)
 		}
 		defer jl.Close()
@@ -113,7 +115,7 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 	if cfg.resume || cfg.resumeFailed {
 		sink.logged = joblogDone(all, todo)
 	}
-	sink.tag = rcfg.Tag
+	sink.tag = runopts.Of(&rcfg).Tag
 	if cfg.gnu.results != "" {
 		rs, err := newResultsSink(cfg.gnu.results, cfg.gnu.header != "" && cfg.gnu.header != "0", cmd.OutOrStdout())
 		if err != nil {
@@ -122,9 +124,9 @@ func runCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.
 		defer rs.Close()
 		sink.saved = rs
 	}
-	var halt *runner.HaltTracker
+	var halt runopts.HaltTracker
 	if h := rcfg.Halt; h.When != runner.HaltNever {
-		halt = runner.NewHaltTracker(h, len(all))
+		halt = runopts.NewHaltTracker(h, len(all))
 	}
 	stopTicks := progressTicks(sub, prog, start)
 	// What the tasks wait for is said as it changes; --wait-timeout ends
@@ -183,7 +185,7 @@ func checkClusterRun(cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo
 	case cfg.gnu.delay != "":
 		return true, runError(errors.New("--delay is for a local run: with --nats the workers start the tasks"))
 	case cfg.dryRun:
-		return true, printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, rcfg.Tag)
+		return true, printPlan(cmd.OutOrStdout(), todo, mustOrder(cfg.order), nil, runopts.Of(&rcfg).Tag)
 	}
 	if _, err := cmdenv.ParseLabels(cfg.require); err != nil {
 		return true, runError(fmt.Errorf("--require: %w", err))
@@ -197,7 +199,7 @@ func checkClusterRun(cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo
 // clusterOutcome says how a job on the cluster ended: its reduced value
 // (when no result is printed each), the summary, and the exit status
 // (--halt's, or the failed tasks').
-func clusterOutcome(ctx context.Context, cmd *cobra.Command, cfg runConfig, node *cluster.Node, sub *cluster.Submission, sink *resultSink, start time.Time, halt *runner.HaltTracker) error {
+func clusterOutcome(ctx context.Context, cmd *cobra.Command, cfg runConfig, node *cluster.Node, sub *cluster.Submission, sink *resultSink, start time.Time, halt runopts.HaltTracker) error {
 	stderr := cmd.ErrOrStderr()
 	final := sub.Progress()
 	if !cfg.printsEach() {
@@ -313,8 +315,8 @@ func clusterJob(cfg runConfig, all []runner.Job) cluster.Job {
 	absTimeout, _, _ := parseTimeout(cfg.timeout)
 	history := map[string]time.Duration{}
 	if cfg.costsFrom != "" {
-		recs, _ := runner.ReadJoblogFile(cfg.costsFrom)
-		history = runner.Runtimes(recs)
+		recs, _ := joblog.ReadFile(cfg.costsFrom)
+		history = joblog.Runtimes(recs)
 	}
 	job := cluster.Job{ID: cfg.jobName, MaxAttempts: min(extraTries(cfg.retries), 1<<20) + 1, RetryDelay: cfg.retryDelay,
 		Speculate: cfg.speculate, SpeculateAfter: cfg.speculateAfter, RetryFailed: cfg.resumeFailed, Reduce: cfg.reduce}
@@ -400,7 +402,7 @@ type resultSink struct {
 	keepOrder   bool
 	printEach   bool // each output, not the reduction at the end (--reduce)
 	out, errOut io.Writer
-	jl          *runner.Joblog
+	jl          *joblog.Log
 	bySeq       map[int]runner.Job
 	todo        []runner.Job
 	logged      map[int]bool // rows the joblog has (--resume)
@@ -411,7 +413,7 @@ type resultSink struct {
 	saved       *resultsSink // --results: the output saved there, not written
 }
 
-func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *runner.Joblog, stdout, stderr io.Writer) *resultSink {
+func newResultSink(cfg runConfig, todo []runner.Job, prog *jobProgress, jl *joblog.Log, stdout, stderr io.Writer) *resultSink {
 	s := &resultSink{keepOrder: cfg.keepOrder, printEach: cfg.printsEach(), out: prog.wrap(stdout), errOut: prog.wrap(stderr), jl: jl,
 		bySeq: map[int]runner.Job{}, todo: todo, held: map[int]cluster.Result{}}
 	for _, j := range todo {
@@ -443,7 +445,7 @@ func (s *resultSink) take(r cluster.Result) *runner.Result {
 		if !r.OK() && code == 0 {
 			code = -1
 		}
-		s.jl.Write(runner.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Send: int64(len(s.bySeq[seq].Stdin)), Receive: int64(len(sr.Stdout)), Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
+		s.jl.Write(joblog.Record{Seq: seq, Host: r.Worker, Start: r.Start, Runtime: r.Runtime, Send: int64(len(s.bySeq[seq].Stdin)), Receive: int64(len(sr.Stdout)), Exit: code, Signal: sr.Signal, Command: s.bySeq[seq].Command})
 	}
 	if !s.keepOrder {
 		s.write(r, sr)

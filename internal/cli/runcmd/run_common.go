@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
+	"github.com/worksteal/worksteal/internal/throttle"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -44,7 +46,7 @@ func answerFirst(cmd *cobra.Command, cfg *runConfig) (done bool, err error) {
 // read alike before their jobs: the flags checked (checkRunFlags),
 // --colsep ”, and --load, --memfree and --nice (run_throttle.go), which a
 // run with --nats refuses. The error is the run's (runError applied).
-func commonRunFlags(cmd *cobra.Command, cfg *runConfig) (*runner.Throttle, int, error) {
+func commonRunFlags(cmd *cobra.Command, cfg *runConfig) (*throttle.Throttle, int, error) {
 	if err := checkRunFlags(cfg, cmd); err != nil {
 		return nil, 0, err
 	}
@@ -63,14 +65,14 @@ func commonRunFlags(cmd *cobra.Command, cfg *runConfig) (*runner.Throttle, int, 
 
 // openJoblogAt opens the joblog at path ("" none, "-" stdout), appending
 // or not; close closes it.
-func openJoblogAt(cmd *cobra.Command, path string, appendLog bool) (jl *runner.Joblog, close func(), err error) {
+func openJoblogAt(cmd *cobra.Command, path string, appendLog bool) (jl *joblog.Log, close func(), err error) {
 	switch path {
 	case "":
 		return nil, func() {}, nil
 	case "-":
-		jl, err = runner.NewJoblog(cmd.OutOrStdout())
+		jl, err = joblog.New(cmd.OutOrStdout())
 	default:
-		jl, err = runner.OpenJoblog(path, appendLog)
+		jl, err = joblog.Open(path, appendLog)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--joblog: %w", err)

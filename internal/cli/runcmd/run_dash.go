@@ -16,6 +16,7 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/clusterobs"
 	"github.com/worksteal/worksteal/internal/clusterwire"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -37,7 +38,7 @@ func startRunDashboard(env *cmdenv.Env, cfg runConfig, rcfg *runner.Config, tota
 			progress(p)
 		}
 	}
-	rcfg.Attempts = d.onAttempt
+	runopts.Of(rcfg).Attempts = d.onAttempt
 	ln, err := net.Listen("tcp", cfg.http)
 	if err != nil {
 		return nil, fmt.Errorf("--http %s: %w", cfg.http, err)
@@ -70,7 +71,7 @@ type localDash struct {
 	mu                 sync.Mutex
 	progress           runner.Progress
 	finished           bool
-	running            map[[2]int]runner.Attempt // by seq, slot
+	running            map[[2]int]runopts.Attempt // by seq, slot
 	hist               *balance.History
 	executed, failures int64
 	busy               time.Duration // finished attempts
@@ -95,7 +96,7 @@ func newLocalDash(slots, total int, factor float64) *localDash {
 	}
 	now := time.Now()
 	return &localDash{job: "run", worker: host, slots: slots, total: total, factor: factor, created: now, prevAt: now,
-		running: map[[2]int]runner.Attempt{}, hist: balance.NewHistory(0)}
+		running: map[[2]int]runopts.Attempt{}, hist: balance.NewHistory(0)}
 }
 
 func (d *localDash) onProgress(p runner.Progress) {
@@ -104,7 +105,7 @@ func (d *localDash) onProgress(p runner.Progress) {
 	d.mu.Unlock()
 }
 
-func (d *localDash) onAttempt(a runner.Attempt) {
+func (d *localDash) onAttempt(a runopts.Attempt) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := [2]int{a.Seq, a.Slot}
@@ -149,7 +150,7 @@ func (d *localDash) Snapshot() any {
 		LastSeen: now, Executed: d.executed, Failures: d.failures, Tasks: []clusterwire.StatusTask{}, Timeline: append([]clusterobs.Span{}, d.spans...)}
 	st := clusterobs.State{Kind: "cluster", Time: now, Stream: "local", Ready: true, StragglerFactor: d.factor,
 		Stragglers: []clusterobs.Straggler{}}
-	med := d.hist.Median()
+	med := d.hist.Quantile(0.5)
 	for _, a := range d.running {
 		busy += now.Sub(a.Start)
 		w.Tasks = append(w.Tasks, clusterwire.StatusTask{Job: d.job, Task: strconv.Itoa(a.Seq), Attempt: a.Try, Speculative: a.Copy, Start: a.Start})

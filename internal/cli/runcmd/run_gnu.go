@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/gnuinput"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -169,10 +170,11 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 
 // config fills in the parts of rcfg that gnuConfig sets.
 func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
+	o := runopts.Of(rcfg)
 	if g.tty && !g.group && !g.lineBuffer {
 		g.ungroup = true // GNU: --tty is -u unless --group says otherwise
 	}
-	rcfg.TTY = g.tty || g.openTTY
+	o.TTY = g.tty || g.openTTY
 	modes := 0
 	for _, b := range []bool{g.group, g.lineBuffer, g.ungroup} {
 		if b {
@@ -186,54 +188,54 @@ func (g *gnuConfig) config(f *pflag.FlagSet, rcfg *runner.Config) error {
 	case g.latestLine:
 		// GNU: --latest-line is its own way of printing, whatever
 		// --group, --line-buffer or -u say.
-		rcfg.Output = runner.OutputLatestLine
-		rcfg.Screen, rcfg.Resize = latestLineScreen(), watchResize()
+		o.LatestLine = true
+		o.Screen, o.Resize = latestLineScreen(), watchResize()
 	case g.lineBuffer:
 		rcfg.Output = runner.OutputLineBuffer
 	case g.ungroup:
 		rcfg.Output = runner.OutputUngroup
 	}
-	rcfg.Verbose, rcfg.Trace = g.verbose, g.trace
+	o.Verbose, o.Trace = g.verbose, g.trace
 	if g.interactive {
 		tty, err := os.Open("/dev/tty")
 		if err != nil {
 			return fmt.Errorf("--interactive: no terminal to ask on: %v", err)
 		}
 		tty.Close()
-		rcfg.Ask = askOnTTY(rcfg)
+		o.Ask = askOnTTY(rcfg)
 	}
-	rcfg.ShellQuote = g.shellQuote
+	o.ShellQuote = g.shellQuote
 	if given, ok := gnuChanged(f, "process-slot-var"); ok {
 		if !envNameRE.MatchString(g.slotVar) {
 			return fmt.Errorf("%s %q: want the name of an environment variable", given, g.slotVar)
 		}
-		rcfg.SlotVar = g.slotVar
+		o.SlotVar = g.slotVar
 	}
 	if given, ok := gnuChanged(f, "term-seq"); ok {
 		seq, err := parseTermSeq(g.termSeq)
 		if err != nil {
 			return fmt.Errorf("%s: %w", given, err)
 		}
-		rcfg.TermSeq = seq
+		o.TermSeq = seq
 	}
 	if g.compress || g.compressPrg != "" {
 		// GNU: --compress-program implies --compress; --compress takes
 		// the first of its compressors found, else cat.
-		rcfg.Compress, rcfg.Decompress = g.compressPrg, g.decompressPrg
-		if rcfg.Compress == "" {
-			rcfg.Compress, rcfg.Decompress = findCompressor()
+		o.Compress, o.Decompress = g.compressPrg, g.decompressPrg
+		if o.Compress == "" {
+			o.Compress, o.Decompress = findCompressor()
 			if g.decompressPrg != "" {
-				rcfg.Decompress = g.decompressPrg
+				o.Decompress = g.decompressPrg
 			}
 		}
 	}
 	// GNU: --tag is ignored under -u.
-	rcfg.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
+	o.Tag = (g.tag || flagGiven(f, "tagstring")) && !g.ungroup
 	// GNU: --color-failed does nothing under --line-buffer (its lines go
 	// out before the job's status is known).
 	failed := g.colorFailed && (!g.lineBuffer || g.latestLine)
 	if (g.color || failed) && !g.ungroup {
-		rcfg.Color = gnuColor(g.color, failed)
+		o.Color = gnuColor(g.color, failed)
 	}
 	if _, ok := gnuChanged(f, "halt"); ok {
 		h, err := gnuinput.ParseHalt(g.halt)
@@ -338,11 +340,11 @@ func findCompressor() (compress, decompress string) {
 // parseTermSeq reads GNU parallel's --term-seq: signals and the
 // milliseconds to wait after each, comma-separated (a last signal may
 // lack its wait: none).
-func parseTermSeq(s string) ([]runner.TermStep, error) {
+func parseTermSeq(s string) ([]runopts.TermStep, error) {
 	parts := strings.Split(s, ",")
-	var seq []runner.TermStep
+	var seq []runopts.TermStep
 	for i := 0; i < len(parts); i += 2 {
-		var st runner.TermStep
+		var st runopts.TermStep
 		if n, err := strconv.Atoi(parts[i]); err == nil && n > 0 {
 			st.Signal = syscall.Signal(n)
 		} else if sig, ok := signalNamed(parts[i]); ok {

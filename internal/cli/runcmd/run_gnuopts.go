@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/worksteal/worksteal/runner"
 )
 
 // gnuConfig is what the GNU parallel options of "worksteal run" beyond its
@@ -405,13 +403,13 @@ var gnuColors = func() []string {
 // its pair, then clear to the end of line; reset after. With
 // --color-failed, a failed job is white on red, and without --color a
 // job that did not fail has none.
-func gnuColor(color, failed bool) func(res *runner.Result) (begin, end string) {
-	return func(res *runner.Result) (begin, end string) {
+func gnuColor(color, failed bool) func(seq int, jobFailed bool) (begin, end string) {
+	return func(seq int, jobFailed bool) (begin, end string) {
 		switch {
-		case failed && (res.Code != 0 || res.Signal != 0):
+		case failed && jobFailed:
 			return "\033[48;5;196;38;5;231m\033[K", "\033[m"
 		case color:
-			return gnuColors[res.Seq%len(gnuColors)] + "\033[K", "\033[m"
+			return gnuColors[seq%len(gnuColors)] + "\033[K", "\033[m"
 		}
 		return "", ""
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -17,8 +18,8 @@ import (
 // parallel 20221122 does when it starts: the cursor-up sequence from
 // "tput cuu1", the size from "tput lines cols", else "stty -a", all on
 // /dev/tty; off a terminal no cursor-up and 24 × 80.
-func latestLineScreen() runner.Screen {
-	var scr runner.Screen
+func latestLineScreen() runopts.Screen {
+	var scr runopts.Screen
 	if out, err := exec.Command("sh", "-c", "tput cuu1 </dev/tty 2>/dev/null").Output(); err == nil {
 		scr.Up = strings.TrimSuffix(string(out), "\n")
 	}

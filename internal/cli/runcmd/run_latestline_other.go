@@ -2,7 +2,7 @@
 
 package runcmd
 
-import "github.com/worksteal/worksteal/runner"
+import "github.com/worksteal/worksteal/internal/runopts"
 
 // watchResize: no SIGWINCH here; the size read at the start stays.
-func watchResize() <-chan runner.Screen { return nil }
+func watchResize() <-chan runopts.Screen { return nil }

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/worksteal/worksteal/internal/gnuinput"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 func addMemSuspendFlag(f *pflag.FlagSet) {
@@ -13,7 +13,7 @@ func addMemSuspendFlag(f *pflag.FlagSet) {
 
 // memSuspend reads --memsuspend into th (GNU parallel 20221122: a size,
 // a negative one no limit, as --memfree).
-func memSuspend(f *pflag.FlagSet, th *runner.Throttle) error {
+func memSuspend(f *pflag.FlagSet, th *throttle.Throttle) error {
 	given, ok := gnuChanged(f, "memsuspend")
 	if !ok {
 		return nil

@@ -22,6 +22,8 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/joblog"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -267,7 +269,7 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		}
 		return pipeFeedError(<-feedErr)
 	}
-	var jl *runner.Joblog
+	var jl *joblog.Log
 	if !cfg.dryRun {
 		var closeLog func()
 		if jl, closeLog, err = openRunJoblog(cmd, cfg); err != nil {
@@ -284,16 +286,18 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 		Slots: slots, Shell: shell, Timeout: absTimeout, TimeoutFactor: factor,
 		Retries: extraTries(cfg.retries), RetryDelay: cfg.retryDelay,
 		KeepOrder: cfg.keepOrder && !cfg.pipe.roundRobin, Stdout: prog.wrap(cmd.OutOrStdout()), Stderr: prog.wrap(stderr),
-		Joblog: jl, Grace: cfg.grace, Progress: prog.update, Throttle: throttle, Nice: nice,
+		Grace: cfg.grace, Progress: prog.update, Nice: nice,
 	}
+	o := runopts.Of(&rcfg)
+	o.Joblog, o.Throttle = jl, throttle
 	if err := pipeGNUConfig(f, cfg, &rcfg); err != nil {
 		return runError(err)
 	}
 	// GNU's --dry-run under --latest-line, as in argument mode (run.go):
 	// each chunk's job runs "true" and its command, written into its
 	// output as -v writes it, is painted on its row; no joblog is made.
-	rcfg.DryRun = cfg.dryRun
-	rcfg.Verbose = rcfg.Verbose || cfg.dryRun
+	o.DryRun = cfg.dryRun
+	o.Verbose = o.Verbose || cfg.dryRun
 	return runPipeJobs(ctx, cancel, cfg, rcfg, todo, feedErr, prog, stderr)
 }
 
@@ -309,6 +313,7 @@ func pipeGNUConfig(f *pflag.FlagSet, cfg runConfig, rcfg *runner.Config) error {
 		return fmt.Errorf("--halt %q: a percentage of the jobs is not supported in pipe mode, whose jobs are counted as the input is read (give a count)", cfg.gnu.halt)
 	}
 	rcfg.Output, rcfg.Halt, rcfg.Delay, rcfg.Env = base.Output, base.Halt, base.Delay, base.Env
+	runopts.Of(rcfg).LatestLine = runopts.Of(&base).LatestLine
 	return cfg.gnu.config(f, rcfg)
 }
 
@@ -346,8 +351,8 @@ func runPipeJobs(ctx context.Context, cancel context.CancelCauseFunc, cfg runCon
 		}
 		return &cmdenv.ExitError{Code: interruptCode(err), Err: err}
 	}
-	if sum.HaltSet {
-		return haltExit(sum.HaltStatus, sum.Failed, cfg.showSummary)
+	if status, set := runopts.HaltStatus(sum); set {
+		return haltExit(status, sum.Failed, cfg.showSummary)
 	}
 	return failedExit(sum.Failed, cfg.showSummary)
 }
@@ -470,12 +475,12 @@ func checkRunFlags(cfg *runConfig, cmd *cobra.Command) error {
 }
 
 // readJoblogIfAny reads --joblog's rows (none for a file not made yet).
-func readJoblogIfAny(joblog string) ([]runner.Record, error) {
-	path := strings.TrimPrefix(joblog, "+")
+func readJoblogIfAny(joblogFlag string) ([]joblog.Record, error) {
+	path := strings.TrimPrefix(joblogFlag, "+")
 	if path == "" || path == "-" {
 		return nil, nil
 	}
-	recs, err := runner.ReadJoblogFile(path)
+	recs, err := joblog.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--joblog %w", err)
 	}
@@ -483,7 +488,7 @@ func readJoblogIfAny(joblog string) ([]runner.Record, error) {
 }
 
 // skipLogged passes on the jobs the joblog does not list as done.
-func skipLogged(ctx context.Context, in <-chan runner.Job, records []runner.Record, failedToo bool) <-chan runner.Job {
+func skipLogged(ctx context.Context, in <-chan runner.Job, records []joblog.Record, failedToo bool) <-chan runner.Job {
 	done := map[int]bool{}
 	for _, r := range records {
 		done[r.Seq] = done[r.Seq] || !failedToo || r.OK()
@@ -508,7 +513,7 @@ func skipLogged(ctx context.Context, in <-chan runner.Job, records []runner.Reco
 
 // openRunJoblog opens --joblog as a local run does (+FILE and --resume
 // append, - is stdout).
-func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*runner.Joblog, func(), error) {
+func openRunJoblog(cmd *cobra.Command, cfg runConfig) (*joblog.Log, func(), error) {
 	path, appendLog := cfg.joblog, cfg.resume || cfg.resumeFailed
 	if p, ok := strings.CutPrefix(path, "+"); ok {
 		path, appendLog = p, true
@@ -531,7 +536,7 @@ func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj gnuin
 		all, err = pj.Parts(files, 1)
 		for i := range all {
 			if err == nil {
-				all[i].Stdin, err = all[i].Input()
+				all[i].Stdin, err = jobio.Of(all[i]).Input(all[i].Stdin)
 			}
 		}
 	} else {
@@ -555,7 +560,7 @@ func runPipeCluster(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, pj gnuin
 		if err != nil {
 			return runError(err)
 		}
-		todo, _ = runner.Resume(all, records, cfg.resumeFailed)
+		todo, _ = joblog.Resume(all, jobSeq, records, cfg.resumeFailed)
 	}
 	var rcfg runner.Config // --halt, --tag, --results (run_gnu.go)
 	if err := cfg.gnu.config(cmd.Flags(), &rcfg); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/worksteal/internal/jobio"
+	"github.com/worksteal/worksteal/internal/runopts"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -195,7 +196,7 @@ func compareHeaders(a, b string) int {
 
 // row writes one row of the table (and the header row first).
 func (s *resultsSink) row(res runner.Result, host string) {
-	rec := res.Record(host)
+	rec := runopts.Record(res, host)
 	start := fmt.Sprintf("%.3f", float64(rec.Start.UnixMilli())/1000)
 	runtime := fmt.Sprintf("%.3f", rec.Runtime.Seconds())
 	if s.json {

@@ -11,14 +11,14 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 // throttleOptions reads --load, --memfree and --nice (nil and 0 when not
 // given), checking that the machine can be read.
-func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, error) {
+func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*throttle.Throttle, int, error) {
 	p := cfg.pipe
-	var th runner.Throttle
+	var th throttle.Throttle
 	if given, ok := gnuChanged(f, "load"); ok {
 		v, err := cmdenv.ParseLoad(p.load)
 		if err != nil {
@@ -53,12 +53,12 @@ func throttleOptions(f *pflag.FlagSet, cfg runConfig) (*runner.Throttle, int, er
 	if p.noSwap {
 		// GNU's --noswap: no start while both swap-in and swap-out
 		// went on since the last reading (it runs vmstat).
-		th.Limit = noSwap(th.Limit, runner.ReadSwap, time.Second)
+		th.Limit = noSwap(th.Limit, throttle.ReadSwap, time.Second)
 	}
 	if th.MaxLoad == 0 && th.MemFree == 0 && th.MemSuspend == 0 && th.Limit == nil {
 		return nil, nice, nil
 	}
-	if _, err := runner.ReadMachine(); err != nil && th.Limit == nil {
+	if _, err := throttle.ReadMachine(); err != nil && th.Limit == nil {
 		return nil, 0, fmt.Errorf("--load/--memfree/--memsuspend: %v", err)
 	}
 	return &th, nice, nil
@@ -110,12 +110,12 @@ func limitFunc(cfg runConfig) (func() int, error) {
 		if err != nil {
 			return nil, sizeError(err)
 		}
-		if _, err := runner.ReadMachine(); err != nil {
+		if _, err := throttle.ReadMachine(); err != nil {
 			return nil, fmt.Errorf("--limit %q: %v", spec, err)
 		}
 		if words[0] == "load" {
 			return func() int {
-				rd, err := runner.ReadMachine()
+				rd, err := throttle.ReadMachine()
 				if err != nil || rd.Load > v {
 					return 1
 				}
@@ -123,7 +123,7 @@ func limitFunc(cfg runConfig) (func() int, error) {
 			}, nil
 		}
 		return func() int {
-			rd, err := runner.ReadMachine()
+			rd, err := throttle.ReadMachine()
 			switch {
 			case err != nil:
 				return 1

@@ -83,7 +83,7 @@ of a server, run three with --cluster-listen and --routes to each other
 	f.StringVar(&cfg.clusterListen, "cluster-listen", "", "HOST:PORT for routes to other servers of a JetStream cluster")
 	f.StringVar(&cfg.clusterName, "cluster-name", "worksteal", "name of the JetStream cluster")
 	f.StringSliceVar(&cfg.routes, "routes", nil, "route URLs of the other servers (nats://HOST:PORT,...)")
-	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices")
+	f.BoolVarP(&cfg.verbose, "verbose", "v", false, "log the server's notices (on stderr, or to the --config file's log_file or syslog)")
 	f.StringVar(&cfg.http, "http", "", "also serve the cluster's live dashboard and /metrics on HOST:PORT (see worksteal dash)")
 	f.StringVar(&cfg.stream, "stream", "ws", "name prefix of the cluster's stream, buckets and subjects (the recorder's, and the dashboard's with --http)")
 	f.Int64Var(&cfg.limits.Tasks, "max-tasks", clusterops.DefaultStorageLimits.Tasks, "most task messages the task stream holds: a submit past it is refused, nothing waiting is dropped (0: no limit)")
@@ -179,12 +179,16 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	if cfg.verbose {
-		s.ConfigureLogger()
-	}
-	// The server's permission violations: logged and counted by holder.
+	// The server's permission violations: logged and counted by holder;
+	// with -v every line goes on to the server's own logger.
 	violations := newViolationLog(cfg.Security.Config, cmd.ErrOrStderr())
+	if cfg.verbose {
+		if violations.next, err = serverLogger(o); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	violations.install(s, o)
+	defer violations.Close()
 	defer violations.summary()
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {

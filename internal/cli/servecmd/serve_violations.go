@@ -3,9 +3,11 @@ package servecmd
 import (
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -18,8 +20,9 @@ import (
 // one error line naming the connection's nkey ("... - \"$G/nkey:U...\" -
 // Publish Violation - Subject \"...\""); it offers no advisory for it
 // without JWT accounts. serve installs violationLog as the server's
-// logger (SetLoggerV2; with -v it passes every line on to the server's
-// standard logger), so each violation is
+// logger (SetLoggerV2; with -v it passes every line on to the logger the
+// server would have made, serverLogger: its log_file, syslog or stderr),
+// so each violation is
 //
 //   - named: the nkey is mapped to the holder's name and role from
 //     users.json beside the --config file (serve init and serve
@@ -31,20 +34,45 @@ import (
 //   - counted with the recorder's refusals, by role and reason
 //     (ReasonPublishDenied, ReasonSubscribeDenied), which the recorder
 //     publishes on <stream>.refusals for the dashboard (clusterops.CountRefusal).
+//
+// Failed logins are read from the same log: a connection the server
+// closes for its credential ("authentication error - Nkey \"U...\"": an
+// nkey not in its users, a signature not made with the key's seed, no
+// nkey at all) or for its certificate ("TLS handshake error: ...": one
+// the CA did not sign, or none) is logged the same way, keyed by the
+// remote host and the credential claimed (named from users.json when the
+// key is a holder's: someone who knows a holder's public key tries to log
+// in as it), and counted as "unknown/server/auth-failed" or
+// "unknown/server/tls-failed": a login that failed proves no role. At most
+// maxLoggedHolders remote hosts and holders are logged; the rest are
+// counted.
 
 // The reasons of the server's refusals, in the counts "<role>/<reason>".
 const (
 	ReasonPublishDenied   = "server/publish-denied"
 	ReasonSubscribeDenied = "server/subscribe-denied"
+	ReasonAuthFailed      = "server/auth-failed"
+	ReasonTLSFailed       = "server/tls-failed"
 )
 
-// maxLoggedSubjects bounds the subjects logged per holder (a flood of
-// distinct subjects is counted, not logged).
-const maxLoggedSubjects = 50
+// maxLoggedSubjects bounds the subjects (for a login, the credentials
+// claimed) logged per holder (remote host); maxLoggedHolders the holders
+// and remote hosts logged. A flood of either is counted, not logged.
+const (
+	maxLoggedSubjects = 50
+	maxLoggedHolders  = 200
+)
+
+// kindLogin is a violation's kind for a failed login.
+const kindLogin = "login"
 
 var (
 	violationPattern = regexp.MustCompile(`(Publish|Subscription) Violation[^"]* - (?:Subject|Reply) ("(?:[^"\\]|\\.)*")`)
 	nkeyPattern      = regexp.MustCompile(`nkey:(U[A-Z2-7]+)`)
+	// c.format's "<host:port> - cid:N - " and authViolation's text
+	// (ErrAuthentication, then getAuthUser when the client gave one).
+	authPattern = regexp.MustCompile(`^(\S+) - [a-z_]*id:\d+ - authentication error(?: - (Nkey|User|JWT User|Token) ("(?:[^"\\]|\\.)*"))?`)
+	tlsPattern  = regexp.MustCompile(`^(\S+) - [a-z_]*id:\d+ - TLS handshake error: (.*)$`)
 )
 
 // violationLog is the embedded server's logger (see above). Its methods
@@ -55,15 +83,27 @@ type violationLog struct {
 	holders map[string]credUser // by public key
 	errs    io.Writer
 
-	mu       sync.Mutex
-	seen     map[violation]int64
-	subjects map[string]int // distinct subjects logged, by holder
-	count    func(role, reason string)
-	pending  [][2]string // counts before count was set
+	mu        sync.Mutex
+	seen      map[violation]int64
+	subjects  map[string]int // distinct subjects logged, by holder
+	overflown bool           // more than maxLoggedHolders holders: said once
+	count     func(role, reason string)
+	pending   [][2]string // counts before count was set
 }
 
-// violation is what the log is rate-limited by.
+// violation is what the log is rate-limited by: a holder's (a holder's
+// name, or "nkey U..."; for a login, the remote host), its role, the kind
+// ("publish to", "subscription to", kindLogin) and the subject (for a
+// login, the credential claimed).
 type violation struct{ holder, role, kind, subject string }
+
+// String is what the log says the server refused.
+func (k violation) String() string {
+	if k.kind == kindLogin {
+		return fmt.Sprintf("a login from %s %s", k.holder, k.subject)
+	}
+	return fmt.Sprintf("%s (%s) a %s %q", k.holder, k.role, k.kind, k.subject)
+}
 
 // newViolationLog returns the logger for a server whose holders are
 // those of users.json beside configFile ("" or no such file: none
@@ -80,11 +120,19 @@ func newViolationLog(configFile string, errs io.Writer) *violationLog {
 	return v
 }
 
-// install makes v the logger of s, passing every line on to s's current
-// logger (if any).
+// install makes v the logger of s, which has none yet (SetLoggerV2
+// closes the logger it replaces: see serverLogger).
 func (v *violationLog) install(s *server.Server, o *server.Options) {
-	v.next = s.Logger()
 	s.SetLoggerV2(v, o.Debug, o.Trace, o.TraceVerbose)
+}
+
+// Close closes the logger v passes lines on to (a log file), when the
+// server no longer logs.
+func (v *violationLog) Close() error {
+	if c, ok := v.next.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // countTo sends the counts, those so far and each later one, to count
@@ -115,6 +163,9 @@ func roleLabel(u credUser, known bool) string {
 
 // note handles one log line of the server.
 func (v *violationLog) note(line string) {
+	if v.noteLogin(line) {
+		return
+	}
 	m := violationPattern.FindStringSubmatch(line)
 	if m == nil {
 		return
@@ -136,26 +187,82 @@ func (v *violationLog) note(line string) {
 			holder = "nkey " + k[1]
 		}
 	}
+	v.add(violation{holder, role, kind, subject}, reason, "")
+}
+
+// noteLogin handles a log line of a failed login (see above), and says
+// whether it was one.
+func (v *violationLog) noteLogin(line string) bool {
+	var remote, claimed, reason, detail string
+	if m := authPattern.FindStringSubmatch(line); m != nil {
+		remote, reason = m[1], ReasonAuthFailed
+		switch id, _ := strconv.Unquote(m[3]); {
+		case m[2] == "":
+			claimed = "without an nkey"
+		case m[2] != "Nkey":
+			claimed = "as " + strings.ToLower(m[2]) + " " + m[3]
+		default:
+			if u, known := v.holders[id]; known {
+				claimed = fmt.Sprintf("with %s's nkey (%s)", u.Name, roleLabel(u, true))
+			} else {
+				claimed = "with nkey " + id + " (no holder's)"
+			}
+		}
+	} else if m := tlsPattern.FindStringSubmatch(line); m != nil {
+		// Counted by host whatever the error's detail (the first is
+		// logged with it).
+		remote, reason, detail = m[1], ReasonTLSFailed, m[2]
+		claimed = "whose TLS handshake failed"
+	} else {
+		return false
+	}
+	v.add(violation{hostOf(remote), "unknown", kindLogin, claimed}, reason, detail)
+	return true
+}
+
+// hostOf is the host of a remote address "host:port" (the port of each
+// connection differs).
+func hostOf(remote string) string {
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		return h
+	}
+	return remote
+}
+
+// add logs and counts one violation; its first line ends with detail,
+// if any.
+func (v *violationLog) add(key violation, reason, detail string) {
 	v.mu.Lock()
 	count := v.count
 	if count == nil {
-		v.pending = append(v.pending, [2]string{role, reason})
+		v.pending = append(v.pending, [2]string{key.role, reason})
 	}
-	v.log(violation{holder, role, kind, subject}, reason)
+	v.log(key, reason, detail)
 	v.mu.Unlock()
 	if count != nil { // outside mu: count takes the recorder's locks
-		count(role, reason)
+		count(key.role, reason)
 	}
 }
 
 // log logs one violation, rate-limited (see above). v.mu is held.
-func (v *violationLog) log(key violation, reason string) {
-	holder, role, kind, subject := key.holder, key.role, key.kind, key.subject
+func (v *violationLog) log(key violation, reason, detail string) {
+	holder := key.holder
 	n := v.seen[key]
 	if n == 0 {
+		if _, ok := v.subjects[holder]; !ok && len(v.subjects) >= maxLoggedHolders {
+			if !v.overflown {
+				v.overflown = true
+				fmt.Fprintf(v.errs, "worksteal serve: the server refused %d holders and hosts; further ones are counted, not logged\n", maxLoggedHolders)
+			}
+			return
+		}
 		if v.subjects[holder] >= maxLoggedSubjects {
 			if v.subjects[holder] == maxLoggedSubjects {
-				fmt.Fprintf(v.errs, "worksteal serve: the server refused %s (%s) on %d subjects; further subjects are counted, not logged\n", holder, role, maxLoggedSubjects)
+				what := fmt.Sprintf("%s (%s) on %d subjects; further subjects", holder, key.role, maxLoggedSubjects)
+				if key.kind == kindLogin {
+					what = fmt.Sprintf("logins from %s with %d credentials; further ones", holder, maxLoggedSubjects)
+				}
+				fmt.Fprintf(v.errs, "worksteal serve: the server refused %s are counted, not logged\n", what)
 				v.subjects[holder]++
 			}
 			return
@@ -165,9 +272,12 @@ func (v *violationLog) log(key violation, reason string) {
 	v.seen[key] = n + 1
 	switch n + 1 {
 	case 1:
-		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s (%s) a %s %q: %s\n", holder, role, kind, subject, reason)
+		if detail != "" {
+			reason += " (" + detail + ")"
+		}
+		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s: %s\n", key, reason)
 	case 10, 100, 1000, 10000, 100000, 1000000:
-		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s (%s) a %s %q %d times\n", holder, role, kind, subject, n+1)
+		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s %d times\n", key, n+1)
 	}
 }
 
@@ -180,7 +290,7 @@ func (v *violationLog) summary() {
 		case 1, 10, 100, 1000, 10000, 100000, 1000000:
 			continue
 		}
-		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s (%s) a %s %q %d times in all\n", key.holder, key.role, key.kind, key.subject, n)
+		fmt.Fprintf(v.errs, "worksteal serve: the server refused %s %d times in all\n", key, n)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/clusterops"
 	"github.com/worksteal/worksteal/internal/clusterwire"
+	"github.com/worksteal/worksteal/internal/throttle"
 	"github.com/worksteal/worksteal/runner"
 )
 
@@ -176,7 +177,7 @@ func workerOptions(cfg *workerConfig, errs io.Writer) ([]cluster.Option, *admiss
 		return nil, nil, cmdenv.UsageError(fmt.Errorf("--speed %v: want a positive number", cfg.speed))
 	}
 	opts = append(opts, cluster.WithLabels(clusterops.MachineLabels(labels)), clusterops.WithSpeed(cfg.speed).(cluster.Option))
-	admit, err := NewAdmission(cfg.load, cfg.memFree, runner.ReadMachine)
+	admit, err := NewAdmission(cfg.load, cfg.memFree, throttle.ReadMachine)
 	if err != nil {
 		return nil, nil, cmdenv.UsageError(err)
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/worksteal/worksteal/internal/cli/cmdenv"
 	"github.com/worksteal/worksteal/internal/gnuinput"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 // admission decides whether "worksteal worker" may start new tasks
 // (--load, --memfree) with the readings and the rules of "worksteal run"'s
-// flags of the same names (runner.Throttle, GNU parallel's): the load is the
+// flags of the same names (throttle.Throttle, GNU parallel's): the load is the
 // processes running or waiting for the disk now, less the reader; the free
 // memory is MemFree + Buffers + Cached + SwapCached. A task starts only
 // while load < --load and free memory ≥ --memfree. Unlike a local run, a
@@ -25,9 +25,9 @@ import (
 // One goroutine (run) samples every admitSample and stores the answer in
 // ok, which the worker's pull loop reads (cluster.WithAdmission).
 type admission struct {
-	read    func() (runner.Reading, error) // runner.ReadMachine; tests inject readings
-	maxLoad float64                        // 0: no limit
-	memFree int64                          // bytes; 0: no limit
+	read    func() (throttle.Reading, error) // throttle.ReadMachine; tests inject readings
+	maxLoad float64                          // 0: no limit
+	memFree int64                            // bytes; 0: no limit
 	Ok      atomic.Bool
 	why     string // why the last sample said no, or "" (sampling goroutine only)
 }
@@ -36,7 +36,7 @@ const admitSample = 250 * time.Millisecond
 
 // NewAdmission reads --load and --memfree (nil when neither is given) and
 // checks that the machine can be read.
-func NewAdmission(load, memFree string, read func() (runner.Reading, error)) (*admission, error) {
+func NewAdmission(load, memFree string, read func() (throttle.Reading, error)) (*admission, error) {
 	if load == "" && memFree == "" {
 		return nil, nil
 	}

@@ -162,16 +162,10 @@ func forgedResult(job, task, parent string, spawned ...string) []byte {
 // published ran, and a shell task sees none of the worker's credential
 // variables.
 func TestStolenWorkerKeyChangesNoOutcome(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--shared-worker-key"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
-	creds := func(role string) []string {
-		return []string{"--creds", filepath.Join(dir, role+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, role+"-cert.pem"), "--tls-key", filepath.Join(dir, role+"-key.pem")}
-	}
+	secrets := e2e.InitSecrets(t, []string{"--mtls", "--shared-worker-key"})
+	dir := secrets.Dir()
+	serve, url := secrets.Serve(t, "-v")
+	creds := secrets.Flags
 	a := connectAttacker(t, url, dir)
 	marker := filepath.Join(t.TempDir(), "pwned")
 	gate := filepath.Join(t.TempDir(), "go")

@@ -18,10 +18,8 @@ import (
 // credential locks that person out after serve restarts, and touches no
 // one else's.
 func TestOneCredentialPerHolder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
+	secrets := e2e.InitSecrets(t, []string{"--mtls"})
+	dir := secrets.Dir()
 	for _, h := range [][2]string{{"worker", "w1"}, {"worker", "w2"}, {"submitter", "alice"}, {"submitter", "bob"}} {
 		if code, out, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", h[0], "--name", h[1]); code != 0 || !strings.Contains(out, h[1]+".nk") {
 			t.Fatalf("credentials add %s: exit %d, %q, %q", h[1], code, out, errs)
@@ -30,10 +28,7 @@ func TestOneCredentialPerHolder(t *testing.T) {
 	if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", "w1"); code != 2 || !strings.Contains(errs, "w1 has a credential already") {
 		t.Errorf("adding w1 again: exit %d, %q; want a refusal", code, errs)
 	}
-	creds := func(name string) []string {
-		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
-	}
+	creds := secrets.Flags
 	store := filepath.Join(t.TempDir(), "js")
 	startServe := func() (*e2e.Proc, string) {
 		p := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", store)

@@ -18,10 +18,8 @@ import (
 // or others may read them; an environment variable that holds a seed
 // rather than a file name is refused without printing it.
 func TestCredentialsAreKeptSecret(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
-		t.Fatalf("serve init: %s", errs)
-	}
+	secrets := e2e.InitSecrets(t, []string{"--no-tls"})
+	dir := secrets.Dir()
 	creds := filepath.Join(dir, "worker1.nk") // serve init's default: a key of its own per worker
 	seedBytes, err := os.ReadFile(creds)
 	if err != nil {
@@ -82,15 +80,7 @@ func TestInsecureServeNamesWhatIsMissing(t *testing.T) {
 // status and results with --role submitter (an observer's credentials are
 // not needed), and without --role the refusal says to give it.
 func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
-		t.Fatalf("serve init: %s", errs)
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
-	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
-	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
+	url, creds := nkeysWithAWorker(t)
 	if code, out, errs := e2e.Run(t, "echo one\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "one\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
 	}
@@ -118,15 +108,7 @@ func TestSubmitterFollowsItsJobsWithItsCredentials(t *testing.T) {
 // server, with or without --role observer, and print nothing of the
 // output; the dashboard, with the same credentials, shows the job done.
 func TestObserverReadsNoOutput(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--no-tls"); code != 0 {
-		t.Fatalf("serve init: %s", errs)
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", t.TempDir())
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
-	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
-	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
-	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
+	url, creds := nkeysWithAWorker(t)
 	if code, out, errs := e2e.Run(t, "echo top-secret\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--job", "mine"); code != 0 || out != "top-secret\n" {
 		t.Fatalf("run: exit %d, %q, %q", code, out, errs)
 	}
@@ -165,4 +147,17 @@ func TestObserverReadsNoOutput(t *testing.T) {
 	if !shows() || strings.Contains(body, "top-secret") {
 		t.Errorf("dash with an observer's credentials: /api/jobs = %q (stderr %q); want job submitter.mine with 1 succeeded", body, dash.Stderr)
 	}
+}
+
+// nkeysWithAWorker starts serve with nkeys and no TLS, as serve init
+// --no-tls configures it, and a worker with worker1's key; it returns
+// serve's URL and the path of each holder's key.
+func nkeysWithAWorker(t *testing.T) (string, func(holder string) string) {
+	t.Helper()
+	secrets := e2e.InitSecrets(t, []string{"--no-tls"})
+	_, url := secrets.Serve(t)
+	creds := func(holder string) string { return e2e.HolderCreds(secrets.Dir(), holder).Creds }
+	worker := e2e.Start(t, "", []string{"WORKSTEAL_CREDS=" + creds("worker1")}, "worker", "--nats", url, "-j", "2")
+	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
+	return url, creds
 }

@@ -39,21 +39,11 @@ import (
 // refused (by the server, or by the recorder, which logs it), each task
 // runs once, and the job prints its real outputs.
 func TestStolenWorkerKeyCannotActOnAnotherWorkersDelivery(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
-	for _, w := range []string{"w1", "w2"} {
-		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "worker", "--name", w); code != 0 {
-			t.Fatalf("credentials add %s: exit %d, %s", w, code, errs)
-		}
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
-	creds := func(name string) []string {
-		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
-	}
+	secrets := e2e.InitSecrets(t, []string{"--mtls"})
+	dir := secrets.Dir()
+	secrets.Add(t, "worker", "w1", "w2")
+	serve, url := secrets.Serve(t, "-v")
+	creds := secrets.Flags
 	logs := func() string { return serve.Stdout.String() + serve.Stderr.String() }
 	a := connectNamed(t, url, dir, "w2")
 	// The recorder's refusal counts by role and reason (what the

@@ -4,9 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -40,26 +37,15 @@ func connectHolder(t *testing.T, url, dir, name string, role cluster.Role) *atta
 // admin sees and cancels alice's job; the observer sees every job's
 // progress and no output.
 func TestAJobBelongsToItsSubmitter(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
-	for _, who := range []string{"alice", "bob"} {
-		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "submitter", "--name", who); code != 0 {
-			t.Fatalf("credentials add %s: exit %d, %q", who, code, errs)
-		}
-	}
-	creds := func(name string) []string {
-		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"),
-		"--http", "127.0.0.1:0")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	secrets := e2e.InitSecrets(t, []string{"--mtls"})
+	dir := secrets.Dir()
+	secrets.Add(t, "submitter", "alice", "bob")
+	creds := secrets.Flags
+	serve, url := secrets.Serve(t, "--http", "127.0.0.1:0")
 	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
 	e2e.Start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker1")...)...)
-	as := func(who string, stdin string, args ...string) (int, string, string) {
-		return e2e.Run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
+	as := func(who, stdin string, args ...string) (int, string, string) {
+		return secrets.As(t, url, who, stdin, args...)
 	}
 
 	if code, out, errs := as("alice", "echo secret-of-alice\n", "run", "--job", "a1"); code != 0 || out != "secret-of-alice\n" {
@@ -129,20 +115,7 @@ func TestAJobBelongsToItsSubmitter(t *testing.T) {
 	}
 	e2e.WaitFor(t, serve.Stderr, `refused a person's own.cancel: not-owner: bob asked to cancel job alice.a2`)
 	// The dashboard counts it, by role and reason.
-	var refusals map[string]int64
-	testdeadline.Until(t, "the dashboard's count of bob's refused request", 50*time.Millisecond, func() bool {
-		resp, err := http.Get(dashURL + "api/state")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		var st struct {
-			Refusals map[string]int64 `json:"refusals"`
-		}
-		json.NewDecoder(resp.Body).Decode(&st)
-		refusals = st.Refusals
-		return refusals["person/not-owner"] >= 1
-	})
+	waitRefusals(t, dashURL, map[string]int64{"person/not-owner": 1})
 
 	bobCannotSeeOrStallAlicesRoutes(t, url, dir, serve.Stderr, bob, as)
 

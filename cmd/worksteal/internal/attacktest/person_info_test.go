@@ -1,7 +1,6 @@
 package attacktest
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,24 +21,14 @@ import (
 // own; his node works without any of them. Alice's jobs still work end to
 // end through the binary: submit, watch (results), status, resume.
 func TestAPersonLearnsNoOtherPersonsJobs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
-	for _, who := range []string{"alice", "bob"} {
-		if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "submitter", "--name", who); code != 0 {
-			t.Fatalf("credentials add %s: exit %d, %q", who, code, errs)
-		}
-	}
-	creds := func(name string) []string {
-		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	secrets := e2e.InitSecrets(t, []string{"--mtls"})
+	dir := secrets.Dir()
+	secrets.Add(t, "submitter", "alice", "bob")
+	creds := secrets.Flags
+	_, url := secrets.Serve(t)
 	e2e.Start(t, "", nil, append([]string{"worker", "--nats", url, "-j", "2"}, creds("worker1")...)...)
-	as := func(who string, stdin string, args ...string) (int, string, string) {
-		return e2e.Run(t, stdin, nil, append(append([]string{}, args...), append([]string{"--nats", url}, creds(who)...)...)...)
+	as := func(who, stdin string, args ...string) (int, string, string) {
+		return secrets.As(t, url, who, stdin, args...)
 	}
 
 	// Alice: a job that ends, and one that waits (its task sleeps).

@@ -28,10 +28,8 @@ import (
 // ack wait; meanwhile w2's key, naming w1's deliveries (from the held
 // lists every worker hears), records nothing and hands nothing back.
 func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls", "--workers", "w1,w2"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
+	secrets := e2e.InitSecrets(t, []string{"--mtls", "--workers", "w1,w2"})
+	dir := secrets.Dir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -46,10 +44,7 @@ func TestServeRestartedMidJobRebindsItsDeliveries(t *testing.T) {
 	}
 	serve := startServe()
 	url := "tls://" + addr
-	creds := func(name string) []string {
-		return []string{"--creds", filepath.Join(dir, name+".nk"), "--tls-ca", filepath.Join(dir, "ca.pem"),
-			"--tls-cert", filepath.Join(dir, name+"-cert.pem"), "--tls-key", filepath.Join(dir, name+"-key.pem")}
-	}
+	creds := secrets.Flags
 	work := t.TempDir()
 	gate := filepath.Join(work, "go")
 	var cmds strings.Builder

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // secrets returns the secret parts of the files serve init wrote: each
@@ -67,8 +67,7 @@ func TestSecureDeployment(t *testing.T) {
 	creds := func(role string) string { return filepath.Join(dir, role+".nk") }
 	ca := filepath.Join(dir, "ca.pem")
 
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"), "-v", "--http", "127.0.0.1:0")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	serve, url := e2e.Secrets(dir).Serve(t, "-v", "--http", "127.0.0.1:0")
 	e2e.WaitFor(t, serve.Stdout, `authentication \d+ nkey users; TLS on`)
 	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
 
@@ -79,14 +78,14 @@ func TestSecureDeployment(t *testing.T) {
 	// A worker cannot set the tier up: it says it waits for a submitter
 	// (or, if the tier is up, that it serves).
 	e2e.WaitForEither(t, worker, "serving sh", "not set up yet")
-	joblog := filepath.Join(t.TempDir(), "jobs.tsv")
-	code, out, errs := e2e.Run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", joblog)
+	logPath := filepath.Join(t.TempDir(), "jobs.tsv")
+	code, out, errs := e2e.Run(t, "echo one\necho two\n", nil, "run", "--nats", url, "--creds", creds("submitter"), "--tls-ca", ca, "-k", "--joblog", logPath)
 	if code != 0 || out != "one\ntwo\n" {
 		t.Fatalf("run with a submitter's credentials: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// The joblog's Receive column is the job's stdout bytes, as with a
 	// local run and GNU parallel.
-	if recs, err := runner.ReadJoblogFile(joblog); err != nil || len(recs) != 2 {
+	if recs, err := joblog.ReadFile(logPath); err != nil || len(recs) != 2 {
 		t.Errorf("run --nats --joblog: %d rows, %v; want 2", len(recs), err)
 	} else {
 		for _, r := range recs {

@@ -1,16 +1,11 @@
 package attacktest
 
 import (
-	"encoding/json"
-	"net/http"
-	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/worksteal/worksteal/cluster"
 	"github.com/worksteal/worksteal/cmd/worksteal/internal/e2e"
-	"github.com/worksteal/worksteal/internal/testdeadline"
 )
 
 // TestServerRefusalsAreLoggedAndCounted: a person (alice) and a worker
@@ -22,16 +17,9 @@ import (
 // subject (then counts), and the dashboard's refusal counts, which the
 // recorder publishes on ws.refusals, hold them by role and reason.
 func TestServerRefusalsAreLoggedAndCounted(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secrets")
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "init", "--dir", dir, "--host", "127.0.0.1", "--mtls"); code != 0 {
-		t.Fatalf("serve init: exit %d, %s", code, errs)
-	}
-	if code, _, errs := e2e.Run(t, "", nil, "serve", "credentials", "add", "--dir", dir, "--role", "submitter", "--name", "alice"); code != 0 {
-		t.Fatalf("credentials add alice: exit %d, %q", code, errs)
-	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"),
-		"--http", "127.0.0.1:0")
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	secrets := e2e.InitSecrets(t, []string{"--mtls"}, "alice")
+	dir := secrets.Dir()
+	serve, url := secrets.Serve(t, "--http", "127.0.0.1:0")
 	dashURL := e2e.WaitFor(t, serve.Stdout, `dashboard on (http://\S+/)`)[1]
 
 	alice := connectHolder(t, url, dir, "alice", cluster.RoleSubmitter)
@@ -72,24 +60,6 @@ func TestServerRefusalsAreLoggedAndCounted(t *testing.T) {
 		"worker/server/publish-denied":   2,
 		"worker/server/subscribe-denied": 1,
 	}
-	var refusals map[string]int64
-	testdeadline.Until(t, "the dashboard's counts of the server's refusals", 50*time.Millisecond, func() bool {
-		resp, err := http.Get(dashURL + "api/state")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		var st struct {
-			Refusals map[string]int64 `json:"refusals"`
-		}
-		json.NewDecoder(resp.Body).Decode(&st)
-		refusals = st.Refusals
-		for k, n := range want {
-			if refusals[k] < n {
-				return false
-			}
-		}
-		return true
-	})
+	refusals := waitRefusals(t, dashURL, want)
 	t.Logf("refusals: %v", refusals)
 }

@@ -23,8 +23,7 @@ func TestServeInitGivesWorkersKeysOfTheirOwn(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "gpu1.nk (registers as gpu1 only)") {
 		t.Fatalf("serve init --workers gpu1: exit %d, %q, %q", code, out, errs)
 	}
-	serve := e2e.Start(t, "", nil, "serve", "--config", filepath.Join(dir, "server.conf"), "--listen", "127.0.0.1:0", "--store", filepath.Join(t.TempDir(), "js"))
-	url := e2e.WaitFor(t, serve.Stdout, `JetStream on (\S+)`)[1]
+	_, url := e2e.Secrets(dir).Serve(t)
 	tls := []string{"--nats", url, "--tls-ca", filepath.Join(dir, "ca.pem")}
 	worker := e2e.Start(t, "", nil, append([]string{"worker", "--creds", filepath.Join(dir, "gpu1.nk")}, tls...)...)
 	sub := e2e.Start(t, "echo hi\n", nil, append([]string{"run", "--job", "j", "--creds", filepath.Join(dir, "submitter.nk")}, tls...)...)

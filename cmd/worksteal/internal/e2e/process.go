@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/joblog"
 	"github.com/worksteal/worksteal/internal/syncbuf"
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
 )
 
 // Settings every process of a test shares: a short ack wait (heartbeat a
@@ -198,7 +198,7 @@ func (b *Batch) Check(t *testing.T, run *Process, began time.Time) {
 	if code := run.Wait(t); code != 0 {
 		t.Fatalf("run exited %d; want 0:\n%s", code, run.Out.String())
 	}
-	recs, err := runner.ReadJoblogFile(b.joblog)
+	recs, err := joblog.ReadFile(b.joblog)
 	if err != nil {
 		t.Fatal(err)
 	}

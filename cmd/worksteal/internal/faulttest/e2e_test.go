@@ -26,11 +26,7 @@ import (
 // with SIGKILL a quarter of the way in.
 func TestWorkerKilledMidBatch(t *testing.T) {
 	t.Parallel()
-	srv, workers := e2e.Deployment(t)
-	b := e2e.NewBatch(t, 500)
-	began := time.Now()
-	run := b.Run(t, srv.URL())
-	b.WaitExecutions(t, b.N/4, run)
+	_, workers, b, run, began := e2e.BatchPartWay(t, 500)
 	workers[0].Signal(t, syscall.SIGKILL)
 	b.Check(t, run, began)
 }
@@ -38,11 +34,7 @@ func TestWorkerKilledMidBatch(t *testing.T) {
 // TestTwoOfThreeWorkersKilled: two of three workers die with SIGKILL.
 func TestTwoOfThreeWorkersKilled(t *testing.T) {
 	t.Parallel()
-	srv, workers := e2e.Deployment(t)
-	b := e2e.NewBatch(t, 150)
-	began := time.Now()
-	run := b.Run(t, srv.URL())
-	b.WaitExecutions(t, b.N/4, run)
+	_, workers, b, run, began := e2e.BatchPartWay(t, 150)
 	workers[0].Signal(t, syscall.SIGKILL)
 	workers[1].Signal(t, syscall.SIGKILL)
 	b.Check(t, run, began)
@@ -52,11 +44,7 @@ func TestTwoOfThreeWorkersKilled(t *testing.T) {
 // running tasks back at once; it exits 0 and they are not attempts.
 func TestWorkerStoppedMidBatch(t *testing.T) {
 	t.Parallel()
-	srv, workers := e2e.Deployment(t)
-	b := e2e.NewBatch(t, 150)
-	began := time.Now()
-	run := b.Run(t, srv.URL())
-	b.WaitExecutions(t, b.N/4, run)
+	_, workers, b, run, began := e2e.BatchPartWay(t, 150)
 	workers[0].Signal(t, syscall.SIGTERM)
 	if code := workers[0].Wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
@@ -73,16 +61,9 @@ func TestServerKilledAndRestarted(t *testing.T) {
 	for _, away := range []time.Duration{3 * time.Second, 20 * time.Second} {
 		t.Run(fmt.Sprintf("away %v", away), func(t *testing.T) {
 			t.Parallel()
-			srv, workers := e2e.Deployment(t)
-			b := e2e.NewBatch(t, 150)
-			b.ExactCount = false
-			began := time.Now()
-			run := b.Run(t, srv.URL())
-			b.WaitExecutions(t, b.N/4, run)
-			srv.P.Signal(t, syscall.SIGKILL)
-			<-srv.P.Done
-			time.Sleep(away)
-			srv.Start(t)
+			srv, workers, b, run, began := e2e.BatchPartWay(t, 150)
+			b.ExactCount = false // (read by Check only)
+			srv.Restart(t, away)
 			b.Check(t, run, began)
 			b.CheckCounts(t, run, srv.URL())
 			// Workers say when they lose and regain the server.
@@ -101,51 +82,17 @@ func TestServerKilledAndRestarted(t *testing.T) {
 // the cluster elects a new leader.
 func TestClusterLosesStreamLeader(t *testing.T) {
 	t.Parallel()
-	var servers []*e2e.Server
-	var routes []string
-	clusterPorts := []int{e2e.FreePort(t), e2e.FreePort(t), e2e.FreePort(t)}
-	for _, p := range clusterPorts {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-	}
-	for i, p := range clusterPorts {
-		servers = append(servers, &e2e.Server{Name: fmt.Sprintf("s%d", i+1), Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir(),
-			Extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
-	}
-	for _, s := range servers {
-		s.Start(t)
-	}
-	var urls []string
-	for _, s := range servers {
-		urls = append(urls, s.URL())
-	}
-	all := strings.Join(urls, ",")
-	var workers []*e2e.Process
-	for i := 1; i <= 3; i++ {
-		// Each worker first tries a different server.
-		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
-		w := e2e.Launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", e2e.AckWait, "--replicas", "3")
-		w.WaitFor(t, "serving sh")
-		workers = append(workers, w)
-	}
+	c := e2e.NewCluster(t) // each worker first tries a different server
 	b := e2e.NewBatch(t, 150)
 	began := time.Now()
-	run := b.Run(t, all, "--replicas", "3")
+	run := b.Run(t, c.URLs, "--replicas", "3")
 	b.WaitExecutions(t, b.N/4, run)
-	leader := e2e.StreamLeader(t, all)
-	var victim *e2e.Server
-	for _, s := range servers {
-		if s.Name == leader {
-			victim = s
-		}
-	}
-	if victim == nil {
+	if leader, victim := c.KillStreamLeader(t); victim == nil {
 		t.Fatalf("stream leader %q is none of the servers", leader)
 	}
-	t.Logf("killing %s, the task stream's leader", leader)
-	victim.P.Signal(t, syscall.SIGKILL)
 	b.Check(t, run, began)
 	elapsed := time.Since(began).Seconds()
-	for _, w := range workers {
+	for _, w := range c.Workers {
 		lines := strings.Count(w.Out.String(), "\n")
 		if float64(lines) > 10+5*elapsed {
 			t.Errorf("%s logged %d lines in %.0f s; want a quiet log while the cluster elects:\n%s", w.Name, lines, elapsed, w.Out.String())

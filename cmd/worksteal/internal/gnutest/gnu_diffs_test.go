@@ -2,7 +2,6 @@ package gnutest
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -44,26 +43,7 @@ var gnuDiffsCases = []gnuCase{
 // shardNormCol is shardNorm by the column col (from 0) of "," lines.
 func shardNormCol(col int) func(string) string {
 	return func(s string) string {
-		var all []string
-		jobs := map[string]map[int]bool{}
-		for n, job := range strings.Split(strings.TrimSpace(s), "\n") {
-			for _, l := range strings.Fields(strings.Trim(job, "[]")) {
-				all = append(all, l)
-				k := strings.Split(l, ",")[col]
-				if jobs[k] == nil {
-					jobs[k] = map[int]bool{}
-				}
-				jobs[k][n] = true
-			}
-		}
-		var split []string
-		for k, js := range jobs {
-			if len(js) > 1 {
-				split = append(split, k)
-			}
-		}
-		slices.Sort(all)
-		slices.Sort(split)
+		all, _, split := jobsByKey(s, func(l string) string { return strings.Split(l, ",")[col] })
 		return fmt.Sprintf("lines %q, values in more than one job %q\n", all, split)
 	}
 }

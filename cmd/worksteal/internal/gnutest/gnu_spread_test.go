@@ -135,31 +135,36 @@ const shardInput = "a,1\nb,2\nc,3\na,4\nb,5\nd,6\na,7\nb,8\na,9\nc,10\na,11\nb,1
 // one job got (none, for --shard).
 func shardNorm(sep string) func(string) string {
 	return func(s string) string {
-		var all []string
-		jobs := map[string]map[int]bool{}
-		n := 0
-		for _, job := range strings.Split(strings.TrimSpace(s), "\n") {
-			n++
-			body := strings.TrimSuffix(strings.TrimPrefix(job, "["), "]")
-			for _, l := range strings.Fields(body) {
-				all = append(all, l)
-				k, _, _ := strings.Cut(l, sep)
-				if jobs[k] == nil {
-					jobs[k] = map[int]bool{}
-				}
-				jobs[k][n] = true
-			}
-		}
-		var split []string
-		for k, js := range jobs {
-			if len(js) > 1 {
-				split = append(split, k)
-			}
-		}
-		slices.Sort(all)
-		slices.Sort(split)
+		all, n, split := jobsByKey(s, func(l string) string { k, _, _ := strings.Cut(l, sep); return k })
 		return fmt.Sprintf("jobs %d, lines %q, values in more than one job %q\n", n, all, split)
 	}
+}
+
+// jobsByKey reads the output of jobs that each print "[their lines]" on
+// a line: it returns every job's lines and the number of jobs, and the
+// keys (key of a line) that more than one job got, each sorted.
+func jobsByKey(s string, key func(line string) string) (all []string, n int, split []string) {
+	jobs := map[string]map[int]bool{}
+	for _, job := range strings.Split(strings.TrimSpace(s), "\n") {
+		n++
+		body := strings.TrimSuffix(strings.TrimPrefix(job, "["), "]")
+		for _, l := range strings.Fields(body) {
+			all = append(all, l)
+			k := key(l)
+			if jobs[k] == nil {
+				jobs[k] = map[int]bool{}
+			}
+			jobs[k][n] = true
+		}
+	}
+	for k, js := range jobs {
+		if len(js) > 1 {
+			split = append(split, k)
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(split)
+	return all, n, split
 }
 
 // dropGroupSep drops the random record separator (20 letters and digits)

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/worksteal/worksteal/internal/testdeadline"
-	"github.com/worksteal/worksteal/runner"
+	"github.com/worksteal/worksteal/internal/throttle"
 )
 
 // TestMemSuspendStopsTheYoungestJobsAndContinuesThem runs three jobs under
 // --memsuspend 1G through the binary, with the free memory read from a file
-// the test writes (runner.MemInfoEnv): below 1G free only the oldest job
+// the test writes (throttle.MemInfoEnv): below 1G free only the oldest job
 // runs, the other two process groups are stopped (state T); with plenty
 // free again they all run and the run ends with exit 0.
 func TestMemSuspendStopsTheYoungestJobsAndContinuesThem(t *testing.T) {
@@ -36,7 +36,7 @@ func TestMemSuspendStopsTheYoungestJobsAndContinuesThem(t *testing.T) {
 	setFree(10_000_000) // 10 GB: over twice 1G
 	job := fmt.Sprintf(`echo $$ > %s/{}.pid; while [ ! -e %s/go ]; do sleep 0.05; done`, dir, dir)
 	cmd := exec.Command(wsBin, "run", "-j3", "--memsuspend", "1G", job, ":::", "1", "2", "3")
-	cmd.Env = append(os.Environ(), runner.MemInfoEnv+"="+meminfo)
+	cmd.Env = append(os.Environ(), throttle.MemInfoEnv+"="+meminfo)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -56,10 +56,7 @@ func TestTreeThroughTheBinary(t *testing.T) {
 // (same ids) what it handed over before, and the sum is exact.
 func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 	t.Parallel()
-	srv, workers := e2e.Deployment(t)
-	tr := e2e.NewTreeRun(t, 3, 4)
-	run := tr.Run(t, srv.URL())
-	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	_, workers, tr, run := e2e.TreePartWay(t)
 	workers[tr.RootWorker(t)].Signal(t, syscall.SIGKILL)
 	tr.Check(t, run)
 }
@@ -68,10 +65,7 @@ func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 // SIGTERM: it hands its tasks back at once and exits 0.
 func TestTreeWorkerStopped(t *testing.T) {
 	t.Parallel()
-	srv, workers := e2e.Deployment(t)
-	tr := e2e.NewTreeRun(t, 3, 4)
-	run := tr.Run(t, srv.URL())
-	tr.WaitRuns(t, len(tr.IDs())/3, run)
+	_, workers, tr, run := e2e.TreePartWay(t)
 	w := workers[tr.RootWorker(t)]
 	w.Signal(t, syscall.SIGTERM)
 	if code := w.Wait(t); code != 0 {
@@ -84,14 +78,8 @@ func TestTreeWorkerStopped(t *testing.T) {
 // comes back on its store 3 s later.
 func TestTreeServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
-	srv, _ := e2e.Deployment(t)
-	tr := e2e.NewTreeRun(t, 3, 4)
-	run := tr.Run(t, srv.URL())
-	tr.WaitRuns(t, len(tr.IDs())/3, run)
-	srv.P.Signal(t, syscall.SIGKILL)
-	<-srv.P.Done
-	time.Sleep(3 * time.Second)
-	srv.Start(t)
+	srv, _, tr, run := e2e.TreePartWay(t)
+	srv.Restart(t, 3*time.Second)
 	tr.Check(t, run)
 }
 
@@ -144,37 +132,11 @@ func TestSpawnOutsideATask(t *testing.T) {
 // leads the task stream dies with SIGKILL a third of the way in.
 func TestTreeClusterLosesStreamLeader(t *testing.T) {
 	t.Parallel()
-	var servers []*e2e.Server
-	var routes []string
-	clusterPorts := []int{e2e.FreePort(t), e2e.FreePort(t), e2e.FreePort(t)}
-	for _, p := range clusterPorts {
-		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
-	}
-	for i, p := range clusterPorts {
-		servers = append(servers, &e2e.Server{Name: fmt.Sprintf("s%d", i+1), Addr: fmt.Sprintf("127.0.0.1:%d", e2e.FreePort(t)), Store: t.TempDir(),
-			Extra: []string{"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", p), "--routes", strings.Join(routes, ",")}})
-	}
-	var urls []string
-	for _, s := range servers {
-		s.Start(t)
-		urls = append(urls, s.URL())
-	}
-	all := strings.Join(urls, ",")
-	for i := 1; i <= 3; i++ {
-		order := strings.Join(append(append([]string{}, urls[i-1:]...), urls[:i-1]...), ",")
-		w := e2e.Launch(t, fmt.Sprintf("worker w%d", i), "worker", "--nats", order, "-j", "4", "--name", fmt.Sprintf("w%d", i), "--ack-wait", e2e.AckWait, "--replicas", "3")
-		w.WaitFor(t, "serving sh")
-	}
+	c := e2e.NewCluster(t)
 	tr := e2e.NewTreeRun(t, 3, 4)
-	run := tr.Run(t, all, "--replicas", "3")
+	run := tr.Run(t, c.URLs, "--replicas", "3")
 	tr.WaitRuns(t, len(tr.IDs())/3, run)
-	leader := e2e.StreamLeader(t, all)
-	for _, s := range servers {
-		if s.Name == leader {
-			t.Logf("killing %s, the task stream's leader", leader)
-			s.P.Signal(t, syscall.SIGKILL)
-		}
-	}
+	c.KillStreamLeader(t)
 	tr.Check(t, run)
 }
 
@@ -192,9 +154,7 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 %[1]s spawn -- sh %[2]s $((n-1)) || exit 9
 %[1]s spawn -- sh %[2]s $((n-2)) || exit 9
 `, e2e.Bin, script)
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, script, body)
 	const n = 9
 	a, b := 0, 1
 	for range n {
@@ -216,15 +176,7 @@ if [ "$n" -lt 2 ]; then echo "$n"; exit 0; fi
 func TestSpawnedChildrenInheritEnvAndTimeout(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	dir := t.TempDir()
-	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
-	write := func(p, body string) {
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(child, fmt.Sprintf("echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", e2e.Bin, grand))
-	write(grand, "echo G=$FOO\nsleep \"$1\"\n")
+	_, child := spawnScripts(t, "echo C=$FOO\n%s spawn -- sh %s \"$1\" || exit 9\n", "echo G=$FOO\nsleep \"$1\"\n")
 	run := e2e.LaunchEnv(t, "run", []string{"FOO=bar"}, "run", "--nats", srv.URL(), "--env", "FOO",
 		"echo P=$FOO; "+e2e.Bin+" spawn -- sh "+child+" {}", ":::", "0")
 	if code := run.Wait(t); code != 0 {
@@ -250,9 +202,7 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 	srv, _ := e2e.Deployment(t)
 	dir := t.TempDir()
 	child := filepath.Join(dir, "child.sh")
-	if err := os.WriteFile(child, []byte(fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", e2e.Bin)), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, child, fmt.Sprintf("echo 1\n%s spawn -- sh -c 'echo bad input >&2; exit 3' || exit 9\n", e2e.Bin))
 	run := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "echo 1; "+e2e.Bin+" spawn -- sh "+child, ":::", "7")
 	if code := run.Wait(t); code != 1 {
 		t.Fatalf("run exited %d; want 1:\n%s", code, run.Out.String())
@@ -271,15 +221,7 @@ func TestFailingGrandchildIsNamed(t *testing.T) {
 func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 	t.Parallel()
 	srv, _ := e2e.Deployment(t)
-	dir := t.TempDir()
-	child, grand := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
-	write := func(p, body string) {
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(child, fmt.Sprintf("echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", e2e.Bin, grand))
-	write(grand, "echo G$1-$2\nsleep 0.2\n")
+	dir, child := spawnScripts(t, "echo C$1-$2\n%s spawn -- sh %s $1 $2 || exit 9\nsleep 0.3\n", "echo G$1-$2\nsleep 0.2\n")
 	results := filepath.Join(dir, "out")
 	const children = 4
 	submit := e2e.Launch(t, "run", "run", "--nats", srv.URL(), "--job", "saved", "--results", results,
@@ -321,4 +263,25 @@ func TestSpawnedChildrenSaveUnderTheirRootsResults(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^[12]=\d`).MatchString(out) {
 		t.Skipf("no node was handed over to another worker:\n%s", out)
 	}
+}
+
+// writeScript writes a shell script of the test's.
+func writeScript(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// spawnScripts writes child.sh and grand.sh in a new directory of t:
+// child's body is a format whose two %s are the worksteal binary and
+// grand.sh's path (child spawns grand). It returns the directory and
+// child.sh's path.
+func spawnScripts(t *testing.T, child, grand string) (dir, childPath string) {
+	t.Helper()
+	dir = t.TempDir()
+	childPath, grandPath := filepath.Join(dir, "child.sh"), filepath.Join(dir, "grand.sh")
+	writeScript(t, childPath, fmt.Sprintf(child, e2e.Bin, grandPath))
+	writeScript(t, grandPath, grand)
+	return dir, childPath
 }

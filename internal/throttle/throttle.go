@@ -1,13 +1,9 @@
-package runner
-
-// This file holds jobs back while the machine has no room for them (GNU
-// parallel's --load and --memfree) and runs them at a niceness (--nice).
-//
-// Invariants: the gate is the run loop's (owned by its goroutine, like the
-// rest of run). A start is held back only while a recheck is armed
-// (gate.recheck non-nil), so a held-back job cannot wait for a wake-up
-// that never comes; the memory is watched by the same timer while jobs
-// run.
+// Package throttle is what GNU parallel's --load, --memfree, --memsuspend
+// and --limit read of the machine (worksteal run and worksteal worker set
+// it): the readings and the limits a job start is held back by.
+// runner.Run holds its jobs back by a Throttle that worksteal run gives it
+// (internal/runopts); the gate that does so is runner's.
+package throttle
 
 import (
 	"bufio"
@@ -16,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +31,7 @@ type Throttle struct {
 	// memory are free (GNU parallel's reckoning: MemFree + Buffers +
 	// Cached + SwapCached of /proc/meminfo), and, while less than half of
 	// it is, kills the youngest running job (the highest Seq) at each
-	// reading. A killed job has failed: Config.Retries runs it again.
+	// reading. A killed job has failed: runner.Config.Retries runs it again.
 	MemFree int64
 	// MemSuspend, if > 0, is GNU parallel's --memsuspend (memsuspend.go):
 	// a job starts only while MemFree + MemSuspend bytes are free, and
@@ -57,17 +51,11 @@ type Throttle struct {
 	Limit func() int
 }
 
-// errOverLimit is the cause of a job killed by Throttle.Limit.
-var errOverLimit = errors.New("runner: killed: --limit said 2 (way over the limit)")
-
 // Reading is what a Throttle reads of the machine.
 type Reading struct {
 	Load    float64 // processes running or waiting for the disk, less the reader
 	MemFree int64   // bytes free, GNU parallel's reckoning
 }
-
-// errLowMemory is the cause of a job killed by Throttle.MemFree.
-var errLowMemory = errors.New("runner: killed: free memory below half of --memfree")
 
 // ReadMachine reads the load and the free memory from /proc (Linux).
 func ReadMachine() (Reading, error) {
@@ -161,128 +149,28 @@ func memFree(meminfo []byte) (int64, error) {
 	return kb * 1024, nil
 }
 
-func (t *Throttle) read() (Reading, error) {
+// MemInfoEnv names the environment variable that, when set, names a file
+// read instead of /proc/meminfo for the free memory (--memfree,
+// --memsuspend, --limit mem): a test hook, so that a test can lower and
+// raise the free memory a run sees.
+const MemInfoEnv = "WORKSTEAL_MEMINFO"
+
+// MemLimit is the free memory a job needs to start: GNU's memlimit,
+// --memfree plus --memsuspend.
+func (t *Throttle) MemLimit() int64 { return max(t.MemFree, 0) + max(t.MemSuspend, 0) }
+
+// Now takes a reading: Read's, or ReadMachine's when Read is nil.
+func (t *Throttle) Now() (Reading, error) {
 	if t.Read != nil {
 		return t.Read()
 	}
 	return ReadMachine()
 }
 
-func (t *Throttle) every() time.Duration {
+// Interval is the time between readings: Every, or one second.
+func (t *Throttle) Interval() time.Duration {
 	if t.Every <= 0 {
 		return time.Second
 	}
 	return t.Every
-}
-
-// gate is the run's Throttle state. Owned by the loop goroutine.
-type gate struct {
-	recheck <-chan time.Time // armed while a start waits or the memory is watched
-	held    bool             // a start is being held back now
-}
-
-// armGate makes sure a reading comes within Every.
-func (r *run) armGate() {
-	if r.gate.recheck == nil {
-		r.gate.recheck = time.After(r.cfg.Throttle.every())
-	}
-}
-
-// roomForJob says a job may start now; if not, a recheck is armed.
-func (r *run) roomForJob() bool {
-	t := r.cfg.Throttle
-	if t == nil || (t.MaxLoad <= 0 && t.memLimit() <= 0 && t.Limit == nil) {
-		return true
-	}
-	ok := true
-	if t.MaxLoad > 0 || t.memLimit() > 0 {
-		rd, err := t.read()
-		// As GNU parallel: a reading that fails is no room.
-		ok = err == nil && (t.MaxLoad <= 0 || rd.Load < t.MaxLoad) && rd.MemFree >= t.memLimit()
-	}
-	if ok && t.Limit != nil {
-		ok = t.Limit() == 0 // GNU: any other answer starts nothing
-	}
-	r.gate.held = !ok
-	if !ok || t.memLimit() > 0 || t.Limit != nil {
-		r.armGate()
-	}
-	return ok
-}
-
-// checkMemory kills the youngest running job while free memory is below
-// half of MemFree (one a reading: the memory a killed job frees shows in
-// the next), and keeps the memory watched while jobs run.
-func (r *run) checkMemory() {
-	t := r.cfg.Throttle
-	if t == nil || r.running == 0 {
-		return
-	}
-	r.suspendForMemory() // memsuspend.go
-	if t.Limit != nil {
-		r.armGate()
-		if t.Limit() == 2 {
-			r.killYoungest(errOverLimit)
-			return
-		}
-	}
-	if t.MemFree <= 0 {
-		return
-	}
-	r.armGate()
-	rd, err := t.read()
-	if err != nil || rd.MemFree >= t.MemFree/2 {
-		return
-	}
-	r.killYoungest(errLowMemory)
-}
-
-// killYoungest stops the running attempt of the highest Seq (the latest
-// started of its copies) with cause.
-func (r *run) killYoungest(cause error) {
-	var young *attempt
-	for _, js := range r.jobs {
-		for _, a := range js.running {
-			if young == nil || js.job.Seq > young.js.job.Seq || (js.job.Seq == young.js.job.Seq && a.start.After(young.start)) {
-				young = a
-			}
-		}
-	}
-	if young != nil {
-		young.cancel(cause)
-	}
-}
-
-// ownNice is this process's niceness (0 where it cannot be read).
-func ownNice() int {
-	if runtime.GOOS != "linux" {
-		return 0
-	}
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name "(...)": state is the first,
-	// nice the 17th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 17 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[16])
-	return n
-}
-
-// niceCommand runs shell -c line at niceness n through nice(1): GNU
-// parallel's --nice. A niceness at or below the runner's own leaves the
-// command at the runner's (an unprivileged process cannot lower it).
-func niceCommand(n int, shell, line string) *exec.Cmd {
-	incr := n - ownNice()
-	if incr <= 0 {
-		return exec.Command(shell, "-c", line)
-	}
-	return exec.Command("nice", "-n", strconv.Itoa(incr), shell, "-c", line)
 }

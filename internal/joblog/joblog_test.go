@@ -1,4 +1,4 @@
-package runner
+package joblog
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 func TestJoblogRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.tsv")
-	l, err := OpenJoblog(path, false)
+	l, err := Open(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,46 +28,54 @@ func TestJoblogRoundTrip(t *testing.T) {
 	}
 	l.Close()
 	data, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(data), JoblogHeader+"\n1\t:\t1700000000.123\t     1.500\t0\t0\t0\t0\techo a\tb\n") {
+	if !strings.HasPrefix(string(data), Header+"\n1\t:\t1700000000.123\t     1.500\t0\t0\t0\t0\techo a\tb\n") {
 		t.Errorf("joblog:\n%s", data)
 	}
-	got, err := ReadJoblogFile(path)
+	got, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, recs) {
-		t.Errorf("ReadJoblogFile = %+v; want %+v", got, recs)
+		t.Errorf("ReadFile = %+v; want %+v", got, recs)
 	}
 }
 
 func TestJoblogTornLastRow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.tsv")
-	os.WriteFile(path, []byte(JoblogHeader+"\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"), 0o644)
-	recs, err := ReadJoblogFile(path)
+	os.WriteFile(path, []byte(Header+"\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"), 0o644)
+	recs, err := ReadFile(path)
 	if err != nil || len(recs) != 1 {
-		t.Fatalf("ReadJoblogFile = %v, %v; want the one whole row", recs, err)
+		t.Fatalf("ReadFile = %v, %v; want the one whole row", recs, err)
 	}
-	l, err := OpenJoblog(path, true)
+	l, err := Open(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.Write(Record{Seq: 3, Host: ":", Command: "echo c"})
 	l.Close()
-	recs, err = ReadJoblogFile(path)
+	recs, err = ReadFile(path)
 	if err != nil || len(recs) != 2 || recs[1].Seq != 3 {
 		t.Fatalf("after append: %v, %v; want rows 1 and 3", recs, err)
 	}
 }
 
 func TestJoblogMalformedRow(t *testing.T) {
-	_, err := ReadJoblog(strings.NewReader(JoblogHeader + "\n1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
-	if !errors.Is(err, ErrBadJoblog) || !strings.Contains(err.Error(), `line 2: Starttime "x"`) {
-		t.Errorf("error %v; want ErrBadJoblog naming line 2 and Starttime", err)
+	_, err := Read(strings.NewReader(Header + "\n1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
+	if !errors.Is(err, ErrBad) || !strings.Contains(err.Error(), `line 2: Starttime "x"`) {
+		t.Errorf("error %v; want ErrBad naming line 2 and Starttime", err)
 	}
 }
 
+// job is a batch's job as Resume sees it: a number and a command.
+type job struct {
+	Seq     int
+	Command string
+}
+
+func seqOf(j job) int { return j.Seq }
+
 func TestResume(t *testing.T) {
-	jobs := []Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}, {Seq: 3, Command: "a"}, {Seq: 4, Command: "c"}, {Seq: 5, Command: "x\ny"}}
+	jobs := []job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}, {Seq: 3, Command: "a"}, {Seq: 4, Command: "c"}, {Seq: 5, Command: "x\ny"}}
 	recs := []Record{
 		{Seq: 1, Command: "a"},          // success
 		{Seq: 2, Command: "b", Exit: 1}, // failure: runs again
@@ -75,67 +83,48 @@ func TestResume(t *testing.T) {
 		{Seq: 5, Command: `x\ny`},
 	}
 	// --resume-failed: the jobs that succeeded are skipped, by number.
-	todo, skipped := Resume(jobs, recs, true)
+	todo, skipped := Resume(jobs, seqOf, recs, true)
 	if skipped != 2 || !reflect.DeepEqual(commands(todo), []string{"b", "a", "c"}) {
 		t.Errorf("Resume(failed too) = %q, %d skipped; want [b a c], 2", commands(todo), skipped)
 	}
 	// --resume: every job in the joblog is skipped.
-	todo, skipped = Resume(jobs, recs, false)
+	todo, skipped = Resume(jobs, seqOf, recs, false)
 	if skipped != 4 || !reflect.DeepEqual(commands(todo), []string{"a"}) {
 		t.Errorf("Resume = %q, %d skipped; want [a], 4", commands(todo), skipped)
 	}
 }
 
-func TestPlanOrder(t *testing.T) {
-	jobs := []Job{{Seq: 1, Command: "a", Weight: 1}, {Seq: 2, Command: "b", Weight: 5}, {Seq: 3, Command: "c"}, {Seq: 4, Command: "d", Weight: 3}}
-	p := makePlan(jobs, OrderAuto, nil)
-	if !p.lpt || !reflect.DeepEqual(p.order, []int{1, 2, 3, 0}) { // c counts at the median, 3, tied with d
-		t.Errorf("plan %+v; want LPT order [1 2 3 0]", p)
-	}
-	if p = makePlan(jobs, OrderInput, nil); p.lpt || !reflect.DeepEqual(p.order, []int{0, 1, 2, 3}) {
-		t.Errorf("input plan %+v", p)
-	}
-	hist := map[string]time.Duration{"a": time.Second, "c": 9 * time.Second}
-	noWeights := []Job{{Seq: 1, Command: "a"}, {Seq: 2, Command: "b"}, {Seq: 3, Command: "c"}}
-	if p = makePlan(noWeights, OrderAuto, hist); !p.lpt || p.known != 2 || !reflect.DeepEqual(p.order, []int{2, 1, 0}) { // b counts at the median, 5s
-		t.Errorf("history plan %+v; want [2 1 0] with 2 known", p)
-	}
-	if p = makePlan(noWeights, OrderAuto, nil); p.lpt {
-		t.Errorf("no costs: plan %+v; want input order", p)
-	}
-}
-
-// FuzzReadJoblog: any bytes parse or fail with ErrBadJoblog naming a line;
+// FuzzReadJoblog: any bytes parse or fail with ErrBad naming a line;
 // what parses writes back to rows that read as the same records (after
 // one round, which rounds the times to the millisecond).
 func FuzzReadJoblog(f *testing.F) {
-	f.Add([]byte(JoblogHeader + "\n1\t:\t1700000000.123\t     1.500\t0\t2\t0\t0\techo a\n"))
-	f.Add([]byte(JoblogHeader + "\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"))
+	f.Add([]byte(Header + "\n1\t:\t1700000000.123\t     1.500\t0\t2\t0\t0\techo a\n"))
+	f.Add([]byte(Header + "\n1\t:\t1.000\t0.5\t0\t0\t0\t0\techo a\n2\t:\t1.0"))
 	f.Add([]byte("1\t:\tx\t0\t0\t0\t0\t0\techo\n2\t:\t1\t0\t0\t0\t0\t0\techo\n"))
 	f.Add([]byte("1\t:\t1e300\t1e300\t0\t0\t-1\t15\tsleep 9\r\n"))
 	f.Add(bytes.Repeat([]byte{0}, 100))
 	f.Add([]byte("x"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, err := ReadJoblog(bytes.NewReader(data))
+		recs, err := Read(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, ErrBadJoblog) || !strings.Contains(err.Error(), "line ") {
-				t.Fatalf("error %v: want ErrBadJoblog naming a line", err)
+			if !errors.Is(err, ErrBad) || !strings.Contains(err.Error(), "line ") {
+				t.Fatalf("error %v: want ErrBad naming a line", err)
 			}
 			return
 		}
 		write := func(recs []Record) []byte {
 			var b bytes.Buffer
-			l, _ := NewJoblog(&b)
+			l, _ := New(&b)
 			for _, r := range recs {
 				l.Write(r)
 			}
 			return b.Bytes()
 		}
-		once, err := ReadJoblog(bytes.NewReader(write(recs)))
+		once, err := Read(bytes.NewReader(write(recs)))
 		if err != nil || len(once) != len(recs) {
 			t.Fatalf("rewritten joblog: %d records, %v; want %d", len(once), err, len(recs))
 		}
-		twice, err := ReadJoblog(bytes.NewReader(write(once)))
+		twice, err := Read(bytes.NewReader(write(once)))
 		if err != nil || !reflect.DeepEqual(twice, once) {
 			t.Fatalf("joblog round trip:\n%+v\n%+v (%v)", once, twice, err)
 		}
@@ -147,7 +136,7 @@ func FuzzReadJoblog(f *testing.F) {
 	})
 }
 
-func commands(jobs []Job) []string {
+func commands(jobs []job) []string {
 	var c []string
 	for _, j := range jobs {
 		c = append(c, j.Command)

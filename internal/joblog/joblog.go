@@ -1,7 +1,13 @@
-package runner
+// Package joblog reads and writes GNU parallel's joblog (--joblog,
+// --resume, --resume-failed): one tab-separated row per finished job, as
+// worksteal run writes it, runner.Run filling it in as each job ends. A Go
+// program that runs a batch reads its outcomes from runner.Summary; the
+// joblog is worksteal run's file format, so it lives here.
+package joblog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,8 +20,12 @@ import (
 	"github.com/worksteal/worksteal/internal/jobio"
 )
 
-// JoblogHeader is the first line of a joblog: GNU parallel's columns.
-const JoblogHeader = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand"
+// ErrBad: a joblog could not be read (a malformed row before the last
+// one; a torn last row, left by a crash, is ignored).
+var ErrBad = errors.New("runner: bad joblog")
+
+// Header is the first line of a joblog: GNU parallel's columns.
+const Header = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand"
 
 // Record is one row of a joblog: the final outcome of one job (its last
 // attempt, or the winning copy).
@@ -48,12 +58,12 @@ func (r Record) String() string {
 // NUL, as GNU parallel writes it (and reads it back, for --retry-failed).
 func logCommand(c string) string { return strings.ReplaceAll(c, "\n", "\x00") }
 
-// ReadJoblog parses a joblog. A torn last row (no newline, too few columns),
+// Read parses a joblog. A torn last row (no newline, too few columns),
 // as a crash mid-write leaves it, is ignored; any other malformed row is an
-// error wrapping ErrBadJoblog that names the line. A line longer than
-// MaxLineBytes is an error: the reader never holds more than about that
+// error wrapping ErrBad that names the line. A line longer than
+// jobio.MaxLineBytes is an error: the reader never holds more than about that
 // much of a line, whatever the file (a file without newlines, /dev/zero).
-func ReadJoblog(r io.Reader) ([]Record, error) {
+func Read(r io.Reader) ([]Record, error) {
 	var recs []Record
 	lr := jobio.NewLineReader(r)
 	lr.NUL = false // a NUL byte makes the row malformed: parseRecord says so
@@ -64,7 +74,7 @@ func ReadJoblog(r io.Reader) ([]Record, error) {
 			return recs, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %v", ErrBadJoblog, n, err)
+			return nil, fmt.Errorf("%w: line %d: %v", ErrBad, n, err)
 		}
 		torn := !complete
 		line := string(b) // a "\r" stays in the Command column, as GNU parallel keeps it
@@ -79,7 +89,7 @@ func ReadJoblog(r io.Reader) ([]Record, error) {
 			if torn {
 				return recs, nil
 			}
-			return nil, fmt.Errorf("%w: line %d: %v", ErrBadJoblog, n, perr)
+			return nil, fmt.Errorf("%w: line %d: %v", ErrBad, n, perr)
 		}
 		recs = append(recs, rec)
 		if torn {
@@ -138,10 +148,10 @@ func parseRecord(line string) (Record, error) {
 	return rec, err
 }
 
-// ReadJoblogFile reads the joblog at path; a missing file is no records,
+// ReadFile reads the joblog at path; a missing file is no records,
 // and so is a file that is not a regular one (/dev/null, a terminal): a
 // joblog written there cannot be read back.
-func ReadJoblogFile(path string) ([]Record, error) {
+func ReadFile(path string) ([]Record, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -153,37 +163,37 @@ func ReadJoblogFile(path string) ([]Record, error) {
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return nil, err
 	}
-	recs, err := ReadJoblog(f)
+	recs, err := Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return recs, nil
 }
 
-// Joblog appends rows to a joblog as jobs finish. Each row is written
+// Log appends rows to a joblog as jobs finish. Each row is written
 // with one write call, so a crash of the runner loses at most the row being
-// written, and ReadJoblog ignores that torn row. It is safe for concurrent
+// written, and Read ignores that torn row. It is safe for concurrent
 // use.
-type Joblog struct {
+type Log struct {
 	mu sync.Mutex
 	w  io.Writer
-	c  io.Closer // nil for a writer the Joblog does not own
+	c  io.Closer // nil for a writer the Log does not own
 }
 
-// NewJoblog writes a joblog to w (GNU parallel's --joblog -: stdout),
+// New writes a joblog to w (GNU parallel's --joblog -: stdout),
 // starting with the header. Close does not close w.
-func NewJoblog(w io.Writer) (*Joblog, error) {
-	if _, err := io.WriteString(w, JoblogHeader+"\n"); err != nil {
+func New(w io.Writer) (*Log, error) {
+	if _, err := io.WriteString(w, Header+"\n"); err != nil {
 		return nil, err
 	}
-	return &Joblog{w: w}, nil
+	return &Log{w: w}, nil
 }
 
-// OpenJoblog opens the joblog at path for appending (truncating it first
+// Open opens the joblog at path for appending (truncating it first
 // unless appending is set), writing the header when the file is new or
 // empty. A path that is not a regular file (/dev/null, a pipe) is written
 // as it is, header first.
-func OpenJoblog(path string, appending bool) (*Joblog, error) {
+func Open(path string, appending bool) (*Log, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
@@ -191,8 +201,8 @@ func OpenJoblog(path string, appending bool) (*Joblog, error) {
 		}
 		// Like GNU parallel, a joblog that cannot be written (/dev/full)
 		// does not stop the batch: Run reports the failed write.
-		io.WriteString(f, JoblogHeader+"\n")
-		return &Joblog{w: f, c: f}, nil
+		io.WriteString(f, Header+"\n")
+		return &Log{w: f, c: f}, nil
 	}
 	flag := os.O_CREATE | os.O_RDWR | os.O_APPEND
 	if !appending {
@@ -206,7 +216,7 @@ func OpenJoblog(path string, appending bool) (*Joblog, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Joblog{w: f, c: f}, nil
+	return &Log{w: f, c: f}, nil
 }
 
 // initJoblog drops a torn last row and writes the header into an empty file.
@@ -221,12 +231,12 @@ func initJoblog(f *os.File) error {
 	if st, err = f.Stat(); err != nil || st.Size() > 0 {
 		return err
 	}
-	_, err = f.WriteString(JoblogHeader + "\n")
+	_, err = f.WriteString(Header + "\n")
 	return err
 }
 
 // dropTornRow truncates f after its last newline: a crash mid-write may have
-// left a partial row, which ReadJoblog ignores but which an appended row
+// left a partial row, which Read ignores but which an appended row
 // would turn into a malformed one.
 func dropTornRow(f *os.File, size int64) error {
 	buf := make([]byte, 4096)
@@ -248,15 +258,15 @@ func dropTornRow(f *os.File, size int64) error {
 }
 
 // Write appends one row.
-func (l *Joblog) Write(r Record) error {
+func (l *Log) Write(r Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, err := io.WriteString(l.w, r.String()+"\n")
 	return err
 }
 
-// Close closes the file (not a writer given to NewJoblog).
-func (l *Joblog) Close() error {
+// Close closes the file (not a writer given to New).
+func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.c == nil {
@@ -266,13 +276,13 @@ func (l *Joblog) Close() error {
 }
 
 // Resume returns the jobs that records do not show as done, and the
-// number skipped. As GNU parallel does, a job is matched by its sequence
+// number skipped; seq gives a job's sequence number. As GNU parallel does, a job is matched by its sequence
 // number (so the input must be the same as in the logged run): with
 // rerunFailed false (--resume) every job in the records is skipped; with
 // rerunFailed true (--resume-failed) only those that succeeded are, and
 // the failed ones run again. Interrupted jobs are not in a joblog, and run
 // again either way.
-func Resume(jobs []Job, records []Record, rerunFailed bool) (todo []Job, skipped int) {
+func Resume[J any](jobs []J, seq func(J) int, records []Record, rerunFailed bool) (todo []J, skipped int) {
 	done := map[int]bool{}
 	for _, r := range records {
 		if r.OK() || !rerunFailed {
@@ -280,7 +290,7 @@ func Resume(jobs []Job, records []Record, rerunFailed bool) (todo []Job, skipped
 		}
 	}
 	for _, j := range jobs {
-		if done[j.Seq] {
+		if done[seq(j)] {
 			skipped++
 			continue
 		}
