@@ -47,14 +47,14 @@ type Config struct {
 	// StallAfter is the stall monitor's bound (monitor.go): a worker
 	// blocked in a task without Blocking for StallAfter while work is
 	// queued gets a spare worker, so queued work waits at most about
-	// 1.5 × StallAfter for it. 0 means DefaultStallAfter (10 ms);
+	// 1.5 × StallAfter for it. 0 means the default, 10 ms;
 	// negative turns the monitor off (no compensation without Blocking,
 	// no stall reports).
 	StallAfter time.Duration
 	// StallReport: a worker busy without progress this long, while work
 	// is queued or another worker is idle, is reported once per stall to
 	// OnStall (or, if nil, the standard logger) with its stack. 0 means
-	// DefaultStallReport (1 s). "This long" is wall time for a worker that
+	// the default, 1 s. "This long" is wall time for a worker that
 	// waits (a channel, a lock, I/O) and, for one that runs or is
 	// runnable, the CPU time it can have had: a worker descheduled on an
 	// overloaded machine is not reported (monitor.go).
@@ -130,16 +130,16 @@ func (c Config) normalize() (Config, error) {
 		c.MaxBlocking = max(256, 4*c.Workers)
 	}
 	if c.StallAfter == 0 {
-		c.StallAfter = DefaultStallAfter
+		c.StallAfter = defaultStallAfter
 	}
 	if c.StallAfter < 0 {
 		c.StallAfter = -1 // stays negative, so New(p.Config()) means the same
 	}
 	if c.StallReport < 0 {
-		return c, fmt.Errorf("worksteal: Config.StallReport = %v; want 0 (default %v) or a positive duration", c.StallReport, DefaultStallReport)
+		return c, fmt.Errorf("worksteal: Config.StallReport = %v; want 0 (default %v) or a positive duration", c.StallReport, defaultStallReport)
 	}
 	if c.StallReport == 0 {
-		c.StallReport = DefaultStallReport
+		c.StallReport = defaultStallReport
 	}
 	if c.MaxBlocking < 0 {
 		c.MaxBlocking = -1 // stays negative, so New(p.Config()) means the same

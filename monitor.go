@@ -58,8 +58,8 @@ const (
 
 // Default bounds of the stall monitor (Config.StallAfter, Config.StallReport).
 const (
-	DefaultStallAfter  = 10 * time.Millisecond
-	DefaultStallReport = time.Second
+	defaultStallAfter  = 10 * time.Millisecond
+	defaultStallReport = time.Second
 )
 
 // bump records progress. Owner only.

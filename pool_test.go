@@ -74,8 +74,8 @@ func TestConfigRefusesBadFieldsByNameAndFillsDefaults(t *testing.T) {
 		if c.MaxBlocking != 256 {
 			t.Errorf("Config().MaxBlocking = %d; want 256 (the default for up to 64 workers)", c.MaxBlocking)
 		}
-		if c.StallAfter != DefaultStallAfter || c.StallReport != DefaultStallReport {
-			t.Errorf("Config().StallAfter, StallReport = %v, %v; want the defaults %v, %v", c.StallAfter, c.StallReport, DefaultStallAfter, DefaultStallReport)
+		if c.StallAfter != defaultStallAfter || c.StallReport != defaultStallReport {
+			t.Errorf("Config().StallAfter, StallReport = %v, %v; want the defaults %v, %v", c.StallAfter, c.StallReport, defaultStallAfter, defaultStallReport)
 		}
 		if c.Seed == 0 {
 			t.Errorf("Config().Seed = 0; want the default seed filled in")

@@ -4,14 +4,13 @@ import (
 	"errors"
 
 	"github.com/worksteal/worksteal/balance"
-	"github.com/worksteal/worksteal/internal/clusterops"
 )
 
 // Errors returned by this package. Errors about a job or an option wrap one
 // of these and name the field or value at fault.
 var (
 	// ErrInvalidOption: an option of New has a bad value.
-	ErrInvalidOption = clusterops.ErrInvalidOption
+	ErrInvalidOption = errors.New("cluster: invalid option")
 	// ErrInvalidJob: a job or one of its tasks is malformed (an empty or
 	// repeated task id, a name with characters NATS does not allow, a
 	// payload over the server's limit).

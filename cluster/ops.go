@@ -10,6 +10,7 @@ import (
 // package's API reaches it through internal/clusterops, whose hooks are
 // set here.
 func init() {
+	clusterops.ErrInvalidOption = ErrInvalidOption
 	clusterops.Record = func(ctx context.Context, node any, onRefuse func(op, reason, detail string)) error {
 		return node.(*Node).runRecorder(ctx, onRefuse)
 	}

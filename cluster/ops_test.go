@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,5 +46,19 @@ func TestHandlersAreNamedSorted(t *testing.T) {
 	node.Handle("echo", func(_ context.Context, p []byte) ([]byte, error) { return p, nil })
 	if got := fmt.Sprint(clusterops.Handlers(node)); got != "[echo upper]" {
 		t.Errorf("handlers = %s; want [echo upper]", got)
+	}
+}
+
+// TestRoleTablesRefuseBadNamesAsInvalidOptions: the role tables (in
+// internal/clusterops) refuse a bad stream name, role or holder name with
+// an error that wraps cluster.ErrInvalidOption, as every option check of
+// this package does.
+func TestRoleTablesRefuseBadNamesAsInvalidOptions(t *testing.T) {
+	for _, c := range []struct{ role, stream, name string }{
+		{"worker", "a b", ""}, {"boss", "ws", ""}, {"worker", "ws", "a.b"}, {"submitter", "a.b", "alice"},
+	} {
+		if _, err := clusterops.RolePermissionsFor(c.role, c.stream, c.name); !errors.Is(err, cluster.ErrInvalidOption) {
+			t.Errorf("RolePermissionsFor(%q, %q, %q) = %v; want an error wrapping ErrInvalidOption", c.role, c.stream, c.name, err)
+		}
 	}
 }

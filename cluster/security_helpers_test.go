@@ -144,7 +144,7 @@ func startSecureServer(t testing.TB, e *secureEnv, verify bool) *server.Server {
 	return srv
 }
 
-// startRecorder runs the tier's recorder (Node.Record) on an in-process
+// startRecorder runs the tier's recorder (clusterops.Record) on an in-process
 // admin connection to srv, as worksteal serve does; it stops with the test.
 func (e *secureEnv) startRecorder(t testing.TB, srv *server.Server, opts ...cluster.Option) {
 	t.Helper()

@@ -44,7 +44,10 @@ func ExampleNew() {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	var st dash.PoolState
+	var st struct { // the package doc's keys
+		Kind    string           `json:"kind"`
+		Workers []map[string]any `json:"workers"`
+	}
 	json.NewDecoder(resp.Body).Decode(&st)
 	fmt.Println(st.Kind, "with", len(st.Workers), "workers")
 	// Output:
@@ -52,10 +55,19 @@ func ExampleNew() {
 	// pool with 4 workers
 }
 
-// A Source is anything with a Snapshot: here a fixed view drawn as a pool.
+// A Source is anything with a Snapshot: here a fixed view drawn as a pool
+// (the keys of the package doc's pool state).
 func ExampleSourceFunc() {
+	type worker struct {
+		Worker   int    `json:"worker"`
+		Executed uint64 `json:"executed"`
+	}
+	type view struct {
+		Kind    string   `json:"kind"`
+		Workers []worker `json:"workers"`
+	}
 	src := dash.SourceFunc(func() any {
-		return dash.PoolState{Kind: "pool", Workers: []dash.PoolWorkerState{{Worker: 0, Executed: 42}}}
+		return view{Kind: "pool", Workers: []worker{{Worker: 0, Executed: 42}}}
 	})
 	web := httptest.NewServer(dash.New(src, dash.Config{}))
 	defer web.Close()
@@ -64,7 +76,7 @@ func ExampleSourceFunc() {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	var st dash.PoolState
+	var st view
 	json.NewDecoder(resp.Body).Decode(&st)
 	fmt.Println(st.Workers[0].Executed)
 	// Output: 42

@@ -7,13 +7,14 @@ import (
 	"github.com/worksteal/worksteal"
 )
 
-// PoolState is a Pool's state as the dashboard shows it: per worker, its
-// counters since the pool started and its rates over the last interval.
-type PoolState struct {
+// poolState is a Pool's state as the dashboard shows it (the JSON of the
+// package doc's "A pool's state"): per worker, its counters since the
+// pool started and its rates over the last interval.
+type poolState struct {
 	// Kind is "pool": the page draws a pool.
 	Kind    string            `json:"kind"`
 	Time    time.Time         `json:"time"`
-	Workers []PoolWorkerState `json:"workers"`
+	Workers []poolWorkerState `json:"workers"`
 	// Utilization is busy / (busy + idle) of all workers over the last
 	// interval; Imbalance and StealRate cover the pool's life.
 	Utilization float64 `json:"utilization"`
@@ -23,8 +24,8 @@ type PoolState struct {
 	TasksPerSec float64 `json:"tasks_per_s"`
 }
 
-// PoolWorkerState is one worker of a PoolState.
-type PoolWorkerState struct {
+// poolWorkerState is one worker of a poolState.
+type poolWorkerState struct {
 	Worker        int     `json:"worker"`
 	Executed      uint64  `json:"executed"`
 	Stolen        uint64  `json:"stolen"`
@@ -81,12 +82,12 @@ func (s *poolSource) Snapshot() any {
 	s.mu.Unlock()
 
 	d := st.Sub(base)
-	out := PoolState{Kind: "pool", Time: now, Workers: make([]PoolWorkerState, len(st.Workers)),
+	out := poolState{Kind: "pool", Time: now, Workers: make([]poolWorkerState, len(st.Workers)),
 		Imbalance: st.Imbalance(), StealRate: st.StealRate()}
 	var busy, idle time.Duration
 	var executed uint64
 	for i, w := range st.Workers {
-		ws := PoolWorkerState{Worker: i, Executed: w.Executed, Stolen: w.Stolen, StolenFrom: w.StolenFrom,
+		ws := poolWorkerState{Worker: i, Executed: w.Executed, Stolen: w.Stolen, StolenFrom: w.StolenFrom,
 			StealAttempts: w.StealAttempts, Parks: w.Parks, BusySec: w.Busy.Seconds(), IdleSec: w.Idle.Seconds()}
 		if i < len(d.Workers) && i < len(base.Workers) {
 			dw := d.Workers[i]

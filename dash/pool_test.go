@@ -11,14 +11,25 @@ import (
 	"github.com/worksteal/worksteal/dash"
 )
 
-func getState(t *testing.T, url string) dash.PoolState {
+// poolState is what these tests read of a pool's JSON state (the
+// package doc's keys).
+type poolState struct {
+	Kind    string `json:"kind"`
+	Workers []struct {
+		Worker      int     `json:"worker"`
+		Executed    uint64  `json:"executed"`
+		Utilization float64 `json:"utilization"`
+	} `json:"workers"`
+}
+
+func getState(t *testing.T, url string) poolState {
 	t.Helper()
 	resp, err := http.Get(url + "/api/state")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var st dash.PoolState
+	var st poolState
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		t.Fatal(err)
 	}

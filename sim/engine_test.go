@@ -142,7 +142,7 @@ func TestAllWorkersLostStopsIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := r.Report.Totals.Completion; c >= 1 || c <= 0 {
+	if c := r.Report.Totals.completion; c >= 1 || c <= 0 {
 		t.Fatalf("completion %v; want in (0, 1)", c)
 	}
 }

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -155,4 +156,25 @@ func ExampleReport_WriteJSON() {
 	// "makespan": 2,
 	// "speedup": 2,
 	// "makespan": 2
+}
+
+// A report marshals whole: the figures Go code reads as fields and the
+// ones only its JSON and text carry, such as the effective policy.
+func ExampleReport_MarshalJSON() {
+	s := sim.Scenario{Workers: sim.Workers{Count: 2}, Workload: sim.Workload{Tasks: 4}}
+	res, _ := sim.Run(context.Background(), s, sim.Options{})
+	b, _ := json.Marshal(res.Report)
+	var r struct {
+		Policy string `json:"policy"`
+		Totals struct {
+			Makespan float64 `json:"makespan"`
+			Busy     float64 `json:"busy"`
+		} `json:"totals"`
+	}
+	json.Unmarshal(b, &r)
+	fmt.Println(r.Policy)
+	fmt.Println(r.Totals.Makespan, r.Totals.Busy)
+	// Output:
+	// steal (victim random, amount one, idle backoff 8 rounds, 1µs..100µs, jitter 0.5)
+	// 2 4
 }

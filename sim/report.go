@@ -56,13 +56,14 @@ type WorkerStats struct {
 }
 
 // Totals are the run's summary statistics. Their JSON (in the report's)
-// also holds the sums of the per-worker figures (executed, stolen, attempts,
-// failed, busy, overhead, idle), the total work (DAG.T1) and the number of
-// events the engine processed.
+// also holds the completion rate (Completed/Tasks), the sums of the
+// per-worker figures (executed, stolen, attempts, failed, busy, overhead,
+// idle), the total work (DAG.T1) and the number of events the engine
+// processed.
 type Totals struct {
 	Tasks       int64   `json:"tasks"`     // tasks created (roots and children)
 	Completed   int64   `json:"completed"` // tasks finished
-	Completion  float64 `json:"completion_rate"`
+	completion  float64 // Completed / Tasks (JSON "completion_rate")
 	work        float64 // work of the finished tasks at speed 1 (JSON "total_work")
 	Makespan    float64 `json:"makespan"`
 	Speedup     float64 `json:"speedup"`    // total work / makespan
@@ -98,12 +99,12 @@ type Totals struct {
 // max(T1/ΣS, T∞/maxS) for worker speeds S, which is max(T1/P, T∞) when
 // every speed is 1; no schedule beats it. GreedyBound is T1/P + T∞, which
 // every greedy schedule meets on speed-1 workers with zero costs. The
-// makespan it is compared with is Totals.Makespan (also under "dag" in the
-// JSON).
+// makespan it is compared with is Totals.Makespan; the JSON (and the text)
+// also give it here, with the parallelism T1/T∞.
 type DAG struct {
 	T1          float64 `json:"t1"`
 	TInf        float64 `json:"tinf"`
-	Parallelism float64 `json:"parallelism"` // T1 / T∞
+	parallelism float64 // T1 / T∞ (JSON "parallelism")
 	LowerBound  float64 `json:"lower_bound"`
 	GreedyBound float64 `json:"greedy_bound"`
 	makespan    float64 // JSON "makespan"
@@ -238,9 +239,9 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		j.PerWork = append(j.PerWork, workerJSON{Worker: w.worker, Speed: w.speed, Group: w.group, Executed: w.Executed, Stolen: w.Stolen, StolenFrom: w.StolenFrom, Attempts: w.Attempts, Failed: w.Failed, Parks: w.Parks, Sleeps: w.Sleeps, Promoted: w.Promoted, QueueEnd: w.QueueEnd, Busy: w.Busy, Overhead: w.Overhead, Idle: w.Idle, Lost: w.Lost})
 	}
 	t := &r.Totals
-	j.Totals = totalsJSON{Tasks: t.Tasks, Completed: t.Completed, Completion: t.Completion, Work: t.work, Makespan: t.Makespan, Speedup: t.Speedup, Efficiency: t.Efficiency, Executed: t.executed, Stolen: t.stolen, Steals: t.Steals, Promoted: t.Promoted, Attempts: t.attempts, Failed: t.failed, StealRate: t.StealRate, Imbalance: t.Imbalance, Straggler: t.Straggler, Utilization: t.Utilization, Busy: t.busy, Overhead: t.overhead, Idle: t.idle, QueueMean: t.QueueMean, QueueVar: t.QueueVar, QueueSpread: t.QueueSpread, StealLatencyMean: t.StealLatencyMean, StealLatencyP99: t.StealLatencyP99, Events: t.events}
+	j.Totals = totalsJSON{Tasks: t.Tasks, Completed: t.Completed, Completion: t.completion, Work: t.work, Makespan: t.Makespan, Speedup: t.Speedup, Efficiency: t.Efficiency, Executed: t.executed, Stolen: t.stolen, Steals: t.Steals, Promoted: t.Promoted, Attempts: t.attempts, Failed: t.failed, StealRate: t.StealRate, Imbalance: t.Imbalance, Straggler: t.Straggler, Utilization: t.Utilization, Busy: t.busy, Overhead: t.overhead, Idle: t.idle, QueueMean: t.QueueMean, QueueVar: t.QueueVar, QueueSpread: t.QueueSpread, StealLatencyMean: t.StealLatencyMean, StealLatencyP99: t.StealLatencyP99, Events: t.events}
 	d := &r.DAG
-	j.DAG = dagJSON{T1: d.T1, TInf: d.TInf, Parallelism: d.Parallelism, LowerBound: d.LowerBound, GreedyBound: d.GreedyBound, Makespan: d.makespan}
+	j.DAG = dagJSON{T1: d.T1, TInf: d.TInf, Parallelism: d.parallelism, LowerBound: d.LowerBound, GreedyBound: d.GreedyBound, Makespan: d.makespan}
 	if r.Joins != nil {
 		x := r.Joins
 		j.Joins = &joinsJSON{Parents: x.Parents, WaitMean: x.WaitMean, WaitP50: x.WaitP50, WaitP99: x.WaitP99, WaitMax: x.WaitMax, StretchMean: x.StretchMean, StretchMax: x.StretchMax, Most: x.most}
@@ -280,9 +281,9 @@ func (e *engine) report() Report {
 	}
 	tot.Tasks, tot.Completed, tot.Steals, tot.events = e.created, e.completed, e.steals, e.events
 	tot.Promoted = e.promoted
-	tot.Completion = ratio(float64(e.completed), float64(e.created))
+	tot.completion = ratio(float64(e.completed), float64(e.created))
 	if e.created == 0 {
-		tot.Completion = 1
+		tot.completion = 1
 	}
 	tot.work, tot.Makespan = sec(e.work), sec(e.now)
 	tot.Speedup = ratio(tot.work, tot.Makespan)
@@ -308,7 +309,7 @@ func (e *engine) report() Report {
 	}
 	d := &r.DAG
 	d.T1, d.TInf, d.makespan = sec(e.work), sec(e.tinf), tot.Makespan
-	d.Parallelism = ratio(d.T1, d.TInf)
+	d.parallelism = ratio(d.T1, d.TInf)
 	d.LowerBound = math.Max(d.T1/sumSpeed, d.TInf/maxSpeed)
 	d.GreedyBound = d.T1/float64(p) + d.TInf
 	if len(e.joinWaits) > 0 {
@@ -567,7 +568,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	b.WriteByte('\n')
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "tasks\t%d of %d completed (%s)\n", t.Completed, t.Tasks, pct(t.Completion))
+	fmt.Fprintf(tw, "tasks\t%d of %d completed (%s)\n", t.Completed, t.Tasks, pct(t.completion))
 	fmt.Fprintf(tw, "makespan\t%s\n", fmtSec(t.Makespan))
 	fmt.Fprintf(tw, "total work\t%s\n", fmtSec(t.work))
 	fmt.Fprintf(tw, "speedup\t%.3f\tefficiency %s\n", t.Speedup, pct(t.Efficiency))
@@ -582,7 +583,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "queue depth\tmean %.3g\tvariance %.3g over time, %.3g across workers\n", t.QueueMean, t.QueueVar, t.QueueSpread)
 	tw.Flush()
 	d := &r.DAG
-	fmt.Fprintf(&b, "\nwork-span: T1 %s, T∞ %s, parallelism %.3g\n", fmtSec(d.T1), fmtSec(d.TInf), d.Parallelism)
+	fmt.Fprintf(&b, "\nwork-span: T1 %s, T∞ %s, parallelism %.3g\n", fmtSec(d.T1), fmtSec(d.TInf), d.parallelism)
 	fmt.Fprintf(&b, "  lower bound max(T1/P, T∞) %s  <=  makespan %s  vs greedy bound T1/P + T∞ %s\n",
 		fmtSec(d.LowerBound), fmtSec(d.makespan), fmtSec(d.GreedyBound))
 	if j := r.Joins; j != nil {

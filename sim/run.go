@@ -38,8 +38,8 @@ type Result struct {
 // Run normalizes s first and returns a [*FieldError] for an invalid field.
 // It checks ctx every few thousand events and returns ctx.Err() when it is
 // done. A run stops when every task has finished, at the scenario's Limit,
-// or when no worker is left to make progress (then the report's completion
-// rate is below 1).
+// or when no worker is left to make progress (then the report's
+// Totals.Completed is below Totals.Tasks).
 func Run(ctx context.Context, s Scenario, o Options) (*Result, error) {
 	if err := s.normalize(); err != nil {
 		return nil, s.locate(err)

@@ -283,7 +283,7 @@ var sweepColumns = []struct {
 	{"overhead", func(r *Report) float64 { return r.Totals.overhead }, fmtSec},
 	{"utilization", func(r *Report) float64 { return r.Totals.Utilization }, pct},
 	{"imbalance", func(r *Report) float64 { return r.Totals.Imbalance }, f3},
-	{"completion", func(r *Report) float64 { return r.Totals.Completion }, pct},
+	{"completion", func(r *Report) float64 { return r.Totals.completion }, pct},
 }
 
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }

@@ -43,8 +43,8 @@ func units(t *testing.T, s Scenario) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Report.Totals.Completion != 1 {
-		t.Fatalf("%s: completion %v", s.Name, r.Report.Totals.Completion)
+	if r.Report.Totals.completion != 1 {
+		t.Fatalf("%s: completion %v", s.Name, r.Report.Totals.completion)
 	}
 	return math.Round(r.Report.Totals.Makespan / 1e-6)
 }

@@ -1,8 +1,6 @@
 package clusterops
 
-import "errors"
-
-// ErrInvalidOption is cluster.ErrInvalidOption (the same value: package
-// cluster's is this one), so that the errors of this package's checks
-// wrap what a caller of cluster tests with errors.Is.
-var ErrInvalidOption = errors.New("cluster: invalid option")
+// ErrInvalidOption is cluster.ErrInvalidOption, set by cluster's init, so
+// that the errors of this package's checks wrap what a caller of cluster
+// tests with errors.Is.
+var ErrInvalidOption error

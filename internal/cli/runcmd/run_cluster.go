@@ -256,7 +256,7 @@ func (e *stallTimeout) Error() string {
 // run.
 const stallEvery = time.Second
 
-// watchStalls says on w what job's queued tasks wait for (Node.Stalls)
+// watchStalls says on w what job's queued tasks wait for (clusterops.Stalls)
 // whenever it changes, and calls stop with a *stallTimeout once they have
 // waited for no live worker for limit (> 0) without a break.
 func watchStalls(ctx context.Context, node *cluster.Node, job string, w io.Writer, limit time.Duration, stop context.CancelCauseFunc) (done func()) {

@@ -260,7 +260,7 @@ func runServe(env *cmdenv.Env, cmd *cobra.Command, cfg ServeConfig) error {
 	return nil
 }
 
-// runRecorder runs the tier's recorder (cluster's Node.Record) on an
+// runRecorder runs the tier's recorder (clusterops.Record) on an
 // in-process connection of its own until ctx is done, logging each refusal
 // (a worker's write that names a delivery it does not hold, ...) on errs,
 // and the counts by reason when it stops.

@@ -172,7 +172,7 @@ func announceSecurity(out, errs io.Writer, o *server.Options, cfg ServeConfig, c
 }
 
 // addRecorderUser gives the recorder that serve runs in-process (see
-// cluster's Node.Record: it alone writes results and failure counts and
+// clusterops.Record: it alone writes results and failure counts and
 // publishes handed-over children, for workers of the worker role) an
 // identity of its own when clients must authenticate: an nkey user made
 // for this run, with every permission of its account, whose seed never
