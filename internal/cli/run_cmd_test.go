@@ -118,8 +118,10 @@ func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
 	log := filepath.Join(dir, "jobs.tsv")
 	flag := filepath.Join(dir, "fixed")
 	marks := filepath.Join(dir, "marks")
-	// Job 2 fails until the flag file exists.
-	input := fmt.Sprintf("echo 1 >> %[1]s; sleep 0.2\n[ -e %[2]s ] && echo 2 >> %[1]s\necho 3 >> %[1]s\n", marks, flag)
+	// Job 2 fails until the flag file exists. Job 1's sleep makes it the
+	// longest by a second (0.2 s was within what starting a shell can
+	// take on a busy machine, and the costs order below reads run times).
+	input := fmt.Sprintf("echo 1 >> %[1]s; sleep 1\n[ -e %[2]s ] && echo 2 >> %[1]s\necho 3 >> %[1]s\n", marks, flag)
 	code, _, errs := runWithInput(t, input, "run", "-j", "1", "--joblog", log)
 	if code != 1 {
 		t.Fatalf("first run: exit %d; want 1 (stderr %q)", code, errs)
@@ -140,7 +142,7 @@ func TestRunJoblogResumeAndRememberedCosts(t *testing.T) {
 	// The joblog remembers run times: a fresh run starts the longest first.
 	code, out, errs := runWithInput(t, input, "run", "--dry-run", "--costs-from", log)
 	if code != 0 || !strings.HasPrefix(out, "echo 1 >>") {
-		t.Errorf("dry run with remembered costs: exit %d, stdout %q, stderr %q; want the 0.2s job first", code, out, errs)
+		t.Errorf("dry run with remembered costs: exit %d, stdout %q, stderr %q; want the 1 s job first", code, out, errs)
 	}
 	code, _, errs = runWithInput(t, input, "run", "-j", "1", "--joblog", log, "--summary")
 	if code != 0 || !strings.Contains(errs, "order: longest first (3 of 3 costs known)") {

@@ -5,7 +5,9 @@ package gnutest
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,7 +88,42 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 	// a shorter paint does not cover, and which lines get a paint of
 	// their own depends on timing.
 	job := `echo a{} >&2; sleep 0.{}; printf "%0{}0d\n" {}`
-	args := []string{"-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9"}
+	ws := sameLatestScreen(t, "-k", "-j3", "--ll", "--tag", job, ":::", "1", "2", "3", "4", "5", "9")
+	if !strings.Contains(ws, "9       000") || !strings.HasSuffix(ws, "0>\n") {
+		t.Errorf("the screen lacks job 9's last line:\n%s", ws)
+	}
+}
+
+// TestGNULatestLineOnATerminalInPipeMode compares the screens GNU parallel
+// and worksteal run leave with --latest-line in pipe mode (--pipepart, as
+// stdin is the terminal): each chunk's job's line on the row of its number
+// (-k), and under --dry-run each job's command.
+func TestGNULatestLineOnATerminalInPipeMode(t *testing.T) {
+	needGNU(t)
+	f := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(f, []byte(seqLines(20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--dry-run"}} {
+		t.Run(strings.Join(append([]string{"--pipepart"}, extra...), " "), func(t *testing.T) {
+			args := append([]string{"-k", "-j3", "--ll", "--pipepart", "-a", f, "--block", "8"}, extra...)
+			ws := sameLatestScreen(t, append(args, "echo {#}: $(paste -sd,)")...)
+			want := "1: 1,2,3,4,5\n"
+			if extra != nil {
+				want = "echo 1: $(paste -sd,)"
+			}
+			if !strings.Contains(ws, want) {
+				t.Errorf("the screen lacks job 1's row %q:\n%s", want, ws)
+			}
+		})
+	}
+}
+
+// sameLatestScreen runs GNU parallel and worksteal run with args on a pty
+// each (latestOnTerminal), wants exit status 0 from both and the same
+// screen left, and returns worksteal's.
+func sameLatestScreen(t *testing.T, args ...string) string {
+	t.Helper()
 	gnuOut, gnuCode := latestOnTerminal(t, "", gnuBin, args...)
 	wsOut, wsCode := latestOnTerminal(t, "", wsBin, append([]string{"run", "--progress=none", "--summary=false"}, args...)...)
 	if gnuCode != 0 || wsCode != 0 {
@@ -96,9 +133,7 @@ func TestGNULatestLineOnATerminal(t *testing.T) {
 	if ws != gnu {
 		t.Errorf("the screen --latest-line leaves:\nworksteal:\n%s\nGNU parallel:\n%s", ws, gnu)
 	}
-	if !strings.Contains(ws, "9       000") || !strings.HasSuffix(ws, "0>\n") {
-		t.Errorf("the screen lacks job 9's last line:\n%s", ws)
-	}
+	return ws
 }
 
 // latestOnTerminal runs bin args on a new 30 × 90 pty, its controlling
