@@ -380,7 +380,10 @@ func fieldTag(f reflect.StructField) string {
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if tag, _, _ := strings.Cut(fieldTag(f), ","); tag == name && tag != "-" {
+		// A field without a name in the schema (untagged, or "-") is
+		// no key: an empty key ("?" in YAML) matched an untagged
+		// unexported field and panicked (FuzzParseScenario).
+		if tag, _, _ := strings.Cut(fieldTag(f), ","); tag == name && tag != "" && tag != "-" {
 			return f, true
 		}
 	}
