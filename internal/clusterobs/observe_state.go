@@ -253,11 +253,25 @@ func (o *Observer) jobState(j *jobView, now time.Time, running int, live []clust
 		}
 		slices.Sort(stalls)
 		js.Waiting = strings.Join(stalls, "; ")
-		// What is done, running or queued is a task of the job, and
-		// an unfinished job has a task without a result: a total
-		// behind the statuses (a child's result counted before the
-		// status of the task that handed it over) is raised to that.
-		js.Total = max(total, done+js.Running+js.Queued, done+1)
+		switch {
+		case j.total > 0 && !j.mayGrow():
+			// A job whose record is read and that spawns nothing has
+			// exactly the record's tasks. Its counts come from
+			// sources read at different moments (the statuses, the
+			// results, the stream's messages: a task whose result is
+			// recorded stays in the stream until it is acked), so
+			// done+running+queued may pass it for a moment: the
+			// total does not follow them, and done stays within it.
+			done = min(done, total)
+			js.Queued = min(js.Queued, max(0, total-done-js.Running))
+		default:
+			// What is done, running or queued is a task of the job,
+			// and an unfinished job has a task without a result: a
+			// total behind the statuses (a child's result counted
+			// before the status of the task that handed it over, or
+			// a job whose record is not read yet) is raised to that.
+			js.Total = max(total, done+js.Running+js.Queued, done+1)
+		}
 	}
 	js.Failed = min(len(j.failedKeys), done)
 	js.Succeeded = done - js.Failed
