@@ -25,11 +25,14 @@ func BatchPartWay(t *testing.T, n int) (srv *Server, workers []*Process, b *Batc
 }
 
 // TreePartWay starts a Deployment and a TreeRun of depth 3 and fanout 4
-// (85 nodes) on it, and returns once a third of its nodes have started.
+// (85 nodes) on it, and returns once a third of its nodes have started,
+// with the root held on its worker (TreeRun.HoldRoot): release it once
+// the fault is done.
 func TreePartWay(t *testing.T) (srv *Server, workers []*Process, tr *TreeRun, run *Process) {
 	t.Helper()
 	srv, workers = Deployment(t)
 	tr = NewTreeRun(t, 3, 4)
+	tr.HoldRoot(t)
 	run = tr.Run(t, srv.URL())
 	tr.WaitRuns(t, len(tr.IDs())/3, run)
 	return srv, workers, tr, run

@@ -16,17 +16,20 @@ import (
 // TreeRun is a tree of shell tasks: the one command of the batch is the
 // root; a node of depth d > 0 spawns fanout children of depth d−1 with
 // worksteal spawn; every node appends "task worker" to a file, sleeps,
-// and prints 1, so run --reduce sum prints the number of nodes.
+// and prints 1, so run --reduce sum prints the number of nodes. The root,
+// once it has spawned its children, waits for a gate file, open unless a
+// test holds it (HoldRoot): so a fault can hit the root's worker while
+// the root is surely running there, however fast or slow the machine.
 type TreeRun struct {
-	dir, ran, Input string
-	depth, fanout   int
+	dir, ran, gate, Input string
+	depth, fanout         int
 }
 
 // NewTreeRun writes the tree's node script and input in a temporary
 // directory of t.
 func NewTreeRun(t *testing.T, depth, fanout int) *TreeRun {
 	dir := t.TempDir()
-	tr := &TreeRun{dir: dir, ran: filepath.Join(dir, "ran"), Input: filepath.Join(dir, "input"), depth: depth, fanout: fanout}
+	tr := &TreeRun{dir: dir, ran: filepath.Join(dir, "ran"), gate: filepath.Join(dir, "gate"), Input: filepath.Join(dir, "input"), depth: depth, fanout: fanout}
 	script := filepath.Join(dir, "node.sh")
 	body := fmt.Sprintf(`d=$1
 echo "$WORKSTEAL_TASK $WORKSTEAL_WORKER" >> %s
@@ -34,16 +37,39 @@ if [ "$d" -gt 0 ]; then
   i=0
   while [ $i -lt %d ]; do %s spawn -- sh %s $((d-1)) || exit 9; i=$((i+1)); done
 fi
+if [ "$d" -eq %d ]; then
+  while [ ! -e %s ]; do sleep 0.05; done
+fi
 sleep 0.15
 echo 1
-`, tr.ran, fanout, Bin, script)
+`, tr.ran, fanout, Bin, script, depth, tr.gate)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	tr.ReleaseRoot(t)
 	if err := os.WriteFile(tr.Input, []byte(fmt.Sprintf("sh %s %d\n", script, depth)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// HoldRoot closes the root's gate: a root started from now on waits,
+// after spawning its children, until ReleaseRoot. Call it before the run
+// starts, and release the root once the fault it waits for is done, or
+// the run never ends.
+func (tr *TreeRun) HoldRoot(t *testing.T) {
+	t.Helper()
+	if err := os.Remove(tr.gate); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReleaseRoot opens the root's gate: every copy of the root goes on.
+func (tr *TreeRun) ReleaseRoot(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile(tr.gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // IDs are the task ids of the whole tree: "1" (the batch's first task)

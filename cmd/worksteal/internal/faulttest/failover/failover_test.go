@@ -41,6 +41,7 @@ func failoverTreeOn(t *testing.T, url string, runArgs []string, workers []*e2e.P
 // index of the worker about to be hit, before the signal.
 func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e.Process, sig syscall.Signal, why string, before func(victim int)) {
 	tr := e2e.NewTreeRun(t, 3, 4)
+	tr.HoldRoot(t) // the root is running on its worker when the signal comes
 	run := e2e.Launch(t, "run", append(append([]string{"run", "--nats", url}, runArgs...), "--ack-wait", longAck, "--reduce", "sum", "--summary", "-a", tr.Input)...)
 	tr.WaitRuns(t, len(tr.IDs())/3, run)
 	victim := tr.RootWorker(t)
@@ -60,6 +61,11 @@ func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e
 			if ws := tr.Runs()["1"]; len(ws) > 1 && ws[len(ws)-1] != fmt.Sprintf("w%d", victim+1) {
 				break
 			}
+			select {
+			case <-run.Done:
+				t.Fatalf("run exited %d while the root's worker was stopped and the root had run only on %v:\n%s", run.Code, tr.Runs()["1"], run.Out.String())
+			default:
+			}
 			if time.Now().After(deadline.Add(-30 * time.Second)) {
 				t.Fatalf("the stopped worker's root did not run elsewhere: %v", tr.Runs()["1"])
 			}
@@ -67,6 +73,7 @@ func failoverTreeWith(t *testing.T, url string, runArgs []string, workers []*e2e
 		}
 		workers[victim].Signal(t, syscall.SIGCONT)
 	}
+	tr.ReleaseRoot(t)
 	tr.Check(t, run) // waits for run: a 30-minute ack wait would fail it
 	said := false
 	for i, w := range workers {

@@ -58,6 +58,7 @@ func TestTreeWorkerKilledHoldingTheRoot(t *testing.T) {
 	t.Parallel()
 	_, workers, tr, run := e2e.TreePartWay(t)
 	workers[tr.RootWorker(t)].Signal(t, syscall.SIGKILL)
+	tr.ReleaseRoot(t)
 	tr.Check(t, run)
 }
 
@@ -71,6 +72,7 @@ func TestTreeWorkerStopped(t *testing.T) {
 	if code := w.Wait(t); code != 0 {
 		t.Errorf("the stopped worker exited %d; want 0", code)
 	}
+	tr.ReleaseRoot(t)
 	tr.Check(t, run)
 }
 
@@ -80,6 +82,7 @@ func TestTreeServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	srv, _, tr, run := e2e.TreePartWay(t)
 	srv.Restart(t, 3*time.Second)
+	tr.ReleaseRoot(t)
 	tr.Check(t, run)
 }
 
