@@ -98,6 +98,20 @@ func getJSON(t *testing.T, url string, v any) {
 	}
 }
 
+// submitAsAdmin submits job as the server's admin user, once the server
+// takes it, and stops following it when the test ends.
+func submitAsAdmin(t *testing.T, ctx context.Context, srv *server.Server, job cluster.Job) *cluster.Submission {
+	t.Helper()
+	submitter, err := cluster.New(connectAs(t, srv, "admin", "admin-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub *cluster.Submission
+	waitUntil(t, "the submission", func() bool { sub, err = submitter.Submit(ctx, job); return err == nil })
+	t.Cleanup(sub.Stop)
+	return sub
+}
+
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(testdeadline.Left(t)); !cond(); time.Sleep(50 * time.Millisecond) {
@@ -141,13 +155,7 @@ func TestJSONEndpointsWithObserverCredentials(t *testing.T) {
 	for i := range 12 {
 		job.Tasks = append(job.Tasks, cluster.Task{Handler: "echo", Payload: []byte(fmt.Sprint(i))})
 	}
-	submitter, err := cluster.New(connectAs(t, srv, "admin", "admin-secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sub *cluster.Submission
-	waitUntil(t, "the submission", func() bool { sub, err = submitter.Submit(ctx, job); return err == nil })
-	defer sub.Stop()
+	sub := submitAsAdmin(t, ctx, srv, job)
 	if _, err := sub.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -61,13 +61,7 @@ func TestFlatJobTotalIsItsTasks(t *testing.T) {
 	for i := range tasks {
 		job.Tasks = append(job.Tasks, cluster.Task{Handler: "nap", Payload: []byte(fmt.Sprint(i))})
 	}
-	submitter, err := cluster.New(connectAs(t, srv, "admin", "admin-secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sub *cluster.Submission
-	waitUntil(t, "the submission", func() bool { sub, err = submitter.Submit(ctx, job); return err == nil })
-	defer sub.Stop()
+	sub := submitAsAdmin(t, ctx, srv, job)
 	waited := make(chan error, 1)
 	go func() { _, err := sub.Wait(ctx); waited <- err }()
 
