@@ -85,6 +85,27 @@ func NewCluster(t *testing.T) *Cluster {
 	return c
 }
 
+// LogIfSlow logs what every process of the cluster and run printed when
+// more than a minute has passed since the fault at since, although the
+// test passed: losing the stream leader usually costs seconds, and a run
+// of minutes (seen now and then under load, cause not yet known) leaves
+// its story in the test's log.
+func (c *Cluster) LogIfSlow(t *testing.T, since time.Time, run *Process) {
+	t.Helper()
+	took := time.Since(since)
+	if took < time.Minute || t.Failed() { // a failed test logs them anyway
+		return
+	}
+	t.Logf("the run took %v after the leader's death; what each process printed:", took.Round(time.Second))
+	ps := append([]*Process{run}, c.Workers...)
+	for _, s := range c.Servers {
+		ps = append(ps, s.P)
+	}
+	for _, p := range ps {
+		t.Logf("--- %s:\n%s", p.Name, p.Out.String())
+	}
+}
+
 // KillStreamLeader kills the server that leads the task stream with
 // SIGKILL, and returns the leader's name and the server killed (nil when
 // the leader is none of the servers).

@@ -90,7 +90,9 @@ func TestClusterLosesStreamLeader(t *testing.T) {
 	if leader, victim := c.KillStreamLeader(t); victim == nil {
 		t.Fatalf("stream leader %q is none of the servers", leader)
 	}
+	killed := time.Now()
 	b.Check(t, run, began)
+	c.LogIfSlow(t, killed, run)
 	elapsed := time.Since(began).Seconds()
 	for _, w := range c.Workers {
 		lines := strings.Count(w.Out.String(), "\n")

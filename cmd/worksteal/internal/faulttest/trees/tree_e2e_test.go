@@ -140,7 +140,9 @@ func TestTreeClusterLosesStreamLeader(t *testing.T) {
 	run := tr.Run(t, c.URLs, "--replicas", "3")
 	tr.WaitRuns(t, len(tr.IDs())/3, run)
 	c.KillStreamLeader(t)
+	killed := time.Now()
 	tr.Check(t, run)
+	c.LogIfSlow(t, killed, run)
 }
 
 // TestTreeShellReductionMatchesSequential: fib(9) as a tree of shell
