@@ -203,6 +203,26 @@ func (p *puller) loop(ctx context.Context) error {
 		admitTick = t.C
 	}
 	p.update(ctx)
+	// Later listings run beside the loop, one at a time: a listing can
+	// take the whole request timeout (5 s) while the JetStream cluster
+	// elects leaders under load, and a loop that waited for each one
+	// asked for tasks once per listing.
+	type routeListing struct {
+		rs  []routeInfo
+		err error
+	}
+	listed := make(chan routeListing, 1)
+	listing := false // a listing runs; only the loop reads or writes it
+	list := func() {
+		if listing {
+			return
+		}
+		listing = true
+		go func() {
+			rs, err := p.refresh(ctx)
+			listed <- routeListing{rs, err}
+		}()
+	}
 	for {
 		select {
 		case <-p.tokens:
@@ -229,9 +249,12 @@ func (p *puller) loop(ctx context.Context) error {
 		case <-expire.C:
 			p.expire(time.Now())
 		case <-refresh.C:
-			p.update(ctx)
+			list()
 		case <-p.wake:
-			p.update(ctx)
+			list()
+		case l := <-listed:
+			listing = false
+			p.apply(ctx, l.rs, l.err)
 		case <-ctx.Done():
 			p.drain(expire.C)
 			return nil
@@ -242,6 +265,11 @@ func (p *puller) loop(ctx context.Context) error {
 // update lists the worker's routes and their pending counts.
 func (p *puller) update(ctx context.Context) {
 	rs, err := p.refresh(ctx)
+	p.apply(ctx, rs, err)
+}
+
+// apply takes in a listing of the worker's routes (or its error).
+func (p *puller) apply(ctx context.Context, rs []routeInfo, err error) {
 	if err != nil {
 		if ctx.Err() == nil {
 			p.onErr(fmt.Errorf("cluster: listing the task routes: %w", err))
@@ -451,12 +479,29 @@ func (p *puller) onMsg(m *nats.Msg) {
 			}
 			p.mu.Unlock()
 			p.close(id, false)
-		case "409", "503":
+		case "503":
+			// No responders: nothing serves the route's consumer now.
+			// Its job may have ended (the consumer deleted), or its
+			// consumer may be between leaders (a server of the
+			// JetStream cluster died). The route is kept, marked empty,
+			// and asked again after the pause: a listing that no
+			// longer shows it removes it (update). Forgetting it here
+			// left a worker with no route to ask for as long as the
+			// listings failed, and during a leader election under load
+			// they time out for minutes (TestClusterLosesStreamLeader
+			// stalled 150 s and more, no pull request at the server
+			// while 113 tasks waited).
+			p.mu.Lock()
+			if q := p.byIDLocked(id); q != nil {
+				q.route.pending = false
+			}
+			p.mu.Unlock()
+			p.close(id, true)
+		case "409":
 			desc := m.Header.Get("Description")
-			if status == "503" || strings.Contains(desc, "Consumer Deleted") {
-				// The route is gone (its job ended, or it was deleted
-				// before this request reached it): forget it until a
-				// listing shows it again.
+			if strings.Contains(desc, "Consumer Deleted") {
+				// The route is gone (its job ended while this request
+				// waited): forget it until a listing shows it again.
 				p.mu.Lock()
 				if q := p.byIDLocked(id); q != nil && p.routes[q.route.name] == q.route {
 					delete(p.routes, q.route.name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -48,6 +49,18 @@ func LaunchEnv(t *testing.T, name string, env []string, args ...string) *Process
 		p.Cmd.Env = append(os.Environ(), env...)
 	}
 	p.Cmd.Stdout, p.Cmd.Stderr = p.Out, p.Out
+	if dir := os.Getenv("WORKSTEAL_E2E_LOGDIR"); dir != "" {
+		// Debugging: each process's output also goes to a file there,
+		// readable while the test runs (a stall's goroutine dump, after
+		// kill -QUIT, included).
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d-%s.log", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), time.Now().UnixNano(), strings.ReplaceAll(name, " ", "_"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		w := io.MultiWriter(p.Out, f)
+		p.Cmd.Stdout, p.Cmd.Stderr = w, w
+	}
 	if err := p.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
