@@ -13,6 +13,14 @@ type job struct {
 	// thief is the id of the worker that ran a stolen frame, so a joiner
 	// waiting for it can look for work there first ("leapfrogging").
 	thief atomic.Int32
+	// fork marks a Join frame's second half (set once, by newFrame). A
+	// worker's Join frames sit in its deque oldest first, each the sibling
+	// of a subtree that holds all the younger ones, so the oldest is about
+	// as much work as the rest together: a thief takes a fork alone, even
+	// under policy.StealHalf (trySteal), as the deque-based joins of rayon,
+	// Cilk and oneTBB do; spawned tasks, siblings of one another, go by
+	// half.
+	fork bool
 }
 
 // jobRunner executes a job on worker w. Implementations never let a panic

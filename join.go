@@ -399,14 +399,13 @@ func (w *Worker) promoteTo(end int) {
 	}
 	w.setLo(end)
 	// PROTOCOL.md "Posting work": PushWork, then ReadState.
-	if s := &w.pool.sleep; s.wakeNeeded() {
-		s.wakeOne()
-	}
+	w.posted()
 }
 
 func newFrame[XB, RB any](w *Worker, d int) *frame[XB, RB] {
 	f := &frame[XB, RB]{}
 	f.run = f
+	f.fork = true
 	f.done.waiter = w
 	f.thief.Store(-1)
 	if d < len(w.frames) {

@@ -1,6 +1,7 @@
 package worksteal_test
 
 import (
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -126,4 +127,123 @@ func fibW(w *worksteal.Worker, n int) int {
 	}
 	a, b := worksteal.JoinFunc(w, fibW, n-2, fibW, n-1)
 	return a + b
+}
+
+// BenchmarkStartDelay measures how long a computation started on an idle
+// pool (every worker parked: a gap of 2 ms before each Run) waits for its
+// second worker: from Run's call to the start of the root Join's second
+// half on the other worker, while the first half computes for 2 ms
+// without a poll point (the Join is at the root, so its second half is
+// offered at once). "first" is Run's call to the first half's start.
+// Metrics: p50 and p99 of each in µs, and the share of second halves that
+// the other worker ran.
+func BenchmarkStartDelay(b *testing.B) {
+	cfg := worksteal.Config{Workers: 2}
+	p, err := worksteal.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var firsts, seconds []time.Duration
+	stolen := 0
+	for b.Loop() {
+		time.Sleep(2 * time.Millisecond) // timed too: StopTimer stops the world
+		var ta, tb time.Time
+		var wa, wb int
+		t0 := time.Now()
+		worksteal.Run(p, func(w *worksteal.Worker) int {
+			worksteal.Join(w, func(w *worksteal.Worker) int {
+				ta, wa = time.Now(), w.ID()
+				for end := ta.Add(2 * time.Millisecond); time.Now().Before(end); {
+				}
+				return 0
+			}, func(w *worksteal.Worker) int {
+				tb, wb = time.Now(), w.ID()
+				return 0
+			})
+			return 0
+		})
+		firsts = append(firsts, ta.Sub(t0))
+		seconds = append(seconds, tb.Sub(t0))
+		if wa != wb {
+			stolen++
+		}
+	}
+	q := func(ds []time.Duration, f float64) float64 {
+		slices.Sort(ds)
+		return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
+	}
+	b.ReportMetric(q(firsts, 0.5), "first-p50-µs")
+	b.ReportMetric(q(seconds, 0.5), "second-p50-µs")
+	b.ReportMetric(q(seconds, 0.99), "second-p99-µs")
+	b.ReportMetric(float64(stolen)/float64(len(seconds)), "stolen")
+}
+
+// BenchmarkWakeFromRunning is the Go scheduler's side of the runtime's
+// wake-up, with plain goroutines: after a 2 ms gap (the machine idle), A
+// is woken and, 10 µs into a 2 ms computation, wakes B with a channel send
+// (as a worker that forks wakes a parked thief). "wait" is A's send to B's
+// start, "resume" is A's send to A's next instruction. With "yield", A
+// calls runtime.Gosched after the send, as the runtime's workers do
+// (Worker.posted): B then runs on A's P at once and A resumes on the
+// thread the wake-up started. Metrics: p50 and p90 of each in µs, and the
+// share of wakes where B waited more than 1 ms.
+func BenchmarkWakeFromRunning(b *testing.B) {
+	spin := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+	}
+	for _, yield := range []bool{false, true} {
+		name := "send"
+		if yield {
+			name = "send+yield"
+		}
+		b.Run(name, func(b *testing.B) {
+			wa, wb, done := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 2)
+			var sent, resumed, started time.Time
+			go func() {
+				for range wa {
+					spin(10 * time.Microsecond)
+					sent = time.Now()
+					wb <- struct{}{}
+					if yield {
+						runtime.Gosched()
+					}
+					resumed = time.Now()
+					spin(2 * time.Millisecond)
+					done <- struct{}{}
+				}
+			}()
+			go func() {
+				for range wb {
+					started = time.Now()
+					spin(time.Millisecond)
+					done <- struct{}{}
+				}
+			}()
+			defer close(wa)
+			defer close(wb)
+			var waits, resumes []time.Duration
+			late := 0
+			for b.Loop() {
+				time.Sleep(2 * time.Millisecond)
+				wa <- struct{}{}
+				<-done
+				<-done
+				waits = append(waits, started.Sub(sent))
+				resumes = append(resumes, resumed.Sub(sent))
+				if started.Sub(sent) > time.Millisecond {
+					late++
+				}
+			}
+			q := func(ds []time.Duration, f float64) float64 {
+				slices.Sort(ds)
+				return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
+			}
+			b.ReportMetric(q(waits, 0.5), "wait-p50-µs")
+			b.ReportMetric(q(waits, 0.9), "wait-p90-µs")
+			b.ReportMetric(q(resumes, 0.5), "resume-p50-µs")
+			b.ReportMetric(float64(late)/float64(len(waits)), "late")
+		})
+	}
 }

@@ -136,7 +136,7 @@ func (s *Scope) push(w *Worker, j *job, pf *profFrame) {
 	if w.rec != nil {
 		w.rec.record(EvSpawn, -1, 0)
 	}
-	w.pool.sleep.notify()
+	w.posted()
 }
 
 // runTask runs one task of the scope on w: skipped if the scope's context

@@ -472,7 +472,7 @@ func (w *Worker) trySteal(v int) *job {
 	var r deque.Result
 	moved := 1
 	if p.cfg.Steal == policy.StealHalf {
-		j, moved, r = s.StealHalf(w.dq)
+		j, moved, r = s.StealHalfUnless(w.dq, isFork)
 	} else {
 		j, r = s.Steal()
 	}
@@ -496,6 +496,10 @@ func (w *Worker) trySteal(v int) *job {
 	// (the chain wake-up, PROTOCOL.md "Finding work").
 	return j
 }
+
+// isFork reports whether j is a Join frame's second half, which a thief
+// takes alone (job.fork).
+func isFork(j *job) bool { return j.fork }
 
 // helpUntil runs other work until l is set: it never blocks the worker while
 // work exists. Used by a Join whose second half was stolen (hint is its

@@ -297,6 +297,16 @@ func (s Stealer[T]) Steal() (*T, Result) {
 // meanwhile). StealHalf therefore claims items one at a time, each with its
 // own check of bottom and its own CAS, and stops at the first Empty or Retry.
 func (s Stealer[T]) StealHalf(dst *Worker[T]) (first *T, moved int, r Result) {
+	return s.StealHalfUnless(dst, nil)
+}
+
+// StealHalfUnless is StealHalf, except that an oldest item for which alone
+// reports true is taken alone (moved 1), as Steal would take it. It is for
+// deques whose oldest item can hold more work than all the younger ones
+// together, as the second halves of nested fork-join calls do: there half
+// of the items by count would be nearly all of the work. alone (nil:
+// never) is called once, on the oldest item, after it has been claimed.
+func (s Stealer[T]) StealHalfUnless(dst *Worker[T], alone func(first *T) bool) (first *T, moved int, r Result) {
 	n := (s.Len() + 1) / 2
 	if n > maxBatch {
 		n = maxBatch
@@ -309,6 +319,9 @@ func (s Stealer[T]) StealHalf(dst *Worker[T]) (first *T, moved int, r Result) {
 		return nil, 0, r
 	}
 	moved = 1
+	if alone != nil && alone(first) {
+		return first, moved, Success
+	}
 	for moved < n {
 		v, r2 := s.Steal()
 		if r2 != Success {

@@ -352,3 +352,41 @@ func TestNewCapacityLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestStealHalfUnless: an oldest item that alone reports is taken by itself;
+// otherwise the steal is StealHalf's, alone never being asked again.
+func TestStealHalfUnless(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		alone     func(*int) bool
+		wantMoved int
+	}{
+		{"nil", nil, 5},
+		{"oldest alone", func(v *int) bool { return *v == 0 }, 1},
+		{"another alone", func(v *int) bool { return *v == 1 }, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _ := deque.New[int](16)
+			s := w.Stealer()
+			for i := range 10 {
+				w.Push(&i)
+			}
+			asked := 0
+			alone := tc.alone
+			if alone != nil {
+				alone = func(v *int) bool { asked++; return tc.alone(v) }
+			}
+			dst, _ := deque.New[int](16)
+			first, moved, r := s.StealHalfUnless(dst, alone)
+			if r != deque.Success || *first != 0 || moved != tc.wantMoved {
+				t.Fatalf("StealHalfUnless = %s, %d, %v; want 0, %d, Success", show(first), moved, r, tc.wantMoved)
+			}
+			if dst.Len() != moved-1 || w.Len() != 10-moved {
+				t.Fatalf("dst holds %d, victim %d; want %d, %d", dst.Len(), w.Len(), moved-1, 10-moved)
+			}
+			if tc.alone != nil && asked != 1 {
+				t.Fatalf("alone asked %d times, want once (the oldest item)", asked)
+			}
+		})
+	}
+}

@@ -113,3 +113,22 @@ func ExampleNewRetaining() {
 	fmt.Println(*v, *x, r)
 	// Output: 2 1 Success
 }
+
+// StealHalfUnless takes an oldest item alone when the predicate says it
+// holds as much as the rest: here, the outer of nested tasks, each the
+// parent of all younger ones.
+func ExampleStealer_StealHalfUnless() {
+	type task struct {
+		name  string
+		outer bool
+	}
+	victim, s := deque.New[task](8)
+	for _, t := range []task{{"whole left subtree", true}, {"left of it", false}, {"leaf", false}} {
+		victim.Push(&t)
+	}
+	mine, _ := deque.New[task](8)
+	first, moved, _ := s.StealHalfUnless(mine, func(t *task) bool { return t.outer })
+	fmt.Println("first:", first.name, "moved:", moved, "victim keeps", victim.Len())
+	// Output:
+	// first: whole left subtree moved: 1 victim keeps 2
+}

@@ -256,9 +256,23 @@ func runHistory(t *testing.T, seed uint64, thieves, ownerOps, thiefOps, yieldOne
 					rec.add(c, linInput{kind: linSteal}, out, ret)
 					continue
 				}
+				// Half the batches with StealHalfUnless, whose first item,
+				// if a multiple of 3, is taken alone: a batch cut short is
+				// still claims of single steals in order.
+				unless := rng.IntN(2) == 0
 				c := rec.now()
-				first, moved, r := s.StealHalf(dst)
+				var first *int
+				var moved int
+				var r deque.Result
+				if unless {
+					first, moved, r = s.StealHalfUnless(dst, aloneThirds)
+				} else {
+					first, moved, r = s.StealHalf(dst)
+				}
 				ret := rec.now()
+				if unless && r == deque.Success && aloneThirds(first) && moved != 1 {
+					t.Errorf("StealHalfUnless took %d with %d, which alone holds", moved, *first)
+				}
 				if r != deque.Success {
 					if first != nil || moved != 0 {
 						t.Errorf("StealHalf = %v, %d, %v", first, moved, r)
@@ -555,3 +569,6 @@ func TestLinearizabilityCheckerRejects(t *testing.T) {
 		})
 	}
 }
+
+// aloneThirds is the linearizability check's StealHalfUnless predicate.
+func aloneThirds(v *int) bool { return *v%3 == 0 }

@@ -39,7 +39,11 @@ type Amount uint8
 const (
 	// StealHalf takes half of the victim's queue, rounded up, and at most a
 	// cap: a thief that found a deep queue need not come
-	// back for each item. The runtime caps one steal-half at [MaxBatch].
+	// back for each item. The runtime caps one steal-half at [MaxBatch],
+	// and takes the oldest item alone when it is a Join's second half,
+	// which holds about as much work as all the younger halves of the
+	// same Join stack (PROTOCOL.md "A fork is taken alone"); spawned tasks
+	// go by half.
 	// It is the zero value: the runtime's default. On 16 cores it cut the
 	// time of the unbalanced UTS tree by a quarter against StealOne (fewer
 	// thieves fail: they come back less often) and fib and nqueens by

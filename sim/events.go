@@ -101,6 +101,9 @@ func (q *queue) popBack() int32 {
 	return t
 }
 
+// front is the task popFront would return (q not empty).
+func (q *queue) front() int32 { return q.buf[q.head] }
+
 func (q *queue) popFront() int32 {
 	t := q.buf[q.head]
 	q.head++

@@ -13,7 +13,11 @@ import (
 // lpt (placement only, no balancing afterwards).
 
 // tryTake takes from the top of w's chosen victim (the oldest tasks): one,
-// or half under StealHalf. On success w runs the first and keeps the rest.
+// or half under StealHalf — except that a fork-join child (a Join's second
+// half in the runtime) is taken alone, as the runtime's thieves take a
+// Join frame (job.fork): the oldest half of a fork-join stack is about as
+// much work as everything younger. On success w runs the first and keeps
+// the rest.
 func (e *engine) tryTake(w *worker) bool {
 	v := &e.ws[w.victim]
 	n := v.dq.len()
@@ -25,6 +29,9 @@ func (e *engine) tryTake(w *worker) bool {
 		return false
 	}
 	k := policyrt.Take(e.amount, n, e.maxBatch)
+	if k > 1 && !e.s.Policy.BatchForks && e.tasks[v.dq.front()].parent >= 0 {
+		k = 1
+	}
 	e.qAdd(v, -1)
 	first := v.dq.popFront()
 	for i := 1; i < k; i++ {

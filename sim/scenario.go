@@ -294,6 +294,12 @@ type Policy struct {
 	// a sleeper for the rest (now public in its own deque), besides the
 	// chain wake-up of the last searcher.
 	WakeBatch bool `json:"wake_batch"`
+	// BatchForks (amount half): take fork-join children by half like any
+	// other tasks. By default a thief whose oldest task is a fork-join
+	// child takes it alone, as the runtime takes a Join frame alone
+	// (job.fork): the oldest half of a fork-join stack holds about as much
+	// work as all the younger ones. True is the runtime before it did so.
+	BatchForks bool `json:"batch_forks"`
 }
 
 // Idle is the idle behaviour of a thief. Rounds, Base, Cap and Jitter are
