@@ -110,10 +110,8 @@ func BenchmarkThiefWait(b *testing.B) {
 					stolen++
 				}
 			}
-			slices.Sort(waits)
-			q := func(f float64) float64 { return float64(waits[int(f*float64(len(waits)-1))]) / 1e3 }
-			b.ReportMetric(q(0.5), "p50-µs")
-			b.ReportMetric(q(0.99), "p99-µs")
+			b.ReportMetric(quantileMicros(waits, 0.5), "p50-µs")
+			b.ReportMetric(quantileMicros(waits, 0.99), "p99-µs")
 			b.ReportMetric(float64(stolen)/float64(len(waits)), "stolen")
 		})
 	}
@@ -169,13 +167,9 @@ func BenchmarkStartDelay(b *testing.B) {
 			stolen++
 		}
 	}
-	q := func(ds []time.Duration, f float64) float64 {
-		slices.Sort(ds)
-		return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
-	}
-	b.ReportMetric(q(firsts, 0.5), "first-p50-µs")
-	b.ReportMetric(q(seconds, 0.5), "second-p50-µs")
-	b.ReportMetric(q(seconds, 0.99), "second-p99-µs")
+	b.ReportMetric(quantileMicros(firsts, 0.5), "first-p50-µs")
+	b.ReportMetric(quantileMicros(seconds, 0.5), "second-p50-µs")
+	b.ReportMetric(quantileMicros(seconds, 0.99), "second-p99-µs")
 	b.ReportMetric(float64(stolen)/float64(len(seconds)), "stolen")
 }
 
@@ -236,14 +230,16 @@ func BenchmarkWakeFromRunning(b *testing.B) {
 					late++
 				}
 			}
-			q := func(ds []time.Duration, f float64) float64 {
-				slices.Sort(ds)
-				return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
-			}
-			b.ReportMetric(q(waits, 0.5), "wait-p50-µs")
-			b.ReportMetric(q(waits, 0.9), "wait-p90-µs")
-			b.ReportMetric(q(resumes, 0.5), "resume-p50-µs")
+			b.ReportMetric(quantileMicros(waits, 0.5), "wait-p50-µs")
+			b.ReportMetric(quantileMicros(waits, 0.9), "wait-p90-µs")
+			b.ReportMetric(quantileMicros(resumes, 0.5), "resume-p50-µs")
 			b.ReportMetric(float64(late)/float64(len(waits)), "late")
 		})
 	}
+}
+
+// quantileMicros is the f-quantile of ds (sorted in place) in µs.
+func quantileMicros(ds []time.Duration, f float64) float64 {
+	slices.Sort(ds)
+	return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
 }
