@@ -276,6 +276,12 @@
 // has free slots (one request per route at a time, for the slots freed
 // meanwhile), so a worker with more slots or faster handlers takes more.
 // worksteal worker --speed only advertises a speed in the registry.
+// A route stays known until a listing of the worker's routes no longer
+// shows it, or its consumer answers "409 Consumer Deleted": a "503 no
+// responders" (its consumer between leaders after a server of the
+// JetStream cluster died) only marks it empty until the next pause, so a
+// worker keeps pulling while the cluster elects, however long the
+// listings fail meanwhile (puller.run; TestClusterLosesStreamLeader).
 //
 // # Fair share between jobs
 //

@@ -202,7 +202,8 @@ func (p *puller) loop(ctx context.Context) error {
 		defer t.Stop()
 		admitTick = t.C
 	}
-	p.update(ctx)
+	rs, err := p.refresh(ctx)
+	p.apply(ctx, rs, err)
 	// Later listings run beside the loop, one at a time: a listing can
 	// take the whole request timeout (5 s) while the JetStream cluster
 	// elects leaders under load, and a loop that waited for each one
@@ -260,12 +261,6 @@ func (p *puller) loop(ctx context.Context) error {
 			return nil
 		}
 	}
-}
-
-// update lists the worker's routes and their pending counts.
-func (p *puller) update(ctx context.Context) {
-	rs, err := p.refresh(ctx)
-	p.apply(ctx, rs, err)
 }
 
 // apply takes in a listing of the worker's routes (or its error).
@@ -485,7 +480,7 @@ func (p *puller) onMsg(m *nats.Msg) {
 			// consumer may be between leaders (a server of the
 			// JetStream cluster died). The route is kept, marked empty,
 			// and asked again after the pause: a listing that no
-			// longer shows it removes it (update). Forgetting it here
+			// longer shows it removes it (apply). Forgetting it here
 			// left a worker with no route to ask for as long as the
 			// listings failed, and during a leader election under load
 			// they time out for minutes (TestClusterLosesStreamLeader

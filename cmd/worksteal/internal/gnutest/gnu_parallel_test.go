@@ -647,27 +647,18 @@ func runGNUCase(ctx context.Context, c gnuCase, gnuPath string, hang time.Durati
 	began := time.Now()
 	ws, wsErr := c.run(ctx, wsDir, wsBin, "run")
 	took := time.Since(began)
-	for try := 1; ; try++ {
-		grace := time.NewTimer(max(hang, gnuHangFactor*took))
-		select {
-		case <-done:
-		case <-grace.C:
-			if try < gnuTries && ctx.Err() == nil {
-				cancel()
-				<-done
-				logf("GNU parallel was still running %v after worksteal's run ended (run %d of at most %d; it hangs now and then under load): killed, and run again", max(hang, gnuHangFactor*took), try, gnuTries)
-				if err := emptyDir(gnuDir); err != nil {
-					return gnu, ws, err
-				}
-				done, cancel = runGNU()
-				continue
-			}
-			<-done
-		}
-		grace.Stop()
+	bound := max(hang, gnuHangFactor*took)
+	for try := 1; try < gnuTries && ctx.Err() == nil && !closedWithin(done, bound); try++ {
 		cancel()
-		break
+		<-done
+		logf("GNU parallel was still running %v after worksteal's run ended (run %d of at most %d; it hangs now and then under load): killed, and run again", bound, try, gnuTries)
+		if err := emptyDir(gnuDir); err != nil {
+			return gnu, ws, err
+		}
+		done, cancel = runGNU()
 	}
+	<-done // the last run, or one that ended within the bound
+	cancel()
 	if gnuErr != nil || wsErr != nil {
 		return gnu, ws, fmt.Errorf("GNU parallel: %v; worksteal: %v", gnuErr, wsErr)
 	}
@@ -682,6 +673,18 @@ const (
 	gnuHangFactor = 20
 	gnuTries      = 3
 )
+
+// closedWithin reports whether done is closed within d.
+func closedWithin(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // emptyDir removes what dir holds, leaving it.
 func emptyDir(dir string) error {
