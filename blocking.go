@@ -19,6 +19,7 @@ import (
 // monitor has seen the worker blocked for Config.StallAfter (monitor.go).
 func (w *Worker) Blocking(f func()) {
 	checkWorker(w)
+	w.blocks++
 	w.promote() // the halves w's joins hold must stay takeable while it blocks
 	p := w.pool
 	p.blocking.Add(1)
@@ -30,6 +31,19 @@ func (w *Worker) Blocking(f func()) {
 		p.blocking.Add(-1)
 	}()
 	f()
+}
+
+// BlockingCalls reports how many times w has entered [Worker.Blocking]
+// (or BlockingErr, BlockingValue). A loop that compares it before and
+// after a piece of its body learns that the body waits, so that its time
+// is the wait's, not work's: package par's loops then hand their remaining
+// iterations out one by one, as a goroutine per iteration would run them,
+// instead of keeping them in chunks that would wait one after another.
+//
+// Call it only from the task w was passed to, like every *Worker method.
+func (w *Worker) BlockingCalls() uint64 {
+	checkWorker(w)
+	return w.blocks
 }
 
 // spareSet holds the spare workers. Spares are made on demand and kept; an

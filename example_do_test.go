@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/worksteal/worksteal"
 )
@@ -113,4 +114,31 @@ func ExampleBlockingValue() {
 	// Output:
 	// 5 <nil>
 	// true
+}
+
+// BlockingCalls tells a loop of one's own that its body waits: compared
+// before and after a step, it moves only if the step entered Blocking.
+// Package par's loops use it to hand I/O-bound iterations out one by one.
+func ExampleWorker_BlockingCalls() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	step := func(w *worksteal.Worker, i int) {
+		if i%2 == 1 { // odd steps wait for a (simulated) server
+			w.Blocking(func() { time.Sleep(time.Millisecond) })
+		}
+	}
+	pool.Do(func(w *worksteal.Worker) {
+		for i := range 3 {
+			before := w.BlockingCalls()
+			step(w, i)
+			fmt.Printf("step %d waited: %v\n", i, w.BlockingCalls() != before)
+		}
+	})
+	// Output:
+	// step 0 waited: false
+	// step 1 waited: true
+	// step 2 waited: false
 }

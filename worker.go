@@ -56,6 +56,7 @@ type Worker struct {
 	noStats bool
 	st      counters // owner-only; published into pub (stats.go)
 	mark    time.Duration
+	blocks  uint64 // Blocking calls entered (owner only; Worker.BlockingCalls)
 	sel     *policyrt.Selector
 	id      int
 	spare   bool

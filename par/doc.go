@@ -29,8 +29,9 @@
 //
 // The package uses nothing of the runtime but its public API:
 // [worksteal.JoinFunc] to offer work to thieves, [worksteal.Pool.Workers],
-// and two hints for deciding when to split, [worksteal.Worker.PeersIdle] and
-// [worksteal.Worker.HasPendingTasks]. So it is also a worked example of
+// two hints for deciding when to split, [worksteal.Worker.PeersIdle] and
+// [worksteal.Worker.HasPendingTasks], and, for bodies that wait,
+// [worksteal.Worker.BlockingCalls] and a [worksteal.Scope]. So it is also a worked example of
 // writing parallel algorithms on the runtime.
 //
 // # Adaptive splitting
@@ -63,6 +64,16 @@
 // (like oneTBB's auto_partitioner, which grows ranges while they are cheap),
 // so the cost of the split test is amortised over cheap iterations, but a
 // worker with expensive iterations checks for idle peers after every one.
+//
+// Bodies that wait: a body that wraps its I/O in [worksteal.Worker.Blocking]
+// (the way to wait in a task) makes the loop I/O-bound, and its measured
+// time is the wait's, not work. A loop learns it from its first chunk
+// ([worksteal.Worker.BlockingCalls] moved) and then hands the rest of its
+// piece out at once as tasks of about 50 µs of measured time each — one
+// iteration for waits of milliseconds — so that as many waits are in flight
+// as Blocking's spares allow ([worksteal.Config].MaxBlocking), as with a
+// goroutine per iteration. Results still combine in index order, and a
+// panic or a done context stops the tasks not yet started.
 //
 // [MinGrain] sets the smallest piece a loop splits into and the first chunk
 // size; [MaxGrain] caps the chunk size (and so the time between checks).
