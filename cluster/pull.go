@@ -466,17 +466,12 @@ func (p *puller) onMsg(m *nats.Msg) {
 		}
 		switch status {
 		case "100": // idle heartbeat
-		case "404", "408":
-			// Nothing (more) to deliver: the route is empty for now.
-			p.mu.Lock()
-			if q := p.byIDLocked(id); q != nil {
-				q.route.pending = false
-			}
-			p.mu.Unlock()
-			p.close(id, false)
-		case "503":
-			// No responders: nothing serves the route's consumer now.
-			// Its job may have ended (the consumer deleted), or its
+		case "404", "408", "503":
+			// 404, 408: nothing (more) to deliver: the route is empty
+			// for now.
+			//
+			// 503, no responders: nothing serves the route's consumer
+			// now. Its job may have ended (the consumer deleted), or its
 			// consumer may be between leaders (a server of the
 			// JetStream cluster died). The route is kept, marked empty,
 			// and asked again after the pause: a listing that no
@@ -491,7 +486,7 @@ func (p *puller) onMsg(m *nats.Msg) {
 				q.route.pending = false
 			}
 			p.mu.Unlock()
-			p.close(id, true)
+			p.close(id, status == "503")
 		case "409":
 			desc := m.Header.Get("Description")
 			if strings.Contains(desc, "Consumer Deleted") {

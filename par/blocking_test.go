@@ -39,8 +39,8 @@ func (b *waitAll) wait(w *worksteal.Worker) {
 
 // TestLoopsWithBlockingHaveEveryWaitInFlight: a loop whose iterations wait
 // in Worker.Blocking has all its waits in flight at once, as a goroutine
-// per iteration would (up to Config.MaxBlocking): here 63 iterations each
-// wait until all 63 are waiting. The loop learns that its body waits from
+// per iteration would (up to Config.MaxBlocking): here n−1 iterations each
+// wait until all n−1 are waiting. The loop learns that its body waits from
 // its first chunk (iteration 0, which waits 1 ms alone), then hands every
 // other iteration out as a task of its own. Before that, a loop halved
 // its range level by level and ran each half's first iteration before
@@ -48,7 +48,14 @@ func (b *waitAll) wait(w *worksteal.Worker) {
 // Joins made while nobody was idle, as plain calls, one after another):
 // this test then hangs. Results still combine in index order.
 func TestLoopsWithBlockingHaveEveryWaitInFlight(t *testing.T) {
-	const n = 64
+	// 1,000 iterations: more than one fanOut spawns (fanWidth), so the
+	// pieces fan out in turn.
+	for _, n := range []int{64, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { testEveryWaitInFlight(t, n) })
+	}
+}
+
+func testEveryWaitInFlight(t *testing.T, n int) {
 	body := func(w *worksteal.Worker, b *waitAll, i int) {
 		if i == 0 {
 			w.Blocking(func() { time.Sleep(time.Millisecond) })
@@ -56,12 +63,12 @@ func TestLoopsWithBlockingHaveEveryWaitInFlight(t *testing.T) {
 		}
 		b.wait(w)
 	}
-	p := newTestPool(t, worksteal.Config{Workers: 2})
+	p := newTestPool(t, worksteal.Config{Workers: 2, MaxBlocking: n})
 	defer watchdog(t)()
 
 	t.Run("For", func(t *testing.T) {
 		b := newWaitAll(n - 1)
-		var ran [n]atomic.Int32
+		ran := make([]atomic.Int32, n)
 		if err := p.Do(func(w *worksteal.Worker) {
 			For(w, 0, n, func(w *worksteal.Worker, i int) { body(w, b, i); ran[i].Add(1) })
 		}); err != nil {

@@ -210,8 +210,8 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 
 // fanOut runs the rest of piece s, whose body waits in Worker.Blocking, as
 // one public task per grain of about eagerPiece of work (one iteration for
-// waits of milliseconds), in a Scope, and combines their results in index
-// order.
+// waits of milliseconds), in a Scope (in fanWidth pieces that fan out in
+// turn, for long ranges), and combines their results in index order.
 //
 // Why not split by Joins as other pieces do: a wait is not work. The time
 // a chunk measured is mostly its wait's, and the iterations left wait as
@@ -231,17 +231,29 @@ func (l *loop[R]) fanOut(w *worksteal.Worker, s piece) R {
 		g = per
 	}
 	g = min(g, uint64(l.cfg.maxGrain))
-	k := (uint64(s.n) + g - 1) / g
+	n := uint64(s.n)
+	per, k := g, (n+g-1)/g // iterations per task, tasks
+	nested := k > fanWidth
+	if nested { // fanWidth pieces of whole grains, each fanning out in turn
+		per = (k + fanWidth - 1) / fanWidth * g
+		k = (n + per - 1) / per
+	}
 	res := make([]R, k)
 	_ = w.Scope(context.Background(), func(w *worksteal.Worker, sc *worksteal.Scope) error {
 		for i := range k {
-			lo := s.lo + int(i*g)
-			hi := lo + int(min(g, uint64(s.n)-i*g))
+			lo := s.lo + int(i*per)
+			m := min(per, n-i*per)
 			sc.Spawn(w, func(w *worksteal.Worker) {
 				if l.stopped() || l.cut != nil && int64(lo) >= l.cut.Load() {
 					return
 				}
-				res[i] = l.leaf(w, lo, hi, l.zero) // a panic cancels the Scope: it skips the rest
+				// A panic cancels the Scope, which skips the tasks not
+				// yet started, and reaches run's handler from its wait.
+				if nested {
+					res[i] = l.run(w, piece{lo: lo, n: uint(m), psPerIter: s.psPerIter, chunk: s.chunk, sure: true, waits: true})
+				} else {
+					res[i] = l.leaf(w, lo, lo+int(m), l.zero)
+				}
 			})
 		}
 		return nil
@@ -252,6 +264,12 @@ func (l *loop[R]) fanOut(w *worksteal.Worker, s piece) R {
 	}
 	return acc
 }
+
+// fanWidth is the most tasks one fanOut spawns: a longer range is cut into
+// fanWidth pieces that fan out in turn when they run, so a loop of a
+// million iterations that wait queues 64 tasks at a time per level, not a
+// million before the first one runs.
+const fanWidth = 64
 
 // shouldSplit decides whether piece s (with a cost estimate) splits now:
 // eagerly while each half would still hold at least eagerPiece of work (by
