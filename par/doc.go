@@ -73,7 +73,10 @@
 // iteration for waits of milliseconds — so that as many waits are in flight
 // as Blocking's spares allow ([worksteal.Config].MaxBlocking), as with a
 // goroutine per iteration. Results still combine in index order, and a
-// panic or a done context stops the tasks not yet started.
+// panic or a done context stops the tasks not yet started. The decision
+// holds for the rest of the loop: a body whose first call waited and whose
+// others are cheap (it filled a cache) then runs a task per iteration;
+// [MinGrain] sets the least iterations per task.
 //
 // [MinGrain] sets the smallest piece a loop splits into and the first chunk
 // size; [MaxGrain] caps the chunk size (and so the time between checks).

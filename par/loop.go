@@ -225,6 +225,14 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 // waited one after another behind such halves, 375–440 ms against 328–345
 // for errgroup with SetLimit(32). Spawned tasks are public at once: each
 // Blocking's spare steals from the queue, as Scope.Go's batch does.
+//
+// The decision holds for the rest of the piece: if only its first chunk
+// waited (a first iteration that filled a cache) and the others are cheap,
+// they still go out a task each, which costs a spawn per iteration where
+// chunks would have cost almost nothing; MinGrain bounds a task from
+// below. Letting each of the fanWidth pieces learn afresh from a chunk of
+// its own was tried and not kept: it keeps all but one wave of the waits
+// back until the first wave has ended.
 func (l *loop[R]) fanOut(w *worksteal.Worker, s piece) R {
 	g := uint64(l.cfg.minGrain)
 	if per := uint64(eagerPiece) * 1000 / max(s.psPerIter, 1); per > g {
