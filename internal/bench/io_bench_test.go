@@ -26,6 +26,11 @@ import (
 //
 // The ideal on P cores is about max(300 × 2 ms / P, the longest sleep):
 // 300 ms on 2 cores.
+//
+// Each process calibrates its 2 ms of CPU anew, so ms/op moves from one
+// process to the next with the machine's speed at calibration; x-errgroup
+// (a variant's ms/op over errgroup's, measured just before in the same
+// process; reported when errgroup ran) compares the variants without it.
 func BenchmarkIOBatch(b *testing.B) {
 	const n = 300
 	sleeps := make([]time.Duration, n)
@@ -40,17 +45,13 @@ func BenchmarkIOBatch(b *testing.B) {
 		sink.Store(i%8, cpuWork(spin))
 	}
 	direct := func(f func()) { f() }
-
-	b.Run("goroutines", func(b *testing.B) {
-		for b.Loop() {
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Go(func() { fetch(i, direct) })
-			}
-			wg.Wait()
+	var errgroupMS float64 // errgroup's ms/op in this process (0: not run)
+	reportVsErrgroup := func(b *testing.B) {
+		if errgroupMS > 0 {
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N)/errgroupMS, "x-errgroup")
 		}
-		reportMS(b)
-	})
+	}
+
 	b.Run("errgroup-limit32", func(b *testing.B) {
 		for b.Loop() {
 			var g errgroup.Group
@@ -61,6 +62,18 @@ func BenchmarkIOBatch(b *testing.B) {
 			_ = g.Wait()
 		}
 		reportMS(b)
+		errgroupMS = float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { fetch(i, direct) })
+			}
+			wg.Wait()
+		}
+		reportMS(b)
+		reportVsErrgroup(b)
 	})
 	for _, blocking := range []bool{false, true} {
 		name := "plain"
@@ -87,6 +100,7 @@ func BenchmarkIOBatch(b *testing.B) {
 				}
 			}
 			reportMS(b)
+			reportVsErrgroup(b)
 		})
 		b.Run("ws-parFor-"+name, func(b *testing.B) {
 			p := newPool(b)
@@ -99,6 +113,7 @@ func BenchmarkIOBatch(b *testing.B) {
 				}
 			}
 			reportMS(b)
+			reportVsErrgroup(b)
 		})
 	}
 }
