@@ -45,6 +45,17 @@ func BenchmarkJoin(b *testing.B) {
 			}
 			b.ReportMetric(float64(p.Stats().Sub(before).Total().Stolen)/float64(b.N), "steals/op")
 		})
+		b.Run(fmt.Sprintf("JoinFuncLazy/workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := proctest.CPUTime()
+			for b.Loop() {
+				Run(p, func(w *Worker) int { return fibLazy(w, 30) })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+			if workers == 1 {
+				cpu(b, c0)
+			}
+		})
 		b.Run(fmt.Sprintf("Unit/workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			c0 := proctest.CPUTime()
@@ -114,6 +125,17 @@ func BenchmarkJoinVsCall(b *testing.B) {
 	}
 	b.ReportMetric(float64(best[0])/float64(best[1]), "x-call")
 	b.ReportMetric(float64(best[0]-best[1])/joins, "ns/join")
+}
+
+// fibLazy is fib through JoinFuncLazy: a frame pushed and popped at every
+// Join, and no poll, so at 2 workers nothing is ever offered (fib neither
+// waits nor polls) and the second worker stays idle.
+func fibLazy(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := JoinFuncLazy(w, fibLazy, n-2, fibLazy, n-1)
+	return a + b
 }
 
 // fibUnit is fib through Worker.Join, the form whose halves return

@@ -20,6 +20,12 @@ import (
 func (w *Worker) Blocking(f func()) {
 	checkWorker(w)
 	w.blocks++
+	if f := w.onBlock; f != nil {
+		// Before the promote: a thief that takes a half published below
+		// acquires through the deque what this store released ([J1]), so
+		// it reads the flag true (NotifyBlocking).
+		f.Store(true)
+	}
 	w.promote() // the halves w's joins hold must stay takeable while it blocks
 	p := w.pool
 	p.blocking.Add(1)
@@ -44,6 +50,31 @@ func (w *Worker) Blocking(f func()) {
 func (w *Worker) BlockingCalls() uint64 {
 	checkWorker(w)
 	return w.blocks
+}
+
+// NotifyBlocking makes every later [Worker.Blocking] of w (BlockingErr,
+// BlockingValue) store true into *flag as it starts, before it makes the
+// halves of w's Joins takeable, until the next NotifyBlocking; nil stops
+// it. It returns the flag set before, which the caller restores when done,
+// so that uses nest:
+//
+//	prev := w.NotifyBlocking(&blocked)
+//	defer w.NotifyBlocking(prev)
+//
+// Another worker that takes one of those halves reads the flag true: it
+// learns that the half was published because its owner waits, not because
+// a worker was idle or the heartbeat beat. Package par's loops run their
+// first chunk so, with the rest of the range as a Join's second half: a
+// rest taken while the first iteration waits goes out at once as a task
+// per iteration, as a goroutine per iteration would run them, instead of
+// waiting for that first wait to end.
+//
+// The flag is read by other goroutines: it must be an atomic. Call it only
+// from the task w was passed to, like every *Worker method.
+func (w *Worker) NotifyBlocking(flag *atomic.Bool) (prev *atomic.Bool) {
+	checkWorker(w)
+	prev, w.onBlock = w.onBlock, flag
+	return prev
 }
 
 // spareSet holds the spare workers. Spares are made on demand and kept; an

@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal"
@@ -141,4 +142,64 @@ func ExampleWorker_BlockingCalls() {
 	// step 0 waited: false
 	// step 1 waited: true
 	// step 2 waited: false
+}
+
+// JoinFuncLazy runs its second half beside the first only if the first
+// asks for it: here the first half waits (in Blocking) for what the second
+// sends, so the second runs on another worker. A first half that neither
+// waits nor polls would have run it itself, afterwards.
+func ExampleJoinFuncLazy() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	ch := make(chan string, 1)
+	got, err := worksteal.Run(pool, func(w *worksteal.Worker) [2]string {
+		a, b := worksteal.JoinFuncLazy(w,
+			func(w *worksteal.Worker, name string) string {
+				var msg string
+				w.Blocking(func() { msg = <-ch }) // publishes the second half
+				return name + " received " + msg
+			}, "first",
+			func(w *worksteal.Worker, msg string) string {
+				ch <- msg
+				return "second sent " + msg
+			}, "hello")
+		return [2]string{a, b}
+	})
+	fmt.Println(got[0], err)
+	fmt.Println(got[1])
+	// Output:
+	// first received hello <nil>
+	// second sent hello
+}
+
+// NotifyBlocking tells the worker that takes a half of w's Joins why it
+// was published: the flag is set when w's task enters Blocking, before
+// the half becomes takeable.
+func ExampleWorker_NotifyBlocking() {
+	pool, err := worksteal.New(worksteal.Config{Workers: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	started := make(chan struct{})
+	pool.Do(func(w *worksteal.Worker) {
+		var waits atomic.Bool
+		prev := w.NotifyBlocking(&waits)
+		defer w.NotifyBlocking(prev)
+		worksteal.JoinFuncLazy(w,
+			func(w *worksteal.Worker, _ int) int {
+				w.Blocking(func() { <-started }) // waits for the second half
+				return 0
+			}, 0,
+			func(w *worksteal.Worker, _ int) int {
+				fmt.Println("second half taken because the first waits:", waits.Load())
+				close(started)
+				return 0
+			}, 0)
+	})
+	// Output:
+	// second half taken because the first waits: true
 }

@@ -148,6 +148,43 @@ func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb 
 	return ra, rb
 }
 
+// JoinFuncLazy is [JoinFunc] for a first half that usually ends at once
+// but may wait or grow: fb is offered to other workers only when fa
+// itself makes it worth taking — fa enters [Worker.Blocking], or fa's own
+// Joins publish their halves (eagerly near the root of the job, at a poll
+// point that finds a worker idle, at the heartbeat), which publishes fb
+// with them, oldest first. The
+// Join itself offers nothing: it is never eager (PROTOCOL.md "Eager Joins
+// near the root") and it does not poll, so a worker idle when it is made
+// is not woken for an fb that w runs a moment later anyway. Package par's
+// loops run their first chunk so, before they know what an iteration
+// costs: a body that waits gets the rest of its range run beside its
+// first wait, and a small loop stays on its worker.
+//
+// Everything else is JoinFunc's: both halves have finished when it
+// returns, fb runs on w after fa unless a thief took it, panics go on as
+// from a plain call (see [Join]). It allocates nothing in the steady
+// state, but it opens a frame at every call, which JoinFunc's fast path
+// does not once policyrt.LatentFrames frames are open: on fib 30 at 1
+// worker it cost 27 ns per Join against JoinFunc's 7 (BenchmarkJoin's
+// JoinFuncLazy rows). Use it where a Join is made once per piece of work,
+// not at every level of a recursion.
+func JoinFuncLazy[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
+	checkWorker(w)
+	f, d := joinPushLatent(w, fb, xb)
+	phase := joinRunningA
+	defer func() {
+		if phase != joinDone { // a panic or runtime.Goexit: it goes on as it is
+			joinUnwind(w, f, d, phase)
+		}
+	}()
+	ra = fa(w, xa)
+	phase = joinTakingB
+	rb = joinPop(w, f, d)
+	phase = joinDone
+	return ra, rb
+}
+
 // Join runs fa and fb, possibly in parallel, for halves that return
 // nothing: the form of [Join] that needs no struct{} results, as in
 //
@@ -332,6 +369,21 @@ func (w *Worker) beat() {
 // are eager (eagerLeft, set by execute for each job and restored after
 // it): a task that Joins in a loop at depth 0 goes latent after that.
 func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
+	f, d := joinPushLatent(w, fb, xb)
+	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
+	if d-w.eagerBase < policyrt.EagerDepth && w.eagerLeft > 0 {
+		w.eagerLeft--
+		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
+	}
+	w.pollJoin()
+	return f, d
+}
+
+// joinPushLatent takes and fills the frame of depth w.depth and opens it,
+// latent: it stays w's alone until a promotion (a poll point that finds a
+// worker idle, the heartbeat, Blocking). JoinFuncLazy's push, and the
+// first part of joinPushSlow's.
+func joinPushLatent[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame[XB, RB], int) {
 	if invariants {
 		w.checkFloor()
 	}
@@ -352,12 +404,6 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 		f.pf.s0, f.pf.b0 = w.prof.fork()
 	}
 	w.setDepth(d + 1)
-	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
-	if d-w.eagerBase < policyrt.EagerDepth && w.eagerLeft > 0 {
-		w.eagerLeft--
-		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
-	}
-	w.pollJoin()
 	return f, d
 }
 

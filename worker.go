@@ -57,6 +57,9 @@ type Worker struct {
 	st      counters // owner-only; published into pub (stats.go)
 	mark    time.Duration
 	blocks  uint64 // Blocking calls entered (owner only; Worker.BlockingCalls)
+	// onBlock, if not nil, is set true by each Blocking before it publishes
+	// w's latent frames (owner only; Worker.NotifyBlocking).
+	onBlock *atomic.Bool
 	sel     *policyrt.Selector
 	id      int
 	spare   bool
@@ -324,8 +327,10 @@ func (w *Worker) execute(j *job) {
 	// depth it starts at: a job run inside a wait at depth 9 forks its
 	// largest pieces eagerly as one taken from the main loop at depth 0.
 	// A Goexit leaves them unrestored: its goroutine is replaced (main).
-	base, left := w.eagerBase, w.eagerLeft
-	w.eagerBase, w.eagerLeft = w.depth, eagerJoins
+	// The job does not inherit the flag of a task it runs inside
+	// (NotifyBlocking): that task's Blocking calls are its own.
+	base, left, onBlock := w.eagerBase, w.eagerLeft, w.onBlock
+	w.eagerBase, w.eagerLeft, w.onBlock = w.depth, eagerJoins, nil
 	if w.rec == nil {
 		j.run.runJob(w)
 	} else {
@@ -334,7 +339,7 @@ func (w *Worker) execute(j *job) {
 		j.run.runJob(w)
 		w.rec.record(EvTaskEnd, -1, id)
 	}
-	w.eagerBase, w.eagerLeft = base, left
+	w.eagerBase, w.eagerLeft, w.onBlock = base, left, onBlock
 	w.ownerLeave()
 }
 

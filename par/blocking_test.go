@@ -39,14 +39,22 @@ func (b *waitAll) wait(w *worksteal.Worker) {
 
 // TestLoopsWithBlockingHaveEveryWaitInFlight: a loop whose iterations wait
 // in Worker.Blocking has all its waits in flight at once, as a goroutine
-// per iteration would (up to Config.MaxBlocking): here n−1 iterations each
-// wait until all n−1 are waiting. The loop learns that its body waits from
-// its first chunk (iteration 0, which waits 1 ms alone), then hands every
-// other iteration out as a task of its own. Before that, a loop halved
-// its range level by level and ran each half's first iteration before
-// splitting it again, so at most a few dozen waited at once (and under
-// Joins made while nobody was idle, as plain calls, one after another):
-// this test then hangs. Results still combine in index order.
+// per iteration would (up to Config.MaxBlocking): here each of the n
+// iterations waits until all n are waiting, the first one included. The
+// loop runs its first chunk (iteration 0) with the rest of its range as a
+// lazy Join's second half; iteration 0's Blocking publishes the rest and
+// flags the loop's body as one that waits, and whoever takes the rest
+// hands every iteration out as a task of its own.
+//
+// Red, by hanging (the watchdog then fails with every stack): before stop
+// 39, when the loop halved its range level by level and ran each half's
+// first iteration before splitting it again (at most a few dozen waited
+// at once); before stop 40, when the loop learned that its body waits
+// only once its first chunk had ended (iteration 0 waits for ever,
+// alone); and with Blocking's flag store removed (the rest, taken while
+// iteration 0 waits, probes again instead of fanning out: a few more
+// waits, then one that holds the rest of the range). Results still
+// combine in index order.
 func TestLoopsWithBlockingHaveEveryWaitInFlight(t *testing.T) {
 	// 1,000 iterations: more than one fanOut spawns (fanWidth), so the
 	// pieces fan out in turn.
@@ -56,18 +64,12 @@ func TestLoopsWithBlockingHaveEveryWaitInFlight(t *testing.T) {
 }
 
 func testEveryWaitInFlight(t *testing.T, n int) {
-	body := func(w *worksteal.Worker, b *waitAll, i int) {
-		if i == 0 {
-			w.Blocking(func() { time.Sleep(time.Millisecond) })
-			return
-		}
-		b.wait(w)
-	}
+	body := func(w *worksteal.Worker, b *waitAll, i int) { b.wait(w) }
 	p := newTestPool(t, worksteal.Config{Workers: 2, MaxBlocking: n})
 	defer watchdog(t)()
 
 	t.Run("For", func(t *testing.T) {
-		b := newWaitAll(n - 1)
+		b := newWaitAll(n)
 		ran := make([]atomic.Int32, n)
 		if err := p.Do(func(w *worksteal.Worker) {
 			For(w, 0, n, func(w *worksteal.Worker, i int) { body(w, b, i); ran[i].Add(1) })
@@ -81,7 +83,7 @@ func testEveryWaitInFlight(t *testing.T, n int) {
 		}
 	})
 	t.Run("MapReduce", func(t *testing.T) {
-		b := newWaitAll(n - 1)
+		b := newWaitAll(n)
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
