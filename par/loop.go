@@ -28,6 +28,11 @@ const splitWorth = 16 * time.Microsecond
 // costs more than the join: about 20 ns per piece, 0.04% of 50 µs).
 const eagerPiece = 50 * time.Microsecond
 
+// probing turns probe off when false: for the benchmarks and tests that
+// compare a loop with and without it in one binary (the layout of two
+// binaries moved a loop's time by up to 20 % on the 2-core VM).
+var probing = true
+
 // clockBase is the origin of the loops' chunk timing: time.Since of a
 // time with a monotonic reading reads only the monotonic clock.
 var clockBase = time.Now()
@@ -110,7 +115,7 @@ const (
 const maxProbes = 4
 
 // probe is the record of one probe's first chunk, read by its rest.
-// state decides which ran first ([LP1] in run): the first chunk moves it
+// state decides which ran first ([LP1]): the first chunk moves it
 // 0 → 1 when it has ended (after writing took, c and waits, which the
 // CAS releases); the rest moves it 0 → 2 if it starts before that, and
 // then ignores took, c and waits.
@@ -135,9 +140,29 @@ type loop[R any] struct {
 	// first match found so far by Index): pieces at or beyond it stop.
 	cut *atomic.Int64
 	// blocked is set by Worker.Blocking when a probe's first chunk enters
-	// it (Worker.NotifyBlocking); probes are the loop's probes by link.
+	// it (Worker.NotifyBlocking). probe0 is drive's probe; more holds
+	// the others (links 1 to maxProbes−1), allocated by the first of them:
+	// most loops never need them.
 	blocked atomic.Bool
-	probes  [maxProbes]probe
+	probe0  probe
+	more    atomic.Pointer[[maxProbes - 1]probe]
+}
+
+// probeOf returns the record of the probe with the given link. The
+// record of link k > 0 is made (with all others) by the worker that starts
+// probe k, before its Join publishes the rest that reads it; links are
+// started one after another (link k+1 by the worker that took link k's
+// rest), so only one worker ever makes them.
+func (l *loop[R]) probeOf(link uint8) *probe {
+	if link == 0 {
+		return &l.probe0
+	}
+	m := l.more.Load()
+	if m == nil {
+		m = new([maxProbes - 1]probe)
+		l.more.Store(m)
+	}
+	return &m[link-1]
 }
 
 func newLoop[R any](cfg loopConfig, zero R, leaf func(w *worksteal.Worker, lo, hi int, acc R) R, combine func(a, b R) R) *loop[R] {
@@ -175,7 +200,7 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 		prev := w.NotifyBlocking(&l.blocked)
 		defer w.NotifyBlocking(prev)
 	}
-	if s.psPerIter == 0 && !s.waits && s.kind == pieceRun && int(s.link) < maxProbes {
+	if probing && s.psPerIter == 0 && !s.waits && s.kind == pieceRun && int(s.link) < maxProbes {
 		// The first chunk as run would cut it, with a rest of at least
 		// MinGrain (a shorter one would have been the chunk's tail).
 		if c := min(max(s.chunk, l.cfg.minGrain), l.cfg.maxGrain); s.n >= c+l.cfg.minGrain && !l.stopped() {
@@ -244,7 +269,7 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 		took := t1 - t0
 		t0 = t1
 		if s.kind == pieceFirst { // the probe's one chunk: tell its rest
-			pr := &l.probes[s.link]
+			pr := l.probeOf(s.link)
 			pr.took, pr.c, pr.waits = took, c, s.waits
 			pr.state.CompareAndSwap(0, 1)
 		}
@@ -289,7 +314,7 @@ func (l *loop[R]) probe(w *worksteal.Worker, s piece, c uint) R {
 // (or any probe's) entered Blocking, it fans out with no estimate (a task
 // per MinGrain iterations), else it probes afresh with the next link.
 func (l *loop[R]) rest(s piece) piece {
-	pr := &l.probes[s.link]
+	pr := l.probeOf(s.link)
 	s.kind = pieceRun
 	if pr.state.CompareAndSwap(0, 2) { // [LP1]: the first chunk runs yet
 		s.link++
