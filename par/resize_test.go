@@ -72,7 +72,15 @@ func TestSetWorkersHandsBackARunningLoop(t *testing.T) {
 	// At most the iteration it was in, the chunk that follows (a chunk
 	// is one iteration at 20 µs each) and the innermost halves of its
 	// splits, which stay latent: a handful, against hundreds before.
-	if a := afterLowered.Load(); a > 8 {
+	// Measured over 300 runs under -race (stop 40): 1–10 before the
+	// loops' probe, 1–11 with it (8 consecutive iterations of the piece
+	// it was in, then up to 3 of a latent half); the bound of 8 this test
+	// had was red in 5 of 300 runs before the probe. 32 still fails the
+	// worker that keeps its half: with joinPopPromoted's wait for the
+	// active workers removed, it started 1,816–1,990 iterations (10 runs).
+	// (shouldSplit's split of a surplus worker's piece at every chunk
+	// saves only a few: 12–13 at most without it, 20 runs.)
+	if a := afterLowered.Load(); a > 32 {
 		t.Errorf("worker 1 started %d iterations after SetWorkers(1) returned (of %d; %d in all); want a handful: the surplus worker must hand the rest of its loop back", a, n, perWorker[1].Load())
 	}
 }
