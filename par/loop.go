@@ -120,10 +120,11 @@ const maxProbes = 4
 // CAS releases); the rest moves it 0 → 2 if it starts before that, and
 // then ignores took, c and waits.
 type probe struct {
-	state atomic.Uint32
-	waits bool
-	c     uint
-	took  time.Duration
+	state     atomic.Uint32
+	waits     bool
+	wid       int // the worker that ran the first chunk (Worker.ID)
+	c         uint
+	took, end time.Duration
 }
 
 // loop is the state of one parallel loop over an index range, with a result
@@ -193,12 +194,16 @@ func (l *loop[R]) stopped() bool {
 // run executes piece s: chunks of growing size, splitting the rest in two
 // when a peer is idle and w's deque is empty. It returns the piece's result.
 func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
+	// t0 is the end of the previous chunk (monotonic, since clockBase):
+	// one clock read per chunk, and a monotonic one, which costs half of
+	// time.Now (that reads the wall clock too): 25 ns against 48 on the
+	// 2-core EPYC VM, 0.5 % of a 5 µs chunk instead of 1 %.
+	var t0 time.Duration = -1
 	switch s.kind {
-	case pieceRest:
-		s = l.rest(s)
 	case pieceFirst:
-		prev := w.NotifyBlocking(&l.blocked)
-		defer w.NotifyBlocking(prev)
+		return l.first(w, s)
+	case pieceRest:
+		s, t0 = l.rest(w, s)
 	}
 	if probing && s.psPerIter == 0 && !s.waits && s.kind == pieceRun && int(s.link) < maxProbes {
 		// The first chunk as run would cut it, with a rest of at least
@@ -221,11 +226,6 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 			}
 		}
 	}()
-	// t0 is the end of the previous chunk (monotonic, since clockBase):
-	// one clock read per chunk, and a monotonic one, which costs half of
-	// time.Now (that reads the wall clock too): 25 ns against 48 on the
-	// 2-core EPYC VM, 0.5 % of a 5 µs chunk instead of 1 %.
-	var t0 time.Duration = -1
 	for s.n > 0 {
 		if l.stopped() || l.cut != nil && int64(s.lo) >= l.cut.Load() {
 			break
@@ -268,11 +268,6 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 		t1 := time.Since(clockBase)
 		took := t1 - t0
 		t0 = t1
-		if s.kind == pieceFirst { // the probe's one chunk: tell its rest
-			pr := l.probeOf(s.link)
-			pr.took, pr.c, pr.waits = took, c, s.waits
-			pr.state.CompareAndSwap(0, 1)
-		}
 		s.psPerIter = max(1, uint64(took)*1000/uint64(c))
 		s.sure = took >= sureChunk
 		if took < chunkTarget && chunk < l.cfg.maxGrain {
@@ -308,18 +303,54 @@ func (l *loop[R]) probe(w *worksteal.Worker, s piece, c uint) R {
 	return l.combine(a, b)
 }
 
-// rest turns a probe's rest into a piece to run ([LP1]). If the first
+// first runs a probe's first chunk, s, whole, with the loop's flag
+// installed (Worker.NotifyBlocking), and tells its rest what it measured
+// ([LP1]): what run's loop does for one chunk, without its tests for a
+// split (a piece without an estimate does not split) or a stop (the
+// probe tested it just before).
+func (l *loop[R]) first(w *worksteal.Worker, s piece) (acc R) {
+	pr := l.probeOf(s.link)
+	prev := w.NotifyBlocking(&l.blocked)
+	finished := false
+	defer func() {
+		w.NotifyBlocking(prev)
+		if !finished { // a panic in the body: stop handing out chunks
+			l.stop.Store(true)
+			if r := recover(); r != nil { // nil: runtime.Goexit, which goes on
+				panic(asPanicError(r))
+			}
+		}
+	}()
+	b0 := w.BlockingCalls()
+	t0 := time.Since(clockBase)
+	acc = l.leaf(w, s.lo, s.lo+int(s.n), l.zero)
+	pr.end = time.Since(clockBase)
+	pr.took, pr.c, pr.waits, pr.wid = pr.end-t0, s.n, w.BlockingCalls() != b0, w.ID()
+	pr.state.CompareAndSwap(0, 1) // [LP1]
+	finished = true
+	return acc
+}
+
+// rest turns a probe's rest into a piece to run ([LP1]), and returns the
+// time its first chunk starts from (-1: read the clock). If the first
 // chunk has ended, the rest starts from its estimate and, if it waited,
-// fans out. If not, the rest was taken while the chunk runs: if the chunk
-// (or any probe's) entered Blocking, it fans out with no estimate (a task
-// per MinGrain iterations), else it probes afresh with the next link.
-func (l *loop[R]) rest(s piece) piece {
+// fans out; on the chunk's worker, right after it (the Join's inline
+// call, or a pop of the published half), it also starts from the chunk's
+// end, which saves a clock read. If not, the rest was taken while the
+// chunk runs: if the chunk (or any probe's) entered Blocking, it fans out
+// with no estimate (a task per MinGrain iterations), else it probes
+// afresh with the next link.
+func (l *loop[R]) rest(w *worksteal.Worker, s piece) (piece, time.Duration) {
 	pr := l.probeOf(s.link)
 	s.kind = pieceRun
 	if pr.state.CompareAndSwap(0, 2) { // [LP1]: the first chunk runs yet
 		s.link++
 		s.waits = l.blocked.Load()
-		return s
+		return s, -1
+	}
+	t0 := time.Duration(-1)
+	if pr.wid == w.ID() {
+		t0 = pr.end
 	}
 	c := max(pr.c, 1)
 	s.psPerIter = max(1, uint64(pr.took)*1000/uint64(c))
@@ -329,7 +360,7 @@ func (l *loop[R]) rest(s piece) piece {
 	if pr.took < chunkTarget && c < l.cfg.maxGrain {
 		s.chunk = min(2*c, l.cfg.maxGrain)
 	}
-	return s
+	return s, t0
 }
 
 // fanOut runs the rest of piece s, whose body waits in Worker.Blocking, as

@@ -296,6 +296,46 @@ func TestLoopPanicOnCallerIsPanicError(t *testing.T) {
 	})
 }
 
+// A panic in a loop's first chunk (the probe's first half, first) is a
+// *worksteal.PanicError with the panic site too, the rest of the range
+// never runs (the lazy Join drops a second half nobody took), and the
+// worker's Blocking flag is the caller's again afterwards (a later
+// Blocking of the caller does not set the dead loop's flag). Red with
+// first's deferred handler reduced to the flag's restore (the panic
+// arrives as the body's string, not a *PanicError).
+func TestLoopPanicInFirstChunk(t *testing.T) {
+	p := newTestPool(t, worksteal.Config{Workers: 2})
+	var ran atomic.Int64
+	worksteal.Run(p, func(w *worksteal.Worker) struct{} {
+		var mine atomic.Bool
+		prev := w.NotifyBlocking(&mine)
+		defer w.NotifyBlocking(prev)
+		func() {
+			defer func() {
+				r := recover()
+				pe, ok := r.(*worksteal.PanicError)
+				if !ok || pe.Value != "first" || !strings.Contains(string(pe.Stack), "TestLoopPanicInFirstChunk") {
+					t.Errorf("recovered %#v; want a *worksteal.PanicError with value first and the panic site", r)
+				}
+			}()
+			For(w, 0, 1000, func(_ *worksteal.Worker, i int) {
+				ran.Add(1)
+				if i == 0 {
+					panic("first")
+				}
+			})
+		}()
+		w.Blocking(func() {})
+		if !mine.Load() {
+			t.Errorf("after the loop's panic, the caller's Blocking did not set the caller's flag: the loop's flag stayed installed")
+		}
+		return struct{}{}
+	})
+	if r := ran.Load(); r != 1 {
+		t.Errorf("%d iterations ran; want 1 (the rest of a loop whose first chunk panicked never starts)", r)
+	}
+}
+
 func TestLoopGrainOptions(t *testing.T) {
 	p := newTestPool(t, worksteal.Config{Workers: 2})
 	var minSeen atomic.Int64
