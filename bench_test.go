@@ -45,54 +45,28 @@ func BenchmarkJoin(b *testing.B) {
 			}
 			b.ReportMetric(float64(p.Stats().Sub(before).Total().Stolen)/float64(b.N), "steals/op")
 		})
-		b.Run(fmt.Sprintf("JoinFuncLazy/workers=%d", workers), func(b *testing.B) {
-			b.ReportAllocs()
-			c0 := proctest.CPUTime()
-			for b.Loop() {
-				Run(p, func(w *Worker) int { return fibLazy(w, 30) })
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
-			if workers == 1 {
-				cpu(b, c0)
-			}
-		})
-		b.Run(fmt.Sprintf("Unit/workers=%d", workers), func(b *testing.B) {
-			b.ReportAllocs()
-			c0 := proctest.CPUTime()
-			for b.Loop() {
-				Run(p, func(w *Worker) int { var r int; fibUnit(w, 30, &r); return r })
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
-			if workers == 1 {
-				cpu(b, c0)
-			}
-		})
-		b.Run(fmt.Sprintf("UnitStruct/workers=%d", workers), func(b *testing.B) {
-			b.ReportAllocs()
-			c0 := proctest.CPUTime()
-			for b.Loop() {
-				Run(p, func(w *Worker) int {
-					var r int
-					fibUnitStruct(w, 30, &r)
-					return r
-				})
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
-			if workers == 1 {
-				cpu(b, c0)
-			}
-		})
-		b.Run(fmt.Sprintf("Join/workers=%d", workers), func(b *testing.B) {
-			b.ReportAllocs()
-			c0 := proctest.CPUTime()
-			for b.Loop() {
-				Run(p, func(w *Worker) int { return fibClosure(w, 30) })
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
-			if workers == 1 {
-				cpu(b, c0)
-			}
-		})
+		// The other forms, each on fib 30 like JoinFunc's row.
+		for _, form := range []struct {
+			name string
+			fib  func(w *Worker) int
+		}{
+			{"JoinFuncLazy", func(w *Worker) int { return fibLazy(w, 30) }},
+			{"Unit", func(w *Worker) int { var r int; fibUnit(w, 30, &r); return r }},
+			{"UnitStruct", func(w *Worker) int { var r int; fibUnitStruct(w, 30, &r); return r }},
+			{"Join", func(w *Worker) int { return fibClosure(w, 30) }},
+		} {
+			b.Run(fmt.Sprintf("%s/workers=%d", form.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				c0 := proctest.CPUTime()
+				for b.Loop() {
+					Run(p, form.fib)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/fib30Joins, "ns/join")
+				if workers == 1 {
+					cpu(b, c0)
+				}
+			})
+		}
 	}
 }
 
