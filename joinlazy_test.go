@@ -1,6 +1,7 @@
 package worksteal
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestNotifyBlockingNestsAndStaysWithItsTask(t *testing.T) {
 			t.Errorf("after Blocking: inner %v, outer %v; want true, false (only the flag installed last)", inner.Load(), outer.Load())
 		}
 		w.NotifyBlocking(&outer)
-		_ = w.Scope(nil, func(w *Worker, s *Scope) error {
+		_ = w.Scope(context.Background(), func(w *Worker, s *Scope) error {
 			s.Spawn(w, func(w *Worker) { w.Blocking(func() {}) })
 			return nil
 		})
