@@ -78,6 +78,19 @@ func WithContext(ctx context.Context) LoopOption {
 
 func loopOptions(opts []LoopOption) loopConfig {
 	c := loopConfig{minGrain: 1, maxGrain: ^uint(0) >> 1}
+	if len(opts) == 0 {
+		// Apart from the loop below, c stays on the stack: o(&c) passes
+		// it to a function the compiler cannot see, so it escapes, and
+		// every loop without options paid an allocation for it.
+		return c
+	}
+	c = loopConfigWith(c, opts)
+	return c
+}
+
+// loopConfigWith applies opts to a copy of c (on the heap: see
+// loopOptions).
+func loopConfigWith(c loopConfig, opts []LoopOption) loopConfig {
 	for _, o := range opts {
 		o(&c)
 	}
