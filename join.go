@@ -153,10 +153,10 @@ func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb 
 // itself makes it worth taking — fa enters [Worker.Blocking], or fa's own
 // Joins publish their halves (eagerly near the root of the job, at a poll
 // point that finds a worker idle, at the heartbeat), which publishes fb
-// with them, oldest first. The
-// Join itself offers nothing: it is never eager (PROTOCOL.md "Eager Joins
-// near the root") and it does not poll, so a worker idle when it is made
-// is not woken for an fb that w runs a moment later anyway. Package par's
+// with them, oldest first. The Join itself offers nothing: it is never
+// eager (PROTOCOL.md "Eager Joins near the root") and it does not poll,
+// so a worker idle when it is made is not woken for an fb that w runs a
+// moment later anyway. Package par's
 // loops run their first chunk so, before they know what an iteration
 // costs: a body that waits gets the rest of its range run beside its
 // first wait, and a small loop stays on its worker.
@@ -170,6 +170,9 @@ func joinFull[XA, RA, XB, RB any](w *Worker, fa func(*Worker, XA) RA, xa XA, fb 
 // JoinFuncLazy rows). Use it where a Join is made once per piece of work,
 // not at every level of a recursion.
 func JoinFuncLazy[XA, RA, XB, RB any](w *Worker, fa func(w *Worker, x XA) RA, xa XA, fb func(w *Worker, x XB) RB, xb XB) (ra RA, rb RB) {
+	// joinFull's body with joinPushLatent for joinPushSlow: kept apart,
+	// not a flag of joinFull's, so that the slow path of every other Join
+	// tests nothing more.
 	checkWorker(w)
 	f, d := joinPushLatent(w, fb, xb)
 	phase := joinRunningA

@@ -79,13 +79,12 @@ func WithContext(ctx context.Context) LoopOption {
 func loopOptions(opts []LoopOption) loopConfig {
 	c := loopConfig{minGrain: 1, maxGrain: ^uint(0) >> 1}
 	if len(opts) == 0 {
-		// Apart from the loop below, c stays on the stack: o(&c) passes
-		// it to a function the compiler cannot see, so it escapes, and
-		// every loop without options paid an allocation for it.
+		// c stays on the stack: in loopConfigWith, o(&c) passes it to a
+		// function the compiler cannot see, so it escapes, and every
+		// loop without options paid an allocation for it.
 		return c
 	}
-	c = loopConfigWith(c, opts)
-	return c
+	return loopConfigWith(c, opts)
 }
 
 // loopConfigWith applies opts to a copy of c (on the heap: see
@@ -123,15 +122,16 @@ const (
 )
 
 // maxProbes bounds the probes of one loop: drive's, and one more for each
-// rest taken before its first chunk ended (at a job's eager Joins, by a
-// worker that was idle) without that chunk's having entered Blocking.
+// rest taken before its first chunk ended without that chunk's having
+// entered Blocking (the chunk's own Joins published it: an idle worker
+// at one of their poll points, or their eager levels).
 const maxProbes = 4
 
 // probe is the record of one probe's first chunk, read by its rest.
 // state decides which ran first ([LP1]): the first chunk moves it
-// 0 → 1 when it has ended (after writing took, c and waits, which the
-// CAS releases); the rest moves it 0 → 2 if it starts before that, and
-// then ignores took, c and waits.
+// 0 → 1 when it has ended (after writing the other fields, which the CAS
+// releases); the rest moves it 0 → 2 if it starts before that, and then
+// ignores them.
 type probe struct {
 	state     atomic.Uint32
 	waits     bool
@@ -295,8 +295,9 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 }
 
 // probe runs piece s, which has no estimate yet (drive's, or a rest taken
-// early), as a Join: the first chunk of c iterations, and the rest of s as
-// the second half, latent or public as the Join's depth makes it. If the
+// early), as a lazy Join: the first chunk of c iterations, and the rest of
+// s as the second half, which stays latent unless the chunk publishes it
+// (worksteal.JoinFuncLazy). If the
 // first chunk enters Worker.Blocking, Blocking sets l.blocked before it
 // publishes the rest (Worker.NotifyBlocking), a spare takes it, and the
 // rest fans out at once (rest): every wait of the loop is then in flight
@@ -306,9 +307,10 @@ func (l *loop[R]) run(w *worksteal.Worker, s piece) R {
 //
 // If nothing takes the rest, the Join runs it after the first chunk, from
 // that chunk's estimate, as if the chunk had been the piece's first: the
-// probe then costs a Join and two uncontended CASes. A worker idle at an
-// eager Join takes the rest before the chunk ends, as it would take any
-// split half; that rest then probes in turn, up to maxProbes per loop.
+// probe then costs a Join and two uncontended CASes. A rest published by
+// the chunk's own Joins (a body with Joins of its own, an idle worker at
+// one of their poll points) and taken before the chunk ends probes in
+// turn, up to maxProbes per loop.
 func (l *loop[R]) probe(w *worksteal.Worker, s piece, c uint) R {
 	first := piece{lo: s.lo, n: c, chunk: c, kind: pieceFirst, link: s.link}
 	rest := piece{lo: s.lo + int(c), n: s.n - c, chunk: s.chunk, kind: pieceRest, link: s.link}
@@ -403,9 +405,10 @@ func (l *loop[R]) rest(w *worksteal.Worker, s piece) (piece, time.Duration) {
 // back until the first wave has ended.
 func (l *loop[R]) fanOut(w *worksteal.Worker, s piece) R {
 	g := uint64(l.cfg.minGrain)
-	if s.psPerIter == 0 { // taken from a probe whose first chunk waits: no estimate
-	} else if per := uint64(eagerPiece) * 1000 / s.psPerIter; per > g {
-		g = per
+	// psPerIter 0: a rest taken while its probe's first chunk waits, with
+	// no estimate: MinGrain iterations per task.
+	if s.psPerIter > 0 {
+		g = max(g, uint64(eagerPiece)*1000/s.psPerIter)
 	}
 	g = min(g, uint64(l.cfg.maxGrain))
 	n := uint64(s.n)
