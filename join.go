@@ -313,6 +313,7 @@ func (w *Worker) pollJoin() {
 // is never promoted here: it is the smallest piece, and its Join usually
 // ends before anyone could take it.
 func (w *Worker) heartbeat() {
+	w.narrow()
 	w.beatHeld()
 	if w.lo < w.depth-1 {
 		w.beat()
@@ -420,10 +421,37 @@ const eagerJoins = 1<<policyrt.EagerDepth - 1
 // than what the deque holds, wait for the next poll that finds the deque
 // empty. This bounds promotions while a thief searches to one per emptied
 // deque instead of one per Join.
+//
+// An offer that promotes finds the thieves hungry: they took everything w
+// published and ask again. w then widens its latent window to
+// policyrt.HungryLatentFrames (before promote's setLo, which sets gate
+// from it): its next Joins open frames instead of making plain calls, so
+// the next offer hands over the oldest halves of a stretch of Joins
+// rather than one frame and the Join that polls (PROTOCOL.md "Hungry
+// thieves"). The next beat without such an offer narrows it back
+// (narrow): on a worker that nobody asks, latentFrames stays latentBase.
 func (w *Worker) offer() {
 	if w.dq.Len() == 0 {
+		if w.lo < w.depth {
+			w.hungry = true
+			w.latentFrames = max(w.latentBase, policyrt.HungryLatentFrames)
+		}
 		w.promote()
 	}
+}
+
+// narrow ends a hungry stretch at a beat (heartbeat): if no offer
+// promoted since the last beat, the latent window goes back to
+// latentBase, and gate comes down with it unless it is already lower (a
+// beat's hold, [P4]) or a profile holds it at MaxInt. Owner only.
+func (w *Worker) narrow() {
+	if !w.hungry && w.latentFrames != w.latentBase {
+		w.latentFrames = w.latentBase
+		if w.prof == nil && w.gate > w.lo+w.latentFrames {
+			w.setGate(w.lo + w.latentFrames)
+		}
+	}
+	w.hungry = false
 }
 
 // promote makes every latent frame of w public, oldest first: frames

@@ -74,9 +74,16 @@ type Worker struct {
 	// restores the enclosing job's after it.
 	eagerLeft int
 	eagerBase int
-	// latentFrames is policyrt.LatentFrames, or Config.latentFrames in
-	// tests: read by setLo, never by the fast path (which reads gate).
+	// latentFrames is how many latent frames w keeps open beyond its
+	// promoted ones (read by setLo and beatHeld, never by the fast path,
+	// which reads gate): latentBase, or policyrt.HungryLatentFrames from an
+	// offer that found w's deque drained until the next beat without one
+	// (offer, narrow; PROTOCOL.md "Hungry thieves"). latentBase is
+	// policyrt.LatentFrames, or Config.latentFrames in tests. hungry: an
+	// offer promoted since the last beat. All three are the owner's.
 	latentFrames int
+	latentBase   int
+	hungry       bool
 
 	_ pad.Line
 
@@ -122,10 +129,11 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		tuner:   newTuner(p.cfg.Idle),
 	}
 	w.beatLeft = policyrt.HeartbeatJoins
-	w.latentFrames = policyrt.LatentFrames
+	w.latentBase = policyrt.LatentFrames
 	if p.cfg.latentFrames > 0 {
-		w.latentFrames = p.cfg.latentFrames
+		w.latentBase = p.cfg.latentFrames
 	}
+	w.latentFrames = w.latentBase
 	w.setLo(0)
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
@@ -238,6 +246,7 @@ func (w *Worker) Poll() {
 	w.polls++
 	if w.polls&(policyrt.HeartbeatPolls-1) == 0 {
 		w.bump() // progress, for the stall monitor
+		w.narrow()
 		w.beatHeld()
 		if w.lo < w.depth {
 			w.beat()

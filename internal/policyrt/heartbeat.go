@@ -33,4 +33,17 @@ const (
 	// other worker can ever see. The oldest open Joins are the latent
 	// ones, so the largest pieces stay offerable.
 	LatentFrames = 1
+
+	// HungryLatentFrames is the latent window of a worker whose thieves
+	// are hungry: an offer (a poll point that found a worker idle) found
+	// its deque drained and promoted its frames. Until the next beat
+	// without such an offer, its Joins open up to this many latent frames
+	// beyond the promoted ones, so that the next offer hands over the
+	// oldest halves of that stretch of Joins, as a deque-based join
+	// would, instead of one old frame and the Join that polls. On an
+	// unbalanced deep tree (UTS b0=6000 at 16 workers) the one-frame
+	// window fed the thieves halves from deep in the owner's stack, most
+	// of them a few nodes, and the runtime ran 4-6x rayon's time
+	// (PROTOCOL.md "Hungry thieves").
+	HungryLatentFrames = 256
 )

@@ -1,0 +1,139 @@
+package worksteal
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/worksteal/worksteal/internal/policyrt"
+)
+
+// TestHungryThiefGetsEveryHalfOfTheNextStretch: the promise of the hungry
+// window (PROTOCOL.md "Hungry thieves") as a thief meets it. Once a thief
+// has emptied its owner's deque and asked again, the halves of the Joins
+// the owner makes next are all offered at its next poll, not only the
+// oldest: here a chain of 16 nested Joins, made while the thief is busy
+// (so nobody idle sends them to joinFull), whose innermost first half
+// polls until the thief has run all 16 second halves. With a one-frame
+// window only the chain's first Join opens a frame, the other 15 are
+// plain calls that no thief can take, and the test hangs until the
+// watchdog fails it (red with offer's widening removed).
+//
+// Then the window narrows once nobody asks: with the thief kept busy,
+// two beats later the owner is back to latentBase and its next Joins are
+// plain calls (red with narrow removed).
+func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
+	defer watchdog(t)()
+	const chain = 16
+	p := newTestPool(t, Config{Workers: 2, StallAfter: -1}) // no spares: the thief is the other worker
+	for rep := 0; rep < 5; rep++ {
+		var busy, phase1, decoyTaken, phase2 atomic.Bool
+		var stolen atomic.Int32
+		var owner int
+		_, err := Run(p, func(w *Worker) int {
+			owner = w.ID()
+			// The depth-0 Join is eager: its second half keeps the other
+			// worker busy until phase1.
+			w.Join(func(w *Worker) {
+				for !busy.Load() {
+					runtime.Gosched()
+				}
+				nestJoins(w, policyrt.EagerDepth-1, func(w *Worker) {
+					if w.latentFrames != w.latentBase {
+						t.Errorf("window %d before any offer; want latentBase %d", w.latentFrames, w.latentBase)
+					}
+					// The decoy's Join opens the latent frame.
+					JoinFunc(w, func(w *Worker, _ int) int {
+						d := w.depth - 1 // the decoy's frame
+						phase1.Store(true)
+						// Poll once the other worker has taken the eager
+						// halves and asks again; again if it was between
+						// two states at that instant. w.polls is set so
+						// that no such Poll is a beat: a beat's promotion
+						// is no offer.
+						for w.lo <= d {
+							for w.idle.Load() == 0 || w.dq.Len() != 0 {
+								runtime.Gosched()
+							}
+							w.polls = 1
+							w.Poll() // the offer: it promotes the decoy
+						}
+						if w.latentFrames != policyrt.HungryLatentFrames {
+							t.Errorf("window %d after an offer to a hungry thief; want %d", w.latentFrames, policyrt.HungryLatentFrames)
+						}
+						for !decoyTaken.Load() {
+							runtime.Gosched() // no poll: no beat may narrow the window yet
+						}
+						chainJoins(w, chain, &stolen, owner, func(w *Worker) {
+							phase2.Store(true) // the decoy ends: the thief asks again
+							for stolen.Load() < chain {
+								w.Poll()
+							}
+						})
+						return 0
+					}, 0, func(w *Worker, _ int) int {
+						decoyTaken.Store(true)
+						for !phase2.Load() {
+							runtime.Gosched()
+						}
+						return 0
+					}, 0)
+				})
+			}, func(*Worker) {
+				busy.Store(true)
+				for !phase1.Load() {
+					runtime.Gosched()
+				}
+			})
+			return 0
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stolen.Load(); got != chain {
+			t.Fatalf("the thief ran %d of the chain's %d second halves", got, chain)
+		}
+	}
+
+	// Narrowing: keep the other worker busy, widen by hand as an offer
+	// does, then make two beats' worth of Joins with nobody asking.
+	id, free := holdAWorker(t, p)
+	defer free()
+	_, err := Run(p, func(w *Worker) int {
+		if w.ID() == id {
+			t.Fatalf("ran on the held worker %d", id)
+		}
+		nestJoins(w, policyrt.EagerDepth, func(w *Worker) {
+			w.hungry, w.latentFrames = true, policyrt.HungryLatentFrames
+			w.setLo(w.lo)
+			for range 2*policyrt.HeartbeatJoins + 1 {
+				Join(w, func(*Worker) int { return 1 }, func(*Worker) int { return 1 })
+			}
+			if w.latentFrames != w.latentBase || w.gate > w.lo+w.latentBase {
+				t.Errorf("after two beats with nobody asking: window %d, gate %d, lo %d; want window %d, gate <= lo+%d", w.latentFrames, w.gate, w.lo, w.latentBase, w.latentBase)
+			}
+		})
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chainJoins nests n Joins on w, each second half counting itself in
+// stolen when a worker other than owner runs it, with f innermost.
+func chainJoins(w *Worker, n int, stolen *atomic.Int32, owner int, f func(w *Worker)) {
+	if n == 0 {
+		f(w)
+		return
+	}
+	JoinFunc(w, func(w *Worker, _ int) int {
+		chainJoins(w, n-1, stolen, owner, f)
+		return 0
+	}, 0, func(w *Worker, _ int) int {
+		if w.ID() != owner {
+			stolen.Add(1)
+		}
+		return 0
+	}, 0)
+}
