@@ -3,6 +3,7 @@ package par
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -154,8 +155,9 @@ func BenchmarkSortFuncOneWorker(b *testing.B) {
 
 // BenchmarkSortFunc: par.SortFunc beside slices.SortFunc on 5 M random
 // ints (issue 30), at 1 and 2 workers and one per CPU (if more), with the
-// merge sort SortFunc used before (mergeSort with slices.SortFunc leaves)
-// in the same run. Issue 30's target: par.SortFunc at least as fast as
+// sorts SortFunc was before in the same run: seqpart-before, the same
+// quicksort with every partition sequential (stops 39 to 42), and
+// merge-before, the merge sort with slices.SortFunc leaves (before 39). Issue 30's target: par.SortFunc at least as fast as
 // slices.SortFunc at 1 worker, faster at 2.
 //
 //	go test -run '^$' -bench SortFunc -count 5 ./par/
@@ -184,6 +186,20 @@ func BenchmarkSortFunc(b *testing.B) {
 				worksteal.Run(p, func(w *worksteal.Worker) int { SortFunc(w, s, cmp.Compare[int]); return 0 })
 			})
 		})
+		b.Run(fmt.Sprintf("impl=seqpart-before/workers=%d", workers), func(b *testing.B) {
+			run(b, func(s []int) {
+				worksteal.Run(p, func(w *worksteal.Worker) int {
+					if workers == 1 {
+						slices.SortFunc(s, cmp.Compare[int])
+						return 0
+					}
+					q := newQuicker(cmp.Compare[int], len(s), workers)
+					q.parMin = math.MaxInt // every partition sequential
+					q.run(w, s)
+					return 0
+				})
+			})
+		})
 		b.Run(fmt.Sprintf("impl=merge-before/workers=%d", workers), func(b *testing.B) {
 			run(b, func(s []int) {
 				worksteal.Run(p, func(w *worksteal.Worker) int {
@@ -191,6 +207,123 @@ func BenchmarkSortFunc(b *testing.B) {
 					return 0
 				})
 			})
+		})
+	}
+}
+
+// parPartition keeps partition's promise (s[:m] <= s[m] <= s[m+1:], the
+// same elements) on the shapes that break partitions, at chunk sizes from
+// one element up, with as many chunks as elements and with one: a chunk's
+// left or right part may lie wholly on either side of m, or straddle it.
+func TestParPartition(t *testing.T) {
+	p := newTestPool(t, worksteal.Config{Workers: 2})
+	shapes := map[string]func(i, n int, r *rand.Rand) int{
+		"sorted":   func(i, n int, r *rand.Rand) int { return i },
+		"reversed": func(i, n int, r *rand.Rand) int { return n - i },
+		"equal":    func(i, n int, r *rand.Rand) int { return 7 },
+		"two":      func(i, n int, r *rand.Rand) int { return i % 2 },
+		"few":      func(i, n int, r *rand.Rand) int { return r.IntN(5) },
+		"random":   func(i, n int, r *rand.Rand) int { return r.IntN(1 << 30) },
+	}
+	for name, f := range shapes {
+		for _, n := range []int{1, 2, 3, 17, 1000, 40_001} {
+			for _, chunk := range []int{1, 2, 7, 64, 1000, 1 << 16} {
+				r := rand.New(rand.NewPCG(uint64(n), uint64(chunk)))
+				s := make([]int, n)
+				for i := range s {
+					s[i] = f(i, n, r)
+				}
+				want := slices.Sorted(slices.Values(s))
+				q := &quicker[int]{cmp: cmp.Compare[int], chunk: chunk}
+				q.init()
+				m, err := worksteal.Run(p, func(w *worksteal.Worker) int { return q.parPartition(w, s) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m < 0 || m >= n {
+					t.Fatalf("%s n=%d chunk=%d: m=%d out of range", name, n, chunk, m)
+				}
+				if i := slices.IndexFunc(s[:m], func(x int) bool { return x > s[m] }); i >= 0 {
+					t.Fatalf("%s n=%d chunk=%d: s[%d]=%d > pivot s[%d]=%d", name, n, chunk, i, s[i], m, s[m])
+				}
+				if i := slices.IndexFunc(s[m+1:], func(x int) bool { return x < s[m] }); i >= 0 {
+					t.Fatalf("%s n=%d chunk=%d: s[%d]=%d < pivot s[%d]=%d", name, n, chunk, m+1+i, s[m+1+i], m, s[m])
+				}
+				if got := slices.Sorted(slices.Values(s)); !slices.Equal(got, want) {
+					t.Fatalf("%s n=%d chunk=%d: the elements changed", name, n, chunk)
+				}
+				// Equal keys must not all go one way, or a sort of
+				// many equal keys would take quadratic time (a chunk
+				// of one element sends its one equal key right; real
+				// chunks hold partChunkMin elements or more).
+				if name == "equal" && n >= 1000 && chunk > 1 && (m < n/4 || m > 3*n/4) {
+					t.Errorf("%s n=%d chunk=%d: m=%d, want near the middle", name, n, chunk, m)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSortFuncSpan measures the work (T1) and span (T∞) of the sorts
+// of BenchmarkSortFunc set up for 16 workers (its pieces, chunks and
+// leaves), run on one worker so that no strand waits for a core:
+// worksteal.Profile's work and span laws then bound their speedup at 16
+// workers on any machine whose cores run as this one does. The parallelism
+// T1/T∞ is the most any number of workers can give; "x16" is the greedy
+// bound T1/(T1/16 + T∞), what a scheduler that never idles while work is
+// ready reaches at least.
+//
+//	go test -run '^$' -bench SortFuncSpan -count 5 ./par/
+func BenchmarkSortFuncSpan(b *testing.B) {
+	const n, workers = 5_000_000, 16
+	r := rand.New(rand.NewPCG(5, 30))
+	input := make([]int, n)
+	for i := range input {
+		input[i] = int(r.Uint64() >> 1)
+	}
+	a := make([]int, n)
+	p, err := worksteal.New(worksteal.Config{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	for _, impl := range []struct {
+		name string
+		sort func(w *worksteal.Worker, s []int)
+	}{
+		{"par.SortFunc", func(w *worksteal.Worker, s []int) {
+			newQuicker(cmp.Compare[int], len(s), workers).run(w, s)
+		}},
+		{"seqpart-before", func(w *worksteal.Worker, s []int) {
+			q := newQuicker(cmp.Compare[int], len(s), workers)
+			q.parMin = math.MaxInt
+			q.run(w, s)
+		}},
+		{"merge-before", func(w *worksteal.Worker, s []int) {
+			newMerger(func(x, y int) bool { return x < y }, func(x []int) { slices.SortFunc(x, cmp.Compare[int]) }, len(s), workers).run(w, s)
+		}},
+	} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			var work, span time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				copy(a, input)
+				b.StartTimer()
+				_, ws, err := worksteal.Profile(p, func(w *worksteal.Worker) int { impl.sort(w, a); return 0 })
+				if err != nil {
+					b.Fatal(err)
+				}
+				work += ws.Work
+				span += ws.Span
+			}
+			if !slices.IsSorted(a) {
+				b.Fatal("not sorted")
+			}
+			t1, tinf := float64(work)/float64(b.N), float64(span)/float64(b.N)
+			b.ReportMetric(t1/1e6, "T1-ms")
+			b.ReportMetric(tinf/1e6, "Tinf-ms")
+			b.ReportMetric(t1/tinf, "parallelism")
+			b.ReportMetric(t1/(t1/workers+tinf), "x16")
 		})
 	}
 }
