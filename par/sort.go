@@ -135,26 +135,13 @@ func (q *quicker[T]) sort(w *worksteal.Worker, t quickTask[T]) struct{} {
 // equal to the pivot stop both scans and are swapped, so many equal keys
 // still split in the middle (Hoare's scheme).
 func (q *quicker[T]) partition(s []T) int {
-	cmp := q.cmp
 	q.pivotFirst(s)
-	pivot := s[0]
-	i, j := 1, len(s)-1
-	for {
-		for i <= j && cmp(s[i], pivot) < 0 {
-			i++
-		}
-		for i <= j && cmp(s[j], pivot) > 0 {
-			j--
-		}
-		if i >= j {
-			break
-		}
-		s[i], s[j] = s[j], s[i]
-		i++
-		j--
-	}
-	s[0], s[j] = s[j], s[0]
-	return j
+	m := q.partitionAround(s[1:], s[0])
+	// s[1:m+1] <= pivot <= s[m+1:]: the pivot goes between, at s[m], and
+	// the element there (the last of the left side, or the pivot itself
+	// when m is 0) to s[0].
+	s[0], s[m] = s[m], s[0]
+	return m
 }
 
 // pivotFirst moves the pivot, the median of three medians of three spread

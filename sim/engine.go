@@ -59,6 +59,8 @@ type worker struct {
 	latent      []int32       // join latent: the latent frames' tasks, oldest first; a plain call's as ^id (owner only)
 	nOffer      int           // the frames in latent that may be offered (not plain calls)
 	holds       []int         // join latent: where in latent a heartbeat took a frame whose first half still runs (latent.go, [P4])
+	wide        bool          // join latent: the window is policy.hungry_frames, not latent_frames (latent.go)
+	hungry      bool          // join latent: a poll point promoted since the last heartbeat
 	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
@@ -104,6 +106,7 @@ type engine struct {
 	latentJoin                  bool  // policy.join latent (under work stealing)
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
+	hungryCap                   int   // policy.hungry_frames under join latent with latent_frames (0: none)
 	frameForks                  int64 // join latent: forks that kept offerable frames (not plain calls; tests)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
@@ -195,6 +198,9 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	}
 	if e.latentJoin && s.Policy.Heartbeat > 0 {
 		e.beatEvery = int64(s.Policy.Heartbeat)
+	}
+	if e.latentJoin && s.Policy.LatentFrames > 0 && s.Policy.HungryFrames > 0 {
+		e.hungryCap = s.Policy.HungryFrames
 	}
 	if e.latentJoin && s.Policy.LatentFrames > 0 {
 		e.latentCap = s.Policy.LatentFrames
@@ -349,6 +355,7 @@ func (e *engine) run(ctx context.Context) error {
 		case evPoll:
 			if w := &e.ws[ev.w]; ev.gen == w.pollTok && w.state == stRun {
 				if ev.arg > 0 { // a heartbeat at the arg-th poll point of the segment
+					e.narrow(w)
 					e.heartbeat(w)
 					e.scheduleBeat(w, int64(ev.arg)+e.beatEvery)
 					break

@@ -60,7 +60,7 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	n := len(kids)
 	eager := e.eagerDepth > 0 && e.tasks[kids[0]].depth-1-w.root < e.eagerDepth
 	beat := e.beatEvery > 0 && (w.polls+1)%e.beatEvery == 0
-	if e.latentCap > 0 && w.nOffer+len(w.holds) >= e.latentCap && !eager && !beat && !e.idleWorkers() {
+	if e.latentCap > 0 && w.nOffer+len(w.holds) >= e.window(w) && !eager && !beat && !e.idleWorkers() {
 		// A plain call (the runtime's fast path): its halves are never
 		// offered, and the poll below has nothing to do.
 		for _, id := range kids[:n-1] {
@@ -80,8 +80,11 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 		e.promote(w)
 	}
 	e.poll(w)
-	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 && w.nOffer > n-1 {
-		e.heartbeat(w) // never the frames just forked
+	if w.polls++; e.beatEvery > 0 && w.polls%e.beatEvery == 0 {
+		e.narrow(w)
+		if w.nOffer > n-1 {
+			e.heartbeat(w) // never the frames just forked
+		}
 	}
 	e.dispatch(w, kids[n-1])
 }
@@ -141,12 +144,37 @@ func (e *engine) scheduleBeat(w *worker, k int64) {
 func (e *engine) idleWorkers() bool { return e.searching > 0 || len(e.idleList) > 0 }
 
 // poll is a poll point of w: offer its latent frames if a worker is idle
-// and w's deque is empty.
+// and w's deque is empty. Such a promotion finds the thieves hungry (they
+// took all w published and ask again): w's window widens to
+// policy.hungry_frames until a heartbeat passes without another (narrow),
+// as the runtime's offer does.
 func (e *engine) poll(w *worker) {
 	if w.nOffer == 0 || w.dq.len() > 0 || !e.idleWorkers() {
 		return
 	}
+	if e.hungryCap > 0 {
+		w.wide, w.hungry = true, true
+	}
 	e.promote(w)
+}
+
+// window is how many offerable latent frames w keeps open before its forks
+// become plain calls: policy.latent_frames, or policy.hungry_frames while
+// its thieves are hungry.
+func (e *engine) window(w *worker) int {
+	if w.wide {
+		return max(e.latentCap, e.hungryCap)
+	}
+	return e.latentCap
+}
+
+// narrow is the runtime's narrow, at each heartbeat of w: if no poll point
+// promoted since the last one, the window goes back to latent_frames.
+func (e *engine) narrow(w *worker) {
+	if !w.hungry {
+		w.wide = false
+	}
+	w.hungry = false
 }
 
 // promote pushes all of w's latent frames on its deque, oldest first,

@@ -367,16 +367,7 @@ func TestHeartbeatHoldsPlainCalls(t *testing.T) {
 		s.Workload.Fib.N = 18
 		s.Policy.LatentFrames = 1
 		s.Policy.Heartbeat = beat
-		if err := s.normalize(); err != nil {
-			t.Fatal(err)
-		}
-		e, err := newEngine(&s, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := e.run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		e := runEngine(t, s)
 		r := e.report()
 		if r.Totals.Completed != r.Totals.Tasks {
 			t.Errorf("heartbeat %d: completed %d of %d tasks", beat, r.Totals.Completed, r.Totals.Tasks)

@@ -326,7 +326,7 @@ func (e *engine) arrive(i int) {
 		r := base + int(j)
 		var st [20]byte
 		if wl.Kind == kindUTS {
-			st = utsRoot(wl.UTS.Root + r)
+			st = wl.UTS.root(wl.UTS.Root + r)
 		}
 		ids[j] = e.newTask(-1, rootSeed(e.s.Seed, r), 0, int16(wl.Fib.N), e.now, &st)
 	}

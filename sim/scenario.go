@@ -199,7 +199,12 @@ type Tree struct {
 // benchmark does (SHA-1 splittable states; see WORKLOADS.md), with Node of
 // work per node. Each node spawns its children when it finishes.
 type UTS struct {
-	Type     string  `json:"type"`      // geometric (default), binomial or hybrid
+	// Type: geometric (default), binomial, hybrid, or splitmix: the
+	// anchor suite's binomial tree (the bench workload uts: node id's
+	// hash by 64 rounds of splitmix64's mixer; the root has B0 children,
+	// any other node M with probability Q), node for node as the runtime
+	// benchmarks it, where the others are SHA-1 trees of WORKLOADS.md.
+	Type     string  `json:"type"`
 	Shape    string  `json:"shape"`     // geometric: linear (default), exp-dec, cyclic or fixed
 	B0       float64 `json:"b0"`        // root branching factor (default 4)
 	Depth    int     `json:"depth"`     // depth limit D (default 6)
@@ -208,6 +213,13 @@ type UTS struct {
 	Root     int     `json:"root"`      // root seed r (default 0)
 	Node     Seconds `json:"node"`      // work per node (default 1 µs)
 	MaxNodes int     `json:"max_nodes"` // abort above this many nodes (default 10,000,000)
+	// Join: how a node's children are run. spawn (default): each child
+	// is a task of its own, spawned (no join). binary: fork-join as the
+	// runtime's bench code does it (utsWSSpan): the node joins two
+	// halves of its children, each half joins its two halves, down to
+	// single children, so a node with k children makes k−1 forks of two,
+	// log2(k) deep, and each fork is a poll point under join latent.
+	Join string `json:"join"`
 }
 
 // schedulers are the values of [Policy.Scheduler].
@@ -258,6 +270,10 @@ const runtimeHeartbeat = policyrt.HeartbeatJoins
 // ([Policy.LatentFrames]), named here beside runtimeHeartbeat.
 const runtimeLatentFrames = policyrt.LatentFrames
 
+// runtimeHungryFrames is the runtime's policyrt.HungryLatentFrames
+// ([Policy.HungryFrames]).
+const runtimeHungryFrames = policyrt.HungryLatentFrames
+
 // Policy is how work moves between workers.
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
@@ -290,6 +306,17 @@ type Policy struct {
 	// runtime's policyrt.LatentFrames, −1 none (every fork's halves
 	// offerable, the protocol before plain calls).
 	LatentFrames int `json:"latent_frames"`
+	// HungryFrames (join latent, with LatentFrames): the window of a
+	// worker whose thieves are hungry. A poll point that promotes (a
+	// worker idle, the owner's deque empty: the thieves took all it
+	// published) widens the owner's window to this many frames, so its
+	// next forks open frames instead of plain calls and its next answer
+	// hands over the oldest halves of that stretch; the next heartbeat
+	// without such a promotion narrows it back to LatentFrames
+	// (PROTOCOL.md "Hungry thieves"). 0 is the runtime's
+	// policyrt.HungryLatentFrames, −1 none (the window stays
+	// LatentFrames).
+	HungryFrames int `json:"hungry_frames"`
 	// WakeBatch: a thief that took more than one task in one steal wakes
 	// a sleeper for the rest (now public in its own deque), besides the
 	// chain wake-up of the last searcher.

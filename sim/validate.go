@@ -433,6 +433,10 @@ const (
 	utsGeometric = "geometric"
 	utsBinomial  = "binomial"
 	utsHybrid    = "hybrid"
+	utsSplitmix  = "splitmix"
+
+	utsJoinSpawn  = "spawn"
+	utsJoinBinary = "binary"
 
 	shapeLinear = "linear"
 	shapeExpDec = "exp-dec"
@@ -441,7 +445,10 @@ const (
 )
 
 func (u *UTS) normalize() *FieldError {
-	if err := choose("workload.uts.type", &u.Type, utsGeometric, utsBinomial, utsHybrid); err != nil {
+	if err := choose("workload.uts.type", &u.Type, utsGeometric, utsBinomial, utsHybrid, utsSplitmix); err != nil {
+		return err
+	}
+	if err := choose("workload.uts.join", &u.Join, utsJoinSpawn, utsJoinBinary); err != nil {
 		return err
 	}
 	if err := choose("workload.uts.shape", &u.Shape, shapeLinear, shapeExpDec, shapeCyclic, shapeFixed); err != nil {
@@ -452,6 +459,14 @@ func (u *UTS) normalize() *FieldError {
 	}
 	if !(u.B0 > 0 && u.B0 <= 1e6) {
 		return ferr("workload.uts.b0", "must be in (0, 1e6], got %v", u.B0)
+	}
+	if u.Join == utsJoinBinary && u.B0 > math.MaxInt16 {
+		return ferr("workload.uts.b0", "must be at most %d with join binary, got %v", math.MaxInt16, u.B0)
+	}
+	if u.Join == utsJoinBinary && u.Type != utsBinomial && u.Type != utsSplitmix {
+		// Its tasks' depth counts forks, and only these shapes do not
+		// depend on a node's depth below the root.
+		return ferr("workload.uts.join", "binary needs type binomial or splitmix, got %s", u.Type)
 	}
 	if err := param("workload.uts.depth", &u.Depth, 6, 1, 6000, false); err != nil {
 		return err
@@ -505,6 +520,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		{"policy.heartbeat", "none", &p.Heartbeat, runtimeHeartbeat},
 		{"policy.eager_depth", "none", &p.EagerDepth, policyrt.EagerDepth},
 		{"policy.latent_frames", "no limit", &p.LatentFrames, runtimeLatentFrames},
+		{"policy.hungry_frames", "none", &p.HungryFrames, runtimeHungryFrames},
 		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
 	} {
 		switch {

@@ -27,8 +27,9 @@ type task struct {
 	parent int32         // fork-join parent waiting for this task, or -1
 	join   int32         // fork-join parents: index of its joinState, else -1
 	nkids  int16         // children created at the spawn point (at most 1000)
-	depth  int16         // generation (0 for roots)
-	arg    int16         // fib: n
+	depth  int16         // generation (0 for roots): under UTS join binary, forks from the root
+	arg    int16         // fib: n; UTS join binary: the first child of the range this task joins
+	hi     int16         // UTS join binary: the end of that range
 	phase  uint8         // next piece: 0 up to the spawn point, 1 after it, 2 continuation, 3 done
 	flags  uint8
 	starts uint16 // times a piece of this task was started (re-executions included)
@@ -49,6 +50,7 @@ const (
 	fSpawned             // children already created (not again on re-execution)
 	fDone                // finished
 	fStarted             // began executing at least once
+	fSpan                // UTS join binary: a range of a node's children, no node of its own
 )
 
 // sampler draws durations from a [Dist].
@@ -133,8 +135,25 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 		r.Seed(t.seed)
 		t.work[0] = secs(e.dist.sample(&r))
 	case kindUTS:
-		t.work[0] = wl.UTS.Node.Duration()
-		t.nkids = int16(utsChildren(&wl.UTS, uts, int(t.depth)))
+		u := &wl.UTS
+		if u.Join != utsJoinBinary {
+			t.work[0] = u.Node.Duration()
+			t.nkids = int16(u.children(uts, int(t.depth)))
+			return
+		}
+		// Fork-join over ranges of a node's children, as the runtime's
+		// utsWSSpan: the node (or a span) joins the two halves of its
+		// range; a half of one child is that child's node.
+		if t.flags&fSpan == 0 {
+			// depth counts forks here (policy.eager_depth's levels, as
+			// the runtime's Join depth): a binomial tree's shape needs
+			// only whether the node is the root.
+			t.work[0] = u.Node.Duration()
+			t.arg, t.hi = 0, int16(u.children(uts, min(int(t.depth), 1)))
+		}
+		if t.hi > t.arg {
+			t.nkids, t.flags = min(2, t.hi-t.arg), t.flags|fJoin
+		}
 	default:
 		var rs xrand.Rand
 		rs.Seed(t.seed)
@@ -167,8 +186,14 @@ func (e *engine) shape(t *task, uts *[20]byte) {
 
 // newTask appends a task and returns its id.
 func (e *engine) newTask(parent int32, seed uint64, depth, arg int16, span time.Duration, uts *[20]byte) int32 {
+	return e.newTaskOf(task{seed: seed, parent: parent, join: -1, depth: depth, arg: arg, span: span}, uts)
+}
+
+// newTaskOf appends t (its seed, parent, depth, argument, span and flags
+// set), shaped, and returns its id.
+func (e *engine) newTaskOf(t0 task, uts *[20]byte) int32 {
 	id := int32(len(e.tasks))
-	e.tasks = append(e.tasks, task{seed: seed, parent: parent, join: -1, depth: depth, arg: arg, span: span})
+	e.tasks = append(e.tasks, t0)
 	t := &e.tasks[id]
 	if e.s.Workload.Kind == kindUTS {
 		e.uts = append(e.uts, *uts)
@@ -200,6 +225,9 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 	var ps [20]byte
 	if e.s.Workload.Kind == kindUTS {
 		ps = e.uts[id]
+		if e.s.Workload.UTS.Join == utsJoinBinary {
+			return e.splitChildren(id, parent, span, &ps, ids)
+		}
 	}
 	for i := 0; i < n; i++ {
 		a := arg
@@ -208,9 +236,34 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 		}
 		var cs [20]byte
 		if e.s.Workload.Kind == kindUTS {
-			cs = utsChild(&ps, i)
+			cs = e.s.Workload.UTS.child(&ps, i)
 		}
 		ids = append(ids, e.newTask(parent, childSeed(seed, i), depth, a, span, &cs))
+	}
+	e.tasks[id].flags |= fSpawned
+	return ids
+}
+
+// splitChildren creates the children of UTS node or span id under join
+// binary: the two halves of its range of the node's children (ps), each a
+// span of that node, or the child's own node where a half holds one.
+func (e *engine) splitChildren(id, parent int32, span time.Duration, ps *[20]byte, ids []int32) []int32 {
+	t := e.tasks[id]
+	u := &e.s.Workload.UTS
+	lo, hi := t.arg, t.hi
+	halves := [][2]int16{{lo, hi}}
+	if hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		halves = [][2]int16{{lo, mid}, {mid, hi}}
+	}
+	for k, h := range halves {
+		seed := childSeed(t.seed, k)
+		if h[1]-h[0] == 1 {
+			cs := u.child(ps, int(h[0]))
+			ids = append(ids, e.newTask(parent, seed, t.depth+1, 0, span, &cs))
+			continue
+		}
+		ids = append(ids, e.newTaskOf(task{seed: seed, parent: parent, join: -1, depth: t.depth + 1, arg: h[0], hi: h[1], span: span, flags: fSpan}, ps))
 	}
 	e.tasks[id].flags |= fSpawned
 	return ids
@@ -228,7 +281,51 @@ func (e *engine) sortLPT(ids []int32) {
 // UTS: the reference generator (Olivier et al., LCPC 2006) with SHA-1
 // splittable states, as defined in WORKLOADS.md.
 
-// utsRoot returns the state of the root with seed r.
+// root returns the state of the root with seed r.
+func (u *UTS) root(r int) [20]byte {
+	if u.Type == utsSplitmix {
+		var b [20]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(r)) // the node's id
+		return b
+	}
+	return utsRoot(r)
+}
+
+// child returns the state of child i of the node with state parent.
+func (u *UTS) child(parent *[20]byte, i int) [20]byte {
+	if u.Type == utsSplitmix {
+		var b [20]byte
+		h := splitmixHash(binary.LittleEndian.Uint64(parent[:]))
+		binary.LittleEndian.PutUint64(b[:], xrand.Mix64(h+uint64(i+1)*0x9e3779b97f4a7c15))
+		return b
+	}
+	return utsChild(parent, i)
+}
+
+// children returns how many children the node with state s at depth d has.
+func (u *UTS) children(s *[20]byte, d int) int {
+	if u.Type == utsSplitmix {
+		switch {
+		case d == 0:
+			return int(u.B0)
+		case splitmixHash(binary.LittleEndian.Uint64(s[:]))>>32 < uint64(math.Round(u.Q*(1<<32))):
+			return u.M
+		}
+		return 0
+	}
+	return utsChildren(u, s, d)
+}
+
+// splitmixHash is the anchor suite's node work (internal/bench's
+// utsWork): 64 rounds of splitmix64's mixer over the node's id.
+func splitmixHash(id uint64) uint64 {
+	for range 64 {
+		id = xrand.Mix64(id)
+	}
+	return id
+}
+
+// utsRoot returns the state of the SHA-1 root with seed r.
 func utsRoot(r int) [20]byte {
 	var b [20]byte
 	binary.BigEndian.PutUint32(b[16:], uint32(r))
@@ -312,18 +409,18 @@ func utsCount(u UTS) (nodes, leaves, depth int) {
 		s [20]byte
 		d int
 	}
-	stack := []item{{utsRoot(u.Root), 0}}
+	stack := []item{{u.root(u.Root), 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
 		depth = max(depth, it.d)
-		k := utsChildren(&u, &it.s, it.d)
+		k := u.children(&it.s, it.d)
 		if k == 0 {
 			leaves++
 		}
 		for i := 0; i < k; i++ {
-			stack = append(stack, item{utsChild(&it.s, i), it.d + 1})
+			stack = append(stack, item{u.child(&it.s, i), it.d + 1})
 		}
 	}
 	return

@@ -42,7 +42,12 @@ func (r *Rand) Float64() float64 {
 // SplitMix64 returns the splitmix64 mix of z; useful to derive independent
 // seeds (worker i's seed = SplitMix64(base + i)).
 func SplitMix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
+	return Mix64(z + 0x9e3779b97f4a7c15)
+}
+
+// Mix64 is SplitMix64's output function alone (its state not advanced):
+// the anchor suite's mix64, which its UTS-like tree hashes node ids with.
+func Mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
