@@ -59,13 +59,12 @@ func TestUTSSplitmixIsTheAnchorTree(t *testing.T) {
 // promotes widens the owner's window, so it keeps frames open through
 // forks made while nobody is idle, which plain calls would otherwise
 // run: more forks keep offerable frames than without the widening. On one
-// worker nobody asks and nothing changes. The heartbeat narrows the window
-// back: without heartbeats a widened window never closes, and more forks
-// still keep frames. Red without the widening in poll (the first
-// comparison) and without narrow at the beats (the last).
+// worker nobody asks and nothing changes. A heartbeat with no promotion
+// since the last narrows the window back. Red without the widening in
+// poll (the first comparison) and without narrow's reset (the last).
 func TestHungryWindow(t *testing.T) {
 	run := func(workers, hungry, beat int) int64 {
-		s := anchorUTS(200, workers)
+		s := anchorUTS(100, workers)
 		s.Policy.LatentFrames = 1
 		s.Policy.HungryFrames = hungry
 		s.Policy.Heartbeat = beat
@@ -75,17 +74,31 @@ func TestHungryWindow(t *testing.T) {
 		}
 		return e.frameForks
 	}
-	none, hungry := run(4, -1, 0), run(4, 256, 0)
+	// A heartbeat every 64 poll points: the tree (4,101 nodes) is too
+	// small for the runtime's 4,096 to narrow anything.
+	const beat = 64
+	none, hungry := run(4, -1, beat), run(4, 256, beat)
 	t.Logf("forks that kept frames at 4 workers: %d with the hungry window, %d without", hungry, none)
 	if hungry <= none {
 		t.Errorf("forks that kept frames at 4 workers: %d with the hungry window, %d without; want more with it", hungry, none)
 	}
-	if a, b := run(1, -1, 0), run(1, 256, 0); a != b {
+	if a, b := run(1, -1, beat), run(1, 256, beat); a != b {
 		t.Errorf("one worker: %d forks kept frames without the hungry window, %d with it; want the same (nobody asks)", a, b)
 	}
-	neverNarrowed := run(4, 256, -1)
-	t.Logf("without heartbeats: %d", neverNarrowed)
-	if neverNarrowed <= hungry {
-		t.Errorf("forks that kept frames with the hungry window: %d without heartbeats, %d with; want more when nothing narrows it", neverNarrowed, hungry)
+	// Narrowing, on the engine's state as a beat finds it: a beat after
+	// a promotion keeps the window wide; the next, with none between,
+	// narrows it back to latent_frames.
+	s := anchorUTS(100, 4)
+	s.Policy.LatentFrames = 1
+	e := runEngine(t, s)
+	w := &e.ws[0]
+	w.wide, w.hungry = true, true
+	e.narrow(w)
+	if got := e.window(w); got != 256 {
+		t.Errorf("window after a beat that follows a promotion: %d, want 256", got)
+	}
+	e.narrow(w)
+	if got := e.window(w); got != 1 {
+		t.Errorf("window after a beat with no promotion since the last: %d, want latent_frames' 1", got)
 	}
 }
