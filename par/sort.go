@@ -49,7 +49,8 @@ func Sort[T cmp.Ordered](w *worksteal.Worker, s []T) {
 // by slices.SortFunc. The partitions of the top levels, where there are
 // fewer pieces than workers, are themselves parallel (see parPartition).
 // On one active worker it is slices.SortFunc. It is not stable; see
-// SortStableFunc. It needs no scratch memory.
+// SortStableFunc. It needs no scratch buffer: a parallel partition keeps
+// a few words per chunk.
 //
 // A merge sort, as before, compared each element once per level of merging
 // through cmp on top of the leaves' own sort: at 2 workers it was slower
