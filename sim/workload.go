@@ -251,12 +251,9 @@ func (e *engine) splitChildren(id, parent int32, span time.Duration, ps *[20]byt
 	t := e.tasks[id]
 	u := &e.s.Workload.UTS
 	lo, hi := t.arg, t.hi
-	halves := [][2]int16{{lo, hi}}
-	if hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		halves = [][2]int16{{lo, mid}, {mid, hi}}
-	}
-	for k, h := range halves {
+	mid := lo + (hi-lo)/2
+	halves := [2][2]int16{{lo, mid}, {mid, hi}}
+	for k, h := range halves[2-t.nkids:] { // one child: just {lo, hi}
 		seed := childSeed(t.seed, k)
 		if h[1]-h[0] == 1 {
 			cs := u.child(ps, int(h[0]))
@@ -281,12 +278,11 @@ func (e *engine) sortLPT(ids []int32) {
 // UTS: the reference generator (Olivier et al., LCPC 2006) with SHA-1
 // splittable states, as defined in WORKLOADS.md.
 
-// root returns the state of the root with seed r.
+// root returns the state of the root with seed r. A splitmix node's
+// state is its hash (splitmixState), computed once when the node is made.
 func (u *UTS) root(r int) [20]byte {
 	if u.Type == utsSplitmix {
-		var b [20]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(r)) // the node's id
-		return b
+		return splitmixState(uint64(r))
 	}
 	return utsRoot(r)
 }
@@ -294,10 +290,8 @@ func (u *UTS) root(r int) [20]byte {
 // child returns the state of child i of the node with state parent.
 func (u *UTS) child(parent *[20]byte, i int) [20]byte {
 	if u.Type == utsSplitmix {
-		var b [20]byte
-		h := splitmixHash(binary.LittleEndian.Uint64(parent[:]))
-		binary.LittleEndian.PutUint64(b[:], xrand.Mix64(h+uint64(i+1)*0x9e3779b97f4a7c15))
-		return b
+		h := binary.LittleEndian.Uint64(parent[:])
+		return splitmixState(xrand.Mix64(h + uint64(i+1)*0x9e3779b97f4a7c15))
 	}
 	return utsChild(parent, i)
 }
@@ -308,7 +302,7 @@ func (u *UTS) children(s *[20]byte, d int) int {
 		switch {
 		case d == 0:
 			return int(u.B0)
-		case splitmixHash(binary.LittleEndian.Uint64(s[:]))>>32 < uint64(math.Round(u.Q*(1<<32))):
+		case binary.LittleEndian.Uint64(s[:])>>32 < uint64(math.Round(u.Q*(1<<32))):
 			return u.M
 		}
 		return 0
@@ -316,13 +310,16 @@ func (u *UTS) children(s *[20]byte, d int) int {
 	return utsChildren(u, s, d)
 }
 
-// splitmixHash is the anchor suite's node work (internal/bench's
-// utsWork): 64 rounds of splitmix64's mixer over the node's id.
-func splitmixHash(id uint64) uint64 {
+// splitmixState is the state of the splitmix node with this id: its hash,
+// the anchor suite's node work (internal/bench's utsWork), 64 rounds of
+// splitmix64's mixer over the id, from which its children are drawn.
+func splitmixState(id uint64) [20]byte {
 	for range 64 {
 		id = xrand.Mix64(id)
 	}
-	return id
+	var b [20]byte
+	binary.LittleEndian.PutUint64(b[:], id)
+	return b
 }
 
 // utsRoot returns the state of the SHA-1 root with seed r.
