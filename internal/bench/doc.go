@@ -25,7 +25,15 @@
 //   - "uts-sha1": the Unbalanced Tree Search benchmark proper, with the
 //     SHA-1 splittable generator of the reference implementation; sizes are
 //     the named standard trees (see [StandardTrees]) or explicit parameters
-//     (see [ParseUTSTree]).
+//     (see [ParseUTSTree]);
+//   - the anchor suite's parallel loops, for its sort, mapreduce and mandel
+//     tables: "sort" (a fresh copy of n pseudo-random uint64 each iteration,
+//     copy and order check untimed; ws is par.Sort), "mapreduce" (Σ x·x mod
+//     1,000,000,007 over [0, n); ws is par.ReduceRange with no grain) and
+//     "mandel" (escape counts of a size×size image, a task per row; ws is
+//     par.ReduceRange, go-wg a goroutine per row). They have no closure form
+//     and no fixed join tree, and no goroutine-per-fork form but mandel's;
+//     they are not in the default plans.
 //
 // A fork point with k children is written as a balanced binary split of the
 // children into k−1 joins, so every implementation performs the same number

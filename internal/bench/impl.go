@@ -147,15 +147,40 @@ func (f funcRunner) iterate() (Result, time.Duration, uint64, error) {
 
 func (f funcRunner) close() error { return nil }
 
+// untimedRunner calls reset before each iteration of runner and takes the
+// iteration's result from result after it, both untimed: the sort workload
+// sorts a fresh copy of its input every time and checks the order after,
+// and neither is part of the measurement (anchors/WORKLOADS.md section 4).
+type untimedRunner struct {
+	runner
+	reset  func()
+	result func() Result
+}
+
+func (r untimedRunner) iterate() (Result, time.Duration, uint64, error) {
+	r.reset()
+	_, d, steals, err := r.runner.iterate()
+	return r.result(), d, steals, err
+}
+
 // problem is one parsed (workload, size): the plain-Go implementations,
 // the reference result when one is published, and how to count joins.
 type problem struct {
+	// seq, wg and wgCutoff are the plain-Go implementations; a loop
+	// workload leaves out the ones it has no counterpart for (nil), and
+	// Prepare says so with ErrUnavailable.
 	seq, wg, wgCutoff func() Result
 	ref               Result
 	hasRef            bool
 	// joins returns the number of binary fork-join points of the task tree;
-	// it may walk the whole tree.
+	// it may walk the whole tree. Nil for the loop workloads, which have no
+	// fixed tree.
 	joins func() int64
+	// reset and result, if set, run untimed before and after every
+	// iteration, and result gives the iteration's Result (the sort
+	// workload's fresh copy of its input, and its check).
+	reset  func()
+	result func() Result
 	// param is the parsed size, handed to the worksteal implementations.
 	param any
 }
@@ -201,6 +226,23 @@ func Describe(workload string) (string, error) {
 	return w.doc, nil
 }
 
+// ImplsOf returns the implementations, built into this binary, that
+// workload offers at size, in table order: every one for the fork-join
+// workloads, fewer for the loops (see the package doc).
+func ImplsOf(workload, size string) ([]Impl, error) {
+	p, err := parse(workload, size)
+	if err != nil {
+		return nil, err
+	}
+	var out []Impl
+	for _, im := range Impls() {
+		if p.offers(workload, im) == nil {
+			out = append(out, im)
+		}
+	}
+	return out, nil
+}
+
 // Reference returns the published result of workload at size, if there is one.
 func Reference(workload, size string) (Result, bool, error) {
 	p, err := parse(workload, size)
@@ -219,6 +261,9 @@ func Joins(workload, size string) (int64, error) {
 	p, err := parse(workload, size)
 	if err != nil {
 		return 0, err
+	}
+	if p.joins == nil {
+		return 0, fmt.Errorf("bench: %s is a loop, not a fork-join tree: it has no join count", workload)
 	}
 	return p.joins(), nil
 }
@@ -255,6 +300,9 @@ func Prepare(workload, size string, impl Impl, workers int) (*Instance, error) {
 	if impl == Seq && workers != 1 {
 		return nil, fmt.Errorf("bench: %s runs with 1 worker only, got %d", impl, workers)
 	}
+	if err := p.offers(workload, impl); err != nil {
+		return nil, err
+	}
 	in := &Instance{Workload: workload, Size: size, Impl: impl, Workers: workers}
 	in.prevProcs = runtime.GOMAXPROCS(workers)
 	switch impl {
@@ -265,19 +313,42 @@ func Prepare(workload, size string, impl Impl, workers int) (*Instance, error) {
 	case WGCutoff:
 		in.run = funcRunner(p.wgCutoff)
 	case WS, WSClosure:
-		if wsBackend == nil {
-			err = fmt.Errorf("%w: %s (built without the worksteal runtime)", ErrUnavailable, impl)
-		} else {
-			in.run, err = wsBackend(workload, p.param, impl, workers)
-		}
-	default:
-		_, err = ParseImpl(string(impl))
+		in.run, err = wsBackend(workload, p.param, impl, workers)
 	}
 	if err != nil {
 		runtime.GOMAXPROCS(in.prevProcs)
 		return nil, err
 	}
+	if p.reset != nil {
+		in.run = untimedRunner{in.run, p.reset, p.result}
+	}
 	return in, nil
+}
+
+// offers checks that impl is a known implementation, built into this
+// binary, that workload has.
+func (p *problem) offers(workload string, impl Impl) error {
+	var has bool
+	switch impl {
+	case Seq:
+		has = p.seq != nil
+	case WG:
+		has = p.wg != nil
+	case WGCutoff:
+		has = p.wgCutoff != nil
+	case WS, WSClosure:
+		if wsBackend == nil {
+			return fmt.Errorf("%w: %s (built without the worksteal runtime)", ErrUnavailable, impl)
+		}
+		has = wsBodies[workload] != nil && wsBodies[workload](p.param, impl) != nil
+	default:
+		_, err := ParseImpl(string(impl))
+		return err
+	}
+	if !has {
+		return fmt.Errorf("%w: %s has no %s implementation", ErrUnavailable, workload, impl)
+	}
+	return nil
 }
 
 // Run performs one iteration and times the computation only. An error comes

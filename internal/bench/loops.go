@@ -2,6 +2,7 @@ package bench
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,18 @@ const (
 func mrF(x uint64) uint64 { return x * x % MapReduceMod }
 
 // MapReduceSeq is the sequential map-reduce: Σ f(x) for x in [lo, hi).
+//
+// It is not inlined, so that the loop's registers are allocated the same
+// way wherever it is called. Inlined into a caller (a closure, a loop
+// leaf), Go 1.26 kept the sum in AX, which MULQ (the division by the
+// constant modulus) overwrites on every element; the sum then moves out
+// and back each time and the loop runs at that chain's latency instead of
+// its multiplies' throughput: go-seq took 56.8–58.0 ms for 50 M elements
+// inlined and 42.7–43.0 not (the 2-core EPYC, 3 alternated rounds); the
+// anchors' own Go, the same source, 56.8–57.0 in its go-seq (inlined into
+// a closure) and 42.2–42.8 in its go-static at one thread.
+//
+//go:noinline
 func MapReduceSeq(lo, hi uint64) uint64 {
 	var s uint64
 	for x := lo; x < hi; x++ {
@@ -264,3 +277,89 @@ const (
 	SortN      = 10_000_000
 	SortResult = 14298323959306991955
 )
+
+// The loop workloads in the suite's protocol ("worksteal bench cell"), so
+// that the anchors' run.sh can put go-ws in its sort, mapreduce and mandel
+// tables: go-seq is the anchors' sequential Go (slices.Sort, the plain
+// loops), go-wg for mandel is their goroutine per row, and ws is what a
+// user of this project writes (par.Sort; par.ReduceRange with no grain for
+// the other two). Neither has a closure form or a goroutine-per-fork tree
+// otherwise; they are not in the default plans (see loops_bench_test.go
+// for the go test benchmarks).
+func init() {
+	register(&workload{
+		name:  "sort",
+		doc:   "sort a fresh copy of n pseudo-random uint64 (copy untimed); result = Σ a[i]·(i+1); size = n",
+		parse: parseSort,
+	})
+	register(&workload{
+		name:  "mapreduce",
+		doc:   "Σ x·x mod 1,000,000,007 over x in [0, n), a cheap loop body; size = n",
+		parse: parseMapReduce,
+	})
+	register(&workload{
+		name:  "mandel",
+		doc:   "Mandelbrot escape counts of a size×size image, one task per row (skewed); size = side",
+		parse: parseMandel,
+	})
+}
+
+// sortInput is the sort workload's parsed size: the input and the slice
+// each iteration sorts, refilled from it before every iteration and
+// checked after it (both untimed). An unsorted result is Value 0.
+type sortInput struct {
+	in, work []uint64
+}
+
+func parseSort(size string) (*problem, error) {
+	n, err := atoiIn("sort", size, 0, 1<<28)
+	if err != nil {
+		return nil, err
+	}
+	s := &sortInput{in: SortInput(n), work: make([]uint64, n)}
+	p := &problem{
+		seq: func() Result {
+			slices.Sort(s.work)
+			return Result{}
+		},
+		reset:  func() { copy(s.work, s.in) },
+		result: func() Result { return Result{Value: SortCheck(s.work)} },
+		param:  s,
+	}
+	if n == SortN {
+		p.ref, p.hasRef = Result{Value: SortResult}, true
+	}
+	return p, nil
+}
+
+func parseMapReduce(size string) (*problem, error) {
+	// x < 2^32, so x*x does not wrap (anchors/WORKLOADS.md section 5).
+	n, err := atoiIn("mapreduce", size, 0, 1<<32)
+	if err != nil {
+		return nil, err
+	}
+	p := &problem{
+		seq:   func() Result { return Result{Value: MapReduceSeq(0, uint64(n))} },
+		param: n,
+	}
+	if n == MapReduceN {
+		p.ref, p.hasRef = Result{Value: MapReduceResult}, true
+	}
+	return p, nil
+}
+
+func parseMandel(size string) (*problem, error) {
+	n, err := atoiIn("mandel", size, 1, 20_000)
+	if err != nil {
+		return nil, err
+	}
+	p := &problem{
+		seq:   func() Result { return Result{Value: uint64(MandelSeq(n))} },
+		wg:    func() Result { return Result{Value: uint64(MandelPerItem(n))} },
+		param: n,
+	}
+	if n == MandelSize {
+		p.ref, p.hasRef = Result{Value: MandelResult}, true
+	}
+	return p, nil
+}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -59,5 +60,39 @@ func TestLoopWorkloadReferences(t *testing.T) {
 	slices.Sort(a)
 	if got := SortCheck(a); got != SortResult {
 		t.Errorf("sort check = %d; want %d", got, uint64(SortResult))
+	}
+}
+
+// TestSortCellSortsAFreshCopyUntimed: every iteration of the sort cell
+// sorts the unsorted input (the anchors' protocol: a fresh copy each time),
+// and both the copy and the check of the order happen outside the timed
+// call. The timed function sees unsorted data on every call and the check
+// runs only after it returns.
+func TestSortCellSortsAFreshCopyUntimed(t *testing.T) {
+	p, err := parseSort("5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.param.(*sortInput)
+	var log []string
+	timed := funcRunner(func() Result {
+		state := "unsorted"
+		if slices.IsSorted(s.work) {
+			state = "sorted"
+		}
+		log = append(log, state)
+		return p.seq()
+	})
+	check := p.result
+	r := untimedRunner{timed, p.reset, func() Result { log = append(log, "check"); return check() }}
+	want := SortCheck(slices.Sorted(slices.Values(s.in)))
+	for i := range 3 {
+		res, _, _, err := r.iterate()
+		if err != nil || res.Value != want {
+			t.Fatalf("iteration %d: %v, %v; want %d", i, res, err, want)
+		}
+	}
+	if got := fmt.Sprint(log); got != "[unsorted check unsorted check unsorted check]" {
+		t.Errorf("calls %s; want the timed sort of unsorted data, then the check, each time", got)
 	}
 }

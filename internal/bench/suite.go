@@ -175,15 +175,13 @@ func (s *Suite) Cells() []Cell {
 // implementation built into this binary, without running anything.
 func (s *Suite) Validate() error {
 	for _, e := range s.entries() {
-		if _, err := parse(e.Workload, e.Size); err != nil {
+		p, err := parse(e.Workload, e.Size)
+		if err != nil {
 			return err
 		}
 		for _, im := range e.Impls {
-			if _, err := ParseImpl(string(im)); err != nil {
+			if err := p.offers(e.Workload, im); err != nil {
 				return err
-			}
-			if !Available(im) {
-				return fmt.Errorf("%w: %s", ErrUnavailable, im)
 			}
 		}
 	}

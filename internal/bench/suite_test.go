@@ -34,7 +34,8 @@ func TestSuiteValidate(t *testing.T) {
 		s    Suite
 		want error
 	}{
-		{"unknown workload", Suite{Entries: []Entry{{"sort", "10", []Impl{Seq}}}}, ErrUnknownWorkload},
+		{"unknown workload", Suite{Entries: []Entry{{"quicksort", "10", []Impl{Seq}}}}, ErrUnknownWorkload},
+		{"a form the workload lacks", Suite{Entries: []Entry{{"sort", "10", []Impl{Seq, WSClosure}}}}, ErrUnavailable},
 		{"bad size", Suite{Entries: []Entry{{"nqueens", "99", []Impl{Seq}}}}, ErrBadSize},
 		{"unknown impl", Suite{Entries: []Entry{{"fib", "10", []Impl{"go-errgroup"}}}}, ErrUnknownImpl},
 		{"zero workers", Suite{Entries: []Entry{{"fib", "10", []Impl{WG}}}, Workers: []int{0}}, nil},

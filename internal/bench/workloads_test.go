@@ -14,6 +14,7 @@ type refCase struct {
 	want           Result
 	long           bool // only when not -short
 	noWG           bool // too many goroutines for WG (the race detector allows 8128 alive)
+	zero           bool // want is the zero Result (no published value to look up)
 }
 
 // Counts of small trees computed by this port (whose standard trees all match
@@ -56,6 +57,20 @@ var refCases = []refCase{
 	{workload: "coarse", size: "1", want: Result{Value: 6910330209825298368}},
 	{workload: "coarse-poll", size: "1", want: Result{Value: 6910330209825298368}},
 	{workload: "coarse", size: "2", want: Result{Value: 15779582664971547867}, long: true},
+	// The loop workloads: small sizes as the anchors' own Go binary
+	// (go-anchors go-seq) prints them, mapreduce 1000 in closed form
+	// (x² < p there: Σ x² = 999·1000·1999/6), the anchor sizes published.
+	{workload: "sort", size: "0", zero: true},
+	{workload: "sort", size: "1", want: Result{Value: 6839728766377637706}},
+	{workload: "sort", size: "1000", want: Result{Value: 4365739868045896643}},
+	{workload: "sort", size: "10000000", long: true},
+	{workload: "mapreduce", size: "0", zero: true},
+	{workload: "mapreduce", size: "1000", want: Result{Value: 332833500}},
+	{workload: "mapreduce", size: "1000000", want: Result{Value: 493486003624585}},
+	{workload: "mapreduce", size: "50000000", long: true},
+	{workload: "mandel", size: "37", want: Result{Value: 338908}},
+	{workload: "mandel", size: "100", want: Result{Value: 2486649}},
+	{workload: "mandel", size: "1000", long: true},
 }
 
 // TestEveryImplMatchesReference runs every implementation built into this
@@ -70,7 +85,7 @@ func TestEveryImplMatchesReference(t *testing.T) {
 			continue
 		}
 		want := tc.want
-		if want == (Result{}) {
+		if want == (Result{}) && !tc.zero {
 			ref, ok, err := Reference(tc.workload, tc.size)
 			if err != nil || !ok {
 				t.Fatalf("Reference(%s, %s) = %v, %v, %v; want a published value", tc.workload, tc.size, ref, ok, err)
@@ -87,16 +102,23 @@ func TestEveryImplMatchesReference(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%s %s/%s/%dw", tc.workload, tc.size, im, workers), func(t *testing.T) {
 					in, err := Prepare(tc.workload, tc.size, im, workers)
+					if errors.Is(err, ErrUnavailable) && isLoop(tc.workload) && im != Seq && im != WS {
+						t.Skip(err) // a loop has no closure form, and a goroutine per fork only for mandel
+					}
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer in.Close()
-					it, err := in.Run()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if it.Result != want {
-						t.Errorf("%s %s %s at %d workers = %v; want %v", tc.workload, tc.size, im, workers, it.Result, want)
+					// Twice: an iteration must not depend on the one
+					// before (sort refills its input before each).
+					for range 2 {
+						it, err := in.Run()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if it.Result != want {
+							t.Errorf("%s %s %s at %d workers = %v; want %v", tc.workload, tc.size, im, workers, it.Result, want)
+						}
 					}
 				})
 			}
@@ -329,4 +351,14 @@ func TestForksDoNotAllocate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// isLoop reports whether workload is one of the parallel loops, which offer
+// only some of the implementations.
+func isLoop(workload string) bool {
+	switch workload {
+	case "sort", "mapreduce", "mandel":
+		return true
+	}
+	return false
 }

@@ -12,7 +12,8 @@ type wsBody = func(w *worksteal.Worker) Result
 
 // wsBodies maps a workload to the constructor of its worksteal
 // implementations (WS or WSClosure) at a parsed size; each *_ws.go file adds
-// its workload from init.
+// its workload from init. A constructor returns nil for a form its workload
+// does not have (the loops have no closure form: they make no Join).
 var wsBodies = map[string]func(param any, impl Impl) wsBody{}
 
 func init() { wsBackend = newWSRunner }
@@ -25,14 +26,18 @@ type wsRunner struct {
 
 func newWSRunner(workload string, param any, impl Impl, workers int) (runner, error) {
 	mk := wsBodies[workload]
-	if mk == nil {
+	var body wsBody
+	if mk != nil {
+		body = mk(param, impl)
+	}
+	if body == nil {
 		return nil, fmt.Errorf("%w: %s for %s", ErrUnavailable, impl, workload)
 	}
 	p, err := worksteal.New(worksteal.Config{Workers: workers})
 	if err != nil {
 		return nil, err
 	}
-	return &wsRunner{pool: p, body: mk(param, impl)}, nil
+	return &wsRunner{pool: p, body: body}, nil
 }
 
 func (r *wsRunner) iterate() (Result, time.Duration, uint64, error) {
@@ -49,14 +54,24 @@ func (r *wsRunner) close() error { return r.pool.Close() }
 // workload at a size, to run on a pool the caller configures — for example
 // with tracing on (worksteal.Config.Trace) or under worksteal.Profile — as
 // worksteal.Run(pool, body). The result is the same Result as Prepare's.
+// A workload with untimed set-up and check (sort's fresh copy of its input,
+// and the check of its order) does both inside the body, so a body can run
+// any number of times.
 func Body(workload, size string) (func(w *worksteal.Worker) Result, error) {
 	p, err := parse(workload, size)
 	if err != nil {
 		return nil, err
 	}
-	mk := wsBodies[workload]
-	if mk == nil {
-		return nil, fmt.Errorf("%w: %s for %s", ErrUnavailable, WS, workload)
+	if err := p.offers(workload, WS); err != nil {
+		return nil, err
 	}
-	return mk(p.param, WS), nil
+	body := wsBodies[workload](p.param, WS)
+	if p.reset == nil {
+		return body, nil
+	}
+	return func(w *worksteal.Worker) Result {
+		p.reset()
+		body(w)
+		return p.result()
+	}, nil
 }

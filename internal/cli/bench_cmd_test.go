@@ -30,6 +30,10 @@ func TestBenchCell(t *testing.T) {
 		{[]string{"bench", "cell", "go-ws", "nqueens", "8", "1"}, 1, "go-ws nqueens 8 1 ", " 92"},
 		{[]string{"bench", "cell", "go-wg-cutoff", "uts", "100", "2", "2"}, 2, "go-wg-cutoff uts 100 2 ", " 4101"},
 		{[]string{"bench", "cell", "go-seq", "uts-sha1", "default", "1", "1", "0"}, 1, "go-seq uts-sha1 default 1 ", " 1732 leaves=1050 depth=6"},
+		// The loops, with the anchors' own Go binary's results.
+		{[]string{"bench", "cell", "go-ws", "sort", "1000", "2", "3"}, 3, "go-ws sort 1000 2 ", " 4365739868045896643"},
+		{[]string{"bench", "cell", "go-ws", "mapreduce", "1000000", "2", "2"}, 2, "go-ws mapreduce 1000000 2 ", " 493486003624585"},
+		{[]string{"bench", "cell", "go-wg", "mandel", "100", "2"}, 1, "go-wg mandel 100 2 ", " 2486649"},
 	}
 	for _, tc := range cases {
 		code, out, errs := runCLI(t, tc.args...)
@@ -52,7 +56,11 @@ func TestBenchCell(t *testing.T) {
 func TestBenchCellErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "cell", "rust-rayon", "fib", "20", "1"},
-		{"bench", "cell", "ws", "sort", "20", "1"},
+		{"bench", "cell", "ws", "quicksort", "20", "1"},
+		{"bench", "cell", "ws-closure", "sort", "20", "1"},
+		{"bench", "cell", "go-wg-cutoff", "mapreduce", "20", "1"},
+		{"bench", "cell", "ws", "mapreduce", "-1", "1"},
+		{"bench", "cell", "ws", "mandel", "0", "1"},
 		{"bench", "cell", "ws", "fib", "x", "1"},
 		{"bench", "cell", "ws", "fib", "20", "0"},
 		{"bench", "cell", "go-seq", "fib", "20", "2"},
@@ -76,6 +84,29 @@ func TestBenchTable(t *testing.T) {
 	}
 	if !strings.Contains(errs, "bench: [1/") || !strings.Contains(errs, "bench: done") {
 		t.Errorf("no progress lines on stderr: %q", errs)
+	}
+}
+
+// TestBenchTableLoops: an --entry of a loop workload runs the
+// implementations it has (go-seq and ws; go-wg too for mandel), none that
+// it lacks, and prints the anchors' result.
+func TestBenchTableLoops(t *testing.T) {
+	code, out, errs := runCLI(t, "bench", "--entry", "mapreduce=1000000", "--entry", "mandel=37", "--reps", "1", "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"mapreduce 1000000:", "result 493486003624585", "mandel 37:", "result 338908", "go-wg"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, absent := range []string{"ws-closure", "go-wg-cutoff"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("table has %q, which the loops do not offer:\n%s", absent, out)
+		}
+	}
+	if code, _, errs := runCLI(t, "bench", "--entry", "sort=1000", "--impls", "go-wg"); code == 0 {
+		t.Errorf("sort with only go-wg: exit 0; want an error (%s)", errs)
 	}
 }
 

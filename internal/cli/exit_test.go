@@ -31,9 +31,11 @@ func TestExitStatusScheme(t *testing.T) {
 		{[]string{"bench", "cell", "ws", "fib", "20", "100000"}, 2, `THREADS "100000": want a whole number from 1 to 1024`},
 		{[]string{"bench", "--workers", "100000", "--entry", "fib=5"}, 2, "bench: --workers 100000: want 1 to 1024"},
 		{[]string{"bench", "--entry", "fib=99"}, 2, `--entry fib=99: bench: bad size: fib size "99" (want an integer in 0..90)`},
-		{[]string{"bench", "--entry", "sort=1"}, 2, `--entry sort=1: bench: unknown workload`},
+		{[]string{"bench", "--entry", "quicksort=1"}, 2, `--entry quicksort=1: bench: unknown workload`},
+		{[]string{"bench", "--entry", "sort=-1"}, 2, `--entry sort=-1: bench: bad size: sort size "-1"`},
 		{[]string{"bench", "--impls", "rayon"}, 2, `--impls rayon: bench: unknown implementation`},
-		{[]string{"bench", "--workloads", "sort"}, 2, `--workloads sort: bench: unknown workload`},
+		{[]string{"bench", "--workloads", "quicksort"}, 2, `--workloads quicksort: bench: unknown workload`},
+		{[]string{"bench", "--workloads", "sort"}, 2, `bench: nothing to run`}, // not in the default plan
 		{[]string{"trace", "record", "--size", "-5", "-o", filepath.Join(dir, "x.json")}, 2, "--size -5"},
 		{[]string{"trace", "record", "-w", "100000", "-o", filepath.Join(dir, "x.json")}, 2, "--workers 100000: want 0 (GOMAXPROCS) to 1024"},
 		{[]string{"trace", "record", "--ring", "2000000000", "-w", "2", "-o", filepath.Join(dir, "x.json")}, 2, "--ring 2000000000: want 1 to 8388608 events per worker"},

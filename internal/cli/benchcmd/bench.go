@@ -125,10 +125,11 @@ func (cfg BenchConfig) plan() ([]bench.Entry, error) {
 			if !ok {
 				return nil, fmt.Errorf("--entry %q: want WORKLOAD=SIZE", e)
 			}
-			entry := bench.Entry{Workload: w, Size: size, Impls: bench.Impls()}
-			if err := (&bench.Suite{Entries: []bench.Entry{entry}}).Validate(); err != nil {
+			impls, err := bench.ImplsOf(w, size)
+			if err != nil {
 				return nil, fmt.Errorf("--entry %s: %w", e, err)
 			}
+			entry := bench.Entry{Workload: w, Size: size, Impls: impls}
 			plan = append(plan, entry)
 		}
 	case cfg.Quick:
@@ -302,8 +303,12 @@ are accepted for ws and ws-closure and printed as given, so that the anchors'
 report pairs them with go-seq). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
 and, for the worksteal implementations, the number of workers. Every
 iteration's result is checked: the value (fib(n), n-queens solutions, tree
-nodes) and, for uts-sha1, the leaf count and depth, against the published
+nodes, and for the loops sort, mapreduce and mandel the anchors' checksums)
+and, for uts-sha1, the leaf count and depth, against the published
 reference and against the first iteration; a difference is an error. The
+loops offer go-seq and ws (and go-wg for mandel: a goroutine per row); sort
+refills its input before each iteration and checks the order after it, both
+untimed. The
 result column is the value; leaves and depth follow when the workload has
 them. See internal/bench/anchors.md for adding worksteal to the anchors' run.sh.
 
@@ -320,6 +325,7 @@ published for the job, counted on their subject).`,
 		Example: `  worksteal bench cell ws fib 35 1 5
   worksteal bench cell go-ws uts 6000 2 5 1
   worksteal bench cell ws uts-sha1 T3 2
+  worksteal bench cell go-ws mandel 1000 2 5 1
   worksteal bench cell cluster uts-sha1 T1L 12 3 1 --nats nats://127.0.0.1:4222 --split 4`,
 		// The arguments are positional numbers: "-5" is a (bad) THREADS,
 		// not a flag, so cobra does not parse flags here (-h still helps).
