@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -49,12 +50,47 @@ func MapReduceSeq(lo, hi uint64) uint64 {
 	return s
 }
 
+// MapReduceMulhiSeq is MapReduceSeq with the remainder computed the way
+// LLVM compiles rayon's (and oneTBB's) leaf: one 64-bit multiply-high by
+// ⌈2^93 / p⌉ and a shift by 29. That is exact for every 64-bit numerator,
+// since ⌈2^93 / p⌉·p − 2^93 = 515,809,603 ≤ 2^29 (TestMulhiRemainder);
+// Go 1.26 only halves its 65-bit magic when it is even, so for
+// 1,000,000,007 it emits the longer form (an add and a rotate through carry
+// more per element). The workload "mapreduce-mulhi" runs it, so that
+// beside rayon the leaves are the same instructions and the difference is
+// the scheduler's.
+//
+//go:noinline
+func MapReduceMulhiSeq(lo, hi uint64) uint64 {
+	var s uint64
+	for x := lo; x < hi; x++ {
+		s += mulhiMod(x * x)
+	}
+	return s
+}
+
+// mulhiMod is v % MapReduceMod by multiply-high (see MapReduceMulhiSeq).
+func mulhiMod(v uint64) uint64 {
+	q, _ := bits.Mul64(v, mulhiMagic)
+	return v - (q>>29)*MapReduceMod
+}
+
+// mulhiMagic is ⌈2^93 / MapReduceMod⌉.
+const mulhiMagic = 0x89705f3112a28fe5
+
 // MapReduceWS is the map-reduce on worksteal with the adaptive loop and no
 // grain argument: the leaf is the sequential loop over its chunk.
 func MapReduceWS(w *worksteal.Worker, n int, opts ...par.LoopOption) uint64 {
 	return par.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
 		return acc + MapReduceSeq(uint64(lo), uint64(hi))
 	}, addU64, opts...)
+}
+
+// MapReduceMulhiWS is MapReduceWS with MapReduceMulhiSeq's leaf.
+func MapReduceMulhiWS(w *worksteal.Worker, n int) uint64 {
+	return par.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
+		return acc + MapReduceMulhiSeq(uint64(lo), uint64(hi))
+	}, addU64)
 }
 
 func addU64(a, b uint64) uint64 { return a + b }
@@ -295,7 +331,12 @@ func init() {
 	register(&workload{
 		name:  "mapreduce",
 		doc:   "Σ x·x mod 1,000,000,007 over x in [0, n), a cheap loop body; size = n",
-		parse: parseMapReduce,
+		parse: parseMapReduce("mapreduce", MapReduceSeq),
+	})
+	register(&workload{
+		name:  "mapreduce-mulhi",
+		doc:   "mapreduce with the remainder by multiply-high, the instructions LLVM emits for rayon's leaf; size = n",
+		parse: parseMapReduce("mapreduce-mulhi", MapReduceMulhiSeq),
 	})
 	register(&workload{
 		name:  "mandel",
@@ -332,20 +373,24 @@ func parseSort(size string) (*problem, error) {
 	return p, nil
 }
 
-func parseMapReduce(size string) (*problem, error) {
-	// x < 2^32, so x*x does not wrap (anchors/WORKLOADS.md section 5).
-	n, err := atoiIn("mapreduce", size, 0, 1<<32)
-	if err != nil {
-		return nil, err
+// parseMapReduce makes the parser of a map-reduce workload whose
+// sequential loop is seq.
+func parseMapReduce(name string, seq func(lo, hi uint64) uint64) func(size string) (*problem, error) {
+	return func(size string) (*problem, error) {
+		// x < 2^32, so x*x does not wrap (anchors/WORKLOADS.md section 5).
+		n, err := atoiIn(name, size, 0, 1<<32)
+		if err != nil {
+			return nil, err
+		}
+		p := &problem{
+			seq:   func() Result { return Result{Value: seq(0, uint64(n))} },
+			param: n,
+		}
+		if n == MapReduceN {
+			p.ref, p.hasRef = Result{Value: MapReduceResult}, true
+		}
+		return p, nil
 	}
-	p := &problem{
-		seq:   func() Result { return Result{Value: MapReduceSeq(0, uint64(n))} },
-		param: n,
-	}
-	if n == MapReduceN {
-		p.ref, p.hasRef = Result{Value: MapReduceResult}, true
-	}
-	return p, nil
 }
 
 func parseMandel(size string) (*problem, error) {

@@ -96,3 +96,28 @@ func TestSortCellSortsAFreshCopyUntimed(t *testing.T) {
 		t.Errorf("calls %s; want the timed sort of unsorted data, then the check, each time", got)
 	}
 }
+
+// TestMulhiRemainder: the multiply-high remainder equals % for the
+// numerators that bound it (0, multiples of the modulus and their
+// neighbours, the largest square of a 32-bit x, the largest uint64) and for
+// a million pseudo-random ones.
+func TestMulhiRemainder(t *testing.T) {
+	check := func(v uint64) {
+		if got, want := mulhiMod(v), v%MapReduceMod; got != want {
+			t.Fatalf("mulhiMod(%d) = %d; want %d", v, got, want)
+		}
+	}
+	for _, v := range []uint64{0, 1, MapReduceMod - 1, MapReduceMod, MapReduceMod + 1, (1<<32 - 1) * (1<<32 - 1), 1<<64 - 1} {
+		check(v)
+	}
+	top := uint64((1<<64 - 1) / MapReduceMod * MapReduceMod) // the largest multiple
+	for d := uint64(0); d < 3; d++ {
+		check(top - d)
+		check(top + d)
+	}
+	x := uint64(1)
+	for range 1_000_000 {
+		x = splitmix64(x)
+		check(x)
+	}
+}

@@ -25,6 +25,13 @@ func init() {
 		n := param.(int)
 		return func(w *worksteal.Worker) Result { return Result{Value: MapReduceWS(w, n)} }
 	}
+	wsBodies["mapreduce-mulhi"] = func(param any, impl Impl) wsBody {
+		if impl != WS {
+			return nil
+		}
+		n := param.(int)
+		return func(w *worksteal.Worker) Result { return Result{Value: MapReduceMulhiWS(w, n)} }
+	}
 	wsBodies["mandel"] = func(param any, impl Impl) wsBody {
 		if impl != WS {
 			return nil

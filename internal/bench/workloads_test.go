@@ -68,6 +68,8 @@ var refCases = []refCase{
 	{workload: "mapreduce", size: "1000", want: Result{Value: 332833500}},
 	{workload: "mapreduce", size: "1000000", want: Result{Value: 493486003624585}},
 	{workload: "mapreduce", size: "50000000", long: true},
+	{workload: "mapreduce-mulhi", size: "1000000", want: Result{Value: 493486003624585}},
+	{workload: "mapreduce-mulhi", size: "50000000", long: true},
 	{workload: "mandel", size: "37", want: Result{Value: 338908}},
 	{workload: "mandel", size: "100", want: Result{Value: 2486649}},
 	{workload: "mandel", size: "1000", long: true},
@@ -357,7 +359,7 @@ func TestForksDoNotAllocate(t *testing.T) {
 // only some of the implementations.
 func isLoop(workload string) bool {
 	switch workload {
-	case "sort", "mapreduce", "mandel":
+	case "sort", "mapreduce", "mapreduce-mulhi", "mandel":
 		return true
 	}
 	return false
