@@ -48,7 +48,8 @@ type CellResult struct {
 type Table struct {
 	Workload string `json:"workload"` // the entry's workload
 	Size     string `json:"size"`     // the entry's size
-	// Joins is the number of binary fork-join points of the task tree.
+	// Joins is the number of binary fork-join points of the task tree; −1
+	// for a loop workload, which has no fixed tree.
 	Joins int64 `json:"joins"`
 	// Result is the reference result (published, or else sequential Go's).
 	Result Result `json:"result"`
@@ -204,7 +205,7 @@ func (r *Report) WriteText(w io.Writer) error {
 func (t *Table) writeText(b *strings.Builder) {
 	doc, _ := Describe(t.Workload)
 	fmt.Fprintf(b, "%s %s: %s\n", t.Workload, t.Size, doc)
-	joins := "unknown"
+	joins := "none (a loop)"
 	if t.Joins >= 0 {
 		joins = group(t.Joins)
 	}

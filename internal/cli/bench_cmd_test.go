@@ -95,7 +95,7 @@ func TestBenchTableLoops(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"mapreduce 1000000:", "result 493486003624585", "mandel 37:", "result 338908", "go-wg"} {
+	for _, want := range []string{"mapreduce 1000000:", "joins none (a loop), result 493486003624585", "mandel 37:", "result 338908", "go-wg"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
