@@ -33,7 +33,10 @@
 //     "mandel" (escape counts of a size×size image, a task per row; ws is
 //     par.ReduceRange, go-wg a goroutine per row). They have no closure form
 //     and no fixed join tree, and no goroutine-per-fork form but mandel's;
-//     they are not in the default plans.
+//     they are not in the default plans. "mapreduce-mulhi" is mapreduce
+//     with the remainder computed by the instructions LLVM emits for rayon's
+//     leaf, to compare the schedulers on the same leaf code
+//     ([MapReduceMulhiSeq]).
 //
 // A fork point with k children is written as a balanced binary split of the
 // children into k−1 joins, so every implementation performs the same number
