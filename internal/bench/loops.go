@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -377,8 +378,9 @@ func parseSort(size string) (*problem, error) {
 // sequential loop is seq.
 func parseMapReduce(name string, seq func(lo, hi uint64) uint64) func(size string) (*problem, error) {
 	return func(size string) (*problem, error) {
-		// x < 2^32, so x*x does not wrap (anchors/WORKLOADS.md section 5).
-		n, err := atoiIn(name, size, 0, 1<<32)
+		// x < 2^32, so x*x does not wrap (anchors/WORKLOADS.md section 5);
+		// a 32-bit int bounds it lower.
+		n, err := atoiIn(name, size, 0, int(min(1<<32, uint64(math.MaxInt))))
 		if err != nil {
 			return nil, err
 		}
