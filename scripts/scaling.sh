@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Speedup curves of the runtime at 1, 2, 4, 8 and 16 workers: fib, nqueens
-# and UTS (fork-join, a task at every call), and the parallel loops
-# mapreduce and mandel; beside rayon and oneTBB when the anchor suite's
-# binaries are present.
+# and UTS (fork-join, a task at every call), and sort, mapreduce and mandel
+# (par.Sort and par.ReduceRange); beside rayon and oneTBB when the anchor
+# suite's binaries are present. Every cell, loops included, goes through
+# "worksteal bench cell", the anchors' own protocol.
 #
 #   scripts/scaling.sh                 # build here, then measure
 #   QUICK=1 WORKERS="1 2" scripts/scaling.sh
@@ -11,8 +12,8 @@
 # Settings (environment):
 #   WORKERS  worker counts (default "1 2 4 8 16")
 #   REPS     timed runs per cell, the median is reported (default 3)
-#   QUICK=1  small sizes (fib 25, nqueens 10, uts 600, mapreduce 10^6,
-#            mandel 200): a smoke test
+#   QUICK=1  small sizes (fib 25, nqueens 10, uts 600, sort 10^5,
+#            mapreduce 10^6, mandel 200): a smoke test
 #   BIN      a folder with worksteal and bench.test (built by this script
 #            when missing; to carry to a machine without Go or network:
 #            `BIN=out ONLY_BUILD=1 scripts/scaling.sh`, copy out/ and the
@@ -36,11 +37,9 @@ REPS=${REPS:-3}
 BIN=${BIN:-$(mktemp -d)}
 ANCHORS=${ANCHORS:-../shared/anchors/bin}
 if [[ ${QUICK:-0} == 1 ]]; then
-	FORKJOIN=("fib 25" "nqueens 10" "uts 600")
-	MAPREDUCE=1000000 MANDEL=200
+	WORKLOADS=("fib 25" "nqueens 10" "uts 600" "sort 100000" "mapreduce 1000000" "mandel 200")
 else
-	FORKJOIN=("fib 35" "nqueens 13" "uts 6000")
-	MAPREDUCE=50000000 MANDEL=1000
+	WORKLOADS=("fib 35" "nqueens 13" "uts 6000" "sort 10000000" "mapreduce 50000000" "mandel 1000")
 fi
 
 mkdir -p "$BIN"
@@ -104,28 +103,11 @@ table() {
 	done
 }
 
-for wl in "${FORKJOIN[@]}"; do
+for wl in "${WORKLOADS[@]}"; do
 	read -r w size <<<"$wl"
 	MS=()
 	for n in $WORKERS; do
 		for i in "${IMPLS[@]}"; do MS[$i,$n]=$(cell "$i" "$w" "$size" "$n"); done
 	done
 	table "== $w $size"
-done
-
-# The loops: worksteal's through the bench package's benchmarks (par.For /
-# par.Reduce at the anchor sizes), the anchors' through their binaries.
-csv=$(tr ' ' ',' <<<"$WORKERS")
-for lw in "mapreduce $MAPREDUCE MapReduce" "mandel $MANDEL Mandel"; do
-	read -r w size bench <<<"$lw"
-	MS=()
-	out=$(WS_BENCH_WORKERS=$csv "$BIN/bench.test" -test.run '^$' -test.bench "^Benchmark$bench\$/impl=ws/" -test.count "$REPS" -test.benchtime 1x 2>&1) ||
-		{ echo "$out" >&2; exit 1; }
-	for n in $WORKERS; do
-		MS[ws,$n]=$(awk -v n="$n" '$1 ~ "impl=ws/workers="n"(-[0-9]+)?$" { print $3 / 1e6 }' <<<"$out" | sort -n |
-			awk '{ a[NR] = $1 } END { if (NR) printf "%.1f", a[int((NR + 1) / 2)] }')
-		for i in "${IMPLS[@]}"; do [[ $i == ws ]] || MS[$i,$n]=$(cell "$i" "$w" "$size" "$n"); done
-	done
-	if [[ ${QUICK:-0} == 1 ]]; then echo; echo "(QUICK: the loop benchmarks run at the anchor sizes; anchors at $size)"; fi
-	table "== $w (worksteal: Benchmark$bench)"
 done
