@@ -21,7 +21,7 @@ import (
 //
 // Each runs at 1 and 2 workers (GOMAXPROCS set to match for the goroutine
 // baselines), or at the counts listed in WS_BENCH_WORKERS (e.g.
-// "1,2,4,8,16", as scripts/scaling.sh sets it), and checks its result
+// "1,2,4,8,16"), and checks its result
 // against the anchors' reference.
 
 // benchWorkers is the worker counts the loop benchmarks run at.
