@@ -82,16 +82,15 @@ const mulhiMagic = 0x89705f3112a28fe5
 // MapReduceWS is the map-reduce on worksteal with the adaptive loop and no
 // grain argument: the leaf is the sequential loop over its chunk.
 func MapReduceWS(w *worksteal.Worker, n int, opts ...par.LoopOption) uint64 {
-	return par.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
-		return acc + MapReduceSeq(uint64(lo), uint64(hi))
-	}, addU64, opts...)
+	return mapReduceWS(w, n, MapReduceSeq, opts...)
 }
 
-// MapReduceMulhiWS is MapReduceWS with MapReduceMulhiSeq's leaf.
-func MapReduceMulhiWS(w *worksteal.Worker, n int) uint64 {
+// mapReduceWS is MapReduceWS with seq as the leaf's loop (MapReduceSeq, or
+// MapReduceMulhiSeq for "mapreduce-mulhi").
+func mapReduceWS(w *worksteal.Worker, n int, seq func(lo, hi uint64) uint64, opts ...par.LoopOption) uint64 {
 	return par.ReduceRange(w, 0, n, 0, func(_ *worksteal.Worker, lo, hi int, acc uint64) uint64 {
-		return acc + MapReduceMulhiSeq(uint64(lo), uint64(hi))
-	}, addU64)
+		return acc + seq(uint64(lo), uint64(hi))
+	}, addU64, opts...)
 }
 
 func addU64(a, b uint64) uint64 { return a + b }
@@ -320,8 +319,8 @@ const (
 // tables: go-seq is the anchors' sequential Go (slices.Sort, the plain
 // loops), go-wg for mandel is their goroutine per row, and ws is what a
 // user of this project writes (par.Sort; par.ReduceRange with no grain for
-// the other two). Neither has a closure form or a goroutine-per-fork tree
-// otherwise; they are not in the default plans (see loops_bench_test.go
+// the others). None has a closure form, nor a goroutine-per-fork form but
+// mandel's; they are not in the default plans (see loops_bench_test.go
 // for the go test benchmarks).
 func init() {
 	register(&workload{
