@@ -2,7 +2,9 @@ package bench
 
 import (
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // coarse: a binary fork-join tree over coarseLeaves heavy-tailed leaves of
@@ -56,6 +58,7 @@ func parseCoarse(size string) (*problem, error) {
 		seq:      func() Result { return Result{Value: t.seq(0, len(t.iters))} },
 		wg:       func() Result { return Result{Value: t.wg(0, len(t.iters))} },
 		wgCutoff: func() Result { return Result{Value: t.wg(0, len(t.iters))} },
+		counter:  func() Result { return Result{Value: t.counter()} },
 		joins:    func() int64 { return int64(len(t.iters) - 1) },
 		param:    t,
 	}, nil
@@ -110,6 +113,40 @@ func (t *coarseTree) seq(lo, hi int) uint64 {
 	}
 	mid := (lo + hi) / 2
 	return t.seq(lo, mid) ^ t.seq(mid, hi)
+}
+
+// counter runs the leaves on GOMAXPROCS goroutines that take them from an
+// atomic counter in index order: no scheduler, no tree (the Counter
+// baseline; scripts/coarse-rayon's rust-counter does the same with threads).
+func (t *coarseTree) counter() uint64 {
+	var next atomic.Int64
+	return counterXor(func() uint64 {
+		var x uint64
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(t.iters) {
+				return x
+			}
+			x ^= t.leaf(i, nil)
+		}
+	})
+}
+
+// counterXor runs take on GOMAXPROCS goroutines and xors what they return.
+func counterXor(take func() uint64) uint64 {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var x uint64
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			v := take()
+			mu.Lock()
+			x ^= v
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return x
 }
 
 // wg forks the right half as a goroutine at every inner node (64 leaf

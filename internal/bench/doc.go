@@ -11,7 +11,11 @@
 //   - [WS] ("ws"): the worksteal runtime, forking through the zero-allocation
 //     worksteal.JoinFunc at every fork point, no cutoff;
 //   - [WSClosure] ("ws-closure"): the same through the closure form
-//     worksteal.Join, to measure what the closure costs.
+//     worksteal.Join, to measure what the closure costs;
+//   - [Counter] ("go-counter"), outside the tables: no scheduler at all,
+//     GOMAXPROCS goroutines taking coarse's leaves or mandel's rows from an
+//     atomic counter, to tell what Go costs at several threads from what a
+//     scheduler costs (scripts/coarse-rayon's rust-counter is its Rust twin).
 //
 // The workloads are those of the project's WORKLOADS.md, with results that
 // match the published references exactly:

@@ -28,6 +28,14 @@ const (
 	WSClosure Impl = "ws-closure"
 )
 
+// Counter is the baseline with no scheduler at all: GOMAXPROCS goroutines
+// take the pieces (coarse's leaves, mandel's rows) from an atomic counter,
+// in index order. It measures what Go itself costs on the workload at
+// several threads, apart from any scheduler; only "coarse", "coarse-poll"
+// and "mandel" offer it, and it is in no plan: "worksteal bench cell
+// go-counter WORKLOAD SIZE THREADS" runs it.
+const Counter Impl = "go-counter"
+
 // Errors returned by Prepare and ParseImpl.
 var (
 	// ErrUnknownWorkload: the workload name is not one of Workloads().
@@ -60,7 +68,7 @@ func Impls() []Impl {
 // implementations need the runtime package).
 func Available(impl Impl) bool {
 	switch impl {
-	case Seq, WG, WGCutoff:
+	case Seq, WG, WGCutoff, Counter:
 		return true
 	case WS, WSClosure:
 		return wsBackend != nil
@@ -79,10 +87,10 @@ func ParseImpl(s string) (Impl, error) {
 	case "go-ws-closure":
 		return WSClosure, nil
 	}
-	if slices.Contains(allImpls, Impl(s)) {
+	if slices.Contains(allImpls, Impl(s)) || Impl(s) == Counter {
 		return Impl(s), nil
 	}
-	return "", fmt.Errorf("%w %q (want one of %v)", ErrUnknownImpl, s, allImpls)
+	return "", fmt.Errorf("%w %q (want one of %v or %s)", ErrUnknownImpl, s, allImpls, Counter)
 }
 
 // Result is what one iteration of a workload computes.
@@ -170,8 +178,10 @@ type problem struct {
 	// workload leaves out the ones it has no counterpart for (nil), and
 	// Prepare says so with ErrUnavailable.
 	seq, wg, wgCutoff func() Result
-	ref               Result
-	hasRef            bool
+	// counter is the Counter baseline, for the workloads that offer it.
+	counter func() Result
+	ref     Result
+	hasRef  bool
 	// joins returns the number of binary fork-join points of the task tree;
 	// it may walk the whole tree. Nil for the loop workloads, which have no
 	// fixed tree.
@@ -312,6 +322,8 @@ func Prepare(workload, size string, impl Impl, workers int) (*Instance, error) {
 		in.run = funcRunner(p.wg)
 	case WGCutoff:
 		in.run = funcRunner(p.wgCutoff)
+	case Counter:
+		in.run = funcRunner(p.counter)
 	case WS, WSClosure:
 		in.run, err = wsBackend(workload, p.param, impl, workers)
 	}
@@ -336,6 +348,8 @@ func (p *problem) offers(workload string, impl Impl) error {
 		has = p.wg != nil
 	case WGCutoff:
 		has = p.wgCutoff != nil
+	case Counter:
+		has = p.counter != nil
 	case WS, WSClosure:
 		if wsBackend == nil {
 			return fmt.Errorf("%w: %s (built without the worksteal runtime)", ErrUnavailable, impl)

@@ -400,9 +400,10 @@ func parseMandel(size string) (*problem, error) {
 		return nil, err
 	}
 	p := &problem{
-		seq:   func() Result { return Result{Value: uint64(MandelSeq(n))} },
-		wg:    func() Result { return Result{Value: uint64(MandelPerItem(n))} },
-		param: n,
+		seq:     func() Result { return Result{Value: uint64(MandelSeq(n))} },
+		wg:      func() Result { return Result{Value: uint64(MandelPerItem(n))} },
+		counter: func() Result { return Result{Value: uint64(MandelCounter(n))} },
+		param:   n,
 	}
 	if n == MandelSize {
 		p.ref, p.hasRef = Result{Value: MandelResult}, true

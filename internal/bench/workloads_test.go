@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -294,7 +295,7 @@ func TestInstanceRestoresGOMAXPROCS(t *testing.T) {
 }
 
 func TestParseImpl(t *testing.T) {
-	for _, s := range []string{"go-seq", "go-wg", "go-wg-cutoff", "ws", "ws-closure"} {
+	for _, s := range []string{"go-seq", "go-wg", "go-wg-cutoff", "ws", "ws-closure", "go-counter"} {
 		if im, err := ParseImpl(s); err != nil || string(im) != s {
 			t.Errorf("ParseImpl(%q) = %q, %v", s, im, err)
 		}
@@ -305,6 +306,41 @@ func TestParseImpl(t *testing.T) {
 	if _, err := ParseImpl("rust-rayon"); !errors.Is(err, ErrUnknownImpl) {
 		t.Errorf(`ParseImpl("rust-rayon") error = %v; want ErrUnknownImpl`, err)
 	}
+}
+
+// The scheduler-free baseline computes what go-seq computes at any number
+// of threads, on the workloads that offer it, and stays out of the tables.
+func TestCounterBaseline(t *testing.T) {
+	for _, c := range []struct{ workload, size string }{{"coarse", "1"}, {"coarse-poll", "3"}, {"mandel", "37"}, {"mandel", "100"}} {
+		want := resultOf(t, c.workload, c.size, Seq, 1)
+		for _, workers := range []int{1, 2, 3} {
+			if got := resultOf(t, c.workload, c.size, Counter, workers); got != want {
+				t.Errorf("%s %s go-counter at %d workers = %v; go-seq %v", c.workload, c.size, workers, got, want)
+			}
+		}
+	}
+	for _, w := range []string{"fib", "mapreduce", "sort"} {
+		if _, err := Prepare(w, "10", Counter, 2); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Prepare(%s, go-counter) error = %v; want ErrUnavailable", w, err)
+		}
+	}
+	if im, _ := ImplsOf("coarse", "1"); slices.Contains(im, Counter) {
+		t.Errorf("ImplsOf(coarse) = %v: the baseline is in no table", im)
+	}
+}
+
+func resultOf(t *testing.T, workload, size string, impl Impl, workers int) Result {
+	t.Helper()
+	in, err := Prepare(workload, size, impl, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	it, err := in.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it.Result
 }
 
 func TestResultString(t *testing.T) {

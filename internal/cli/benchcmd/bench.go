@@ -300,7 +300,9 @@ per timed iteration:
 
 IMPL is one of ` + strings.Join(ImplNames(), ", ") + ` (go-ws and go-ws-closure
 are accepted for ws and ws-closure and printed as given, so that the anchors'
-report pairs them with go-seq). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
+report pairs them with go-seq), or go-counter, a baseline with no scheduler
+at all (THREADS goroutines take coarse's leaves or mandel's rows from an
+atomic counter; coarse, coarse-poll and mandel only). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
 and, for the worksteal implementations, the number of workers. Every
 iteration's result is checked: the value (fib(n), n-queens solutions, tree
 nodes, and for the loops sort, mapreduce and mandel the anchors' checksums)

@@ -1,12 +1,15 @@
 //! The "coarse" and "coarse-poll" workloads of internal/bench/coarse.go with
-//! rayon::join (rust-rayon) and sequentially (rust-seq): a binary join tree
+//! rayon::join (rust-rayon), sequentially (rust-seq), and with no scheduler
+//! (rust-counter: threads take the leaves from an atomic counter): a binary join tree
 //! over 64 heavy-tailed CPU leaves (0.2-8 ms, ~100 ms in all), the same
 //! leaves and the same spin loop as the Go version, so the result is the
 //! same number. rayon has no poll points: both workloads run alike.
 //!
 //! Usage: coarse-rayon IMPL WORKLOAD SEED THREADS [REPS [WARM]]
+//! (IMPL: rust-seq, rust-rayon or rust-counter)
 //! Prints one line per timed iteration: impl workload size threads ms result
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 const LEAVES: u64 = 64;
@@ -60,6 +63,30 @@ fn par(t: &[u64], lo: usize, hi: usize) -> u64 {
     a ^ b
 }
 
+/// rust-counter: the leaves on `threads` threads that take them from an
+/// atomic counter in index order, no scheduler and no tree (the Go side's
+/// go-counter, internal/bench/coarse.go).
+fn counter(t: &[u64], threads: usize) -> u64 {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut x = 0u64;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= t.len() {
+                            return x;
+                        }
+                        x ^= spin(t[i], i as u64 + 1);
+                    }
+                })
+            })
+            .collect();
+        hs.into_iter().fold(0, |x, h| x ^ h.join().unwrap())
+    })
+}
+
 fn die(msg: &str) -> ! {
     eprintln!("coarse-rayon: {}", msg);
     std::process::exit(2);
@@ -74,8 +101,8 @@ fn main() {
     let imp = args[0].as_str();
     let parallel = match imp {
         "rust-seq" => false,
-        "rust-rayon" => true,
-        _ => die(&format!("unknown impl {:?}", imp)),
+        "rust-rayon" | "rust-counter" => true,
+        _ => die(&format!("unknown impl {:?} (rust-seq, rust-rayon or rust-counter)", imp)),
     };
     if args[1] != "coarse" && args[1] != "coarse-poll" {
         die(&format!("unknown workload {:?} (coarse or coarse-poll)", args[1]));
@@ -91,7 +118,11 @@ fn main() {
     let t = leaf_iters(seed);
     for i in 0..warm + reps {
         let t0 = Instant::now();
-        let r = if parallel { pool.install(|| par(&t, 0, t.len())) } else { seq(&t, 0, t.len()) };
+        let r = match imp {
+            "rust-rayon" => pool.install(|| par(&t, 0, t.len())),
+            "rust-counter" => counter(&t, threads),
+            _ => seq(&t, 0, t.len()),
+        };
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         if i >= warm {
             println!("{} {} {} {} {:.3} {}", imp, args[1], seed, threads, ms, r);
