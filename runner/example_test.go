@@ -26,6 +26,35 @@ func ExampleRun() {
 	// 3 succeeded, 0 failed
 }
 
+// Jobs made while the batch runs (a job per chunk of input, as run --pipe
+// makes them): the sender closes the channel after the last job and
+// selects on ctx.Done, since RunStream takes no more jobs once ctx is done.
+func ExampleRunStream() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobs := make(chan runner.Job)
+	go func() {
+		defer close(jobs)
+		for i, chunk := range []string{"a\nb\n", "c\n", "d\ne\nf\n"} {
+			select {
+			case jobs <- runner.Job{Seq: i + 1, Command: "awk 'END { print NR }'", Stdin: []byte(chunk)}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	sum, err := runner.RunStream(ctx, runner.Config{Slots: 2, KeepOrder: true, Stdout: os.Stdout}, jobs)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(sum.Jobs, "jobs,", sum.Succeeded, "succeeded")
+	// Output:
+	// 2
+	// 1
+	// 3
+	// 3 jobs, 3 succeeded
+}
+
 // Known costs (Weight) start the longest jobs first.
 func ExamplePlan() {
 	jobs := []runner.Job{{Seq: 1, Command: "gzip small", Weight: 1}, {Seq: 2, Command: "gzip big", Weight: 50}, {Seq: 3, Command: "gzip medium", Weight: 7}}

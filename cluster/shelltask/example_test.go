@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/worksteal/worksteal/cluster/shelltask"
 )
@@ -34,4 +35,32 @@ func ExampleNewHandler_malformed() {
 	fmt.Println(err)
 	// Output:
 	// malformed shell task "{\"seq\": 1}"
+}
+
+// A child task made inside a parent task's command (as worksteal spawn
+// makes it) inherits what the parent was given: the run --env variables,
+// with their values from the command's environment, and the time limit.
+// The parent's handler puts their names and the limit in the command's
+// environment; here the example sets them itself.
+func ExampleInherit() {
+	env := map[string]string{
+		"WORKSTEAL_ENV_NAMES":  "REGION,BUCKET", // the parent ran with --env REGION --env BUCKET
+		"WORKSTEAL_TIMEOUT_MS": "5000",          // and --timeout 5s
+		"REGION":               "eu-west",
+		"BUCKET":               "logs",
+	}
+	for k, v := range env {
+		os.Setenv(k, v)
+	}
+	defer func() {
+		for k := range env {
+			os.Unsetenv(k)
+		}
+	}()
+	child := shelltask.Task{Cmd: "gzip part-2.log", Seq: 3}
+	shelltask.Inherit(&child)
+	payload, _ := json.Marshal(child) // the child's cluster.Task payload
+	fmt.Println(string(payload))
+	// Output:
+	// {"cmd":"gzip part-2.log","seq":3,"timeout_ms":5000,"env":["REGION=eu-west","BUCKET=logs"]}
 }
