@@ -8,6 +8,11 @@
 #
 #   scripts/coarse-seeds.sh BIN...        (label = the binary's file name)
 #
+# FLOOR=1 adds the baselines with no scheduler (go-counter of the first
+# binary, rust-counter) and each language's sequential time (go-seq,
+# rust-seq) per seed, to tell Go's own cost at 2 threads from the
+# scheduler's: efficiency = seq / (2 x wall), per language.
+#
 # Build rayon's side first: (cd scripts/coarse-rayon && cargo build --release --offline)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,6 +28,12 @@ for s in $(seq 1 12); do
     line="$line $(basename "$b") $("$b" bench cell go-ws coarse "$s" 2 12 1 | med)"
   done
   line="$line rayon $("$rayon" rust-rayon coarse "$s" 2 12 1 | med)"
+  if [ "${FLOOR:-}" = 1 ]; then
+    line="$line go-counter $("$1" bench cell go-counter coarse "$s" 2 12 1 | med)"
+    line="$line rust-counter $("$rayon" rust-counter coarse "$s" 2 12 1 | med)"
+    line="$line go-seq $("$1" bench cell go-seq coarse "$s" 1 5 1 | med)"
+    line="$line rust-seq $("$rayon" rust-seq coarse "$s" 1 5 1 | med)"
+  fi
   echo "$line" | tee -a "$out"
 done
 awk '{for (i = 3; i <= NF; i += 2) {s[$i] += $(i+1); n[$i] = $i}} END {for (k in n) printf "%s: sum of medians %.1f ms\n", k, s[k]}' "$out"
