@@ -34,7 +34,13 @@ type Config struct {
 	// process may run on, modulo their number.
 	CacheGroups bool
 	// Pin locks each worker goroutine to an OS thread bound to its CPU
-	// (Linux only; elsewhere New returns an error).
+	// (Linux only; elsewhere New returns an error). A woken worker then
+	// always wakes on its own CPU: on a virtual machine whose kernel does
+	// not move a woken thread to an idle CPU, an unpinned worker sometimes
+	// waits milliseconds behind a busy one (the 2-core development VM:
+	// the second worker's start in a Run, p90 2.0–2.6 ms unpinned and
+	// 0.34–0.77 ms pinned; docs/measured.md). The price: a pinned worker
+	// cannot move off a CPU that another process keeps busy.
 	Pin bool
 
 	// MaxBlocking bounds the spare workers started to compensate for
