@@ -167,8 +167,16 @@ func transient(err error) bool {
 // setup finds or creates the stream, its consumer and the buckets. What
 // exists with at least the replicas asked for is used as it is: in a
 // JetStream cluster every update is a proposal to its meta leader, and
-// many nodes starting at once must not queue them. What a failed try got
-// is kept for the next try.
+// many nodes starting at once must not queue them. What is missing is
+// created, never created-or-updated: nodes that start together all find the
+// stream missing, and jetstream's CreateOrUpdate tries an update first,
+// which the server applies to the stream another node has just made while
+// a third adds its consumer to it. nats-server 2.15.2 reads the stream's
+// config unlocked while adding a consumer, so that update was a data race
+// in the server (reported by the race detector in CI, stop 44); creating a
+// stream or bucket that exists with the same config changes nothing. An
+// update is sent only to a stream that needs one (fewer replicas, no direct
+// gets, other limits). What a failed try got is kept for the next try.
 func (n *Node) setup(ctx context.Context) error {
 	storage := jetstream.FileStorage
 	if n.opts.memory {
@@ -190,12 +198,15 @@ func (n *Node) setup(ctx context.Context) error {
 		}
 		n.limitStream(&cfg)
 		st, err := n.js.Stream(ctx, cfg.Name)
-		if err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect) || errors.Is(err, jetstream.ErrStreamNotFound) {
-			st, err = n.js.CreateOrUpdateStream(ctx, cfg)
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			st, err = n.js.CreateStream(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				st, err = n.js.Stream(ctx, cfg.Name) // made meanwhile by another node (serve's recorder, with its limits): use it
 			}
-		} else if err == nil {
+		case err == nil && (st.CachedInfo().Config.Replicas < cfg.Replicas || !st.CachedInfo().Config.AllowDirect):
+			st, err = n.js.UpdateStream(ctx, cfg)
+		case err == nil:
 			st, err = n.applyLimits(ctx, st, false) // serve's limits on a tier set up before
 		}
 		if err != nil {
@@ -227,11 +238,13 @@ func (n *Node) setup(ctx context.Context) error {
 			if err == nil {
 				*kv, err = n.js.KeyValue(ctx, cfg.Bucket)
 			}
-		} else if err == nil || errors.Is(err, jetstream.ErrStreamNotFound) {
-			*kv, err = n.js.CreateOrUpdateKeyValue(ctx, cfg)
+		} else if errors.Is(err, jetstream.ErrStreamNotFound) {
+			*kv, err = n.js.CreateKeyValue(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				*kv, err = n.js.KeyValue(ctx, cfg.Bucket) // made meanwhile by another node: use it
 			}
+		} else if err == nil {
+			*kv, err = n.js.UpdateKeyValue(ctx, cfg) // fewer replicas than asked for
 		}
 		if err != nil {
 			*kv = nil
