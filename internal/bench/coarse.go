@@ -120,28 +120,17 @@ func (t *coarseTree) seq(lo, hi int) uint64 {
 // baseline; scripts/coarse-rayon's rust-counter does the same with threads).
 func (t *coarseTree) counter() uint64 {
 	var next atomic.Int64
-	return counterXor(func() uint64 {
-		var x uint64
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(t.iters) {
-				return x
-			}
-			x ^= t.leaf(i, nil)
-		}
-	})
-}
-
-// counterXor runs take on GOMAXPROCS goroutines and xors what they return.
-func counterXor(take func() uint64) uint64 {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var x uint64
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			v := take()
+			var own uint64
+			for i := int(next.Add(1) - 1); i < len(t.iters); i = int(next.Add(1) - 1) {
+				own ^= t.leaf(i, nil)
+			}
 			mu.Lock()
-			x ^= v
+			x ^= own
 			mu.Unlock()
 		})
 	}
