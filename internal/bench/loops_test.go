@@ -121,3 +121,24 @@ func TestMulhiRemainder(t *testing.T) {
 		check(x)
 	}
 }
+
+// TestMulhiLeafEqualsPlain: the unrolled multiply-high leaf sums the same
+// as the plain one over ranges of every length modulo four, wherever they start
+// (the adaptive loop cuts its chunks anywhere), including near the top of
+// the 64-bit range.
+func TestMulhiLeafEqualsPlain(t *testing.T) {
+	starts := []uint64{0, 1, 2, 7, MapReduceMod - 3, 1<<32 - 2, 1<<64 - 9}
+	for _, lo := range starts {
+		for n := uint64(0); n <= 8; n++ {
+			if lo+n < lo {
+				continue
+			}
+			if got, want := MapReduceMulhiSeq(lo, lo+n), MapReduceSeq(lo, lo+n); got != want {
+				t.Fatalf("MapReduceMulhiSeq(%d, %d) = %d; want %d", lo, lo+n, got, want)
+			}
+		}
+	}
+	if got, want := MapReduceMulhiSeq(12345, 1_012_346), MapReduceSeq(12345, 1_012_346); got != want {
+		t.Fatalf("MapReduceMulhiSeq over a million = %d; want %d", got, want)
+	}
+}
