@@ -39,8 +39,10 @@
 //     and no fixed join tree, and no goroutine-per-fork form but mandel's;
 //     they are not in the default plans. "mapreduce-mulhi" is mapreduce
 //     with the remainder computed by the instructions LLVM emits for rayon's
-//     leaf, to compare the schedulers on the same leaf code
-//     ([MapReduceMulhiSeq]).
+//     leaf, unrolled, to compare the schedulers on leaves that run as fast
+//     as rayon's ([MapReduceMulhiSeq]); "mandel-unrolled" is mandel with
+//     the inner loop unrolled by two as LLVM unrolls rayon's
+//     ([MandelRowUnrolled]).
 //
 // A fork point with k children is written as a balanced binary split of the
 // children into k−1 joins, so every implementation performs the same number

@@ -31,9 +31,9 @@ const (
 // Counter is the baseline with no scheduler at all: GOMAXPROCS goroutines
 // take the pieces (coarse's leaves, mandel's rows) from an atomic counter,
 // in index order. It measures what Go itself costs on the workload at
-// several threads, apart from any scheduler; only "coarse", "coarse-poll"
-// and "mandel" offer it, and it is in no plan: "worksteal bench cell
-// go-counter WORKLOAD SIZE THREADS" runs it.
+// several threads, apart from any scheduler; only "coarse", "coarse-poll",
+// "mandel" and "mandel-unrolled" offer it, and it is in no plan:
+// "worksteal bench cell go-counter WORKLOAD SIZE THREADS" runs it.
 const Counter Impl = "go-counter"
 
 // Errors returned by Prepare and ParseImpl.

@@ -142,3 +142,17 @@ func TestMulhiLeafEqualsPlain(t *testing.T) {
 		t.Fatalf("MapReduceMulhiSeq over a million = %d; want %d", got, want)
 	}
 }
+
+// TestMandelUnrolledEqualsPlain: the unrolled row counts every pixel's
+// escape as the plain one does, on every row of images of odd and even
+// side, where pixels escape after an odd number of steps, an even number,
+// or never (the 1000-step cap).
+func TestMandelUnrolledEqualsPlain(t *testing.T) {
+	for _, size := range []int{1, 2, 37, 200} {
+		for py := 0; py < size; py++ {
+			if got, want := MandelRowUnrolled(py, size), MandelRow(py, size); got != want {
+				t.Fatalf("size %d row %d: unrolled %d; plain %d", size, py, got, want)
+			}
+		}
+	}
+}

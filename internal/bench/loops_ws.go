@@ -17,10 +17,8 @@ func init() {
 	})
 	wsBodies["mapreduce"] = wsOnly(mapReduceBody(MapReduceSeq))
 	wsBodies["mapreduce-mulhi"] = wsOnly(mapReduceBody(MapReduceMulhiSeq))
-	wsBodies["mandel"] = wsOnly(func(param any) wsBody {
-		n := param.(int)
-		return func(w *worksteal.Worker) Result { return Result{Value: uint64(MandelWS(w, n))} }
-	})
+	wsBodies["mandel"] = wsOnly(mandelBody(MandelRow))
+	wsBodies["mandel-unrolled"] = wsOnly(mandelBody(MandelRowUnrolled))
 }
 
 // wsOnly is the constructor of a workload that has the WS form only.
@@ -38,5 +36,13 @@ func mapReduceBody(seq func(lo, hi uint64) uint64) func(param any) wsBody {
 	return func(param any) wsBody {
 		n := param.(int)
 		return func(w *worksteal.Worker) Result { return Result{Value: mapReduceWS(w, n, seq)} }
+	}
+}
+
+// mandelBody is the WS body of a Mandelbrot whose rows are computed by row.
+func mandelBody(row func(py, size int) int64) func(param any) wsBody {
+	return func(param any) wsBody {
+		n := param.(int)
+		return func(w *worksteal.Worker) Result { return Result{Value: uint64(mandelWS(w, n, row))} }
 	}
 }

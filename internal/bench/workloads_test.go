@@ -74,6 +74,9 @@ var refCases = []refCase{
 	{workload: "mandel", size: "37", want: Result{Value: 338908}},
 	{workload: "mandel", size: "100", want: Result{Value: 2486649}},
 	{workload: "mandel", size: "1000", long: true},
+	{workload: "mandel-unrolled", size: "37", want: Result{Value: 338908}},
+	{workload: "mandel-unrolled", size: "100", want: Result{Value: 2486649}},
+	{workload: "mandel-unrolled", size: "1000", long: true},
 }
 
 // TestEveryImplMatchesReference runs every implementation built into this
@@ -311,7 +314,7 @@ func TestParseImpl(t *testing.T) {
 // The scheduler-free baseline computes what go-seq computes at any number
 // of threads, on the workloads that offer it, and stays out of the tables.
 func TestCounterBaseline(t *testing.T) {
-	for _, c := range []struct{ workload, size string }{{"coarse", "1"}, {"coarse-poll", "3"}, {"mandel", "37"}, {"mandel", "100"}} {
+	for _, c := range []struct{ workload, size string }{{"coarse", "1"}, {"coarse-poll", "3"}, {"mandel", "37"}, {"mandel", "100"}, {"mandel-unrolled", "100"}} {
 		want := resultOf(t, c.workload, c.size, Seq, 1)
 		for _, workers := range []int{1, 2, 3} {
 			if got := resultOf(t, c.workload, c.size, Counter, workers); got != want {
@@ -395,7 +398,7 @@ func TestForksDoNotAllocate(t *testing.T) {
 // only some of the implementations.
 func isLoop(workload string) bool {
 	switch workload {
-	case "sort", "mapreduce", "mapreduce-mulhi", "mandel":
+	case "sort", "mapreduce", "mapreduce-mulhi", "mandel", "mandel-unrolled":
 		return true
 	}
 	return false

@@ -302,13 +302,14 @@ IMPL is one of ` + strings.Join(ImplNames(), ", ") + ` (go-ws and go-ws-closure
 are accepted for ws and ws-closure and printed as given, so that the anchors'
 report pairs them with go-seq), or go-counter, a baseline with no scheduler
 at all (THREADS goroutines take coarse's leaves or mandel's rows from an
-atomic counter; coarse, coarse-poll and mandel only). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
+atomic counter; coarse, coarse-poll, mandel and mandel-unrolled only). THREADS (1 to ` + strconv.Itoa(bench.MaxWorkers) + `) sets GOMAXPROCS
 and, for the worksteal implementations, the number of workers. Every
 iteration's result is checked: the value (fib(n), n-queens solutions, tree
-nodes, and for the loops sort, mapreduce and mandel the anchors' checksums)
+nodes, and for the loops sort, mapreduce and mandel (and their -mulhi and
+-unrolled forms) the anchors' checksums)
 and, for uts-sha1, the leaf count and depth, against the published
 reference and against the first iteration; a difference is an error. The
-loops offer go-seq and ws (and go-wg for mandel: a goroutine per row); sort
+loops offer go-seq and ws (and go-wg for the mandels: a goroutine per row); sort
 refills its input before each iteration and checks the order after it, both
 untimed. The
 result column is the value; leaves and depth follow when the workload has
