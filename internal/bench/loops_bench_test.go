@@ -91,11 +91,23 @@ func BenchmarkMapReduce(b *testing.B) {
 	b.Run("impl=go-seq/workers=1", func(b *testing.B) {
 		cpuLoop(b, func() { check(b, MapReduceSeq(0, uint64(n))) })
 	})
+	// leaf=mulhi: the leaf written as LLVM compiles rayon's
+	// (MapReduceMulhiSeq), so that go-seq runs level with rust-seq.
+	b.Run("impl=go-seq/leaf=mulhi/workers=1", func(b *testing.B) {
+		cpuLoop(b, func() { check(b, MapReduceMulhiSeq(0, uint64(n))) })
+	})
 	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("impl=ws/workers=%d", workers), func(b *testing.B) {
 			p := wsPool(b, workers)
 			cpuLoop(b, func() {
 				v, _ := worksteal.Run(p, func(w *worksteal.Worker) uint64 { return MapReduceWS(w, n) })
+				check(b, v)
+			})
+		})
+		b.Run(fmt.Sprintf("impl=ws/leaf=mulhi/workers=%d", workers), func(b *testing.B) {
+			p := wsPool(b, workers)
+			cpuLoop(b, func() {
+				v, _ := worksteal.Run(p, func(w *worksteal.Worker) uint64 { return mapReduceWS(w, n, MapReduceMulhiSeq) })
 				check(b, v)
 			})
 		})
@@ -123,11 +135,23 @@ func BenchmarkMandel(b *testing.B) {
 	b.Run("impl=go-seq/workers=1", func(b *testing.B) {
 		cpuLoop(b, func() { check(b, MandelSeq(MandelSize)) })
 	})
+	// leaf=unrolled: the escape loop unrolled by two as LLVM unrolls
+	// rayon's (MandelRowUnrolled).
+	b.Run("impl=go-seq/leaf=unrolled/workers=1", func(b *testing.B) {
+		cpuLoop(b, func() { check(b, mandelSeq(MandelSize, MandelRowUnrolled)) })
+	})
 	for _, workers := range benchWorkers() {
 		b.Run(fmt.Sprintf("impl=ws/workers=%d", workers), func(b *testing.B) {
 			p := wsPool(b, workers)
 			cpuLoop(b, func() {
 				v, _ := worksteal.Run(p, func(w *worksteal.Worker) int64 { return MandelWS(w, MandelSize) })
+				check(b, v)
+			})
+		})
+		b.Run(fmt.Sprintf("impl=ws/leaf=unrolled/workers=%d", workers), func(b *testing.B) {
+			p := wsPool(b, workers)
+			cpuLoop(b, func() {
+				v, _ := worksteal.Run(p, func(w *worksteal.Worker) int64 { return mandelWS(w, MandelSize, MandelRowUnrolled) })
 				check(b, v)
 			})
 		})
