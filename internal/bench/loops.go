@@ -51,9 +51,9 @@ func MapReduceSeq(lo, hi uint64) uint64 {
 	return s
 }
 
-// MapReduceMulhiSeq is MapReduceSeq compiled by hand the way LLVM compiles
-// rayon's (and oneTBB's) leaf, so that beside rayon the leaves are the same
-// instructions and the difference is the scheduler's:
+// MapReduceMulhiSeq is MapReduceSeq written the way LLVM compiles rayon's
+// (and oneTBB's) leaf, so that beside rayon the leaves run as fast as
+// rayon's and the difference is the scheduler's:
 //
 //   - the remainder is one 64-bit multiply-high by ⌈2^93 / p⌉ and a shift
 //     by 29. That is exact for every 64-bit numerator, since
@@ -208,9 +208,9 @@ func MandelRow(py, size int) int64 {
 // (objdump of the anchors' binary); Go does not unroll. The arithmetic is
 // MandelRow's, operation for operation, so the counts are the same
 // (TestMandelUnrolledEqualsPlain). At one thread it is about 1 % faster
-// than the plain form; at two, where the plain form is 1.6–2 % over
-// rayon, it is level with rayon (docs/measured.md). The workload
-// "mandel-unrolled" runs it.
+// than the plain form; at two, where the plain form is 1.5–2 % over
+// rayon, it is within half a per cent of rayon (docs/measured.md). The
+// workload "mandel-unrolled" runs it.
 //
 //go:noinline
 func MandelRowUnrolled(py, size int) int64 {
@@ -410,7 +410,7 @@ func init() {
 	})
 	register(&workload{
 		name:  "mapreduce-mulhi",
-		doc:   "mapreduce with the remainder by multiply-high, the instructions LLVM emits for rayon's leaf; size = n",
+		doc:   "mapreduce with the remainder by multiply-high and the loop unrolled, as LLVM compiles rayon's leaf; size = n",
 		parse: parseMapReduce("mapreduce-mulhi", MapReduceMulhiSeq),
 	})
 	register(&workload{
