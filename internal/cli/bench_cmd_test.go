@@ -34,6 +34,9 @@ func TestBenchCell(t *testing.T) {
 		{[]string{"bench", "cell", "go-ws", "sort", "1000", "2", "3"}, 3, "go-ws sort 1000 2 ", " 4365739868045896643"},
 		{[]string{"bench", "cell", "go-ws", "mapreduce", "1000000", "2", "2"}, 2, "go-ws mapreduce 1000000 2 ", " 493486003624585"},
 		{[]string{"bench", "cell", "go-wg", "mandel", "100", "2"}, 1, "go-wg mandel 100 2 ", " 2486649"},
+		// The two loops with LLVM-shaped leaves: the same results as the plain ones.
+		{[]string{"bench", "cell", "go-ws", "mapreduce-mulhi", "1000001", "2", "2"}, 2, "go-ws mapreduce-mulhi 1000001 2 ", " 493487003617592"},
+		{[]string{"bench", "cell", "go-ws", "mandel-unrolled", "100", "2"}, 1, "go-ws mandel-unrolled 100 2 ", " 2486649"},
 	}
 	for _, tc := range cases {
 		code, out, errs := runCLI(t, tc.args...)
