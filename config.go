@@ -108,13 +108,10 @@ type Config struct {
 
 	// chanParkOnly: workers park on their wake channel only, never on a
 	// futex (park.go, parkMode); futexParkAny: they may park on a futex
-	// (Linux) whatever their number, not only up to GOMAXPROCS; futexAfter,
-	// if nonzero, replaces futexAfter (negative: as soon as a computation
-	// is in flight). Tests run the idle protocol in both modes on any
-	// machine.
+	// (Linux) whatever their number, not only up to GOMAXPROCS. Tests run
+	// the idle protocol in both modes on any machine.
 	chanParkOnly bool
 	futexParkAny bool
-	futexAfter   time.Duration
 }
 
 // normalize fills defaults and validates.

@@ -41,11 +41,8 @@ type Pool struct {
 	// thing their root job does. Every job in any queue belongs to one of
 	// them, so closed && inflight == 0 means the pool is finished ([C1]).
 	inflight atomic.Int64
-	// busySince is now() when inflight last went from 0 to 1: how long the
-	// pool has been busy decides how a worker parks (park.go, parkMode).
-	busySince atomic.Int64
-	live      atomic.Int32 // regular worker goroutines that have not exited
-	closeMu   sync.Mutex   // serialises Close
+	live     atomic.Int32 // regular worker goroutines that have not exited
+	closeMu  sync.Mutex   // serialises Close
 
 	blocking atomic.Int64 // workers inside Blocking regions
 	spares   spareSet
@@ -201,9 +198,7 @@ func (p *Pool) inject(q *queue, j *job, target *Worker) error {
 		p.submitMu.RUnlock()
 		return ErrClosed
 	}
-	if p.inflight.Add(1) == 1 {
-		p.busySince.Store(int64(now()))
-	}
+	p.inflight.Add(1)
 	p.monitorWake()
 	q.push(j) // PushWork
 	p.submitMu.RUnlock()
