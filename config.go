@@ -105,13 +105,6 @@ type Config struct {
 	// pool's workers (Worker.setLo): tests run the hand-over with several
 	// latent frames open, where their order matters (TestJoinExactlyOnce).
 	latentFrames int
-
-	// chanParkOnly: workers park on their wake channel only, never on a
-	// futex (park.go, parkMode); futexParkAny: they may park on a futex
-	// (Linux) whatever their number, not only up to GOMAXPROCS. Tests run
-	// the idle protocol in both modes on any machine.
-	chanParkOnly bool
-	futexParkAny bool
 }
 
 // normalize fills defaults and validates.

@@ -58,12 +58,12 @@ func (iw *idleWait) end() {
 		return
 	}
 	w := iw.w
-	yield := w.pool.sleep.stopSearching(true)
+	woke := w.pool.sleep.stopSearching(true)
 	w.endIdle()
 	if iw.latch != nil && w.rec != nil {
 		w.rec.record(EvWaitEnd, -1, 0)
 	}
-	if yield {
+	if woke {
 		runtime.Gosched() // yield to the worker just woken: see Worker.posted
 	}
 	if t := w.tuner; t != nil {

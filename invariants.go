@@ -14,22 +14,10 @@ func (s *sleepState) checkSleepLocked() {
 	if int(sleepers) != len(s.idle) {
 		panic(fmt.Sprintf("worksteal: invariant broken: sleepers = %d but the idle list holds %d workers (searching %d)", sleepers, len(s.idle), searching))
 	}
-	chans := 0
 	for i, w := range s.idle {
 		if w.idleIdx != i {
 			panic(fmt.Sprintf("worksteal: invariant broken: worker %d is at idle[%d] but its idleIdx is %d", w.id, i, w.idleIdx))
 		}
-		if w.parkMode == parkChan {
-			chans++
-		}
-		// Nobody has removed it since it parked, so nobody owes it a token:
-		// one already there is left over from an earlier removal.
-		if len(w.wake) != 0 || w.ftoken.Load() != 0 {
-			panic(fmt.Sprintf("worksteal: invariant broken: worker %d is in the idle list with a token already sent (channel %d, futex word %d)", w.id, len(w.wake), w.ftoken.Load()))
-		}
-	}
-	if chans != s.chanParked {
-		panic(fmt.Sprintf("worksteal: invariant broken: %d workers in the idle list park on their channel but chanParked = %d", chans, s.chanParked))
 	}
 }
 

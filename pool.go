@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,11 +83,6 @@ func New(cfg Config) (*Pool, error) {
 		w.idleIdx = i
 	}
 	p.sleep.state.Store(uint64(n) * sleeper1)
-	p.sleep.chanParked = n // the start-up park is on the channel (main)
-	p.sleep.pool = p
-	// A futex sleeper's thread keeps its P in a system call until sysmon
-	// takes it back, so only a pool with a P for every worker parks so.
-	p.sleep.futex = futexParks && !cfg.chanParkOnly && (n <= runtime.GOMAXPROCS(0) || cfg.futexParkAny)
 	p.live.Store(int32(n))
 	p.resize.active.Store(int32(n))
 	p.running.Add(n)

@@ -29,9 +29,7 @@ import (
 // Scope's spawns that must be spread over the workers (a barrier) — waits for all of them, and sometimes lets the pool go idle first. Half
 // the cycles run on a pool that parks after one round and steals one; the
 // other half on a pool that steals half (moving items into thieves'
-// deques) and sleeps between rounds (timed parks, woken like any park);
-// each of the two once with its workers parking on their wake channels
-// only and once (on Linux) with futex parks (park.go, parkMode).
+// deques) and sleeps between rounds (timed parks, woken like any park).
 func TestNoLostWakeup(t *testing.T) {
 	cycles := 1_000_000
 	switch {
@@ -43,17 +41,9 @@ func TestNoLostWakeup(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d, %d cycles", seed, cycles)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	// Each pool twice: its workers parking on their channels only, and
-	// (on Linux) on their futex words too (park.go, parkMode), whatever
-	// the number of CPUs.
-	var configs []Config
-	for _, cfg := range []Config{
+	configs := []Config{
 		{Workers: 4, Idle: policy.Idle{Rounds: 1, Base: 50 * time.Nanosecond, Cap: 200 * time.Nanosecond}},
 		{Workers: 4, Steal: policy.StealHalf, Idle: policy.Idle{Rounds: 3, Base: 30 * time.Microsecond, Cap: 60 * time.Microsecond, Jitter: 1}},
-	} {
-		chans, futexes := cfg, cfg
-		chans.chanParkOnly, futexes.futexParkAny = true, true
-		configs = append(configs, chans, futexes)
 	}
 	for i, cfg := range configs {
 		lostWakeupCycles(t, newTestPool(t, cfg), rng, cycles/len(configs), fmt.Sprintf("pool %d (seed %d)", i, seed))

@@ -88,15 +88,11 @@ type Worker struct {
 	_ pad.Line
 
 	// Fields other workers read or write: kept off the owner's hot lines.
-	inbox  queue         // affinity submissions (SubmitTo); anyone may take
-	wake   chan struct{} // park/unpark tokens, capacity 1 (see park.go)
-	ftoken atomic.Uint32 // the token of a futex park: 1 sent, 0 taken (park.go)
-	// parkMode: how w waits in the idle list (park.go); set by w under
-	// sleep.mu when it parks, read by wakers under sleep.mu.
-	parkMode parkMode
-	wokenAt  atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
-	mon      atomic.Uint64 // progress word for the stall monitor (monitor.go); owner stores, monitor loads
-	idleIdx  int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
+	inbox   queue         // affinity submissions (SubmitTo); anyone may take
+	wake    chan struct{} // park/unpark tokens, capacity 1 (see park.go)
+	wokenAt atomic.Int64  // now() when a waker sent the token (Idle.Adaptive only)
+	mon     atomic.Uint64 // progress word for the stall monitor (monitor.go); owner stores, monitor loads
+	idleIdx int           // index in pool.sleep.idle, -1 when not there (guarded by sleep.mu)
 	// surplusWait: a surplus worker parked at a latch in waitSurplus (in no
 	// list; guarded by sleep.mu). Whoever clears it sends the one token.
 	surplusWait bool
