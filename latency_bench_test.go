@@ -243,3 +243,70 @@ func quantileMicros(ds []time.Duration, f float64) float64 {
 	slices.Sort(ds)
 	return float64(ds[int(f*float64(len(ds)-1))]) / 1e3
 }
+
+// BenchmarkBursts measures bursts of small work from outside the pool,
+// back to back ("gap=0") or after the pool has idled for 200 µs (its
+// workers backing off or parked): "tasks", 4 submitted tasks of about 1 µs;
+// "pair", 2 submitted tasks that each wait (yielding) until both have
+// started, which needs both workers at once; "loop", a Run of par.For over
+// 8 iterations of about 1 µs. This is what a change to how workers park
+// and wake must not slow down: a wake-up that puts a worker on another,
+// idle CPU costs more than such a burst (docs/measured.md, "Two ways to
+// park"). Metric: µs per burst (the op).
+func BenchmarkBursts(b *testing.B) {
+	spin := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+	}
+	for _, kind := range []string{"tasks", "pair", "loop"} {
+		for _, gap := range []time.Duration{0, 200 * time.Microsecond} {
+			b.Run("kind="+kind+"/gap="+gap.String(), func(b *testing.B) {
+				p, err := worksteal.New(worksteal.Config{Workers: 2})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				done := make(chan struct{}, 4)
+				var started atomic.Int32
+				burst := func() {
+					switch kind {
+					case "tasks":
+						for range 4 {
+							p.Submit(func(*worksteal.Worker) { spin(time.Microsecond); done <- struct{}{} })
+						}
+						for range 4 {
+							<-done
+						}
+					case "pair":
+						started.Store(0)
+						for range 2 {
+							p.Submit(func(*worksteal.Worker) {
+								started.Add(1)
+								for started.Load() < 2 {
+									runtime.Gosched()
+								}
+								done <- struct{}{}
+							})
+						}
+						<-done
+						<-done
+					case "loop":
+						p.Do(func(w *worksteal.Worker) {
+							par.For(w, 0, 8, func(*worksteal.Worker, int) { spin(time.Microsecond) })
+						})
+					}
+				}
+				var busy time.Duration
+				for b.Loop() {
+					if gap > 0 {
+						spin(gap) // timed too: StopTimer stops the world
+					}
+					t0 := time.Now()
+					burst()
+					busy += time.Since(t0)
+				}
+				b.ReportMetric(float64(busy.Nanoseconds())/1e3/float64(b.N), "µs/burst")
+			})
+		}
+	}
+}
