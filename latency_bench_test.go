@@ -183,10 +183,6 @@ func BenchmarkStartDelay(b *testing.B) {
 // thread the wake-up started. Metrics: p50 and p90 of each in µs, and the
 // share of wakes where B waited more than 1 ms.
 func BenchmarkWakeFromRunning(b *testing.B) {
-	spin := func(d time.Duration) {
-		for end := time.Now().Add(d); time.Now().Before(end); {
-		}
-	}
 	for _, yield := range []bool{false, true} {
 		name := "send"
 		if yield {
@@ -197,21 +193,21 @@ func BenchmarkWakeFromRunning(b *testing.B) {
 			var sent, resumed, started time.Time
 			go func() {
 				for range wa {
-					spin(10 * time.Microsecond)
+					spinFor(10 * time.Microsecond)
 					sent = time.Now()
 					wb <- struct{}{}
 					if yield {
 						runtime.Gosched()
 					}
 					resumed = time.Now()
-					spin(2 * time.Millisecond)
+					spinFor(2 * time.Millisecond)
 					done <- struct{}{}
 				}
 			}()
 			go func() {
 				for range wb {
 					started = time.Now()
-					spin(time.Millisecond)
+					spinFor(time.Millisecond)
 					done <- struct{}{}
 				}
 			}()
@@ -254,10 +250,6 @@ func quantileMicros(ds []time.Duration, f float64) float64 {
 // idle CPU costs more than such a burst (docs/measured.md, "Two ways to
 // park"). Metric: µs per burst (the op).
 func BenchmarkBursts(b *testing.B) {
-	spin := func(d time.Duration) {
-		for end := time.Now().Add(d); time.Now().Before(end); {
-		}
-	}
 	for _, kind := range []string{"tasks", "pair", "loop"} {
 		for _, gap := range []time.Duration{0, 200 * time.Microsecond} {
 			b.Run("kind="+kind+"/gap="+gap.String(), func(b *testing.B) {
@@ -268,11 +260,16 @@ func BenchmarkBursts(b *testing.B) {
 				defer p.Close()
 				done := make(chan struct{}, 4)
 				var started atomic.Int32
+				submit := func(f func(*worksteal.Worker)) {
+					if err := p.Submit(f); err != nil {
+						b.Fatal(err)
+					}
+				}
 				burst := func() {
 					switch kind {
 					case "tasks":
 						for range 4 {
-							p.Submit(func(*worksteal.Worker) { spin(time.Microsecond); done <- struct{}{} })
+							submit(func(*worksteal.Worker) { spinFor(time.Microsecond); done <- struct{}{} })
 						}
 						for range 4 {
 							<-done
@@ -280,7 +277,7 @@ func BenchmarkBursts(b *testing.B) {
 					case "pair":
 						started.Store(0)
 						for range 2 {
-							p.Submit(func(*worksteal.Worker) {
+							submit(func(*worksteal.Worker) {
 								started.Add(1)
 								for started.Load() < 2 {
 									runtime.Gosched()
@@ -291,15 +288,17 @@ func BenchmarkBursts(b *testing.B) {
 						<-done
 						<-done
 					case "loop":
-						p.Do(func(w *worksteal.Worker) {
-							par.For(w, 0, 8, func(*worksteal.Worker, int) { spin(time.Microsecond) })
-						})
+						if err := p.Do(func(w *worksteal.Worker) {
+							par.For(w, 0, 8, func(*worksteal.Worker, int) { spinFor(time.Microsecond) })
+						}); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 				var busy time.Duration
 				for b.Loop() {
 					if gap > 0 {
-						spin(gap) // timed too: StopTimer stops the world
+						spinFor(gap) // timed too: StopTimer stops the world
 					}
 					t0 := time.Now()
 					burst()
@@ -308,5 +307,11 @@ func BenchmarkBursts(b *testing.B) {
 				b.ReportMetric(float64(busy.Nanoseconds())/1e3/float64(b.N), "µs/burst")
 			})
 		}
+	}
+}
+
+// spinFor computes for d without a poll point or a yield.
+func spinFor(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
 	}
 }
