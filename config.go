@@ -53,7 +53,10 @@ type Config struct {
 	// StallAfter is the stall monitor's bound (monitor.go): a worker
 	// blocked in a task without Blocking for StallAfter while work is
 	// queued gets a spare worker, so queued work waits at most about
-	// 1.5 × StallAfter for it. 0 means the default, 10 ms;
+	// 1.5 × StallAfter for it. With GOMAXPROCS above the CPUs the process
+	// may run on, StallAfter is CPU time a worker on a P could have had
+	// (CPUs / Ps of a CPU each), so that bound stretches by Ps / CPUs
+	// (monitor.go, stalledFor). 0 means the default, 10 ms;
 	// negative turns the monitor off (no compensation without Blocking,
 	// no stall reports).
 	StallAfter time.Duration

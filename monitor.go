@@ -20,7 +20,10 @@ import (
 //     time.Sleep) for StallAfter while work is queued: the monitor starts a
 //     spare worker for it, exactly as Blocking would have, so queued work
 //     waits at most about 1.5 × StallAfter (default 10 ms, so about 15 ms),
-//     plus the time a spare needs to reach it. "Blocked" is the goroutine's
+//     plus the time a spare needs to reach it — StallAfter of the CPU time
+//     a worker on a P could have had, where GOMAXPROCS exceeds the CPUs
+//     (stalledFor: there the world is not stopped for every worker that
+//     waits for a CPU). "Blocked" is the goroutine's
 //     state in the runtime's stack dump (anything but running, runnable or
 //     a stack copy, and not a wait for the runtime itself: see blocked): a
 //     worker that computes for a long time without a poll point is not
@@ -111,11 +114,11 @@ type monitor struct {
 	// per-worker state, monitor goroutine only: regular workers, then spares.
 	ws     []monWorker
 	logged time.Time // last report written to the log (monitor goroutine only)
-	// The previous sample's time and process CPU time (cpuShare), and the
-	// scheduler's goroutine counts (monitor goroutine only).
-	lastAt  time.Time
-	lastCPU time.Duration
-	sched   []metrics.Sample
+	// The last samples' times, process CPU times and goroutine counts,
+	// newest first (cpuShare), and the scheduler's metrics read for them
+	// (monitor goroutine only).
+	looks [shareLooks]look
+	sched []metrics.Sample
 	// While saturated, no dump for a stalled worker before dumpAt: the
 	// back-off after dumps that found nobody blocked (sample).
 	dumpAt      time.Time
@@ -123,6 +126,8 @@ type monitor struct {
 	// runtimeWaits counts the stalled workers that dumps found waiting for
 	// the runtime (blockedState, not blocked): never compensated.
 	runtimeWaits atomic.Int64
+	// dumps counts the stack dumps taken (each stops the world).
+	dumps atomic.Int64
 }
 
 // stallLogEvery rate-limits the reports written to the standard logger
@@ -134,6 +139,7 @@ type monWorker struct {
 	v        uint64        // last progress word seen
 	since    time.Time     // when v last changed
 	ran      time.Duration // CPU time it can have had since then (cpuShare)
+	onCPU    time.Duration // CPU time it can have had since then, had it held a P (cpuSlice.os)
 	state    string        // goroutine state at the last dump ("" unknown)
 	blocked  bool          // that state waits on another goroutine or the outside world (blocked)
 	checkAt  time.Time     // next dump that may look at it (running: backoff)
@@ -181,6 +187,14 @@ func (p *Pool) monitorWake() {
 	}
 }
 
+// dumpCount is the number of stack dumps m took (0 without a monitor).
+func (m *monitor) dumpCount() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.dumps.Load()
+}
+
 func (m *monitor) blockedCount() int64 {
 	if m == nil {
 		return 0
@@ -225,7 +239,7 @@ func (m *monitor) run(p *Pool) {
 }
 
 // forget drops what the monitor knew of the workers (the pool went idle).
-func (m *monitor) forget() { m.ws, m.lastAt, m.dumpBackoff = m.ws[:0], time.Time{}, 0 }
+func (m *monitor) forget() { m.ws, m.looks, m.dumpBackoff = m.ws[:0], [shareLooks]look{}, 0 }
 
 // workers returns the monitor's entries for every worker and spare now.
 func (m *monitor) workers(p *Pool, now time.Time) []monWorker {
@@ -262,8 +276,10 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 			*e = monWorker{w: e.w, v: v, since: now}
 			continue
 		}
-		e.ran += time.Duration(float64(min(sl.dt, now.Sub(e.since))) * sl.f)
-		if now.Sub(e.since) >= m.after {
+		d := float64(min(sl.dt, now.Sub(e.since)))
+		e.ran += time.Duration(d * sl.f)
+		e.onCPU += time.Duration(d * sl.os)
+		if stalledFor(now.Sub(e.since), e.onCPU, m.after) {
 			stalled = append(stalled, e)
 		}
 	}
@@ -286,6 +302,7 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 		report := !e.reported && e.stuck(now) >= m.report && (queued || idle > 0)
 		if (due && (queued || idle > 0) && (!sl.saturated || !now.Before(m.dumpAt))) || report {
 			stacks = allStacks()
+			m.dumps.Add(1)
 			break
 		}
 	}
@@ -362,6 +379,25 @@ func (m *monitor) sample(p *Pool, now time.Time) {
 	}
 }
 
+// stalledFor reports whether a worker whose progress word has not moved
+// for wall, and that could have had onCPU of CPU time meanwhile had it
+// held a P (cpuSlice.os, osShare), is stalled: both at least after. With
+// no more Ps than CPUs, onCPU is the wall time and this is wall >= after.
+// With GOMAXPROCS above the CPUs the process may run on, the kernel shares
+// the CPUs among the Ps' threads: a running worker waits for a CPU for
+// many times StallAfter between two of its steps, and a dump to find out
+// whether it is blocked would stop the world each time — tens of
+// milliseconds with many Ps on few CPUs, and it finds the worker runnable
+// (on a 2-core machine, UTS on 16 workers and 16 Ps ran 17–25 % longer
+// with 3–5 dumps a run: BenchmarkStallMonitorOversubscribed). So the
+// worker counts as stalled once it could have had StallAfter of CPU; a
+// worker that is in fact blocked is found Ps / CPUs times later.
+// Goroutines waiting for a P do not stretch it (the share is of those
+// holding one: the dumps' back-off while the Ps are saturated, in sample,
+// covers that case), nor do busy processes beside the pool (a dump there
+// stops only as many Ps as CPUs).
+func stalledFor(wall, onCPU, after time.Duration) bool { return wall >= after && onCPU >= after }
+
 // stuck is how long e has been stalled by its own doing: since its last
 // progress if it waits (a blocked state: the wait is its own), otherwise
 // the CPU time it can have had since then. A worker that runs without
@@ -375,28 +411,45 @@ func (e *monWorker) stuck(now time.Time) time.Duration {
 }
 
 // cpuSlice is the CPU a goroutine competing for one could have had over the
-// last dt: f of a CPU (0 < f <= 1).
+// last dt: f of a CPU (0 < f <= 1); os of a CPU if it held a P (0 < os <=
+// 1: less than 1 only with more goroutines on Ps than CPUs).
 type cpuSlice struct {
 	dt time.Duration
 	f  float64
+	os float64
 	// saturated: goroutines were waiting for a P when the monitor looked
 	// (every P busy): the monitor's dumps back off (sample).
 	saturated bool
 }
 
+// look is one of the monitor's samples for cpuShare: when, the process's
+// CPU time then, the goroutines running or runnable (n) and those running
+// (on a P: r), the monitor among them.
+type look struct {
+	at   time.Time
+	cpu  time.Duration
+	n, r uint64
+}
+
+// shareLooks is how many samples cpuShare's estimate spans: the interval
+// since the oldest (about 1.5 × StallAfter).
+const shareLooks = 4
+
 // cpuShare estimates the share of a CPU that each runnable or running
-// goroutine of the process had since the previous sample: the process's
-// CPU time over the interval (every P, where it cannot be read), divided
-// among the goroutines that competed for it (the scheduler's running and
-// runnable counts, less the monitor itself), at most one CPU each. On a
-// quiet machine a busy worker has a whole CPU (f = 1); on an overloaded
-// one, or beside more CPU-bound goroutines than Ps, much less.
+// goroutine of the process had over the last samples: the process's CPU
+// time since the oldest of shareLooks samples (every P, where it cannot
+// be read), divided among the goroutines that competed for it (the most
+// of the scheduler's running and runnable counts at those samples, less
+// the monitor itself), at most one CPU each. On a quiet machine a busy
+// worker has a whole CPU (f = 1); on an overloaded one, or beside more
+// CPU-bound goroutines than Ps, much less. os is osShare: the CPU a
+// goroutine that holds a P can have. The estimate spans several
+// samples because over one alone it is noise: the kernel adds a running
+// thread's CPU time to the process's at its next tick (getrusage), so a
+// millisecond's interval can show many CPUs' worth or none; and workers
+// that went idle just before a sample competed for most of its interval.
 func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	cpu, ok := processCPU()
-	dt := now.Sub(m.lastAt)
-	first := m.lastAt.IsZero()
-	dcpu := cpu - m.lastCPU
-	m.lastAt, m.lastCPU = now, cpu
 	if m.sched == nil {
 		m.sched = []metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
 	}
@@ -407,26 +460,61 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 			n[i] = s.Value.Uint64()
 		}
 	}
-	if first || dt <= 0 {
+	prev := m.looks[0]
+	copy(m.looks[1:], m.looks[:])
+	m.looks[0] = look{at: now, cpu: cpu, n: n[0] + n[1], r: n[0]}
+	dt := now.Sub(prev.at)
+	if prev.at.IsZero() || dt <= 0 {
 		return cpuSlice{saturated: n[1] > 0}
 	}
-	if !ok {
-		dcpu = time.Duration(runtime.GOMAXPROCS(0)) * dt
+	oldest := prev
+	var goroutines, running uint64
+	for _, l := range m.looks {
+		if l.at.IsZero() {
+			break
+		}
+		oldest, goroutines, running = l, max(goroutines, l.n), max(running, l.r)
 	}
-	return cpuSlice{dt: dt, f: shareOf(dcpu, dt, n[0], n[1]), saturated: n[1] > 0}
+	span, dcpu := now.Sub(oldest.at), cpu-oldest.cpu
+	if !ok {
+		dcpu = time.Duration(runtime.GOMAXPROCS(0)) * span
+	}
+	return cpuSlice{dt: dt, f: shareOf(dcpu, span, goroutines), os: osShare(running, runtime.NumCPU()), saturated: n[1] > 0}
+}
+
+// osShare is the share of a CPU that each goroutine holding a P can have
+// while running goroutines (the monitor among them) hold Ps and the process
+// may run on cpus CPUs (runtime.NumCPU: its affinity mask): 1 while they
+// are no more than the CPUs, cpus / (running − 1) beyond — GOMAXPROCS above
+// the CPUs, where the kernel shares them out among the Ps' threads. It is
+// not estimated from the process's CPU time, as shareOf is: workers that
+// ran for part of an interval and then blocked (a batch of fetches
+// without Blocking) would look starved, and the spares they need would
+// come late. (So busy processes beside a pool with a CPU per P do not
+// lower it: there a dump stops only as many Ps as CPUs.)
+func osShare(running uint64, cpus int) float64 {
+	competing := float64(running) - 1 // less the monitor, which is running
+	if competing <= float64(cpus) {
+		return 1
+	}
+	return float64(cpus) / competing
 }
 
 // shareOf is the share of a CPU each competing goroutine had when the
-// process used dcpu of CPU time over dt while running goroutines ran
-// (the monitor among them) and runnable ones waited for a P: the
-// process's CPUs divided among the competitors, at most one each.
-func shareOf(dcpu, dt time.Duration, running, runnable uint64) float64 {
+// process used dcpu of CPU time over dt while goroutines (running or
+// runnable, the monitor among them) competed for its Ps: the process's
+// CPUs divided among the competitors, at most one each; a whole CPU when
+// nothing but the monitor competed (every worker waits).
+func shareOf(dcpu, dt time.Duration, goroutines uint64) float64 {
 	if dt <= 0 {
 		return 0
 	}
-	competing := float64(running+runnable) - 1 // less the monitor, which is running
-	rate := float64(dcpu) / float64(dt)        // CPUs the process used
-	return max(0, min(1, rate/max(1, competing)))
+	competing := float64(goroutines) - 1 // less the monitor, which is running
+	if competing < 1 {
+		return 1 // nobody waits for a CPU: a stalled worker waits for something else
+	}
+	rate := float64(dcpu) / float64(dt) // CPUs the process used
+	return max(0, min(1, rate/competing))
 }
 
 // blockedState reports whether a goroutine state from a stack dump means

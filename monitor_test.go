@@ -315,6 +315,68 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 
 var sinkU atomic.Uint64
 
+// A pool with more Ps than CPUs (GOMAXPROCS and the workers at 16 per CPU,
+// as in a container that sees more CPUs than it may use) runs CPU-bound
+// tasks that poll between steps of microseconds: whenever a worker runs,
+// it progresses at once, and between two of its steps it only waits for a
+// CPU, often for several times StallAfter. The monitor must not stop the
+// world (a stack dump) to look at such workers: each dump costs tens of
+// milliseconds with this many Ps on so few CPUs (the UTS benchmark took
+// 17–25 % longer with them, BenchmarkStallMonitorOversubscribed). The
+// rounds go on until the workers have waited at least 3 × StallAfter
+// between two steps 200 times (each a stall for a monitor that counts
+// wall time), bounded by the test's deadline; the monitor may have dumped
+// for at most a tenth as many (with the wall-clock rule, stalledFor's
+// before this test, it dumped for 44 and 49 of about 200).
+func TestNoDumpsForWorkersWaitingForACPU(t *testing.T) {
+	procs := 16 * runtime.NumCPU()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	const after = defaultStallAfter
+	p := newTestPool(t, Config{Workers: procs, StallAfter: after, StallReport: time.Hour})
+	const want = 200
+	var waits atomic.Int64 // waits of 3 × after or more between two steps of one task
+	deadline := untilDeadline(t)
+	for round := 0; waits.Load() < want; round++ {
+		select {
+		case <-deadline:
+			t.Fatalf("after %d rounds the workers had waited 3 × StallAfter between two steps %d times (want %d): the test shows nothing", round, waits.Load(), want)
+		default:
+		}
+		err := p.Scope(t.Context(), func(w *Worker, s *Scope) error {
+			for range 8 * procs {
+				s.Go(w, func(w *Worker) error {
+					x := uint64(1)
+					prev := time.Now()
+					for range 40 {
+						for range 1 << 12 {
+							x ^= x << 13
+							x ^= x >> 7
+							x ^= x << 17
+						}
+						w.Poll()
+						now := time.Now()
+						if now.Sub(prev) >= 3*after {
+							waits.Add(1)
+						}
+						prev = now
+					}
+					sinkU.Store(x)
+					return nil
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, n := MonitorDumps(p), waits.Load()
+	t.Logf("%d waits of 3 × StallAfter or more between two steps; %d stack dumps", n, d)
+	if d*10 > n {
+		t.Errorf("the monitor stopped the world %d times for workers that waited for a CPU %d times (at most a tenth as many dumps)", d, n)
+	}
+}
+
 // The share of a CPU the monitor charges a runnable worker: the process's
 // CPU time over the interval, divided among the goroutines competing for
 // it (less the monitor), at most one CPU each.
@@ -331,9 +393,33 @@ func TestShareOf(t *testing.T) {
 		{"an overloaded machine gave the process a tenth of a CPU", dt / 10, 2, 0, 0.1},
 		{"two busy workers on an overloaded machine", dt / 2, 3, 0, 0.25},
 		{"more CPU than Ps (GC threads): still one CPU at most", 3 * dt, 2, 0, 1},
+		{"every worker waits (I/O): nobody competes with the monitor", dt / 100, 1, 0, 1},
+		{"16 busy workers on 16 Ps and 2 CPUs", 2 * dt, 17, 0, 2.0 / 16},
 	} {
-		if got := shareOf(tc.dcpu, dt, tc.running, tc.runnable); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("%s: shareOf(%v, %v, %d, %d) = %v; want %v", tc.name, tc.dcpu, dt, tc.running, tc.runnable, got, tc.want)
+		if got := shareOf(tc.dcpu, dt, tc.running+tc.runnable); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: shareOf(%v, %v, %d running + %d runnable) = %v; want %v", tc.name, tc.dcpu, dt, tc.running, tc.runnable, got, tc.want)
+		}
+	}
+}
+
+// The share of a CPU a goroutine holding a P can have: a whole one while
+// the running goroutines (less the monitor) are no more than the CPUs,
+// the CPUs shared out among them beyond (GOMAXPROCS above the CPUs).
+func TestOSShare(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		running uint64
+		cpus    int
+		want    float64
+	}{
+		{"nothing but the monitor", 1, 2, 1},
+		{"a P per CPU, all busy", 3, 2, 1},
+		{"16 workers on 16 Ps and 2 CPUs", 17, 2, 2.0 / 16},
+		{"64 Ps on 16 CPUs", 65, 16, 0.25},
+		{"one more running goroutine than CPUs", 4, 2, 2.0 / 3},
+	} {
+		if got := osShare(tc.running, tc.cpus); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: osShare(%d, %d) = %v; want %v", tc.name, tc.running, tc.cpus, got, tc.want)
 		}
 	}
 }

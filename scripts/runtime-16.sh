@@ -37,8 +37,9 @@
 #      ns/join = (T1 - T1(seq)) / forks, forks from `go-anchors stats`;
 #   5. the part-4 benchmarks (BENCH_COUNT, default 6): par.SortFunc beside
 #      slices.SortFunc at 1, 2 and NumCPU workers (par.test), the I/O
-#      batch beside goroutines and errgroup (bench.test), and the
-#      neighbour's share after a resize (root.test);
+#      batch beside goroutines and errgroup (bench.test), the
+#      neighbour's share after a resize, and UTS on a worker per CPU with
+#      the stall monitor on and off, with its stack dumps (root.test);
 #   6. sim --predict at PREDICT_W (16) workers (fib:30, nqueens:12,
 #      uts:2000): the simulator's prediction from this machine's
 #      calibration beside the runtime measured here.
@@ -180,6 +181,9 @@ if step 5; then
 	"$BIN/par.test" -test.run '^$' -test.bench '^BenchmarkSortFunc(OneWorker)?$' -test.count "${BENCH_COUNT:-6}" 2>&1 | tee -a "$raw"
 	"$BIN/bench.test" -test.run '^$' -test.bench '^BenchmarkIOBatch$' -test.benchtime 3x -test.count "$(( (${BENCH_COUNT:-6} + 1) / 2 ))" 2>&1 | tee -a "$raw"
 	"$BIN/root.test" -test.run '^$' -test.bench '^BenchmarkResizeUnderNeighbour$' -test.benchtime 5x -test.count 2 2>&1 | tee -a "$raw"
+	# UTS b0=6000 on a worker per CPU with the stall monitor on and off,
+	# and its stack dumps per run: were dumps part of stop 41's UTS loss?
+	"$BIN/root.test" -test.run '^$' -test.bench '^BenchmarkStallMonitorOversubscribed$/^ps=cpus$' -test.benchtime 3x -test.count 2 2>&1 | tee -a "$raw"
 fi
 
 if step 6; then
