@@ -252,11 +252,7 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 		neighbours.Go(func() {
 			x := uint64(1)
 			for !stop.Load() {
-				for range 1 << 12 { // CPU-bound: only preemption takes its P
-					x ^= x << 13
-					x ^= x >> 7
-					x ^= x << 17
-				}
+				x = xorshift(x, 1<<12) // CPU-bound: only preemption takes its P
 			}
 			sinkU.Store(x)
 		})
@@ -282,11 +278,7 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 				s.Go(w, func(w *Worker) error {
 					x := uint64(1)
 					for range 20 {
-						for range 1 << 10 {
-							x ^= x << 13
-							x ^= x >> 7
-							x ^= x << 17
-						}
+						x = xorshift(x, 1<<10)
 						w.Poll()
 						now := time.Now().UnixNano()
 						if prev := last[w.ID()%2].Swap(now); prev != 0 {
@@ -314,6 +306,18 @@ func TestNoStallReportedWhenDescheduled(t *testing.T) {
 }
 
 var sinkU atomic.Uint64
+
+// xorshift runs n steps of Marsaglia's xorshift from x: CPU-bound work
+// without memory traffic (so no -race instrumentation), that only
+// preemption can take off its P.
+func xorshift(x uint64, n int) uint64 {
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
 
 // A pool with more Ps than CPUs (GOMAXPROCS and the workers at 16 per CPU,
 // as in a container that sees more CPUs than it may use) runs CPU-bound
@@ -348,11 +352,7 @@ func TestNoDumpsForWorkersWaitingForACPU(t *testing.T) {
 					x := uint64(1)
 					prev := time.Now()
 					for range 40 {
-						for range 1 << 12 {
-							x ^= x << 13
-							x ^= x >> 7
-							x ^= x << 17
-						}
+						x = xorshift(x, 1<<12)
 						w.Poll()
 						now := time.Now()
 						if now.Sub(prev) >= 3*after {
@@ -443,11 +443,7 @@ func TestBlockedWorkersGetSparesBesideCPUBoundGoroutines(t *testing.T) {
 		neighbours.Go(func() {
 			x := uint64(1)
 			for !stop.Load() {
-				for range 1 << 12 {
-					x ^= x << 13
-					x ^= x >> 7
-					x ^= x << 17
-				}
+				x = xorshift(x, 1<<12)
 			}
 			sinkU.Store(x)
 		})
@@ -530,11 +526,7 @@ func BenchmarkStallMonitorCost(b *testing.B) {
 	const iters = 100_000_000
 	leaf := func() {
 		x := uint64(1)
-		for range iters {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-		}
+		x = xorshift(x, iters)
 		sinkU.Store(x)
 	}
 	run := func(b *testing.B, f func()) {
