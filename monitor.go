@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"log"
+	"math"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/worksteal/worksteal/internal/machine"
 )
 
 // The stall monitor: a goroutine of the pool (while computations are in
@@ -128,6 +131,9 @@ type monitor struct {
 	runtimeWaits atomic.Int64
 	// dumps counts the stack dumps taken (each stops the world).
 	dumps atomic.Int64
+	// cpus is how many CPUs the process may run on (usableCPUs, read when
+	// the pool starts): osShare's.
+	cpus int
 }
 
 // stallLogEvery rate-limits the reports written to the standard logger
@@ -155,6 +161,7 @@ func (p *Pool) startMonitor() {
 	m := &monitor{
 		after: p.cfg.StallAfter, report: p.cfg.StallReport, onStall: p.cfg.OnStall,
 		stop: make(chan struct{}), done: make(chan struct{}), poke: make(chan struct{}, 1),
+		cpus: usableCPUs(machine.FS{}),
 	}
 	p.mon = m
 	// The monitor counts in running like a worker, so that the spares it
@@ -479,12 +486,24 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	if !ok {
 		dcpu = time.Duration(runtime.GOMAXPROCS(0)) * span
 	}
-	return cpuSlice{dt: dt, f: shareOf(dcpu, span, goroutines), os: osShare(running, runtime.NumCPU()), saturated: n[1] > 0}
+	return cpuSlice{dt: dt, f: shareOf(dcpu, span, goroutines), os: osShare(running, m.cpus), saturated: n[1] > 0}
+}
+
+// usableCPUs is how many CPUs the process may run on: runtime.NumCPU (its
+// affinity mask, a container's cpuset), or fewer where the cgroup's CPU
+// quota allows fewer (rounded up: a quota of 1.5 CPUs keeps two threads
+// running at times). Read once, when a pool starts.
+func usableCPUs(fs machine.FS) int {
+	cpus := runtime.NumCPU()
+	if q, limited, err := fs.CPUQuota(); err == nil && limited && q > 0 {
+		cpus = min(cpus, max(1, int(math.Ceil(q))))
+	}
+	return cpus
 }
 
 // osShare is the share of a CPU that each goroutine holding a P can have
 // while running goroutines (the monitor among them) hold Ps and the process
-// may run on cpus CPUs (runtime.NumCPU: its affinity mask): 1 while they
+// may run on cpus CPUs (usableCPUs): 1 while they
 // are no more than the CPUs, cpus / (running − 1) beyond — GOMAXPROCS above
 // the CPUs, where the kernel shares them out among the Ps' threads. It is
 // not estimated from the process's CPU time, as shareOf is: workers that

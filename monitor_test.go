@@ -3,6 +3,8 @@ package worksteal
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/worksteal/worksteal/internal/machine"
 	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/internal/testdeadline"
 )
@@ -420,6 +423,39 @@ func TestOSShare(t *testing.T) {
 	} {
 		if got := osShare(tc.running, tc.cpus); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%s: osShare(%d, %d) = %v; want %v", tc.name, tc.running, tc.cpus, got, tc.want)
+		}
+	}
+}
+
+// The CPUs a process may run on: NumCPU, or its cgroup's CPU quota
+// rounded up where that is fewer (read from a fake machine).
+func TestUsableCPUs(t *testing.T) {
+	n := runtime.NumCPU()
+	for _, tc := range []struct {
+		name   string
+		cpuMax string // "" : no cgroup files at all
+		want   int
+	}{
+		{"no cgroup to read", "", n},
+		{"no quota", "max 100000\n", n},
+		{"a quota of one CPU", "100000 100000\n", 1},
+		{"a quota of 1.5 CPUs", "150000 100000\n", min(n, 2)},
+		{"a quota above the machine", "6400000 100000\n", n},
+	} {
+		root := t.TempDir()
+		if tc.cpuMax != "" {
+			for p, s := range map[string]string{"proc/self/cgroup": "0::/job\n", "sys/fs/cgroup/job/cpu.max": tc.cpuMax} {
+				full := filepath.Join(root, p)
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got := usableCPUs(machine.FS{Root: root}); got != tc.want {
+			t.Errorf("%s: usableCPUs = %d; want %d", tc.name, got, tc.want)
 		}
 	}
 }
