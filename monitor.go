@@ -502,10 +502,10 @@ func usableCPUs(fs machine.FS) int {
 }
 
 // osShare is the share of a CPU that each goroutine holding a P can have
-// while running goroutines (the monitor among them) hold Ps and the process
-// may run on cpus CPUs (usableCPUs): 1 while they
-// are no more than the CPUs, cpus / (running − 1) beyond — GOMAXPROCS above
-// the CPUs, where the kernel shares them out among the Ps' threads. It is
+// while running goroutines (the monitor among them) hold Ps and the
+// process may run on cpus CPUs (usableCPUs): 1 while they are no more
+// than the CPUs, cpus / (running − 1) beyond — GOMAXPROCS above the CPUs,
+// where the kernel shares them out among the Ps' threads. It is
 // not estimated from the process's CPU time, as shareOf is: workers that
 // ran for part of an interval and then blocked (a batch of fetches
 // without Blocking) would look starved, and the spares they need would
