@@ -2,7 +2,9 @@ package par
 
 import (
 	"math/bits"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/worksteal/worksteal"
@@ -79,7 +81,7 @@ const (
 type radix[T Integer] struct {
 	flip, keyMask uint64
 	workers       int
-	buf           *[]uint64 // the scratch buffer, from radixBufPool
+	buf           *[]uint64 // the scratch buffer, from radixBufSlot
 }
 
 // radixScratch holds the counts of one worker's sequential steps, one
@@ -252,7 +254,7 @@ func (r *radix[T]) seq(src, dst []T, srcHome bool, top int, depth int, sc *radix
 }
 
 // par sorts src, with a parallel step when it is large; dst, srcHome and
-// top as for seq. A nil dst is allocated (from radixBufPool) when needed.
+// top as for seq. A nil dst is allocated (from radixBufSlot) when needed.
 func (r *radix[T]) par(w *worksteal.Worker, src, dst []T, srcHome bool, top int) {
 	n := len(src)
 	if dst == nil {
@@ -394,15 +396,65 @@ func radixSort[T Integer](w *worksteal.Worker, s []T) {
 	}
 	r.par(w, s, nil, true, nbits)
 	if r.buf != nil {
-		radixBufPool.Put(r.buf)
+		putRadixBuf(r.buf)
 	}
 }
 
-// radixBufPool keeps the scratch buffer of a finished sort for the next
-// one, until the garbage collector drops it: a fresh buffer of 80 MB (10M
-// uint64) costs about 45 ms of page faults on the 2-core EPYC, a third of
-// the sort. Keys hold no pointers, so one pool of words serves every T.
-var radixBufPool sync.Pool // of *[]uint64
+// radixBufSlot keeps the scratch buffer of the last finished sort for
+// the next one, until the garbage collector has run twice since (as a
+// sync.Pool keeps what it holds): a fresh buffer of 80 MB (10M uint64)
+// costs about 45 ms of page faults on the 2-core EPYC, a third of the
+// sort, and up to 190 ms with more Ps than CPUs. It is one slot for the
+// whole process, not a sync.Pool: a pool's Put goes to the putting P's
+// private slot, which a Get on another P never sees, so the next sort,
+// whose scratch a different worker's P may ask for, missed it and
+// faulted in a fresh buffer (`worksteal bench cell go-ws sort 10000000 4
+// 8` on 2 CPUs: one run in four or five at 225–250 ms against 56–66).
+// Keys hold no pointers, so one slot of words serves every T. Swap takes
+// the buffer, so two sorts never share it.
+var radixBufSlot atomic.Pointer[radixBufPut]
+
+// radixBufPut is one putting back of a scratch buffer: each put is a new
+// one, so that the release armed by an earlier put of the same buffer
+// cannot take a later put out of the slot early.
+type radixBufPut struct{ buf *[]uint64 }
+
+// putRadixBuf leaves b in radixBufSlot for the next sort, and arms its
+// release: after two garbage collections, if no sort took it meanwhile,
+// the slot lets it go.
+func putRadixBuf(b *[]uint64) {
+	put := &radixBufPut{buf: b}
+	radixBufSlot.Store(put)
+	releaseAfterGC(put, 2)
+}
+
+// takeRadixBuf takes the buffer in radixBufSlot, if any.
+func takeRadixBuf() *[]uint64 {
+	if put := radixBufSlot.Swap(nil); put != nil {
+		return put.buf
+	}
+	return nil
+}
+
+// releaseAfterGC clears radixBufSlot of put once gcs garbage collections
+// have run: a sentinel object, unreachable at once, is collected by the
+// next one, whose cleanup arms the next sentinel or, at the last, takes
+// put out of the slot unless a sort took it or put back another (CAS).
+func releaseAfterGC(put *radixBufPut, gcs int) {
+	sentinel := new(radixSentinel)
+	runtime.AddCleanup(sentinel, func(put *radixBufPut) {
+		if gcs > 1 {
+			releaseAfterGC(put, gcs-1)
+			return
+		}
+		radixBufSlot.CompareAndSwap(put, nil)
+	}, put)
+}
+
+// radixSentinel is releaseAfterGC's sentinel: large enough not to be a
+// tiny allocation, which shares its block with others and may outlive
+// its own references.
+type radixSentinel [4]uint64
 
 // scratch returns a scratch buffer of n keys, from the pool when one there
 // is large enough.
@@ -410,7 +462,7 @@ func (r *radix[T]) scratch(n int) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	words := (n*size + 7) / 8
-	if b, ok := radixBufPool.Get().(*[]uint64); ok && len(*b) >= words {
+	if b := takeRadixBuf(); b != nil && len(*b) >= words {
 		r.buf = b
 	} else {
 		buf := make([]uint64, words)
