@@ -411,7 +411,8 @@ func radixSort[T Integer](w *worksteal.Worker, s []T) {
 // faulted in a fresh buffer (`worksteal bench cell go-ws sort 10000000 4
 // 8` on 2 CPUs: one run in four or five at 225–250 ms against 56–66).
 // Keys hold no pointers, so one slot of words serves every T. Swap takes
-// the buffer, so two sorts never share it.
+// the buffer, so two sorts never share it; of two sorts that end
+// together, the later Store's buffer stays and the other is garbage.
 var radixBufSlot atomic.Pointer[radixBufPut]
 
 // radixBufPut is one putting back of a scratch buffer: each put is a new
