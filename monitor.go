@@ -474,7 +474,7 @@ func (m *monitor) cpuShare(now time.Time) cpuSlice {
 	if prev.at.IsZero() || dt <= 0 {
 		return cpuSlice{saturated: n[1] > 0}
 	}
-	oldest := prev
+	var oldest look // the oldest sample kept (prev at least)
 	var goroutines, running uint64
 	for _, l := range m.looks {
 		if l.at.IsZero() {
