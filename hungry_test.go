@@ -32,6 +32,13 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 		var owner int
 		_, err := Run(p, func(w *Worker) int {
 			owner = w.ID()
+			// A window widened in an earlier rep may still be open on
+			// this worker: it narrows at a beat, not when a job ends,
+			// and the last rep's Polls may have made no beat since its
+			// last offer. Close it, so that the offer below is what
+			// widens it.
+			w.hungry = false
+			w.narrow()
 			// The depth-0 Join is eager: its second half keeps the other
 			// worker busy until phase1.
 			w.Join(func(w *Worker) {
@@ -40,7 +47,7 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 				}
 				nestJoins(w, policyrt.EagerDepth-1, func(w *Worker) {
 					if w.latentFrames != w.latentBase {
-						t.Errorf("window %d before any offer; want latentBase %d", w.latentFrames, w.latentBase)
+						t.Errorf("rep %d: window %d before any offer; want latentBase %d", rep, w.latentFrames, w.latentBase)
 					}
 					// The decoy's Join opens the latent frame.
 					JoinFunc(w, func(w *Worker, _ int) int {
@@ -59,7 +66,7 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 							w.Poll() // the offer: it promotes the decoy
 						}
 						if w.latentFrames != policyrt.HungryLatentFrames {
-							t.Errorf("window %d after an offer to a hungry thief; want %d", w.latentFrames, policyrt.HungryLatentFrames)
+							t.Errorf("rep %d: window %d after an offer to a hungry thief; want %d", rep, w.latentFrames, policyrt.HungryLatentFrames)
 						}
 						for !decoyTaken.Load() {
 							runtime.Gosched() // no poll: no beat may narrow the window yet
