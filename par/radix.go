@@ -457,8 +457,8 @@ func releaseAfterGC(put *radixBufPut, gcs int) {
 // its own references.
 type radixSentinel [4]uint64
 
-// scratch returns a scratch buffer of n keys, from the pool when one there
-// is large enough.
+// scratch returns a scratch buffer of n keys: the one in radixBufSlot
+// when it is large enough.
 func (r *radix[T]) scratch(n int) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
