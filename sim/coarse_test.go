@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/worksteal/worksteal/policy"
@@ -15,14 +14,7 @@ import (
 // costs; here at the given workers, depth, seed and policy.
 func coarseTree(t *testing.T, workers, depth int, seed uint64, pol Policy) Scenario {
 	t.Helper()
-	data, err := os.ReadFile("testdata/coarse-tree.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ParseScenario(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := scenarioFile(t, "testdata/coarse-tree.yaml")
 	if s.Workload.Kind != kindTree || s.Workload.Duration.Dist != distPareto {
 		t.Fatalf("testdata/coarse-tree.yaml: workload %q of %q leaves; want a tree of Pareto leaves", s.Workload.Kind, s.Workload.Duration.Dist)
 	}

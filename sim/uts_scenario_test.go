@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/worksteal/worksteal/internal/policyrt"
 	"github.com/worksteal/worksteal/policy"
 )
 
@@ -15,14 +16,7 @@ import (
 // and eager depth), so the comparison cannot drift from what the runtime
 // does; and it runs (at b0 = 30 here: the file's 6000 takes seconds).
 func TestUTSSplitmixScenarioIsTheRuntimes(t *testing.T) {
-	data, err := os.ReadFile("testdata/uts-splitmix.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ParseScenario(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := scenarioFile(t, "testdata/uts-splitmix.yaml")
 	u := s.Workload.UTS
 	if s.Workload.Kind != kindUTS || u.Type != utsSplitmix || u.Join != utsJoinBinary || u.B0 != 6000 {
 		t.Fatalf("workload %q, uts type %q, join %q, b0 %v; want the runtime's benchmark: uts, splitmix, binary, 6000", s.Workload.Kind, u.Type, u.Join, u.B0)
@@ -35,9 +29,9 @@ func TestUTSSplitmixScenarioIsTheRuntimes(t *testing.T) {
 	if want := policy.Amount(0).String(); p.Join != joinLatent || p.Amount != want {
 		t.Fatalf("policy join %q amount %q; want latent and the runtime's default %q", p.Join, p.Amount, want)
 	}
-	if p.LatentFrames != runtimeLatentFrames || p.HungryFrames != runtimeHungryFrames || p.Heartbeat != runtimeHeartbeat {
-		t.Fatalf("latent_frames %d, hungry_frames %d, heartbeat %d; want the runtime's %d, %d, %d",
-			p.LatentFrames, p.HungryFrames, p.Heartbeat, runtimeLatentFrames, runtimeHungryFrames, runtimeHeartbeat)
+	if p.LatentFrames != runtimeLatentFrames || p.HungryFrames != runtimeHungryFrames || p.Heartbeat != runtimeHeartbeat || p.EagerDepth != policyrt.EagerDepth {
+		t.Fatalf("latent_frames %d, hungry_frames %d, heartbeat %d, eager_depth %d; want the runtime's %d, %d, %d, %d",
+			p.LatentFrames, p.HungryFrames, p.Heartbeat, p.EagerDepth, runtimeLatentFrames, runtimeHungryFrames, runtimeHeartbeat, policyrt.EagerDepth)
 	}
 	s.Workload.UTS.B0 = 30
 	s.Workers = Workers{Count: 2}
@@ -48,4 +42,18 @@ func TestUTSSplitmixScenarioIsTheRuntimes(t *testing.T) {
 	if tot := r.Report.Totals; tot.Completed != tot.Tasks || tot.Tasks == 0 {
 		t.Fatalf("b0=30: %d of %d tasks completed", tot.Completed, tot.Tasks)
 	}
+}
+
+// scenarioFile parses the scenario file at path (testdata/...).
+func scenarioFile(t *testing.T, path string) *Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseScenario(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s
 }
