@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/worksteal/worksteal/internal/policyrt"
@@ -56,4 +59,35 @@ func scenarioFile(t *testing.T, path string) *Scenario {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return s
+}
+
+// TestUTSBinaryOffersTheUpperHalf: under join binary a UTS node's fork
+// runs the lower half of its children on its worker and offers the upper
+// half, as the runtime's benchmark does (internal/bench's utsWSSpan joins
+// JoinFunc(lower, upper); rayon::join runs its first closure itself). So
+// at 2 workers the thief's first steal is the upper half of the root's
+// children. In the other order the model's thieves took three times fewer
+// pieces than with the runtime's (sim/README.md).
+func TestUTSBinaryOffersTheUpperHalf(t *testing.T) {
+	s := anchorUTS(30, 2)
+	if err := s.normalize(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	e, err := newEngine(&s, Options{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile(`worker 1: stole T(\d+) from worker 0`).FindStringSubmatch(log.String())
+	if first == nil {
+		t.Fatalf("worker 1 never stole; log:\n%s", log.String())
+	}
+	id, _ := strconv.Atoi(first[1])
+	if tk := e.tasks[id]; tk.flags&fSpan == 0 || tk.arg != 15 || tk.hi != 30 {
+		t.Fatalf("the first steal took T%d, children [%d, %d) (span %v); want the root's upper half, children [15, 30) of 30",
+			id, tk.arg, tk.hi, tk.flags&fSpan != 0)
+	}
 }
