@@ -254,7 +254,7 @@ func (e *engine) spawnChildren(id int32, ids []int32) []int32 {
 // JoinFunc(lower, upper), running the lower half on its worker, as
 // rayon::join runs its first closure. In the other order the model's
 // steals on the b0 = 6000 tree at 2 workers were 508 a run, against 1,453
-// in this one and 8,393–9,271 in the runtime (sim/README.md).
+// in this one and 7,872–9,870 in the runtime (sim/README.md).
 func (e *engine) splitChildren(id, parent int32, span time.Duration, ps *[20]byte, ids []int32) []int32 {
 	t := e.tasks[id]
 	u := &e.s.Workload.UTS
