@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/worksteal/worksteal/internal/policyrt"
 )
@@ -19,9 +20,12 @@ import (
 // plain calls that no thief can take, and the test hangs until the
 // watchdog fails it (red with offer's widening removed).
 //
-// Then the window narrows once nobody asks: with the thief kept busy,
-// two beats later the owner is back to latentBase and its next Joins are
-// plain calls (red with narrow removed).
+// Then the window narrows once nobody asks for policyrt.QuietBeats beats
+// in a row: with the thief kept busy, the owner's window is still wide
+// after the beat that clears the offer's mark and QuietBeats−1 quiet ones
+// (red when one quiet beat narrows it, the rule before), and back to
+// latentBase after one more, its next Joins plain calls (red with narrow
+// removed).
 func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 	defer watchdog(t)()
 	const chain = 16
@@ -33,12 +37,10 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 		_, err := Run(p, func(w *Worker) int {
 			owner = w.ID()
 			// A window widened in an earlier rep may still be open on
-			// this worker: it narrows at a beat, not when a job ends,
-			// and the last rep's Polls may have made no beat since its
-			// last offer. Close it, so that the offer below is what
+			// this worker: it narrows after quiet beats or a park, not
+			// when a job ends. Close it, so that the offer below is what
 			// widens it.
-			w.hungry = false
-			w.narrow()
+			w.reset()
 			// The depth-0 Join is eager: its second half keeps the other
 			// worker busy until phase1.
 			w.Join(func(w *Worker) {
@@ -103,7 +105,9 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 	}
 
 	// Narrowing: keep the other worker busy, widen by hand as an offer
-	// does, then make two beats' worth of Joins with nobody asking.
+	// does, then make beats' worth of Joins with nobody asking. Each
+	// HeartbeatJoins Joins make exactly one beat: the first clears the
+	// offer's mark, the next QuietBeats are quiet.
 	id, free := holdAWorker(t, p)
 	defer free()
 	_, err := Run(p, func(w *Worker) int {
@@ -113,17 +117,60 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 		nestJoins(w, policyrt.EagerDepth, func(w *Worker) {
 			w.hungry, w.latentFrames = true, policyrt.HungryLatentFrames
 			w.setLo(w.lo)
-			for range 2*policyrt.HeartbeatJoins + 1 {
-				Join(w, func(*Worker) int { return 1 }, func(*Worker) int { return 1 })
+			joins := func(n int) {
+				for range n {
+					JoinFunc(w, one, 0, one, 0)
+				}
 			}
+			joins(policyrt.QuietBeats * policyrt.HeartbeatJoins)
+			if w.latentFrames != policyrt.HungryLatentFrames {
+				t.Errorf("after %d quiet beats: window %d; want it still %d", policyrt.QuietBeats-1, w.latentFrames, policyrt.HungryLatentFrames)
+			}
+			joins(policyrt.HeartbeatJoins)
 			if w.latentFrames != w.latentBase || w.gate > w.lo+w.latentBase {
-				t.Errorf("after two beats with nobody asking: window %d, gate %d, lo %d; want window %d, gate <= lo+%d", w.latentFrames, w.gate, w.lo, w.latentBase, w.latentBase)
+				t.Errorf("after %d beats with nobody asking: window %d, gate %d, lo %d; want window %d, gate <= lo+%d", policyrt.QuietBeats, w.latentFrames, w.gate, w.lo, w.latentBase, w.latentBase)
 			}
 		})
 		return 0
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// one is a Join half that does nothing.
+func one(*Worker, int) int { return 1 }
+
+// TestParkedWorkerStartsNarrow: a worker that parks forgets what its
+// thieves asked for. Its window, wide from an offer, is latentBase again
+// when it next runs a job, so a new computation's Joins are plain calls
+// from the start instead of frame Joins for QuietBeats beats (red without
+// the reset before a park in idleWait.failed).
+func TestParkedWorkerStartsNarrow(t *testing.T) {
+	defer watchdog(t)()
+	p := newTestPool(t, Config{Workers: 1, StallAfter: -1})
+	for rep := 0; rep < 3; rep++ {
+		parks := p.Stats().Total().Parks
+		if _, err := Run(p, func(w *Worker) int {
+			w.hungry, w.latentFrames = true, policyrt.HungryLatentFrames
+			w.setLo(w.lo)
+			return 0
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The worker parks once its idle schedule runs out; its count is
+		// published after the reset (park, publish).
+		for p.Stats().Total().Parks == parks {
+			time.Sleep(100 * time.Microsecond)
+		}
+		if _, err := Run(p, func(w *Worker) int {
+			if w.latentFrames != w.latentBase || w.gate > w.lo+w.latentBase {
+				t.Errorf("rep %d: after a park, window %d, gate %d, lo %d; want window %d, gate <= lo+%d", rep, w.latentFrames, w.gate, w.lo, w.latentBase, w.latentBase)
+			}
+			return 0
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

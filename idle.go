@@ -114,6 +114,12 @@ func (iw *idleWait) failed() {
 	if l := iw.latch; l != nil {
 		l.state.CompareAndSwap(latchUnset, latchSleeping) // [L2]
 	}
+	if step.Kind == policyrt.IdlePark && iw.latch == nil && w.latentFrames != w.latentBase {
+		// Out of work long enough to park, in the main loop (no frame of
+		// its own open): whoever asked w for work was fed by others or
+		// is parking too. Its next computation starts narrow (reset).
+		w.reset()
+	}
 	if w.tuner != nil && step.Kind == policyrt.IdlePark {
 		t0 := now()
 		w.park(iw.recheck, step.Delay)

@@ -428,8 +428,9 @@ const eagerJoins = 1<<policyrt.EagerDepth - 1
 // from it): its next Joins open frames instead of making plain calls, so
 // the next offer hands over the oldest halves of a stretch of Joins
 // rather than one frame and the Join that polls (PROTOCOL.md "Hungry
-// thieves"). The next beat without such an offer narrows it back
-// (narrow): on a worker that nobody asks, latentFrames stays latentBase.
+// thieves"). policyrt.QuietBeats beats in a row without such an offer
+// narrow it back (narrow), as does parking: on a worker that nobody asks,
+// latentFrames stays latentBase.
 func (w *Worker) offer() {
 	if w.dq.Len() == 0 {
 		if w.lo < w.depth {
@@ -440,18 +441,32 @@ func (w *Worker) offer() {
 	}
 }
 
-// narrow ends a hungry stretch at a beat (heartbeat): if no offer
-// promoted since the last beat, the latent window goes back to
-// latentBase, and gate comes down with it unless it is already lower (a
-// beat's hold, [P4]) or a profile holds it at MaxInt. Owner only.
+// narrow ends a hungry stretch at a beat (heartbeat): once
+// policyrt.QuietBeats beats in a row have passed without an offer that
+// promoted, the latent window goes back to latentBase (reset). Owner only.
 func (w *Worker) narrow() {
-	if !w.hungry && w.latentFrames != w.latentBase {
-		w.latentFrames = w.latentBase
-		if w.prof == nil && w.gate > w.lo+w.latentFrames {
-			w.setGate(w.lo + w.latentFrames)
+	if w.hungry {
+		w.hungry, w.quiet = false, 0
+		return
+	}
+	if w.latentFrames != w.latentBase {
+		if w.quiet++; w.quiet >= policyrt.QuietBeats {
+			w.reset()
 		}
 	}
-	w.hungry = false
+}
+
+// reset narrows w's latent window to latentBase at once: gate comes down
+// with it unless it is already lower (a beat's hold, [P4]) or a profile
+// holds it at MaxInt. Called by narrow, and by a worker about to park
+// (idleWait.failed), whose thieves, if any, have found other work or
+// none: the next computation it joins starts with the one-frame window,
+// not with what the last one's thieves asked for. Owner only.
+func (w *Worker) reset() {
+	w.latentFrames, w.hungry, w.quiet = w.latentBase, false, 0
+	if w.prof == nil && w.gate > w.lo+w.latentFrames {
+		w.setGate(w.lo + w.latentFrames)
+	}
 }
 
 // promote makes every latent frame of w public, oldest first: frames

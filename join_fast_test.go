@@ -106,7 +106,10 @@ func joinPanics(t *testing.T, w *Worker, release *atomic.Bool) {
 	r = join(one, panicky("B"))
 	check("frame: fb panics inline", r, "B")
 
-	// Plain-call Joins: inside a Join that holds the latent frame.
+	// Plain-call Joins: inside a Join that holds the latent frame. An
+	// offer since the other worker's release may have widened the window,
+	// which policyrt.QuietBeats quiet beats would narrow: close it now.
+	w.reset()
 	Join(w, func(w *Worker) int {
 		if w.depth < w.gate {
 			t.Errorf("inside the latent Join: depth %d < gate %d; want plain calls", w.depth, w.gate)

@@ -77,13 +77,16 @@ type Worker struct {
 	// latentFrames is how many latent frames w keeps open beyond its
 	// promoted ones (read by setLo and beatHeld, never by the fast path,
 	// which reads gate): latentBase, or policyrt.HungryLatentFrames from an
-	// offer that found w's deque drained until the next beat without one
-	// (offer, narrow; PROTOCOL.md "Hungry thieves"). latentBase is
-	// policyrt.LatentFrames, or Config.latentFrames in tests. hungry: an
-	// offer promoted since the last beat. All three are the owner's.
+	// offer that found w's deque drained until policyrt.QuietBeats beats
+	// in a row pass without one, or w parks (offer, narrow, reset;
+	// PROTOCOL.md "Hungry thieves"). latentBase is policyrt.LatentFrames,
+	// or Config.latentFrames in tests. hungry: an offer promoted since the
+	// last beat; quiet: the beats since the last one that found hungry
+	// set. All four are the owner's.
 	latentFrames int
 	latentBase   int
 	hungry       bool
+	quiet        int
 
 	_ pad.Line
 

@@ -61,6 +61,7 @@ type worker struct {
 	holds       []int         // join latent: where in latent a heartbeat took a frame whose first half still runs (latent.go, [P4])
 	wide        bool          // join latent: the window is policy.hungry_frames, not latent_frames (latent.go)
 	hungry      bool          // join latent: a poll point promoted since the last heartbeat
+	quiet       int           // join latent: heartbeats since the last that found hungry set (narrow)
 	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
@@ -107,6 +108,7 @@ type engine struct {
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
 	hungryCap                   int   // policy.hungry_frames under join latent with latent_frames (0: none)
+	quietBeats                  int   // policy.quiet_beats: quiet heartbeats that narrow a wide window (0: never)
 	frameForks                  int64 // join latent: forks that kept offerable frames (not plain calls; tests)
 	forkCost, promoteCost       time.Duration
 	pollGap                     time.Duration // work between poll points inside a piece (0: none)
@@ -201,6 +203,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	}
 	if e.latentJoin && s.Policy.LatentFrames > 0 && s.Policy.HungryFrames > 0 {
 		e.hungryCap = s.Policy.HungryFrames
+		e.quietBeats = max(s.Policy.QuietBeats, 0) // −1 (never narrow): 0
 	}
 	if e.latentJoin && s.Policy.LatentFrames > 0 {
 		e.latentCap = s.Policy.LatentFrames

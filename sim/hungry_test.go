@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/worksteal/worksteal/internal/policyrt"
+)
 
 // anchorUTS is the anchor suite's UTS-like tree (internal/bench's uts) at
 // b0, forked as the runtime's bench code forks it.
@@ -59,9 +63,11 @@ func TestUTSSplitmixIsTheAnchorTree(t *testing.T) {
 // promotes widens the owner's window, so it keeps frames open through
 // forks made while nobody is idle, which plain calls would otherwise
 // run: more forks keep offerable frames than without the widening. On one
-// worker nobody asks and nothing changes. A heartbeat with no promotion
-// since the last narrows the window back. Red without the widening in
-// poll (the first comparison) and without narrow's reset (the last).
+// worker nobody asks and nothing changes. policy.quiet_beats heartbeats
+// in a row with no promotion narrow the window back, and so does a park.
+// Red without the widening in poll (the first comparison), when one quiet
+// heartbeat narrows (the rule before quiet_beats), without narrow's reset,
+// and without block's (the last three).
 func TestHungryWindow(t *testing.T) {
 	run := func(workers, hungry, beat int) int64 {
 		s := anchorUTS(100, workers)
@@ -86,19 +92,30 @@ func TestHungryWindow(t *testing.T) {
 		t.Errorf("one worker: %d forks kept frames without the hungry window, %d with it; want the same (nobody asks)", a, b)
 	}
 	// Narrowing, on the engine's state as a beat finds it: a beat after
-	// a promotion keeps the window wide; the next, with none between,
-	// narrows it back to latent_frames.
+	// a promotion keeps the window wide, and so do quiet_beats − 1 more
+	// with none between; the next narrows it back to latent_frames.
 	s := anchorUTS(100, 4)
 	s.Policy.LatentFrames = 1
 	e := runEngine(t, s)
+	if e.quietBeats != runtimeQuietBeats {
+		t.Fatalf("quiet_beats %d by default, want the runtime's %d", e.quietBeats, runtimeQuietBeats)
+	}
 	w := &e.ws[0]
 	w.wide, w.hungry = true, true
-	e.narrow(w)
+	for range e.quietBeats {
+		e.narrow(w)
+	}
 	if got := e.window(w); got != 256 {
-		t.Errorf("window after a beat that follows a promotion: %d, want 256", got)
+		t.Errorf("window after a beat that follows a promotion and %d quiet ones: %d, want 256", e.quietBeats-1, got)
 	}
 	e.narrow(w)
 	if got := e.window(w); got != 1 {
-		t.Errorf("window after a beat with no promotion since the last: %d, want latent_frames' 1", got)
+		t.Errorf("window after %d beats with no promotion: %d, want latent_frames' 1", e.quietBeats, got)
+	}
+	// A park narrows at once (the runtime's reset before parking).
+	w.wide, w.hungry = true, true
+	e.block(w, policyrt.IdleStep{Kind: policyrt.IdlePark})
+	if got := e.window(w); got != 1 {
+		t.Errorf("window after a park: %d, want latent_frames' 1", got)
 	}
 }

@@ -300,6 +300,9 @@ func (e *engine) block(w *worker, step policyrt.IdleStep) {
 	e.setState(w, stParked)
 	w.gen++ // no timer while parked
 	w.st.Parks++
+	// The runtime's reset before a park: whoever asked w for work was fed
+	// or is idle too, so w's next piece starts with latent_frames.
+	w.wide, w.hungry, w.quiet = false, false, 0
 	if e.log != nil {
 		e.logf("worker %d: parks", w.id)
 	}

@@ -146,8 +146,8 @@ func (e *engine) idleWorkers() bool { return e.searching > 0 || len(e.idleList) 
 // poll is a poll point of w: offer its latent frames if a worker is idle
 // and w's deque is empty. Such a promotion finds the thieves hungry (they
 // took all w published and ask again): w's window widens to
-// policy.hungry_frames until a heartbeat passes without another (narrow),
-// as the runtime's offer does.
+// policy.hungry_frames until policy.quiet_beats heartbeats pass without
+// another (narrow) or w parks (block), as the runtime's offer does.
 func (e *engine) poll(w *worker) {
 	if w.nOffer == 0 || w.dq.len() > 0 || !e.idleWorkers() {
 		return
@@ -168,13 +168,19 @@ func (e *engine) window(w *worker) int {
 	return e.latentCap
 }
 
-// narrow is the runtime's narrow, at each heartbeat of w: if no poll point
-// promoted since the last one, the window goes back to latent_frames.
+// narrow is the runtime's narrow, at each heartbeat of w: once
+// policy.quiet_beats heartbeats in a row pass with no poll point that
+// promoted, the window goes back to latent_frames.
 func (e *engine) narrow(w *worker) {
-	if !w.hungry {
-		w.wide = false
+	if w.hungry {
+		w.hungry, w.quiet = false, 0
+		return
 	}
-	w.hungry = false
+	if w.wide {
+		if w.quiet++; e.quietBeats > 0 && w.quiet >= e.quietBeats {
+			w.wide, w.quiet = false, 0
+		}
+	}
 }
 
 // promote pushes all of w's latent frames on its deque, oldest first,

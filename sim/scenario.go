@@ -274,6 +274,10 @@ const runtimeLatentFrames = policyrt.LatentFrames
 // ([Policy.HungryFrames]).
 const runtimeHungryFrames = policyrt.HungryLatentFrames
 
+// runtimeQuietBeats is the runtime's policyrt.QuietBeats
+// ([Policy.QuietBeats]).
+const runtimeQuietBeats = policyrt.QuietBeats
+
 // Policy is how work moves between workers.
 type Policy struct {
 	Scheduler string `json:"scheduler"` // steal (default), central, static, round-robin or lpt
@@ -311,12 +315,17 @@ type Policy struct {
 	// worker idle, the owner's deque empty: the thieves took all it
 	// published) widens the owner's window to this many frames, so its
 	// next forks open frames instead of plain calls and its next answer
-	// hands over the oldest halves of that stretch; the next heartbeat
-	// without such a promotion narrows it back to LatentFrames
-	// (PROTOCOL.md "Hungry thieves"). 0 is the runtime's
+	// hands over the oldest halves of that stretch; QuietBeats heartbeats
+	// in a row without such a promotion narrow it back to LatentFrames, as
+	// does parking (PROTOCOL.md "Hungry thieves"). 0 is the runtime's
 	// policyrt.HungryLatentFrames, −1 none (the window stays
 	// LatentFrames).
 	HungryFrames int `json:"hungry_frames"`
+	// QuietBeats (join latent, with HungryFrames): how many heartbeats in
+	// a row without a promotion at a poll point narrow a widened window.
+	// 0 is the runtime's policyrt.QuietBeats, −1 never (a widened window
+	// narrows only when its worker parks).
+	QuietBeats int `json:"quiet_beats"`
 	// WakeBatch: a thief that took more than one task in one steal wakes
 	// a sleeper for the rest (now public in its own deque), besides the
 	// chain wake-up of the last searcher.

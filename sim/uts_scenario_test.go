@@ -32,9 +32,9 @@ func TestUTSSplitmixScenarioIsTheRuntimes(t *testing.T) {
 	if want := policy.Amount(0).String(); p.Join != joinLatent || p.Amount != want {
 		t.Fatalf("policy join %q amount %q; want latent and the runtime's default %q", p.Join, p.Amount, want)
 	}
-	if p.LatentFrames != runtimeLatentFrames || p.HungryFrames != runtimeHungryFrames || p.Heartbeat != runtimeHeartbeat || p.EagerDepth != policyrt.EagerDepth {
-		t.Fatalf("latent_frames %d, hungry_frames %d, heartbeat %d, eager_depth %d; want the runtime's %d, %d, %d, %d",
-			p.LatentFrames, p.HungryFrames, p.Heartbeat, p.EagerDepth, runtimeLatentFrames, runtimeHungryFrames, runtimeHeartbeat, policyrt.EagerDepth)
+	if p.LatentFrames != runtimeLatentFrames || p.HungryFrames != runtimeHungryFrames || p.QuietBeats != runtimeQuietBeats || p.Heartbeat != runtimeHeartbeat || p.EagerDepth != policyrt.EagerDepth {
+		t.Fatalf("latent_frames %d, hungry_frames %d, quiet_beats %d, heartbeat %d, eager_depth %d; want the runtime's %d, %d, %d, %d, %d",
+			p.LatentFrames, p.HungryFrames, p.QuietBeats, p.Heartbeat, p.EagerDepth, runtimeLatentFrames, runtimeHungryFrames, runtimeQuietBeats, runtimeHeartbeat, policyrt.EagerDepth)
 	}
 	s.Workload.UTS.B0 = 30
 	s.Workers = Workers{Count: 2}

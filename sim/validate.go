@@ -521,6 +521,7 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 		{"policy.eager_depth", "none", &p.EagerDepth, policyrt.EagerDepth},
 		{"policy.latent_frames", "no limit", &p.LatentFrames, runtimeLatentFrames},
 		{"policy.hungry_frames", "none", &p.HungryFrames, runtimeHungryFrames},
+		{"policy.quiet_beats", "never", &p.QuietBeats, runtimeQuietBeats},
 		{"policy.max_batch", "no cap", &p.MaxBatch, policy.MaxBatch},
 	} {
 		switch {

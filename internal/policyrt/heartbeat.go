@@ -46,4 +46,17 @@ const (
 	// of them a few nodes, and the runtime ran 4-6x rayon's time
 	// (PROTOCOL.md "Hungry thieves").
 	HungryLatentFrames = 256
+
+	// QuietBeats is how many heartbeats in a row without an offer that
+	// promoted (a poll point that found a worker idle and the deque
+	// drained) narrow a widened window back to LatentFrames. One quiet
+	// beat was too few on a near-critical tree: UTS b0=6000 at 2 workers
+	// narrowed and widened 22-33 times a run in its last 30 % (one root
+	// child's subtree left), each narrowing turned the Joins below the
+	// owner into plain calls that no thief could take, and the thieves
+	// took 8-10 thousand pieces a run, 87 % of them under 10 µs; with 64
+	// they took 0.7-1.3 thousand and the run was 4-9 % faster
+	// (PROTOCOL.md "Hungry thieves"). A worker that parks narrows at once
+	// (idleWait.failed): nothing it offered is wanted any more.
+	QuietBeats = 64
 )
