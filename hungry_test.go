@@ -23,9 +23,9 @@ import (
 // Then the window narrows once nobody asks for policyrt.QuietBeats beats
 // in a row: with the thief kept busy, the owner's window is still wide
 // after the beat that clears the offer's mark and QuietBeats−1 quiet ones
-// (red when one quiet beat narrows it, the rule before), and back to
-// latentBase after one more, its next Joins plain calls (red with narrow
-// removed).
+// (red when that beat narrows too, or with QuietBeats 64 when narrow
+// counts one quiet beat as enough), and back to latentBase after one
+// more, its next Joins plain calls (red with narrow removed).
 func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 	defer watchdog(t)()
 	const chain = 16
@@ -144,8 +144,8 @@ func one(*Worker, int) int { return 1 }
 // TestParkedWorkerStartsNarrow: a worker that parks forgets what its
 // thieves asked for. Its window, wide from an offer, is latentBase again
 // when it next runs a job, so a new computation's Joins are plain calls
-// from the start instead of frame Joins for QuietBeats beats (red without
-// the reset before a park in idleWait.failed).
+// from the start instead of frame Joins until its first quiet beats (red
+// without the reset before a park in idleWait.failed).
 func TestParkedWorkerStartsNarrow(t *testing.T) {
 	defer watchdog(t)()
 	p := newTestPool(t, Config{Workers: 1, StallAfter: -1})

@@ -42,7 +42,13 @@
 #      the stall monitor on and off, with its stack dumps (root.test);
 #   6. sim --predict at PREDICT_W (16) workers (fib:30, nqueens:12,
 #      uts:2000): the simulator's prediction from this machine's
-#      calibration beside the runtime measured here.
+#      calibration beside the runtime measured here;
+#   7. the hungry window's rule (PROTOCOL.md "Hungry thieves"): UTS
+#      b0=6000, fib 35 and nqueens 13 at QUIET_W (16) workers, as built
+#      (policyrt.QuietBeats 1) against worksteal-quiet64 (QuietBeats 64,
+#      built by ONLY_BUILD from this checkout with that one constant
+#      changed), QUIET_ROUNDS (default 4) alternated rounds of 5 runs per
+#      process, and each one's UTS steals.
 # Everything is printed and kept in $OUT/log.txt, the raw lines in
 # $OUT/*-raw.txt (at most 8 files come back from a lent machine).
 set -euo pipefail
@@ -50,7 +56,7 @@ cd "$(dirname "$0")/.."
 if [[ -d /usr/local/go/bin ]]; then export PATH=/usr/local/go/bin:$PATH; fi
 BIN=$(realpath -m "${BIN:?name the binaries folder: BIN=...}")
 OUT=$(realpath -m "${OUT:-$(mktemp -d)}")
-STEPS=${STEPS:-"1 2 3 4 5 6"}
+STEPS=${STEPS:-"1 2 3 4 5 6 7"}
 mkdir -p "$BIN" "$OUT"
 
 if [[ ${ONLY_BUILD:-0} == 1 ]]; then
@@ -70,6 +76,15 @@ if [[ ${ONLY_BUILD:-0} == 1 ]]; then
 	cp -r scripts/coarse-rayon "$tmp/coarse-rayon"
 	(cd "$tmp/coarse-rayon" && cargo build --release --offline -q)
 	cp "$tmp/coarse-rayon/target/release/coarse-rayon" "$BIN/coarse-rayon"
+	# step 7's other side: this checkout with policyrt.QuietBeats = 64
+	mkdir "$tmp/quiet64"
+	tar --exclude=./.git -cf - . | tar -xf - -C "$tmp/quiet64"
+	sed -i 's/^\tQuietBeats = 1$/\tQuietBeats = 64/' "$tmp/quiet64/internal/policyrt/heartbeat.go"
+	grep -q '^	QuietBeats = 64$' "$tmp/quiet64/internal/policyrt/heartbeat.go" || {
+		echo "internal/policyrt/heartbeat.go has no 'QuietBeats = 1' line to change: update step 7's build" >&2
+		exit 1
+	}
+	(cd "$tmp/quiet64" && go build "${flags[@]}" -o "$BIN/worksteal-quiet64" ./cmd/worksteal)
 	rm -rf "$tmp"
 	ls -l "$BIN"
 	exit 0
@@ -192,5 +207,35 @@ if step 6; then
 		"$BIN/worksteal" sim --predict "$w" -w "${PREDICT_W:-16}" --reps 5 2>&1
 	done
 fi
+if step 7; then
+	qw=${QUIET_W:-16}
+	header "7. the hungry window: QuietBeats 1 (as built) against 64, at $qw workers, ${QUIET_ROUNDS:-4} alternated rounds of 5 runs"
+	if [[ ! -x $BIN/worksteal-quiet64 ]]; then
+		echo "no $BIN/worksteal-quiet64 (ONLY_BUILD=1 builds it): step 7 skipped"
+	else
+		raw=$OUT/quiet-raw.txt
+		: >"$raw"
+		for round in $(seq "${QUIET_ROUNDS:-4}"); do
+			for wl in "uts 6000" "fib 35" "nqueens 13"; do
+				read -r w n <<<"$wl"
+				for b in worksteal worksteal-quiet64; do
+					"$BIN/$b" bench cell go-ws "$w" "$n" "$qw" 5 1 | sed "s/^go-ws/$b/" >>"$raw"
+				done
+			done
+		done
+		printf '| workload | QuietBeats 1 (as built), median ms | QuietBeats 64 | 64 / 1 |\n|---|---|---|---|\n'
+		for wl in "uts 6000" "fib 35" "nqueens 13"; do
+			read -r w n <<<"$wl"
+			m() { awk -v i="$1" -v w="$w" -v n="$n" '$1 == i && $2 == w && $3 == n { print $5 }' "$raw" | median; }
+			a=$(m worksteal) b=$(m worksteal-quiet64)
+			awk -v wl="$wl" -v a="$a" -v b="$b" 'BEGIN { printf "| %s | %s | %s | %.3f |\n", wl, a, b, (a > 0 ? b / a : 0) }'
+		done
+		for b in worksteal worksteal-quiet64; do
+			echo "$b, UTS 6000 at $qw workers (steals a run):"
+			"$BIN/$b" bench --entry uts=6000 --impls ws --reps 3 --workers "$qw" 2>&1 | tail -2
+		done
+	fi
+fi
+
 echo
 echo "done in $((SECONDS - t0)) s, load $(load)" | tee -a "$OUT/machine.txt"

@@ -65,8 +65,8 @@ func TestUTSSplitmixIsTheAnchorTree(t *testing.T) {
 // run: more forks keep offerable frames than without the widening. On one
 // worker nobody asks and nothing changes. policy.quiet_beats heartbeats
 // in a row with no promotion narrow the window back, and so does a park.
-// Red without the widening in poll (the first comparison), when one quiet
-// heartbeat narrows (the rule before quiet_beats), without narrow's reset,
+// Red without the widening in poll (the first comparison), when the beat
+// that clears the promotion's mark narrows too, without narrow's reset,
 // and without block's (the last three).
 func TestHungryWindow(t *testing.T) {
 	run := func(workers, hungry, beat int) int64 {

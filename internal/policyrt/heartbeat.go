@@ -49,14 +49,15 @@ const (
 
 	// QuietBeats is how many heartbeats in a row without an offer that
 	// promoted (a poll point that found a worker idle and the deque
-	// drained) narrow a widened window back to LatentFrames. One quiet
-	// beat was too few on a near-critical tree: UTS b0=6000 at 2 workers
-	// narrowed and widened 22-33 times a run in its last 30 % (one root
-	// child's subtree left), each narrowing turned the Joins below the
-	// owner into plain calls that no thief could take, and the thieves
-	// took 8-10 thousand pieces a run, 87 % of them under 10 µs; with 64
-	// they took 0.7-1.3 thousand and the run was 4-9 % faster
-	// (PROTOCOL.md "Hungry thieves"). A worker that parks narrows at once
-	// (idleWait.failed): nothing it offered is wanted any more.
-	QuietBeats = 64
+	// drained) narrow a widened window back to LatentFrames; a worker
+	// that parks narrows at once (idleWait.failed). On UTS b0=6000 at 2
+	// workers one quiet beat narrows and widens the window 22-33 times a
+	// run, and the thieves take 8-10 thousand pieces; 64 took that to
+	// 0.7-1.6 thousand but not the run's time, and cost fib 35 at 2
+	// workers frame Joins (6-10 times as many; 3 % in alternated runs,
+	// inside the noise) which at 16 workers, with thieves hungry far more
+	// often, could cost much more. So it stays 1 until a many-core
+	// machine measures both (scripts/runtime-16.sh step 7; PROTOCOL.md
+	// "Hungry thieves").
+	QuietBeats = 1
 )
