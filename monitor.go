@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"reflect"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -564,6 +565,15 @@ func blockedState(st string) bool {
 // metrics, profiles; their runtime frames are hidden, so the top frame is
 // the caller's code) and the file descriptor locks of internal/poll and
 // sync's linkname (top frame runtime_Semacquire, shown).
+//
+// A wait for one of the pool's own locks is not blocked either (poolLock):
+// the sleep list's, the injection queues', the spares', the resize's. No
+// holder of one blocks while holding it, so the wait ends as soon as the
+// holder runs; in an oversubscribed pool the holder is often a worker
+// descheduled inside its few instructions, and a spare would only add one
+// more goroutine to queue behind it. (Under -race beside busy processes,
+// TestNoSparesForAnOversubscribedCPUBoundPool caught a worker posting work
+// in sleepState.wakeOne's lock, and a spare started.)
 func blocked(st, stack string) bool {
 	if !blockedState(st) {
 		return false
@@ -576,8 +586,34 @@ func blocked(st, stack string) bool {
 		return false
 	case "semacquire":
 		return strings.Contains(topFrame(stack), ".runtime_Semacquire")
+	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock":
+		return !poolLock(stack)
 	}
 	return true
+}
+
+// poolMethod is how the function line of a method of this package begins
+// in a stack dump ("github.com/worksteal/worksteal.(*").
+var poolMethod = reflect.TypeFor[Pool]().PkgPath() + ".(*"
+
+// poolLock reports whether a goroutine waiting for a sync lock (stack as
+// in a dump) waits for one of the pool's own: the first frame below the
+// runtime's and the sync packages' is a method of this package. The pool
+// takes its locks only in methods (sleepState, queue, spareSet,
+// resizeState, Pool, the counters), and every holder releases its lock
+// without waiting for anything (see blocked). A user's task that waits
+// for a lock of its own is blocked: its first such frame is the task's.
+func poolLock(stack string) bool {
+	for _, line := range strings.Split(stack, "\n")[1:] {
+		if line == "" || line[0] == '\t' {
+			continue // a file:line line
+		}
+		if strings.HasPrefix(line, "runtime.") || strings.HasPrefix(line, "sync.") || strings.HasPrefix(line, "internal/sync.") {
+			continue
+		}
+		return strings.HasPrefix(line, poolMethod)
+	}
+	return false
 }
 
 // topFrame is the function line of the innermost shown frame of a stack

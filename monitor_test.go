@@ -226,6 +226,21 @@ func TestGoroutineStackParse(t *testing.T) {
 		{"goroutine 7 [semacquire]:\nmain.fib(0xc000283408, 0x3)\n", false}, // a GC start held up by a stop of the world
 		{"goroutine 7 [GC assist wait]:\nmain.fib(0xc000283408, 0x3)\n", false},
 		{"goroutine 7 [sync.Mutex.Lock]:\nsync.runtime_SemacquireMutex(0xc0000a0, 0x0, 0x1)\n", true},
+		// The pool's own locks are held for a few instructions: a worker
+		// waiting for one waits for a peer that is descheduled, not blocked.
+		{"goroutine 7 [sync.Mutex.Lock]:\ninternal/sync.runtime_SemacquireMutex(0x1f?, 0x3?, 0x80?)\n\t/usr/local/go/src/runtime/sema.go:95 +0x25\n" +
+			"internal/sync.(*Mutex).lockSlow(0xc00011a210)\n\t/usr/local/go/src/internal/sync/mutex.go:149 +0x1f3\n" +
+			"sync.(*Mutex).Lock(0xc000164068?)\n\t/usr/local/go/src/sync/mutex.go:46 +0x15\n" +
+			poolMethod + "sleepState).wakeOne(0xc00011a108)\n\t/src/park.go:106 +0x3c\n", false},
+		{"goroutine 7 [sync.RWMutex.RLock]:\nsync.runtime_SemacquireRWMutexR(0xc0000a0, 0x0, 0x0)\n\t/go/src/runtime/sema.go:100 +0x25\n" +
+			"sync.(*RWMutex).RLock(...)\n\t/go/src/sync/rwmutex.go:74\n" +
+			poolMethod + "Pool).inject(0xc0000a0, 0x0, 0x0)\n\t/src/pool.go:190 +0x3c\n", false},
+		// A task's own lock, even one taken by a closure of this package.
+		{"goroutine 7 [sync.Mutex.Lock]:\ninternal/sync.runtime_SemacquireMutex(0x1f?, 0x3?, 0x80?)\n\t/usr/local/go/src/runtime/sema.go:95 +0x25\n" +
+			"sync.(*Mutex).Lock(0xc000164068?)\n\t/usr/local/go/src/sync/mutex.go:46 +0x15\n" +
+			"main.task(0xc00011a108)\n\t/src/main.go:10 +0x3c\n", true},
+		{"goroutine 7 [sync.Mutex.Lock]:\nsync.(*Mutex).Lock(0xc000164068?)\n\t/usr/local/go/src/sync/mutex.go:46 +0x15\n" +
+			strings.TrimSuffix(poolMethod, "(*") + "TestX.func1()\n\t/src/x_test.go:10 +0x3c\n", true},
 		{"goroutine 7 [runnable]:\nmain.fib(0xc000283408, 0x3)\n", false},
 	} {
 		st, stack := goroutineStack([]byte(tc.stack+"\n"), 7)
