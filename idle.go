@@ -2,6 +2,7 @@ package worksteal
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/worksteal/worksteal/internal/policyrt"
@@ -120,6 +121,9 @@ func (iw *idleWait) failed() {
 		// is parking too. Its next computation starts narrow (reset).
 		w.reset()
 	}
+	if h := testBeforePark.Load(); h != nil && iw.latch == nil && step.Kind == policyrt.IdlePark {
+		(*h)(w)
+	}
 	if w.tuner != nil && step.Kind == policyrt.IdlePark {
 		t0 := now()
 		w.park(iw.recheck, step.Delay)
@@ -157,11 +161,29 @@ func (iw *idleWait) spin(step policyrt.IdleStep) {
 // recheck is the ReadWork of a park (PROTOCOL.md "Parking"): after the
 // worker announced itself, is there a reason not to block? Work visible in
 // any queue; for a joiner, its latch set; in the main loop, the pool
-// finished (closed and every accepted computation done, [C1]).
+// finished (closed and every accepted computation done, [C1]) or the
+// worker surplus (it retires instead: resize.go).
+//
+// Why the surplus check cannot be left to the top of findWork's loop:
+// SetWorkers stores the lowered count and then wakes each surplus worker
+// that is in the idle list (wakeWorker, under sleep.mu). A worker that
+// checked the count before the store and enters the idle list after
+// wakeWorker looked is woken by nobody, and would sleep as a surplus
+// worker in the idle list until some post picked it. Here, after it
+// entered the list under sleep.mu, it reads the count: either its entry
+// came after wakeWorker's look under the same lock, so the store happened
+// before and it sees itself surplus, or wakeWorker found it in the list
+// and sends it a token. TestSetWorkersReachesAWorkerAboutToPark.
 func (iw *idleWait) recheck() bool {
 	p := iw.w.pool
 	if iw.latch != nil {
 		return iw.latch.isSet() || p.workVisible()
 	}
-	return p.workVisible() || p.finished()
+	return p.workVisible() || p.finished() || iw.w.surplus()
 }
+
+// testBeforePark, when set (tests only), runs in a worker's main loop just
+// before it parks without a timeout: between its last check of the active
+// count and its entry in the idle list. Atomic, because the workers of
+// every pool in the test binary read it.
+var testBeforePark atomic.Pointer[func(*Worker)]

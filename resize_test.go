@@ -232,6 +232,42 @@ func TestSetWorkersStress(t *testing.T) {
 	t.Logf("%d resizes", resizes.Load())
 }
 
+// TestSetWorkersReachesAWorkerAboutToPark: a worker that checked the
+// active count just before SetWorkers lowered it, and enters the idle list
+// just after SetWorkers looked for it there, still retires (idle.go,
+// recheck). The hook lowers the count at exactly that point, from the
+// worker itself; without the surplus check in recheck the worker sleeps in
+// the idle list and never retires.
+func TestSetWorkersReachesAWorkerAboutToPark(t *testing.T) {
+	var p *Pool
+	var fired atomic.Bool
+	var err error
+	p, err = New(Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := func(w *Worker) {
+		if w.pool == p && w.id == 1 && fired.CompareAndSwap(false, true) {
+			if err := p.SetWorkers(1); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	testBeforePark.Store(&hook)
+	defer testBeforePark.Store(nil)
+	done := make(chan struct{})
+	if err := p.SubmitTo(1, func(*Worker) { close(done) }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	waitUntil(t, "worker 1 to retire", func() bool { return p.retiredCount() == 1 })
+	if !fired.Load() {
+		t.Fatal("the hook never ran: worker 1 retired by another path")
+	}
+	checkResize(t, p)
+	closeWithin(t, p)
+}
+
 // TestCloseWakesRetiredWorkers: a pool closed while some workers are
 // parked for good closes (they exit), also when lowered again just before.
 func TestCloseWakesRetiredWorkers(t *testing.T) {
