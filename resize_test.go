@@ -239,13 +239,11 @@ func TestSetWorkersStress(t *testing.T) {
 // worker itself; without the surplus check in recheck the worker sleeps in
 // the idle list and never retires.
 func TestSetWorkersReachesAWorkerAboutToPark(t *testing.T) {
-	var p *Pool
-	var fired atomic.Bool
-	var err error
-	p, err = New(Config{Workers: 2})
+	p, err := New(Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var fired atomic.Bool
 	hook := func(w *Worker) {
 		if w.pool == p && w.id == 1 && fired.CompareAndSwap(false, true) {
 			if err := p.SetWorkers(1); err != nil {
