@@ -62,6 +62,7 @@ type worker struct {
 	wide        bool          // join latent: the window is policy.hungry_frames, not latent_frames (latent.go)
 	hungry      bool          // join latent: a poll point promoted since the last heartbeat
 	quiet       int           // join latent: heartbeats since the last that found hungry set (narrow)
+	stack       []int32       // policy.join_wait stack: the forks w is inside, innermost last (latent.go)
 	root        int16         // generation of the piece w last stole: its stack's root (policy.eager_depth)
 	pollTok     uint32        // numbers w's segments: a poll event of an earlier one is stale
 	pollSet     bool          // a poll event is pending for the current segment
@@ -105,6 +106,7 @@ type engine struct {
 	moveCost                    time.Duration
 	queueCost, contention       time.Duration
 	latentJoin                  bool  // policy.join latent (under work stealing)
+	stackJoin                   bool  // policy.join_wait stack (under work stealing)
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
 	hungryCap                   int   // policy.hungry_frames under join latent with latent_frames (0: none)
@@ -194,6 +196,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	e.queueCost, e.contention = c.Queue.Duration(), c.Contention.Duration()
 	e.forkCost, e.promoteCost = c.Fork.Duration(), c.Promote.Duration()
 	e.latentJoin = e.sched == schedSteal && s.Policy.Join == joinLatent
+	e.stackJoin = e.sched == schedSteal && s.Policy.JoinWait == joinWaitStack
 	e.pollGap = s.Workload.Poll.Duration()
 	if e.latentJoin && s.Policy.EagerDepth > 0 {
 		e.eagerDepth = int16(s.Policy.EagerDepth)
@@ -537,6 +540,10 @@ func (e *engine) pieceDone(w *worker) {
 		if t.flags&fJoin != 0 {
 			t.phase = 2
 			e.joins[t.join].joinAt = e.now
+			if e.stackJoin {
+				e.joins[t.join].owner = w.id
+				w.stack = append(w.stack, id)
+			}
 			w.st.Executed++
 			w.cur = -1
 		} else {
@@ -621,6 +628,13 @@ func (e *engine) finish(w *worker, id int32) {
 		p.joinSpan = max(p.joinSpan, fin)
 		p.pending--
 		if p.pending == 0 {
+			if e.stackJoin && !e.resumeHere(w, pid) {
+				// The rest of the fork is on its owner's stack, below what
+				// the owner runs now: it resumes there (latent.go).
+				e.setState(w, stFree)
+				e.findWork(w)
+				return
+			}
 			p.joinAt = e.now - p.joinAt // from now on: the wait at the join
 			e.setState(w, stFree)
 			e.dispatch(w, pid)
@@ -638,7 +652,7 @@ func (e *engine) findWork(w *worker) {
 		for k := len(w.holds); k > 0 && w.holds[k-1] >= len(w.latent); k-- {
 			w.holds = w.holds[:k-1] // that frame's first half is done ([P4])
 		}
-		if n := len(w.latent); n > 0 { // join latent: the newest frame, inline
+		if n := len(w.latent); n > 0 && e.inTop(w, w.latent[n-1]) { // join latent: the newest frame, inline
 			id := w.latent[n-1]
 			w.latent = w.latent[:n-1]
 			if id < 0 { // a plain call's half
@@ -647,6 +661,9 @@ func (e *engine) findWork(w *worker) {
 				w.nOffer--
 			}
 			e.dispatch(w, id)
+			return
+		}
+		if e.resumeTop(w) { // join_wait stack: the fork w is inside is done
 			return
 		}
 		if w.dq.len() > 0 {

@@ -147,6 +147,16 @@ func (e *engine) detect(w *worker) {
 		ids = append(ids, id)
 	}
 	w.latent = w.latent[:0]
+	// The forks it was inside (policy.join_wait stack): one that is done
+	// resumes elsewhere; one that is not resumes on whoever finishes its
+	// last child (resumeHere: the owner is lost).
+	for _, pid := range w.stack {
+		if j := &e.joins[e.tasks[pid].join]; j.pending == 0 {
+			j.joinAt = e.now - j.joinAt
+			ids = append(ids, pid)
+		}
+	}
+	w.stack = w.stack[:0]
 	w.nOffer = 0
 	w.holds = w.holds[:0]
 	w.load = 0

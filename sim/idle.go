@@ -172,6 +172,11 @@ func (e *engine) startSearch(w *worker) {
 // at its own deque.
 func (e *engine) round(w *worker) {
 	e.setState(w, stFree)
+	if e.stackJoin && e.topDone(w) {
+		e.endSearch(w, true)
+		e.findWork(w)
+		return
+	}
 	if w.dq.len() > 0 {
 		e.qAdd(w, -1)
 		id := w.dq.popBack()
@@ -248,6 +253,11 @@ func (e *engine) attemptDone(w *worker) {
 // roundFailed does what the idle schedule says after a round that found
 // nothing: spin (back off awake), sleep (a timed park) or park.
 func (e *engine) roundFailed(w *worker) {
+	if e.stackJoin && e.topDone(w) {
+		e.endSearch(w, true)
+		e.findWork(w)
+		return
+	}
 	var step policyrt.IdleStep
 	switch e.mode {
 	case idlePoll:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -48,11 +49,17 @@ import (
 //     A promoted frame is popped back from the deque if no thief took it.
 //
 // A worker's latent frames are always the other halves of forks whose
-// inline half it is running (they nest, as calls do), so a worker that
-// runs out of work holds none: nothing latent waits behind a searching
-// worker, and the runtime's unconditional promotion before waiting at a
-// latch has nothing to promote here. One worker alone never promotes
-// (nobody is idle while it runs).
+// inline half it is running (they nest, as calls do). Under the greedy
+// join (policy.join_wait any) a worker that runs out of work holds none:
+// when a fork's offered half is still running elsewhere, the worker runs
+// the older halves of the forks it is inside, plain calls' included.
+// Under the runtime's join (join_wait stack, below) it cannot: it waits
+// at that fork, and the halves below it on its stack — the plain calls'
+// above all, which nobody else can take — wait with it. That is what
+// makes the runtime's thieves take small pieces: a waiting owner is a
+// thief too, and what it could run is hidden on its own stack
+// (sim/README.md, "UTS"). One worker alone never promotes (nobody is
+// idle while it runs).
 
 // forkLatent continues a fork under join latent: latent frames for the
 // children but the last, a poll, then the last child inline.
@@ -255,4 +262,108 @@ func (e *engine) schedulePoll(w *worker) {
 	w.pollSet = true
 	at := e.now + time.Duration(math.Ceil((next-done)/w.speed))
 	e.push(event{at: at, kind: evPoll, w: w.id, gen: w.pollTok})
+}
+
+// The join under policy.join_wait stack (the runtime's Join and its
+// helpUntil, rayon's join): a fork is a call on its worker's stack.
+//
+//   - A worker that forks pushes the fork on w.stack; it pops it when it
+//     resumes what follows the fork, and only it does (the forks of a
+//     stolen piece go on the thief's stack, above whatever the thief was
+//     inside of).
+//   - Until then the worker runs the fork's own children first: its latent
+//     frames (the newest latent entry, if that is a child of the top fork:
+//     inTop), then its deque. The latent entries of forks further down,
+//     plain calls' halves above all, wait until the stack is back there.
+//   - With none of that left and a child still running elsewhere, the
+//     worker waits at the fork: it offers its latent frames (helpUntil
+//     promotes first), searches like any thief, and runs what it steals
+//     on top of its stack. Whoever finishes the fork's last child tells the
+//     owner (joinDone): a searching owner resumes at its next round, a
+//     sleeping one is woken, one running a stolen piece resumes when that
+//     piece has returned.
+//
+// A worker that finished the last child of a fork further down its stack
+// (a child it took back while waiting higher up) leaves that fork done
+// where it is: it resumes once the forks above it have.
+
+// inTop reports whether latent entry id (a frame, or ^id a plain call's
+// half) belongs to w's innermost fork: under join_wait stack only those
+// run before that fork's wait; under any, every entry may.
+func (e *engine) inTop(w *worker, id int32) bool {
+	if !e.stackJoin {
+		return true
+	}
+	if id < 0 {
+		id = ^id
+	}
+	n := len(w.stack)
+	return n > 0 && e.tasks[id].parent == w.stack[n-1]
+}
+
+// topDone reports whether w's innermost fork has no child left running.
+func (e *engine) topDone(w *worker) bool {
+	n := len(w.stack)
+	return n > 0 && e.joins[e.tasks[w.stack[n-1]].join].pending == 0
+}
+
+// resumeTop resumes what follows w's innermost fork if that fork is done
+// (join_wait stack). Otherwise, if w is inside a fork and about to look
+// elsewhere for work, it begins to wait there: it offers its latent
+// frames first, as the runtime's helpUntil does.
+func (e *engine) resumeTop(w *worker) bool {
+	if !e.stackJoin || len(w.stack) == 0 {
+		return false
+	}
+	if !e.topDone(w) {
+		if w.nOffer > 0 && w.dq.len() == 0 {
+			e.promote(w)
+		}
+		return false
+	}
+	n := len(w.stack)
+	pid := w.stack[n-1]
+	w.stack = w.stack[:n-1]
+	p := &e.joins[e.tasks[pid].join]
+	p.joinAt = e.now - p.joinAt
+	e.dispatch(w, pid)
+	return true
+}
+
+// resumeHere is called when w finished the last child of fork pid: it
+// reports whether w resumes pid now, as the greedy join always does. Under
+// join_wait stack only pid's owner does, and only when pid is its
+// innermost fork; when another worker owns pid, that owner is told.
+func (e *engine) resumeHere(w *worker, pid int32) bool {
+	o := &e.ws[e.joins[e.tasks[pid].join].owner]
+	if o != w {
+		if o.lost {
+			// The model re-runs a lost worker's work anywhere (faults.go):
+			// the fork leaves its stack and resumes here.
+			if i := slices.Index(o.stack, pid); i >= 0 {
+				o.stack = slices.Delete(o.stack, i, i+1)
+			}
+			return true
+		}
+		e.joinDone(o)
+		return false
+	}
+	if n := len(w.stack); n > 0 && w.stack[n-1] == pid {
+		w.stack = w.stack[:n-1]
+		return true
+	}
+	return false
+}
+
+// joinDone tells o, the owner of a fork whose last child another worker
+// just finished, that the fork is done: a searching owner sees it at its
+// next round, a sleeping one is woken for it (the latch's wake-up), and
+// one that runs a piece sees it when the piece has returned (findWork).
+func (e *engine) joinDone(o *worker) {
+	switch o.state {
+	case stBackoff:
+		e.at(o, e.now)
+	case stParked, stSleep:
+		e.wakeWorker(o)
+	}
 }

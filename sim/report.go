@@ -426,6 +426,9 @@ func describePolicy(s *Scenario) string {
 				join += " (no heartbeat)"
 			}
 		}
+		if p.JoinWait == joinWaitAny {
+			join += ", a done join resumes anywhere"
+		}
 	}
 	return fmt.Sprintf("steal (victim %s, amount %s, idle %s%s)", p.Victim, amount, idle, join)
 }

@@ -261,6 +261,12 @@ const (
 	joinEager = "eager"
 )
 
+// Join waits for [Policy.JoinWait].
+const (
+	joinWaitAny   = "any"   // greedy: a done fork continues on whoever finished it
+	joinWaitStack = "stack" // the runtime's: the forking worker waits and resumes it
+)
+
 // runtimeHeartbeat is the runtime's heartbeat: a worker promotes its
 // oldest latent frame every policyrt.HeartbeatJoins Joins
 // ([Policy.Heartbeat]). The one constant both use, so they cannot drift.
@@ -292,6 +298,16 @@ type Policy struct {
 	// (default, the runtime's protocol, PROTOCOL.md "Join") or eager
 	// (every other half on the deque at once: Chase–Lev's protocol).
 	Join string `json:"join"`
+	// JoinWait is what a worker does at a fork whose other half was
+	// stolen and still runs: any (default) lets it run any work, its own
+	// older halves included, and whoever finishes a fork's last child
+	// runs what follows the fork — the greedy schedule of the work-span
+	// analyses; stack is the runtime's (and rayon's) join: the forking
+	// worker waits there, stealing and running other work nested on its
+	// stack, and only it resumes the fork, after whatever it runs
+	// meanwhile; the other halves of the forks it is inside wait with it
+	// unless they were offered.
+	JoinWait string `json:"join_wait"`
 	// Heartbeat (join latent): every this many poll points of a worker
 	// (forks, spawns, workload.poll points) it promotes its oldest latent
 	// frame whether or not a worker is idle, unless that frame is the one

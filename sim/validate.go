@@ -512,6 +512,9 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if err := choose("policy.join", &p.Join, joinLatent, joinEager); err != nil {
 		return err
 	}
+	if err := choose("policy.join_wait", &p.JoinWait, joinWaitStack, joinWaitAny); err != nil {
+		return err
+	}
 	for _, k := range []struct {
 		path, none string
 		v          *int

@@ -43,6 +43,7 @@ type joinState struct {
 	joinAt   time.Duration // when it reached the join; once resumed, the wait there
 	joinSpan time.Duration // max(span at fork, children's finish spans)
 	pending  int32         // children not yet finished
+	owner    int32         // the worker that forked it (policy.join_wait stack: its continuation's worker)
 }
 
 const (
