@@ -117,8 +117,9 @@ func utsRun(t *testing.T, b0 float64, p int, pol func(*Policy)) Totals {
 // runtimeUTS2000Steals is what the runtime's thieves took per run on the
 // same tree at 2 workers: `worksteal bench --entry uts=2000 --impls
 // go-seq,ws --reps 5`, its steals column (the median run), on the 2-core
-// Intel development VM, 29 Nov 2026 18:18 UTC, load 0.01 (b0 = 6000 in
-// the same run: 8,959). sim/README.md ("UTS") has the comparison.
+// Intel development VM, 29 Nov 2026 18:18 UTC, load 0.01 (2,747 at 18:29;
+// b0 = 6000 in the same runs: 8,959 and 7,778). sim/README.md ("UTS") has
+// the comparison.
 const runtimeUTS2000Steals = 2744
 
 // TestUTSStealsLikeTheRuntime: with the runtime's join (policy.join_wait
