@@ -45,10 +45,13 @@
 #      calibration beside the runtime measured here;
 #   7. the hungry window's rule (PROTOCOL.md "Hungry thieves"): UTS
 #      b0=6000, fib 35 and nqueens 13 at QUIET_W (16) workers, as built
-#      (policyrt.QuietBeats 1) against worksteal-quiet64 (QuietBeats 64,
-#      built by ONLY_BUILD from this checkout with that one constant
-#      changed), QUIET_ROUNDS (default 4) alternated rounds of 5 runs per
-#      process, and each one's UTS steals.
+#      (policyrt.QuietBeats 1, EagerDepth 6) against worksteal-quiet64
+#      (QuietBeats 64) and worksteal-eager0 (EagerDepth 0: no eager
+#      levels, which the simulator predicts closer to the eager protocol
+#      on UTS at 16 workers, sim/README.md "UTS"), each built by
+#      ONLY_BUILD from this checkout with that one constant changed,
+#      QUIET_ROUNDS (default 4) alternated rounds of 5 runs per process,
+#      and each one's UTS steals.
 # Everything is printed and kept in $OUT/log.txt, the raw lines in
 # $OUT/*-raw.txt (at most 8 files come back from a lent machine).
 set -euo pipefail
@@ -76,15 +79,20 @@ if [[ ${ONLY_BUILD:-0} == 1 ]]; then
 	cp -r scripts/coarse-rayon "$tmp/coarse-rayon"
 	(cd "$tmp/coarse-rayon" && cargo build --release --offline -q)
 	cp "$tmp/coarse-rayon/target/release/coarse-rayon" "$BIN/coarse-rayon"
-	# step 7's other side: this checkout with policyrt.QuietBeats = 64
-	mkdir "$tmp/quiet64"
-	tar --exclude=./.git -cf - . | tar -xf - -C "$tmp/quiet64"
-	sed -i 's/^\tQuietBeats = 1$/\tQuietBeats = 64/' "$tmp/quiet64/internal/policyrt/heartbeat.go"
-	grep -q '^	QuietBeats = 64$' "$tmp/quiet64/internal/policyrt/heartbeat.go" || {
-		echo "internal/policyrt/heartbeat.go has no 'QuietBeats = 1' line to change: update step 7's build" >&2
-		exit 1
+	# step 7's other sides: this checkout with one constant of
+	# internal/policyrt/heartbeat.go changed
+	variant() { # NAME FROM TO
+		mkdir "$tmp/$1"
+		tar --exclude=./.git -cf - . | tar -xf - -C "$tmp/$1"
+		sed -i "s/^\t$2\$/\t$3/" "$tmp/$1/internal/policyrt/heartbeat.go"
+		grep -q "^	$3\$" "$tmp/$1/internal/policyrt/heartbeat.go" || {
+			echo "internal/policyrt/heartbeat.go has no '$2' line to change: update step 7's build" >&2
+			exit 1
+		}
+		(cd "$tmp/$1" && go build "${flags[@]}" -o "$BIN/worksteal-$1" ./cmd/worksteal)
 	}
-	(cd "$tmp/quiet64" && go build "${flags[@]}" -o "$BIN/worksteal-quiet64" ./cmd/worksteal)
+	variant quiet64 'QuietBeats = 1' 'QuietBeats = 64'
+	variant eager0 'EagerDepth = 6' 'EagerDepth = 0'
 	rm -rf "$tmp"
 	ls -l "$BIN"
 	exit 0
@@ -209,32 +217,38 @@ if step 6; then
 fi
 if step 7; then
 	qw=${QUIET_W:-16}
-	header "7. the hungry window: QuietBeats 1 (as built) against 64, at $qw workers, ${QUIET_ROUNDS:-4} alternated rounds of 5 runs"
-	if [[ ! -x $BIN/worksteal-quiet64 ]]; then
-		echo "no $BIN/worksteal-quiet64 (ONLY_BUILD=1 builds it): step 7 skipped"
-	else
-		raw=$OUT/quiet-raw.txt
-		: >"$raw"
-		for round in $(seq "${QUIET_ROUNDS:-4}"); do
-			for wl in "uts 6000" "fib 35" "nqueens 13"; do
-				read -r w n <<<"$wl"
-				for b in worksteal worksteal-quiet64; do
-					"$BIN/$b" bench cell go-ws "$w" "$n" "$qw" 5 1 | sed "s/^go-ws/$b/" >>"$raw"
-				done
-			done
-		done
-		printf '| workload | QuietBeats 1 (as built), median ms | QuietBeats 64 | 64 / 1 |\n|---|---|---|---|\n'
+	header "7. the hungry window: as built against QuietBeats 64 and EagerDepth 0, at $qw workers, ${QUIET_ROUNDS:-4} alternated rounds of 5 runs"
+	bins=(worksteal)
+	for b in worksteal-quiet64 worksteal-eager0; do
+		if [[ -x $BIN/$b ]]; then bins+=("$b"); else echo "no $BIN/$b (ONLY_BUILD=1 builds it): left out of step 7"; fi
+	done
+	raw=$OUT/quiet-raw.txt
+	: >"$raw"
+	for round in $(seq "${QUIET_ROUNDS:-4}"); do
 		for wl in "uts 6000" "fib 35" "nqueens 13"; do
 			read -r w n <<<"$wl"
-			m() { awk -v i="$1" -v w="$w" -v n="$n" '$1 == i && $2 == w && $3 == n { print $5 }' "$raw" | median; }
-			a=$(m worksteal) b=$(m worksteal-quiet64)
-			awk -v wl="$wl" -v a="$a" -v b="$b" 'BEGIN { printf "| %s | %s | %s | %.3f |\n", wl, a, b, (a > 0 ? b / a : 0) }'
+			for b in "${bins[@]}"; do
+				"$BIN/$b" bench cell go-ws "$w" "$n" "$qw" 5 1 | sed "s/^go-ws/$b/" >>"$raw"
+			done
 		done
-		for b in worksteal worksteal-quiet64; do
-			echo "$b, UTS 6000 at $qw workers (steals a run):"
-			"$BIN/$b" bench --entry uts=6000 --impls ws --reps 3 --workers "$qw" 2>&1 | tail -2
+	done
+	printf '| workload |'; printf ' %s, median ms |' "${bins[@]}"; printf ' ÷ as built |\n|---|'
+	for _ in "${bins[@]}"; do printf -- '---|'; done; printf -- '---|\n'
+	for wl in "uts 6000" "fib 35" "nqueens 13"; do
+		read -r w n <<<"$wl"
+		m() { awk -v i="$1" -v w="$w" -v n="$n" '$1 == i && $2 == w && $3 == n { print $5 }' "$raw" | median; }
+		a=$(m worksteal) row="| $wl |" ratios=""
+		for b in "${bins[@]}"; do
+			v=$(m "$b")
+			row+=" $v |"
+			[[ $b == worksteal ]] || ratios+=$(awk -v a="$a" -v v="$v" -v b="$b" 'BEGIN { printf " %s %.3f", b, (a > 0 ? v / a : 0) }')
 		done
-	fi
+		echo "$row$ratios |"
+	done
+	for b in "${bins[@]}"; do
+		echo "$b, UTS 6000 at $qw workers (steals a run):"
+		"$BIN/$b" bench --entry uts=6000 --impls ws --reps 3 --workers "$qw" 2>&1 | tail -2
+	done
 fi
 
 echo
