@@ -123,3 +123,32 @@ func TestJoinWaitStackResumesOnTheForkingWorker(t *testing.T) {
 		t.Error("join_wait any ran every continuation on its forking worker too: the check cannot tell the two apart")
 	}
 }
+
+// A sweep of join_wait gives what the scenario with each join gives alone,
+// and the two joins differ on the runtime's UTS tree (red if the sweep
+// sets nothing: both rows would be the default's).
+func TestSweepJoinWait(t *testing.T) {
+	base := func(jw string) Scenario {
+		s := scenarioFile(t, "testdata/uts-splitmix.yaml")
+		s.Workload.UTS.B0, s.Workers, s.Policy.JoinWait = 100, Workers{Count: 4}, jw
+		return *s
+	}
+	s := base("")
+	s.sweep = &sweepSpec{Param: "join_wait", Values: []string{joinWaitStack, joinWaitAny}}
+	res, err := runSweep(context.Background(), s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, jw := range []string{joinWaitStack, joinWaitAny} {
+		r, err := Run(context.Background(), base(jw), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.Reports[i].Totals.Steals, r.Report.Totals.Steals; got != want {
+			t.Errorf("sweep join_wait=%s: %d steals; want %d (the scenario with that join)", jw, got, want)
+		}
+	}
+	if a, b := res.Reports[0].Totals.Steals, res.Reports[1].Totals.Steals; a == b {
+		t.Errorf("join_wait stack and any both stole %d times on UTS b0=100 at 4 workers: the sweep changed nothing", a)
+	}
+}

@@ -299,14 +299,14 @@ type Policy struct {
 	// (every other half on the deque at once: Chase–Lev's protocol).
 	Join string `json:"join"`
 	// JoinWait is what a worker does at a fork whose other half was
-	// stolen and still runs: any (default) lets it run any work, its own
-	// older halves included, and whoever finishes a fork's last child
-	// runs what follows the fork — the greedy schedule of the work-span
-	// analyses; stack is the runtime's (and rayon's) join: the forking
-	// worker waits there, stealing and running other work nested on its
-	// stack, and only it resumes the fork, after whatever it runs
-	// meanwhile; the other halves of the forks it is inside wait with it
-	// unless they were offered.
+	// stolen and still runs. stack (default) is the runtime's join (and
+	// rayon's): the forking worker waits there, stealing and running
+	// other work nested on its stack, and only it resumes the fork, after
+	// whatever it runs meanwhile; the other halves of the forks it is
+	// inside wait with it unless they were offered. any is the greedy
+	// schedule of the work-span analyses (the model before stop 54): the
+	// worker may run any work, its own older halves included, and whoever
+	// finishes a fork's last child runs what follows the fork.
 	JoinWait string `json:"join_wait"`
 	// Heartbeat (join latent): every this many poll points of a worker
 	// (forks, spawns, workload.poll points) it promotes its oldest latent

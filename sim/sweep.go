@@ -21,6 +21,7 @@ import (
 //	amount     steal amount (one, half)
 //	max_batch  cap of one steal-half (-1: none; 0: the runtime's 32)
 //	join       join protocol (latent, eager)
+//	join_wait  what a worker does at a fork whose half was stolen (stack: the runtime's, any: greedy)
 //	eager_depth  join latent: levels near the root of a worker's stack that fork eagerly (0: the runtime's, -1: none)
 //	idle       idle mode (backoff, poll, spin, park)
 //	backoff    "off" (spin, no backoff), or the first backoff delay in seconds
@@ -29,7 +30,7 @@ import (
 //	scheduler  steal, central, static, round-robin, lpt
 //	tasks      number of root tasks
 //	seed       the seed
-var sweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "eager_depth", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
+var sweepParams = []string{"workers", "grain", "victim", "amount", "max_batch", "join", "join_wait", "eager_depth", "idle", "backoff", "spawn", "straggler", "scheduler", "tasks", "seed"}
 
 func checkSweep(sw *sweepSpec) *FieldError {
 	if sw.Param == "granularity" { // the word for it
@@ -156,6 +157,8 @@ func applySweep(s *Scenario, param, v string, path string) error {
 		s.Policy.Amount = v
 	case "join":
 		s.Policy.Join = v
+	case "join_wait":
+		s.Policy.JoinWait = v
 	case "max_batch":
 		n, err := integer()
 		if err != nil {
