@@ -108,6 +108,10 @@ type Config struct {
 	// pool's workers (Worker.setLo): tests run the hand-over with several
 	// latent frames open, where their order matters (TestJoinExactlyOnce).
 	latentFrames int
+
+	// eagerWidens turns policyrt.EagerWidens on for this pool's workers
+	// (joinPushSlow): tests run the rule while its default is off.
+	eagerWidens bool
 }
 
 // normalize fills defaults and validates.

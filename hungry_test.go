@@ -48,6 +48,11 @@ func TestHungryThiefGetsEveryHalfOfTheNextStretch(t *testing.T) {
 					runtime.Gosched()
 				}
 				nestJoins(w, policyrt.EagerDepth-1, func(w *Worker) {
+					// The depth-0 Join found the other worker idle and,
+					// eager, widened the window (policyrt.EagerWidens,
+					// TestEagerJoinWidensForIdleThieves). Close it, so that
+					// the offer below is what widens it here.
+					w.reset()
 					if w.latentFrames != w.latentBase {
 						t.Errorf("rep %d: window %d before any offer; want latentBase %d", rep, w.latentFrames, w.latentBase)
 					}
@@ -190,4 +195,52 @@ func chainJoins(w *Worker, n int, stolen *atomic.Int32, owner int, f func(w *Wor
 		}
 		return 0
 	}, 0)
+}
+
+// TestEagerJoinWidensForIdleThieves: with policyrt.EagerWidens on
+// (Config.eagerWidens here: off by default), an eager Join (near the root
+// of a job) that finds a worker idle widens its worker's window, as an
+// offer that promotes does (PROTOCOL.md "Hungry thieves"): its own
+// promotion fills the deque, so the poll points after it do not offer,
+// and without this the owner's next Joins would be plain calls that no
+// thief can take. The root job's first Join on a fresh 2-worker pool
+// finds the other worker idle (searching or asleep: nothing else is
+// public yet; the test waits for it to be), and inside its first half the
+// window is wide; with the rule off, or on a 1-worker pool where nobody
+// is idle, it stays latentBase. Red with the widening removed from
+// joinPushSlow, or with Config.eagerWidens ignored.
+func TestEagerJoinWidensForIdleThieves(t *testing.T) {
+	defer watchdog(t)()
+	for _, c := range []struct {
+		workers int
+		on      bool
+	}{{1, true}, {2, true}, {2, policyrt.EagerWidens}} {
+		p := newTestPool(t, Config{Workers: c.workers, StallAfter: -1, eagerWidens: c.on})
+		for rep := 0; rep < 20; rep++ {
+			var window, base int
+			_, err := Run(p, func(w *Worker) int {
+				w.reset()
+				// The other worker may still be finishing the last rep's
+				// half: wait until it is idle (nothing is public, so it
+				// stays so until the Join below publishes).
+				for c.workers > 1 && w.idle.Load() == 0 {
+					runtime.Gosched()
+				}
+				w.Join(func(w *Worker) {
+					window, base = w.latentFrames, w.latentBase
+				}, func(w *Worker) {})
+				return 0
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := base
+			if c.workers > 1 && c.on {
+				want = max(base, policyrt.HungryLatentFrames)
+			}
+			if window != want {
+				t.Fatalf("%d workers, rule on %v, rep %d: window %d inside the eager Join's first half; want %d", c.workers, c.on, rep, window, want)
+			}
+		}
+	}
 }

@@ -45,10 +45,12 @@
 #      calibration beside the runtime measured here;
 #   7. the hungry window's rule (PROTOCOL.md "Hungry thieves"): UTS
 #      b0=6000, fib 35 and nqueens 13 at QUIET_W (16) workers, as built
-#      (policyrt.QuietBeats 1, EagerDepth 6) against worksteal-quiet64
-#      (QuietBeats 64) and worksteal-eager0 (EagerDepth 0: no eager
-#      levels, which the simulator predicts closer to the eager protocol
-#      on UTS at 16 workers, sim/README.md "UTS"), each built by
+#      (policyrt.QuietBeats 1, EagerDepth 6, EagerWidens off) against
+#      worksteal-quiet64 (QuietBeats 64), worksteal-eager0 (EagerDepth 0:
+#      no eager levels) and worksteal-eagerwide (EagerWidens on), the
+#      last two the simulator's leads for UTS at 16 and 64 workers
+#      (sim/README.md "UTS"; EagerWidens cost fib 35 10.7 % at 2
+#      workers), each built by
 #      ONLY_BUILD from this checkout with that one constant changed,
 #      QUIET_ROUNDS (default 4) alternated rounds of 5 runs per process,
 #      and each one's UTS steals.
@@ -93,6 +95,7 @@ if [[ ${ONLY_BUILD:-0} == 1 ]]; then
 	}
 	variant quiet64 'QuietBeats = 1' 'QuietBeats = 64'
 	variant eager0 'EagerDepth = 6' 'EagerDepth = 0'
+	variant eagerwide 'EagerWidens = false' 'EagerWidens = true'
 	rm -rf "$tmp"
 	ls -l "$BIN"
 	exit 0
@@ -217,9 +220,9 @@ if step 6; then
 fi
 if step 7; then
 	qw=${QUIET_W:-16}
-	header "7. the hungry window: as built against QuietBeats 64 and EagerDepth 0, at $qw workers, ${QUIET_ROUNDS:-4} alternated rounds of 5 runs"
+	header "7. the hungry window: as built against QuietBeats 64, EagerDepth 0 and EagerWidens on, at $qw workers, ${QUIET_ROUNDS:-4} alternated rounds of 5 runs"
 	bins=(worksteal)
-	for b in worksteal-quiet64 worksteal-eager0; do
+	for b in worksteal-quiet64 worksteal-eager0 worksteal-eagerwide; do
 		if [[ -x $BIN/$b ]]; then bins+=("$b"); else echo "no $BIN/$b (ONLY_BUILD=1 builds it): left out of step 7"; fi
 	done
 	raw=$OUT/quiet-raw.txt

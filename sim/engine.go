@@ -110,6 +110,7 @@ type engine struct {
 	eagerDepth                  int16 // policy.eager_depth under join latent (0: none)
 	latentCap                   int   // policy.latent_frames under join latent (0: no limit)
 	hungryCap                   int   // policy.hungry_frames under join latent with latent_frames (0: none)
+	eagerWidens                 bool  // policy.eager_widens under a hungry window
 	quietBeats                  int   // policy.quiet_beats: quiet heartbeats that narrow a wide window (0: never)
 	frameForks                  int64 // join latent: forks that kept offerable frames (not plain calls; tests)
 	forkCost, promoteCost       time.Duration
@@ -207,6 +208,7 @@ func newEngine(s *Scenario, o Options) (*engine, error) {
 	if e.latentJoin && s.Policy.LatentFrames > 0 && s.Policy.HungryFrames > 0 {
 		e.hungryCap = s.Policy.HungryFrames
 		e.quietBeats = max(s.Policy.QuietBeats, 0) // −1 (never narrow): 0
+		e.eagerWidens = s.Policy.EagerWidens == 1
 	}
 	if e.latentJoin && s.Policy.LatentFrames > 0 {
 		e.latentCap = s.Policy.LatentFrames

@@ -30,6 +30,7 @@ func joinWaitScenarios(t *testing.T, jw string) []Scenario {
 		{Join: joinLatent},   // explicit
 		{Heartbeat: 16},      // frequent beats
 		{LatentFrames: 1024}, // a wide window
+		{EagerWidens: 1},     // eager forks widen for idle thieves
 	}
 	var out []Scenario
 	for _, p := range []int{2, 5, 16, 64} {
@@ -130,7 +131,7 @@ func TestJoinWaitStackResumesOnTheForkingWorker(t *testing.T) {
 func TestSweepJoinWait(t *testing.T) {
 	base := func(jw string) Scenario {
 		s := scenarioFile(t, "testdata/uts-splitmix.yaml")
-		s.Workload.UTS.B0, s.Workers, s.Policy.JoinWait = 100, Workers{Count: 4}, jw
+		s.Workload.UTS.B0, s.Workers, s.Policy.JoinWait = 150, Workers{Count: 4}, jw
 		return *s
 	}
 	s := base("")
@@ -149,6 +150,6 @@ func TestSweepJoinWait(t *testing.T) {
 		}
 	}
 	if a, b := res.Reports[0].Totals.Steals, res.Reports[1].Totals.Steals; a == b {
-		t.Errorf("join_wait stack and any both stole %d times on UTS b0=100 at 4 workers: the sweep changed nothing", a)
+		t.Errorf("join_wait stack and any both stole %d times on UTS b0=150 at 4 workers: the sweep changed nothing", a)
 	}
 }

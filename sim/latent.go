@@ -83,7 +83,12 @@ func (e *engine) forkLatent(w *worker, kids []int32) {
 	if eager {
 		// Near the root of w's stack: the halves go public at once, with
 		// every older latent frame ([P2]: oldest first), as the runtime's
-		// eager Joins do (policyrt.EagerDepth).
+		// eager Joins do (policyrt.EagerDepth). If a worker is idle, the
+		// window widens, as a poll point's promotion widens it
+		// (policy.eager_widens, the runtime's policyrt.EagerWidens).
+		if e.eagerWidens && e.idleWorkers() {
+			w.wide, w.hungry = true, true
+		}
 		e.promote(w)
 	}
 	e.poll(w)

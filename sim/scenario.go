@@ -337,6 +337,11 @@ type Policy struct {
 	// policyrt.HungryLatentFrames, −1 none (the window stays
 	// LatentFrames).
 	HungryFrames int `json:"hungry_frames"`
+	// EagerWidens (join latent, with HungryFrames): an eager fork
+	// (EagerDepth) made while a worker is idle widens its worker's window
+	// to HungryFrames, as a poll point's promotion does. 0 is the
+	// runtime's policyrt.EagerWidens, 1 on, −1 off.
+	EagerWidens int `json:"eager_widens"`
 	// QuietBeats (join latent, with HungryFrames): how many heartbeats in
 	// a row without a promotion at a poll point narrow a widened window.
 	// 0 is the runtime's policyrt.QuietBeats, −1 never (a widened window

@@ -32,6 +32,9 @@ func TestUTSSplitmixScenarioIsTheRuntimes(t *testing.T) {
 	if want := policy.Amount(0).String(); p.Join != joinLatent || p.Amount != want {
 		t.Fatalf("policy join %q amount %q; want latent and the runtime's default %q", p.Join, p.Amount, want)
 	}
+	if want := map[bool]int{true: 1, false: -1}[policyrt.EagerWidens]; p.EagerWidens != want {
+		t.Fatalf("policy eager_widens %d; want the runtime's policyrt.EagerWidens (%d)", p.EagerWidens, want)
+	}
 	if p.JoinWait != joinWaitStack {
 		t.Fatalf("policy join_wait %q; want the runtime's join, %q", p.JoinWait, joinWaitStack)
 	}

@@ -515,6 +515,16 @@ func (p *Policy) normalize(c *Costs) *FieldError {
 	if err := choose("policy.join_wait", &p.JoinWait, joinWaitStack, joinWaitAny); err != nil {
 		return err
 	}
+	switch p.EagerWidens {
+	case 0:
+		p.EagerWidens = -1
+		if policyrt.EagerWidens {
+			p.EagerWidens = 1
+		}
+	case 1, -1:
+	default:
+		return ferr("policy.eager_widens", "must be 1 (on), -1 (off) or 0 (the runtime's), got %d", p.EagerWidens)
+	}
 	for _, k := range []struct {
 		path, none string
 		v          *int

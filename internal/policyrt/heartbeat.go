@@ -60,4 +60,22 @@ const (
 	// machine measures both (scripts/runtime-16.sh step 7; PROTOCOL.md
 	// "Hungry thieves").
 	QuietBeats = 1
+
+	// EagerWidens: an eager Join (EagerDepth) that finds a worker idle
+	// widens the window to HungryLatentFrames, as an offer that promotes
+	// does. Its promotion fills the deque, so the poll points after it
+	// find work there and do not offer (nor widen), and by the time the
+	// thieves have taken those halves the owner is deep in plain calls.
+	// The simulator, which since stop 54 steals as the runtime does on
+	// UTS at 2 workers, puts UTS b0=6000 with the hungry window at 84.5 ms
+	// at 16 workers and 35.2 at 64 without it, 81.9 and 24.0 with it (the
+	// eager protocol: 70.6 and 23.2), fib 30 at 64 workers 8.9 % over
+	// every half offerable without it and level with it, and nothing moves
+	// at 2 workers. But the simulator does not charge a frame Join more
+	// than a plain call, and the runtime at 2 workers measured fib 35
+	// 10.7 % slower with it (6 alternated rounds, slower in each; UTS 6000
+	// 1.9 % faster, nqueens 13 1.3 % slower, the coarse tree level). So it
+	// stays off until a many-core machine weighs both
+	// (scripts/runtime-16.sh step 7 runs it on).
+	EagerWidens = false
 )
