@@ -377,7 +377,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	w.beatLeft-- // counts the Join (w.joins); 0: the heartbeat is due (pollJoin)
 	if d-w.eagerBase < policyrt.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
-		if w.eagerWidens && w.idle.Load() != 0 {
+		if (policyrt.EagerWidens || w.pool.cfg.eagerWidens) && w.idle.Load() != 0 {
 			// Thieves are asking: widen as an offer does (before
 			// promoteTo's setLo, which sets gate from the window).
 			w.hungry = true

@@ -87,10 +87,6 @@ type Worker struct {
 	latentBase   int
 	hungry       bool
 	quiet        int
-	// eagerWidens: an eager Join that finds a worker idle widens the
-	// window as an offer does (policyrt.EagerWidens, or
-	// Config.eagerWidens in tests). Read only by eager Joins.
-	eagerWidens bool
 
 	_ pad.Line
 
@@ -141,7 +137,6 @@ func newWorker(p *Pool, id, n int, spare bool) *Worker {
 		w.latentBase = p.cfg.latentFrames
 	}
 	w.latentFrames = w.latentBase
-	w.eagerWidens = policyrt.EagerWidens || p.cfg.eagerWidens
 	w.setLo(0)
 	w.mon.Store(monIdle) // workers start parked, spares start searching: idle either way
 	return w
