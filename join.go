@@ -378,10 +378,7 @@ func joinPushSlow[XB, RB any](w *Worker, fb func(*Worker, XB) RB, xb XB) (*frame
 	if d-w.eagerBase < policyrt.EagerDepth && w.eagerLeft > 0 {
 		w.eagerLeft--
 		if (policyrt.EagerWidens || w.pool.cfg.eagerWidens) && w.idle.Load() != 0 {
-			// Thieves are asking: widen as an offer does (before
-			// promoteTo's setLo, which sets gate from the window).
-			w.hungry = true
-			w.latentFrames = max(w.latentBase, policyrt.HungryLatentFrames)
+			w.widen() // thieves are asking, as at an offer
 		}
 		w.promoteTo(d + 1) // frames [lo, d] go public, oldest first
 	}
@@ -440,11 +437,18 @@ const eagerJoins = 1<<policyrt.EagerDepth - 1
 func (w *Worker) offer() {
 	if w.dq.Len() == 0 {
 		if w.lo < w.depth {
-			w.hungry = true
-			w.latentFrames = max(w.latentBase, policyrt.HungryLatentFrames)
+			w.widen()
 		}
 		w.promote()
 	}
+}
+
+// widen opens w's latent window to policyrt.HungryLatentFrames and marks
+// the stretch hungry (narrow counts quiet beats from it). Called before a
+// promotion, whose setLo sets gate from the widened window. Owner only.
+func (w *Worker) widen() {
+	w.hungry = true
+	w.latentFrames = max(w.latentBase, policyrt.HungryLatentFrames)
 }
 
 // narrow ends a hungry stretch at a beat (heartbeat): once

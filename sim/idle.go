@@ -172,9 +172,7 @@ func (e *engine) startSearch(w *worker) {
 // at its own deque.
 func (e *engine) round(w *worker) {
 	e.setState(w, stFree)
-	if e.stackJoin && e.topDone(w) {
-		e.endSearch(w, true)
-		e.findWork(w)
+	if e.resumeSearcher(w) {
 		return
 	}
 	if w.dq.len() > 0 {
@@ -253,9 +251,7 @@ func (e *engine) attemptDone(w *worker) {
 // roundFailed does what the idle schedule says after a round that found
 // nothing: spin (back off awake), sleep (a timed park) or park.
 func (e *engine) roundFailed(w *worker) {
-	if e.stackJoin && e.topDone(w) {
-		e.endSearch(w, true)
-		e.findWork(w)
+	if e.resumeSearcher(w) {
 		return
 	}
 	var step policyrt.IdleStep

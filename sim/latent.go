@@ -335,6 +335,18 @@ func (e *engine) resumeTop(w *worker) bool {
 	return true
 }
 
+// resumeSearcher ends w's search if the fork it waits at is done (its
+// rounds check, as helpUntil checks its latch between rounds): w resumes
+// there through findWork.
+func (e *engine) resumeSearcher(w *worker) bool {
+	if !e.stackJoin || !e.topDone(w) {
+		return false
+	}
+	e.endSearch(w, true)
+	e.findWork(w)
+	return true
+}
+
 // resumeHere is called when w finished the last child of fork pid: it
 // reports whether w resumes pid now, as the greedy join always does. Under
 // join_wait stack only pid's owner does, and only when pid is its
