@@ -113,6 +113,16 @@ func perlSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
+// blank is Perl's /^\s*$/ over bytes: a value of white space only.
+func blank(s string) bool {
+	for i := range len(s) {
+		if !perlSpace(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // key names what a replacement string gives: two strings of the same key
 // are the same string to GNU (its %replacecount).
 func (p piece) key() string {

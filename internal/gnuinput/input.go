@@ -95,8 +95,9 @@ type Input struct {
 	// SkipFirstLine drops the first value of the first source (GNU
 	// parallel's --skip-first-line).
 	SkipFirstLine bool
-	// NoRunIfEmpty drops the rows that hold a value of white space (GNU
-	// parallel's -r, --no-run-if-empty).
+	// NoRunIfEmpty drops each source's values of white space as they are
+	// read, before the sources are combined or linked (GNU parallel's -r,
+	// --no-run-if-empty: Perl's /^\s*$/ on the value before --colsep).
 	NoRunIfEmpty bool
 	// Rpl are GNU parallel's --rpl 'TAG BODY' definitions, as rpl.go reads
 	// them: TAG ({name}) another name of a replacement string, or a
@@ -348,6 +349,12 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			syn.names[src.Name] = columnsBefore(vals[:i]) + 1
 		}
+		if in.NoRunIfEmpty {
+			// GNU parallel skips a value of white space as it reads it,
+			// in each source before the sources are combined or linked,
+			// so a linked source pairs with its next value.
+			lines = slices.DeleteFunc(lines, blank)
+		}
 		vals[i] = make([]value, len(lines))
 		for k, l := range lines {
 			l = trimSpace(l, valTrim)
@@ -413,11 +420,6 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		}
 	}
 	recs := rows(sources, vals, in.Link, keepArgs)
-	if in.NoRunIfEmpty {
-		recs = slices.DeleteFunc(recs, func(r record) bool {
-			return slices.ContainsFunc(r.cols, func(v string) bool { return strings.TrimSpace(v) == "" })
-		})
-	}
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
@@ -463,7 +465,14 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		if len(g) > 1 || in.NoArgs {
 			row = nil
 			for _, r := range g {
-				if !in.NoArgs {
+				if in.NoArgs {
+					// GNU: each value read becomes "\0noarg", a word
+					// that vanishes from the command unless a
+					// replacement string changes it ({//} gives ".").
+					for range r.cols {
+						row = append(row, noArg)
+					}
+				} else {
 					row = append(row, r.cols...)
 				}
 			}
@@ -543,8 +552,9 @@ func (in Input) argNames(sources []Source, vals [][]value, syn rplSyntax) []stri
 // (gnulen.go), spread at the end as GNU parallel's populate does for -m
 // and -X.
 func (in Input) group(lm *cmdLen, recs []record) ([][]record, error) {
-	if in.NoArgs || (in.MaxArgs <= 1 && !in.Fill) {
-		// One record each.
+	if (in.NoArgs || in.MaxArgs <= 1) && !in.Fill {
+		// One record each (-N 0 with -m, -X or --xargs fills a job
+		// with records as GNU does, each one a vanishing value).
 		groups := make([][]record, len(recs))
 		for i := range recs {
 			groups[i] = recs[i : i+1]

@@ -438,23 +438,40 @@ type wordFiller struct {
 	b       *strings.Builder
 	group   strings.Builder
 	slotted bool // -q: a {%} cut this word
-	parts   []string
-	widths  []int
+	// -q: the group holds values of -N 0 that vanished (gone) and nothing
+	// else (!kept), so there is nothing to quote: GNU drops such a group.
+	gone, kept bool
+	parts      []string
+	widths     []int
 }
 
 func (f *wordFiller) flush(sep bool) {
 	if f.t.quoteWords && f.group.Len() == 0 && f.slotted && !sep {
 		return // nothing after (or before) the slot to quote
 	}
-	if f.t.quoteWords {
+	if f.t.quoteWords && f.gone && !f.kept {
+		f.b.WriteString(f.group.String())
+	} else if f.t.quoteWords {
 		f.b.WriteString(jobio.Quote(f.group.String()))
 	} else {
 		f.b.WriteString(f.group.String())
 	}
 	f.group.Reset()
+	f.gone, f.kept = false, false
 	if sep {
 		f.b.WriteByte(' ')
 	}
+}
+
+// put writes value v of the row into the group.
+func (f *wordFiller) put(v string, p piece) {
+	s := f.t.value(v, p)
+	if v == noArg && s == "" {
+		f.gone = true
+	} else {
+		f.kept = true
+	}
+	f.group.WriteString(s)
 }
 
 // fill writes pieces w: {} from ctx (the argument of a context copy,
@@ -462,6 +479,9 @@ func (f *wordFiller) flush(sep bool) {
 func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
 	t, group := f.t, &f.group
 	for _, p := range w {
+		if p.kind != 'a' {
+			f.kept = true
+		}
 		switch p.kind {
 		case 0:
 			group.WriteString(p.lit)
@@ -493,7 +513,7 @@ func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
 			if p.pos != 0 {
 				// GNU: a position past the row is "", not quoted.
 				if v, ok := argAt(row, p.pos); ok {
-					group.WriteString(t.value(v, p))
+					f.put(v, p)
 				}
 				continue
 			}
@@ -501,7 +521,7 @@ func (f *wordFiller) fill(w []piece, ctx, row []string, seq, total int) {
 				if k > 0 && !t.bare {
 					f.flush(true)
 				}
-				group.WriteString(t.value(v, p))
+				f.put(v, p)
 			}
 		}
 	}
@@ -515,10 +535,18 @@ func digits(n int) int {
 	return 1 + int(math.Log(float64(max(n, 1)))/math.Log(10))
 }
 
+// noArg is each value of a job of -N 0 or -n 0, as GNU parallel's
+// "\0noarg": nothing in the command, not even quotes, unless a replacement
+// string changes it. No value read holds a NUL byte.
+const noArg = "\x00noarg"
+
 func (t *template) value(v string, p piece) string {
 	v = modify(v, p.mod)
 	if p.fn != nil {
 		v = p.fn(v)
+	}
+	if v == noArg {
+		return ""
 	}
 	if t.quoteArgs {
 		return jobio.Quote(v)

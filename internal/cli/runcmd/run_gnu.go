@@ -52,11 +52,17 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 	}
 	if bigNGiven {
 		n, nGiven = bigN, true
-		// GNU: -N and -L replace in context (unless -m or --xargs);
-		// -l and --max-lines only take the records.
+		// GNU: -N replaces in context, -m and --xargs or not; -L
+		// unless -m or --xargs; -l and --max-lines only take the
+		// records.
 		given, _ := gnuChanged(f, "max-replace-args")
-		lines := given == "-l" || given == "--max-lines" || given == "--maxlines"
-		in.ContextReplace = !g.multiArgs && !g.xargs && !lines
+		switch given {
+		case "-l", "--max-lines", "--maxlines":
+		case "-L":
+			in.ContextReplace = !g.multiArgs && !g.xargs
+		default:
+			in.ContextReplace = true
+		}
 	}
 	if nGiven {
 		in.MaxArgs = n

@@ -61,7 +61,7 @@ type gnuConfig struct {
 	compress       bool      // --compress: the buffered output through the first compressor found
 	compressPrg    string    // --compress-program
 	decompressPrg  string    // --decompress-program
-	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip rows of white space
+	noRunIfEmpty   bool      // -r, --no-run-if-empty: skip values of white space
 	noKeepOrder    bool      // --no-keep-order: undo -k
 	noop           bool      // --plain, --gnu, --silent: GNU's defaults, nothing to do
 	argFileSep     string    // --arg-file-sep: instead of ::::
@@ -148,7 +148,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	gnuAlias(f, "decompress-program", "use-decompress-program")
 	f.StringVar(&g.parens, "parens", "", "the left and right delimiters of a perl expression, as the string's halves ({==} by default): perl is not supported, so a command holding them is refused")
 	f.StringArrayVar(&g.rpl, "rpl", nil, "define a replacement string: '{tag} s/regexp/replacement/' (Go regexps; ';' and '||' join them) or GNU's own definition of one; repeatable")
-	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input rows that are only white space")
+	f.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "skip the input values that are only white space (in each source, before the sources are combined or linked)")
 	gnuAlias(f, "no-run-if-empty", "norunifempty")
 	f.BoolVar(&g.noKeepOrder, "no-keep-order", false, "undo -k (output in the order the jobs finish)")
 	gnuAlias(f, "no-keep-order", "nokeeporder", "nok", "no-k")

@@ -175,6 +175,22 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -r skips rows of white space", args: []string{"-k", "-r", "echo", "[{}]"}, stdin: "a\n  \n\nb\n"},
 	{name: "29.7 --no-run-if-empty with ::: and sources", args: []string{"-k", "--no-run-if-empty", "echo", "[{1}]", "[{2}]", ":::", "a", "", " ", ":::", "", "b"}},
 	{name: "29.7 -r with only white space runs nothing", args: []string{"-r", "echo", "x"}, stdin: " \n\t\n"},
+	// -r skips a value as GNU reads it: before --colsep splits it, and
+	// in each source before the sources are linked or combined.
+	{name: "29.7 -r keeps a line whose columns are empty", args: []string{"-k", "-r", "--colsep", ",", "echo", "{1}-{2}", ":::", "a,", "b,c", ",", " "}},
+	{name: "29.7 -r before --link pairs the sources", args: []string{"-k", "-r", "--link", "echo", "{1}-{2}", "::::", "-", ":::", "1", "2", "3"}, stdin: "a\n\n  \nb\n"},
+	{name: "29.7 -r before :::+ pairs a source", args: []string{"-k", "-r", "echo", "{1}-{2}", ":::", "x", "y", ":::+", "", "7", "\t", "8"}},
+	// -N 0 and -n 0 put GNU's "\0noarg" in place of each value: it
+	// vanishes from the command unless a replacement string changes it.
+	{name: "29.7 -N0 {//} of nothing is .", args: []string{"-k", "-N0", "echo", "[{}]", "[{1}]", "[{//}]", "[{-1//}]", "[{1.}]", "[{/}]", ":::", "a/b", "c"}},
+	{name: "29.7 -n0 with two sources", args: []string{"-k", "-n0", "printf", "'[%s]'", "pre{}post", ":::", "a", "b", ":::", "c"}},
+	{name: "29.7 -N0 -q leaves no quotes", args: []string{"-k", "-N0", "-q", "printf", "[%s]", "{}", "{//}", ":::", "a"}},
+	{name: "29.7 -N0 with -m fills a job", args: []string{"-k", "-j1", "-N0", "-m", "echo", "x{}y", ":::", "1", "2", "3"}},
+	{name: "29.7 -N0 with -X spreads over the slots", args: []string{"-k", "-j2", "-N0", "-X", "echo", "x{}y", ":::", "1", "2", "3", "4", "5"}},
+	{name: "29.7 -N with -m replaces in context", args: []string{"-k", "-j1", "-N2", "-m", "echo", "x{}y", ":::", "1", "2", "3", "4", "5"}},
+	{name: "29.7 -N with --xargs replaces in context", args: []string{"-k", "-j1", "-N2", "--xargs", "echo", "x{}y", ":::", "1", "2", "3"}},
+	{name: "29.7 -L with --xargs does not", args: []string{"-k", "-j1", "-L2", "--xargs", "echo", "x{}y", ":::", "1", "2", "3"}},
+	{name: "29.7 -r empties a source beside another", args: []string{"-k", "-r", "echo", "{1}-{2}", ":::", "a", "b", "::::", "e"}, files: map[string]string{"e": "\n \n"}},
 	{name: "29.7 --plain --gnu --silent are GNU's defaults", args: []string{"-k", "--plain", "--gnu", "--silent", "echo", ":::", "a", "b"}},
 	// Job 1 ends once the program has logged job 2 (so printed its
 	// output: both print a job's output before its joblog row): the order
