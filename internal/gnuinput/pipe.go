@@ -49,6 +49,16 @@ type Pipe struct {
 	// Records, if > 0, is the number of records of a chunk (GNU's -N with
 	// --pipe); Block then only says how much is read at a time.
 	Records int
+	// Lines, if > 0 and Records is 0, makes a record that many lines
+	// (GNU's -L with --pipe): a chunk of a block ends after its last
+	// whole record of lines, whatever RecStart and RecEnd say.
+	Lines int
+	// SkipFirstLine drops the input's first line before the header (GNU
+	// parallel's --skip-first-line).
+	SkipFirstLine bool
+	// NoBlankLines removes the lines of white space from each block as it
+	// is read (GNU parallel's -r with --pipe).
+	NoBlankLines bool
 	// Header, a regular expression (Go syntax), matches the start of the
 	// input: the header, given to every chunk before its records. "" means
 	// none.
@@ -92,8 +102,8 @@ func (p Pipe) block() int {
 }
 
 func (p Pipe) check() error {
-	if p.Records < 0 {
-		return fmt.Errorf("%w: records per chunk %d: must be 0 (by size) or more", runner.ErrInvalidConfig, p.Records)
+	if p.Records < 0 || p.Lines < 0 {
+		return fmt.Errorf("%w: records per chunk %d, lines per record %d: must be 0 (by size) or more", runner.ErrInvalidConfig, p.Records, p.Lines)
 	}
 	if _, err := p.cutter(); err != nil {
 		return err
@@ -182,6 +192,11 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		return err
 	}
 	garbage := p.Regexp && p.Records > 0 // GNU's pass_n_regexps: once
+	if p.SkipFirstLine {
+		if err := skipLine(r); err != nil {
+			return err
+		}
+	}
 	header, buf, err := p.readHeader(r, block)
 	if err != nil {
 		return err
@@ -235,8 +250,21 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 		if timer != nil {
 			timer.Stop()
 		}
+		if p.NoBlankLines {
+			buf = blankLines.ReplaceAll(buf, nil)
+			if len(buf) == 0 && !eof {
+				continue // GNU: next block, the block as it was
+			}
+		}
 		written := false
 		switch {
+		case p.Lines > 0 && p.Records == 0:
+			if i := lineRecordsCut(buf, p.Lines); i > 0 {
+				if err := emit(i); err != nil {
+					return err
+				}
+				written = true
+			}
 		case p.CSV:
 			if i := csvCut(buf); i > 0 {
 				if err := emit(i); err != nil {
@@ -291,17 +319,55 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 
 // nthIndex is GNU's nindex: the position of the n-th sep in buf, the
 // search starting after position 0 and after each match; -1 if there are
-// fewer.
+// fewer. As Perl's index, a search from past the end finds an empty sep
+// at the end (--recend ” -N: the last chunk is shorter).
 func nthIndex(buf, sep []byte, n int) int {
 	i := 0
 	for range n {
-		k := bytes.Index(buf[min(i+1, len(buf)):], sep)
+		from := min(i+1, len(buf))
+		k := bytes.Index(buf[from:], sep)
 		if k < 0 {
 			return -1
 		}
-		i += 1 + k
+		i = from + k
 	}
 	return i
+}
+
+// lineRecordsCut is where the last whole record of lines ends in buf:
+// after the last newline that ends a multiple of lines newlines; 0 if
+// there is none. GNU's pass_n_line_records (-L with --pipe).
+func lineRecordsCut(buf []byte, lines int) int {
+	k := bytes.Count(buf, []byte{'\n'})
+	k -= k % lines
+	i := -1
+	for range k {
+		i += 1 + bytes.IndexByte(buf[i+1:], '\n')
+	}
+	return i + 1
+}
+
+// blankLines are GNU's s/^\s*\n//gm on a block under -r: lines of white
+// space, removed.
+var blankLines = regexp.MustCompile(`(?m)^[ \t\n\r\f\v]*\n`)
+
+// skipLine drops r's first line, up to its newline (GNU's
+// --skip-first-line with --pipe, read a byte at a time whatever the
+// record separators).
+func skipLine(r io.Reader) error {
+	var b [1]byte
+	for {
+		n, err := r.Read(b[:])
+		if n == 1 && b[0] == '\n' {
+			return nil
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // Parts cuts a file as GNU parallel's --pipepart does, without reading

@@ -121,16 +121,40 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 		records, recName = "max-args", cfg.gnu.maxArgs // GNU: -n is -N with --pipe
 	}
 	if given, ok := gnuChanged(f, records); ok {
-		given = "-N (" + given + ")"
+		// GNU: -L and -l with --pipe make a record of that many lines
+		// (-l alone, or 0, is 1); -N and -n count records per job.
+		lines := false
+		switch given {
+		case "-L", "-l", "--max-lines", "--maxlines":
+			lines = true
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(recName))
+		if lines && given != "-L" && err == nil && n == 0 {
+			n = 1
+		}
+		if !lines {
+			given = "-N (" + given + ")"
+		}
 		if err != nil || n < 1 {
-			return pj, fmt.Errorf("%s %q: want the number of records per job, 1 or more", given, recName)
+			what := "records per job"
+			if lines {
+				what = "lines per record"
+			}
+			return pj, fmt.Errorf("%s %q: want the number of %s, 1 or more", given, recName, what)
 		}
 		if p.pipePart {
 			return pj, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
 		}
-		pj.Records = n
+		if lines {
+			pj.Lines = n
+		} else {
+			pj.Records = n
+		}
 	}
+	// GNU: --skip-first-line drops stdin's first line; -r removes the
+	// lines of white space from each block.
+	pj.SkipFirstLine = cfg.gnu.skipFirstLine
+	pj.NoBlankLines = cfg.gnu.noRunIfEmpty
 	if cfg.gnu.csv && !p.pipePart {
 		pj.CSV, pj.Records = true, 0 // GNU: whole CSV records; -N does not apply
 	}

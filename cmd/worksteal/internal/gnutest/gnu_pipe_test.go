@@ -13,6 +13,14 @@ var gnuPipeCases = []gnuCase{
 	// --pipe and --block (man parallel: "--pipe", "--block"; the
 	// tutorial's "cat num1000000 | parallel --pipe wc").
 	{name: "--pipe --block cuts at the last record end", args: []string{"--pipe", "--block", "5", "-k", "echo ---; cat"}, stdin: seq10},
+	// A record of -L lines (FASTQ's four), blocks of whole records.
+	{name: "--pipe -L 4 records of lines in blocks", args: []string{"--pipe", "-L", "4", "--block", "30", "-k", "echo ---; cat"}, stdin: seqLines(23)},
+	{name: "--pipe -L 2 one block", args: []string{"--pipe", "-L", "2", "-k", "wc", "-l"}, stdin: seqLines(7)},
+	{name: "--pipe --max-lines 3 with --recend", args: []string{"--pipe", "--max-lines", "3", "--block", "12", "--recend", ";", "-k", "echo ---; cat"}, stdin: "a;\nb\nc;\nd\ne\nf\ng;\nh\n"},
+	{name: "--pipe --skip-first-line", args: []string{"--pipe", "--skip-first-line", "--block", "6", "-k", "echo ---; cat"}, stdin: "head\n1\n2\n3\n4\n"},
+	{name: "--pipe --skip-first-line --header 1", args: []string{"--pipe", "--skip-first-line", "--header", "1", "-N2", "-k", "echo ---; cat"}, stdin: "drop\nhdr\n1\n2\n3\n"},
+	{name: "--pipe -r removes blank lines", args: []string{"--pipe", "-r", "--block", "8", "-k", "echo ---; cat"}, stdin: "a\n\n  \nb\n\t\n\nc\n \n\n\n\n\n\nd\n"},
+	{name: "--pipe --recend '' -N 2 ends on a short chunk", args: []string{"--pipe", "--block", "3", "-N", "2", "--recend", "", "-k", "echo ---; cat"}, stdin: "abcdefg"},
 	{name: "--pipe one block", args: []string{"--pipe", "-k", "wc", "-l"}, stdin: seq10},
 	{name: "--pipe --block 100k over 100000 lines", args: []string{"--pipe", "--block", "100k", "-k", "wc", "-l"}, stdin: seqLines(100000)},
 	{name: "--pipe --block 1.5k", args: []string{"--pipe", "--block", "1.5k", "-k", "wc", "-l"}, stdin: seqLines(2000)},
