@@ -320,7 +320,7 @@ func (p Pipe) chunks(r io.Reader, yield func(header, body []byte) error) error {
 // nthIndex is GNU's nindex: the position of the n-th sep in buf, the
 // search starting after position 0 and after each match; -1 if there are
 // fewer. As Perl's index, a search from past the end finds an empty sep
-// at the end (--recend ” -N: the last chunk is shorter).
+// at the end (an empty --recend with -N: the last chunk is shorter).
 func nthIndex(buf, sep []byte, n int) int {
 	i := 0
 	for range n {
