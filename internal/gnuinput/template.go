@@ -109,7 +109,13 @@ func (syn rplSyntax) withParens(parens string) (rplSyntax, error) {
 func compileTemplate(words []string, quote bool, syn rplSyntax) (*template, error) {
 	t := &template{quoteWords: quote}
 	if len(words) == 0 {
+		// GNU: no command is the arguments, by whatever text -I gave {}.
 		words = []string{"{}"}
+		for text, old := range syn.renamed {
+			if old == "" {
+				words = []string{text}
+			}
+		}
 	}
 	perl := perlRplRE
 	if syn.perl != nil {
@@ -191,18 +197,35 @@ func (syn rplSyntax) withRenames(renames map[string]string) rplSyntax {
 // parseCand reads a candidate: a renamed replacement string's text, or
 // braces, whose inside parse reads (text if it is a renamed string's old
 // name).
+//
+// GNU makes the positional forms of each replacement string from its
+// current text, after the renames: {n} from {}, {n.} from {.}, {nx} from
+// -I {x}. So a renamed string's old positional forms are text too ({1}
+// after -I {x}), and a new text without braces (-I %) has none.
 func (syn rplSyntax) parseCand(c string) (piece, bool, error) {
 	if old, ok := syn.renamed[c]; ok {
 		return syn.parse(old)
 	}
 	in := c[1 : len(c)-1]
+	if m := posRE.FindStringSubmatch(in); m != nil {
+		if old, ok := syn.renamed["{"+m[2]+"}"]; ok {
+			return syn.parse(m[1] + old)
+		}
+	}
 	for _, old := range syn.renamed {
 		if in == old {
+			return piece{}, false, nil
+		}
+		if m := coreRE.FindStringSubmatch(in); m != nil && m[1] != "" && m[2] == old {
 			return piece{}, false, nil
 		}
 	}
 	return syn.parse(in)
 }
+
+// posRE cuts the inside of a positional replacement string: the position
+// (with GNU's white space after it) and the rest.
+var posRE = regexp.MustCompile(`^(-?[0-9]+[ \t\n\r\f\v]*)(.*)$`)
 
 // parse reads the inside of a pair of braces: a replacement string, or
 // false for text.

@@ -180,6 +180,12 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -r keeps a line whose columns are empty", args: []string{"-k", "-r", "--colsep", ",", "echo", "{1}-{2}", ":::", "a,", "b,c", ",", " "}},
 	{name: "29.7 -r before --link pairs the sources", args: []string{"-k", "-r", "--link", "echo", "{1}-{2}", "::::", "-", ":::", "1", "2", "3"}, stdin: "a\n\n  \nb\n"},
 	{name: "29.7 -r before :::+ pairs a source", args: []string{"-k", "-r", "echo", "{1}-{2}", ":::", "x", "y", ":::+", "", "7", "\t", "8"}},
+	// GNU makes the positional forms from the replacement strings' texts
+	// after -I and its kin rename them.
+	{name: "29.7 -I {x} gives {1x}, and {1} is text", args: []string{"-k", "-I", "{x}", "echo", "{x}", "{1x}", "{-1x}", "{1}", "{2}", ":::", "a", ":::", "b"}},
+	{name: "29.7 -I % has no positional forms", args: []string{"-k", "-I", "%", "echo", "%", "{1}", "{1.}", ":::", "a.b"}},
+	{name: "29.7 --extensionreplace {E} gives {1E}, and {1.} is text", args: []string{"-k", "--extensionreplace", "{E}", "echo", "{E}", "{1.}", "{1E}", "{.}", ":::", "a.b"}},
+	{name: "29.7 -I with no command", args: []string{"-k", "-I", "XX", ":::", "echo a", "echo b"}},
 	// -N 0 and -n 0 put GNU's "\0noarg" in place of each value: it
 	// vanishes from the command unless a replacement string changes it.
 	{name: "29.7 -N0 {//} of nothing is .", args: []string{"-k", "-N0", "echo", "[{}]", "[{1}]", "[{//}]", "[{-1//}]", "[{1.}]", "[{/}]", ":::", "a/b", "c"}},
