@@ -8,6 +8,8 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+
+	"github.com/worksteal/worksteal/internal/jobio"
 )
 
 // OutputMode says when the jobs' output is written.
@@ -92,7 +94,7 @@ func (l *lineWriter) lines(p []byte) []byte {
 		return colorLines(nil, l.tag, l.end, p)
 	}
 	if l.tag != "" {
-		return tagLines(nil, l.tag, p)
+		return jobio.TagLines(nil, l.tag, p)
 	}
 	return p
 }
@@ -119,21 +121,6 @@ func (l *lineWriter) flush() {
 	}
 	l.out.Write(l.lines(l.part))
 	l.part = nil
-}
-
-// tagLines appends to dst each line of p (the last one may lack its
-// newline) with tag before it.
-func tagLines(dst []byte, tag string, p []byte) []byte {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		dst = append(dst, tag...)
-		if i < 0 {
-			return append(dst, p...)
-		}
-		dst = append(dst, p[:i+1]...)
-		p = p[i+1:]
-	}
-	return dst
 }
 
 // colorLines appends to dst each line of p as GNU parallel colours it:

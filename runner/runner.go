@@ -597,10 +597,10 @@ func (r *run) output(res *Result) {
 	case r.cfg.x.Tag:
 		tag := res.x.TagIn(res.Slot) + "\t"
 		if len(res.Stdout) > 0 {
-			r.cfg.Stdout.Write(tagLines(nil, tag, res.Stdout))
+			r.cfg.Stdout.Write(jobio.TagLines(nil, tag, res.Stdout))
 		}
 		if len(res.Stderr) > 0 {
-			r.errOut.Write(tagLines(nil, tag, res.Stderr))
+			r.errOut.Write(jobio.TagLines(nil, tag, res.Stderr))
 		}
 	default:
 		if len(res.Stdout) > 0 {

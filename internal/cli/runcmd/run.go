@@ -587,7 +587,7 @@ func printPlan(w io.Writer, jobs []runner.Job, order runner.Order, history map[s
 		if tag {
 			// GNU prints a dry run's command as the job's output:
 			// each line tagged.
-			line = string(tagLines(jobio.Of(j).TagIn(1)+"\t", []byte(line)))
+			line = string(jobio.TagLines(nil, jobio.Of(j).TagIn(1)+"\t", []byte(line)))
 		}
 		fmt.Fprintln(w, line)
 		if jobio.Of(j).Skipped() {

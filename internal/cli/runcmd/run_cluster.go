@@ -494,9 +494,9 @@ func (s *resultSink) write(r cluster.Result, sr shelltask.Result) {
 		seq, _ := strconv.Atoi(root)
 		tag := jobio.Of(s.bySeq[seq]).TagIn(1) + "\t"
 		if s.printEach {
-			s.out.Write(tagLines(tag, sr.Stdout))
+			s.out.Write(jobio.TagLines(nil, tag, sr.Stdout))
 		}
-		s.errOut.Write(tagLines(tag, sr.Stderr))
+		s.errOut.Write(jobio.TagLines(nil, tag, sr.Stderr))
 	} else {
 		if s.printEach {
 			s.out.Write(sr.Stdout)
@@ -552,20 +552,4 @@ func writeClusterSummary(w io.Writer, results []cluster.Result, start time.Time,
 	fmt.Fprintf(w, " load imbalance %.2f, straggler ratio %.2f\n", balance.Imbalance(loads), balance.StragglerRatio(durations))
 	fmt.Fprintf(w, "extra executions: %d (%d reruns after a worker was lost or stopped or the server was away, %d retries after failures)\n",
 		p.Reruns+p.Retries, p.Reruns, p.Retries)
-}
-
-// tagLines is p with tag before each of its lines (the last may lack its
-// newline), as --tag writes them.
-func tagLines(tag string, p []byte) []byte {
-	var out []byte
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		out = append(out, tag...)
-		if i < 0 {
-			return append(out, p...)
-		}
-		out = append(out, p[:i+1]...)
-		p = p[i+1:]
-	}
-	return out
 }

@@ -180,6 +180,11 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -r keeps a line whose columns are empty", args: []string{"-k", "-r", "--colsep", ",", "echo", "{1}-{2}", ":::", "a,", "b,c", ",", " "}},
 	{name: "29.7 -r before --link pairs the sources", args: []string{"-k", "-r", "--link", "echo", "{1}-{2}", "::::", "-", ":::", "1", "2", "3"}, stdin: "a\n\n  \nb\n"},
 	{name: "29.7 -r before :::+ pairs a source", args: []string{"-k", "-r", "echo", "{1}-{2}", ":::", "x", "y", ":::+", "", "7", "\t", "8"}},
+	// GNU tags what a carriage return starts, as it tags lines (a
+	// progress bar's updates), \r\n included.
+	{name: "29.7 --tag after a carriage return", args: []string{"-k", "--tag", `printf 'a\rb\r\nc\n'`, ":::", "x", "y"}},
+	{name: "29.7 --tagstring, output ending in a carriage return", args: []string{"-k", "--tagstring", "T{#}", `printf 'a\rb\r'`, ":::", "x"}},
+	{name: "29.7 --line-buffer --tag after a carriage return", args: []string{"-k", "--line-buffer", "--tag", `printf 'a\rb\r\nc\n'`, ":::", "x"}},
 	// GNU makes the positional forms from the replacement strings' texts
 	// after -I and its kin rename them.
 	{name: "29.7 -I {x} gives {1x}, and {1} is text", args: []string{"-k", "-I", "{x}", "echo", "{x}", "{1x}", "{-1x}", "{1}", "{2}", ":::", "a", ":::", "b"}},
