@@ -99,6 +99,10 @@ type Input struct {
 	// read, before the sources are combined or linked (GNU parallel's -r,
 	// --no-run-if-empty: Perl's /^\s*$/ on the value before --colsep).
 	NoRunIfEmpty bool
+	// Continue joins a value that ends in white space with the source's
+	// next value, as xargs -L does (GNU parallel's -L, -l and
+	// --max-lines: "trailing space => continued on next line").
+	Continue bool
 	// Rpl are GNU parallel's --rpl 'TAG BODY' definitions, as rpl.go reads
 	// them: TAG ({name}) another name of a replacement string, or a
 	// series of s/regexp/replacement/ statements on each value.
@@ -349,11 +353,8 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 			}
 			syn.names[src.Name] = columnsBefore(vals[:i]) + 1
 		}
-		if in.NoRunIfEmpty {
-			// GNU parallel skips a value of white space as it reads it,
-			// in each source before the sources are combined or linked,
-			// so a linked source pairs with its next value.
-			lines = slices.DeleteFunc(lines, blank)
+		if in.NoRunIfEmpty || in.Continue {
+			lines = in.readAsGNU(lines)
 		}
 		vals[i] = make([]value, len(lines))
 		for k, l := range lines {
@@ -370,6 +371,34 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 		}
 	}
 	return vals, nil
+}
+
+// readAsGNU is GNU parallel's read_arg_from_fh on one source's values:
+// with -r a value of white space is skipped as it is read, before the
+// sources are combined or linked (so a linked source pairs with its next
+// value); with Continue a value ending in white space is joined with the
+// next one (the join checked by -r again), and one left at the end is
+// a value of its own.
+func (in Input) readAsGNU(lines []string) []string {
+	out := lines[:0:0]
+	prepend, held := "", false
+	for _, l := range lines {
+		if held {
+			l, held = prepend+l, false
+		}
+		if in.NoRunIfEmpty && blank(l) {
+			continue
+		}
+		if in.Continue && l != "" && perlSpace(l[len(l)-1]) {
+			prepend, held = l, true
+			continue
+		}
+		out = append(out, l)
+	}
+	if held {
+		out = append(out, prepend)
+	}
+	return out
 }
 
 // templates compiles the command template and the --tag and --results

@@ -58,8 +58,10 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 		given, _ := gnuChanged(f, "max-replace-args")
 		switch given {
 		case "-l", "--max-lines", "--maxlines":
+			in.Continue = true
 		case "-L":
 			in.ContextReplace = !g.multiArgs && !g.xargs
+			in.Continue = true
 		default:
 			in.ContextReplace = true
 		}

@@ -180,6 +180,10 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -r keeps a line whose columns are empty", args: []string{"-k", "-r", "--colsep", ",", "echo", "{1}-{2}", ":::", "a,", "b,c", ",", " "}},
 	{name: "29.7 -r before --link pairs the sources", args: []string{"-k", "-r", "--link", "echo", "{1}-{2}", "::::", "-", ":::", "1", "2", "3"}, stdin: "a\n\n  \nb\n"},
 	{name: "29.7 -r before :::+ pairs a source", args: []string{"-k", "-r", "echo", "{1}-{2}", ":::", "x", "y", ":::+", "", "7", "\t", "8"}},
+	// -L, -l and --max-lines: a value ending in white space goes on
+	// with the next, as xargs -L (GNU's "trailing space => continued").
+	{name: "29.7 -L joins a line ending in white space with the next", args: []string{"-k", "-L", "2", "echo", "[{}]"}, stdin: "a \nb\nc\t\n\nd\ne\nf \n"},
+	{name: "29.7 --max-lines with -r and linked sources", args: []string{"-k", "--max-lines", "1", "-r", "echo", "[{1}]", "[{2}]", ":::", "a ", "  ", "", "b", ":::+", "c ", "d", "e"}},
 	// GNU tags what a carriage return starts, as it tags lines (a
 	// progress bar's updates), \r\n included.
 	{name: "29.7 --tag after a carriage return", args: []string{"-k", "--tag", `printf 'a\rb\r\nc\n'`, ":::", "x", "y"}},
