@@ -449,6 +449,18 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		}
 	}
 	recs := rows(sources, vals, in.Link, keepArgs)
+	if in.NoArgs {
+		// GNU: each value read becomes "\0noarg", a word that vanishes
+		// from the command unless a replacement string changes it ({//}
+		// gives "."), and counts nothing in its length here.
+		for i, r := range recs {
+			cols := make([]string, len(r.cols))
+			for k := range cols {
+				cols[k] = noArg
+			}
+			recs[i].cols = cols
+		}
+	}
 	if in.Shuffle {
 		rand.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
 	}
@@ -491,19 +503,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 			g = groups[n]
 		}
 		row := g[0].cols
-		if len(g) > 1 || in.NoArgs {
+		if len(g) > 1 {
 			row = nil
 			for _, r := range g {
-				if in.NoArgs {
-					// GNU: each value read becomes "\0noarg", a word
-					// that vanishes from the command unless a
-					// replacement string changes it ({//} gives ".").
-					for range r.cols {
-						row = append(row, noArg)
-					}
-				} else {
-					row = append(row, r.cols...)
-				}
+				row = append(row, r.cols...)
 			}
 		}
 		j := tmpl.job(row, len(jobs)+1, cmp.Or(in.TotalJobs, total))

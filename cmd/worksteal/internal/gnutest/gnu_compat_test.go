@@ -202,6 +202,7 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -N0 -q leaves no quotes", args: []string{"-k", "-N0", "-q", "printf", "[%s]", "{}", "{//}", ":::", "a"}},
 	{name: "29.7 -N0 with -m fills a job", args: []string{"-k", "-j1", "-N0", "-m", "echo", "x{}y", ":::", "1", "2", "3"}},
 	{name: "29.7 -N0 with -X spreads over the slots", args: []string{"-k", "-j2", "-N0", "-X", "echo", "x{}y", ":::", "1", "2", "3", "4", "5"}},
+	{name: "29.7 -n0 -m -s: a long value takes no room", args: []string{"-k", "-j1", "-n0", "-m", "-s", "30", "echo", "{}|tr", "a-z", "A-Z", ":::", "/abs/p.q", "a", "dir/sub/file.txt"}},
 	{name: "29.7 -N with -m replaces in context", args: []string{"-k", "-j1", "-N2", "-m", "echo", "x{}y", ":::", "1", "2", "3", "4", "5"}},
 	{name: "29.7 -N with --xargs replaces in context", args: []string{"-k", "-j1", "-N2", "--xargs", "echo", "x{}y", ":::", "1", "2", "3"}},
 	{name: "29.7 -L with --xargs does not", args: []string{"-k", "-j1", "-L2", "--xargs", "echo", "x{}y", ":::", "1", "2", "3"}},
