@@ -108,6 +108,20 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
+// valueLen is the length GNU counts for value v of a command line: the
+// length value gives, but GNU's "\0noarg" (-N 0) counts its own bytes,
+// quoted as the values are, though it vanishes from the command.
+func (t *template) valueLen(v string, p piece) int {
+	s := t.value(v, p)
+	if v == noArg && s == "" {
+		if t.quoteArgs {
+			return len(noArg) + 2 // '\0noarg'
+		}
+		return len(noArg)
+	}
+	return len(s)
+}
+
 // perlSpace is Perl's \s over bytes.
 func perlSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
@@ -157,10 +171,10 @@ func (j *jobLen) with(r record) (n int, add []int) {
 		case 'a':
 			if p.pos == 0 {
 				for _, v := range r.cols {
-					add[i] += len(t.value(v, p))
+					add[i] += t.valueLen(v, p)
 				}
 			} else if k := perlIndex(len(r.cols), p.pos); k >= 0 {
-				add[i] += len(t.value(r.cols[k], p))
+				add[i] += t.valueLen(r.cols[k], p)
 			}
 		case '#':
 			add[i] += len(strconv.Itoa(j.seq))
