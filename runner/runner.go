@@ -352,7 +352,8 @@ func (r *run) launch(ctx context.Context, js *jobState, copy bool) {
 		}
 		c.Stdout, c.Stderr, flush = r.streams(js.job, slot, first)
 		if r.cfg.x.Verbose && r.latest == nil {
-			io.WriteString(r.streamOut, a.line+"\n") // -v: as the output comes
+			// -v: the first of the job's output, tagged as it is.
+			io.WriteString(c.Stdout, a.line+"\n")
 		}
 	}
 	in := openInput(js.job)
@@ -566,13 +567,14 @@ func (r *run) flushOutput() {
 }
 
 func (r *run) output(res *Result) {
-	if r.cfg.x.Verbose && r.cfg.Results == nil && r.streamOut == nil && r.cfg.Stdout != nil {
-		io.WriteString(r.cfg.Stdout, res.Command+"\n") // -v: with the job's output
-	}
-	if r.cfg.x.Verbose && r.cfg.Results != nil && r.streamOut == nil {
-		// GNU: -v's line is part of the job's saved (and counted) output.
+	if r.cfg.x.Verbose && r.streamOut == nil && (r.cfg.Results != nil || r.cfg.Stdout != nil) {
+		// GNU: -v's line is part of the job's output: tagged, coloured,
+		// saved and counted in the joblog's Receive with it.
 		res.Stdout = append([]byte(res.Command+"\n"), res.Stdout...)
 		res.Received += int64(len(res.Command) + 1)
+	}
+	if r.cfg.x.Verbose && r.streamOut != nil && r.cfg.Output != OutputUngroup {
+		res.Received += int64(len(res.Command) + 1) // written as it came
 	}
 	switch {
 	case r.cfg.Results != nil:
@@ -619,7 +621,11 @@ func (r *run) output(res *Result) {
 		fmt.Fprintf(r.errOut, "worksteal: job %d: %v\n", res.Seq, res.Exit.Err)
 	}
 	if r.cfg.x.Joblog != nil {
-		if err := r.cfg.x.Joblog.Write(res.record(r.cfg.x.Host)); err != nil && !r.joblogFailed {
+		rec := res.record(r.cfg.x.Host)
+		if r.cfg.Output == OutputUngroup {
+			rec.Receive = 0 // GNU counts no output it does not hold (-u)
+		}
+		if err := r.cfg.x.Joblog.Write(rec); err != nil && !r.joblogFailed {
 			r.joblogFailed = true
 			fmt.Fprintf(r.errOut, "worksteal: warning: joblog: %v (the joblog is incomplete)\n", err)
 		}

@@ -184,6 +184,12 @@ var gnuCompatCases = []gnuCase{
 	// with the next, as xargs -L (GNU's "trailing space => continued").
 	{name: "29.7 -L joins a line ending in white space with the next", args: []string{"-k", "-L", "2", "echo", "[{}]"}, stdin: "a \nb\nc\t\n\nd\ne\nf \n"},
 	{name: "29.7 --max-lines with -r and linked sources", args: []string{"-k", "--max-lines", "1", "-r", "echo", "[{1}]", "[{2}]", ":::", "a ", "  ", "", "b", ":::+", "c ", "d", "e"}},
+	// -v's line is part of the job's output: tagged, coloured, counted.
+	{name: "29.7 -v with --tag", args: []string{"-k", "--tag", "-v", "echo", ":::", "a", "b"}},
+	{name: "29.7 -v --line-buffer --tagstring", args: []string{"-k", "--line-buffer", "--tagstring", "X{#}", "-v", "echo", ":::", "a"}},
+	{name: "29.7 -v --ctag", args: []string{"-k", "--ctag", "-v", "echo", ":::", "a"}},
+	{name: "29.7 -v counts in the joblog's Receive", args: []string{"-k", "-j1", "-v", "--joblog", "jl", "echo", ":::", "a", "bb"}, joblog: "jl"},
+	{name: "29.7 -u: the joblog's Receive is 0", args: []string{"-k", "-j1", "-u", "-v", "--joblog", "jl", "echo", ":::", "a"}, joblog: "jl"},
 	// GNU tags what a carriage return starts, as it tags lines (a
 	// progress bar's updates), \r\n included.
 	{name: "29.7 --tag after a carriage return", args: []string{"-k", "--tag", `printf 'a\rb\r\nc\n'`, ":::", "x", "y"}},
