@@ -523,6 +523,15 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 				x = &jobio.GNU{}
 			}
 			for _, r := range g {
+				if (colsep != nil || in.CSV) && !in.NoArgs {
+					// GNU: --results names and saves the columns, each
+					// by its number or --header name.
+					x.Args = append(x.Args, r.cols...)
+					for k := range r.cols {
+						x.ArgNames = append(x.ArgNames, syn.columnName(k+1))
+					}
+					continue
+				}
 				x.Args = append(x.Args, r.origs...)
 				for i := range r.origs {
 					x.ArgNames = append(x.ArgNames, names[i%len(names)])
@@ -558,6 +567,17 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 		jobs = append(jobs, with(j, st))
 	}
 	return jobs, nil
+}
+
+// columnName is column k's name for --results: its --header name, or
+// its number.
+func (syn rplSyntax) columnName(k int) string {
+	for n, pos := range syn.names {
+		if pos == k {
+			return n
+		}
+	}
+	return strconv.Itoa(k)
 }
 
 // argNames names each source for the arguments --tag and --results keep:

@@ -32,7 +32,8 @@ import (
 func (p *pipeConfig) pipeMode() bool {
 	// GNU parallel 20221122: --round-robin alone does not (whatever its
 	// manual says): it is ignored in argument mode.
-	return p.pipe || p.pipePart || p.cat || p.fifo
+	// --group-by does (GNU: "if not --pipe and not --pipepart: --pipe").
+	return p.pipe || p.pipePart || p.cat || p.fifo || perlTrue(p.groupBy)
 }
 
 // runGNUModes runs the modes of this file and run_semaphore.go: done says
@@ -73,6 +74,15 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 	}
 	if p.cat && p.fifo {
 		return pj, errors.New("--cat and --fifo: give one of them")
+	}
+	if given, ok := gnuChanged(f, "group-by"); ok && perlTrue(p.groupBy) {
+		// GNU: a --group-by record is lines; it refuses the options that
+		// would say otherwise.
+		for _, name := range []string{"remove-rec-sep", "recstart", "recend"} {
+			if other, ok := gnuChanged(f, name); ok && (name != "recend" || p.recEnd != "\n") {
+				return pj, fmt.Errorf("%s is not compatible with %s: a record of %s is a run of lines", other, given, given)
+			}
+		}
 	}
 	if p.roundRobin && (p.cat || p.fifo) {
 		return pj, errors.New("--round-robin gives the blocks on stdin: not with --cat or --fifo")

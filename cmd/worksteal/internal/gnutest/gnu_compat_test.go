@@ -184,6 +184,15 @@ var gnuCompatCases = []gnuCase{
 	// with the next, as xargs -L (GNU's "trailing space => continued").
 	{name: "29.7 -L joins a line ending in white space with the next", args: []string{"-k", "-L", "2", "echo", "[{}]"}, stdin: "a \nb\nc\t\n\nd\ne\nf \n"},
 	{name: "29.7 --max-lines with -r and linked sources", args: []string{"-k", "--max-lines", "1", "-r", "echo", "[{1}]", "[{2}]", ":::", "a ", "  ", "", "b", ":::+", "c ", "d", "e"}},
+	// --group-by implies --pipe, and refuses other record separators.
+	{name: "29.7 --group-by alone is pipe mode", args: []string{"-k", "--colsep", ",", "--group-by", "1", "--block", "6", "echo ---; cat"}, stdin: "1,a\n1,b\n2,c\n2,d\n3,e\n"},
+	{name: "29.7 --group-by with --recstart is refused", args: []string{"--pipe", "--group-by", "1", "--recstart", ">", "cat"}, stdin: "1\n", onlyStatus: true, refused: true},
+	{name: "29.7 --group-by with --recend is refused", args: []string{"--pipe", "--group-by", "1", "--recend", ";", "cat"}, stdin: "1\n", onlyStatus: true, refused: true},
+	{name: "29.7 --group-by with --remove-rec-sep is refused", args: []string{"--pipe", "--group-by", "1", "--rrs", "cat"}, stdin: "1\n", onlyStatus: true, refused: true},
+	// --results names and saves the columns of --colsep.
+	{name: "29.7 --results DIR with --colsep", args: []string{"-k", "--colsep", ",", "--results", "res", "echo", "x", ":::", "x,y", "a", ":::", "p,q"}},
+	{name: "29.7 --results DIR with --colsep and --header", args: []string{"-k", "--colsep", ",", "--header", ":", "--results", "res", "echo", "x", ":::", "h1,h2", "x,y", "a"}},
+	{name: "29.7 --results FILE.csv with --colsep", args: []string{"-k", "--colsep", ",", "--results", "res.csv", "echo", "x", ":::", "x,y", "a"}},
 	// -v's line is part of the job's output: tagged, coloured, counted.
 	{name: "29.7 -v with --tag", args: []string{"-k", "--tag", "-v", "echo", ":::", "a", "b"}},
 	{name: "29.7 -v --line-buffer --tagstring", args: []string{"-k", "--line-buffer", "--tagstring", "X{#}", "-v", "echo", ":::", "a"}},
