@@ -29,6 +29,9 @@ type Source struct {
 	// value i goes with value i, and the longer source is cut to the
 	// shorter.
 	Linked bool
+	// File is the name given to -a or :::: ("-" for stdin); "" for :::
+	// values and for stdin read when no source is given.
+	File string
 }
 
 // Input says where the jobs of a batch come from, as GNU parallel reads
@@ -495,7 +498,8 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 	if groups != nil {
 		total = len(groups)
 	}
-	names := in.argNames(sources, vals, syn)
+	ids := in.headerIDs(sources, syn)
+	names := in.argNames(sources, vals, ids)
 	jobs := make([]runner.Job, 0, total)
 	for n := range total {
 		g := recs[n : n+1]
@@ -523,12 +527,13 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 				x = &jobio.GNU{}
 			}
 			for _, r := range g {
-				if (colsep != nil || in.CSV) && !in.NoArgs {
+				if colsep != nil || in.CSV || in.NoArgs {
 					// GNU: --results names and saves the columns, each
-					// by its number or --header name.
+					// by its number or --header name (-N 0: GNU's
+					// "\0noarg" for each).
 					x.Args = append(x.Args, r.cols...)
 					for k := range r.cols {
-						x.ArgNames = append(x.ArgNames, syn.columnName(k+1))
+						x.ArgNames = append(x.ArgNames, cmp.Or(ids[k+1], strconv.Itoa(k+1)))
 					}
 					continue
 				}
@@ -569,34 +574,42 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 	return jobs, nil
 }
 
-// columnName is column k's name for --results: its --header name, or
-// its number.
-func (syn rplSyntax) columnName(k int) string {
-	for n, pos := range syn.names {
-		if pos == k {
-			return n
-		}
-	}
-	return strconv.Itoa(k)
-}
-
 // argNames names each source for the arguments --tag and --results keep:
 // its number from 1, or its --header column's name.
-func (in Input) argNames(sources []Source, vals [][]value, syn rplSyntax) []string {
+func (in Input) argNames(sources []Source, vals [][]value, ids map[int]string) []string {
 	names := make([]string, len(sources))
 	for i := range names {
-		names[i] = strconv.Itoa(i + 1)
+		names[i] = cmp.Or(ids[columnsBefore(vals[:i])+1], strconv.Itoa(i+1))
+	}
+	return names
+}
+
+// headerIDs is GNU parallel's input_source_header: the names --results
+// gives the columns. With --header, each column's name in the first
+// line; then (any --header) the sources read from files over columns 1,
+// 2, ... in turn, by the name given to -a or ::::. GNU counts only those
+// sources there, so a file source after ::: values names a column of
+// another source: its quirk, kept.
+func (in Input) headerIDs(sources []Source, syn rplSyntax) map[int]string {
+	ids := map[int]string{}
+	if !in.Header && !in.HeaderFiles {
+		return ids
 	}
 	if in.Header {
 		for n, pos := range syn.names {
-			for i := range sources {
-				if columnsBefore(vals[:i])+1 == pos && names[i] == strconv.Itoa(i+1) {
-					names[i] = n
-				}
+			if old, dup := ids[pos]; !dup || n < old {
+				ids[pos] = n
 			}
 		}
 	}
-	return names
+	id := 1
+	for _, src := range sources {
+		if src.File != "" {
+			ids[id] = src.File
+			id++
+		}
+	}
+	return ids
 }
 
 // group cuts the records into jobs: one record each, or as many as

@@ -69,7 +69,7 @@ func splitArgs(env *cmdenv.Env, args []string, argSep, fileSep string) (template
 // closed) by gnuinput.Input.Jobs.
 func fileSource(env *cmdenv.Env, name string) (gnuinput.Source, error) {
 	if name == "-" {
-		return gnuinput.Source{Name: "stdin", Lines: env.Stdin}, nil
+		return gnuinput.Source{Name: "stdin", Lines: env.Stdin, File: name}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -78,9 +78,9 @@ func fileSource(env *cmdenv.Env, name string) (gnuinput.Source, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
 		// GNU (Perl) reads a directory as an empty file: no values.
-		return gnuinput.Source{Name: name, Lines: strings.NewReader("")}, nil
+		return gnuinput.Source{Name: name, Lines: strings.NewReader(""), File: name}, nil
 	}
-	return gnuinput.Source{Name: name, Lines: &closingReader{f: f}}, nil
+	return gnuinput.Source{Name: name, Lines: &closingReader{f: f}, File: name}, nil
 }
 
 // closingReader closes its file at the end of the input, and then keeps

@@ -38,11 +38,12 @@ type resultsSink struct {
 	file    *os.File // the table's file; nil for stdout
 	headers bool     // the value columns are named by --header, not V1 ... Vn
 	started bool     // the table's header row is written
-	// written holds the files this run has written: a tree's nodes
-	// (worksteal spawn) are saved under their root task's name, each
-	// appending to what the run wrote there before (a file from an
-	// earlier run is replaced, as GNU does).
-	written map[string]bool
+	// written holds the files this run has written, by the job (Seq)
+	// that wrote them: a tree's nodes (worksteal spawn) are saved under
+	// their root task's name, each appending to what its job wrote there
+	// before; another job's file, or one from an earlier run, is
+	// replaced, as GNU does.
+	written map[string]int
 }
 
 // newResultsSink opens what --results NAME says; stdout is where -.csv
@@ -107,7 +108,9 @@ func (s *resultsSink) takeOn(res runner.Result, host string) error {
 
 // writeFiles writes prefix+out, prefix+err and prefix+seq, making the
 // directories they are in; output and error are appended to files this
-// run wrote before (a tree's nodes share their root task's).
+// run wrote before for the same job (a tree's nodes share their root
+// task's), and replace another job's (two jobs of the same arguments: the
+// later one's, as GNU parallel).
 func (s *resultsSink) writeFiles(prefix string, res runner.Result, seq []byte, out, errName, seqName string) error {
 	if err := os.MkdirAll(filepath.Dir(prefix+"x"), 0o755); err != nil {
 		return err
@@ -117,7 +120,7 @@ func (s *resultsSink) writeFiles(prefix string, res runner.Result, seq []byte, o
 		data []byte
 	}{{prefix + out, res.Stdout}, {prefix + errName, res.Stderr}, {prefix + seqName, seq}} {
 		flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		if s.written[f.name] && f.name != prefix+seqName {
+		if seqNo, ok := s.written[f.name]; ok && seqNo == res.Seq && f.name != prefix+seqName {
 			flag = os.O_WRONLY | os.O_APPEND
 		}
 		file, err := os.OpenFile(f.name, flag, 0o644)
@@ -132,9 +135,9 @@ func (s *resultsSink) writeFiles(prefix string, res runner.Result, seq []byte, o
 			return err
 		}
 		if s.written == nil {
-			s.written = map[string]bool{}
+			s.written = map[string]int{}
 		}
-		s.written[f.name] = true
+		s.written[f.name] = res.Seq
 	}
 	return nil
 }

@@ -193,6 +193,13 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --results DIR with --colsep", args: []string{"-k", "--colsep", ",", "--results", "res", "echo", "x", ":::", "x,y", "a", ":::", "p,q"}},
 	{name: "29.7 --results DIR with --colsep and --header", args: []string{"-k", "--colsep", ",", "--header", ":", "--results", "res", "echo", "x", ":::", "h1,h2", "x,y", "a"}},
 	{name: "29.7 --results FILE.csv with --colsep", args: []string{"-k", "--colsep", ",", "--results", "res.csv", "echo", "x", ":::", "x,y", "a"}},
+	// --results names a file source by its file's name under any
+	// --header (GNU's input_source_header, its count of file sources
+	// only included), and a -N 0 value as GNU's \0noarg.
+	{name: "29.7 --results DIR, --header : and a file source", args: []string{"-k", "-j1", "--results", "res", "--header", ":", "echo", "{}", "::::", "f0"}, files: map[string]string{"f0": "h\nx;y\n/a/b\n"}},
+	{name: "29.7 --results DIR, --header : and ::: before a file source", args: []string{"-k", "-j1", "--results", "res", "--header", ":", "echo", ":::", "h1", "a", "b", "::::", "f2"}, files: map[string]string{"f2": "h2\n*\n--\n"}},
+	{name: "29.7 --results DIR: a later job of the same arguments replaces the files", args: []string{"-k", "-j1", "--results", "res", "echo", ":::", "a", "b", "a"}},
+	{name: "29.7 --results DIR with -N 0", args: []string{"-k", "-j1", "-N0", "--results", "res", "echo", "x", ":::", "a", "b"}},
 	// -v's line is part of the job's output: tagged, coloured, counted.
 	{name: "29.7 -v with --tag", args: []string{"-k", "--tag", "-v", "echo", ":::", "a", "b"}},
 	{name: "29.7 -v --line-buffer --tagstring", args: []string{"-k", "--line-buffer", "--tagstring", "X{#}", "-v", "echo", ":::", "a"}},
