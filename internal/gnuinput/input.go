@@ -361,8 +361,7 @@ func (in Input) values(sources []Source, colsep *byteRegexp, colTrim, valTrim st
 		}
 		vals[i] = make([]value, len(lines))
 		for k, l := range lines {
-			l = trimSpace(l, valTrim)
-			lines[k] = l
+			l = trimSpace(l, valTrim) // lines[k] stays as read: --results names the value unmodified
 			cols, err := in.columns(colsep, l, colTrim)
 			if err != nil {
 				return nil, err
@@ -418,6 +417,7 @@ func (in Input) templates(syn rplSyntax) (tmpl, tag, res *template, err error) {
 			return nil, nil, nil, err
 		}
 		tag.quoteArgs = false
+		tag.context = in.ContextReplace // GNU: -X, -N, -L repeat the tag's words too
 		if tag.appended {
 			tag.words = tag.words[:len(tag.words)-1] // a tag without replacement strings is itself
 		}
@@ -529,10 +529,18 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 			for _, r := range g {
 				if colsep != nil || in.CSV || in.NoArgs {
 					// GNU: --results names and saves the columns, each
-					// by its number or --header name (-N 0: GNU's
-					// "\0noarg" for each).
-					x.Args = append(x.Args, r.cols...)
-					for k := range r.cols {
+					// by its number or --header name, as read (not
+					// trimmed; -N 0: GNU's "\0noarg" for each).
+					cols := r.cols
+					if !in.NoArgs {
+						cols = nil
+						for _, o := range r.origs {
+							c, _ := in.columns(colsep, o, "n") // split once already
+							cols = append(cols, c...)
+						}
+					}
+					x.Args = append(x.Args, cols...)
+					for k := range cols {
 						x.ArgNames = append(x.ArgNames, cmp.Or(ids[k+1], strconv.Itoa(k+1)))
 					}
 					continue

@@ -199,6 +199,10 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --results DIR, --header : and a file source", args: []string{"-k", "-j1", "--results", "res", "--header", ":", "echo", "{}", "::::", "f0"}, files: map[string]string{"f0": "h\nx;y\n/a/b\n"}},
 	{name: "29.7 --results DIR, --header : and ::: before a file source", args: []string{"-k", "-j1", "--results", "res", "--header", ":", "echo", ":::", "h1", "a", "b", "::::", "f2"}, files: map[string]string{"f2": "h2\n*\n--\n"}},
 	{name: "29.7 --results DIR: a later job of the same arguments replaces the files", args: []string{"-k", "-j1", "--results", "res", "echo", ":::", "a", "b", "a"}},
+	{name: "29.7 --results DIR names the values as read: --trim", args: []string{"-k", "-j1", "--trim", "lr", "--results", "res", "echo", "[{}]", ":::", " a ", "b "}},
+	{name: "29.7 --results DIR names the columns as read: --colsep", args: []string{"-k", "-j1", "--colsep", ",", "--results", "res", "echo", "[{1}]", ":::", " a , b", "c"}},
+	{name: "29.7 --tagstring repeats its words under -N", args: []string{"-k", "-N2", "--tagstring", "T{} U", "echo", ":::", "a", "b", "c"}},
+	{name: "29.7 --tagstring repeats its words under -X", args: []string{"-k", "-j1", "-X", "--tagstring", "T{}x", "echo", ":::", "a", "b"}},
 	{name: "29.7 --results DIR with -N 0", args: []string{"-k", "-j1", "-N0", "--results", "res", "echo", "x", ":::", "a", "b"}},
 	// -v's line is part of the job's output: tagged, coloured, counted.
 	{name: "29.7 -v with --tag", args: []string{"-k", "--tag", "-v", "echo", ":::", "a", "b"}},

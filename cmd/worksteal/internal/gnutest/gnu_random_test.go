@@ -13,7 +13,8 @@ package gnutest
 // than one slot, {#} in --tagstring (GNU evaluates it late, racing with
 // the next job), :::+ after -a (GNU links one source to the left), -s
 // (GNU runs the jobs before a command line too long), malformed --csv,
-// --cat and --fifo (their file names are random).
+// --cat and --fifo (their file names are random), --dry-run with
+// --results (GNU saves the dry run's lines as results, all but stdout).
 
 import (
 	"fmt"
@@ -94,6 +95,9 @@ func randomArgCase(r *rand.Rand) gnuCase {
 	if slices.ContainsFunc(opts, func(o []string) bool { return o[0] == "--line-buffer" }) ||
 		strings.Contains(cmd, "exit") || strings.Contains(cmd, "test ") {
 		slots = "1" // the order of a failing job's lines is the slots'
+	}
+	if slices.ContainsFunc(opts, func(o []string) bool { return o[0] == "--dry-run" }) {
+		opts = slices.DeleteFunc(opts, func(o []string) bool { return o[0] == "--results" }) // a listed difference
 	}
 	args := []string{"-k", "-j", slots}
 	for _, o := range opts {
