@@ -498,6 +498,10 @@ type PipeJobs struct {
 	// with a newline): GNU parallel ignores the values but counts them in
 	// the size a negative (or default) Block divides, with the files'.
 	ArgBytes int64
+	// Tag, if set, is GNU's --tagstring (--tag: "{}"), filled as the
+	// command is: {#}, {%}, and {} the chunk's file ("$PARALLEL_TMP",
+	// as GNU shows it) or nothing.
+	Tag *string
 }
 
 // tmpSentinel stands for $PARALLEL_TMP in a filled template: safe to the
@@ -524,6 +528,15 @@ func (pj PipeJobs) template() (*template, error) {
 	if pj.Cat && pj.Fifo {
 		return nil, fmt.Errorf("%w: --cat and --fifo: give one", runner.ErrInvalidConfig)
 	}
+	if pj.Tag != nil {
+		if t.tag, err = compileTemplate([]string{*pj.Tag}, false, syn); err != nil {
+			return nil, err
+		}
+		t.tag.quoteArgs = false
+		if t.tag.appended {
+			t.tag.words = t.tag.words[:len(t.tag.words)-1] // a tag without replacement strings is itself
+		}
+	}
 	return t, pj.check()
 }
 
@@ -543,6 +556,19 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 		j.Command = strings.ReplaceAll(j.Command, tmpSentinel, "$PARALLEL_TMP")
 		for i, s := range st.SlotParts {
 			st.SlotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
+		}
+	}
+	if t.tag != nil {
+		parts, widths := t.tag.expand(row, seq, 0)
+		for i := range parts {
+			parts[i] = strings.ReplaceAll(parts[i], tmpSentinel, "$PARALLEL_TMP")
+		}
+		if st.GNU == nil {
+			st.GNU = &jobio.GNU{}
+		}
+		st.GNU.Tag = strings.Join(parts, "{%}")
+		if len(parts) > 1 {
+			st.GNU.TagParts, st.GNU.TagWidths = parts, widths
 		}
 	}
 	j.Stdin = stdin

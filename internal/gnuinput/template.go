@@ -71,6 +71,7 @@ type template struct {
 	uniq       bool      // --plus {uniq}: skip a job whose values repeat
 	chooseK    bool      // --plus {choose_k}: skip a job whose values do not rise strictly
 	bare       bool      // {}'s values are joined with nothing (--template's text, as GNU fills it)
+	tag        *template // pipe mode's --tag or --tagstring, filled as the command is
 }
 
 // rplSyntax says which replacement strings a template knows beyond GNU's

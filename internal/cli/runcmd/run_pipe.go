@@ -51,10 +51,10 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 
 // pipeArgsOptions are the options of GNU parallel's argument mode that pipe
 // mode does not take, by their main names (-N and --header it does).
-var pipeArgsOptions = []string{"tag", "tagstring", "results", "null", "delimiter",
+var pipeArgsOptions = []string{"results", "null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
-	"color", "ctag", "ctag-string", "color-failed", "template"}
+	"template"}
 
 // pipeOptions reads the pipe flags into the runner's terms, refusing
 // what does not go with them (naming the option and the value).
@@ -160,6 +160,15 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 		} else {
 			pj.Records = n
 		}
+	}
+	// GNU: --tag and --tagstring tag each chunk's job as the command is
+	// filled ({} is nothing, or --cat's file; {#} and {%} are the job's).
+	if _, ok := gnuChanged(f, "tagstring"); ok {
+		tag := unquotePrintf(cfg.gnu.tagString)
+		pj.Tag = &tag
+	} else if cfg.gnu.tag {
+		tag := "{}"
+		pj.Tag = &tag
 	}
 	// GNU: --skip-first-line drops stdin's first line; -r removes the
 	// lines of white space from each block.

@@ -21,6 +21,12 @@ var gnuPipeCases = []gnuCase{
 	{name: "--pipe --skip-first-line --header 1", args: []string{"--pipe", "--skip-first-line", "--header", "1", "-N2", "-k", "echo ---; cat"}, stdin: "drop\nhdr\n1\n2\n3\n"},
 	{name: "--pipe -r removes blank lines", args: []string{"--pipe", "-r", "--block", "8", "-k", "echo ---; cat"}, stdin: "a\n\n  \nb\n\t\n\nc\n \n\n\n\n\n\nd\n"},
 	{name: "--pipe --recend '' -N 2 ends on a short chunk", args: []string{"--pipe", "--block", "3", "-N", "2", "--recend", "", "-k", "echo ---; cat"}, stdin: "abcdefg"},
+	// --tag and --tagstring tag each chunk's job.
+	{name: "--pipe --tag", args: []string{"--pipe", "-N1", "--tag", "-k", "cat"}, stdin: "a\nb\nc\n"},
+	{name: "--pipe --tagstring {#}", args: []string{"--pipe", "-N2", "-j1", "--tagstring", "B{#}-{}-{%}", "-k", "cat"}, stdin: "a\nb\nc\n"},
+	{name: "--pipe --cat --tagstring {}", args: []string{"--pipe", "-N1", "--cat", "--tagstring", "x{}y", "-k", "cat", "{}"}, stdin: "a\nb\n"},
+	{name: "--pipe --ctag-string", args: []string{"--pipe", "-N1", "--ctag-string", "Z{#}", "-k", "cat"}, stdin: "a\nb\n"},
+	{name: "--pipe --round-robin --tagstring", args: []string{"--pipe", "--round-robin", "-j1", "--block", "4", "--tagstring", "R{#}", "-k", "wc", "-l"}, stdin: seq10},
 	{name: "--pipe one block", args: []string{"--pipe", "-k", "wc", "-l"}, stdin: seq10},
 	{name: "--pipe --block 100k over 100000 lines", args: []string{"--pipe", "--block", "100k", "-k", "wc", "-l"}, stdin: seqLines(100000)},
 	{name: "--pipe --block 1.5k", args: []string{"--pipe", "--block", "1.5k", "-k", "wc", "-l"}, stdin: seqLines(2000)},

@@ -55,7 +55,7 @@ var randomPipeOptions = [][]string{{"--block", "10"}, {"--block", "25"}, {"-N", 
 	{"--recstart", ">"}, {"--recend", `\n\n`}, {"--recstart", ">", "--recend", `\n`},
 	{"--regexp", "--recend", `[;,]\n`}, {"--remove-rec-sep", "--recstart", ">"}, {"--header", "1"},
 	{"--skip-first-line"}, {"-r"}, {"--block", "3", "-N", "2"}, {"--recend", "x"}, {"--recend", ""},
-	{"--colsep", ",", "--group-by", "1"}, {"--remove-rec-sep", "--recend", ";"}}
+	{"--colsep", ",", "--group-by", "1"}, {"--remove-rec-sep", "--recend", ";"}, {"--tag"}, {"--tagstring", "T{}:"}}
 
 var randomPipeCommands = []string{"wc -l", "cat", "wc -c", "head -n 1", "sed s/^/X/", "sort -r", "cat; echo END", "echo {#}; cat"}
 
