@@ -307,7 +307,14 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 		return runError(err)
 	}
 	if len(jobs) == 0 {
-		return nil // an empty input is an empty batch, as in GNU parallel
+		// An empty input is an empty batch, as in GNU parallel, whose
+		// joblog still gets its header row and --results table its file.
+		if cfg.nats == "" && !cfg.dryRun {
+			if err := emptyBatch(cmd, cfg, joblogPath, appendLog); err != nil {
+				return runError(err)
+			}
+		}
+		return nil
 	}
 	todo, skipped := jobs, 0
 	if cfg.resume || cfg.resumeFailed || cfg.retryFailed {
@@ -352,6 +359,25 @@ func runRun(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) e
 // runLocalBatch runs the batch todo on this machine: the joblog, the
 // progress, --results and --files, the dashboard, then the run itself
 // (runLocal). rcfg holds the run's slots, order, timeouts and throttle.
+// emptyBatch writes what GNU parallel writes for a batch of no jobs: the
+// joblog's header row (a new file, or stdout) and an empty --results
+// table.
+func emptyBatch(cmd *cobra.Command, cfg runConfig, joblogPath string, appendLog bool) error {
+	_, closeLog, err := openJoblogAt(cmd, joblogPath, appendLog) // run_common.go
+	if err != nil {
+		return err
+	}
+	closeLog()
+	if r := cfg.gnu.results; strings.HasSuffix(r, ".csv") || strings.HasSuffix(r, ".tsv") || strings.HasSuffix(r, ".json") {
+		sink, err := newResultsSink(r, false, cmd.OutOrStdout())
+		if err != nil {
+			return err
+		}
+		return sink.Close()
+	}
+	return nil
+}
+
 func runLocalBatch(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, rcfg runner.Config, todo []runner.Job, skipped int, joblogPath string, appendLog bool) error {
 	stderr := cmd.ErrOrStderr()
 	jl, closeLog, err := openJoblogAt(cmd, joblogPath, appendLog) // run_common.go

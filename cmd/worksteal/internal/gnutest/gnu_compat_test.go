@@ -204,6 +204,10 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 --tagstring repeats its words under -N", args: []string{"-k", "-N2", "--tagstring", "T{} U", "echo", ":::", "a", "b", "c"}},
 	{name: "29.7 --tagstring repeats its words under -X", args: []string{"-k", "-j1", "-X", "--tagstring", "T{}x", "echo", ":::", "a", "b"}},
 	{name: "29.7 --results DIR with -N 0", args: []string{"-k", "-j1", "-N0", "--results", "res", "echo", "x", ":::", "a", "b"}},
+	// An empty batch still writes its joblog's header and --results table.
+	{name: "29.7 an empty batch writes the joblog's header", args: []string{"--joblog", "jl", "echo"}, joblog: "jl"},
+	{name: "29.7 an empty batch with --joblog - and --resume", args: []string{"--joblog", "-", "--resume", "echo", ":::"}, joblog: "-"},
+	{name: "29.7 an empty batch makes the --results table", args: []string{"--results", "r.tsv", "--skip-first-line", "echo", ":::", "a"}},
 	// -v's line is part of the job's output: tagged, coloured, counted.
 	{name: "29.7 -v with --tag", args: []string{"-k", "--tag", "-v", "echo", ":::", "a", "b"}},
 	{name: "29.7 -v --line-buffer --tagstring", args: []string{"-k", "--line-buffer", "--tagstring", "X{#}", "-v", "echo", ":::", "a"}},

@@ -9,12 +9,13 @@ package gnutest
 // (docs/gnu-compat.md, "The differential test").
 //
 // The generator leaves out what GNU parallel does not do the same twice
-// or does by a quirk docs/gnu-compat.md lists: {%} and --halt with more
-// than one slot, {#} in --tagstring (GNU evaluates it late, racing with
-// the next job), :::+ after -a (GNU links one source to the left), -s
-// (GNU runs the jobs before a command line too long), malformed --csv,
-// --cat and --fifo (their file names are random), --dry-run with
-// --results (GNU saves the dry run's lines as results, all but stdout).
+// or does by a quirk docs/gnu-compat.md lists: {%}, --halt and {#} in
+// --tagstring with more than one slot (GNU evaluates the tag late, racing
+// with the next job), :::+ after -a (GNU links one source to the left),
+// -s (GNU runs the jobs before a command line too long), malformed
+// --csv, --cat and --fifo (their file names are random), --dry-run with
+// --results (GNU saves the dry run's lines as results, all but stdout),
+// a glob beside --results (GNU makes its directory as the job starts).
 
 import (
 	"fmt"
@@ -23,7 +24,7 @@ import (
 	"strings"
 )
 
-func init() { gnuCases = append(gnuCases, randomCases(1, 120)...) }
+func init() { gnuCases = append(gnuCases, randomCases(1, 150)...) }
 
 // randomValues are the values the generated sources draw from: spaces,
 // quotes, shell syntax, paths, extensions, a CR, non-ASCII, a {}.
@@ -48,7 +49,11 @@ var randomOptions = [][]string{{"--tag"}, {"--tagstring", "T{}"}, {"-q"}, {"-n",
 	{"--extensionreplace", "{E}"}, {"--seqreplace", "{S}"}, {"-C", " +"}, {"-L", "2"}, {"-l", "2"},
 	{"-e", "7"}, {"-I", "{x}"}, {"--colsep", "[,;]"}, {"-d", `\t`}, {"--line-buffer"}, {"-n", "2", "-X"},
 	{"-q", "-X"}, {"--dry-run", "-v"}, {"--basenamereplace", "{B}"}, {"--dirnamereplace", "{D}"},
-	{"--results", "res"}, {"--results", "r2/"}, {"--header", ":", "--colsep", ","}, {"-0"}}
+	{"--results", "res"}, {"--results", "r2/"}, {"--header", ":", "--colsep", ","}, {"-0"},
+	{"--halt", "now,fail=1"}, {"--halt", "soon,fail=2"}, {"--halt", "now,success=1"}, {"--halt", "2"},
+	{"--joblog", "jl"}, {"--arg-sep", "ZZ"}, {"--header", "0"}, {"--slotreplace", "{P}"},
+	{"--plus", "--total-jobs", "9"}, {"--resume", "--joblog", "jl2"}, {"--results", "res.tsv"}, {"-t"},
+	{"--keep-order"}, {"--tagstring", "{#}"}, {"--plus", "--tag"}}
 
 // randomPipeOptions are pipe mode's.
 var randomPipeOptions = [][]string{{"--block", "10"}, {"--block", "25"}, {"-N", "3"}, {"-N", "1"}, {"-L", "2"},
@@ -92,7 +97,9 @@ func randomArgCase(r *rand.Rand) gnuCase {
 	if plus && r.IntN(5) < 3 {
 		cmd = pick(r, randomPlusCommands)
 	}
-	if slices.ContainsFunc(opts, func(o []string) bool { return o[0] == "--line-buffer" }) ||
+	if slices.ContainsFunc(opts, func(o []string) bool {
+		return o[0] == "--line-buffer" || o[0] == "--halt" || o[0] == "--slotreplace" || o[0] == "--tagstring"
+	}) ||
 		strings.Contains(cmd, "exit") || strings.Contains(cmd, "test ") {
 		slots = "1" // the order of a failing job's lines is the slots'
 	}
@@ -150,6 +157,27 @@ func randomArgCase(r *rand.Rand) gnuCase {
 	}
 	if len(tail) > 0 && (tail[0] == ":::+" || tail[0] == "::::+") {
 		tail[0] = strings.TrimSuffix(tail[0], "+")
+	}
+	if slices.Contains(args, "--results") {
+		// A glob sees --results' directory, which GNU makes as the job
+		// starts and worksteal as it ends (a listed difference).
+		for k, w := range tail {
+			tail[k] = strings.ReplaceAll(w, "*", "star")
+		}
+		for name, text := range c.files {
+			c.files[name] = strings.ReplaceAll(text, "*", "star")
+		}
+		c.stdin = strings.ReplaceAll(c.stdin, "*", "star")
+	}
+	if i := slices.Index(args, "--arg-sep"); i >= 0 {
+		for k, w := range tail {
+			if w == ":::" || w == ":::+" {
+				tail[k] = "ZZ" + w[3:]
+			}
+		}
+	}
+	if i := slices.Index(args, "--joblog"); i >= 0 {
+		c.joblog = args[i+1]
 	}
 	c.args = append(append(append(args, pre...), cmd), tail...)
 	return c
