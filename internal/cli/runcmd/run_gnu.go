@@ -50,21 +50,31 @@ func (g *gnuConfig) input(f *pflag.FlagSet, in *gnuinput.Input, slots int) error
 	if err != nil {
 		return err
 	}
-	if bigNGiven {
-		n, nGiven = bigN, true
-		// GNU: -N replaces in context, -m and --xargs or not; -L
-		// unless -m or --xargs; -l and --max-lines only take the
-		// records.
-		given, _ := gnuChanged(f, "max-replace-args")
-		switch given {
-		case "-l", "--max-lines", "--maxlines":
-			in.Continue = true
-		case "-L":
-			in.ContextReplace = !g.multiArgs && !g.xargs
-			in.Continue = true
-		default:
+	lines, linesGiven, err := gnuCount(f, "max-lines", g.maxLines)
+	if err != nil {
+		return err
+	}
+	// GNU, in this order: -n sets the values a job; -l (0 is 1) and -L
+	// set it too unless it is set (Perl's ||=, so -n 0 is not), and make
+	// a value ending in white space go on with the next; -N sets it and
+	// replaces in context, -m and --xargs or not; -L replaces in context
+	// unless -m or --xargs.
+	if linesGiven {
+		given, _ := gnuChanged(f, "max-lines")
+		if given != "-L" && lines == 0 {
+			lines = 1
+		}
+		if n == 0 {
+			n, nGiven = lines, true // -L 0: 0, so -N 0's vanishing values
+		}
+		in.Continue = lines > 0
+		if given == "-L" && !g.multiArgs && !g.xargs {
 			in.ContextReplace = true
 		}
+	}
+	if bigNGiven {
+		n, nGiven = bigN, true
+		in.ContextReplace = true
 	}
 	if nGiven {
 		in.MaxArgs = n
@@ -299,7 +309,7 @@ func gnuCount(f *pflag.FlagSet, name, s string) (n int, given bool, err error) {
 	if !given {
 		return 0, false, nil
 	}
-	short := map[string]string{"max-args": "-n", "max-replace-args": "-N"}[name]
+	short := map[string]string{"max-args": "-n", "max-replace-args": "-N", "max-lines": "-L"}[name]
 	bad := fmt.Errorf("%s %q: want a count of 0 or more (k, M, G suffixes allowed)", short, s)
 	mult := 1
 	if k := len(s); k > 0 {

@@ -25,6 +25,7 @@ type gnuConfig struct {
 	delimiter      string    // -d, --delimiter
 	maxArgs        string    // -n, --max-args (a count; gnuCount reads it)
 	maxReplaceArgs string    // -N, --max-replace-args (also the records of a --pipe block)
+	maxLines       string    // -L, -l, --max-lines: records of lines (xargs' -L)
 	contextReplace bool      // -X
 	multiArgs      bool      // -m
 	xargs          bool      // --xargs
@@ -101,6 +102,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.StringVarP(&g.maxArgs, "max-args", "n", "", "at most N rows of arguments per job, {} all of them; 0: once per row, with none (K, M, G suffixes)")
 	gnuAlias(f, "max-args", "maxargs")
 	f.StringVarP(&g.maxReplaceArgs, "max-replace-args", "N", "", "as -n, with {1} .. {N} the job's values and a word holding {} repeated for each")
+	f.StringVar(&g.maxLines, "max-lines", "", "-l N, -L N: N values a job (unless -n or -N says), a value ending in white space going on with the next (-L: replaced as -N, unless -m or --xargs); with --pipe, a record of N lines")
 	gnuAlias(f, "max-replace-args", "maxreplaceargs")
 	f.BoolVarP(&g.contextReplace, "X", "X", false, "as many arguments per command line as fit, spread over the slots; a word holding {} is repeated for each")
 	f.BoolVarP(&g.multiArgs, "m", "m", false, "as many arguments per command line as fit, spread over the slots; {} is all of them")
@@ -171,7 +173,7 @@ func addGNUFlags(f *pflag.FlagSet, g *gnuConfig) {
 	f.BoolVar(&g.files, "files", false, "save each job's stdout in a file of --tmpdir and print the file's name instead (stderr is dropped)")
 	gnuAlias(f, "files", "output-as-files", "outputasfiles")
 	f.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake: worksteal asks for no citation")
-	gnuAlias(f, "max-replace-args", "max-lines", "maxlines", "l", "L")
+	gnuAlias(f, "max-lines", "maxlines", "l", "L")
 	gnuAlias(f, "link", "xapply")
 	gnuAlias(f, "keep-order", "keeporder")
 	gnuAlias(f, "dry-run", "dryrun", "dr")

@@ -126,40 +126,48 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 	if f.Changed("recend") && p.recEnd == "" && !f.Changed("recstart") {
 		pj.Binary = true // --recend '': records end anywhere
 	}
+	// GNU: -N (and -n, -N's name here) is the records of a job, -L and -l
+	// make a record of that many lines (-l alone, or 0, is 1); with both,
+	// a job is -N × -L records.
 	records, recName := "max-replace-args", cfg.gnu.maxReplaceArgs
 	if _, ok := gnuChanged(f, "max-args"); ok {
-		records, recName = "max-args", cfg.gnu.maxArgs // GNU: -n is -N with --pipe
+		records, recName = "max-args", cfg.gnu.maxArgs
 	}
-	if given, ok := gnuChanged(f, records); ok {
-		// GNU: -L and -l with --pipe make a record of that many lines
-		// (-l alone, or 0, is 1); -N and -n count records per job.
-		lines := false
-		switch given {
-		case "-L", "-l", "--max-lines", "--maxlines":
-			lines = true
+	count := func(flag, value, what string) (int, string, bool, error) {
+		given, ok := gnuChanged(f, flag)
+		if !ok {
+			return 0, "", false, nil
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(recName))
-		if lines && given != "-L" && err == nil && n == 0 {
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if flag == "max-lines" && given != "-L" && err == nil && n == 0 {
 			n = 1
 		}
-		if !lines {
+		if flag != "max-lines" {
 			given = "-N (" + given + ")"
 		}
 		if err != nil || n < 1 {
-			what := "records per job"
-			if lines {
-				what = "lines per record"
-			}
-			return pj, fmt.Errorf("%s %q: want the number of %s, 1 or more", given, recName, what)
+			return 0, given, true, fmt.Errorf("%s %q: want the number of %s, 1 or more", given, value, what)
 		}
 		if p.pipePart {
-			return pj, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
+			return 0, given, true, fmt.Errorf("%s with --pipepart: records cannot be counted without reading the file; cut by --block, --recstart and --recend", given)
 		}
-		if lines {
-			pj.Lines = n
-		} else {
-			pj.Records = n
-		}
+		return n, given, true, nil
+	}
+	nRecords, _, recordsGiven, err := count(records, recName, "records per job")
+	if err != nil {
+		return pj, err
+	}
+	nLines, _, linesGiven, err := count("max-lines", cfg.gnu.maxLines, "lines per record")
+	if err != nil {
+		return pj, err
+	}
+	switch {
+	case recordsGiven && linesGiven:
+		pj.Records = nRecords * nLines // GNU's pass_n: max_number_of_args × max_lines
+	case recordsGiven:
+		pj.Records = nRecords
+	case linesGiven:
+		pj.Lines = nLines
 	}
 	// GNU: --tag and --tagstring tag each chunk's job as the command is
 	// filled ({} is nothing, or --cat's file; {#} and {%} are the job's).

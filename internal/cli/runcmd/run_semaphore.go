@@ -78,7 +78,7 @@ func semaphoreOnly(f *pflag.FlagSet) bool {
 // semaphoreArgsOptions are run's options that a semaphore does not take.
 var semaphoreArgsOptions = []string{"arg-file", "pipe", "pipe-part", "round-robin", "cat", "fifo", "joblog",
 	"resume", "resume-failed", "nats", "http", "timeout", "retries", "speculate", "keep-order", "colsep", "link",
-	"header", "max-replace-args", "max-args", "tag", "results", "load", "memfree", "nice", "dry-run"}
+	"header", "max-replace-args", "max-lines", "max-args", "tag", "results", "load", "memfree", "nice", "dry-run"}
 
 // runSemaphore is --semaphore: acquire, then run the command.
 func runSemaphore(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) error {

@@ -214,6 +214,13 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -v --ctag", args: []string{"-k", "--ctag", "-v", "echo", ":::", "a"}},
 	{name: "29.7 -v counts in the joblog's Receive", args: []string{"-k", "-j1", "-v", "--joblog", "jl", "echo", ":::", "a", "bb"}, joblog: "jl"},
 	{name: "29.7 -u: the joblog's Receive is 0", args: []string{"-k", "-j1", "-u", "-v", "--joblog", "jl", "echo", ":::", "a"}, joblog: "jl"},
+	// -L, -l and -N (or -n) together, as GNU reads them in turn.
+	{name: "29.7 -N with -L", args: []string{"-k", "-j1", "-N2", "-L3", "echo", "x{}y", ":::", "a", "b", "c", "d", "e"}},
+	{name: "29.7 -N0 with -L", args: []string{"-k", "-j1", "-N0", "-L2", "echo", ":::", "a ", "b", "c"}},
+	{name: "29.7 -n with -L", args: []string{"-k", "-j1", "-n2", "-L3", "echo", "x{}y", ":::", "a", "b", "c", "d", "e"}},
+	{name: "29.7 -L 0 is -N 0", args: []string{"-k", "-j1", "-L", "0", "echo", "[{}]", ":::", "a", "b"}},
+	{name: "29.7 --pipe -N with -L", args: []string{"-k", "--pipe", "-N", "2", "-L", "2", "wc", "-l"}, stdin: seqLines(20)},
+	{name: "29.7 --pipe -n with -L", args: []string{"-k", "--pipe", "-n", "2", "-L", "3", "wc", "-l"}, stdin: seqLines(20)},
 	// GNU tags what a carriage return starts, as it tags lines (a
 	// progress bar's updates), \r\n included.
 	{name: "29.7 --tag after a carriage return", args: []string{"-k", "--tag", `printf 'a\rb\r\nc\n'`, ":::", "x", "y"}},
