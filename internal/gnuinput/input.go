@@ -293,6 +293,8 @@ func (in Input) splitter() (colsep *byteRegexp, colTrim, valTrim string, err err
 		if in.ColSep == "" {
 			colTrim = "n" // a colsep implied by --header does not trim
 		}
+	} else if in.ColSep != "" && !in.CSV {
+		valTrim = "n" // GNU splits first, then trims each column
 	}
 	return colsep, colTrim, valTrim, nil
 }

@@ -214,6 +214,9 @@ var gnuCompatCases = []gnuCase{
 	{name: "29.7 -v --ctag", args: []string{"-k", "--ctag", "-v", "echo", ":::", "a"}},
 	{name: "29.7 -v counts in the joblog's Receive", args: []string{"-k", "-j1", "-v", "--joblog", "jl", "echo", ":::", "a", "bb"}, joblog: "jl"},
 	{name: "29.7 -u: the joblog's Receive is 0", args: []string{"-k", "-j1", "-u", "-v", "--joblog", "jl", "echo", ":::", "a"}, joblog: "jl"},
+	// --trim with --colsep trims each column after the split.
+	{name: "29.7 --trim lr with --colsep splits first", args: []string{"-k", "--colsep", " +", "--trim", "lr", "echo", "[{1}]", "[{2}]", "[{}]", ":::", " lead", "a  b "}},
+	{name: "29.7 --trim l with --colsep ,", args: []string{"-k", "--colsep", ",", "--trim", "l", "echo", "[{1}]", "[{2}]", "[{}]", ":::", " a , b "}},
 	// -L, -l and -N (or -n) together, as GNU reads them in turn.
 	{name: "29.7 -N with -L", args: []string{"-k", "-j1", "-N2", "-L3", "echo", "x{}y", ":::", "a", "b", "c", "d", "e"}},
 	{name: "29.7 -N0 with -L", args: []string{"-k", "-j1", "-N0", "-L2", "echo", ":::", "a ", "b", "c"}},

@@ -14,8 +14,10 @@ package gnutest
 // with the next job), :::+ after -a (GNU links one source to the left),
 // -s (GNU runs the jobs before a command line too long), malformed
 // --csv, --cat and --fifo (their file names are random), --dry-run with
-// --results (GNU saves the dry run's lines as results, all but stdout),
-// a glob beside --results (GNU makes its directory as the job starts).
+// --results or --halt (GNU's dry run saves its lines as results, all but
+// stdout, and its jobs "succeed"), --line-buffer beside a --results
+// table (GNU writes the output on stdout too), a glob beside --results
+// (GNU makes its directory as the job starts).
 
 import (
 	"fmt"
@@ -104,7 +106,14 @@ func randomArgCase(r *rand.Rand) gnuCase {
 		slots = "1" // the order of a failing job's lines is the slots'
 	}
 	if slices.ContainsFunc(opts, func(o []string) bool { return o[0] == "--dry-run" }) {
-		opts = slices.DeleteFunc(opts, func(o []string) bool { return o[0] == "--results" }) // a listed difference
+		// Listed differences: GNU's dry run saves its lines as --results
+		// and stops at a --halt success (its jobs run "true").
+		opts = slices.DeleteFunc(opts, func(o []string) bool { return o[0] == "--results" || o[0] == "--halt" })
+	}
+	if slices.ContainsFunc(opts, func(o []string) bool { return o[0] == "--line-buffer" }) {
+		// A listed difference: GNU writes --line-buffer's output on
+		// stdout besides a --results table.
+		opts = slices.DeleteFunc(opts, func(o []string) bool { return o[0] == "--results" })
 	}
 	args := []string{"-k", "-j", slots}
 	for _, o := range opts {
