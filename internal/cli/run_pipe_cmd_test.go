@@ -24,7 +24,7 @@ func TestRunPipeBadInput(t *testing.T) {
 		{[]string{"--pipe", "-N", "0", touch}, []string{"-N", `"0"`}},
 		{[]string{"--pipe", "--header", "(", touch}, []string{"--header", `"("`}},
 		{[]string{"--pipe", "--cat", "--fifo", touch}, []string{"--cat", "--fifo"}},
-		{[]string{"--pipe", "--results", "out", touch}, []string{"--results", "pipe mode"}},
+		{[]string{"--pipe", "--shuf", touch}, []string{"--shuf", "pipe mode"}},
 		{[]string{"--pipe", "-a", "somefile", touch}, []string{"--pipe", "somefile"}},
 		{[]string{"--pipepart", "-a", dir, touch}, []string{"--pipepart", dir}},
 		{[]string{"--pipepart", "-a", "f", "-N", "2", touch}, []string{"-N", "--pipepart"}},

@@ -502,6 +502,10 @@ type PipeJobs struct {
 	// command is: {#}, {%}, and {} the chunk's file ("$PARALLEL_TMP",
 	// as GNU shows it) or nothing.
 	Tag *string
+	// Results, if set, is GNU's --results NAME: with replacement strings
+	// ({#}, {%}) each job's own name, filled as the command is; without,
+	// a directory (the jobs' arguments, none, name its subdirectory).
+	Results *string
 }
 
 // tmpSentinel stands for $PARALLEL_TMP in a filled template: safe to the
@@ -527,6 +531,16 @@ func (pj PipeJobs) template() (*template, error) {
 	}
 	if pj.Cat && pj.Fifo {
 		return nil, fmt.Errorf("%w: --cat and --fifo: give one", runner.ErrInvalidConfig)
+	}
+	if pj.Results != nil {
+		res, err := compileTemplate([]string{*pj.Results}, false, syn)
+		if err != nil {
+			return nil, err
+		}
+		if !res.appended {
+			res.quoteArgs = false
+			t.res = res
+		}
 	}
 	if pj.Tag != nil {
 		if t.tag, err = compileTemplate([]string{*pj.Tag}, false, syn); err != nil {
@@ -569,6 +583,19 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 		st.GNU.Tag = strings.Join(parts, "{%}")
 		if len(parts) > 1 {
 			st.GNU.TagParts, st.GNU.TagWidths = parts, widths
+		}
+	}
+	if t.res != nil {
+		parts, widths := t.res.expand(row, seq, 0)
+		for i := range parts {
+			parts[i] = strings.ReplaceAll(parts[i], tmpSentinel, "$PARALLEL_TMP")
+		}
+		if st.GNU == nil {
+			st.GNU = &jobio.GNU{}
+		}
+		st.GNU.Results = strings.Join(parts, "{%}")
+		if len(parts) > 1 {
+			st.GNU.ResParts, st.GNU.ResWidths = parts, widths
 		}
 	}
 	j.Stdin = stdin

@@ -72,6 +72,7 @@ type template struct {
 	chooseK    bool      // --plus {choose_k}: skip a job whose values do not rise strictly
 	bare       bool      // {}'s values are joined with nothing (--template's text, as GNU fills it)
 	tag        *template // pipe mode's --tag or --tagstring, filled as the command is
+	res        *template // pipe mode's --results NAME with replacement strings
 }
 
 // rplSyntax says which replacement strings a template knows beyond GNU's

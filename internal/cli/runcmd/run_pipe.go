@@ -51,7 +51,7 @@ func runGNUModes(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []stri
 
 // pipeArgsOptions are the options of GNU parallel's argument mode that pipe
 // mode does not take, by their main names (-N and --header it does).
-var pipeArgsOptions = []string{"results", "null", "delimiter",
+var pipeArgsOptions = []string{"null", "delimiter",
 	"X", "m", "xargs", "eta", "shuf", "trim", "plus",
 	"colsep", "link", "weight-col", "order", "costs-from", "speculate", "speculate-after", "http", "quote",
 	"template"}
@@ -177,6 +177,9 @@ func pipeOptions(f *pflag.FlagSet, cfg runConfig) (gnuinput.PipeJobs, error) {
 	} else if cfg.gnu.tag {
 		tag := "{}"
 		pj.Tag = &tag
+	}
+	if r := cfg.gnu.results; r != "" && !strings.HasSuffix(r, ".csv") && !strings.HasSuffix(r, ".tsv") && !strings.HasSuffix(r, ".json") {
+		pj.Results = &r
 	}
 	// GNU: --skip-first-line drops stdin's first line; -r removes the
 	// lines of white space from each block.
@@ -343,6 +346,17 @@ func runPipe(env *cmdenv.Env, cmd *cobra.Command, cfg runConfig, args []string) 
 	o.Joblog, o.Throttle = jl, throttle
 	if err := pipeGNUConfig(f, cfg, &rcfg); err != nil {
 		return runError(err)
+	}
+	if cfg.gnu.results != "" {
+		// GNU: each chunk's job saved as in argument mode, named by its
+		// (no) arguments or --results' replacement strings ({#}, {%}).
+		sink, err := newResultsSink(cfg.gnu.results, false, cmd.OutOrStdout())
+		if err != nil {
+			return runError(err)
+		}
+		defer sink.Close()
+		rcfg.Results = sink.take
+		rcfg.Output, o.LatestLine = runner.OutputGroup, false
 	}
 	// GNU's --dry-run under --latest-line, as in argument mode (run.go):
 	// each chunk's job runs "true" and its command, written into its

@@ -21,6 +21,11 @@ var gnuPipeCases = []gnuCase{
 	{name: "--pipe --skip-first-line --header 1", args: []string{"--pipe", "--skip-first-line", "--header", "1", "-N2", "-k", "echo ---; cat"}, stdin: "drop\nhdr\n1\n2\n3\n"},
 	{name: "--pipe -r removes blank lines", args: []string{"--pipe", "-r", "--block", "8", "-k", "echo ---; cat"}, stdin: "a\n\n  \nb\n\t\n\nc\n \n\n\n\n\n\nd\n"},
 	{name: "--pipe --recend '' -N 2 ends on a short chunk", args: []string{"--pipe", "--block", "3", "-N", "2", "--recend", "", "-k", "echo ---; cat"}, stdin: "abcdefg"},
+	// --results saves each chunk's job.
+	{name: "--pipe --results DIR", args: []string{"--pipe", "-N2", "-j1", "--results", "out", "wc", "-l"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe --results FILE.csv", args: []string{"--pipe", "-N2", "--results", "o.csv", "-k", "wc", "-l"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe --results a name of {#}", args: []string{"--pipe", "-N2", "--results", "o/{#}", "-k", "wc", "-l"}, stdin: "1\n2\n3\n4\n5\n"},
+	{name: "--pipe --results a directory of {#}", args: []string{"--pipe", "-N2", "--results", "o/{#}/", "-k", "cat"}, stdin: "1\n2\n3\n4\n5\n"},
 	// --tag and --tagstring tag each chunk's job.
 	{name: "--pipe --tag", args: []string{"--pipe", "-N1", "--tag", "-k", "cat"}, stdin: "a\nb\nc\n"},
 	{name: "--pipe --tagstring {#}", args: []string{"--pipe", "-N2", "-j1", "--tagstring", "B{#}-{}-{%}", "-k", "cat"}, stdin: "a\nb\nc\n"},
