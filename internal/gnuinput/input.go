@@ -553,18 +553,10 @@ func (in Input) expand(sources []Source, vals [][]value, syn rplSyntax, colsep *
 				}
 			}
 			if tag != nil {
-				parts, widths := tag.expand(row, j.Seq, total)
-				x.Tag = strings.Join(parts, "{%}")
-				if len(parts) > 1 {
-					x.TagParts, x.TagWidths = parts, widths
-				}
+				x.Tag, x.TagParts, x.TagWidths = slotted(tag.expand(row, j.Seq, total))
 			}
 			if res != nil {
-				parts, widths := res.expand(row, j.Seq, total)
-				x.Results = strings.Join(parts, "{%}")
-				if len(parts) > 1 {
-					x.ResParts, x.ResWidths = parts, widths
-				}
+				x.Results, x.ResParts, x.ResWidths = slotted(res.expand(row, j.Seq, total))
 			}
 			st.GNU = x
 		}

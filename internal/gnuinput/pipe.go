@@ -572,31 +572,23 @@ func (pj PipeJobs) job(t *template, seq int, stdin []byte, src func() io.Reader,
 			st.SlotParts[i] = strings.ReplaceAll(s, tmpSentinel, "$PARALLEL_TMP")
 		}
 	}
-	if t.tag != nil {
-		parts, widths := t.tag.expand(row, seq, 0)
+	// --tag and --results names, filled as the command is (--cat's file
+	// shown as GNU shows it: the text $PARALLEL_TMP).
+	fill := func(t *template) (string, []string, []int) {
+		parts, widths := t.expand(row, seq, 0)
 		for i := range parts {
 			parts[i] = strings.ReplaceAll(parts[i], tmpSentinel, "$PARALLEL_TMP")
 		}
-		if st.GNU == nil {
-			st.GNU = &jobio.GNU{}
-		}
-		st.GNU.Tag = strings.Join(parts, "{%}")
-		if len(parts) > 1 {
-			st.GNU.TagParts, st.GNU.TagWidths = parts, widths
-		}
+		return slotted(parts, widths)
+	}
+	if (t.tag != nil || t.res != nil) && st.GNU == nil {
+		st.GNU = &jobio.GNU{}
+	}
+	if t.tag != nil {
+		st.GNU.Tag, st.GNU.TagParts, st.GNU.TagWidths = fill(t.tag)
 	}
 	if t.res != nil {
-		parts, widths := t.res.expand(row, seq, 0)
-		for i := range parts {
-			parts[i] = strings.ReplaceAll(parts[i], tmpSentinel, "$PARALLEL_TMP")
-		}
-		if st.GNU == nil {
-			st.GNU = &jobio.GNU{}
-		}
-		st.GNU.Results = strings.Join(parts, "{%}")
-		if len(parts) > 1 {
-			st.GNU.ResParts, st.GNU.ResWidths = parts, widths
-		}
+		st.GNU.Results, st.GNU.ResParts, st.GNU.ResWidths = fill(t.res)
 	}
 	j.Stdin = stdin
 	if src != nil || pj.Cat || pj.Fifo {

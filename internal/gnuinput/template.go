@@ -334,6 +334,16 @@ func rplInCommandWord(words [][]piece) bool {
 }
 
 // job returns job seq of total for one row of arguments.
+// slotted is a text as jobio.GNU keeps a tag or a results name: its
+// parts joined at the slot cuts by "{%}", and the parts and their widths
+// only when a slot ({%}, {0%}) cuts it.
+func slotted(parts []string, widths []int) (string, []string, []int) {
+	if len(parts) > 1 {
+		return strings.Join(parts, "{%}"), parts, widths
+	}
+	return strings.Join(parts, "{%}"), nil, nil
+}
+
 func (t *template) job(row []string, seq, total int) runner.Job {
 	parts, widths := t.expand(row, seq, total)
 	j := runner.Job{Seq: seq, Command: strings.Join(parts, "{%}")}
